@@ -1,0 +1,48 @@
+"""Test helpers shipped with the package: a local Responses-like upstream and SSE stream builders.
+
+Used by ctxscope's own tests and usable by anyone testing a client against a fake model backend.
+"""
+
+from __future__ import annotations
+
+from proxy.testing.sse_builders import (
+    custom_tool_call,
+    encode_sse,
+    encode_stream,
+    function_call,
+    reasoning,
+    response_stream,
+    text_message,
+    usage,
+)
+from proxy.testing.upstream import (
+    CloseReply,
+    FakeUpstream,
+    Gate,
+    JsonReply,
+    RawReply,
+    RecordedRequest,
+    Reply,
+    SseReply,
+    StallReply,
+)
+
+__all__ = [
+    "CloseReply",
+    "FakeUpstream",
+    "Gate",
+    "JsonReply",
+    "RawReply",
+    "RecordedRequest",
+    "Reply",
+    "SseReply",
+    "StallReply",
+    "custom_tool_call",
+    "encode_sse",
+    "encode_stream",
+    "function_call",
+    "reasoning",
+    "response_stream",
+    "text_message",
+    "usage",
+]
