@@ -1,0 +1,149 @@
+"""Turning an exchange into stored lines and back: content-addressed parts and input-list references.
+
+Request bodies repeat the whole history every turn. The codec stores each `input[]` item, the
+`instructions` and the `tools` once, as blobs keyed by content hash, and an input list as a reference
+to an earlier exchange's list ("keep its first N items") plus the hashes appended since. The file then
+grows with what changed, not with turns × context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .format import ITEMS, MIN_BLOB_CHARS, REF, SET, canonical_json, content_hash
+
+__all__ = ["BlobSink", "encode_body", "encode_headers", "Decoder", "MissingBlob", "VOLATILE_HEADERS"]
+
+# Headers that change on every request; kept inline so the rest of the set dedupes.
+VOLATILE_HEADERS = frozenset(
+    {
+        "content-length",
+        "date",
+        "x-client-request-id",
+        "x-request-id",
+        "x-stainless-retry-count",
+        "x-stainless-read-timeout",
+        "openai-processing-ms",
+        "x-codex-turn-metadata",
+        "x-codex-window-id",
+        "x-codex-turn-state",
+        "req-cost",
+        "cf-ray",
+        "set-cookie",
+        "traceparent",
+        "idempotency-key",
+        "x-stainless-timeout",
+    }
+)
+
+# BlobSink(value) -> hash: stores `value` (already redacted) if new and returns its hash.
+BlobSink = Callable[[Any], str]
+
+
+def blob_of(value: Any, sink: BlobSink) -> dict[str, str]:
+    return {REF: sink(value)}
+
+
+def encode_headers(headers: dict[str, str], sink: BlobSink) -> Any:
+    """A header dict as a shared blob plus the per-request volatile values inline."""
+    if not headers:
+        return {}
+    stable = {k: v for k, v in headers.items() if k.lower() not in VOLATILE_HEADERS}
+    volatile = {k: v for k, v in headers.items() if k.lower() in VOLATILE_HEADERS}
+    encoded: dict[str, Any] = {REF: sink(stable)}
+    if volatile:
+        encoded[SET] = volatile
+    return encoded
+
+
+def encode_body(
+    body: dict[str, Any], item_hashes: list[str], base: tuple[int, int] | None, sink: BlobSink
+) -> dict[str, Any]:
+    """Encode a Responses-style request body whose input items are already stored as `item_hashes`.
+
+    `base` is (exchange id, number of leading items shared with it), chosen by the writer.
+    """
+    out: dict[str, Any] = {}
+    for key, value in body.items():
+        if key == "input" and isinstance(value, list):
+            ref: dict[str, Any] = {}
+            if base is not None:
+                ref["base"], ref["keep"] = base
+                ref["add"] = item_hashes[base[1] :]
+            else:
+                ref["add"] = item_hashes
+            out[key] = {ITEMS: ref}
+        elif key == "tools" and isinstance(value, list) and value:
+            out[key] = blob_of(value, sink)
+        elif key == "instructions" and isinstance(value, str) and len(value) >= MIN_BLOB_CHARS:
+            out[key] = blob_of(value, sink)
+        else:
+            out[key] = value
+    return out
+
+
+def item_hash_for(item: Any) -> tuple[str, str]:
+    """(canonical text, hash) of one item."""
+    text = canonical_json(item)
+    return text, content_hash(text)
+
+
+class MissingBlob(KeyError):
+    """An exchange references a blob the file does not hold (a torn write)."""
+
+
+class Decoder:
+    """Resolves stored exchanges. Keeps each exchange's input hash list to follow `base` references.
+
+    Resolved bodies share blob objects between exchanges (an item present in 300 requests is one
+    Python object): treat them as read-only.
+    """
+
+    def __init__(self) -> None:
+        self.blobs: dict[str, Any] = {}
+        self.input_hashes: dict[int, list[str]] = {}
+
+    def blob(self, h: str) -> Any:
+        try:
+            return self.blobs[h]
+        except KeyError:
+            raise MissingBlob(h) from None
+
+    def headers(self, encoded: Any) -> dict[str, str]:
+        if not isinstance(encoded, dict):
+            return {}
+        if REF not in encoded:
+            return dict(encoded)
+        merged = dict(self.blob(encoded[REF]))
+        merged.update(encoded.get(SET, {}))
+        return merged
+
+    def body(self, exchange_id: int, encoded: Any) -> Any:
+        if not isinstance(encoded, dict):
+            return encoded
+        out: dict[str, Any] = {}
+        for key, value in encoded.items():
+            if isinstance(value, dict) and ITEMS in value:
+                ref = value[ITEMS]
+                hashes: list[str] = []
+                if "base" in ref:
+                    base_hashes = self.input_hashes.get(ref["base"])
+                    if base_hashes is None:
+                        raise MissingBlob(f"exchange {ref['base']}")
+                    hashes = base_hashes[: ref["keep"]]
+                hashes = hashes + list(ref.get("add", []))
+                self.input_hashes[exchange_id] = hashes
+                out[key] = [self.blob(h) for h in hashes]
+            elif isinstance(value, dict) and len(value) == 1 and REF in value:
+                out[key] = self.blob(value[REF])
+            else:
+                out[key] = value
+        return out
+
+    def response(self, encoded: Any) -> Any:
+        if isinstance(encoded, dict) and isinstance(encoded.get("output"), dict) and ITEMS in encoded["output"]:
+            out = dict(encoded)
+            out["output"] = [self.blob(h) for h in encoded["output"][ITEMS].get("add", [])]
+            return out
+        return encoded

@@ -1,0 +1,43 @@
+"""Constants of the recording file format (see docs/recording-format.md).
+
+Every line is one JSON object with a `kind`:
+  header    the first line: format name, version, who wrote it, capture metadata
+  blob      one content-addressed part (an input item, instructions, tools, a header set)
+  exchange  one request/response, large parts replaced by blob references
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+FORMAT_NAME = "ctxscope-recording"
+FORMAT_VERSION = "1.0"
+MAJOR_VERSION = 1
+
+KIND_HEADER = "header"
+KIND_BLOB = "blob"
+KIND_EXCHANGE = "exchange"
+
+# Markers inside an exchange line that stand for stored parts.
+REF = "$blob"  # {"$blob": h}: the blob's value
+ITEMS = "$items"  # {"$items": {"base": id?, "keep": n, "add": [h, ...]}}: an input list
+SET = "$set"  # extra keys merged over a referenced header set
+
+# Request strings shorter than this stay inline: a reference would cost more than it saves.
+MIN_BLOB_CHARS = 64
+
+
+def canonical_json(value: Any) -> str:
+    """The one serialisation used for hashing, so equal values always share a blob."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def content_hash(canonical: str) -> str:
+    """A 16-hex-digit SHA-256 prefix: unique enough within one file, short enough to repeat."""
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def dump_line(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n"

@@ -1,0 +1,238 @@
+"""Appending exchanges to a recording: redact, dedupe, write one flushed line at a time.
+
+Nothing reaches the file before the `Redactor` has seen it. Parts already stored (items,
+instructions, tools, header sets) are written once; an input list that extends an earlier exchange's
+list is stored as a reference to it plus what was appended.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from ..errors import RecordingError
+from ..model import Exchange, RecordingHeader
+from .codec import encode_body, encode_headers
+from .format import (
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    ITEMS,
+    KIND_BLOB,
+    KIND_EXCHANGE,
+    KIND_HEADER,
+    canonical_json,
+    content_hash,
+    dump_line,
+)
+from .redact import Redactor
+
+__all__ = ["RecordingWriter", "MAX_TEXT_BODY"]
+
+# Non-JSON bodies are kept as text up to this many characters (the size is always recorded).
+MAX_TEXT_BODY = 1_000_000
+# How many earlier input lists are candidates for a `base` reference (covers interleaved threads).
+RECENT_INPUTS = 64
+
+
+def _tool_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return f"ctxscope {version('ctxscope')}"
+    except Exception:  # noqa: BLE001 - running from a source tree without metadata
+        return "ctxscope"
+
+
+class RecordingWriter:
+    """Writes one recording file. Thread-safe: the proxy's flows may complete concurrently.
+
+    `write(exchange)` accepts `exchange.request_body` as already-parsed JSON or as raw `bytes`
+    (decoded here, off the proxy's request path as much as the caller allows).
+    An existing recording at `path` is appended to, never overwritten.
+    """
+
+    def __init__(self, path: Path | str, meta: dict[str, Any] | None = None) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._redactor = Redactor()
+        self._stored: set[str] = set()
+        # raw content hash -> stored (redacted) hash; memory only, so raw hashes never hit the disk
+        self._raw_to_stored: dict[str, str] = {}
+        self._recent: deque[tuple[int, list[str]]] = deque(maxlen=RECENT_INPUTS)
+        self._next_id = 0
+        self._file: IO[str] | None = None
+        self._open(meta or {})
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def _open(self, meta: dict[str, Any]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists() and self.path.stat().st_size > 0:
+            self._resume_existing()
+            self._file = self.path.open("a", encoding="utf-8")
+            return
+        self._file = self.path.open("w", encoding="utf-8")
+        header = RecordingHeader(version=FORMAT_VERSION, created_at=time.time(), tool=_tool_version(), meta=meta)
+        self._emit({"kind": KIND_HEADER, **header.model_dump()})
+
+    def _resume_existing(self) -> None:
+        from .reader import read_recording  # a cycle only at runtime, and only for appends
+
+        try:
+            existing = read_recording(self.path)
+        except RecordingError as err:
+            raise RecordingError(
+                f"{self.path} exists and cannot be appended to ({err}); choose another output path"
+            ) from err
+        with self.path.open("rb") as fh:
+            fh.seek(-1, 2)
+            torn = fh.read(1) != b"\n"
+        if torn:  # start our lines on a fresh line so the torn one stays isolated
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write("\n")
+        self._stored.update(existing.blob_hashes)
+        self._next_id = max((e.id for e in existing.exchanges), default=-1) + 1
+        for exchange_id, hashes in existing.input_hashes.items():
+            self._recent.append((exchange_id, hashes))
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+
+    def __enter__(self) -> RecordingWriter:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # -- writing ---------------------------------------------------------------------------
+    def next_id(self) -> int:
+        """Allocate the next exchange id (ids follow request start order; lines follow completion)."""
+        with self._lock:
+            value = self._next_id
+            self._next_id += 1
+            return value
+
+    def write(self, exchange: Exchange) -> Exchange:
+        """Redact, dedupe and append one exchange. Returns it with its id (the caller's copy is not redacted)."""
+        with self._lock:
+            if self._file is None:
+                raise RecordingError(f"{self.path} is closed")
+            if exchange.id < 0 or exchange.id >= self._next_id:
+                if exchange.id < 0:
+                    exchange = exchange.model_copy(update={"id": self._next_id})
+                self._next_id = exchange.id + 1
+            return self._write_locked(exchange)
+
+    def _emit(self, obj: dict[str, Any]) -> None:
+        assert self._file is not None
+        self._file.write(dump_line(obj))
+        self._file.flush()
+
+    def _sink(self, value: Any) -> str:
+        text = canonical_json(value)
+        h = content_hash(text)
+        if h not in self._stored:
+            self._stored.add(h)
+            self._emit({"kind": KIND_BLOB, "h": h, "v": value})
+        return h
+
+    def _store_item(self, item: Any) -> str:
+        raw = content_hash(canonical_json(item))
+        stored = self._raw_to_stored.get(raw)
+        if stored is None:
+            stored = self._sink(self._redactor.body(item))
+            self._raw_to_stored[raw] = stored
+        return stored
+
+    def _pick_base(self, hashes: list[str]) -> tuple[int, int] | None:
+        best: tuple[int, int] | None = None
+        if not hashes:
+            return None
+        for exchange_id, prev in reversed(self._recent):
+            if not prev or prev[0] != hashes[0]:
+                continue
+            if len(prev) <= len(hashes) and hashes[: len(prev)] == prev:
+                keep = len(prev)
+            else:  # longest common prefix by bisection; slice compares run at C speed
+                lo, hi = 1, min(len(prev), len(hashes))
+                while lo < hi:
+                    mid = (lo + hi + 1) // 2
+                    if hashes[:mid] == prev[:mid]:
+                        lo = mid
+                    else:
+                        hi = mid - 1
+                keep = lo
+            if best is None or keep > best[1]:
+                best = (exchange_id, keep)
+            if keep == len(hashes):
+                break
+        return best
+
+    def _decode_raw_body(self, exchange: Exchange) -> Exchange:
+        raw = exchange.request_body
+        if not isinstance(raw, bytes | bytearray):
+            return exchange
+        update: dict[str, Any] = {"request_size": exchange.request_size or len(raw), "request_body": None}
+        try:
+            update["request_body"] = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            text = bytes(raw[: MAX_TEXT_BODY * 4]).decode("utf-8", "replace")
+            update["request_text"] = text[:MAX_TEXT_BODY]
+        return exchange.model_copy(update=update)
+
+    def _write_locked(self, exchange: Exchange) -> Exchange:
+        exchange = self._decode_raw_body(exchange)
+        red = self._redactor
+        body = exchange.request_body
+        line: dict[str, Any] = exchange.model_dump(
+            exclude={"request_body", "request_headers", "response_headers", "response"}, exclude_defaults=True
+        )
+        line["id"] = exchange.id
+        line["url"] = red.url(exchange.url)
+        for key in ("request_text", "response_text"):
+            if key in line and isinstance(line[key], str):
+                line[key] = red.text(line[key])
+        if "response_body" in line:
+            line["response_body"] = red.body(line["response_body"])
+        if "sse" in line:
+            for event in line["sse"]:
+                event["data"] = red.text(event["data"])
+        if "ws_frames" in line:
+            for frame in line["ws_frames"]:
+                if frame.get("text"):
+                    frame["text"] = red.text(frame["text"])
+        if "error" in line:
+            line["error"]["message"] = red.text(line["error"]["message"])
+
+        line["request_headers"] = encode_headers(red.headers(exchange.request_headers), self._sink)
+        line["response_headers"] = encode_headers(red.headers(exchange.response_headers), self._sink)
+
+        if isinstance(body, dict) and isinstance(body.get("input"), list):
+            hashes = [self._store_item(item) for item in body["input"]]
+            base = self._pick_base(hashes)
+            redacted = red.body({k: v for k, v in body.items() if k != "input"})
+            # key order kept; `input` is replaced by references in encode_body, never written raw
+            ordered = {k: body["input"] if k == "input" else redacted[k] for k in body}
+            line["request_body"] = encode_body(ordered, hashes, base, self._sink)
+            self._recent.append((exchange.id, hashes))
+        elif body is not None:
+            line["request_body"] = red.body(body)
+
+        if exchange.response is not None:
+            response = red.body(exchange.response)
+            output = response.get("output")
+            if isinstance(output, list) and output:
+                response["output"] = {ITEMS: {"add": [self._sink(item) for item in output]}}
+            line["response"] = response
+
+        self._emit({"kind": KIND_EXCHANGE, **line})
+        return exchange
