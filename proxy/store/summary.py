@@ -1,0 +1,101 @@
+"""What `ctxscope info` says about a recording: counts, threads, models, sizes, errors."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import Exchange
+from .reader import Recording
+
+__all__ = ["RecordingSummary", "summarise"]
+
+_THREAD_HEADERS = ("thread-id", "session-id", "session_id", "x-session-id")
+
+
+def thread_key(exchange: Exchange) -> str | None:
+    """A cheap thread identity: session headers, then prompt_cache_key (the inspector does better)."""
+    headers = {k.lower(): v for k, v in exchange.request_headers.items()}
+    for name in _THREAD_HEADERS:
+        if headers.get(name):
+            return f"{name}:{headers[name]}"
+    body = exchange.request_body
+    if isinstance(body, dict) and isinstance(body.get("prompt_cache_key"), str):
+        return f"prompt_cache_key:{body['prompt_cache_key']}"
+    return None
+
+
+def exchange_errors(exchange: Exchange) -> list[str]:
+    """Human-readable problems of one exchange (transport error, HTTP error, failed stream)."""
+    problems: list[str] = []
+    if exchange.error is not None:
+        problems.append(f"{exchange.error.kind}: {exchange.error.message}")
+    if exchange.status is not None and exchange.status >= 400:
+        problems.append(f"HTTP {exchange.status}")
+    response = exchange.response or {}
+    if response.get("status") in ("failed", "incomplete") or response.get("error"):
+        error = response.get("error") or {}
+        code = error.get("code") if isinstance(error, dict) else None
+        problems.append(f"response {response.get('status', 'failed')}" + (f" ({code})" if code else ""))
+    return problems
+
+
+@dataclass
+class RecordingSummary:
+    path: str
+    version: str
+    tool: str
+    exchanges: int
+    by_endpoint: dict[str, int]
+    threads: int
+    models: dict[str, int]
+    file_bytes: int
+    request_bytes: int
+    blobs: int
+    input_tokens: int
+    output_tokens: int
+    duration_s: float
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def summarise(recording: Recording) -> RecordingSummary:
+    exchanges = recording.exchanges
+    models: Counter[str] = Counter()
+    threads: set[str] = set()
+    errors: list[str] = []
+    input_tokens = output_tokens = 0
+    for exchange in exchanges:
+        body = exchange.request_body
+        if isinstance(body, dict) and isinstance(body.get("model"), str):
+            models[body["model"]] += 1
+        key = thread_key(exchange)
+        if key and exchange.is_model_request:
+            threads.add(key)
+        usage = (exchange.response or {}).get("usage") or {}
+        input_tokens += int(usage.get("input_tokens") or 0)
+        output_tokens += int(usage.get("output_tokens") or 0)
+        errors.extend(f"#{exchange.id} {exchange.method} {exchange.url}: {p}" for p in exchange_errors(exchange))
+    starts = [e.started_at for e in exchanges]
+    ends = [e.ended_at or e.started_at for e in exchanges]
+    return RecordingSummary(
+        path=str(recording.path),
+        version=recording.header.version,
+        tool=recording.header.tool,
+        exchanges=len(exchanges),
+        by_endpoint=dict(Counter(e.endpoint for e in exchanges)),
+        threads=len(threads) or (1 if recording.model_requests() else 0),
+        models=dict(models),
+        file_bytes=recording.path.stat().st_size,
+        request_bytes=sum(e.request_size for e in exchanges),
+        blobs=len(recording.blob_hashes),
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        duration_s=(max(ends) - min(starts)) if exchanges else 0.0,
+        errors=errors,
+        warnings=list(recording.warnings),
+    )
