@@ -1,0 +1,59 @@
+"""The two types every fragment family is built from: `FragmentSpec` (how to render and recognise
+one kind of context fragment) and `FragmentMatch` (what recognising a text produced).
+
+Kept apart from `fragments.py` so the family modules can import them without a cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["FragmentMatch", "FragmentSpec", "Values"]
+
+Values = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class FragmentMatch:
+    """A recognised fragment.
+
+    kind:   one of `FRAGMENT_KINDS` (e.g. "environment_context").
+    values: the typed world-state values the fragment carries (e.g. {"cwd": "/repo"}).
+    label:  a compact label for layouts (e.g. "environment_context:cwd=/repo").
+    """
+
+    kind: str
+    values: Values = field(default_factory=dict)
+    label: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form (for reports)."""
+        return {"kind": self.kind, "values": self.values, "label": self.label}
+
+
+@dataclass(frozen=True)
+class FragmentSpec:
+    """One fragment kind, defined once: the harness renders with it, the inspector recognises with it.
+
+    recognise(text) returns the values when `text` is this fragment (any known form: ctxscope's
+    own render, current and older Codex CLI renders), else None. render(values) produces
+    ctxscope's form, and recognise(render(v)) == v for the values render accepts.
+    """
+
+    kind: str
+    roles: tuple[str, ...]
+    recognise: Callable[[str], Values | None]
+    render: Callable[[Values], str]
+    label: Callable[[Values], str]
+    description: str = ""
+
+    def match(self, text: str, role: str | None = None) -> FragmentMatch | None:
+        """Recognise `text` sent with `role` (None or "any" accepts every role)."""
+        if role not in (None, "any") and role not in self.roles:
+            return None
+        values = self.recognise(text)
+        if values is None:
+            return None
+        return FragmentMatch(self.kind, values, self.label(values))

@@ -1,0 +1,95 @@
+"""The environment_context fragment (user role): cwd, shell, date, timezone, network, filesystem.
+
+Codex shape: `<environment_context>` with one child element per value, indented two spaces;
+diffs carry only the children that changed. Older Codex (before 2026-01) also put
+`<approval_policy>`, `<sandbox_mode>`, `<network_access>` and `<writable_roots>` here; those are
+recognised into the same typed values (`network_access` becomes `network_enabled`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._markup import child, children, escape, inner
+from ._spec import FragmentSpec, Values
+
+__all__ = ["ENV_KEYS", "SPEC", "render_environment"]
+
+OPEN = "<environment_context>"
+CLOSE = "</environment_context>"
+
+# Order of children in ctxscope's render (same order Codex uses).
+ENV_KEYS: tuple[str, ...] = ("cwd", "shell", "current_date", "timezone", "network_enabled", "writable_roots")
+_SCALARS = ("cwd", "shell", "current_date", "timezone", "approval_policy", "sandbox_mode")
+
+
+def render_environment(values: Values) -> str:
+    """Render the children present in `values` (a diff renders only the changed ones)."""
+    lines: list[str] = []
+    for key in ("cwd", "shell", "current_date", "timezone"):
+        if key in values and values[key] is not None:
+            lines.append(f"  <{key}>{escape(str(values[key]))}</{key}>")
+    if "network_enabled" in values:
+        flag = "true" if values["network_enabled"] else "false"
+        lines.append(f'  <network enabled="{flag}" />')
+    if "writable_roots" in values:
+        roots = "".join(f"<root>{escape(str(r))}</root>" for r in values["writable_roots"])
+        lines.append(f"  <filesystem><workspace_roots>{roots}</workspace_roots></filesystem>")
+    return OPEN + "\n" + "\n".join(lines) + ("\n" if lines else "") + CLOSE
+
+
+def recognise_environment(text: str) -> Values | None:
+    """Typed values of an environment_context in any known form."""
+    body = inner(text, OPEN, CLOSE)
+    if body is None:
+        return None
+    values: Values = {}
+    for key in _SCALARS:
+        found = child(body, key)
+        if found is not None:
+            values[key] = found
+    network = re.search(r'<network\s+enabled="(true|false)"', body)
+    if network:
+        values["network_enabled"] = network.group(1) == "true"
+        allowed, denied = child(body, "allowed"), child(body, "denied")
+        if allowed:
+            values["network_allowed"] = [d for d in allowed.split(",") if d]
+        if denied:
+            values["network_denied"] = [d for d in denied.split(",") if d]
+    legacy_net = child(body, "network_access")
+    if legacy_net is not None:
+        values["network_enabled"] = legacy_net.strip().lower() == "enabled"
+    filesystem = re.search(r"<filesystem>(.*?)</filesystem>", body, re.DOTALL)
+    if filesystem:
+        roots_block = re.search(r"<workspace_roots>(.*?)</workspace_roots>", filesystem.group(1), re.DOTALL)
+        values["writable_roots"] = children(roots_block.group(1), "root") if roots_block else []
+    legacy_roots = re.search(r"<writable_roots>(.*?)</writable_roots>", body, re.DOTALL)
+    if legacy_roots:
+        values["writable_roots"] = children(legacy_roots.group(1), "root")
+    return values
+
+
+def label_environment(values: Values) -> str:
+    """`environment_context:cwd=/repo`, or the changed keys for a diff without cwd."""
+    if "cwd" in values:
+        return f"environment_context:cwd={values['cwd']}"
+    shown = []
+    for key in ENV_KEYS:
+        if key in values:
+            value = values[key]
+            if isinstance(value, bool):
+                value = str(value).lower()
+            elif isinstance(value, list):
+                value = ",".join(str(v) for v in value)
+            shown.append(f"{key}={value}")
+    return "environment_context" + (":" + ",".join(shown) if shown else "")
+
+
+SPEC = FragmentSpec(
+    kind="environment_context",
+    roles=("user",),
+    recognise=recognise_environment,
+    render=render_environment,
+    label=label_environment,
+    description="cwd, shell, date, timezone, network and filesystem roots; diffs carry changed children",
+)

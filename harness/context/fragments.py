@@ -1,0 +1,92 @@
+"""The fragment registry: every context fragment kind, defined once, and `classify_text`.
+
+The harness renders context with these specs; the inspector recognises the same fragments (and
+the Codex CLI's current and older forms) in any recorded request with `classify_text`.
+"""
+
+from __future__ import annotations
+
+from ._spec import FragmentMatch, FragmentSpec, Values
+from .agents_fragments import (
+    AGENTS_MD_REMOVED_SPEC,
+    AGENTS_MD_REPLACED_SPEC,
+    AGENTS_MD_SPEC,
+    USER_INSTRUCTIONS_SPEC,
+)
+from .developer import COLLABORATION_SPEC, MODEL_SWITCH_SPEC, PERMISSIONS_SPEC, PERSONALITY_SPEC
+from .environment import SPEC as ENVIRONMENT_SPEC
+from .skill_fragments import SELECTED_SKILL_SPEC, SKILLS_CATALOG_SPEC
+from .turn_fragments import (
+    COMPACTION_SUMMARY_SPEC,
+    GOAL_SPEC,
+    PLAN_MODE_REMINDER_SPEC,
+    TURN_ABORTED_SPEC,
+    USER_SHELL_COMMAND_SPEC,
+)
+
+__all__ = [
+    "FRAGMENT_KINDS",
+    "FRAGMENT_SPECS",
+    "FragmentMatch",
+    "FragmentSpec",
+    "classify_text",
+    "get_spec",
+    "render_fragment",
+]
+
+# Order matters only where two recognisers could both accept a text; they are disjoint today
+# (each is anchored on its own opening marker), so this is also the documentation order.
+FRAGMENT_SPECS: tuple[FragmentSpec, ...] = (
+    PERMISSIONS_SPEC,
+    COLLABORATION_SPEC,
+    SKILLS_CATALOG_SPEC,
+    MODEL_SWITCH_SPEC,
+    PERSONALITY_SPEC,
+    AGENTS_MD_SPEC,
+    AGENTS_MD_REPLACED_SPEC,
+    AGENTS_MD_REMOVED_SPEC,
+    USER_INSTRUCTIONS_SPEC,
+    ENVIRONMENT_SPEC,
+    SELECTED_SKILL_SPEC,
+    GOAL_SPEC,
+    TURN_ABORTED_SPEC,
+    USER_SHELL_COMMAND_SPEC,
+    PLAN_MODE_REMINDER_SPEC,
+    COMPACTION_SUMMARY_SPEC,
+)
+
+FRAGMENT_KINDS: tuple[str, ...] = tuple(spec.kind for spec in FRAGMENT_SPECS)
+_BY_KIND = {spec.kind: spec for spec in FRAGMENT_SPECS}
+
+
+def get_spec(kind: str) -> FragmentSpec:
+    """The spec for `kind`; KeyError names the known kinds."""
+    try:
+        return _BY_KIND[kind]
+    except KeyError:
+        raise KeyError(f"unknown fragment kind {kind!r}; known: {', '.join(FRAGMENT_KINDS)}") from None
+
+
+def render_fragment(kind: str, values: Values) -> str:
+    """Render one fragment of `kind` from its values (ctxscope's form)."""
+    return get_spec(kind).render(values)
+
+
+def classify_text(text: str, role: str) -> FragmentMatch | None:
+    """Recognise one `input_text` part sent with `role` ("developer", "user", or "any").
+
+    Returns None for plain text (a prompt, a base prompt, an assistant message). Never raises on
+    odd input: a recogniser that trips on malformed text counts as no match.
+    """
+    if not text or text.lstrip()[:1] not in ("<", "#", "T", "A"):
+        # Every known form starts with a marker tag, an AGENTS.md heading, or (older Codex / a
+        # Codex summary) a sentence starting "These"/"The"/"Another"; skip the rest cheaply.
+        return None
+    for spec in FRAGMENT_SPECS:
+        try:
+            match = spec.match(text, role)
+        except (KeyError, ValueError, IndexError, TypeError):
+            continue
+        if match is not None:
+            return match
+    return None

@@ -1,0 +1,93 @@
+"""Skill fragments: the catalog (developer role) and one selected skill (user role).
+
+Codex shapes: `<skills_instructions>` holding a `## Skills` section whose entries read
+`- name: description (file: /path/SKILL.md)`, and `<skill>` holding `<name>`, `<path>` and the
+full SKILL.md text. Explanatory wording is ctxscope's own.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._markup import inner, wrap
+from ._spec import FragmentSpec, Values
+
+__all__ = ["SELECTED_SKILL_SPEC", "SKILLS_CATALOG_SPEC", "render_selected_skill", "render_skills_catalog"]
+
+_ENTRY_RE = re.compile(
+    r"^- (?P<name>[^:\n]+): (?P<description>.*?) \(file: (?P<path>[^\n]+)\)$", re.MULTILINE
+)
+
+
+def render_skills_catalog(values: Values) -> str:
+    """The catalog: what skills are, how to use them, one line per skill."""
+    lines = [
+        "## Skills",
+        "Skills are instruction files stored on this machine. Each entry below gives a skill's name, "
+        "what it is for, and its SKILL.md. When the user names a skill with `$name`, or the task "
+        "clearly matches a description, open that SKILL.md and follow it; otherwise ignore it.",
+        "### Available skills",
+    ]
+    lines += [f"- {s['name']}: {s['description']} (file: {s['path']})" for s in values["skills"]]
+    return wrap("<skills_instructions>", "\n".join(lines), "</skills_instructions>")
+
+
+def recognise_skills_catalog(text: str) -> Values | None:
+    """Skill entries of any catalog form."""
+    body = inner(text, "<skills_instructions>", "</skills_instructions>")
+    if body is None:
+        return None
+    skills = [
+        {
+            "name": m.group("name").strip(),
+            "description": m.group("description").strip(),
+            "path": m.group("path").strip(),
+        }
+        for m in _ENTRY_RE.finditer(body)
+    ]
+    return {"skills": skills}
+
+
+def render_selected_skill(values: Values) -> str:
+    """One selected skill with its full SKILL.md text."""
+    body = f"<name>{values['name']}</name>\n<path>{values['path']}</path>\n{values['text']}"
+    return wrap("<skill>", body, "</skill>")
+
+
+def recognise_selected_skill(text: str) -> Values | None:
+    """Name, path and text of a `<skill>` item (Codex notices for replaced/unavailable skills kept)."""
+    body = inner(text, "<skill>", "</skill>")
+    if body is None:
+        return None
+    body = body.strip("\n")
+    name = re.match(r"<name>(.*?)</name>\n?", body, re.DOTALL)
+    if name is None:
+        return None
+    rest = body[name.end() :]
+    values: Values = {"name": name.group(1).strip()}
+    path = re.match(r"<path>(.*?)</path>\n?", rest, re.DOTALL)
+    if path:
+        values["path"] = path.group(1).strip()
+        rest = rest[path.end() :]
+    if rest.startswith("<unavailable_notice>"):
+        values["unavailable"] = True
+    values["text"] = rest
+    return values
+
+
+SKILLS_CATALOG_SPEC = FragmentSpec(
+    kind="skills_catalog",
+    roles=("developer", "user"),
+    recognise=recognise_skills_catalog,
+    render=render_skills_catalog,
+    label=lambda values: "skills_catalog",
+    description="names, descriptions and paths of the available skills",
+)
+SELECTED_SKILL_SPEC = FragmentSpec(
+    kind="selected_skill",
+    roles=("user",),
+    recognise=recognise_selected_skill,
+    render=render_selected_skill,
+    label=lambda values: f"selected_skill:{values['name']}",
+    description="the full SKILL.md of a skill the user selected with $name",
+)
