@@ -1,0 +1,124 @@
+"""What a tool call may see and touch: the `ToolContext` the agent loop hands to every tool.
+
+The context is one mutable object per session. The agent loop changes `cwd`, `collaboration_mode`
+and the permissions between turns; tools read it at call time, so a change takes effect at the next
+call. `plan` is the one piece of state a tool writes (`update_plan`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from proxy.errors import ConfigError
+
+SandboxMode = Literal["read-only", "workspace-write", "danger-full-access"]
+ApprovalPolicy = Literal["never", "on-request", "untrusted"]
+PlanStatus = Literal["pending", "in_progress", "completed"]
+
+SANDBOX_MODES: tuple[str, ...] = ("read-only", "workspace-write", "danger-full-access")
+APPROVAL_POLICIES: tuple[str, ...] = ("never", "on-request", "untrusted")
+PLAN_STATUSES: tuple[str, ...] = ("pending", "in_progress", "completed")
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """One question to the person at the keyboard: may this action run?"""
+
+    tool: str
+    """The tool asking (`exec_command`, `apply_patch`)."""
+    summary: str
+    """What would happen, e.g. the command line or `A new.txt, M src/x.py`."""
+    reason: str
+    """Why approval is needed (which sandbox mode / policy rule asked)."""
+    cwd: Path
+    justification: str | None = None
+    """The model's own explanation, when it gave one."""
+
+
+@dataclass(frozen=True)
+class QuestionOption:
+    """One choice of a structured question; the first option is the recommended one."""
+
+    label: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Question:
+    """One structured question of `request_user_input`."""
+
+    id: str
+    header: str
+    """A short tag (at most 12 characters) a UI can show as a chip or column title."""
+    question: str
+    options: tuple[QuestionOption, ...]
+
+
+@dataclass
+class PlanStep:
+    """One checklist line of `update_plan`."""
+
+    step: str
+    status: PlanStatus
+
+
+@dataclass
+class PlanState:
+    """The model's TODO checklist, replaced as a whole by each `update_plan` call."""
+
+    steps: list[PlanStep] = field(default_factory=list)
+    explanation: str | None = None
+    revision: int = 0
+    """How many times the plan was updated; 0 = never."""
+
+    def render(self) -> str:
+        """A compact text checklist for status lines and logs."""
+        marks = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
+        return "\n".join(f"{marks[s.status]} {s.step}" for s in self.steps)
+
+
+Approver = Callable[[ApprovalRequest], bool]
+AskUser = Callable[[list[Question]], dict[str, Any]]
+
+
+@dataclass
+class ToolContext:
+    """Everything the tools need from the session.
+
+    `approver` is the interactive approval prompt; None means headless, and anything that needs
+    approval is refused with a message saying so. `ask_user` answers `request_user_input`; None means
+    headless, and the recommended (first) option is taken and the answer says so. `ask_user` returns
+    `{question_id: label or [labels]}`; missing ids count as unanswered.
+    """
+
+    cwd: Path
+    workspace_roots: list[Path] = field(default_factory=list)
+    sandbox_mode: str = "workspace-write"
+    approval_policy: str = "on-request"
+    approver: Approver | None = None
+    ask_user: AskUser | None = None
+    collaboration_mode: str = "default"
+    plan: PlanState = field(default_factory=PlanState)
+    env: dict[str, str] | None = None
+    """Extra environment for commands, laid over the harness's own environment."""
+
+    def __post_init__(self) -> None:
+        self.cwd = Path(self.cwd).absolute()
+        # The cwd is always writable in workspace-write, as in Codex; callers may add more roots.
+        roots = [Path(r).absolute() for r in self.workspace_roots] or [self.cwd]
+        self.workspace_roots = roots
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise `ConfigError` for an unknown sandbox mode or approval policy."""
+        if self.sandbox_mode not in SANDBOX_MODES:
+            raise ConfigError(
+                f"unknown sandbox mode {self.sandbox_mode!r}; use one of {', '.join(SANDBOX_MODES)}"
+            )
+        if self.approval_policy not in APPROVAL_POLICIES:
+            raise ConfigError(
+                f"unknown approval policy {self.approval_policy!r}; use one of {', '.join(APPROVAL_POLICIES)}"
+            )

@@ -1,0 +1,175 @@
+"""Sandbox modes and approval policies, enforced in the tool layer.
+
+There is no OS-level sandbox here, so the rules are applied before anything runs, and outputs say
+honestly which rule asked, approved or refused:
+
+    sandbox mode        exec_command                           file tools (apply_patch, read_*)
+    read-only           known-safe read-only commands run;     writes need approval; reads confined
+                        anything else needs approval           to the workspace roots
+    workspace-write     runs; asking to escalate               writes and reads confined to the
+                        (sandbox_permissions) needs approval   workspace roots
+    danger-full-access  runs                                   anywhere
+
+    approval policy     never: never ask; what would need approval is refused
+                        on-request: ask only for what the table above says
+                        untrusted: also ask for every command not on the known-safe list, and
+                        for every file change
+
+A headless session (`ctx.approver is None`) refuses whatever would need approval.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+
+from harness.tools.base import ToolError
+from harness.tools.context import ApprovalRequest, ToolContext
+
+# Commands that only read. Kept small on purpose: a false "safe" would skip a prompt.
+_SAFE_PROGRAMS = frozenset({"ls", "cat", "grep", "rg", "pwd", "head", "tail", "wc", "find", "echo", "true"})
+_SAFE_GIT = frozenset({"status", "log", "diff", "show"})
+_FIND_WRITES = frozenset(
+    {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fls", "-fprint", "-fprint0", "-fprintf"}
+)
+# rg can run other programs (preprocessors, decompressors).
+_RG_RUNS = ("--pre", "--hostname-bin", "--search-zip", "-z")
+_SEPARATORS = frozenset({"&&", "||", ";", "|"})
+ESCALATE = "require_escalated"
+SANDBOX_PERMISSIONS = ("use_default", ESCALATE)
+
+
+def _safe_argv(argv: list[str]) -> bool:
+    """Whether one simple command (no operators) only reads."""
+    if not argv:
+        return False
+    prog = argv[0]
+    args = argv[1:]
+    if prog == "git":
+        return (
+            bool(args)
+            and args[0] in _SAFE_GIT
+            and not any(a.startswith(("--output", "--ext-diff")) for a in args)
+        )
+    if prog not in _SAFE_PROGRAMS:
+        return False
+    if prog == "find":
+        return not any(a in _FIND_WRITES for a in args)
+    if prog == "rg":
+        return not any(a == flag or a.startswith(flag + "=") for a in args for flag in _RG_RUNS)
+    return True
+
+
+def is_known_safe_command(cmd: str) -> bool:
+    """True when `cmd` is a list/pipeline of known read-only commands with no redirection or substitution.
+
+    Conservative: anything the check cannot read with certainty (newlines, `$(...)`, backticks,
+    redirections, subshells, background jobs, env assignments) is not safe.
+    """
+    if any(s in cmd for s in ("\n", "\r", "`", "$(", "<(", ">(")):
+        return False
+    lexer = shlex.shlex(cmd, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:  # unbalanced quotes
+        return False
+    current: list[str] = []
+    segments: list[list[str]] = []
+    for tok in tokens:
+        if tok in _SEPARATORS:
+            segments.append(current)
+            current = []
+        elif tok and set(tok) <= set("();<>|&"):
+            return False  # redirection, subshell, background job
+        else:
+            current.append(tok)
+    segments.append(current)
+    return all(_safe_argv(seg) for seg in segments)
+
+
+def exec_approval_reason(ctx: ToolContext, cmd: str, escalate: bool) -> str | None:
+    """Why running `cmd` needs approval under the context's rules, or None when it may just run."""
+    safe = is_known_safe_command(cmd)
+    untrusted = ctx.approval_policy == "untrusted" and not safe
+    untrusted_reason = "approval policy `untrusted`: the command is not on the known-safe read-only list"
+    if ctx.sandbox_mode == "danger-full-access":
+        return untrusted_reason if untrusted else None
+    if escalate:
+        return (
+            f"the command asks to run outside the `{ctx.sandbox_mode}` sandbox "
+            f"(sandbox_permissions={ESCALATE})"
+        )
+    if untrusted:
+        return untrusted_reason
+    if ctx.sandbox_mode == "read-only" and not safe:
+        return (
+            "sandbox `read-only`: no OS-level sandbox is available, so only known-safe read-only "
+            "commands run without approval"
+        )
+    return None
+
+
+def write_approval_reason(ctx: ToolContext) -> str | None:
+    """Why changing files needs approval under the context's rules, or None."""
+    if ctx.sandbox_mode == "read-only":
+        return "sandbox `read-only`: file changes need approval"
+    if ctx.approval_policy == "untrusted":
+        return "approval policy `untrusted`: every file change needs approval"
+    return None
+
+
+def obtain_approval(ctx: ToolContext, request: ApprovalRequest) -> str:
+    """Ask for approval by the rules; return a note for the output, or raise `ToolError` with the refusal."""
+    head = f"{request.tool} was not run: {request.reason}."
+    if ctx.approval_policy == "never":
+        raise ToolError(
+            f"{head} The approval policy is `never`, so approval cannot be requested. "
+            "Do the task another way within the sandbox, or tell the user what is needed."
+        )
+    if ctx.approver is None:
+        raise ToolError(
+            f"{head} This session is headless, so no one can approve it. "
+            "Do the task another way within the sandbox, or tell the user what is needed."
+        )
+    try:
+        approved = bool(ctx.approver(request))
+    except Exception as e:  # a broken prompt must not kill the turn; the model learns it was not run
+        raise ToolError(f"{head} The approval prompt failed ({type(e).__name__}: {e}).") from e
+    if not approved:
+        raise ToolError(
+            f"{head} The user declined. Do not retry the same action; ask the user how to proceed."
+        )
+    return f"approved by the user ({request.reason}; approval policy `{ctx.approval_policy}`)"
+
+
+def _inside(path: Path, roots: list[Path]) -> bool:
+    return any(path == root or root in path.parents for root in roots)
+
+
+def resolve_path(ctx: ToolContext, raw: str, *, write: bool) -> Path:
+    """An absolute path for `raw` (relative to cwd) that is inside the workspace roots.
+
+    `..` and symlinks are resolved before the check, so neither can escape. Outside the roots is
+    allowed only in danger-full-access. Returns the normalised path (not the symlink target), so
+    deleting a link deletes the link.
+    """
+    if not raw or not raw.strip():
+        raise ToolError("path is empty; give a path relative to the working directory or an absolute one")
+    if "\0" in raw:
+        raise ToolError("path contains a NUL byte")
+    lexical = Path(os.path.normpath(ctx.cwd / raw))
+    if ctx.sandbox_mode == "danger-full-access":
+        return lexical
+    real = Path(os.path.realpath(lexical))
+    roots = [Path(os.path.realpath(r)) for r in ctx.workspace_roots]
+    if not _inside(real, roots):
+        what = "written" if write else "read"
+        shown = ", ".join(str(r) for r in ctx.workspace_roots)
+        via = f" (it resolves to {real})" if real != lexical else ""
+        raise ToolError(
+            f"{raw} is outside the workspace{via} and cannot be {what} in sandbox `{ctx.sandbox_mode}`; "
+            f"workspace roots: {shown}"
+        )
+    return lexical
