@@ -1,0 +1,418 @@
+"""The Recorder addon: relay every exchange untouched and write it to a recording.
+
+In-process:  `ProxyServer([Recorder(RecordingWriter(path))], upstream=...)`
+Standalone:  `mitmdump -s proxy/recorder.py --set ctxscope_out=capture.jsonl --mode reverse:https://...`
+
+SSE is never buffered: `responseheaders` hangs a `StreamTap` on `flow.response.stream`, which returns
+each chunk at once and times the events on the side. The request body, headers and the finished
+response are turned into an `Exchange` on a worker thread (JSON parsing and redaction of a 640 KB body
+must not stall other flows on the proxy's loop) and written by `RecordingWriter.write`.
+
+WebSocket (`responses_websockets`): frames are relayed by mitmproxy; each client `response.create`
+frame becomes its own exchange (endpoint "websocket", `request_body` = the frame, `sse` = the server
+frames that answered it up to `response.completed`/`failed`/`incomplete`/`error`). The handshake
+flow becomes the connection-level exchange written at `websocket_end`; its `ws_frames` list every
+frame, with the text of frames already held by a turn exchange replaced by that exchange's id.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mitmproxy import ctx, http
+
+from proxy.endpoints import classify_endpoint
+from proxy.model import Exchange, SseEvent, TransportError, TransportErrorKind, WsFrame
+from proxy.responses_fold import accumulate
+from proxy.stream_tap import StreamTap
+
+__all__ = ["Recorder", "classify_error"]
+
+log = logging.getLogger(__name__)
+
+OnExchange = Callable[[Exchange], None]
+_META = "ctxscope"  # key in flow.metadata
+_WS_TERMINAL = {"response.completed", "response.failed", "response.incomplete", "error"}
+MAX_TEXT = 1_000_000  # non-JSON bodies are kept as text up to this many characters
+
+
+def classify_error(message: str, got_response: bool) -> TransportErrorKind:
+    """Map mitmproxy's error message to a TransportErrorKind."""
+    text = message.lower()
+    if "timed out" in text or "timeout" in text:
+        return "timeout"
+    if "client disconnected" in text or "client closed" in text or "killed" in text:
+        return "client_abort"
+    if not got_response and ("connect" in text or "refused" in text or "resolve" in text or "name" in text):
+        return "upstream_unreachable"
+    if "server" in text or "peer closed" in text or "reset" in text or "incomplete" in text:
+        return "upstream_reset"
+    return "other"
+
+
+class _FlowState:
+    """What the recorder learns about one HTTP flow while it runs."""
+
+    def __init__(self, exchange_id: int) -> None:
+        self.id = exchange_id
+        self.started_at = time.time()
+        self.t0 = time.monotonic()
+        self.ttfb_ms: float | None = None
+        self.tap: StreamTap | None = None
+        self.done = False
+        self.ws_turn: dict[str, Any] | None = None
+        self.ws_frame_owner: dict[int, int] = {}  # frame index -> turn exchange id
+
+    def ms(self) -> float:
+        return round((time.monotonic() - self.t0) * 1000, 3)
+
+
+class Recorder:
+    """mitmproxy addon recording every exchange to `writer` (a `RecordingWriter`)."""
+
+    def __init__(self, writer: Any = None, on_exchange: OnExchange | None = None) -> None:
+        self.writer = writer
+        self.on_exchange = on_exchange
+        self._own_writer = False
+        self._queue: queue.Queue[Callable[[], Exchange | None] | None] = queue.Queue()
+        self._worker: threading.Thread | None = None
+        self._cond = threading.Condition()
+        self.recorded = 0
+        """How many exchanges have been written so far."""
+        self.processed = 0
+        """How many finished exchanges the worker has handled (written or failed)."""
+        self.failures: list[str] = []
+
+    # -- mitmproxy options (for `mitmdump -s`) --------------------------------------------
+    def load(self, loader: Any) -> None:
+        loader.add_option("ctxscope_out", str, "", "ctxscope: write the recording to this file")
+
+    def configure(self, updated: set[str]) -> None:
+        if "ctxscope_out" in updated and ctx.options.ctxscope_out and self.writer is None:
+            from proxy.store.writer import RecordingWriter
+
+            self.writer = RecordingWriter(Path(ctx.options.ctxscope_out), meta={"via": "mitmdump"})
+            self._own_writer = True
+
+    def done(self) -> None:
+        self.drain()
+        if self._worker is not None:
+            self._queue.put(None)
+            self._worker.join(timeout=30)
+            self._worker = None
+        if self._own_writer and self.writer is not None:
+            self.writer.close()
+
+    # -- waiting (tests, CLI shutdown) ----------------------------------------------------
+    def drain(self, timeout: float = 30.0) -> bool:
+        """Wait until every finished flow handed to the worker has been written."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._queue.unfinished_tasks:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+        return True
+
+    def wait_for(self, count: int, timeout: float = 30.0) -> bool:
+        """Wait until at least `count` exchanges have been handled (see `failures`); False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self.processed < count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+        return True
+
+    # -- HTTP hooks -----------------------------------------------------------------------
+    def requestheaders(self, flow: http.HTTPFlow) -> None:
+        if self.writer is None:
+            return
+        flow.metadata[_META] = _FlowState(self.writer.next_id())
+
+    def responseheaders(self, flow: http.HTTPFlow) -> None:
+        state = flow.metadata.get(_META)
+        response = flow.response
+        if state is None or response is None:
+            return
+        state.ttfb_ms = state.ms()
+        if response.status_code == 101:
+            return  # WebSocket handshake: frames are handled by the websocket hooks
+        state.tap = StreamTap(
+            state.t0,
+            response.headers.get("content-type", ""),
+            response.headers.get("content-encoding", ""),
+        )
+        response.stream = state.tap
+
+    def response(self, flow: http.HTTPFlow) -> None:
+        state = flow.metadata.get(_META)
+        if state is None or state.done or (flow.response and flow.response.status_code == 101):
+            return
+        self._finish_http(flow, state, None)
+
+    def error(self, flow: http.HTTPFlow) -> None:
+        state = flow.metadata.get(_META)
+        if state is None or state.done:
+            return
+        message = flow.error.msg if flow.error else "unknown error"
+        if state.ttfb_ms is None and "client disconnected" in message.lower():
+            message += f" (no response from the upstream after {state.ms():.0f} ms)"
+        kind = classify_error(message, flow.response is not None)
+        self._finish_http(flow, state, TransportError(kind=kind, message=message))
+
+    def _finish_http(self, flow: http.HTTPFlow, state: _FlowState, error: TransportError | None) -> None:
+        state.done = True
+        ended_at, duration = time.time(), state.ms()
+        tap = state.tap
+        if tap is not None and not tap.finished:
+            tap(b"")  # an aborted stream never got its end-of-stream call
+        request, response = flow.request, flow.response
+        raw_body = request.raw_content or b""
+        req_encoding = request.headers.get("content-encoding", "")
+        fields: dict[str, Any] = {
+            "id": state.id,
+            "started_at": state.started_at,
+            "ended_at": ended_at,
+            "method": request.method,
+            "url": request.url,
+            "endpoint": classify_endpoint(request.path, request.headers),
+            "status": response.status_code if response is not None else None,
+            "request_headers": _headers(request.headers),
+            "response_headers": _headers(response.headers) if response is not None else {},
+            "ttfb_ms": state.ttfb_ms,
+            "duration_ms": duration,
+            "error": error,
+            "meta": {"transport": "http"},
+        }
+        if response is not None and tap is None and response.raw_content:
+            fields["response_headers"] = _headers(response.headers)
+            body_bytes: bytes | None = response.get_content(strict=False)
+        else:
+            body_bytes = None
+        self._submit(lambda: self._build_http(fields, raw_body, req_encoding, tap, body_bytes))
+
+    def _build_http(
+        self,
+        fields: dict[str, Any],
+        raw_body: bytes,
+        req_encoding: str,
+        tap: StreamTap | None,
+        body_bytes: bytes | None,
+    ) -> Exchange:
+        body = _decode(raw_body, req_encoding)
+        fields["request_size"] = len(body)
+        fields["request_body"], fields["request_text"] = _parse_body(body)
+        if tap is not None and tap.is_sse:
+            fields["sse"] = tap.events
+            fields["response"] = _fold_sse(tap.events)
+            fields["meta"]["response_size"] = tap.size
+        else:
+            data = tap.body() if tap is not None else (body_bytes or b"")
+            fields["response_body"], fields["response_text"] = _parse_body(data)
+            fields["meta"]["response_size"] = tap.size if tap is not None else len(data)
+            if tap is not None and tap.truncated:
+                fields["meta"]["response_truncated"] = True
+            resp = fields["response_body"]
+            if fields["endpoint"] in ("responses", "responses/compact") and isinstance(resp, dict):
+                if isinstance(resp.get("output"), list):
+                    fields["response"] = resp
+        if req_encoding:
+            fields["meta"]["request_content_encoding"] = req_encoding
+        return Exchange(**fields)
+
+    # -- WebSocket hooks ------------------------------------------------------------------
+    def websocket_start(self, flow: http.HTTPFlow) -> None:
+        state = flow.metadata.get(_META)
+        if state is not None:
+            state.ws_turn = None
+
+    def websocket_message(self, flow: http.HTTPFlow) -> None:
+        state = flow.metadata.get(_META)
+        if state is None or flow.websocket is None:
+            return
+        index = len(flow.websocket.messages) - 1
+        message = flow.websocket.messages[-1]
+        text = message.text if message.is_text else None
+        obj = _json_or_none(text) if text is not None else None
+        kind = obj.get("type") if isinstance(obj, dict) else None
+        if message.from_client and kind == "response.create":
+            if state.ws_turn is not None:
+                self._finish_ws_turn(flow, state, TransportError(kind="other", message="superseded"))
+            state.ws_turn = {
+                "id": self.writer.next_id(),
+                "started_at": time.time(),
+                "t0": time.monotonic(),
+                "request": obj,
+                "size": len(message.content),
+                "events": [],
+                "snapshot": None,
+            }
+            state.ws_frame_owner[index] = state.ws_turn["id"]
+            return
+        turn = state.ws_turn
+        if turn is None or message.from_client or text is None:
+            return
+        t_ms = round((time.monotonic() - turn["t0"]) * 1000, 3)
+        turn["events"].append(SseEvent(t_ms=t_ms, event=kind, data=text))
+        state.ws_frame_owner[index] = turn["id"]
+        if isinstance(obj, dict):
+            turn["snapshot"] = accumulate(turn["snapshot"], obj)
+        if kind in _WS_TERMINAL:
+            self._finish_ws_turn(flow, state, None)
+
+    def websocket_end(self, flow: http.HTTPFlow) -> None:
+        state = flow.metadata.get(_META)
+        if state is None or state.done:
+            return
+        state.done = True
+        if state.ws_turn is not None:
+            reason = _ws_close_reason(flow)
+            self._finish_ws_turn(flow, state, TransportError(kind="upstream_reset", message=reason))
+        frames = []
+        t0_wall = state.started_at
+        for index, message in enumerate(flow.websocket.messages if flow.websocket else []):
+            frame = WsFrame(
+                t_ms=round((message.timestamp - t0_wall) * 1000, 3),
+                from_client=message.from_client,
+                text=None if index in state.ws_frame_owner or not message.is_text else message.text,
+                binary_size=None if message.is_text else len(message.content),
+            )
+            if index in state.ws_frame_owner:
+                frame = frame.model_copy(update={"exchange_id": state.ws_frame_owner[index]})
+            frames.append(frame)
+        request, response = flow.request, flow.response
+        fields: dict[str, Any] = {
+            "id": state.id,
+            "started_at": state.started_at,
+            "ended_at": time.time(),
+            "method": request.method,
+            "url": request.url,
+            "endpoint": "websocket",
+            "status": response.status_code if response is not None else None,
+            "request_headers": _headers(request.headers),
+            "response_headers": _headers(response.headers) if response is not None else {},
+            "ttfb_ms": state.ttfb_ms,
+            "duration_ms": state.ms(),
+            "ws_frames": frames,
+            "meta": {"transport": "websocket", "close": _ws_close_reason(flow)},
+        }
+        self._submit(lambda: Exchange(**fields))
+
+    def _finish_ws_turn(self, flow: http.HTTPFlow, state: _FlowState, error: TransportError | None) -> None:
+        turn, state.ws_turn = state.ws_turn, None
+        if turn is None:
+            return
+        fields: dict[str, Any] = {
+            "id": turn["id"],
+            "started_at": turn["started_at"],
+            "ended_at": time.time(),
+            "method": "WS",
+            "url": flow.request.url,
+            "endpoint": "websocket",
+            "status": flow.response.status_code if flow.response is not None else None,
+            "request_headers": _headers(flow.request.headers),
+            "request_body": turn["request"],
+            "request_size": turn["size"],
+            "sse": turn["events"],
+            "response": turn["snapshot"],
+            "ttfb_ms": turn["events"][0].t_ms if turn["events"] else None,
+            "duration_ms": round((time.monotonic() - turn["t0"]) * 1000, 3),
+            "error": error,
+            "meta": {"transport": "websocket", "connection": state.id},
+        }
+        self._submit(lambda: Exchange(**fields))
+
+    # -- the worker -----------------------------------------------------------------------
+    def _submit(self, build: Callable[[], Exchange | None]) -> None:
+        if self._worker is None or not self._worker.is_alive():
+            self._worker = threading.Thread(target=self._work, name="ctxscope-recorder", daemon=True)
+            self._worker.start()
+        self._queue.put(build)
+
+    def _work(self) -> None:
+        while True:
+            build = self._queue.get()
+            if build is None:
+                self._queue.task_done()
+                return
+            ok = False
+            try:
+                exchange = build()
+                if exchange is not None and self.writer is not None:
+                    self.writer.write(exchange)
+                    ok = True
+                    if self.on_exchange is not None:
+                        self.on_exchange(exchange)
+            except Exception as exc:  # noqa: BLE001 - one bad exchange must not stop the recording
+                self.failures.append(f"{type(exc).__name__}: {exc}")
+                log.error("ctxscope: could not record an exchange: %s", exc)
+            finally:
+                with self._cond:
+                    self._queue.task_done()
+                    self.processed += 1
+                    self.recorded += int(ok)
+                    self._cond.notify_all()
+
+
+def _headers(headers: Any) -> dict[str, str]:
+    """mitmproxy Headers → dict; repeated headers joined with ', ' (cookies too)."""
+    return {name: ", ".join(headers.get_all(name)) for name in headers.keys()}
+
+
+def _decode(raw: bytes, encoding: str) -> bytes:
+    if not raw or not encoding or encoding.lower() in ("identity", "none"):
+        return raw
+    from mitmproxy.net import encoding as mitm_encoding
+
+    try:
+        decoded = mitm_encoding.decode(raw, encoding.lower())
+    except (ValueError, TypeError):
+        return raw
+    return decoded if isinstance(decoded, bytes) else raw
+
+
+def _parse_body(data: bytes) -> tuple[Any, str | None]:
+    """(parsed JSON, None) or (None, text) for non-JSON / malformed JSON; (None, None) when empty."""
+    if not data:
+        return None, None
+    try:
+        return json.loads(data), None
+    except (ValueError, UnicodeDecodeError):
+        return None, data[: MAX_TEXT * 4].decode("utf-8", "replace")[:MAX_TEXT]
+
+
+def _json_or_none(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _fold_sse(events: list[SseEvent]) -> dict[str, Any] | None:
+    snapshot: dict[str, Any] | None = None
+    for event in events:
+        obj = _json_or_none(event.data)
+        if isinstance(obj, dict):
+            snapshot = accumulate(snapshot, obj)
+    return snapshot
+
+
+def _ws_close_reason(flow: http.HTTPFlow) -> str:
+    ws = flow.websocket
+    if ws is None:
+        return "closed"
+    who = "client" if ws.closed_by_client else "server"
+    return f"closed by {who} (code {ws.close_code}{', ' + ws.close_reason if ws.close_reason else ''})"
+
+
+addons = [Recorder()]

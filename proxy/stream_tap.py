@@ -1,0 +1,129 @@
+"""What the recorder hangs on `flow.response.stream`: forward each chunk, watch a copy.
+
+mitmproxy calls the tap with every response chunk (transfer-decoded but still content-encoded) and
+once with `b""` at the end. The tap returns the chunk unchanged at once — the client sees the
+stream as the upstream sends it — and on the side decodes gzip/deflate/br/zstd incrementally and feeds
+an `SseParser`, so each event gets its arrival time. If incremental decoding fails the raw bytes are
+kept and decoded after the fact (events then share the end time).
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+from mitmproxy.net import encoding as mitm_encoding
+
+from proxy.model import SseEvent
+from proxy.sse import SseParser
+
+__all__ = ["StreamTap", "incremental_decoder"]
+
+# Non-SSE bodies are kept for the recording up to this size; beyond it only the size is recorded.
+MAX_KEPT_BODY = 64 * 1024 * 1024
+
+
+_Decoder = Callable[[bytes], bytes]
+
+
+def incremental_decoder(content_encoding: str) -> _Decoder | None:
+    """A chunk → bytes decoder for one `Content-Encoding`, or None for identity / unknown."""
+    enc = content_encoding.strip().lower()
+    if enc in ("", "identity", "none"):
+        return None
+    if enc in ("gzip", "x-gzip", "deflate"):
+        obj = zlib.decompressobj(wbits=47 if enc != "deflate" else 15)
+        return lambda chunk: obj.decompress(chunk)
+    if enc == "br":
+        import brotli
+
+        dec: Any = brotli.Decompressor()
+        return dec.process  # type: ignore[no-any-return]
+    if enc == "zstd":
+        import zstandard
+
+        zobj: Any = zstandard.ZstdDecompressor().decompressobj()
+        return zobj.decompress  # type: ignore[no-any-return]
+    raise ValueError(f"unsupported content-encoding {content_encoding!r}")
+
+
+class StreamTap:
+    """Callable for `flow.response.stream`; collects SSE events (timed) or the raw body."""
+
+    def __init__(self, t0: float, content_type: str, content_encoding: str) -> None:
+        self.t0 = t0
+        self.is_sse = "text/event-stream" in content_type.lower()
+        self.content_encoding = content_encoding
+        self.events: list[SseEvent] = []
+        self.size = 0
+        """Bytes received on the wire (content-encoded)."""
+        self.truncated = False
+        self.finished = False
+        self._raw: list[bytes] = []
+        self._parser = SseParser()
+        self._decode_failed = False
+        try:
+            self._decoder = incremental_decoder(content_encoding)
+        except (ValueError, ImportError):
+            self._decoder, self._decode_failed = None, True
+
+    def __call__(self, chunk: bytes) -> bytes:
+        # Everything here must be cheap and must never raise: the chunk goes out unchanged regardless.
+        try:
+            if chunk:
+                self._watch(chunk)
+            elif not self.finished:
+                self._finish()
+        except Exception:  # noqa: BLE001 - a recording problem must never break the relay
+            self._decode_failed = True
+        return chunk
+
+    def _watch(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        keep_raw = not self.is_sse or self._decode_failed or self._decoder is not None
+        if keep_raw:
+            if self.size <= MAX_KEPT_BODY:
+                self._raw.append(chunk)
+            else:
+                self.truncated = True
+        if not self.is_sse or self._decode_failed:
+            return
+        data = chunk
+        if self._decoder is not None:
+            try:
+                data = self._decoder(chunk)
+            except Exception:  # noqa: BLE001 - fall back to decoding the kept raw bytes at the end
+                self._decode_failed = True
+                return
+        self._add(self._parser.feed(data))
+
+    def _add(self, pairs: list[tuple[str | None, str]], t_ms: float | None = None) -> None:
+        if not pairs:
+            return
+        now = (time.monotonic() - self.t0) * 1000 if t_ms is None else t_ms
+        self.events.extend(SseEvent(t_ms=round(now, 3), event=name, data=data) for name, data in pairs)
+
+    def _finish(self) -> None:
+        self.finished = True
+        if self.is_sse and not self._decode_failed:
+            self._add(self._parser.flush())
+            return
+        if self.is_sse:  # incremental decode failed: decode everything now, events share the end time
+            body = self.body()
+            parser = SseParser()
+            self.events = []
+            self._add(parser.feed(body) + parser.flush())
+
+    def body(self) -> bytes:
+        """The kept body, content-decoded when possible (raw bytes if decoding fails)."""
+        raw = b"".join(self._raw)
+        enc = self.content_encoding.strip().lower()
+        if not raw or enc in ("", "identity", "none"):
+            return raw
+        try:
+            decoded = mitm_encoding.decode(raw, enc)
+        except (ValueError, TypeError):
+            return raw
+        return decoded if isinstance(decoded, bytes) else raw
