@@ -1,0 +1,178 @@
+"""The whole analysis of one recording: turns, threads, change kinds, world state, diffs, tokens and
+compactions, computed in one pass over the turns of each thread.
+
+Work is incremental where a thread appends (the usual case): items are classified once per distinct
+content, world state and token totals continue from the previous turn, so a long growing session
+costs about as much as reading it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from proxy.errors import ConfigError, RecordingError
+from proxy.model import Exchange, RecordingHeader
+from proxy.store import read_recording
+
+from inspector.analysis.attribution import ItemTotals, TokenReport, attribute, item_totals
+from inspector.analysis.changes import COMPACTION_REQUEST_KINDS, TurnChange, compare_turns
+from inspector.analysis.compaction import CompactionReport, compaction_report
+from inspector.analysis.diffs import ToolDiff, instructions_diff, params_diff, tools_diff
+from inspector.analysis.items import ItemClassifier
+from inspector.analysis.threads import Thread, assign_threads
+from inspector.analysis.turns import Turn, extract_turns
+from inspector.analysis.world_state import describe_changes, fold_items, request_values
+
+
+@dataclass
+class TurnAnalysis:
+    """Everything known about one turn, relative to the previous turn of its thread."""
+
+    turn: Turn
+    change: TurnChange
+    state: dict[str, Any]
+    state_changes: list[str]
+    instructions_diff: list[str]
+    tools: ToolDiff
+    params: dict[str, tuple[Any, Any]]
+    tokens: TokenReport
+    compaction: CompactionReport | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Analysis:
+    """A recording analysed: turns in request order, threads, and warnings about what was skipped."""
+
+    source: str
+    header: RecordingHeader | None
+    turns: list[TurnAnalysis]
+    threads: list[Thread]
+    warnings: list[str] = field(default_factory=list)
+
+    def turn(self, number: int) -> TurnAnalysis:
+        """The turn numbered `number` (1-based); a one-line error when there is none."""
+        if not self.turns:
+            raise ConfigError(f"{self.source or 'the recording'} has no model requests to show")
+        if not 1 <= number <= len(self.turns):
+            raise ConfigError(f"there is no turn {number}: {self.source or 'the recording'} has turns 1–"
+                              f"{len(self.turns)}")
+        return self.turns[number - 1]
+
+    def thread(self, name: str) -> Thread:
+        """A thread by report name (`T2`) or by its explicit id; a one-line error when unknown."""
+        for thread in self.threads:
+            if name in (thread.name, thread.hint):
+                return thread
+        names = ", ".join(t.name for t in self.threads) or "none"
+        raise ConfigError(f"there is no thread {name!r} (threads: {names})")
+
+
+@dataclass
+class _Carry:
+    """What the next turn of a thread continues from."""
+
+    turn: Turn
+    items_state: dict[str, Any]
+    request_state: dict[str, Any]
+    totals: ItemTotals
+
+
+def _notes(turn: Turn, change: TurnChange) -> list[str]:
+    notes: list[str] = []
+    if turn.previous_response_id:
+        rebuilt = len(turn.raw_input) - turn.sent_items
+        if turn.chain_resolved:
+            notes.append(f"previous_response_id chain: {turn.sent_items} items sent, {rebuilt} rebuilt "
+                         f"from {turn.previous_response_id}")
+        else:
+            notes.append(f"previous_response_id {turn.previous_response_id} not in the recording: "
+                         "context incomplete")
+    if turn.request_kind == "compaction":
+        notes.append(f"compaction request (request_kind compaction): {change.kept} items of history sent "
+                     "to be summarised")
+    elif turn.endpoint == "responses/compact":
+        notes.append(f"remote compaction request (/responses/compact) over {len(turn.items)} items")
+    elif turn.request_kind and turn.request_kind != "turn":
+        notes.append(f"request_kind {turn.request_kind}")
+    if turn.status != "completed":
+        notes.append(f"response {turn.status}" + (f": {turn.error}" if turn.error else ""))
+    return notes
+
+
+def _analyse_turn(
+    turn: Turn, carry: _Carry | None, fork: bool, before: _Carry | None
+) -> tuple[TurnAnalysis, _Carry]:
+    """Analyse `turn` against `carry` (the previous turn of its thread, or the fork source)."""
+    prev = carry.turn if carry else None
+    change = compare_turns(prev.items if prev else None, turn.items,
+                           previous_number=prev.number if prev else None,
+                           previous_request_kind=prev.request_kind if prev else None, fork=fork)
+    appended = carry is not None and change.kind == "append"
+    items_state = fold_items(carry.items_state if carry and appended else {},
+                             change.added if appended else turn.items)
+    state = request_values(items_state, turn.body)
+    totals = item_totals(turn.items, carry.totals if carry and appended else None)
+    if carry and appended:
+        shared_items = carry.totals.tokens
+    else:
+        shared_items = sum(i.tokens for i in turn.items[: change.kept])
+    same_head = prev is not None and prev.body.get("instructions") == turn.body.get("instructions") \
+        and prev.body.get("tools") == turn.body.get("tools")
+    result = TurnAnalysis(
+        turn=turn, change=change, state=state,
+        state_changes=describe_changes(carry.request_state if carry else None, state, change.added),
+        instructions_diff=instructions_diff(prev.body.get("instructions"), turn.body.get("instructions"))
+        if prev else [],
+        tools=tools_diff(prev.body.get("tools"), turn.body.get("tools")) if prev else ToolDiff(),
+        params=params_diff(prev.body, turn.body) if prev else {},
+        tokens=attribute(turn.body, totals, turn.usage, shared_items_tokens=shared_items, same_head=same_head),
+    )
+    if change.kind == "compaction" and prev is not None:
+        history = prev.items
+        if prev.request_kind == "compaction" and before is not None:
+            # The compaction request appended its prompt to the history; the prompt is not history.
+            history = prev.items[: len(before.turn.items)]
+        result.compaction = compaction_report(history, prev, turn)
+    result.notes = _notes(turn, change)
+    return result, _Carry(turn, items_state, state, totals)
+
+
+def analyse_exchanges(
+    exchanges: list[Exchange], *, source: str = "", header: RecordingHeader | None = None,
+    warnings: list[str] | None = None,
+) -> Analysis:
+    """Analyse exchanges (from a recording, or built by hand in tests)."""
+    turns, skipped = extract_turns(exchanges)
+    classifier = ItemClassifier()
+    for turn in turns:
+        turn.items = classifier.classify(turn.raw_input)
+    threads = assign_threads(turns)
+    by_number: dict[int, TurnAnalysis] = {}
+    carries: dict[int, _Carry] = {}
+    # Threads are analysed in order of their first turn, so a fork's source is always done first.
+    for thread in threads:
+        carry: _Carry | None = None
+        before: _Carry | None = None
+        for index, turn in enumerate(thread.turns):
+            fork = index == 0 and thread.forked_from is not None
+            if fork and thread.forked_from is not None:
+                carry = carries.get(thread.forked_from)
+            result, next_carry = _analyse_turn(turn, carry, fork, before)
+            by_number[turn.number] = result
+            before, carry = carry, next_carry
+            carries[turn.number] = next_carry
+    ordered = [by_number[t.number] for t in turns]
+    return Analysis(source, header, ordered, threads, [*(warnings or []), *skipped])
+
+
+def analyse_recording(path: Path | str) -> Analysis:
+    """Read and analyse a recording file; `RecordingError` (one line) when it is not one."""
+    recording = read_recording(path)
+    return analyse_exchanges(recording.exchanges, source=str(path), header=recording.header,
+                             warnings=list(recording.warnings))
+
+
+__all__ = ["Analysis", "RecordingError", "TurnAnalysis", "analyse_exchanges", "analyse_recording"]

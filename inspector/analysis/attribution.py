@@ -1,0 +1,110 @@
+"""Token attribution of one request per fragment kind, reconciled with the usage the backend reported.
+
+Counts come from `tokens` (o200k_base, or an estimate labelled as such). The backend also counts
+message framing and tool-schema rendering we cannot see, so the reconciliation reports the gap
+rather than hiding it. The predicted cache hit is the token length of the prefix this request
+shares with the previous request of its thread (instructions, tools, then the kept items).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspector.analysis.items import Item
+from inspector.analysis.tokens import count_json, count_text, get_tokenizer, predicted_cached
+
+
+@dataclass
+class TokenReport:
+    """Token figures of one turn."""
+
+    by_kind: dict[str, int] = field(default_factory=dict)
+    """Tokens per kind: `instructions`, `tools`, fragment kinds, `user_message`, `reasoning`, ..."""
+    total: int = 0
+    estimated: bool = False
+    tokenizer: str = ""
+    usage: dict[str, int | None] = field(default_factory=dict)
+    """Reported: input_tokens, cached_tokens, output_tokens, reasoning_tokens (None when absent)."""
+    shared_prefix: int = 0
+    """Tokens of the prefix shared with the previous request of the thread."""
+    predicted_cached: int = 0
+
+    @property
+    def unaccounted(self) -> int | None:
+        """Reported input tokens minus the counted total (framing, schemas rendered server-side)."""
+        reported = self.usage.get("input_tokens")
+        return None if reported is None else reported - self.total
+
+
+def _usage_numbers(usage: dict[str, Any] | None) -> dict[str, int | None]:
+    usage = usage or {}
+    inp = usage.get("input_tokens_details") or {}
+    out = usage.get("output_tokens_details") or {}
+
+    def num(value: Any) -> int | None:
+        return value if isinstance(value, int) else None
+
+    return {
+        "input_tokens": num(usage.get("input_tokens")),
+        "cached_tokens": num(inp.get("cached_tokens") if isinstance(inp, dict) else None),
+        "output_tokens": num(usage.get("output_tokens")),
+        "reasoning_tokens": num(out.get("reasoning_tokens") if isinstance(out, dict) else None),
+    }
+
+
+def item_kind_tokens(item: Item, into: dict[str, int]) -> None:
+    """Add an item's tokens to `into`, per fragment for context messages."""
+    if item.parts:
+        for part in item.parts:
+            kind = part.kind if part.is_fragment else f"{item.role}_message"
+            into[kind] = into.get(kind, 0) + part.tokens
+    else:
+        into[item.kind] = into.get(item.kind, 0) + item.tokens
+
+
+@dataclass
+class ItemTotals:
+    """Running per-kind totals of an input list's first `count` items (reused by appending turns)."""
+
+    by_kind: dict[str, int]
+    tokens: int
+    count: int
+
+
+def item_totals(items: list[Item], prior: ItemTotals | None = None) -> ItemTotals:
+    """Totals of `items`, continuing from `prior` when it covers a prefix of them."""
+    start = prior.count if prior is not None and prior.count <= len(items) else 0
+    by_kind = dict(prior.by_kind) if start else {}
+    tokens = prior.tokens if start and prior is not None else 0
+    for item in items[start:]:
+        item_kind_tokens(item, by_kind)
+        tokens += item.tokens
+    return ItemTotals(by_kind, tokens, len(items))
+
+
+def attribute(
+    body: dict[str, Any],
+    totals: ItemTotals,
+    usage: dict[str, Any] | None,
+    *,
+    shared_items_tokens: int,
+    same_head: bool,
+) -> TokenReport:
+    """Per-kind counts of a request; the shared prefix counts instructions+tools only if unchanged."""
+    tokenizer = get_tokenizer()
+    by_kind: dict[str, int] = {}
+    instructions = body.get("instructions")
+    head = 0
+    if isinstance(instructions, str) and instructions:
+        by_kind["instructions"] = count_text(instructions)
+        head += by_kind["instructions"]
+    if body.get("tools"):
+        by_kind["tools"] = count_json(body.get("tools"))
+        head += by_kind["tools"]
+    for kind, value in totals.by_kind.items():
+        by_kind[kind] = by_kind.get(kind, 0) + value
+    shared = head + shared_items_tokens if same_head else 0
+    total = head + totals.tokens
+    return TokenReport(by_kind, total, tokenizer.estimated, tokenizer.name, _usage_numbers(usage), shared,
+                       predicted_cached(shared))

@@ -1,0 +1,100 @@
+"""Compaction forensics: what a compaction dropped, the summary beside what it replaced, the context
+it re-materialised, and the tokens before and after.
+
+Both Codex forms are recognised: local compaction (an ordinary request marked `request_kind:
+"compaction"` whose answer becomes a summary-prefixed user message) and remote compaction
+(`POST /responses/compact`, or an input ending in `compaction_trigger`, answered with
+`compaction` / `context_compaction` items).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from inspector.analysis.items import Item
+from inspector.analysis.turns import Turn
+
+
+@dataclass
+class CompactionReport:
+    """One compaction seen at the first turn after it."""
+
+    trigger: str
+    """`request_kind compaction`, `remote /responses/compact`, `compaction_trigger`, or `in context`."""
+    request_turn: int | None
+    """The turn that asked for the compaction (None when only its result is visible)."""
+    summarised: list[Item] = field(default_factory=list)
+    """Conversation items of the compacted history that are gone afterwards."""
+    dropped_context: list[Item] = field(default_factory=list)
+    """Context (fragment) items of the compacted history that are gone afterwards."""
+    kept: list[Item] = field(default_factory=list)
+    """Items of the compacted history carried over verbatim (e.g. recent user messages)."""
+    summary: str | None = None
+    summary_items: list[Item] = field(default_factory=list)
+    rematerialised: list[Item] = field(default_factory=list)
+    """Context items injected again after the summary (AGENTS.md, permissions, environment...)."""
+    tokens_before: int = 0
+    tokens_after: int = 0
+
+    @property
+    def sentence(self) -> str:
+        """One line for the timeline."""
+        text = f"compaction ({self.trigger}): {len(self.summarised)} items summarised"
+        if self.rematerialised:
+            text += ", context re-materialised"
+        if self.kept:
+            text += f", {len(self.kept)} items kept"
+        return text + f"; tokens {self.tokens_before:,} → {self.tokens_after:,}"
+
+
+def _trigger(previous: Turn) -> str:
+    if previous.endpoint == "responses/compact":
+        return "remote /responses/compact"
+    if previous.request_kind == "compaction":
+        return "request_kind compaction"
+    if previous.items and previous.items[-1].kind == "compaction_trigger":
+        return "compaction_trigger"
+    return "in context"
+
+
+def _is_summary(item: Item) -> bool:
+    return item.kind in ("compaction", "compaction_summary") or any(
+        p.kind == "compaction_summary" for p in item.parts
+    )
+
+
+def compaction_report(history: list[Item], previous: Turn, current: Turn) -> CompactionReport:
+    """Describe the compaction between `previous` (the request before) and `current`.
+
+    `history` is the context that was compacted: a compaction request's items without the
+    compaction prompt it added, or `previous`'s items when there was no such request.
+    """
+    after_keys = {i.key for i in current.items}
+    before_keys = {i.key for i in history}
+    gone = [i for i in history if i.key not in after_keys]
+    report = CompactionReport(
+        trigger=_trigger(previous),
+        request_turn=previous.number if previous.request_kind in ("compaction", "compact")
+        or previous.endpoint == "responses/compact" else None,
+        summarised=[i for i in gone if i.is_conversation or not i.fragments],
+        dropped_context=[i for i in gone if i.fragments and not i.is_conversation],
+        kept=[i for i in current.items if i.key in before_keys],
+        tokens_before=sum(i.tokens for i in history),
+        tokens_after=sum(i.tokens for i in current.items),
+    )
+    history_kinds = {p.kind for i in history for p in i.fragments}
+    for item in current.items:
+        if item.key in before_keys:
+            continue
+        if _is_summary(item):
+            report.summary_items.append(item)
+            summaries = [str(p.values.get("summary", p.text)) for p in item.parts if p.kind == "compaction_summary"]
+            report.summary = "\n".join(summaries) or item.text or report.summary
+        elif item.fragments and {p.kind for p in item.fragments} & history_kinds:
+            report.rematerialised.append(item)
+    if report.summary is None and previous.output:
+        # Local compaction: the request's answer is the summary the next turn carries.
+        texts = [str(c.get("text", "")) for o in previous.output if isinstance(o, dict)
+                 for c in (o.get("content") or []) if isinstance(c, dict)]
+        report.summary = "\n".join(t for t in texts if t) or None
+    return report

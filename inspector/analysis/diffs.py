@@ -1,0 +1,98 @@
+"""Diffs of the non-item parts of a request: instructions (text), tools (by name), parameters.
+
+Tools are matched by name (a namespace's tools as `namespace.tool`), so reordering the list alone
+is not a change; a tool present on both sides is compared with deepdiff and reported by path.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any
+
+from deepdiff import DeepDiff
+
+PARAM_KEYS = (
+    "model", "reasoning", "include", "store", "metadata", "tool_choice", "parallel_tool_calls", "text",
+    "service_tier", "stream", "max_output_tokens", "temperature", "top_p", "truncation",
+)
+
+
+@dataclass
+class ToolDiff:
+    """Tools added, removed and changed (name → changed paths), matched by name."""
+
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    changed: dict[str, list[str]] = field(default_factory=dict)
+    reordered: bool = False
+    """Same tools in a different order: not a change of content, but it breaks the cached prefix."""
+
+    @property
+    def empty(self) -> bool:
+        """True when the two tool sets are the same up to order."""
+        return not (self.added or self.removed or self.changed)
+
+
+def instructions_diff(before: str | None, after: str | None, context: int = 2) -> list[str]:
+    """Unified diff lines of two instruction texts (empty when equal)."""
+    if (before or "") == (after or ""):
+        return []
+    return list(difflib.unified_diff((before or "").splitlines(), (after or "").splitlines(),
+                                     "before", "after", lineterm="", n=context))
+
+
+def tool_name(tool: Any) -> str:
+    """Name a tool is matched by: its name, else its type (`web_search`)."""
+    if isinstance(tool, dict):
+        return str(tool.get("name") or tool.get("type") or "?")
+    return str(tool)
+
+
+def tools_by_name(tools: Any) -> dict[str, Any]:
+    """Flatten a tools list: namespace members become `namespace.member`."""
+    out: dict[str, Any] = {}
+    for tool in tools if isinstance(tools, list) else []:
+        name = tool_name(tool)
+        if isinstance(tool, dict) and tool.get("type") == "namespace" and isinstance(tool.get("tools"), list):
+            shell = {k: v for k, v in tool.items() if k != "tools"}
+            out[name] = shell
+            for member in tool["tools"]:
+                out[f"{name}.{tool_name(member)}"] = member
+        else:
+            out[name] = tool
+    return out
+
+
+def _paths(diff: DeepDiff) -> list[str]:
+    paths: list[str] = []
+    for change, entries in diff.items():
+        items = entries.keys() if isinstance(entries, dict) else entries
+        for path in items:
+            paths.append(f"{change.replace('_', ' ')}: {path}")
+    return sorted(paths)
+
+
+def tools_diff(before: Any, after: Any) -> ToolDiff:
+    """Compare two tools lists by name; reordering alone is not a change."""
+    old, new = tools_by_name(before), tools_by_name(after)
+    result = ToolDiff(sorted(set(new) - set(old)), sorted(set(old) - set(new)))
+    for name in sorted(set(old) & set(new)):
+        if old[name] != new[name]:
+            # ignore_order: JSON-schema `required` lists and enums are sets in meaning.
+            diff = DeepDiff(old[name], new[name], ignore_order=True)
+            if diff:
+                result.changed[name] = _paths(diff)
+    result.reordered = result.empty and list(old) != list(new)
+    return result
+
+
+def params_of(body: dict[str, Any]) -> dict[str, Any]:
+    """The request parameters that shape behaviour (not the context)."""
+    return {k: body[k] for k in PARAM_KEYS if k in body}
+
+
+def params_diff(before: dict[str, Any], after: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    """Parameter name → (before, after) for every parameter that differs."""
+    old, new = params_of(before), params_of(after)
+    return {k: (old.get(k), new.get(k)) for k in PARAM_KEYS if old.get(k) != new.get(k)}

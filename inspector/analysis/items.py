@@ -1,0 +1,248 @@
+"""Classifying every `input[]` item and every content part of a Responses request.
+
+Context fragments are recognised by the harness's own definitions (`harness.context.fragments`,
+one definition, two uses); everything else — plain messages, reasoning, tool calls and outputs,
+compaction items — is classified here by its wire `type`. Unknown types are kept and shown as
+`unknown:<type>`, never dropped and never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspector.analysis.normalise import item_key
+from inspector.analysis.tokens import count_text
+
+try:  # The context helper's module; without it every text is plain (fragments show as messages).
+    from harness.context.fragments import classify_text as _classify_text
+except ImportError:  # pragma: no cover - only while the harness package is incomplete
+    _classify_text = None
+
+TEXT_PART_TYPES = frozenset({"input_text", "output_text", "text", "summary_text", "refusal"})
+TOOL_ITEM_TYPES = frozenset(
+    {
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "local_shell_call_output",
+        "web_search_call",
+        "file_search_call",
+        "computer_call",
+        "computer_call_output",
+        "tool_search_call",
+        "tool_search_output",
+        "mcp_call",
+        "mcp_list_tools",
+        "mcp_approval_request",
+        "mcp_approval_response",
+        "image_generation_call",
+        "code_interpreter_call",
+        "item_reference",
+    }
+)
+COMPACTION_ITEM_TYPES = frozenset({"compaction", "context_compaction", "compaction_summary"})
+PREVIEW_CHARS = 60
+
+
+@dataclass(frozen=True)
+class Part:
+    """One content part of a message: plain text, a recognised fragment, an image, or unknown."""
+
+    index: int
+    type: str
+    kind: str
+    """`text`, a fragment kind (`environment_context`, `agents_md`, ...), `image`, or `unknown_part`."""
+    label: str
+    text: str
+    values: dict[str, Any] = field(default_factory=dict)
+    tokens: int = 0
+
+    @property
+    def is_fragment(self) -> bool:
+        """True when the part is a recognised context fragment rather than plain text."""
+        return self.kind not in ("text", "image", "unknown_part")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One classified input item: where it sits, who speaks, what it is, its text and size."""
+
+    position: int
+    type: str
+    role: str | None
+    kind: str
+    """Item class: a fragment kind for a one-fragment message, `context` for several fragments,
+    `user_message` / `developer_message` / `assistant_message` / `system_message`, `reasoning`,
+    a tool item type, `compaction`, `compaction_trigger`, `additional_tools`, or `unknown`."""
+    label: str
+    text: str
+    tokens: int
+    key: str
+    """Content identity with ids normalised: equal keys mean the same item across turns."""
+    parts: tuple[Part, ...] = ()
+    raw: Any = None
+
+    @property
+    def fragments(self) -> tuple[Part, ...]:
+        """The recognised context fragments inside this item."""
+        return tuple(p for p in self.parts if p.is_fragment)
+
+    @property
+    def is_conversation(self) -> bool:
+        """True for items that carry the conversation itself rather than injected context."""
+        if self.kind in ("user_message", "assistant_message", "reasoning", "compaction"):
+            return True
+        return self.type in TOOL_ITEM_TYPES
+
+
+def _preview(text: str, limit: int = PREVIEW_CHARS) -> str:
+    flat = " ".join(text.split())
+    return json.dumps(flat if len(flat) <= limit else flat[: limit - 1] + "…", ensure_ascii=False)
+
+
+def classify_part(index: int, part: Any, role: str) -> Part:
+    """Classify one content part (a dict from `content`, or a bare string)."""
+    if isinstance(part, str):
+        part = {"type": "input_text", "text": part}
+    if not isinstance(part, dict):
+        return Part(index, type(part).__name__, "unknown_part", f"unknown_part:{type(part).__name__}", "")
+    ptype = str(part.get("type", "?"))
+    if ptype in TEXT_PART_TYPES:
+        text = str(part.get("text", part.get("refusal", "")) or "")
+        match = _classify_text(text, role) if _classify_text is not None and role != "assistant" else None
+        if match is not None:
+            return Part(index, ptype, match.kind, match.label, text, dict(match.values), count_text(text))
+        return Part(index, ptype, "text", _preview(text), text, {}, count_text(text))
+    if ptype in ("input_image", "image"):
+        return Part(index, ptype, "image", "image", "", {}, 0)
+    text = json.dumps(part, ensure_ascii=False)
+    return Part(index, ptype, "unknown_part", f"unknown_part:{ptype}", text, {}, count_text(text))
+
+
+def _message_item(position: int, item: dict[str, Any], key: str) -> Item:
+    role = str(item.get("role", "user"))
+    content = item.get("content", [])
+    raw_parts = [content] if isinstance(content, str) else list(content or [])
+    parts = tuple(classify_part(i, p, role) for i, p in enumerate(raw_parts))
+    fragments = [p for p in parts if p.is_fragment]
+    text = "\n".join(p.text for p in parts)
+    tokens = sum(p.tokens for p in parts)
+    if fragments and len(fragments) == len(parts):
+        kind = fragments[0].kind if len(fragments) == 1 else "context"
+    elif fragments:
+        kind = "context"
+    else:
+        kind = f"{role}_message"
+    if len(parts) == 1 and not fragments:
+        label = f"{role}: {parts[0].label}"
+    else:
+        label = f"{role}[" + ", ".join(f"<{p.label}>" if p.is_fragment else p.label for p in parts) + "]"
+    return Item(position, "message", role, kind, label, text, tokens, key, parts, item)
+
+
+def _output_text(output: Any) -> str:
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list):
+        return "\n".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in output)
+    return json.dumps(output, ensure_ascii=False)
+
+
+def _tool_item(position: int, item: dict[str, Any], itype: str, key: str) -> Item:
+    name = str(item.get("name", ""))
+    if item.get("namespace"):
+        name = f"{item['namespace']}.{name}"
+    if itype in ("function_call", "custom_tool_call"):
+        body = item.get("arguments", item.get("input", ""))
+        text = f"{name} {body if isinstance(body, str) else json.dumps(body)}"
+        label = f"{itype} {name} {_preview(text[len(name) + 1 :], 40)}"
+    elif itype.endswith("_output"):
+        text = _output_text(item.get("output", ""))
+        label = f"{itype}: {_preview(text, 50)}"
+    else:
+        text = json.dumps(strip_none(item), ensure_ascii=False)
+        label = itype
+    return Item(position, itype, None, itype, label, text, count_text(text), key, (), item)
+
+
+def strip_none(item: dict[str, Any]) -> dict[str, Any]:
+    """The item without null fields, for compact display."""
+    return {k: v for k, v in item.items() if v is not None}
+
+
+def classify_item(position: int, item: Any, key: str | None = None) -> Item:
+    """Classify one `input[]` element; never raises, whatever the element is."""
+    key = key or item_key(item)
+    if isinstance(item, str):  # `input` may hold bare strings in hand-written requests.
+        item = {"type": "message", "role": "user", "content": item}
+    if not isinstance(item, dict):
+        text = json.dumps(item, ensure_ascii=False, default=str)
+        return Item(position, type(item).__name__, None, "unknown", "unknown:not-an-object", text, 0, key)
+    itype = str(item.get("type") or ("message" if "role" in item else "?"))
+    if itype == "message":
+        return _message_item(position, item, key)
+    if itype == "reasoning":
+        summary = item.get("summary") or []
+        text = "\n".join(str(s.get("text", "")) for s in summary if isinstance(s, dict))
+        opaque = len(str(item.get("encrypted_content") or ""))
+        label = f"reasoning {_preview(text, 40)}" if text else "reasoning"
+        if opaque:
+            label += f" (+{opaque} chars encrypted)"
+        return Item(position, itype, None, "reasoning", label, text, count_text(text), key, (), item)
+    if itype in TOOL_ITEM_TYPES:
+        return _tool_item(position, item, itype, key)
+    if itype in COMPACTION_ITEM_TYPES:
+        opaque = len(str(item.get("encrypted_content") or ""))
+        text = str(item.get("summary") or item.get("text") or "")
+        return Item(position, itype, None, "compaction", f"{itype} ({opaque} chars encrypted)", text,
+                    count_text(text), key, (), item)
+    if itype == "compaction_trigger":
+        return Item(position, itype, None, "compaction_trigger", "compaction_trigger", "", 0, key, (), item)
+    if itype == "additional_tools":
+        tools = item.get("tools") or []
+        names = [str(t.get("name", t.get("type", "?"))) for t in tools if isinstance(t, dict)]
+        text = json.dumps(tools, ensure_ascii=False)
+        return Item(position, itype, str(item.get("role", "developer")), "additional_tools",
+                    f"additional_tools[{', '.join(names)}]", text, count_text(text), key, (), item)
+    text = json.dumps(item, ensure_ascii=False, default=str)
+    return Item(position, itype, item.get("role") if isinstance(item.get("role"), str) else None,
+                "unknown", f"unknown:{itype}", text, count_text(text), key, (), item)
+
+
+class ItemClassifier:
+    """Classifies items once per distinct content: later turns repeat earlier items verbatim."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, Item] = {}
+        # id() of an item dict → (the dict, its key); keeps the dict alive so the id is not reused.
+        self._keys: dict[int, tuple[Any, str]] = {}
+
+    def key(self, item: Any) -> str:
+        """The normalised key of an item, cached by object identity (readers share resolved bodies)."""
+        hit = self._keys.get(id(item))
+        if hit is not None and hit[0] is item:
+            return hit[1]
+        key = item_key(item)
+        self._keys[id(item)] = (item, key)
+        return key
+
+    def classify(self, items: list[Any]) -> list[Item]:
+        """Classify a whole input list, reusing earlier results for identical items."""
+        out: list[Item] = []
+        for position, raw in enumerate(items):
+            key = self.key(raw)
+            cached = self._cache.get(key)
+            if cached is None:
+                cached = classify_item(position, raw, key)
+                self._cache[key] = cached
+            out.append(cached if cached.position == position else _moved(cached, position))
+        return out
+
+
+def _moved(item: Item, position: int) -> Item:
+    return Item(position, item.type, item.role, item.kind, item.label, item.text, item.tokens, item.key,
+                item.parts, item.raw)

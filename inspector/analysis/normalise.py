@@ -1,0 +1,46 @@
+"""Normalising volatile values so that ids, uuids and timestamps never show up as changes.
+
+Two strengths. Within one recording (`item_key`) only per-response item ids and statuses are
+dropped: everything else that changes between turns of one session (a date, a cwd) is a real change.
+Across two recordings (`cross_run`) the replay normaliser (`proxy.replay.normalise.Normaliser`, one
+definition shared with cassette matching) also rewrites uuids, timestamps, dates, temp dirs, the
+working directory and session ids to placeholders.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from proxy.replay.normalise import Normaliser
+
+# Item ids (`msg_…`, `rs_…`, `fc_…`) are assigned per response and differ between otherwise identical
+# items; `status` flips from "in_progress" to "completed" when a client echoes items back.
+_ITEM_VOLATILE_KEYS = frozenset({"id", "status"})
+
+
+def strip_item_ids(item: Any) -> Any:
+    """The item without its per-response id and status (top level only: content is kept as sent)."""
+    if isinstance(item, dict):
+        return {k: v for k, v in item.items() if k not in _ITEM_VOLATILE_KEYS}
+    return item
+
+
+def stable_hash(value: Any) -> str:
+    """A short content hash of a JSON value, independent of key order."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=10).hexdigest()
+
+
+def item_key(item: Any) -> str:
+    """Identity of an input item inside one recording: its content with ids dropped."""
+    return stable_hash(strip_item_ids(item))
+
+
+def cross_run(bodies: list[Any]) -> Normaliser:
+    """A normaliser for one side of a cross-recording comparison, taught that side's directories."""
+    normaliser = Normaliser()
+    for body in bodies:
+        normaliser.learn(body)
+    return normaliser

@@ -1,0 +1,118 @@
+"""Grouping turns into threads (conversations) and finding forks.
+
+Evidence, strongest first: a resolved `previous_response_id` chain; an explicit id (session/thread
+headers, `client_metadata`, `prompt_cache_key`); otherwise the longest shared prefix of items with
+the latest turn of an existing thread. A new thread whose opening items repeat another thread's
+conversation is a fork of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from inspector.analysis.changes import (
+    COMPACTION_REQUEST_KINDS,
+    carries_compaction,
+    common_prefix,
+    is_append,
+    is_fork_shape,
+)
+from inspector.analysis.turns import Turn
+
+
+@dataclass
+class Thread:
+    """The turns of one conversation, in order."""
+
+    name: str
+    """Short stable name in the report: `T1`, `T2`, ..."""
+    hint: str | None
+    turns: list[Turn] = field(default_factory=list)
+    forked_from: int | None = None
+    """Turn number this thread was forked from, if it was."""
+
+
+def _keys(turn: Turn) -> list[str]:
+    return [i.key for i in turn.items]
+
+
+def _shares_conversation(a: Turn, b: Turn, kept: int) -> bool:
+    return any(item.is_conversation for item in a.items[:kept]) and kept <= len(b.items)
+
+
+def _fork_source(turn: Turn, earlier: list[Turn]) -> Turn | None:
+    """The earlier turn whose context this one continues the furthest, if it shares conversation."""
+    keys = _keys(turn)
+    best: tuple[int, int] = (0, -1)
+    for index, other in enumerate(earlier):
+        kept = common_prefix(_keys(other), keys)
+        if kept >= best[0] and kept and _shares_conversation(other, turn, kept):
+            best = (kept, index)
+    return earlier[best[1]] if best[1] >= 0 else None
+
+
+def assign_threads(turns: list[Turn]) -> list[Thread]:
+    """Put every turn in a thread (sets `turn.thread`); returns threads in order of first turn."""
+    threads: list[Thread] = []
+    by_hint: dict[str, Thread] = {}
+    by_turn: dict[int, Thread] = {}
+    by_response: dict[str, Thread] = {}
+
+    def new_thread(turn: Turn, forked_from: Turn | None) -> Thread:
+        thread = Thread(f"T{len(threads) + 1}", turn.thread_hint,
+                        forked_from=forked_from.number if forked_from else None)
+        threads.append(thread)
+        if turn.thread_hint:
+            by_hint[turn.thread_hint] = thread
+        return thread
+
+    done: list[Turn] = []
+    for turn in turns:
+        thread: Thread | None = None
+        if turn.previous_response_id and turn.chain_resolved:
+            thread = by_response.get(turn.previous_response_id)
+        if thread is None and turn.thread_hint:
+            thread = by_hint.get(turn.thread_hint)
+            if thread is None:
+                thread = new_thread(turn, _fork_source(turn, done))
+        if thread is None:
+            thread = _by_prefix(turn, threads, done, new_thread)
+        thread.turns.append(turn)
+        turn.thread = thread.name
+        by_turn[turn.number] = thread
+        if turn.response_id:
+            by_response[turn.response_id] = thread
+        done.append(turn)
+    return threads
+
+
+def _by_prefix(
+    turn: Turn, threads: list[Thread], done: list[Turn], make: Callable[[Turn, Turn | None], Thread]
+) -> Thread:
+    """Without ids: join the thread whose latest turn this one extends or rewrites, else fork/new."""
+    keys = _keys(turn)
+    best: tuple[int, Thread | None] = (0, None)
+    for thread in threads:
+        if thread.hint is not None:
+            continue
+        latest = thread.turns[-1]
+        latest_keys = _keys(latest)
+        if is_append(latest_keys, keys):
+            return thread
+        kept = common_prefix(latest_keys, keys)
+        if kept > best[0] and _shares_conversation(latest, turn, kept):
+            best = (kept, thread)
+    kept, chosen = best
+    if chosen is not None:
+        if is_fork_shape(chosen.turns[-1].items, turn.items, kept):
+            source = _fork_source(turn, [t for t in done if t.thread == chosen.name])
+            return make(turn, source)
+        return chosen
+    if carries_compaction(turn.items, set()):
+        # A compacted history need not share a prefix: it continues the thread that asked for it.
+        open_threads = [t for t in threads if t.hint is None]
+        asked = [t for t in open_threads if t.turns[-1].request_kind in COMPACTION_REQUEST_KINDS]
+        if asked or open_threads:
+            return (asked or open_threads)[-1]
+    return make(turn, _fork_source(turn, done))

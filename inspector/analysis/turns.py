@@ -1,0 +1,191 @@
+"""From exchanges to turns: one model request each, with its full context rebuilt.
+
+A client may send only the new items and point at the previous response with
+`previous_response_id` (HTTP, or a WebSocket `response.create` frame); the full context of such a
+turn is the context of the turn that produced that response, plus its output, plus the new items.
+Exchanges that are not Responses requests are skipped with a one-line warning, never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from proxy.model import Exchange
+
+from inspector.analysis.items import Item
+
+_SKIP_QUIETLY = ("models",)
+
+
+@dataclass
+class Turn:
+    """One model request of a recording and what came back."""
+
+    number: int
+    """1-based position among the recording's model requests (what `--turn N` refers to)."""
+    exchange: Exchange
+    transport: str
+    """`http` or `websocket`."""
+    endpoint: str
+    """`responses` or `responses/compact` (remote compaction)."""
+    body: dict[str, Any]
+    raw_input: list[Any]
+    """The full context: rebuilt from the `previous_response_id` chain when the request was partial."""
+    sent_items: int
+    """How many items the request itself carried (the rest came from the chain)."""
+    previous_response_id: str | None
+    chain_resolved: bool
+    response_id: str | None
+    output: list[Any]
+    usage: dict[str, Any] | None
+    status: str
+    """`completed`, `failed`, `incomplete`, `no response`, `transport error`, `http <code>`."""
+    error: str | None
+    request_kind: str | None
+    """From `x-codex-turn-metadata`: `turn`, `prewarm`, `compaction`, `memory`; `compact` for remote."""
+    thread_hint: str | None
+    """An explicit conversation id (session/thread headers, client_metadata, prompt_cache_key)."""
+    items: list[Item] = field(default_factory=list)
+    thread: str = ""
+
+    @property
+    def model(self) -> str | None:
+        """The requested model."""
+        value = self.body.get("model")
+        return value if isinstance(value, str) else None
+
+
+def _header(headers: dict[str, str], name: str) -> str | None:
+    for key, value in headers.items():
+        if key.lower() == name:
+            return value
+    return None
+
+
+def _request_body(exchange: Exchange) -> dict[str, Any] | None:
+    body = exchange.request_body
+    if not isinstance(body, dict):
+        return None
+    if exchange.endpoint == "websocket":
+        # `response.create` frames carry the request fields at top level (older: under "response").
+        inner = body.get("response")
+        merged = {**body, **inner} if isinstance(inner, dict) else dict(body)
+        merged.pop("type", None)
+        merged.pop("response", None)
+        return merged
+    return body
+
+
+def _input_list(body: dict[str, Any]) -> list[Any]:
+    value = body.get("input")
+    if isinstance(value, str):
+        return [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": value}]}]
+    return list(value) if isinstance(value, list) else []
+
+
+def _turn_metadata(exchange: Exchange, body: dict[str, Any]) -> dict[str, Any]:
+    raw = _header(exchange.request_headers, "x-codex-turn-metadata")
+    meta = body.get("client_metadata")
+    if raw is None and isinstance(meta, dict):
+        raw = meta.get("x-codex-turn-metadata")
+    if not isinstance(raw, str):
+        return {}
+    try:
+        parsed = json.loads(raw)
+    except ValueError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _thread_hint(exchange: Exchange, body: dict[str, Any]) -> str | None:
+    for name in ("thread-id", "session-id", "session_id", "x-session-id"):
+        value = _header(exchange.request_headers, name)
+        if value:
+            return value
+    meta = body.get("client_metadata")
+    if isinstance(meta, dict):
+        for name in ("thread_id", "session_id"):
+            if isinstance(meta.get(name), str) and meta[name]:
+                return str(meta[name])
+    key = body.get("prompt_cache_key")
+    return key if isinstance(key, str) and key else None
+
+
+def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any], dict[str, Any] | None]:
+    """(status, error, response id, output items, usage) of one exchange."""
+    response = exchange.response
+    if response is None and exchange.endpoint == "responses/compact" and isinstance(exchange.response_body,
+                                                                                      dict):
+        response = exchange.response_body
+    output = list(response.get("output") or []) if isinstance(response, dict) else []
+    usage = response.get("usage") if isinstance(response, dict) else None
+    rid = response.get("id") if isinstance(response, dict) else None
+    if exchange.error is not None:
+        return "transport error", f"{exchange.error.kind}: {exchange.error.message}", rid, output, usage
+    if exchange.status is not None and exchange.status >= 400:
+        detail = exchange.response_text or (json.dumps(exchange.response_body)[:200]
+                                             if exchange.response_body is not None else None)
+        return f"http {exchange.status}", detail, rid, output, usage
+    if not isinstance(response, dict):
+        return "no response", None, rid, output, usage
+    err = response.get("error")
+    status = str(response.get("status") or ("completed" if exchange.endpoint == "responses/compact" else "?"))
+    if status == "in_progress":
+        status = "incomplete stream"
+    message = None
+    if isinstance(err, dict):
+        message = f"{err.get('code') or err.get('type') or 'error'}: {err.get('message', '')}".strip()
+    return status, message, rid if isinstance(rid, str) else None, output, usage if isinstance(usage,
+                                                                                                   dict) else None
+
+
+def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
+    """Model-request turns in request order, and warnings about exchanges that were skipped."""
+    warnings: list[str] = []
+    turns: list[Turn] = []
+    by_response: dict[str, Turn] = {}
+    for exchange in sorted(exchanges, key=lambda e: (e.started_at, e.id)):
+        if exchange.endpoint in _SKIP_QUIETLY or (exchange.endpoint == "websocket"
+                                                 and exchange.request_body is None):
+            continue
+        body = _request_body(exchange)
+        where = f"exchange {exchange.id} ({exchange.method} {exchange.url})"
+        if exchange.endpoint not in ("responses", "responses/compact", "websocket"):
+            if body is not None and ("messages" in body or "prompt" in body):
+                warnings.append(f"{where} is not a Responses request; skipped")
+            continue
+        if body is None or ("input" not in body and "previous_response_id" not in body):
+            warnings.append(f"{where} has no Responses request body (no `input`); skipped")
+            continue
+        sent = _input_list(body)
+        prev_id = body.get("previous_response_id")
+        prev_id = prev_id if isinstance(prev_id, str) and prev_id else None
+        full, resolved = sent, True
+        if prev_id is not None:
+            parent = by_response.get(prev_id)
+            if parent is None:
+                resolved = False
+                warnings.append(f"{where}: previous_response_id {prev_id} is not in the recording; "
+                                "its context starts at the items it sent")
+            else:
+                full = parent.raw_input + parent.output + sent
+        status, error, rid, output, usage = _outcome(exchange)
+        meta = _turn_metadata(exchange, body)
+        kind = meta.get("request_kind")
+        if exchange.endpoint == "responses/compact":
+            kind = "compact"
+        turn = Turn(
+            number=len(turns) + 1, exchange=exchange,
+            transport="websocket" if exchange.endpoint == "websocket" else "http",
+            endpoint="responses/compact" if exchange.endpoint == "responses/compact" else "responses",
+            body=body, raw_input=full, sent_items=len(sent), previous_response_id=prev_id,
+            chain_resolved=resolved, response_id=rid, output=output, usage=usage, status=status,
+            error=error, request_kind=kind if isinstance(kind, str) else None,
+            thread_hint=_thread_hint(exchange, body),
+        )
+        turns.append(turn)
+        if rid:
+            by_response[rid] = turn
+    return turns, warnings
