@@ -1,0 +1,306 @@
+"""`Replayer`: the mitmproxy addon that answers every request from a cassette.
+
+Runs in reverse mode toward a dummy upstream; the `request` hook sets `flow.response` so nothing is
+forwarded. Model requests (`POST …/responses`, `…/responses/compact`) take the cassette's entries in
+order; other endpoints are answered by method and path. Matching:
+
+- `strict`: the live request must equal the next entry after normalisation (see `normalise.py`);
+  otherwise the client gets HTTP 409 naming the cassette, the entry and the differing JSON paths, the
+  position does not advance, and the mismatch is logged and kept in `report`.
+- `sequential`: serve in order whatever comes, noting mismatches in `report`.
+
+Past the end of the cassette a request gets HTTP 410. Every error answer carries `x-should-retry:
+false` (honoured by openai-python) so clients fail fast instead of retrying. A WebSocket upgrade gets
+426 so the Codex CLI falls back to HTTP at once. SSE answers are sent whole (`pace="fast"`) or streamed
+with their recorded timing through the `Pacer` (`pace="recorded"`).
+
+Also usable with plain mitmdump: `mitmdump --mode reverse:http://127.0.0.1:9 -s proxy/replay/addon.py
+--set cassette=FILE`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from mitmproxy import ctx, http
+
+from proxy.replay.cassette import Answer, Cassette, CassetteEntry, load_cassette
+from proxy.replay.matching import RequestView, match_requests, request_path
+from proxy.replay.normalise import Normaliser
+from proxy.replay.pacer import TICKET_HEADER, Pacer
+from proxy.replay.report import Mismatch, ReplayReport
+from proxy.store.redact import Redactor
+
+__all__ = ["Replayer", "MATCH_MODES", "PACE_MODES", "is_model_path"]
+
+log = logging.getLogger("ctxscope.replay")
+
+MATCH_MODES = ("strict", "sequential")
+PACE_MODES = ("recorded", "fast")
+REPLAYED_HEADER = "x-ctxscope-replayed"
+"""Set on requests the replayer answered, so a Recorder running alongside (record mode `new`) can
+tell replayed exchanges from new ones."""
+
+
+def is_model_path(method: str, path: str) -> bool:
+    """True for `POST …/responses` and `POST …/responses/compact`."""
+    clean = path.split("?", 1)[0].rstrip("/")
+    return method.upper() == "POST" and (clean.endswith("/responses") or clean.endswith("/responses/compact"))
+
+
+class Replayer:
+    """Answers requests from `cassette`; see the module docstring for the rules."""
+
+    def __init__(
+        self,
+        cassette: Cassette | None = None,
+        *,
+        match: str = "strict",
+        pace: str = "fast",
+        ignore: Iterable[str] = (),
+        live_cwd: str | None = None,
+        passthrough_when_exhausted: bool = False,
+        on_event: Callable[[str], None] | None = None,
+    ) -> None:
+        if match not in MATCH_MODES:
+            raise ValueError(f"match must be one of {MATCH_MODES}, not {match!r}")
+        if pace not in PACE_MODES:
+            raise ValueError(f"pace must be one of {PACE_MODES}, not {pace!r}")
+        self.match = match
+        self.pace = pace
+        self.ignore = tuple(ignore)
+        self.live_cwd = live_cwd if live_cwd is not None else os.getcwd()
+        self.passthrough_when_exhausted = passthrough_when_exhausted
+        self.on_event = on_event
+        self._pacer = Pacer()
+        self._lock = threading.Lock()
+        self._redactor = Redactor()
+        self.cassette: Cassette | None = None
+        self.report = ReplayReport(cassette="<none>", match=match, model_entries=0)
+        if cassette is not None:
+            self.use(cassette)
+
+    def use(self, cassette: Cassette) -> None:
+        """Serve `cassette` from its start."""
+        with self._lock:
+            self.cassette = cassette
+            self._cursor = 0
+            self._other_used: set[int] = set()
+            self._recorded_side = Normaliser(
+                cwds={cassette.cwd} if cassette.cwd else set(), ignore=self.ignore
+            )
+            cwds = {self.live_cwd} if self.live_cwd and self.live_cwd != "/" else set()
+            self._live_side = Normaliser(cwds=cwds, ignore=self.ignore)
+            self.report = ReplayReport(
+                cassette=cassette.name, match=self.match, model_entries=len(cassette.model_entries)
+            )
+
+    # ---- mitmdump options (in-process users pass arguments instead) ----
+
+    def load(self, loader: Any) -> None:
+        loader.add_option("cassette", str, "", "Recording or script cassette to replay")
+        loader.add_option("replay_match", str, self.match, "strict | sequential")
+        loader.add_option("replay_pace", str, self.pace, "recorded | fast")
+
+    def configure(self, updated: set[str]) -> None:
+        if "replay_match" in updated and ctx.options.replay_match in MATCH_MODES:
+            self.match = ctx.options.replay_match
+        if "replay_pace" in updated and ctx.options.replay_pace in PACE_MODES:
+            self.pace = ctx.options.replay_pace
+        if "cassette" in updated and ctx.options.cassette:
+            self.use(load_cassette(ctx.options.cassette))
+
+    # ---- hooks ----
+
+    async def request(self, flow: http.HTTPFlow) -> None:
+        if flow.response is not None:
+            return
+        if flow.request.headers.get(TICKET_HEADER):
+            return  # a parked answer on its way to the pacer
+        if flow.request.headers.get("upgrade", "").lower() == "websocket":
+            self._error(flow, 426, "ctxscope_websocket_unsupported", "replay serves HTTP only; use HTTP/SSE")
+            return
+        cassette = self.cassette
+        if cassette is None:
+            self._error(flow, 503, "ctxscope_no_cassette", "no cassette loaded (set the cassette option)")
+            return
+        method, live_path = flow.request.method, request_path(flow.request.path)
+        body = _json_body(flow)
+        with self._lock:
+            if is_model_path(method, live_path):
+                answer = self._model_answer(flow, cassette, method, live_path, body)
+            else:
+                answer = self._other_answer(flow, cassette, method, live_path, body)
+        if answer is not None:
+            flow.request.headers[REPLAYED_HEADER] = "1"
+            await self._deliver(flow, answer)
+
+    def responseheaders(self, flow: http.HTTPFlow) -> None:
+        if flow.request.headers.get(TICKET_HEADER) and flow.response is not None:
+            flow.response.stream = True  # let the pacer's chunks through as they come
+
+    async def done(self) -> None:
+        await self._pacer.close()
+
+    # ---- choosing an answer (called with the lock held) ----
+
+    def _model_answer(
+        self, flow: http.HTTPFlow, cassette: Cassette, method: str, live_path: str, body: Any
+    ) -> Answer | None:
+        what = f"{method} {live_path}"
+        if self._cursor >= len(cassette.model_entries):
+            if self.passthrough_when_exhausted:
+                self._note("passed_through", what)
+                return None
+            self._note("exhausted", what)
+            total = len(cassette.model_entries)
+            self._error(
+                flow,
+                410,
+                "ctxscope_cassette_exhausted",
+                f"cassette {cassette.name} has no more model responses (all {total} served) for {what}; "
+                "re-record it or extend the script",
+            )
+            self._emit(f"exhausted: {what}")
+            return None
+        entry = cassette.model_entries[self._cursor]
+        differences = self._compare(entry, method, live_path, body)
+        if differences:
+            served = self.match == "sequential"
+            mismatch = Mismatch(cassette.name, entry.label, entry.index, differences, served=served)
+            with self.report._lock:
+                self.report.mismatches.append(mismatch)
+            log.warning("replay mismatch: %s", mismatch.line())
+            self._emit(f"mismatch: {mismatch.line()}")
+            if not served:
+                self._mismatch_error(flow, cassette, entry, differences)
+                return None
+        self._cursor += 1
+        with self.report._lock:
+            self.report.served += 1
+        self._emit(f"{what} → {entry.label}")
+        return entry.render(live_path, body, self.pace)
+
+    def _other_answer(
+        self, flow: http.HTTPFlow, cassette: Cassette, method: str, live_path: str, body: Any
+    ) -> Answer | None:
+        candidates = [
+            e
+            for e in cassette.other_entries
+            if e.method.upper() == method.upper() and _same_path(e.path, live_path)
+        ]
+        what = f"{method} {live_path}"
+        if not candidates:
+            if self.passthrough_when_exhausted:
+                self._note("passed_through", what)
+                return None
+            self._note("unmatched", what)
+            self._error(
+                flow, 404, "ctxscope_no_recorded_answer", f"cassette {cassette.name} has no answer for {what}"
+            )
+            self._emit(f"unmatched: {what}")
+            return None
+        unused = [e for e in candidates if e.index not in self._other_used]
+        entry = unused[0] if unused else candidates[-1]  # reuse the last one once all were served
+        self._other_used.add(entry.index)
+        with self.report._lock:
+            self.report.other_served += 1
+        self._emit(f"{what} → {entry.label}")
+        return entry.render(live_path, body, self.pace)
+
+    def _compare(self, entry: CassetteEntry, method: str, live_path: str, body: Any) -> list[str]:
+        if entry.path is None:
+            return []  # script entries answer whatever comes
+        recorded_body = entry.request_body
+        if entry.endpoint == "websocket" and isinstance(recorded_body, dict):
+            recorded_body = {k: v for k, v in recorded_body.items() if k not in ("type", "stream")}
+            body = (
+                {k: v for k, v in body.items() if k not in ("type", "stream")}
+                if isinstance(body, dict)
+                else body
+            )
+            method, live_path = entry.method, entry.path  # a frame has no path of its own
+        live_body = self._redactor.body(body)
+        self._recorded_side.learn(recorded_body)
+        self._live_side.learn(live_body)
+        recorded = RequestView(entry.method, entry.path, self._recorded_side.body(recorded_body))
+        live = RequestView(method, live_path, self._live_side.body(live_body))
+        return match_requests(live, recorded)
+
+    # ---- answering ----
+
+    async def _deliver(self, flow: http.HTTPFlow, answer: Answer) -> None:
+        paced = self.pace == "recorded"
+        if answer.is_stream and (paced or answer.cut):
+            port = await self._pacer.ensure_started()
+            ticket = self._pacer.park(answer, paced)
+            flow.request.scheme = "http"
+            flow.request.host = "127.0.0.1"
+            flow.request.port = port
+            flow.request.headers[TICKET_HEADER] = ticket
+            return
+        body = answer.stream_bytes() if answer.is_stream else answer.body
+        flow.response = http.Response.make(answer.status, body, answer.headers)
+
+    def _mismatch_error(
+        self, flow: http.HTTPFlow, cassette: Cassette, entry: CassetteEntry, differences: list[str]
+    ) -> None:
+        message = f"request does not match cassette {cassette.name} {entry.label}: " + "; ".join(
+            differences[:5]
+        )
+        extra = {
+            "cassette": cassette.name,
+            "exchange": entry.exchange_id,
+            "index": entry.index,
+            "differences": differences,
+        }
+        self._error(flow, 409, "ctxscope_replay_mismatch", message, extra)
+
+    def _error(
+        self, flow: http.HTTPFlow, status: int, kind: str, message: str, extra: dict[str, Any] | None = None
+    ) -> None:
+        body = {
+            "error": {"type": kind, "code": kind, "message": f"ctxscope replay: {message}", **(extra or {})}
+        }
+        flow.response = http.Response.make(
+            status,
+            json.dumps(body, ensure_ascii=False).encode(),
+            {"content-type": "application/json", "x-should-retry": "false"},
+        )
+
+    def _note(self, kind: str, what: str) -> None:
+        with self.report._lock:
+            getattr(self.report, kind).append(what)
+
+    def _emit(self, line: str) -> None:
+        if self.on_event is not None:
+            try:
+                self.on_event(line)
+            except Exception:  # a broken printer must not break the replay
+                log.exception("replay event callback failed")
+
+
+def _json_body(flow: http.HTTPFlow) -> Any:
+    raw = flow.request.get_content(strict=False) or b""
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode("utf-8", "replace")
+
+
+def _same_path(recorded: str | None, live: str) -> bool:
+    if recorded is None:
+        return False
+    return recorded.split("?", 1)[0].rstrip("/") == live.split("?", 1)[0].rstrip("/") and (
+        "?" not in recorded or recorded == live
+    )
+
+
+addons = [Replayer()]

@@ -1,0 +1,284 @@
+"""A cassette: the ordered answers a replay serves, loaded from a recording or a script file.
+
+`load_cassette(path)` tells the two apart by content (a recording's first line is a ctxscope header;
+a script is one JSON document with `"format": "ctxscope-script"` or a bare list). Either way the result
+is a `Cassette` of `CassetteEntry`s: model requests (`/responses`, `/responses/compact`, WebSocket
+`response.create`) served in order, and other endpoints (`/models`, ...) served by method and path.
+Each entry renders an `Answer` — status, headers and either a whole body or timed SSE chunks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from proxy.errors import CtxscopeError, RecordingError
+from proxy.model import Exchange
+from proxy.replay.matching import request_path
+from proxy.replay.script import Script, ScriptResponse, looks_like_script, parse_script
+from proxy.runner import split_upstream
+from proxy.store.reader import read_recording
+
+__all__ = ["Answer", "Cassette", "CassetteEntry", "load_cassette", "cassette_from_script", "encode_event"]
+
+# Hop-by-hop and body-framing headers: the replayer frames the body itself (decoded, unencoded).
+_DROP_HEADERS = frozenset(
+    {"content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive", "date", "server"}
+)
+_CUT_ERRORS = frozenset({"upstream_reset", "timeout", "other"})
+
+
+@dataclass
+class Answer:
+    """What the replayer sends back for one request."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes = b""
+    events: list[tuple[float, bytes]] | None = None
+    """For SSE: (milliseconds since the request, encoded event) in order; `body` is then unused."""
+    cut: bool = False
+    """Drop the connection after the events, without ending the body (a recorded transport error)."""
+
+    @property
+    def is_stream(self) -> bool:
+        return self.events is not None
+
+    def stream_bytes(self) -> bytes:
+        """The whole SSE body at once (for `--pace fast`)."""
+        return b"".join(chunk for _, chunk in self.events or [])
+
+
+@dataclass
+class CassetteEntry:
+    """One recorded (or scripted) answer and, for recordings, the request it answered."""
+
+    index: int
+    """Position among the cassette's model entries (or its other entries)."""
+    method: str
+    path: str | None
+    """Path and query the answer belongs to; None for script entries (any `…/responses`)."""
+    endpoint: str
+    request_body: Any
+    render: Callable[[str, Any, str], Answer]
+    """(live path, live request body, pace) → the answer."""
+    exchange_id: int | None = None
+
+    @property
+    def label(self) -> str:
+        where = f"{self.method} {self.path}" if self.path else "script response"
+        ident = f"#{self.exchange_id}" if self.exchange_id is not None else f"#{self.index}"
+        return f"exchange {ident} ({where})"
+
+
+@dataclass
+class Cassette:
+    """Answers to serve: model entries in order, other endpoints by method and path."""
+
+    path: Path | None
+    kind: Literal["recording", "script"]
+    model_entries: list[CassetteEntry]
+    other_entries: list[CassetteEntry] = field(default_factory=list)
+    cwd: str | None = None
+    """The working directory the recording was captured in (header meta `cwd`), if known."""
+    warnings: list[str] = field(default_factory=list)
+    upstream_prefix: str = ""
+    """The path prefix of the recorded upstream (e.g. `/backend-api/codex`), added to live paths."""
+
+    @property
+    def name(self) -> str:
+        return str(self.path) if self.path else "<script>"
+
+
+def encode_event(event: str | None, data: str) -> bytes:
+    """One SSE event in wire form; multi-line data becomes several `data:` lines."""
+    lines = [f"event: {event}"] if event else []
+    lines += [f"data: {line}" for line in data.split("\n")]
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+def load_cassette(path: Path | str) -> Cassette:
+    """Load a recording or a script cassette; `RecordingError` (one line) if the file is neither."""
+    path = Path(path)
+    if not path.is_file():
+        raise RecordingError(f"{path} does not exist or is not a file; give a recording or a script cassette")
+    try:
+        with path.open("rb") as fh:
+            first = fh.readline(1 << 20).strip()
+    except OSError as err:
+        raise RecordingError(f"cannot read {path}: {err}") from err
+    if not first:
+        raise RecordingError(f"{path} is empty; give a recording or a script cassette")
+    head = _json_or_none(first)
+    if isinstance(head, dict) and head.get("kind") == "header":
+        return _from_recording(path)
+    try:
+        document = json.loads(path.read_bytes())
+    except ValueError:
+        document = None
+    if looks_like_script(document):
+        return cassette_from_script(parse_script(document, source=str(path)), path)
+    if isinstance(head, dict) and "format" in head:
+        return _from_recording(path)  # the reader explains what is wrong with the header
+    raise RecordingError(
+        f"{path} is neither a ctxscope recording nor a script cassette (see docs/cassettes.md)"
+    )
+
+
+def _json_or_none(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+# ---- recordings -----------------------------------------------------------------------------
+
+
+def _from_recording(path: Path) -> Cassette:
+    recording = read_recording(path)
+    exchanges = sorted(recording.exchanges, key=lambda e: (e.started_at, e.id))
+    model: list[CassetteEntry] = []
+    other: list[CassetteEntry] = []
+    for exchange in exchanges:
+        if exchange.endpoint == "websocket" and not isinstance(exchange.request_body, dict):
+            continue  # the connection-level handshake exchange: nothing to answer over HTTP
+        is_model = exchange.endpoint in ("responses", "responses/compact", "websocket")
+        bucket = model if is_model else other
+        bucket.append(
+            CassetteEntry(
+                index=len(bucket),
+                method="POST" if exchange.endpoint == "websocket" else exchange.method,
+                path=request_path(exchange.url),
+                endpoint=exchange.endpoint,
+                request_body=exchange.request_body,
+                render=_recorded_renderer(exchange),
+                exchange_id=exchange.id,
+            )
+        )
+    meta = recording.header.meta
+    cwd = meta.get("cwd")
+    prefix = ""
+    if isinstance(meta.get("upstream"), str):
+        with contextlib.suppress(CtxscopeError):
+            prefix = split_upstream(meta["upstream"])[1]
+    if not model and not other:
+        raise RecordingError(f"{path} holds no exchanges to replay")
+    return Cassette(
+        path=path,
+        kind="recording",
+        model_entries=model,
+        other_entries=other,
+        cwd=cwd if isinstance(cwd, str) else None,
+        warnings=list(recording.warnings),
+        upstream_prefix=prefix,
+    )
+
+
+def _recorded_renderer(exchange: Exchange) -> Callable[[str, Any, str], Answer]:
+    def render(live_path: str, live_body: Any, pace: str) -> Answer:
+        return recorded_answer(exchange)
+
+    return render
+
+
+def recorded_answer(exchange: Exchange) -> Answer:
+    """The answer a recorded exchange got, ready to send again."""
+    headers = {k: v for k, v in exchange.response_headers.items() if k.lower() not in _DROP_HEADERS}
+    error = exchange.error
+    if exchange.sse:
+        headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
+        headers["content-type"] = "text/event-stream"
+        events = [(ev.t_ms, encode_event(ev.event, ev.data)) for ev in exchange.sse]
+        cut = error is not None and error.kind in _CUT_ERRORS
+        return Answer(status=exchange.status or 200, headers=headers, events=events, cut=cut)
+    if exchange.status is None:
+        message = (
+            f"recorded transport error: {error.kind}: {error.message}" if error else "no response recorded"
+        )
+        body = json.dumps({"error": {"type": "ctxscope_recorded_error", "message": message}}).encode()
+        return Answer(status=502, headers={"content-type": "application/json"}, body=body)
+    if exchange.response_body is not None:
+        body = json.dumps(exchange.response_body, ensure_ascii=False).encode()
+    else:
+        body = (exchange.response_text or "").encode()
+    return Answer(status=exchange.status, headers=headers, body=body)
+
+
+# ---- scripts ----------------------------------------------------------------------------------
+
+
+def cassette_from_script(script: Script, path: Path | None = None) -> Cassette:
+    """A cassette serving a parsed script: its responses in order, its `endpoints` by method and path."""
+    model = [
+        CassetteEntry(
+            index=r.index,
+            method="POST",
+            path=None,
+            endpoint="responses",
+            request_body=None,
+            render=_script_renderer(r, script.model),
+        )
+        for r in script.responses
+    ]
+    other = [
+        CassetteEntry(
+            index=i,
+            method=str(e.get("method", "GET")).upper(),
+            path=request_path(e["path"]),
+            endpoint="other",
+            request_body=None,
+            render=_endpoint_renderer(e),
+        )
+        for i, e in enumerate(script.endpoints)
+    ]
+    return Cassette(path=path, kind="script", model_entries=model, other_entries=other)
+
+
+def _script_renderer(spec: ScriptResponse, default_model: str) -> Callable[[str, Any, str], Answer]:
+    def render(live_path: str, live_body: Any, pace: str) -> Answer:
+        headers = {"x-request-id": f"req_script_{spec.index + 1:04d}", **spec.headers}
+        if spec.http_status is not None:
+            body = spec.body if spec.body is not None else _error_body(spec.http_status)
+            headers.setdefault("content-type", "application/json")
+            return Answer(status=spec.http_status, headers=headers, body=json.dumps(body).encode())
+        if live_path.split("?")[0].rstrip("/").endswith("/responses/compact"):
+            output = spec.output_items(default_model)
+            headers["content-type"] = "application/json"
+            return Answer(status=200, headers=headers, body=json.dumps({"output": output}).encode())
+        events = spec.events(live_body, default_model)
+        headers["content-type"] = "text/event-stream"
+        timed = [(i * spec.pace_ms, encode_event(e["type"], json.dumps(e))) for i, e in enumerate(events)]
+        return Answer(status=200, headers=headers, events=timed, cut=spec.cut)
+
+    return render
+
+
+def _endpoint_renderer(endpoint: dict[str, Any]) -> Callable[[str, Any, str], Answer]:
+    def render(live_path: str, live_body: Any, pace: str) -> Answer:
+        body = endpoint.get("body")
+        headers = {str(k): str(v) for k, v in endpoint.get("headers", {}).items()}
+        if isinstance(body, str):
+            headers.setdefault("content-type", "text/plain")
+            raw = body.encode()
+        else:
+            headers.setdefault("content-type", "application/json")
+            raw = json.dumps(body).encode()
+        return Answer(status=int(endpoint.get("status", 200)), headers=headers, body=raw)
+
+    return render
+
+
+def _error_body(status: int) -> dict[str, Any]:
+    kinds = {
+        429: "rate_limit_exceeded",
+        401: "invalid_api_key",
+        500: "server_error",
+        503: "server_is_overloaded",
+    }
+    code = kinds.get(status, "scripted_error")
+    return {"error": {"message": f"scripted HTTP {status}", "type": code, "code": code}}

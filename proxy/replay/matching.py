@@ -1,0 +1,233 @@
+"""Request matching for replay: small named matchers and a JSON diff that names what differs.
+
+As in vcrpy, a matcher is a tiny function of `(live, recorded)`; here it returns the list of
+differences (empty when the requests match) rather than raising, so all of them can be reported at once.
+Bodies are compared after normalisation (see `normalise.py`). The diff speaks at the level a person
+reads a model request: `input[3].content[0].text differs: recorded '…' vs live '…'`,
+`input: 1 item added at the end (input[5] message/user)`, `tools: added foo; removed bar`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = ["RequestView", "Matcher", "MATCHERS", "match_requests", "json_diff", "request_path"]
+
+MAX_DIFFERENCES = 20
+_SNIPPET = 60
+
+
+@dataclass(frozen=True)
+class RequestView:
+    """What matching looks at: method, path (with query) and the body (normalised JSON, or text)."""
+
+    method: str
+    path: str
+    body: Any
+
+
+Matcher = Callable[[RequestView, RequestView], list[str]]
+
+
+def request_path(url_or_path: str) -> str:
+    """The path and query of a URL (or of a path) — the part of a request URL a cassette keys on."""
+    parts = urlsplit(url_or_path)
+    path = parts.path or "/"
+    return f"{path}?{parts.query}" if parts.query else path
+
+
+def method(live: RequestView, recorded: RequestView) -> list[str]:
+    """The HTTP method must be the same."""
+    if live.method.upper() == recorded.method.upper():
+        return []
+    return [f"method differs: recorded {recorded.method} vs live {live.method}"]
+
+
+def path(live: RequestView, recorded: RequestView) -> list[str]:
+    """The URL path (and query) must be the same."""
+    if live.path == recorded.path:
+        return []
+    return [f"path differs: recorded {recorded.path} vs live {live.path}"]
+
+
+def body(live: RequestView, recorded: RequestView) -> list[str]:
+    """The normalised bodies must be equal; differences are named by JSON path."""
+    return json_diff(recorded.body, live.body)
+
+
+MATCHERS: dict[str, Matcher] = {"method": method, "path": path, "body": body}
+
+
+def match_requests(
+    live: RequestView, recorded: RequestView, matchers: tuple[str, ...] = ("method", "path", "body")
+) -> list[str]:
+    """All differences found by the named matchers, capped at `MAX_DIFFERENCES` (with a count of the rest)."""
+    found: list[str] = []
+    for name in matchers:
+        found += MATCHERS[name](live, recorded)
+    if len(found) > MAX_DIFFERENCES:
+        rest = len(found) - MAX_DIFFERENCES
+        found = found[:MAX_DIFFERENCES] + [f"... and {rest} more differences"]
+    return found
+
+
+def json_diff(recorded: Any, live: Any, where: str = "") -> list[str]:
+    """Differences between two JSON values, each a line naming its JSON path."""
+    label = where or "body"
+    if isinstance(recorded, dict) and isinstance(live, dict):
+        return _diff_dicts(recorded, live, where)
+    if isinstance(recorded, list) and isinstance(live, list):
+        if _is_tool_list(recorded) and _is_tool_list(live):
+            return _diff_tools(recorded, live, where)
+        return _diff_lists(recorded, live, where)
+    if recorded == live and type(recorded) is type(live):
+        return []
+    if type(recorded) is not type(live) and not (_is_number(recorded) and _is_number(live)):
+        return [f"{label} differs: recorded {_kind(recorded)} vs live {_kind(live)}"]
+    if isinstance(recorded, str) and isinstance(live, str):
+        return [f"{label} differs: {_string_snippets(recorded, live)}"]
+    if recorded == live:
+        return []
+    return [f"{label} differs: recorded {_short(recorded)} vs live {_short(live)}"]
+
+
+def _join(where: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{where}[{key}]"
+    if key.replace("_", "").replace("-", "").isalnum():
+        return f"{where}.{key}" if where else key
+    return f'{where}["{key}"]'
+
+
+def _diff_dicts(recorded: dict[str, Any], live: dict[str, Any], where: str) -> list[str]:
+    out: list[str] = []
+    for key in recorded:
+        if key not in live:
+            out.append(f"{_join(where, key)} removed (recorded {_short(recorded[key])})")
+    for key in live:
+        if key not in recorded:
+            out.append(f"{_join(where, key)} added (live {_short(live[key])})")
+    for key in recorded:
+        if key in live:
+            out += json_diff(recorded[key], live[key], _join(where, key))
+    return out
+
+
+def _diff_lists(recorded: list[Any], live: list[Any], where: str) -> list[str]:
+    out: list[str] = []
+    common = min(len(recorded), len(live))
+    for index in range(common):
+        out += json_diff(recorded[index], live[index], _join(where, index))
+    label = where or "body"
+    if len(live) > common:
+        extra = len(live) - common
+        shown = ", ".join(
+            f"{_join(where, i)} {_describe(live[i])}" for i in range(common, min(len(live), common + 3))
+        )
+        out.append(f"{label}: {extra} item{'s' if extra > 1 else ''} added at the end ({shown})")
+    if len(recorded) > common:
+        missing = len(recorded) - common
+        shown = ", ".join(
+            f"{_join(where, i)} {_describe(recorded[i])}"
+            for i in range(common, min(len(recorded), common + 3))
+        )
+        out.append(
+            f"{label}: {missing} recorded item{'s' if missing > 1 else ''} missing at the end ({shown})"
+        )
+    return out
+
+
+def _tool_name(tool: dict[str, Any]) -> str:
+    name = tool.get("name")
+    if isinstance(name, str):
+        return name
+    return str(tool.get("type", "?"))
+
+
+def _is_tool_list(value: list[Any]) -> bool:
+    return bool(value) and all(
+        isinstance(t, dict) and ("name" in t or t.get("type") == "web_search") for t in value
+    )
+
+
+def _diff_tools(recorded: list[Any], live: list[Any], where: str) -> list[str]:
+    label = where or "tools"
+    rec = {_tool_name(t): t for t in recorded}
+    liv = {_tool_name(t): t for t in live}
+    added = [n for n in liv if n not in rec]
+    removed = [n for n in rec if n not in liv]
+    out: list[str] = []
+    if added or removed:
+        parts = []
+        if added:
+            parts.append("added " + ", ".join(added))
+        if removed:
+            parts.append("removed " + ", ".join(removed))
+        out.append(f"{label}: {'; '.join(parts)}")
+    for name, tool in rec.items():
+        if name in liv:
+            out += json_diff(tool, liv[name], f"{label}[name={name}]")
+    if not out and list(rec) != list(liv):
+        out.append(f"{label}: order differs: recorded {', '.join(rec)} vs live {', '.join(liv)}")
+    return out
+
+
+def _describe(item: Any) -> str:
+    """A short label for an input item: `message/user`, `function_call exec_command`, ..."""
+    if not isinstance(item, dict):
+        return _kind(item)
+    kind = str(item.get("type", "object"))
+    if "role" in item:
+        return f"{kind}/{item['role']}"
+    if "name" in item:
+        return f"{kind} {item['name']}"
+    return kind
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return f"list of {len(value)}"
+    if isinstance(value, str):
+        return f"string {_short(value)}"
+    return type(value).__name__
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if isinstance(value, str) else _compact(value)
+    return text if len(text) <= _SNIPPET else text[: _SNIPPET - 1] + "…"
+
+
+def _compact(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _string_snippets(recorded: str, live: str) -> str:
+    """Both strings around their first difference, so a long prompt shows where it changed."""
+    start = next(
+        (i for i, (a, b) in enumerate(zip(recorded, live, strict=False)) if a != b),
+        min(len(recorded), len(live)),
+    )
+    lo = max(0, start - 20)
+
+    def cut(text: str) -> str:
+        piece = text[lo : lo + _SNIPPET]
+        prefix = "…" if lo > 0 else ""
+        suffix = "…" if lo + _SNIPPET < len(text) else ""
+        return repr(prefix + piece + suffix)
+
+    return f"at char {start}: recorded {cut(recorded)} vs live {cut(live)}"

@@ -1,0 +1,89 @@
+"""What a replay did: answers served, mismatches, requests past the end of the cassette.
+
+The `Replayer` fills a `ReplayReport` as requests arrive (on the proxy thread); readers on other
+threads take `snapshot()`s. `ReplayReport.problems()` lists everything a test should fail on.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from dataclasses import dataclass, field
+
+__all__ = ["Mismatch", "ReplayReport"]
+
+
+@dataclass
+class Mismatch:
+    """A live request that differed from the cassette entry it was compared with."""
+
+    cassette: str
+    entry: str
+    """The entry's label, e.g. `exchange #3 (POST /v1/responses)`."""
+    index: int
+    """Position of the entry among the cassette's model entries."""
+    differences: list[str]
+    served: bool
+    """True in sequential mode (answered anyway), False in strict mode (answered with an error)."""
+
+    def line(self) -> str:
+        verdict = "served anyway" if self.served else "rejected"
+        return f"{self.cassette} {self.entry} {verdict}: " + "; ".join(self.differences)
+
+
+@dataclass
+class ReplayReport:
+    """Counters and notes of one replay session."""
+
+    cassette: str
+    match: str
+    model_entries: int
+    served: int = 0
+    """Model requests answered from the cassette."""
+    other_served: int = 0
+    mismatches: list[Mismatch] = field(default_factory=list)
+    exhausted: list[str] = field(default_factory=list)
+    """Requests that came after every model entry had been served ("POST /v1/responses")."""
+    unmatched: list[str] = field(default_factory=list)
+    """Non-model requests with no recorded answer for their method and path."""
+    passed_through: list[str] = field(default_factory=list)
+    """Requests forwarded upstream (only in record mode `new`)."""
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @property
+    def remaining(self) -> int:
+        """Model entries not served yet."""
+        return self.model_entries - self.served
+
+    def problems(self) -> list[str]:
+        """One line per thing that went wrong (empty when the replay matched throughout)."""
+        out = [m.line() for m in self.mismatches]
+        out += [f"{self.cassette}: cassette exhausted, no answer for {r}" for r in self.exhausted]
+        out += [f"{self.cassette}: no recorded answer for {r}" for r in self.unmatched]
+        return out
+
+    def summary(self) -> str:
+        """One line for people: served counts and problems."""
+        parts = [f"served {self.served}/{self.model_entries} model responses"]
+        if self.other_served:
+            parts.append(f"{self.other_served} other")
+        if self.mismatches:
+            parts.append(f"{len(self.mismatches)} mismatch{'es' if len(self.mismatches) > 1 else ''}")
+        if self.exhausted:
+            parts.append(f"{len(self.exhausted)} past the end")
+        if self.unmatched:
+            parts.append(f"{len(self.unmatched)} unmatched")
+        if self.passed_through:
+            parts.append(f"{len(self.passed_through)} recorded new")
+        return f"replay of {self.cassette} ({self.match}): " + ", ".join(parts)
+
+    def snapshot(self) -> ReplayReport:
+        """A consistent copy, safe to read while the replay goes on."""
+        with self._lock:
+            clone = copy.copy(self)
+            clone.mismatches = list(self.mismatches)
+            clone.exhausted = list(self.exhausted)
+            clone.unmatched = list(self.unmatched)
+            clone.passed_through = list(self.passed_through)
+            clone._lock = threading.Lock()
+            return clone
