@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .format import ITEMS, MIN_BLOB_CHARS, REF, SET, canonical_json, content_hash
+from .format import ITEMS, MIN_BLOB_CHARS, REF, SET
 
 __all__ = ["BlobSink", "encode_body", "encode_headers", "Decoder", "MissingBlob", "VOLATILE_HEADERS"]
 
@@ -81,12 +81,6 @@ def encode_body(
         else:
             out[key] = value
     return out
-
-
-def item_hash_for(item: Any) -> tuple[str, str]:
-    """(canonical text, hash) of one item."""
-    text = canonical_json(item)
-    return text, content_hash(text)
 
 
 class MissingBlob(KeyError):

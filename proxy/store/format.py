@@ -12,6 +12,8 @@ import hashlib
 import json
 from typing import Any
 
+import orjson
+
 FORMAT_NAME = "ctxscope-recording"
 FORMAT_VERSION = "1.0"
 MAJOR_VERSION = 1
@@ -29,15 +31,35 @@ SET = "$set"  # extra keys merged over a referenced header set
 MIN_BLOB_CHARS = 64
 
 
-def canonical_json(value: Any) -> str:
-    """The one serialisation used for hashing, so equal values always share a blob."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def canonical_json(value: Any) -> bytes:
+    """The one serialisation used for hashing, so equal values always share a blob.
+
+    Compact, keys sorted, UTF-8 without escapes. orjson does this ~10x faster than `json`, which
+    matters on the proxy's path for 600 KB bodies; values orjson refuses (ints over 64 bits, lone
+    surrogates) fall back to `json` with the same conventions.
+    """
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return text.encode("utf-8", "surrogatepass")
 
 
-def content_hash(canonical: str) -> str:
+def content_hash(canonical: bytes) -> str:
     """A 16-hex-digit SHA-256 prefix: unique enough within one file, short enough to repeat."""
-    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return hashlib.sha256(canonical).hexdigest()[:16]
 
 
 def dump_line(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n"
+    try:
+        return orjson.dumps(obj).decode("utf-8") + "\n"
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+def loads(data: bytes | str) -> Any:
+    """Parse JSON fast (orjson), falling back to `json` for what orjson rejects (e.g. NaN, huge ints)."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)

@@ -6,7 +6,6 @@ with a warning, a damaged line elsewhere likewise, and everything complete still
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +16,7 @@ from pydantic import ValidationError
 from ..errors import RecordingError
 from ..model import Exchange, RecordingHeader
 from .codec import Decoder, MissingBlob
-from .format import FORMAT_NAME, KIND_BLOB, KIND_EXCHANGE, KIND_HEADER, MAJOR_VERSION
+from .format import FORMAT_NAME, KIND_BLOB, KIND_EXCHANGE, KIND_HEADER, MAJOR_VERSION, loads
 
 __all__ = ["Recording", "read_recording", "iter_lines"]
 
@@ -85,7 +84,7 @@ def read_recording(path: Path | str) -> Recording:
     warnings: list[str] = []
     for number, raw, is_last in iter_lines(path):
         try:
-            obj = json.loads(raw)
+            obj = loads(raw)
         except (ValueError, UnicodeDecodeError):
             if header is None:
                 raise RecordingError(f"{path} is not a ctxscope recording (line {number} is not JSON)") from None

@@ -7,7 +7,6 @@ list is stored as a reference to it plus what was appended.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections import deque
@@ -19,7 +18,6 @@ from ..errors import RecordingError
 from ..model import Exchange, RecordingHeader
 from .codec import encode_body, encode_headers
 from .format import (
-    FORMAT_NAME,
     FORMAT_VERSION,
     ITEMS,
     KIND_BLOB,
@@ -28,6 +26,7 @@ from .format import (
     canonical_json,
     content_hash,
     dump_line,
+    loads,
 )
 from .redact import Redactor
 
@@ -183,7 +182,7 @@ class RecordingWriter:
             return exchange
         update: dict[str, Any] = {"request_size": exchange.request_size or len(raw), "request_body": None}
         try:
-            update["request_body"] = json.loads(raw)
+            update["request_body"] = loads(bytes(raw))
         except (ValueError, UnicodeDecodeError):
             text = bytes(raw[: MAX_TEXT_BODY * 4]).decode("utf-8", "replace")
             update["request_text"] = text[:MAX_TEXT_BODY]

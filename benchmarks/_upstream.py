@@ -1,0 +1,102 @@
+"""A fast asyncio upstream for benchmarks: SSE with a fixed spacing, tiny JSON for throughput.
+
+The test suite's `FakeUpstream` favours control (gates, cuts, stalls); here the upstream must not be
+the bottleneck, so it is a minimal HTTP/1.1 keep-alive server on its own event loop thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from typing import Any
+
+SPACING_S = 0.02
+EVENTS = 5
+
+
+def _sse(event: dict[str, Any]) -> bytes:
+    return f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
+
+
+def _stream_events(n: int) -> list[bytes]:
+    events = [{"type": "response.created", "response": {"id": "resp_b", "status": "in_progress", "output": []}}]
+    events += [{"type": "response.output_text.delta", "item_id": "msg_b", "output_index": 0, "delta": f"tok{i} "}
+               for i in range(n - 2)]
+    events.append({"type": "response.completed", "response": {
+        "id": "resp_b", "status": "completed",
+        "output": [{"type": "message", "role": "assistant", "id": "msg_b",
+                    "content": [{"type": "output_text", "text": "done"}]}],
+        "usage": {"input_tokens": 10, "output_tokens": 3, "total_tokens": 13}}})
+    return [_sse(e) for e in events]
+
+
+class BenchUpstream:
+    """`POST .../responses` → EVENTS SSE events SPACING_S apart (0 spacing with `?fast`); `GET` → small JSON."""
+
+    def __init__(self) -> None:
+        self.port = 0
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._server: asyncio.AbstractServer | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> BenchUpstream:
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("benchmark upstream did not start")
+        return self
+
+    def stop(self) -> None:
+        async def close() -> None:
+            assert self._server is not None
+            self._server.close()
+
+        asyncio.run_coroutine_threadsafe(close(), self._loop).result(5)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+
+        async def boot() -> None:
+            self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+            self.port = self._server.sockets[0].getsockname()[1]
+            self._ready.set()
+
+        self._loop.run_until_complete(boot())
+        self._loop.run_forever()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.decode("latin-1").split("\r\n")
+                method, target, _ = lines[0].split(" ", 2)
+                headers = {k.lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
+                length = int(headers.get("content-length", "0"))
+                if length:
+                    await reader.readexactly(length)
+                if method == "POST" and target.split("?")[0].endswith("/responses"):
+                    spacing = 0.0 if "fast" in target else SPACING_S
+                    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                                 b"Transfer-Encoding: chunked\r\n\r\n")
+                    for index, event in enumerate(_stream_events(EVENTS)):
+                        if index and spacing:
+                            await asyncio.sleep(spacing)
+                        writer.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
+                        await writer.drain()
+                    writer.write(b"0\r\n\r\n")
+                else:
+                    body = b'{"object":"list","data":[{"id":"gpt-bench","object":"model"}]}'
+                    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                                 + str(len(body)).encode() + b"\r\n\r\n" + body)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
