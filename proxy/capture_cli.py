@@ -1,0 +1,158 @@
+"""`ctxscope proxy`: capture what a client sends to the model, one line per exchange, until Ctrl-C.
+
+ctxscope proxy                                   # reverse proxy to https://api.openai.com
+ctxscope proxy --upstream https://chatgpt.com/backend-api/codex
+ctxscope proxy --mode forward                    # HTTPS proxy with TLS interception
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from types import FrameType
+from typing import Annotated
+
+import typer
+
+from proxy.errors import ConfigError, CtxscopeError
+from proxy.forward import client_env_lines, ensure_ca
+from proxy.home import mitmproxy_confdir, new_recording_path
+from proxy.live_log import LiveLog
+from proxy.recorder import Recorder
+from proxy.runner import MODES, ProxyServer
+
+__all__ = ["register", "parse_listen", "run_capture"]
+
+DEFAULT_UPSTREAM = "https://api.openai.com"
+DEFAULT_LISTEN = "127.0.0.1:8787"
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    """`HOST:PORT`, `:PORT` or `PORT` → (host, port); ConfigError if malformed."""
+    host, sep, port_text = value.rpartition(":")
+    if not sep:
+        host, port_text = "", value
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise ConfigError(f"bad --listen {value!r}: use HOST:PORT, e.g. 127.0.0.1:8787") from None
+    if not 0 <= port <= 65535:
+        raise ConfigError(f"bad --listen {value!r}: the port must be 0-65535")
+    return host, port
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def run_capture(mode: str, upstream: str, listen: str, out: Path | None, ssl_insecure: bool = False) -> Path:
+    """Run the capturing proxy until SIGINT/SIGTERM; return the recording path."""
+    from proxy.store.writer import RecordingWriter  # the store is heavy; only the capture needs it
+
+    if mode not in MODES:
+        raise ConfigError(f"unknown --mode {mode!r}: use one of {', '.join(MODES)}")
+    host, port = parse_listen(listen)
+    path = out if out is not None else new_recording_path()
+    confdir = mitmproxy_confdir() if mode == "forward" else None
+    ca_path = ensure_ca(confdir) if confdir is not None else None
+    existed = path.exists()
+    meta = {"mode": mode, "upstream": upstream if mode == "reverse" else None, "cwd": os.getcwd()}
+    writer = RecordingWriter(path, meta=meta)
+    live = LiveLog()
+    recorder = Recorder(writer, on_exchange=live)
+    server = ProxyServer(
+        [recorder],
+        mode=mode,
+        upstream=upstream if mode == "reverse" else None,
+        listen_host=host,
+        listen_port=port,
+        confdir=confdir,
+        ssl_insecure=ssl_insecure,
+    )
+    try:
+        server.start()
+    except CtxscopeError:
+        writer.close()
+        if not existed:
+            path.unlink(missing_ok=True)  # do not leave an empty recording behind
+        raise
+    _say(f"recording to {path}")
+    if mode == "reverse":
+        _say(f"listening on {server.url} → {upstream} (paths kept: point clients at {server.url}/v1)")
+    else:
+        assert ca_path is not None
+        _say(f"forward proxy on {server.url}; CA certificate: {ca_path}")
+        _say("set these in the client's environment:")
+        for line in client_env_lines(server.url, ca_path):
+            _say(f"  {line}")
+    _say("Ctrl-C to stop")
+    try:
+        _wait_for_signal()
+    finally:
+        server.stop()
+        recorder.drain()
+        writer.close()
+    _say(f"stopped; {recorder.recorded} exchange(s) recorded in {path}")
+    return path
+
+
+def _wait_for_signal() -> None:
+    """Block until SIGINT or SIGTERM (both stop cleanly)."""
+    stop = threading.Event()
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        while not stop.wait(0.5):  # a bounded wait so signals are seen promptly on every platform
+            pass
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def proxy_command(
+    mode: Annotated[
+        str, typer.Option("--mode", help="reverse (to --upstream) or forward (HTTPS proxy).")
+    ] = "reverse",
+    upstream: Annotated[
+        str, typer.Option("--upstream", help="Reverse mode target; request paths are kept.")
+    ] = DEFAULT_UPSTREAM,
+    listen: Annotated[
+        str, typer.Option("--listen", help="HOST:PORT to listen on (port 0 = any).")
+    ] = DEFAULT_LISTEN,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", help="Recording file (default: a new file in ctxscope's recordings directory)."
+        ),
+    ] = None,
+    ssl_insecure: Annotated[
+        bool,
+        typer.Option(
+            "--ssl-insecure", help="Do not verify the upstream's TLS certificate (local tests only)."
+        ),
+    ] = False,
+) -> None:
+    """Record every exchange between a client and the model backend, passing SSE through as it arrives."""
+    try:
+        run_capture(mode, upstream, listen, out, ssl_insecure)
+    except CtxscopeError as err:
+        print(f"error: {err}", file=sys.stderr)
+        raise typer.Exit(2) from None
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `proxy` command to the ctxscope app."""
+    app.command("proxy")(proxy_command)
+
+
+if __name__ == "__main__":
+    _app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    register(_app)
+    _app()
