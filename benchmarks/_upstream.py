@@ -20,19 +20,36 @@ def _sse(event: dict[str, Any]) -> bytes:
 
 
 def _stream_events(n: int) -> list[bytes]:
-    events = [{"type": "response.created", "response": {"id": "resp_b", "status": "in_progress", "output": []}}]
-    events += [{"type": "response.output_text.delta", "item_id": "msg_b", "output_index": 0, "delta": f"tok{i} "}
-               for i in range(n - 2)]
-    events.append({"type": "response.completed", "response": {
-        "id": "resp_b", "status": "completed",
-        "output": [{"type": "message", "role": "assistant", "id": "msg_b",
-                    "content": [{"type": "output_text", "text": "done"}]}],
-        "usage": {"input_tokens": 10, "output_tokens": 3, "total_tokens": 13}}})
+    events = [
+        {"type": "response.created", "response": {"id": "resp_b", "status": "in_progress", "output": []}}
+    ]
+    events += [
+        {"type": "response.output_text.delta", "item_id": "msg_b", "output_index": 0, "delta": f"tok{i} "}
+        for i in range(n - 2)
+    ]
+    events.append(
+        {
+            "type": "response.completed",
+            "response": {
+                "id": "resp_b",
+                "status": "completed",
+                "output": [
+                    {
+                        "type": "message",
+                        "role": "assistant",
+                        "id": "msg_b",
+                        "content": [{"type": "output_text", "text": "done"}],
+                    }
+                ],
+                "usage": {"input_tokens": 10, "output_tokens": 3, "total_tokens": 13},
+            },
+        }
+    )
     return [_sse(e) for e in events]
 
 
 class BenchUpstream:
-    """`POST .../responses` → EVENTS SSE events SPACING_S apart (0 spacing with `?fast`); `GET` → small JSON."""
+    """`POST .../responses` → EVENTS SSE events SPACING_S apart (none with `?fast`); `GET` → tiny JSON."""
 
     def __init__(self) -> None:
         self.port = 0
@@ -83,8 +100,10 @@ class BenchUpstream:
                     await reader.readexactly(length)
                 if method == "POST" and target.split("?")[0].endswith("/responses"):
                     spacing = 0.0 if "fast" in target else SPACING_S
-                    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                                 b"Transfer-Encoding: chunked\r\n\r\n")
+                    writer.write(
+                        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                        b"Transfer-Encoding: chunked\r\n\r\n"
+                    )
                     for index, event in enumerate(_stream_events(EVENTS)):
                         if index and spacing:
                             await asyncio.sleep(spacing)
@@ -93,8 +112,12 @@ class BenchUpstream:
                     writer.write(b"0\r\n\r\n")
                 else:
                     body = b'{"object":"list","data":[{"id":"gpt-bench","object":"model"}]}'
-                    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
-                                 + str(len(body)).encode() + b"\r\n\r\n" + body)
+                    writer.write(
+                        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                        + str(len(body)).encode()
+                        + b"\r\n\r\n"
+                        + body
+                    )
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError):
             pass

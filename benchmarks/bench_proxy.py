@@ -45,7 +45,11 @@ def _stream_once(client: httpx.Client, url: str, body: dict[str, Any]) -> tuple[
 
 
 def bench_streaming(base: str, n: int) -> dict[str, float]:
-    body = {"model": "gpt-bench", "input": [{"type": "message", "role": "user", "content": "hi"}], "stream": True}
+    body = {
+        "model": "gpt-bench",
+        "input": [{"type": "message", "role": "user", "content": "hi"}],
+        "stream": True,
+    }
     ttfe, total, spread = [], [], []
     with httpx.Client(timeout=30) as client:
         _stream_once(client, f"{base}/v1/responses", body)  # warm the connection
@@ -54,8 +58,11 @@ def bench_streaming(base: str, n: int) -> dict[str, float]:
             ttfe.append(a)
             total.append(b)
             spread.append(c)
-    return {"ttfe_ms": statistics.median(ttfe) * 1000, "stream_ms": statistics.median(total) * 1000,
-            "spread_ms": statistics.median(spread) * 1000}
+    return {
+        "ttfe_ms": statistics.median(ttfe) * 1000,
+        "stream_ms": statistics.median(total) * 1000,
+        "spread_ms": statistics.median(spread) * 1000,
+    }
 
 
 def bench_throughput(base: str, n: int, workers: int) -> float:
@@ -83,20 +90,42 @@ def growing_session(turns: int, item_chars: int, seed: int = 7) -> tuple[list[di
     and the size of its unique content (distinct items + instructions + tools, canonical JSON)."""
     rng = random.Random(seed)
     instructions = _random_text(rng, 8000)
-    tools = [{"type": "function", "name": f"tool_{i}", "description": _random_text(rng, 300),
-              "parameters": {"type": "object", "properties": {"arg": {"type": "string"}}}} for i in range(8)]
+    tools = [
+        {
+            "type": "function",
+            "name": f"tool_{i}",
+            "description": _random_text(rng, 300),
+            "parameters": {"type": "object", "properties": {"arg": {"type": "string"}}},
+        }
+        for i in range(8)
+    ]
     items: list[dict[str, Any]] = []
     bodies = []
     unique = len(instructions) + len(canonical_json(tools))
     for turn in range(turns):
-        user = {"type": "message", "role": "user",
-                "content": [{"type": "input_text", "text": f"turn {turn}: " + _random_text(rng, item_chars)}]}
+        user = {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": f"turn {turn}: " + _random_text(rng, item_chars)}],
+        }
         items.append(user)
         unique += len(canonical_json(user))
-        bodies.append({"model": "gpt-bench", "instructions": instructions, "tools": tools, "input": list(items),
-                       "stream": True, "store": False, "prompt_cache_key": "bench-session"})
-        reply = {"type": "message", "role": "assistant",
-                 "content": [{"type": "output_text", "text": _random_text(rng, item_chars)}]}
+        bodies.append(
+            {
+                "model": "gpt-bench",
+                "instructions": instructions,
+                "tools": tools,
+                "input": list(items),
+                "stream": True,
+                "store": False,
+                "prompt_cache_key": "bench-session",
+            }
+        )
+        reply = {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": _random_text(rng, item_chars)}],
+        }
         items.append(reply)
         unique += len(canonical_json(reply))
     return bodies, unique
@@ -109,8 +138,12 @@ def bench_session(base: str, bodies: list[dict[str, Any]], late: int) -> list[fl
         for body in bodies:
             payload = json.dumps(body).encode()
             start = time.perf_counter()
-            with client.stream("POST", f"{base}/v1/responses?fast", content=payload,
-                               headers={"content-type": "application/json"}) as response:
+            with client.stream(
+                "POST",
+                f"{base}/v1/responses?fast",
+                content=payload,
+                headers={"content-type": "application/json"},
+            ) as response:
                 for _ in response.iter_bytes():
                     pass
             times.append(time.perf_counter() - start)
@@ -134,10 +167,18 @@ class Proxied:
 
 
 def side_by_side(name: str, direct: float, proxied: float, unit: str) -> dict[str, Any]:
-    row = {"metric": name, "direct": round(direct, 3), "proxied": round(proxied, 3), "unit": unit,
-           "delta": round(proxied - direct, 3), "ratio": round(proxied / direct, 3) if direct else None}
-    print(f"{name:<34} {direct:>10.2f} {proxied:>10.2f} {unit:<6} Δ {proxied - direct:>+8.2f}  "
-          f"ratio {row['ratio']}")
+    row = {
+        "metric": name,
+        "direct": round(direct, 3),
+        "proxied": round(proxied, 3),
+        "unit": unit,
+        "delta": round(proxied - direct, 3),
+        "ratio": round(proxied / direct, 3) if direct else None,
+    }
+    print(
+        f"{name:<34} {direct:>10.2f} {proxied:>10.2f} {unit:<6} Δ {proxied - direct:>+8.2f}  "
+        f"ratio {row['ratio']}"
+    )
     return row
 
 
@@ -154,9 +195,13 @@ def run(quick: bool) -> dict[str, Any]:
         direct = bench_streaming(upstream.url, n_stream)
         with Proxied(upstream.url, tmp / "stream.jsonl") as proxied_stack:
             proxied = bench_streaming(proxied_stack.server.url, n_stream)
-        rows.append(side_by_side("time to first SSE event (median)", direct["ttfe_ms"], proxied["ttfe_ms"], "ms"))
+        rows.append(
+            side_by_side("time to first SSE event (median)", direct["ttfe_ms"], proxied["ttfe_ms"], "ms")
+        )
         rows.append(side_by_side("full stream (median)", direct["stream_ms"], proxied["stream_ms"], "ms"))
-        rows.append(side_by_side("first→last event spread (median)", direct["spread_ms"], proxied["spread_ms"], "ms"))
+        rows.append(
+            side_by_side("first→last event spread (median)", direct["spread_ms"], proxied["spread_ms"], "ms")
+        )
 
         for workers in (1, 4):
             d = bench_throughput(upstream.url, n_small, workers)
@@ -172,16 +217,30 @@ def run(quick: bool) -> dict[str, Any]:
         with Proxied(upstream.url, out) as stack:
             proxied_late = bench_session(stack.server.url, bodies, late)
         size = out.stat().st_size
-        rows.append(side_by_side(f"late-turn request (last {late}, median)", statistics.median(direct_late) * 1000,
-                                 statistics.median(proxied_late) * 1000, "ms"))
+        rows.append(
+            side_by_side(
+                f"late-turn request (last {late}, median)",
+                statistics.median(direct_late) * 1000,
+                statistics.median(proxied_late) * 1000,
+                "ms",
+            )
+        )
         last_body_kb = len(json.dumps(bodies[-1])) / 1024
-        report["store"] = {"turns": turns, "raw_request_bytes": raw, "unique_content_bytes": unique,
-                           "file_bytes": size, "file_vs_unique": round(size / unique, 3),
-                           "file_vs_raw": round(size / raw, 4), "last_body_kb": round(last_body_kb, 1)}
+        report["store"] = {
+            "turns": turns,
+            "raw_request_bytes": raw,
+            "unique_content_bytes": unique,
+            "file_bytes": size,
+            "file_vs_unique": round(size / unique, 3),
+            "file_vs_raw": round(size / raw, 4),
+            "last_body_kb": round(last_body_kb, 1),
+        }
         print(f"\nstore, {turns}-turn growing session (last body {last_body_kb:.0f} KB):")
         print(f"  raw request bodies {raw / 1e6:8.2f} MB")
         print(f"  unique content     {unique / 1e6:8.2f} MB")
-        print(f"  recording on disk  {size / 1e6:8.2f} MB  = {size / unique:.2f}× unique, {size / raw:.4f}× raw")
+        print(
+            f"  recording on disk  {size / 1e6:8.2f} MB  = {size / unique:.2f}× unique, {size / raw:.4f}× raw"
+        )
     finally:
         upstream.stop()
     report["rows"] = rows

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, TextIO
 
@@ -17,7 +17,7 @@ from .summary import summarise
 __all__ = ["register"]
 
 
-class ExportWhat(str, Enum):
+class ExportWhat(StrEnum):
     requests = "requests"
     responses = "responses"
     exchanges = "exchanges"
@@ -43,7 +43,11 @@ def info(
         return
     endpoints = ", ".join(f"{k} {v}" for k, v in sorted(summary.by_endpoint.items())) or "none"
     models = ", ".join(f"{k} ×{v}" for k, v in sorted(summary.models.items())) or "none"
-    ratio = f" ({summary.file_bytes / summary.request_bytes:.2f}× the raw request bodies)" if summary.request_bytes else ""
+    ratio = (
+        f" ({summary.file_bytes / summary.request_bytes:.2f}× the raw request bodies)"
+        if summary.request_bytes
+        else ""
+    )
     lines = [
         f"recording   {summary.path}",
         f"format      {summary.version} written by {summary.tool}",
@@ -52,7 +56,8 @@ def info(
         f"models      {models}",
         f"tokens      {summary.input_tokens} in, {summary.output_tokens} out",
         f"span        {summary.duration_s:.1f} s",
-        f"size        {_human_bytes(summary.file_bytes)} on disk, {_human_bytes(summary.request_bytes)} of request "
+        f"size        {_human_bytes(summary.file_bytes)} on disk, "
+        f"{_human_bytes(summary.request_bytes)} of request "
         f"bodies{ratio}, {summary.blobs} stored parts",
         f"errors      {len(summary.errors)}",
     ]
@@ -77,7 +82,9 @@ def _export_value(exchange: Exchange, what: ExportWhat) -> Any:
 
 def export(
     file: Annotated[Path, typer.Argument(help="A ctxscope recording (.jsonl).")],
-    what: Annotated[ExportWhat, typer.Option("--what", help="What to write per exchange.")] = ExportWhat.requests,
+    what: Annotated[
+        ExportWhat, typer.Option("--what", help="What to write per exchange.")
+    ] = ExportWhat.requests,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write here instead of stdout.")] = None,
 ) -> None:
     """Write each request body (or response, or exchange) as one JSON line, for jq.

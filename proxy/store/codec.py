@@ -136,7 +136,11 @@ class Decoder:
         return out
 
     def response(self, encoded: Any) -> Any:
-        if isinstance(encoded, dict) and isinstance(encoded.get("output"), dict) and ITEMS in encoded["output"]:
+        if (
+            isinstance(encoded, dict)
+            and isinstance(encoded.get("output"), dict)
+            and ITEMS in encoded["output"]
+        ):
             out = dict(encoded)
             out["output"] = [self.blob(h) for h in encoded["output"][ITEMS].get("add", [])]
             return out

@@ -87,7 +87,9 @@ def read_recording(path: Path | str) -> Recording:
             obj = loads(raw)
         except (ValueError, UnicodeDecodeError):
             if header is None:
-                raise RecordingError(f"{path} is not a ctxscope recording (line {number} is not JSON)") from None
+                raise RecordingError(
+                    f"{path} is not a ctxscope recording (line {number} is not JSON)"
+                ) from None
             if is_last:
                 warnings.append(f"line {number} is incomplete (the writer stopped mid-line); skipped")
             else:
@@ -118,7 +120,9 @@ def read_recording(path: Path | str) -> Recording:
     )
 
 
-def _decode_exchange(decoder: Decoder, obj: dict[str, Any], number: int, warnings: list[str]) -> Exchange | None:
+def _decode_exchange(
+    decoder: Decoder, obj: dict[str, Any], number: int, warnings: list[str]
+) -> Exchange | None:
     data = {k: v for k, v in obj.items() if k != "kind"}
     try:
         exchange_id = int(data.get("id", -1))

@@ -94,7 +94,10 @@ class Redactor:
         if query:
             pairs = parse_qsl(query, keep_blank_values=True)
             query = urlencode(
-                [(k, _placeholder("secret", v) if _SECRET_QUERY_RE.search(k) and v else self.text(v)) for k, v in pairs],
+                [
+                    (k, _placeholder("secret", v) if _SECRET_QUERY_RE.search(k) and v else self.text(v))
+                    for k, v in pairs
+                ],
                 safe="<>:",
             )
         return self.text(urlunsplit((parts.scheme, netloc, self.text(parts.path), query, parts.fragment)))

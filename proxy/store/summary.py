@@ -79,7 +79,9 @@ def summarise(recording: Recording) -> RecordingSummary:
         usage = (exchange.response or {}).get("usage") or {}
         input_tokens += int(usage.get("input_tokens") or 0)
         output_tokens += int(usage.get("output_tokens") or 0)
-        errors.extend(f"#{exchange.id} {exchange.method} {exchange.url}: {p}" for p in exchange_errors(exchange))
+        errors.extend(
+            f"#{exchange.id} {exchange.method} {exchange.url}: {p}" for p in exchange_errors(exchange)
+        )
     starts = [e.started_at for e in exchanges]
     ends = [e.ended_at or e.started_at for e in exchanges]
     return RecordingSummary(

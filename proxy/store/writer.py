@@ -75,7 +75,9 @@ class RecordingWriter:
             self._file = self.path.open("a", encoding="utf-8")
             return
         self._file = self.path.open("w", encoding="utf-8")
-        header = RecordingHeader(version=FORMAT_VERSION, created_at=time.time(), tool=_tool_version(), meta=meta)
+        header = RecordingHeader(
+            version=FORMAT_VERSION, created_at=time.time(), tool=_tool_version(), meta=meta
+        )
         self._emit({"kind": KIND_HEADER, **header.model_dump()})
 
     def _resume_existing(self) -> None:
@@ -121,7 +123,7 @@ class RecordingWriter:
             return value
 
     def write(self, exchange: Exchange) -> Exchange:
-        """Redact, dedupe and append one exchange. Returns it with its id (the caller's copy is not redacted)."""
+        """Redact, dedupe and append one exchange. Returns it with its id (the caller's copy stays as is)."""
         with self._lock:
             if self._file is None:
                 raise RecordingError(f"{self.path} is closed")

@@ -39,8 +39,12 @@ def make_exchange(turn: int, items: list[dict], **extra: object) -> Exchange:
         request_body=body,
         request_size=len(json.dumps(body)),
         sse=[SseEvent(t_ms=1.5, event="response.completed", data='{"type":"response.completed"}')],
-        response={"id": f"resp_{turn}", "status": "completed", "output": [_msg("assistant", f"answer {turn}")],
-                  "usage": {"input_tokens": 10 * turn, "output_tokens": 3}},
+        response={
+            "id": f"resp_{turn}",
+            "status": "completed",
+            "output": [_msg("assistant", f"answer {turn}")],
+            "usage": {"input_tokens": 10 * turn, "output_tokens": 3},
+        },
     )
     fields.update(extra)
     return Exchange.model_validate(fields)
@@ -73,7 +77,14 @@ def test_round_trip_resolves_every_body(tmp_path: Path) -> None:
         assert exchange.request_body["input"] == expected
         assert exchange.request_body["model"] == "gpt-test"
         assert exchange.response["output"] == [_msg("assistant", f"answer {exchange.id}")]
-        assert list(exchange.request_body) == ["model", "instructions", "tools", "input", "stream", "prompt_cache_key"]
+        assert list(exchange.request_body) == [
+            "model",
+            "instructions",
+            "tools",
+            "input",
+            "stream",
+            "prompt_cache_key",
+        ]
 
 
 def test_growing_input_is_stored_as_reference_plus_appended(tmp_path: Path) -> None:
@@ -96,8 +107,12 @@ def test_secrets_never_reach_the_file(tmp_path: Path) -> None:
         0,
         [_msg("user", f"my key is {SECRET_KEY}")],
         url=f"http://127.0.0.1:1/v1/responses?api_key={SECRET_KEY}&x=1",
-        request_headers={"Authorization": f"Bearer {SECRET_KEY}", "ChatGPT-Account-ID": "acct-PLANTED-42",
-                         "Cookie": "session=PLANTEDcookie", "x-api-key": "PLANTEDxapikey"},
+        request_headers={
+            "Authorization": f"Bearer {SECRET_KEY}",
+            "ChatGPT-Account-ID": "acct-PLANTED-42",
+            "Cookie": "session=PLANTEDcookie",
+            "x-api-key": "PLANTEDxapikey",
+        },
         response_headers={"set-cookie": "sid=PLANTEDsetcookie"},
         error=TransportError(kind="other", message=f"failed with {SECRET_JWT}"),
     )
@@ -105,8 +120,15 @@ def test_secrets_never_reach_the_file(tmp_path: Path) -> None:
         writer.write(exchange)
         writer.write(make_exchange(1, [_msg("user", "ok")], request_body={"refresh_token": "PLANTEDrefresh"}))
     data = path.read_text()
-    for planted in (SECRET_KEY, SECRET_JWT, "acct-PLANTED-42", "PLANTEDcookie", "PLANTEDxapikey",
-                    "PLANTEDsetcookie", "PLANTEDrefresh"):
+    for planted in (
+        SECRET_KEY,
+        SECRET_JWT,
+        "acct-PLANTED-42",
+        "PLANTEDcookie",
+        "PLANTEDxapikey",
+        "PLANTEDsetcookie",
+        "PLANTEDrefresh",
+    ):
         assert planted not in data
     recording = read_recording(path)
     first = recording.exchanges[0]
@@ -176,8 +198,11 @@ for turn in range(100000):
         (b"", "is empty"),
         (b"hello world\n", "not a ctxscope recording"),
         (b'{"kind": "header", "format": "other-tool"}\n', "not a ctxscope recording"),
-        (b'{"kind": "header", "format": "ctxscope-recording", "version": "7.0", "created_at": 0, "tool": "x"}\n',
-         "newer ctxscope"),
+        (
+            b'{"kind": "header", "format": "ctxscope-recording", "version": "7.0", '
+            b'"created_at": 0, "tool": "x"}\n',
+            "newer ctxscope",
+        ),
     ],
 )
 def test_bad_files_get_one_line_errors(tmp_path: Path, content: bytes, message: str) -> None:
@@ -185,8 +210,9 @@ def test_bad_files_get_one_line_errors(tmp_path: Path, content: bytes, message: 
     path.write_bytes(content)
     with pytest.raises(RecordingError, match=message):
         read_recording(path)
-    proc = subprocess.run([sys.executable, "-m", "ctxscope.cli", "info", str(path)], capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ctxscope.cli", "info", str(path)], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and message in proc.stderr
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
@@ -204,19 +230,38 @@ def test_info_and_export_commands(tmp_path: Path) -> None:
     path = tmp_path / "rec.jsonl"
     inputs = growing_session(path, 3)
     env = {**os.environ, "NO_COLOR": "1"}
-    info = subprocess.run([sys.executable, "-m", "ctxscope.cli", "info", str(path), "--json"], capture_output=True,
-                          text=True, timeout=60, env=env)
+    info = subprocess.run(
+        [sys.executable, "-m", "ctxscope.cli", "info", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     assert info.returncode == 0, info.stderr
     summary = json.loads(info.stdout)
     assert summary["exchanges"] == 3 and summary["models"] == {"gpt-test": 3} and summary["threads"] == 1
     assert summary["input_tokens"] == 30
-    export = subprocess.run([sys.executable, "-m", "ctxscope.cli", "export", str(path)], capture_output=True,
-                            text=True, timeout=60, env=env)
+    export = subprocess.run(
+        [sys.executable, "-m", "ctxscope.cli", "export", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     bodies = [json.loads(line) for line in export.stdout.splitlines()]
     assert [b["input"] for b in bodies] == inputs
-    responses = subprocess.run([sys.executable, "-m", "ctxscope.cli", "export", str(path), "--what", "responses"],
-                               capture_output=True, text=True, timeout=60, env=env)
-    assert [json.loads(line)["id"] for line in responses.stdout.splitlines()] == ["resp_0", "resp_1", "resp_2"]
+    responses = subprocess.run(
+        [sys.executable, "-m", "ctxscope.cli", "export", str(path), "--what", "responses"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert [json.loads(line)["id"] for line in responses.stdout.splitlines()] == [
+        "resp_0",
+        "resp_1",
+        "resp_2",
+    ]
 
 
 def test_long_session_resolves_shared_items_once(tmp_path: Path) -> None:
