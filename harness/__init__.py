@@ -1,1 +1,44 @@
-"""placeholder"""
+"""ctxscope's harness: a Codex-style coding agent that runs behind the recording proxy.
+
+    wire/          Responses API types and the typed SSE stream (over proxy.responses_fold)
+    providers/     apikey, chatgpt (auth.json + refresh), custom endpoints, offline script
+    client         HTTP/SSE streaming with retries, backoff and actionable errors
+    request        the request body and headers, Codex-shaped
+    context/       fragments, world state, AGENTS.md, skills (context helper)
+    tools/         the tools and the router (tools helper)
+    session/       JSONL session files: resume, fork
+    agent          the loop; runtime assembles it; cli adds `ctxscope agent`
+
+Names are loaded on first use, so `import harness.context` does not start mitmproxy imports.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = [
+    "Agent", "AgentOptions", "AgentRuntime", "HarnessConfig", "Provider", "ResponsesClient",
+    "SessionStore", "TurnRequest", "TurnResult", "build_request", "load_config", "make_provider",
+]
+
+_WHERE = {
+    "Agent": "harness.agent", "TurnResult": "harness.agent",
+    "AgentOptions": "harness.runtime", "AgentRuntime": "harness.runtime",
+    "HarnessConfig": "harness.config", "load_config": "harness.config",
+    "Provider": "harness.providers", "make_provider": "harness.providers",
+    "ResponsesClient": "harness.client",
+    "SessionStore": "harness.session",
+    "TurnRequest": "harness.request", "build_request": "harness.request",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

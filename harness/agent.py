@@ -1,0 +1,271 @@
+"""The agent loop: world state → request → stream → tool calls → repeat, all append-only.
+
+One turn:
+1. Rebuild the world state. The first request of a session (or after a compaction, later issue)
+   gets the full render (`initial_context_items`); every later request gets only the sections that
+   changed (`context_update_items(baseline, current)`), usually nothing.
+2. Append the user prompt, then the full text of each `$skill` it mentions.
+3. Stream the request (tools = the router's snapshot for this step); append every output item.
+4. Answer each function/custom tool call with exactly one output item (`router.handle` never
+   raises); loop until the model answers with no tool call, at most `max_steps` requests.
+
+Every history item and world-state snapshot goes to the session file as it happens, so a crash or
+an upstream failure mid-turn leaves a session that resumes where it stopped.
+
+Seams for later issues: `mode` (consulted for the tool router and the turn context: plan mode),
+`before_request` hooks (called with the built request before each send: compaction, goal),
+and typed session entries.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from harness.client import ResponsesClient, StreamResult
+from harness.config import HarnessConfig
+from harness.context_bridge import ContextBridge
+from harness.request import RequestOptions, TurnRequest, build_request
+from harness.session.store import ResumedSession, SessionStore
+from harness.wire.types import (
+    MessageItem, OutputTextDelta, ReasoningSummaryTextDelta, is_tool_call, to_wire,
+)
+
+__all__ = ["Agent", "AgentMode", "DefaultMode", "EventSink", "RequestHook", "TurnResult", "user_message"]
+
+EventSink = Callable[[dict[str, Any]], None]
+"""Receives agent events: `{"type": "text_delta" | "tool_call" | "tool_output" | "notice" | ..., ...}`."""
+
+
+class AgentMode(Protocol):
+    """What the loop asks a collaboration mode (plan mode implements this in a later issue)."""
+
+    name: str
+
+    def on_turn_start(self, agent: Agent) -> None: ...
+
+
+@dataclass
+class DefaultMode:
+    """No mode behaviour: every tool visible, nothing injected."""
+
+    name: str = "default"
+
+    def on_turn_start(self, agent: Agent) -> None:
+        return None
+
+
+RequestHook = Callable[["Agent", TurnRequest], None]
+
+
+@dataclass
+class TurnResult:
+    """What one turn produced."""
+
+    final_text: str
+    steps: int
+    stopped: str = "completed"
+    """`completed`, or `max_steps` when the loop hit its bound with tool calls still coming."""
+    usage: list[dict[str, Any]] = field(default_factory=list)
+
+
+def user_message(text: str) -> dict[str, Any]:
+    """A plain user message item."""
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+
+def history_form(item: Any) -> dict[str, Any]:
+    """An output item as it goes back into `input[]`: server-side `id` and `status` dropped
+    (with `store: false` the server keeps nothing to refer to; Codex does the same)."""
+    data = to_wire(item) if not isinstance(item, dict) else dict(item)
+    data.pop("id", None)
+    data.pop("status", None)
+    return data
+
+
+def missing_outputs(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Calls in `history` without an output item (e.g. the harness died mid-step)."""
+    answered = {i.get("call_id") for i in history
+                if i.get("type") in ("function_call_output", "custom_tool_call_output")}
+    return [i for i in history if i.get("type") in ("function_call", "custom_tool_call")
+            and i.get("call_id") not in answered]
+
+
+class Agent:
+    """One session's loop. Not thread-safe: one turn at a time."""
+
+    def __init__(self, *, config: HarnessConfig, client: ResponsesClient, session: SessionStore,
+                 context: ContextBridge, router: Any, model: str | None = None,
+                 emit: EventSink | None = None, resumed: ResumedSession | None = None) -> None:
+        self.config = config
+        self.client = client
+        self.session = session
+        self.context = context
+        self.router = router
+        self.emit: EventSink = emit or (lambda _e: None)
+        self.mode: AgentMode = DefaultMode()
+        self.before_request: list[RequestHook] = []
+        self.window = 0
+        """Compaction count (the `n` of `x-codex-window-id`)."""
+        self.model = model or config.model
+        self.instructions = config.instructions_for(self.model)
+        self.history: list[dict[str, Any]] = []
+        self.baseline: Any = None
+        """The world state the last request was built from; None = next request gets the full render."""
+        self.requests = 0
+        if resumed is not None:
+            self._resume(resumed)
+
+    @property
+    def session_id(self) -> str:
+        return self.session.session_id
+
+    # ---- state -------------------------------------------------------------------------------
+
+    def _resume(self, resumed: ResumedSession) -> None:
+        self.history = list(resumed.history)
+        if resumed.model and resumed.model != self.model:
+            self.model = resumed.model
+            self.instructions = self.config.instructions_for(self.model)
+        if resumed.world_state is not None:
+            self.baseline = self.context.restore(resumed.world_state)
+        # A call left without output (crash mid-step) would make the next request invalid.
+        for call in missing_outputs(self.history):
+            self._append(self.router_aborted_output(call))
+
+    @staticmethod
+    def router_aborted_output(call: dict[str, Any]) -> dict[str, Any]:
+        kind = "custom_tool_call_output" if call.get("type") == "custom_tool_call" else "function_call_output"
+        return {"type": kind, "call_id": call.get("call_id"),
+                "output": "aborted: the harness stopped before this call finished"}
+
+    def _append(self, item: Any) -> dict[str, Any]:
+        data = history_form(item)
+        self.history.append(data)
+        self.session.append("response_item", {"item": data})
+        return data
+
+    def notice(self, message: str) -> None:
+        self.emit({"type": "notice", "message": message})
+        self.session.append("event", {"kind": "notice", "message": message})
+
+    def status(self) -> dict[str, Any]:
+        return {"session_id": self.session_id, "session_file": str(self.session.path), "model": self.model,
+                "provider": self.client.provider.name, "base_url": self.client.base_url,
+                "cwd": str(self.context.cwd), "mode": self.mode.name, "history_items": len(self.history),
+                "requests": self.requests, "sandbox": self.config.sandbox, "approval": self.config.approval}
+
+    # ---- commands ----------------------------------------------------------------------------
+
+    def switch_model(self, name: str) -> None:
+        """`/model NAME`: new model and instructions; a model-switch fragment is appended, history kept."""
+        if name == self.model:
+            return
+        old, self.model = self.model, name
+        self.instructions = self.config.instructions_for(name)
+        self.context.set_model(name)
+        for item in self.context.model_switch_items(old, name, self.instructions):
+            self._append(item)
+        self.session.append("model_switch", {"from": old, "to": name})
+        self.emit({"type": "model_switch", "from": old, "to": name})
+
+    # ---- the loop ----------------------------------------------------------------------------
+
+    def _sync_world(self) -> None:
+        """Append the full context (first request) or only what changed since the baseline."""
+        state = self.context.collect()
+        if self.baseline is None:
+            items = self.context.initial_items(state)
+        else:
+            items = self.context.update_items(self.baseline, state)
+        if items or self.baseline is None:
+            for item in items:
+                self._append(item)
+            self.session.append("world_state", {"state": self.context.snapshot(state)})
+        self.baseline = state
+
+    def run_turn(self, prompt: str) -> TurnResult:
+        """Send `prompt` and loop until the model stops calling tools (or `max_steps`)."""
+        turn_id = str(uuid.uuid4())
+        self.session.append("turn_context", {
+            "turn_id": turn_id, "model": self.model, "cwd": str(self.context.cwd), "mode": self.mode.name,
+            "sandbox": self.config.sandbox, "approval": self.config.approval})
+        self.emit({"type": "turn_started", "turn_id": turn_id})
+        self.mode.on_turn_start(self)
+        self._sync_world()
+        self._append(user_message(prompt))
+        for item in self.context.selected_skill_items(prompt):
+            self._append(item)
+        result = TurnResult(final_text="", steps=0)
+        try:
+            for step in range(self.config.max_steps):
+                if step:
+                    self._sync_world()
+                streamed = self._request(turn_id)
+                result.steps = step + 1
+                if streamed.response.usage is not None:
+                    result.usage.append(to_wire(streamed.response.usage))
+                calls = []
+                for item in streamed.items:
+                    self._append(item)
+                    if isinstance(item, MessageItem) and item.role == "assistant":
+                        result.final_text = item.text()
+                        self.emit({"type": "assistant_message", "text": result.final_text})
+                    if is_tool_call(item):
+                        calls.append(item)
+                if not calls:
+                    break
+                for call in calls:
+                    self._run_tool(call)
+            else:
+                result.stopped = "max_steps"
+                self.notice(f"stopped after {self.config.max_steps} requests (max_steps) with tool calls "
+                            "still coming; send another message to continue")
+        except KeyboardInterrupt:
+            for item in self.context.turn_aborted_items():
+                self._append(item)
+            self.session.append("event", {"kind": "turn_aborted", "turn_id": turn_id})
+            raise
+        except Exception as e:
+            self.session.append("event", {"kind": "error", "turn_id": turn_id, "message": str(e)})
+            raise
+        self.session.append("event", {"kind": "turn_completed", "turn_id": turn_id, "steps": result.steps,
+                                      "stopped": result.stopped, "usage": result.usage})
+        self.emit({"type": "turn_completed", "turn_id": turn_id, "final_text": result.final_text,
+                   "steps": result.steps, "stopped": result.stopped, "usage": result.usage})
+        return result
+
+    def _request(self, turn_id: str) -> StreamResult:
+        request = build_request(
+            model=self.model, instructions=self.instructions, input_items=list(self.history),
+            tools=self.router.specs(), session_id=self.session_id, turn_id=turn_id,
+            options=RequestOptions(reasoning_effort=self.config.reasoning_effort,
+                                   reasoning_summary=self.config.reasoning_summary,
+                                   parallel_tool_calls=self.config.parallel_tool_calls,
+                                   sandbox=self.config.sandbox),
+            window=self.window, workspaces=[str(self.context.cwd)])
+        for hook in self.before_request:
+            hook(self, request)
+        self.requests += 1
+        return self.client.stream(request, on_event=self._on_event)
+
+    def _on_event(self, event: Any) -> None:
+        if isinstance(event, OutputTextDelta):
+            self.emit({"type": "text_delta", "delta": event.delta})
+        elif isinstance(event, ReasoningSummaryTextDelta):
+            self.emit({"type": "reasoning_delta", "delta": event.delta})
+
+    def _run_tool(self, call: Any) -> None:
+        wire = to_wire(call)
+        self.emit({"type": "tool_call", "name": wire.get("name"), "call_id": wire.get("call_id"),
+                   "arguments": wire.get("arguments", wire.get("input"))})
+        output = self.router.handle(wire)
+        data = self._append(output)
+        self.emit({"type": "tool_output", "call_id": data.get("call_id"), "output": data.get("output")})
+
+
+def resolve_cwd(path: Path | None) -> Path:
+    return (path or Path.cwd()).resolve()

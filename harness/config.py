@@ -1,0 +1,156 @@
+"""Harness settings: `config.toml` in the ctxscope home, overridden by command-line flags.
+
+    provider = "apikey"                 # apikey | chatgpt | script | <name of a [providers.X] table>
+    model = "gpt-5-codex"
+    sandbox = "workspace-write"         # read-only | workspace-write | danger-full-access
+    approval = "on-request"             # never | on-request | untrusted
+    skill_dirs = ["~/.ctxscope/skills"]
+    instructions_file = "base.md"       # base instructions for every model (default: shipped prompt)
+    reasoning_effort = "medium"
+    reasoning_summary = "auto"
+    max_steps = 50
+
+    [models."gpt-5-codex"]              # per-model overrides
+    instructions_file = "codex.md"
+
+    [retry]                             # the client's retry policy
+    max_retries = 4
+    backoff_base = 0.5                  # seconds; doubled per attempt, with jitter
+    backoff_max = 20.0
+    idle_timeout = 300.0
+
+    [chatgpt]
+    auth_file = "~/.codex/auth.json"
+    token_url = "https://auth.openai.com/oauth/token"
+
+    [providers.local]
+    base_url = "http://127.0.0.1:8000/v1"
+    env_key = "LOCAL_KEY"
+    headers = { "X-Team" = "a" }
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from proxy.errors import ConfigError
+from proxy.home import config_dir
+
+__all__ = ["APPROVALS", "HarnessConfig", "RetrySettings", "SANDBOXES", "load_config"]
+
+SANDBOXES = ("read-only", "workspace-write", "danger-full-access")
+APPROVALS = ("never", "on-request", "untrusted")
+DEFAULT_INSTRUCTIONS = Path(__file__).parent / "prompts" / "base_instructions.md"
+
+
+@dataclass(frozen=True)
+class RetrySettings:
+    max_retries: int = 4
+    backoff_base: float = 0.5
+    backoff_max: float = 20.0
+    idle_timeout: float = 300.0
+    connect_timeout: float = 30.0
+
+
+@dataclass(frozen=True)
+class HarnessConfig:
+    """Everything the agent needs to start, after merging file and flags."""
+
+    provider: str = "apikey"
+    model: str = "gpt-5-codex"
+    base_url: str | None = None
+    script: Path | None = None
+    sandbox: str = "workspace-write"
+    approval: str = "on-request"
+    skill_dirs: tuple[Path, ...] = ()
+    instructions_file: Path | None = None
+    model_instructions: dict[str, Path] = field(default_factory=dict)
+    developer_instructions: str | None = None
+    reasoning_effort: str | None = "medium"
+    reasoning_summary: str | None = "auto"
+    parallel_tool_calls: bool = False
+    max_steps: int = 50
+    retry: RetrySettings = RetrySettings()
+    providers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    chatgpt: dict[str, Any] = field(default_factory=dict)
+    source: Path | None = None
+    """The config file these settings came from, if any."""
+
+    def instructions_for(self, model: str) -> str:
+        """Base instructions for `model`: per-model file, else the global file, else the shipped default."""
+        path = self.model_instructions.get(model) or self.instructions_file or DEFAULT_INSTRUCTIONS
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigError(f"cannot read instructions file {path} ({e.__class__.__name__}): "
+                              "fix instructions_file in config.toml") from e
+
+    def with_overrides(self, **flags: Any) -> HarnessConfig:
+        """Flags win over the file; None means "not given"."""
+        known = {f.name for f in fields(self)}
+        given = {k: v for k, v in flags.items() if v is not None and k in known}
+        merged = replace(self, **given)
+        merged.validate()
+        return merged
+
+    def validate(self) -> None:
+        if self.sandbox not in SANDBOXES:
+            raise ConfigError(f"unknown sandbox {self.sandbox!r}: use one of {', '.join(SANDBOXES)}")
+        if self.approval not in APPROVALS:
+            raise ConfigError(f"unknown approval policy {self.approval!r}: use one of {', '.join(APPROVALS)}")
+        if self.max_steps < 1:
+            raise ConfigError("max_steps must be at least 1")
+
+
+def _path(value: Any, base: Path, key: str) -> Path:
+    if not isinstance(value, str):
+        raise ConfigError(f"{key} must be a string path in config.toml")
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else base / path
+
+
+def load_config(path: Path | None = None) -> HarnessConfig:
+    """Read `config.toml` (default: in the ctxscope home); a missing default file means defaults."""
+    explicit = path is not None
+    path = path or config_dir() / "config.toml"
+    if not path.is_file():
+        if explicit:
+            raise ConfigError(f"config file {path} does not exist")
+        return HarnessConfig()
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise ConfigError(f"{path} is not valid TOML ({e}): fix or remove it") from e
+    base = path.parent
+    kw: dict[str, Any] = {"source": path}
+    for key in ("provider", "model", "base_url", "sandbox", "approval", "reasoning_effort",
+                "reasoning_summary", "developer_instructions"):
+        if key in raw:
+            kw[key] = raw[key]
+    if "parallel_tool_calls" in raw:
+        kw["parallel_tool_calls"] = bool(raw["parallel_tool_calls"])
+    if "max_steps" in raw:
+        kw["max_steps"] = int(raw["max_steps"])
+    if "skill_dirs" in raw:
+        kw["skill_dirs"] = tuple(_path(p, base, "skill_dirs") for p in raw["skill_dirs"])
+    if "instructions_file" in raw:
+        kw["instructions_file"] = _path(raw["instructions_file"], base, "instructions_file")
+    models = raw.get("models") or {}
+    kw["model_instructions"] = {
+        name: _path(spec["instructions_file"], base, f"models.{name}.instructions_file")
+        for name, spec in models.items() if isinstance(spec, dict) and "instructions_file" in spec
+    }
+    retry = raw.get("retry") or {}
+    try:
+        kw["retry"] = RetrySettings(**{k: type(getattr(RetrySettings(), k))(v) for k, v in retry.items()})
+    except (TypeError, AttributeError, ValueError) as e:
+        raise ConfigError(f"bad [retry] table in {path} ({e}): keys are "
+                          "max_retries, backoff_base, backoff_max, idle_timeout, connect_timeout") from e
+    kw["providers"] = dict(raw.get("providers") or {})
+    kw["chatgpt"] = dict(raw.get("chatgpt") or {})
+    config = HarnessConfig(**kw)
+    config.validate()
+    return config

@@ -1,0 +1,73 @@
+"""The agent's one door to `harness.context`: settings in, world state and context items out.
+
+The context package defines every fragment (render + recognise) and the diff rules; this module
+only holds the per-session settings (cwd, sandbox, skills, developer instructions) and turns the
+package's results into plain wire dicts for the history. Keeping the coupling here means the loop
+in `harness.agent` reads as the algorithm and nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from harness.context import (
+    ContextSettings, WorldState, collect_world_state, context_update_items, discover_skills,
+    initial_context_items, model_switch_items, selected_skill_items, turn_aborted_item,
+)
+
+__all__ = ["ContextBridge"]
+
+
+def _plain(item: Any) -> dict[str, Any]:
+    if isinstance(item, BaseModel):
+        return item.model_dump(mode="json", exclude_none=True)
+    return dict(item)
+
+
+@dataclass
+class ContextBridge:
+    """Per-session context inputs; `collect()` snapshots the world each request."""
+
+    settings: ContextSettings
+    developer_instructions: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    """Problems found while reading skills (malformed SKILL.md ...), surfaced as notices once."""
+
+    @property
+    def cwd(self) -> Path:
+        return Path(self.settings.cwd)
+
+    def collect(self) -> WorldState:
+        return collect_world_state(self.settings, self.warnings)
+
+    def initial_items(self, state: WorldState) -> list[dict[str, Any]]:
+        return [_plain(i) for i in initial_context_items(state, self.developer_instructions)]
+
+    def update_items(self, prev: WorldState, cur: WorldState) -> list[dict[str, Any]]:
+        return [_plain(i) for i in context_update_items(prev, cur)]
+
+    def snapshot(self, state: WorldState) -> dict[str, Any]:
+        return state.model_dump(mode="json")
+
+    def restore(self, data: dict[str, Any]) -> WorldState:
+        return WorldState.model_validate(data)
+
+    def model_switch_items(self, old: str, new: str, instructions: str) -> list[dict[str, Any]]:
+        return [_plain(i) for i in model_switch_items(old, new, instructions)]
+
+    def selected_skill_items(self, prompt: str) -> list[dict[str, Any]]:
+        skills = discover_skills(self.settings.skill_dirs, None)
+        return [_plain(i) for i in selected_skill_items(prompt, skills)]
+
+    def turn_aborted_items(self) -> list[dict[str, Any]]:
+        return [_plain(turn_aborted_item("the user interrupted the turn"))]
+
+    def set_model(self, model: str) -> None:
+        self.settings = self.settings.model_copy(update={"model": model})
+
+    def set_cwd(self, cwd: Path) -> None:
+        self.settings = self.settings.model_copy(update={"cwd": cwd.resolve()})

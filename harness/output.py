@@ -1,0 +1,79 @@
+"""How agent events reach the terminal in each CLI mode.
+
+- print mode (`-p`): only the final answer on stdout; notices, tool activity and errors on stderr.
+- json mode (`--json`): every event as one JSON line on stdout.
+- interactive: streamed text on stdout, tool activity and notices on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+__all__ = ["InteractivePrinter", "JsonPrinter", "PrintModePrinter"]
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = text.replace("\n", " ⏎ ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class JsonPrinter:
+    """One JSON object per line, flushed, so a consumer can follow along."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
+        self.out.flush()
+
+
+class PrintModePrinter:
+    """Notices and tool activity to stderr; the final answer is printed by the caller."""
+
+    def __init__(self, err: TextIO | None = None, verbose: bool = True) -> None:
+        self.err = err or sys.stderr
+        self.verbose = verbose
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind == "notice":
+            self.err.write(f"note: {event['message']}\n")
+        elif self.verbose and kind == "tool_call":
+            self.err.write(f"• {event.get('name')} {_short(event.get('arguments'))}\n")
+        elif kind == "model_switch":
+            self.err.write(f"note: model {event['from']} → {event['to']}\n")
+        self.err.flush()
+
+
+class InteractivePrinter:
+    """Plain-terminal chat rendering."""
+
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self._streaming = False
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind == "text_delta":
+            self.out.write(event["delta"])
+            self.out.flush()
+            self._streaming = True
+            return
+        if self._streaming and kind in ("assistant_message", "tool_call", "turn_completed", "notice"):
+            self.out.write("\n")
+            self.out.flush()
+            self._streaming = False
+        if kind == "tool_call":
+            self.err.write(f"• {event.get('name')} {_short(event.get('arguments'))}\n")
+        elif kind == "tool_output":
+            self.err.write(f"  ↳ {_short(event.get('output'), 200)}\n")
+        elif kind == "notice":
+            self.err.write(f"note: {event['message']}\n")
+        elif kind == "model_switch":
+            self.err.write(f"model: {event['from']} → {event['to']}\n")
+        self.err.flush()

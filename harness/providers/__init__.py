@@ -1,0 +1,43 @@
+"""Model backends: API key, ChatGPT OAuth, custom endpoints from config, offline scripts.
+
+`make_provider(config)` picks one by name (`apikey`, `chatgpt`, `script`, or a `[providers.NAME]`
+table of config.toml).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from proxy.errors import ConfigError
+
+from harness.config import HarnessConfig
+from harness.providers.apikey import OPENAI_BASE_URL, ApiKeyProvider, apikey_provider
+from harness.providers.base import Provider
+from harness.providers.chatgpt import CHATGPT_BASE_URL, ChatGptProvider, chatgpt_provider, jwt_expiry
+from harness.providers.custom import custom_provider
+from harness.providers.script import ScriptProvider, script_provider
+
+__all__ = [
+    "CHATGPT_BASE_URL", "OPENAI_BASE_URL", "ApiKeyProvider", "ChatGptProvider", "Provider",
+    "ScriptProvider", "jwt_expiry", "make_provider",
+]
+
+BUILTIN = ("apikey", "chatgpt", "script")
+
+
+def make_provider(config: HarnessConfig, *, auth_file: Path | None = None) -> Provider:
+    """The provider `config.provider` names; `config.base_url` overrides its URL."""
+    name = config.provider
+    if name == "apikey":
+        return apikey_provider(config.base_url)
+    if name == "chatgpt":
+        spec = config.chatgpt
+        path = auth_file or (Path(str(spec["auth_file"])).expanduser() if spec.get("auth_file") else None)
+        return chatgpt_provider(config.base_url, path, spec.get("token_url"), spec.get("client_id"))
+    if name == "script":
+        return script_provider(config.script)
+    if name in config.providers:
+        return custom_provider(name, config.providers[name], config.base_url)
+    choices = ", ".join([*BUILTIN, *config.providers])
+    raise ConfigError(f"unknown provider {name!r}: use one of {choices} (custom ones go in "
+                      "[providers.NAME] of config.toml)")

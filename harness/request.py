@@ -1,0 +1,116 @@
+"""Build one Responses request (body + headers) the way Codex does, for every provider alike.
+
+The body carries the whole history each time (`store: false`), the tools snapshot the router gave
+for this step, and the session id as `prompt_cache_key`; the headers carry session/turn metadata
+(`session-id`, `thread-id`, `x-client-request-id`, `x-codex-window-id`, `x-codex-turn-metadata`,
+`originator: ctxscope`, a `User-Agent`). Credentials are added later by the client, from the
+provider, so nothing built here is secret and it can be logged or stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import uuid
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
+
+__all__ = ["ORIGINATOR", "RequestOptions", "TurnRequest", "build_request", "user_agent"]
+
+ORIGINATOR = "ctxscope"
+
+
+def _version() -> str:
+    try:
+        return metadata.version("ctxscope")
+    except metadata.PackageNotFoundError:
+        return "0.1.0"
+
+
+def user_agent() -> str:
+    """`ctxscope/<version> (<os> <release>; <arch>) <terminal>`, shaped like Codex's."""
+    terminal = os.environ.get("TERM_PROGRAM") or os.environ.get("TERM") or "unknown"
+    return f"{ORIGINATOR}/{_version()} ({platform.system()} {platform.release()}; {platform.machine()}) {terminal}"
+
+
+@dataclass(frozen=True)
+class RequestOptions:
+    """Per-session knobs of the request body."""
+
+    reasoning_effort: str | None = "medium"
+    reasoning_summary: str | None = "auto"
+    parallel_tool_calls: bool = False
+    sandbox: str = "workspace-write"
+    extra_body: dict[str, Any] = field(default_factory=dict)
+    """Fields merged into the body last (e.g. `text`, `service_tier`)."""
+
+
+@dataclass
+class TurnRequest:
+    """A built request: JSON body and non-secret headers."""
+
+    body: dict[str, Any]
+    headers: dict[str, str]
+
+
+def build_request(
+    *,
+    model: str,
+    instructions: str | None,
+    input_items: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    session_id: str,
+    turn_id: str,
+    options: RequestOptions = RequestOptions(),
+    window: int = 0,
+    request_kind: str = "turn",
+    workspaces: list[str] | None = None,
+) -> TurnRequest:
+    """The body and headers of one `POST {base}/responses`.
+
+    `window` counts compactions (Codex's `x-codex-window-id` is `<thread>:<n>`);
+    `request_kind` is `turn` here and `compaction` for a summarising request (later issue).
+    """
+    window_id = f"{session_id}:{window}"
+    turn_metadata = json.dumps(
+        {"request_kind": request_kind, "turn_id": turn_id, "sandbox": options.sandbox,
+         "workspaces": workspaces or []},
+        separators=(",", ":"),
+    )
+    body: dict[str, Any] = {"model": model}
+    if instructions is not None:
+        body["instructions"] = instructions
+    body["input"] = input_items
+    body["tools"] = tools
+    body["tool_choice"] = "auto"
+    body["parallel_tool_calls"] = options.parallel_tool_calls
+    reasoning = {k: v for k, v in (("effort", options.reasoning_effort),
+                                   ("summary", options.reasoning_summary)) if v}
+    if reasoning:
+        body["reasoning"] = reasoning
+    body["store"] = False
+    body["stream"] = True
+    body["include"] = ["reasoning.encrypted_content"] if reasoning else []
+    body["prompt_cache_key"] = session_id
+    body["client_metadata"] = {
+        "session_id": session_id,
+        "thread_id": session_id,
+        "turn_id": turn_id,
+        "x-codex-window-id": window_id,
+        "x-codex-turn-metadata": turn_metadata,
+    }
+    body.update(options.extra_body)
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "text/event-stream",
+        "session-id": session_id,
+        "thread-id": session_id,
+        "x-client-request-id": str(uuid.uuid4()),
+        "x-codex-window-id": window_id,
+        "x-codex-turn-metadata": turn_metadata,
+        "originator": ORIGINATOR,
+        "User-Agent": user_agent(),
+    }
+    return TurnRequest(body=body, headers=headers)

@@ -1,0 +1,80 @@
+"""Where the harness's requests go: straight to the provider, or through the in-process capture proxy.
+
+Capture is on by default. The proxy runs in reverse mode toward the provider's origin (its path
+prefix kept) with the `Recorder` writing every exchange to a recording; the client then talks to
+`http://127.0.0.1:PORT<prefix>`. For the offline script provider the same proxy also carries the
+replayer (`proxy.replay.serve_script`), which answers every request itself, with the recorder as an
+extra addon — so scripted runs are recorded like live ones (one proxy per process, both addons).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from proxy.recorder import Recorder
+from proxy.replay import serve_script
+from proxy.runner import ProxyServer
+from proxy.store.writer import RecordingWriter
+
+from harness.providers.base import Provider
+from harness.providers.script import ScriptProvider
+
+__all__ = ["Route", "open_route"]
+
+
+@dataclass
+class Route:
+    """The base URL the client should use, and what to stop afterwards."""
+
+    base_url: str
+    capture_path: Path | None = None
+    proxy: ProxyServer | None = None
+    writer: RecordingWriter | None = None
+    recorder: Recorder | None = None
+
+    def close(self) -> None:
+        """Stop the proxy first (in-flight exchanges get written), then close the recording."""
+        if self.recorder is not None:
+            self.recorder.drain()
+        if self.proxy is not None:
+            self.proxy.stop()
+            self.proxy = None
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+    def __enter__(self) -> Route:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_route(provider: Provider, capture: Path | None, meta: dict[str, Any] | None = None) -> Route:
+    """Start what `provider` and `capture` need; `capture=None` means no recording."""
+    writer: RecordingWriter | None = None
+    recorder: list[Any] = []
+    if capture is not None:
+        capture.parent.mkdir(parents=True, exist_ok=True)
+        writer = RecordingWriter(capture, meta={"upstream": provider.base_url, "mode": "reverse",
+                                                "client": "ctxscope agent", **(meta or {})})
+        recorder = [Recorder(writer)]
+    try:
+        if isinstance(provider, ScriptProvider):
+            provider.check()
+            # The replay server is the proxy; the recorder rides along as an extra addon.
+            replay = serve_script(provider.script, extra_addons=recorder)  # type: ignore[arg-type]
+            return Route(base_url=f"{replay.url}{provider.path_prefix}", capture_path=capture,
+                         proxy=replay.proxy, writer=writer, recorder=recorder[0] if recorder else None)
+        if not recorder:
+            return Route(base_url=provider.base_url)
+        server = ProxyServer(recorder, mode="reverse", upstream=provider.base_url)
+        server.start()
+    except BaseException:
+        if writer is not None:
+            writer.close()
+        raise
+    return Route(base_url=f"{server.url}{provider.path_prefix}", capture_path=capture, proxy=server,
+                 writer=writer, recorder=recorder[0])

@@ -1,0 +1,156 @@
+"""Assemble a running agent from settings: config → provider → route (capture) → client → session → agent.
+
+`AgentRuntime` is what the CLI (and tests, in-process) drive. It owns everything that must be
+stopped: the capture proxy, the recording writer, the HTTP client. Use it as a context manager.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from proxy.home import new_recording_path, sessions_dir
+
+from harness.agent import Agent, EventSink
+from harness.client import ResponsesClient
+from harness.config import HarnessConfig, load_config
+from harness.context import ContextSettings
+from harness.context_bridge import ContextBridge
+from harness.providers import make_provider
+from harness.providers.base import Provider
+from harness.route import Route, open_route
+from harness.session.store import SessionStore
+from harness.tools import ToolContext, ToolRouter
+
+__all__ = ["AgentOptions", "AgentRuntime"]
+
+
+@dataclass
+class AgentOptions:
+    """Command-line choices; None means "use config.toml / the default"."""
+
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    script: Path | None = None
+    session: str | None = None
+    """Resume this session (id, id prefix or file path)."""
+    fork: str | None = None
+    """Copy this session to a new id and continue the copy."""
+    cwd: Path | None = None
+    sandbox: str | None = None
+    approval: str | None = None
+    capture: Path | None = None
+    no_capture: bool = False
+    config_path: Path | None = None
+    auth_file: Path | None = None
+    max_steps: int | None = None
+    sessions_dir: Path | None = None
+    approver: Any = None
+    """Interactive approval prompt for tools (None: headless, approvals refused)."""
+    ask_user: Any = None
+    context_overrides: dict[str, Any] = field(default_factory=dict)
+    """Extra `ContextSettings` fields (tests pin `now`, `timezone`, `shell`, `global_agents_file`)."""
+
+
+class AgentRuntime:
+    """A started agent plus the resources behind it."""
+
+    def __init__(self, options: AgentOptions, emit: EventSink | None = None) -> None:
+        self.options = options
+        self.emit = emit
+        self.config: HarnessConfig = load_config(options.config_path).with_overrides(
+            provider=options.provider, model=options.model, base_url=options.base_url, script=options.script,
+            sandbox=options.sandbox, approval=options.approval, max_steps=options.max_steps)
+        self.provider: Provider = make_provider(self.config, auth_file=options.auth_file)
+        self.route: Route | None = None
+        self.client: ResponsesClient | None = None
+        self.agent: Agent | None = None
+
+    @property
+    def capture_path(self) -> Path | None:
+        return self.route.capture_path if self.route else None
+
+    def start(self) -> AgentRuntime:
+        """Check credentials, open the session, start capture; nothing is sent yet."""
+        self.provider.check()
+        store, resumed = self._open_session()
+        capture = None if self.options.no_capture else (self.options.capture or new_recording_path("agent"))
+        self.route = open_route(self.provider, capture, meta={"session_id": store.session_id})
+        try:
+            self.client = ResponsesClient(self.provider, base_url=self.route.base_url, retry=self.config.retry,
+                                          notice=self._notice)
+            self.agent = self._make_agent(store, resumed)
+        except BaseException:
+            self.close()
+            raise
+        for warning in self.agent.context.warnings:
+            self.agent.notice(warning)
+        return self
+
+    def _notice(self, message: str) -> None:
+        if self.agent is not None:
+            self.agent.notice(message)
+        elif self.emit is not None:
+            self.emit({"type": "notice", "message": message})
+
+    def _cwd(self, resumed_cwd: str | None) -> Path:
+        if self.options.cwd is not None:
+            return self.options.cwd.expanduser().resolve()
+        if resumed_cwd:
+            return Path(resumed_cwd)
+        return Path.cwd().resolve()
+
+    def _open_session(self) -> tuple[SessionStore, Any]:
+        directory = self.options.sessions_dir or sessions_dir()
+        ref = self.options.fork or self.options.session
+        if ref is None:
+            return self._new_store(directory), None
+        store = SessionStore.open(ref, directory=directory)
+        if self.options.fork:
+            store = store.fork(directory=directory)
+        return store, store.load()
+
+    def _new_store(self, directory: Path) -> SessionStore:
+        return SessionStore.create(
+            {"cwd": str(self._cwd(None)), "provider": self.provider.name, "base_url": self.provider.base_url,
+             "model": self.config.model, "originator": "ctxscope"}, directory=directory)
+
+    def _make_agent(self, store: SessionStore, resumed: Any, model: str | None = None) -> Agent:
+        assert self.client is not None
+        cwd = self._cwd(resumed.meta.get("cwd") if resumed else None)
+        settings = ContextSettings(
+            cwd=cwd, skill_dirs=list(self.config.skill_dirs), sandbox_mode=self.config.sandbox,
+            approval_policy=self.config.approval, **self.options.context_overrides)
+        bridge = ContextBridge(settings, developer_instructions=self.config.developer_instructions)
+        tool_ctx = ToolContext(cwd=cwd, sandbox_mode=self.config.sandbox, approval_policy=self.config.approval,
+                               approver=self.options.approver, ask_user=self.options.ask_user)
+        router = ToolRouter(tool_ctx)
+        agent = Agent(config=self.config, client=self.client, session=store, context=bridge, router=router,
+                      model=model, emit=self.emit, resumed=resumed)
+        bridge.set_model(agent.model)
+        return agent
+
+    def new_session(self) -> Agent:
+        """`/new`: a fresh session (new id, full context on the next request), same settings."""
+        assert self.agent is not None
+        old = self.agent
+        store = self._new_store(old.session.path.parent)
+        agent = self._make_agent(store, None, model=old.model)
+        self.agent = agent
+        return agent
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        if self.route is not None:
+            self.route.close()
+            self.route = None
+
+    def __enter__(self) -> AgentRuntime:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,197 @@
+"""Session files: one JSONL file per session, one entry per line, entries linked by parent id.
+
+    {"id": "e0001", "parent_id": null, "timestamp": "2026-...Z", "type": "session_meta", "payload": {...}}
+
+Entry types: `session_meta` (first line: session id, cwd, provider, model, forked_from),
+`response_item` (one history item, in order), `world_state` (a full world-state snapshot: the
+baseline later requests diff against), `turn_context` (per-turn settings: model, cwd, sandbox...),
+`model_switch` ({from, to}), `event` (notices, errors, usage). Later issues add more types (plan,
+compaction); readers keep entries of unknown types.
+
+Each line is flushed as written, so a killed harness leaves a loadable file (a torn last line is
+skipped). Payloads go through the same deterministic `Redactor` as recordings: secrets never land
+here, and a resumed session sends exactly what the recording shows.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from proxy.errors import ConfigError
+from proxy.home import sessions_dir
+from proxy.store.redact import Redactor
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["ENTRY_TYPES", "ResumedSession", "SessionEntry", "SessionStore", "new_session_id"]
+
+ENTRY_TYPES = ("session_meta", "response_item", "world_state", "turn_context", "model_switch", "event")
+
+
+def new_session_id() -> str:
+    return str(uuid.uuid4())
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+class SessionEntry(BaseModel):
+    """One line of a session file."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    parent_id: str | None = None
+    timestamp: str
+    type: str
+    payload: dict[str, Any]
+
+
+@dataclass
+class ResumedSession:
+    """What a session file says about where the conversation stands (on one branch)."""
+
+    meta: dict[str, Any]
+    history: list[dict[str, Any]] = field(default_factory=list)
+    world_state: dict[str, Any] | None = None
+    """The last full world-state snapshot (the diff baseline), or None before the first request."""
+    model: str | None = None
+    turn_context: dict[str, Any] | None = None
+    turns: int = 0
+
+
+class SessionStore:
+    """Append-only writer and reader of one session file."""
+
+    def __init__(self, path: Path, session_id: str) -> None:
+        self.path = path
+        self.session_id = session_id
+        self._lock = threading.Lock()
+        self._redactor = Redactor()
+        entries = self.entries() if path.exists() else []
+        self._count = len(entries)
+        self.head: str | None = entries[-1].id if entries else None
+        """Id of the last entry: the parent of the next one."""
+
+    # ---- creating and opening ----------------------------------------------------------------
+
+    @classmethod
+    def create(cls, meta: dict[str, Any], *, directory: Path | None = None,
+               session_id: str | None = None) -> SessionStore:
+        """A new session file with its `session_meta` line."""
+        session_id = session_id or new_session_id()
+        directory = directory or sessions_dir()
+        directory.mkdir(parents=True, exist_ok=True)
+        store = cls(directory / f"{session_id}.jsonl", session_id)
+        if store.path.exists():
+            raise ConfigError(f"session {session_id} already exists at {store.path}")
+        store.append("session_meta", {"session_id": session_id, "created_at": _now(), **meta})
+        return store
+
+    @classmethod
+    def open(cls, ref: str, *, directory: Path | None = None) -> SessionStore:
+        """Open by session id (or unique id prefix) in the sessions directory, or by file path."""
+        as_path = Path(ref).expanduser()
+        if as_path.suffix == ".jsonl" and as_path.is_file():
+            path = as_path
+        else:
+            directory = directory or sessions_dir()
+            matches = sorted(directory.glob(f"{ref}*.jsonl")) if ref else []
+            if not matches:
+                raise ConfigError(f"no session {ref!r} in {directory}: check the id "
+                                  "(session files are named <id>.jsonl)")
+            if len(matches) > 1:
+                raise ConfigError(f"session id {ref!r} is ambiguous ({len(matches)} sessions): give more of it")
+            path = matches[0]
+        entries = cls._read(path)
+        if not entries or entries[0].type != "session_meta":
+            raise ConfigError(f"{path} is not a ctxscope session file (no session_meta line)")
+        return cls(path, str(entries[0].payload.get("session_id") or path.stem))
+
+    # ---- writing -------------------------------------------------------------------------------
+
+    def append(self, type: str, payload: dict[str, Any]) -> SessionEntry:
+        """Write one entry (redacted) as a child of `head`, flushed before returning."""
+        with self._lock:
+            self._count += 1
+            entry = SessionEntry(id=f"e{self._count:05d}-{uuid.uuid4().hex[:6]}", parent_id=self.head,
+                                 timestamp=_now(), type=type, payload=self._redactor.body(payload))
+            line = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+            with self.path.open("a", encoding="utf-8") as f:
+                f.write(line + "\n")
+                f.flush()
+            self.head = entry.id
+            return entry
+
+    # ---- reading -------------------------------------------------------------------------------
+
+    @staticmethod
+    def _read(path: Path) -> list[SessionEntry]:
+        entries: list[SessionEntry] = []
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigError(f"cannot read session file {path} ({e.__class__.__name__})") from e
+        for n, line in enumerate(lines):
+            if not line.strip():
+                continue
+            try:
+                entries.append(SessionEntry.model_validate_json(line))
+            except ValueError as e:
+                if n == len(lines) - 1:
+                    continue  # torn last line from a killed writer: everything before it is good
+                raise ConfigError(f"{path} line {n + 1} is not a session entry: the file is damaged") from e
+        return entries
+
+    def entries(self) -> list[SessionEntry]:
+        return self._read(self.path)
+
+    def branch(self, leaf: str | None = None) -> list[SessionEntry]:
+        """Entries from the root to `leaf` (default: the last entry), following parent ids."""
+        entries = self.entries()
+        if not entries:
+            return []
+        by_id = {e.id: e for e in entries}
+        node: SessionEntry | None = by_id.get(leaf) if leaf else entries[-1]
+        if node is None:
+            raise ConfigError(f"no entry {leaf!r} in session {self.session_id}")
+        chain: list[SessionEntry] = []
+        while node is not None and len(chain) <= len(entries):
+            chain.append(node)
+            node = by_id.get(node.parent_id) if node.parent_id else None
+        return list(reversed(chain))
+
+    def load(self, leaf: str | None = None) -> ResumedSession:
+        """Rebuild history, world-state baseline and model from one branch."""
+        chain = self.branch(leaf)
+        state = ResumedSession(meta=chain[0].payload if chain else {})
+        state.model = state.meta.get("model")
+        for entry in chain[1:]:
+            if entry.type == "response_item":
+                state.history.append(entry.payload["item"])
+            elif entry.type == "world_state":
+                state.world_state = entry.payload.get("state")
+            elif entry.type == "model_switch":
+                state.model = entry.payload.get("to") or state.model
+            elif entry.type == "turn_context":
+                state.turn_context = entry.payload
+                state.turns += 1
+        return state
+
+    def fork(self, *, directory: Path | None = None, leaf: str | None = None) -> SessionStore:
+        """Copy one branch into a new session (new id, `forked_from` in its meta)."""
+        chain = self.branch(leaf)
+        meta = dict(chain[0].payload) if chain else {}
+        meta.pop("session_id", None)
+        meta.pop("created_at", None)
+        meta["forked_from"] = {"session_id": self.session_id, "entry_id": chain[-1].id if chain else None}
+        new = SessionStore.create(meta, directory=directory or self.path.parent)
+        for entry in chain[1:]:
+            new.append(entry.type, entry.payload)
+        return new
