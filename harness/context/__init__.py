@@ -1,8 +1,9 @@
 """Context building, the heart of the harness: fragments (defined once: render + recognise),
 the typed world state, AGENTS.md and skill discovery, and the items of each request.
 
-    fragments     FragmentSpec registry, classify_text (also used by the inspector)
-    world_state   WorldState snapshot, ContextSettings, collect_world_state, diff_world_state
+    fragments     FragmentSpec registry and classify_text (the inspector uses these too)
+    world_state   WorldState snapshot, SkillInfo, diff_world_state
+    collect       ContextSettings and collect_world_state (reads AGENTS.md and skills)
     agents_md     AGENTS.md discovery (global file + repo root down to cwd)
     skills        SKILL.md discovery and `$name` selection
     builder       initial items, append-only update items, model switch and per-turn items
@@ -11,20 +12,59 @@ the typed world state, AGENTS.md and skill discovery, and the items of each requ
 
 from __future__ import annotations
 
+from .agents_md import discover_agents_docs, find_repo_root
+from .builder import (
+    context_items,
+    context_update_items,
+    initial_context_items,
+    message_item,
+    model_switch_items,
+    turn_aborted_item,
+    user_message_item,
+    user_shell_command_item,
+)
+from .collect import ContextSettings, collect_world_state
+from .developer import register_mode_instructions
 from .fragments import (
     FRAGMENT_KINDS,
     FRAGMENT_SPECS,
     FragmentMatch,
     FragmentSpec,
     classify_text,
+    get_spec,
     render_fragment,
 )
+from .labels import item_label, layout_labels
+from .skills import discover_skills, mentioned_skill_names, selected_skill_items
+from .world_state import SkillInfo, WorldState, diff_world_state
 
 __all__ = [
     "FRAGMENT_KINDS",
     "FRAGMENT_SPECS",
+    "ContextSettings",
     "FragmentMatch",
     "FragmentSpec",
+    "SkillInfo",
+    "WorldState",
     "classify_text",
+    "collect_world_state",
+    "context_items",
+    "context_update_items",
+    "diff_world_state",
+    "discover_agents_docs",
+    "discover_skills",
+    "find_repo_root",
+    "get_spec",
+    "initial_context_items",
+    "item_label",
+    "layout_labels",
+    "mentioned_skill_names",
+    "message_item",
+    "model_switch_items",
+    "register_mode_instructions",
     "render_fragment",
+    "selected_skill_items",
+    "turn_aborted_item",
+    "user_message_item",
+    "user_shell_command_item",
 ]

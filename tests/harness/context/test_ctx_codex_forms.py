@@ -105,9 +105,9 @@ CODEX_SAMPLES: list[tuple[str, str, str, dict[str, Any]]] = [
         "user",
         "<environment_context>\n  <cwd>/repo</cwd>\n  <shell>zsh</shell>\n"
         "  <current_date>2026-08-01</current_date>\n"
-        '  <timezone>Europe/Paris</timezone>\n'
+        "  <timezone>Europe/Paris</timezone>\n"
         '  <network enabled="true"><allowed>a.com,b.org</allowed></network>\n'
-        '  <filesystem><workspace_roots><root>/repo</root></workspace_roots>'
+        "  <filesystem><workspace_roots><root>/repo</root></workspace_roots>"
         '<permission_profile type="managed">'
         '<file_system type="restricted" /></permission_profile></filesystem>\n</environment_context>',
         "environment_context",
@@ -183,15 +183,16 @@ CODEX_SAMPLES: list[tuple[str, str, str, dict[str, Any]]] = [
     ),
     (
         "user",
-        "<user_shell_command>\n<command>\necho hi\n</command>\n<result>\nExit code: 0\nDuration: 0.0100 seconds\n"
+        "<user_shell_command>\n<command>\necho hi\n</command>\n<result>\nExit code: 0\n"
+        "Duration: 0.0100 seconds\n"
         "Output:\nhi\n</result>\n</user_shell_command>",
         "user_shell_command",
         {"command": "echo hi", "exit_code": 0, "duration_s": 0.01, "output": "hi"},
     ),
     (
         "user",
-        "Another language model started to solve this problem and produced a summary of its thinking process. "
-        "Use it.\nSummary: did X, next Y.",
+        "Another language model started to solve this problem and produced a summary "
+        "of its thinking process. Use it.\nSummary: did X, next Y.",
         "compaction_summary",
         {"summary": "Summary: did X, next Y."},
     ),

@@ -1,0 +1,77 @@
+"""AGENTS.md discovery: the global file, then one document per directory from the repository
+root down to the cwd (`AGENTS.override.md` wins over `AGENTS.md` in the same directory).
+
+The repository root is the nearest ancestor of the cwd holding `.git` (a directory, or a file
+for worktrees/submodules); without one only the cwd itself is searched. A file that is not UTF-8
+is a `ConfigError` naming the file, so the person can fix it; nothing crashes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from proxy.errors import ConfigError
+
+__all__ = ["AGENTS_FILENAMES", "discover_agents_docs", "find_repo_root", "read_instructions_file"]
+
+# Searched in this order in each directory; the first non-empty one is used.
+AGENTS_FILENAMES: tuple[str, ...] = ("AGENTS.override.md", "AGENTS.md")
+
+
+def find_repo_root(cwd: Path) -> Path | None:
+    """Nearest directory at or above `cwd` that contains `.git`, else None."""
+    for directory in (cwd, *cwd.parents):
+        if (directory / ".git").exists():
+            return directory
+    return None
+
+
+def read_instructions_file(path: Path) -> str:
+    """Text of an instructions file: UTF-8 (a BOM is dropped), CRLF normalised, trimmed."""
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise ConfigError(
+            f"cannot read {path}: {err.strerror or err}; fix its permissions or remove it"
+        ) from err
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise ConfigError(
+            f"{path} is not UTF-8 text (bad byte at offset {err.start}); save it as UTF-8 or remove it"
+        ) from err
+    return text.replace("\r\n", "\n").strip()
+
+
+def _chain(root: Path, cwd: Path) -> list[Path]:
+    """Directories from `root` down to `cwd` inclusive; just [cwd] when cwd is outside root."""
+    try:
+        rel = cwd.relative_to(root)
+    except ValueError:
+        return [cwd]
+    chain = [root]
+    for part in rel.parts:
+        chain.append(chain[-1] / part)
+    return chain
+
+
+def discover_agents_docs(
+    cwd: Path, repo_root: Path | None = None, global_file: Path | None = None
+) -> list[tuple[str, str]]:
+    """Active AGENTS.md documents as (absolute path, text), global first; empty files skipped."""
+    docs: list[tuple[str, str]] = []
+    if global_file is not None and global_file.is_file():
+        text = read_instructions_file(global_file)
+        if text:
+            docs.append((str(global_file), text))
+    root = repo_root if repo_root is not None else find_repo_root(cwd)
+    for directory in _chain(root or cwd, cwd):
+        for name in AGENTS_FILENAMES:
+            candidate = directory / name
+            if not candidate.is_file():
+                continue
+            text = read_instructions_file(candidate)
+            if text:
+                docs.append((str(candidate), text))
+                break
+    return docs

@@ -1,0 +1,142 @@
+"""The context items of a request, as Responses wire item dicts.
+
+- `initial_context_items`: the full render — exactly one developer message (optional developer
+  instructions, permissions, collaboration mode, skills catalog) then one contextual user message
+  (AGENTS.md, environment_context, goal). Used for the first request and the first after a
+  compaction.
+- `context_update_items`: only the sections whose values changed since the previous snapshot,
+  appended after the existing history (which is never rewritten); adjacent same-role fragments
+  share one message.
+- Per-event items: model switch, turn aborted, user shell command, plain user message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .agents_fragments import render_agents_md, render_agents_md_removed, render_agents_md_replaced
+from .developer import render_collaboration_mode, render_model_switch, render_permissions
+from .environment import render_environment
+from .skill_fragments import render_skills_catalog
+from .turn_fragments import GOAL_SPEC, TURN_ABORTED_SPEC, USER_SHELL_COMMAND_SPEC
+from .world_state import WorldState, environment_values, permissions_values
+
+__all__ = [
+    "context_items",
+    "context_update_items",
+    "initial_context_items",
+    "message_item",
+    "model_switch_items",
+    "turn_aborted_item",
+    "user_message_item",
+    "user_shell_command_item",
+]
+
+Item = dict[str, Any]
+
+
+def message_item(role: str, texts: list[str]) -> Item:
+    """A `message` item with one `input_text` part per text (the wire form Codex sends)."""
+    return {"type": "message", "role": role, "content": [{"type": "input_text", "text": t} for t in texts]}
+
+
+def user_message_item(text: str) -> Item:
+    """A plain user prompt."""
+    return message_item("user", [text])
+
+
+def _agents_values(state: WorldState) -> dict[str, Any]:
+    return {"path": state.cwd, "docs": [{"path": p, "text": t} for p, t in state.agents_docs]}
+
+
+def _skills_values(state: WorldState) -> dict[str, Any]:
+    return {"skills": [s.model_dump() for s in state.skills]}
+
+
+def _merge(parts: list[tuple[str, str]]) -> list[Item]:
+    """Adjacent same-role parts share one message, in order."""
+    items: list[Item] = []
+    for role, text in parts:
+        if items and items[-1]["role"] == role:
+            items[-1]["content"].append({"type": "input_text", "text": text})
+        else:
+            items.append(message_item(role, [text]))
+    return items
+
+
+def initial_context_items(state: WorldState, developer_instructions: str | None = None) -> list[Item]:
+    """Full render: one developer message, then one contextual user message."""
+    developer: list[str] = []
+    if developer_instructions and developer_instructions.strip():
+        developer.append(developer_instructions)
+    developer.append(render_permissions(permissions_values(state)))
+    if state.collaboration_mode is not None:
+        developer.append(render_collaboration_mode({"mode": state.collaboration_mode}))
+    if state.skills:
+        developer.append(render_skills_catalog(_skills_values(state)))
+    user: list[str] = []
+    if state.agents_docs:
+        user.append(render_agents_md(_agents_values(state)))
+    user.append(render_environment(environment_values(state)))
+    if state.goal:
+        user.append(GOAL_SPEC.render({"objective": state.goal}))
+    return [message_item("developer", developer), message_item("user", user)]
+
+
+def context_update_items(prev: WorldState, cur: WorldState) -> list[Item]:
+    """Items to append so the model learns what changed from `prev` to `cur`; [] if nothing did.
+
+    Model and reasoning effort are not rendered here: a model change goes through
+    `model_switch_items`, which also carries the new model's instructions.
+    """
+    parts: list[tuple[str, str]] = []
+    if permissions_values(prev) != permissions_values(cur):
+        parts.append(("developer", render_permissions(permissions_values(cur))))
+    if prev.collaboration_mode != cur.collaboration_mode:
+        # Leaving a mode altogether means going back to default behaviour; say so explicitly so
+        # the old mode's instructions do not linger.
+        parts.append(("developer", render_collaboration_mode({"mode": cur.collaboration_mode or "default"})))
+    if prev.skills != cur.skills:
+        parts.append(("developer", render_skills_catalog(_skills_values(cur))))
+    if prev.agents_docs != cur.agents_docs:
+        if not cur.agents_docs:
+            parts.append(("user", render_agents_md_removed({})))
+        elif not prev.agents_docs:
+            parts.append(("user", render_agents_md(_agents_values(cur))))
+        else:
+            parts.append(("user", render_agents_md_replaced(_agents_values(cur))))
+    old_env, new_env = environment_values(prev), environment_values(cur)
+    changed = {key: value for key, value in new_env.items() if old_env[key] != value}
+    if changed:
+        parts.append(("user", render_environment(changed)))
+    if cur.goal and cur.goal != prev.goal:
+        parts.append(("user", GOAL_SPEC.render({"objective": cur.goal})))
+    return _merge(parts)
+
+
+def context_items(
+    prev: WorldState | None, cur: WorldState, developer_instructions: str | None = None
+) -> list[Item]:
+    """Full render when there is no baseline (new session, after compaction), else the update."""
+    if prev is None:
+        return initial_context_items(cur, developer_instructions)
+    return context_update_items(prev, cur)
+
+
+def model_switch_items(old_model: str, new_model: str, new_instructions: str) -> list[Item]:
+    """A developer message telling the model the conversation moved to `new_model`."""
+    text = render_model_switch(
+        {"previous_model": old_model, "model": new_model, "instructions": new_instructions}
+    )
+    return [message_item("developer", [text])]
+
+
+def turn_aborted_item(reason: str) -> Item:
+    """User item recording that the previous turn was interrupted, and why."""
+    return message_item("user", [TURN_ABORTED_SPEC.render({"reason": reason})])
+
+
+def user_shell_command_item(command: str, exit_code: int, duration_s: float, output: str) -> Item:
+    """User item with a command the user ran themselves and its result."""
+    values = {"command": command, "exit_code": exit_code, "duration_s": duration_s, "output": output}
+    return message_item("user", [USER_SHELL_COMMAND_SPEC.render(values)])

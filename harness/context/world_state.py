@@ -1,0 +1,80 @@
+"""The typed world-state snapshot a request's context is rendered from, and its diff.
+
+One `WorldState` is taken before every model request. The first request of a context window
+renders it in full; later requests render only what `diff_world_state` reports as changed.
+Sessions persist it as JSON (`model_dump(mode="json")`) so a resumed session keeps its baseline.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["SkillInfo", "WorldState", "diff_world_state", "environment_values", "permissions_values"]
+
+
+class SkillInfo(BaseModel):
+    """A discovered skill: what the catalog shows and where its SKILL.md lives."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    """The `$name` users mention; also the catalog entry name."""
+    description: str
+    """One line from the front matter."""
+    path: str
+    """Absolute path of the SKILL.md file."""
+
+
+class WorldState(BaseModel):
+    """Everything about the environment the model is told, as typed values."""
+
+    # Unknown keys from newer session files are dropped, so an old ctxscope can still resume.
+    model_config = ConfigDict(extra="ignore")
+
+    cwd: str
+    shell: str = "bash"
+    current_date: str = ""
+    """YYYY-MM-DD in `timezone`."""
+    timezone: str = "UTC"
+    network_enabled: bool = False
+    sandbox_mode: str = "workspace-write"
+    approval_policy: str = "on-request"
+    writable_roots: list[str] = Field(default_factory=list)
+    collaboration_mode: str | None = None
+    """None: no mode fragment is sent (like `codex exec`); else "default" or "plan"."""
+    agents_docs: list[tuple[str, str]] = Field(default_factory=list)
+    """Active AGENTS.md documents in order (global first, then repo root down to cwd): (path, text)."""
+    skills: list[SkillInfo] = Field(default_factory=list)
+    model: str = ""
+    reasoning_effort: str | None = None
+    goal: str | None = None
+
+
+def environment_values(state: WorldState) -> dict[str, Any]:
+    """The environment_context children for `state`, keyed like the fragment's values."""
+    return {
+        "cwd": state.cwd,
+        "shell": state.shell,
+        "current_date": state.current_date,
+        "timezone": state.timezone,
+        "network_enabled": state.network_enabled,
+        "writable_roots": list(state.writable_roots),
+    }
+
+
+def permissions_values(state: WorldState) -> dict[str, Any]:
+    """The permissions fragment's values for `state`."""
+    return {
+        "sandbox_mode": state.sandbox_mode,
+        "approval_policy": state.approval_policy,
+        "network_enabled": state.network_enabled,
+        "writable_roots": list(state.writable_roots),
+    }
+
+
+def diff_world_state(prev: WorldState, cur: WorldState) -> dict[str, tuple[Any, Any]]:
+    """Fields whose value changed, as {field: (old, new)} in field order; {} when equal."""
+    old, new = prev.model_dump(mode="json"), cur.model_dump(mode="json")
+    return {name: (old[name], new[name]) for name in WorldState.model_fields if old[name] != new[name]}
