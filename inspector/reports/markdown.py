@@ -1,0 +1,83 @@
+"""Markdown rendering of report documents (for pull requests, issues and CI summaries)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _turn_notes(doc: dict[str, Any]) -> list[str]:
+    notes = list(doc["world_state_changes"])
+    if doc["compaction"]:
+        notes.append(doc["compaction"]["sentence"])
+    tools = doc["tools"]
+    bits = [f"+{n}" for n in tools["added"]] + [f"-{n}" for n in tools["removed"]]
+    bits += [f"~{n}" for n in tools["changed"]]
+    if bits:
+        notes.append("tools: " + " ".join(bits))
+    if doc["instructions_changed"]:
+        notes.append("instructions changed")
+    notes += [f"{k}: {json.dumps(v['before'])} → {json.dumps(v['after'])}" for k, v in doc["params"].items()]
+    notes += doc["notes"]
+    return notes
+
+
+def _diff(report: dict[str, Any]) -> list[str]:
+    lines = [f"# ctxscope diff: `{report['source']}`", ""]
+    lines += [f"> warning: {w}" for w in report["warnings"]]
+    lines += ["| turn | thread | change | items | kept/+/- | tokens | reported input | cached | what changed |",
+              "|---:|---|---|---:|---|---:|---:|---:|---|"]
+    for doc in report["turns"]:
+        c, usage = doc["change"], doc["tokens"]["usage"]
+        lines.append(f"| {doc['turn']} | {doc['thread']} | {c['kind']} | {doc['items']} | "
+                     f"{c['kept']}/+{c['added']}/-{c['removed']} | {doc['tokens']['total']} | "
+                     f"{usage.get('input_tokens') or ''} | {usage.get('cached_tokens') or ''} | "
+                     f"{_cell('; '.join(_turn_notes(doc)))} |")
+    detail = report["detail"]
+    if detail:
+        lines += ["", f"## Turn {detail['turn']} (vs turn {detail['change']['previous']})", ""]
+        lines += [f"- removed `{_cell(i['label'])}`" for i in detail["removed_items"]]
+        lines += [f"- added `{_cell(i['label'])}` ({i['tokens']} tokens)" for i in detail["added_items"]]
+        if detail["instructions_diff"]:
+            lines += ["", "```diff", *detail["instructions_diff"], "```"]
+    return lines
+
+
+def _show(report: dict[str, Any]) -> list[str]:
+    turn = report["turn"]
+    lines = [f"# Turn {turn['turn']} of `{report['source']}`", "",
+             f"model `{turn['model']}`, {turn['transport']}, change **{turn['change']['kind']}**, "
+             f"{turn['tokens']['total']} tokens", "", f"tools: {', '.join(report['tools']) or 'none'}", "",
+             "```"]
+    lines += [f"{i['position']:>3}  {i['label']}" for i in report["input"]]
+    return [*lines, "```"]
+
+
+def _compare(report: dict[str, Any]) -> list[str]:
+    lines = [f"# ctxscope compare", "", f"- A: `{report['a']}`", f"- B: `{report['b']}`", "",
+             "| turn | same | differences |", "|---:|---|---|"]
+    for pair in report["turns"]:
+        bits: list[str] = []
+        for key in ("endpoint", "transport", "status"):
+            if pair[key]:
+                bits.append(f"{key} {pair[key][0]} ≠ {pair[key][1]}")
+        h = pair["headers"]
+        bits += [f"header only in A: {x}" for x in h["only_a"]] + [f"header only in B: {x}" for x in h["only_b"]]
+        bits += [f"{k}: {json.dumps(v['a'])} ≠ {json.dumps(v['b'])}" for k, v in pair["params"].items()]
+        if pair["instructions_diff"]:
+            bits.append("instructions differ")
+        t = pair["tools"]
+        bits += [f"tool -{n}" for n in t["removed"]] + [f"tool +{n}" for n in t["added"]]
+        bits += [f"tool ~{n}" for n in t["changed"]] + [f"items {x}" for x in pair["items_diff"]]
+        lines.append(f"| {pair['turn']} | {'yes' if pair['same'] else 'no'} | {_cell('; '.join(bits))} |")
+    return lines
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """Markdown text of any report document."""
+    render = {"diff": _diff, "show": _show, "compare": _compare}[report["report"]]
+    return "\n".join(render(report)) + "\n"

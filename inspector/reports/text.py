@@ -1,0 +1,199 @@
+"""Terminal rendering of report documents with rich: colour on a terminal, plain text elsewhere.
+
+Rendering reads only the report dict (`reports.build`), so text and JSON always agree. All dynamic
+text goes through `rich.text.Text`, never markup, so brackets in labels print as they are.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+KIND_STYLE = {"initial": "bold cyan", "append": "green", "rewrite": "bold yellow",
+              "compaction": "bold magenta", "fork": "bold blue"}
+
+
+def _line(console: Console, *parts: tuple[str, str] | str) -> None:
+    text = Text()
+    for part in parts:
+        if isinstance(part, tuple):
+            text.append(part[0], style=part[1])
+        else:
+            text.append(part)
+    console.print(text, soft_wrap=True)
+
+
+def _tokens(doc: dict[str, Any]) -> str:
+    tokens = doc["tokens"]
+    usage = tokens["usage"]
+    est = "~" if tokens["estimated"] else ""
+    text = f"{est}{tokens['total']:,} tok"
+    if usage.get("input_tokens") is not None:
+        text += f" (reported {usage['input_tokens']:,}, cached {usage.get('cached_tokens') or 0:,}"
+        text += f", predicted cached {tokens['predicted_cached']:,})"
+    return text
+
+
+def _turn_row(console: Console, doc: dict[str, Any]) -> None:
+    change = doc["change"]
+    kind = change["kind"]
+    delta = f"kept {change['kept']}"
+    if change["added"]:
+        delta += f" +{change['added']}"
+    if change["removed"]:
+        delta += f" -{change['removed']}"
+    status = "" if doc["status"] == "completed" else f"  [{doc['status']}]"
+    _line(console, (f"  #{doc['turn']:<4}", "bold"), (f"{kind:<11}", KIND_STYLE.get(kind, "")),
+          f"{doc['items']:>4} items  {delta:<18} {_tokens(doc)}", (status, "bold red"))
+    for sentence in doc["world_state_changes"]:
+        _line(console, "        · ", (sentence, "cyan"))
+    if doc["compaction"]:
+        _line(console, "        · ", (doc["compaction"]["sentence"], "magenta"))
+    frags = doc["fragments_changed"]
+    if frags:
+        labels = " ".join(("+" if f["change"] == "added" else "-") + f["label"] for f in frags)
+        _line(console, "        · fragments: ", (labels, "dim"))
+    tools = doc["tools"]
+    tool_bits = [f"+{n}" for n in tools["added"]] + [f"-{n}" for n in tools["removed"]]
+    tool_bits += [f"~{n}" for n in tools["changed"]]
+    if tool_bits:
+        _line(console, "        · tools: ", (" ".join(tool_bits), "yellow"))
+    elif tools["reordered"]:
+        _line(console, "        · tools reordered (same tools; breaks the cached prefix)")
+    if doc["instructions_changed"]:
+        _line(console, "        · instructions changed")
+    for name, change_ in doc["params"].items():
+        _line(console, f"        · {name}: {json.dumps(change_['before'])} → {json.dumps(change_['after'])}")
+    for note in doc["notes"]:
+        _line(console, "        · ", (note, "dim"))
+
+
+def _item_line(console: Console, sign: str, item: dict[str, Any], style: str) -> None:
+    _line(console, (f"    {sign} [{item['position']}] ", style), item["label"], (f"  {item['tokens']} tok", "dim"))
+
+
+def _detail(console: Console, doc: dict[str, Any]) -> None:
+    console.print()
+    _line(console, (f"turn {doc['turn']} in full", "bold underline"),
+          f" (thread {doc['thread']}, vs turn {doc['change']['previous']})")
+    _turn_row(console, doc)
+    if doc["removed_items"]:
+        _line(console, ("  removed:", "bold red"))
+        for item in doc["removed_items"]:
+            _item_line(console, "-", item, "red")
+    if doc["added_items"]:
+        _line(console, ("  added:", "bold green"))
+        for item in doc["added_items"]:
+            _item_line(console, "+", item, "green")
+    if doc["instructions_diff"]:
+        _line(console, ("  instructions:", "bold"))
+        for line in doc["instructions_diff"]:
+            style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+            _line(console, "    ", (line, style))
+    for name, paths in doc["tools"]["changed"].items():
+        _line(console, f"  tool {name}: ", ("; ".join(paths), "yellow"))
+    comp = doc["compaction"]
+    if comp:
+        _line(console, ("  compaction:", "bold magenta"), f" {comp['sentence']}")
+        for item in comp.get("summarised_items", []):
+            _item_line(console, "summarised", item, "red")
+        if comp["summary"]:
+            _line(console, "    summary: ", (comp["summary"][:500], "italic"))
+        for label in comp["rematerialised"]:
+            _line(console, "    re-materialised: ", label)
+    _line(console, ("  tokens by kind:", "bold"))
+    for kind, count in sorted(doc["tokens"]["by_kind"].items(), key=lambda kv: -kv[1]):
+        _line(console, f"    {kind:<24} {count:>8,}")
+
+
+def render_diff(report: dict[str, Any], console: Console) -> None:
+    """The timeline, thread by thread, then the `--turn` detail if asked for."""
+    tok = report["tokenizer"]
+    _line(console, ("recording ", "bold"), report["source"],
+          f"  ({len(report['turns'])} turns, {len(report['threads'])} threads; tokens: {tok['name']})")
+    for warning in report["warnings"]:
+        _line(console, ("warning: ", "yellow"), warning)
+    shown = {t["turn"] for t in report["turns"]}
+    by_number = {t["turn"]: t for t in report["turns"]}
+    for thread in report["threads"]:
+        numbers = [n for n in thread["turns"] if n in shown]
+        if not numbers:
+            continue
+        head = f"thread {thread['name']}" + (f"  id {thread['id']}" if thread["id"] else "")
+        if thread["forked_from"]:
+            head += f"  forked from turn {thread['forked_from']}"
+        _line(console, (head, "bold"))
+        for number in numbers:
+            _turn_row(console, by_number[number])
+    if not report["turns"]:
+        _line(console, "no model requests in this recording")
+    if report["detail"]:
+        _detail(console, report["detail"])
+
+
+def render_show(report: dict[str, Any], console: Console) -> None:
+    """The full context of one request as a compact labelled layout."""
+    turn = report["turn"]
+    _line(console, (f"turn {turn['turn']}", "bold"), f"  thread {turn['thread']}  {turn['model']}  "
+          f"{turn['transport']} {turn['endpoint']}  {turn['change']['kind']}  {_tokens(turn)}")
+    if report["instructions"]:
+        first = report["instructions"].strip().splitlines()[0] if report["instructions"].strip() else ""
+        _line(console, ("instructions: ", "bold"), f"{len(report['instructions']):,} chars: ", (first[:80], "dim"))
+    _line(console, ("tools: ", "bold"), ", ".join(report["tools"]) or "none")
+    for item in report["input"]:
+        style = "cyan" if item["kind"] not in ("user_message", "assistant_message") else ""
+        if item["kind"].startswith("unknown"):
+            style = "bold red"
+        _line(console, (f"  {item['position']:>3}  ", "dim"), (item["label"], style),
+              (f"  {item['tokens']} tok", "dim"))
+
+
+def render_compare(report: dict[str, Any], console: Console) -> None:
+    """Two recordings side by side, turn by turn."""
+    summary = report["summary"]
+    _line(console, ("A ", "bold"), report["a"], f"  ({summary['turns_a']} turns)")
+    _line(console, ("B ", "bold"), report["b"], f"  ({summary['turns_b']} turns)")
+    for warning in report["warnings"]:
+        _line(console, ("warning: ", "yellow"), warning)
+    for pair in report["turns"]:
+        if pair["a_turn"] is None or pair["b_turn"] is None:
+            side = "A" if pair["a_turn"] is None else "B"
+            _line(console, (f"  #{pair['turn']:<4}", "bold"), (f"only in {'B' if side == 'A' else 'A'}", "yellow"))
+            continue
+        _line(console, (f"  #{pair['turn']:<4}", "bold"), ("same" if pair["same"] else "differs",
+                                                           "green" if pair["same"] else "yellow"))
+        for key in ("endpoint", "transport", "status"):
+            if pair[key]:
+                _line(console, f"        · {key}: {pair[key][0]} ≠ {pair[key][1]}")
+        headers = pair["headers"]
+        if headers["only_a"] or headers["only_b"] or headers["changed"]:
+            bits = [f"-{h}" for h in headers["only_a"]] + [f"+{h}" for h in headers["only_b"]]
+            bits += [f"~{h}" for h in headers["changed"]]
+            _line(console, "        · headers: ", " ".join(bits))
+        for name, values in pair["params"].items():
+            _line(console, f"        · {name}: {json.dumps(values['a'])} ≠ {json.dumps(values['b'])}")
+        keys = pair["body_keys"]
+        if keys["only_a"] or keys["only_b"]:
+            _line(console, "        · body fields: " + " ".join([f"-{k}" for k in keys["only_a"]]
+                                                              + [f"+{k}" for k in keys["only_b"]]))
+        if pair["instructions_diff"]:
+            _line(console, f"        · instructions differ ({len(pair['instructions_diff'])} diff lines)")
+        tools = pair["tools"]
+        bits = [f"-{n}" for n in tools["removed"]] + [f"+{n}" for n in tools["added"]]
+        bits += [f"~{n}" for n in tools["changed"]]
+        if bits:
+            _line(console, "        · tools: ", " ".join(bits))
+        for line in pair["items_diff"]:
+            _line(console, "        · items ", (line, "green" if line.startswith("+") else "red"))
+        usage = pair["usage"]
+        if usage:
+            _line(console, "        · usage: " + ", ".join(f"{k} {v['a']}/{v['b']}" for k, v in usage.items()),
+                  ("  (A/B)", "dim"))
+
+
+def render_text(report: dict[str, Any], console: Console) -> None:
+    """Render any report document."""
+    {"diff": render_diff, "show": render_show, "compare": render_compare}[report["report"]](report, console)
