@@ -14,9 +14,9 @@ from ._spec import FragmentSpec, Values
 
 __all__ = ["SELECTED_SKILL_SPEC", "SKILLS_CATALOG_SPEC", "render_selected_skill", "render_skills_catalog"]
 
-_ENTRY_RE = re.compile(
-    r"^- (?P<name>[^:\n]+): (?P<description>.*?) \(file: (?P<path>[^\n]+)\)$", re.MULTILINE
-)
+_ENTRY_RE = re.compile(r"^- (?P<name>[^:\n`]+): (?P<rest>[^\n]*)$", re.MULTILINE)
+# Where the skill lives: "(file: /p/SKILL.md)", or Codex's package locators for remote skills.
+_LOCATOR_RE = re.compile(r"\s*\((?:file|executor package|orchestrator package): (?P<path>[^\n]+)\)$")
 
 
 def render_skills_catalog(values: Values) -> str:
@@ -33,18 +33,22 @@ def render_skills_catalog(values: Values) -> str:
 
 
 def recognise_skills_catalog(text: str) -> Values | None:
-    """Skill entries of any catalog form."""
+    """Skill entries of any catalog form (only the "Available skills" section when there is one)."""
     body = inner(text, "<skills_instructions>", "</skills_instructions>")
     if body is None:
         return None
-    skills = [
-        {
-            "name": m.group("name").strip(),
-            "description": m.group("description").strip(),
-            "path": m.group("path").strip(),
-        }
-        for m in _ENTRY_RE.finditer(body)
-    ]
+    section = re.search(r"^### Available skills\n(.*?)(?=^### |\Z)", body, re.MULTILINE | re.DOTALL)
+    skills: list[dict[str, str]] = []
+    for entry in _ENTRY_RE.finditer(section.group(1) if section else body):
+        rest = entry.group("rest")
+        skill = {"name": entry.group("name").strip()}
+        locator = _LOCATOR_RE.search(rest)
+        if locator:
+            rest = rest[: locator.start()]
+        skill["description"] = rest.strip()
+        if locator:
+            skill["path"] = locator.group("path").strip()
+        skills.append(skill)
     return {"skills": skills}
 
 

@@ -58,6 +58,21 @@ CODEX_SAMPLES: list[tuple[str, str, str, dict[str, Any]]] = [
         },
     ),
     (
+        "developer",
+        "<skills_instructions>\n## Skills\nIntro.\n### Skill roots\n- `r0`: /home/u/.codex/skills\n"
+        "### Available skills\n- demo-skill: A demo. (file: r0/demo-skill/SKILL.md)\n"
+        "- remote: Runs elsewhere (executor package: pkg-1)\n- bare: No locator at all\n"
+        "### How to use skills\n- Trigger rules: use a skill when named.\n</skills_instructions>",
+        "skills_catalog",
+        {
+            "skills": [
+                {"name": "demo-skill", "description": "A demo.", "path": "r0/demo-skill/SKILL.md"},
+                {"name": "remote", "description": "Runs elsewhere", "path": "pkg-1"},
+                {"name": "bare", "description": "No locator at all"},
+            ]
+        },
+    ),
+    (
         "user",
         "<skill>\n<name>demo-skill</name>\n<path>/s/demo/SKILL.md</path>\n"
         "---\nname: demo-skill\n---\nbody\n</skill>",
