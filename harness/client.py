@@ -149,7 +149,7 @@ class ResponsesClient:
             raise StreamError(f"no data from the backend for {self.retry.idle_timeout:g}s (idle timeout)",
                               retryable=True) from e
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as e:
-            raise StreamError(f"the connection to the backend dropped ({e.__class__.__name__})",
+            raise StreamError(f"the connection dropped before response.completed ({e.__class__.__name__})",
                               retryable=True) from e
 
     def _consume(self, resp: httpx.Response, on_event: Callable[[Any], None] | None) -> StreamResult:
@@ -186,6 +186,10 @@ class ResponsesClient:
         status = resp.status_code
         if status == 401:
             return UpstreamError("unauthorized", status=401, code=code)
+        should_retry = resp.headers.get("x-should-retry", "").lower()
+        if should_retry == "false" and status != 401:
+            # The server (or the replayer) says retrying cannot help; openai-python honours this too.
+            return _classify(code, message or resp.text[:200], status=status)
         if status == 429 and code != "insufficient_quota" or status >= 500:
             what = "rate limited (HTTP 429)" if status == 429 else f"backend error (HTTP {status})"
             return _Retryable(what, status=status, code=code, retry_after=_retry_after(resp.headers))

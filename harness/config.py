@@ -6,6 +6,7 @@
     approval = "on-request"             # never | on-request | untrusted
     skill_dirs = ["~/.ctxscope/skills"]
     instructions_file = "base.md"       # base instructions for every model (default: shipped prompt)
+    global_agents_file = "AGENTS.md"    # global AGENTS.md (default: AGENTS.md in the ctxscope home)
     reasoning_effort = "medium"
     reasoning_summary = "auto"
     max_steps = 50
@@ -67,6 +68,8 @@ class HarnessConfig:
     approval: str = "on-request"
     skill_dirs: tuple[Path, ...] = ()
     instructions_file: Path | None = None
+    global_agents_file: Path | None = None
+    """Global AGENTS.md sent before the repo's (default: `AGENTS.md` in the ctxscope home, if present)."""
     model_instructions: dict[str, Path] = field(default_factory=dict)
     developer_instructions: str | None = None
     reasoning_effort: str | None = "medium"
@@ -136,8 +139,9 @@ def load_config(path: Path | None = None) -> HarnessConfig:
         kw["max_steps"] = int(raw["max_steps"])
     if "skill_dirs" in raw:
         kw["skill_dirs"] = tuple(_path(p, base, "skill_dirs") for p in raw["skill_dirs"])
-    if "instructions_file" in raw:
-        kw["instructions_file"] = _path(raw["instructions_file"], base, "instructions_file")
+    for key in ("instructions_file", "global_agents_file"):
+        if key in raw:
+            kw[key] = _path(raw[key], base, key)
     models = raw.get("models") or {}
     kw["model_instructions"] = {
         name: _path(spec["instructions_file"], base, f"models.{name}.instructions_file")

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from proxy.home import new_recording_path, sessions_dir
+from proxy.home import ctxscope_home, new_recording_path, sessions_dir
 
 from harness.agent import Agent, EventSink
 from harness.client import ResponsesClient
@@ -120,9 +120,12 @@ class AgentRuntime:
     def _make_agent(self, store: SessionStore, resumed: Any, model: str | None = None) -> Agent:
         assert self.client is not None
         cwd = self._cwd(resumed.meta.get("cwd") if resumed else None)
+        global_agents = self.config.global_agents_file or ctxscope_home() / "AGENTS.md"
+        overrides = {"global_agents_file": global_agents if global_agents.is_file() else None,
+                     **self.options.context_overrides}
         settings = ContextSettings(
             cwd=cwd, skill_dirs=list(self.config.skill_dirs), sandbox_mode=self.config.sandbox,
-            approval_policy=self.config.approval, **self.options.context_overrides)
+            approval_policy=self.config.approval, model=self.config.model, **overrides)
         bridge = ContextBridge(settings, developer_instructions=self.config.developer_instructions)
         tool_ctx = ToolContext(cwd=cwd, sandbox_mode=self.config.sandbox, approval_policy=self.config.approval,
                                approver=self.options.approver, ask_user=self.options.ask_user)
