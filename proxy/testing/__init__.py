@@ -5,6 +5,7 @@ Used by ctxscope's own tests and usable by anyone testing a client against a fak
 
 from __future__ import annotations
 
+from proxy.testing.capture import CaptureSession, capture_proxy
 from proxy.testing.sse_builders import (
     custom_tool_call,
     encode_sse,
@@ -28,6 +29,8 @@ from proxy.testing.upstream import (
 )
 
 __all__ = [
+    "CaptureSession",
+    "capture_proxy",
     "CloseReply",
     "FakeUpstream",
     "Gate",

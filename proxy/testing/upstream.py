@@ -18,12 +18,14 @@ from __future__ import annotations
 import gzip
 import json
 import socket
+import ssl
 import threading
 import zlib
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from proxy.testing.sse_builders import encode_sse, response_stream, text_message
@@ -132,6 +134,15 @@ def default_reply(request: RecordedRequest) -> Reply:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     upstream: FakeUpstream
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client (or proxy) hanging up mid-reply is expected in tests: do not print a traceback."""
+        import sys
+
+        exc = sys.exc_info()[1]
+        if isinstance(exc, OSError | ValueError):
+            return
+        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -261,7 +272,9 @@ class _Handler(BaseHTTPRequestHandler):
 class FakeUpstream:
     """A Responses-like HTTP server on loopback; use as a context manager (`with FakeUpstream() as up`)."""
 
-    def __init__(self, handler: Handler | None = None, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self, handler: Handler | None = None, host: str = "127.0.0.1", tls: tuple[Path, Path] | None = None
+    ) -> None:
         self.handler = handler
         self.requests: list[RecordedRequest] = []
         self.gate = Gate()
@@ -272,6 +285,12 @@ class FakeUpstream:
         self._server = _Server((host, 0), _Handler)
         self._server.upstream = self
         self._thread: threading.Thread | None = None
+        self.scheme = "http"
+        if tls is not None:  # (certfile, keyfile): serve HTTPS with that (self-signed) certificate
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(str(tls[0]), str(tls[1]))
+            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
+            self.scheme = "https"
 
     @property
     def host(self) -> str:
@@ -284,7 +303,7 @@ class FakeUpstream:
     @property
     def url(self) -> str:
         """Base URL without a trailing slash, e.g. `http://127.0.0.1:PORT`."""
-        return f"http://{self.host}:{self.port}"
+        return f"{self.scheme}://{self.host}:{self.port}"
 
     def reply(self, *replies: Reply) -> FakeUpstream:
         """Queue replies; each request takes the next one (before the handler/default)."""

@@ -1,0 +1,37 @@
+"""Shared fixtures: a private ctxscope home, a local Responses-like upstream, a recording proxy."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from proxy.testing import CaptureSession, FakeUpstream, capture_proxy
+
+
+@pytest.fixture(autouse=True)
+def ctxscope_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own CTXSCOPE_HOME, so nothing touches the user's real data dir."""
+    home = tmp_path_factory.mktemp("ctxscope-home")
+    monkeypatch.setenv("CTXSCOPE_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def upstream() -> Iterator[FakeUpstream]:
+    """A started FakeUpstream on 127.0.0.1 (stopped after the test)."""
+    with FakeUpstream() as up:
+        yield up
+
+
+@pytest.fixture
+def recording_path(tmp_path: Path) -> Path:
+    return tmp_path / "capture.jsonl"
+
+
+@pytest.fixture
+def capture(upstream: FakeUpstream, recording_path: Path) -> Iterator[CaptureSession]:
+    """A recording reverse proxy in front of `upstream`; clients use `f"{capture.url}/v1"`."""
+    with capture_proxy(upstream.url, recording_path) as session:
+        yield session
