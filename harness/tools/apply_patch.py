@@ -14,8 +14,8 @@ grammar; a function-style call with `{"input": "<patch>"}` is accepted too.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,7 +59,7 @@ def _read_text(path: Path, raw: str) -> str:
     if not path.is_file():
         raise ToolError(f"apply_patch failed: {raw} is not a regular file")
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_bytes().decode("utf-8")  # bytes: keep CRLF line endings as they are
     except UnicodeDecodeError as e:
         raise ToolError(f"apply_patch failed: {raw} is not UTF-8 text and cannot be patched") from e
 
@@ -70,6 +70,7 @@ class _Plan:
     def __init__(self) -> None:
         self.final: dict[Path, str | None] = {}
         self.changes: list[_Change] = []
+        self.mode_from: dict[Path, Path] = {}  # a moved file keeps its source's permissions
 
     def current(self, path: Path, raw: str) -> str:
         if path in self.final:
@@ -127,6 +128,8 @@ def plan_patch(text: str, ctx: ToolContext) -> _Plan:
                     raise ToolError(f"apply_patch failed: cannot move to {op.move_to}: it is a directory")
                 plan.final[path] = None
                 plan.final[dest] = new
+                if path.is_file():
+                    plan.mode_from[dest] = path
                 plan.changes.append(_Change("M", dest, source=path))
     return plan
 
@@ -146,12 +149,15 @@ def _commit(plan: _Plan) -> None:
             for d in reversed(missing):
                 d.mkdir()
                 created_dirs.append(d)
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".ctxscope-tmp", dir=path.parent)
+            tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.ctxscope-tmp"
+            # 0o666 through the umask, like any new file (mkstemp would make it 0o600).
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            temps[path] = tmp
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
-            if originals[path] is not None:
-                shutil.copymode(path, tmp)
-            temps[path] = Path(tmp)
+            mode_from = path if originals[path] is not None else plan.mode_from.get(path)
+            if mode_from is not None:
+                shutil.copymode(mode_from, tmp)
         for path, text in plan.final.items():
             if text is None:
                 if originals[path] is not None:

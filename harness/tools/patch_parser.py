@@ -68,12 +68,40 @@ class HunkMismatch(ValueError):
 
 @dataclass(frozen=True)
 class Hunk:
-    """One `@@` block of an update."""
+    """One `@@` block of an update: its lines as (mark, text) with mark ' ', '-' or '+'."""
 
     context: str | None
-    old: list[str]
-    new: list[str]
+    lines: tuple[tuple[str, str], ...]
     at_eof: bool = False
+
+    @property
+    def old(self) -> list[str]:
+        """The lines the hunk expects in the file."""
+        return [t for m, t in self.lines if m != "+"]
+
+    @property
+    def new(self) -> list[str]:
+        """The lines the hunk leaves in the file."""
+        return [t for m, t in self.lines if m != "-"]
+
+    def without_last_old_line(self) -> Hunk:
+        """The hunk minus its last expected line (used when that line is blank)."""
+        last = max(i for i, (m, _) in enumerate(self.lines) if m != "+")
+        return Hunk(self.context, self.lines[:last] + self.lines[last + 1 :], self.at_eof)
+
+    def replacement(self, found: list[str]) -> list[str]:
+        """The new lines, keeping the file's own text for context lines (they may have matched loosely)."""
+        out: list[str] = []
+        k = 0
+        for mark, text in self.lines:
+            if mark == " ":
+                out.append(found[k])
+                k += 1
+            elif mark == "-":
+                k += 1
+            else:
+                out.append(text)
+        return out
 
 
 @dataclass(frozen=True)
@@ -132,9 +160,7 @@ def _parse_hunk(lines: list[str], i: int, first: bool) -> tuple[Hunk, int]:
         i += 1
     elif not first:
         raise PatchSyntaxError(f"line {start_number}: expected a '@@' hunk header, got {lines[i]!r}")
-    old: list[str] = []
-    new: list[str] = []
-    count = 0
+    body: list[tuple[str, str]] = []
     at_eof = False
     while i < len(lines):
         line = lines[i]
@@ -143,25 +169,18 @@ def _parse_hunk(lines: list[str], i: int, first: bool) -> tuple[Hunk, int]:
             i += 1
             break
         if line == "":
-            old.append("")
-            new.append("")
-        elif line[0] == " ":
-            old.append(line[1:])
-            new.append(line[1:])
-        elif line[0] == "-":
-            old.append(line[1:])
-        elif line[0] == "+":
-            new.append(line[1:])
+            body.append((" ", ""))  # an empty line stands for an empty context line
+        elif line[0] in " -+":
+            body.append((line[0], line[1:]))
         else:
             break  # the next hunk header or file operation
-        count += 1
         i += 1
-    if count == 0:
+    if not body:
         raise PatchSyntaxError(
             f"line {start_number}: the hunk has no lines; each line must start with ' ' (context), "
             "'-' (remove) or '+' (add)"
         )
-    return Hunk(context, old, new, at_eof), i
+    return Hunk(context, tuple(body), at_eof), i
 
 
 def _parse_update(lines: list[str], i: int, stop: int) -> tuple[UpdateFile, int]:
@@ -267,7 +286,8 @@ def apply_hunks(text: str, hunks: list[Hunk], path: str) -> str:
         lines.pop()  # the final newline, not an empty last line
     edits: list[tuple[int, int, list[str]]] = []
     pos = 0
-    for hunk in hunks:
+    for original_hunk in hunks:
+        hunk = original_hunk
         if hunk.context is not None:
             found = seek(lines, [hunk.context], pos, False)
             if found is None:
@@ -277,22 +297,22 @@ def apply_hunks(text: str, hunks: list[Hunk], path: str) -> str:
             at = pos if hunk.context is not None else len(lines)
             edits.append((at, 0, hunk.new))
             continue
-        old, new = hunk.old, hunk.new
-        found = seek(lines, old, pos, hunk.at_eof)
-        if found is None and old[-1] == "":
+        found = seek(lines, hunk.old, pos, hunk.at_eof)
+        if found is None and hunk.old[-1].strip() == "" and len(hunk.old) > 1:
             # A trailing blank context line often stands for the file's final newline.
-            old = old[:-1]
-            new = new[:-1] if new and new[-1] == "" else new
-            found = seek(lines, old, pos, hunk.at_eof) if old else None
+            hunk = hunk.without_last_old_line()
+            found = seek(lines, hunk.old, pos, hunk.at_eof)
         if found is None:
+            hunk = original_hunk
             shown = "\n".join(hunk.old[:20]) + ("\n..." if len(hunk.old) > 20 else "")
             first = next((line for line in hunk.old if line.strip()), hunk.old[0])
             raise HunkMismatch(
                 f"{path}: could not find the lines to change (first line {first!r} not found "
                 f"in that position); expected:\n{shown}"
             )
-        edits.append((found, len(old), new))
-        pos = found + len(old)
+        n_old = len(hunk.old)
+        edits.append((found, n_old, hunk.replacement(lines[found : found + n_old])))
+        pos = found + n_old
     # Back to front so earlier indices stay valid; at equal indices the later hunk goes first.
     for at, n_old, new in reversed(sorted(edits, key=lambda e: e[0])):
         lines[at : at + n_old] = new
