@@ -76,7 +76,9 @@ def recognise_permissions(text: str) -> Values | None:
     network = re.search(r"Network access is (enabled|restricted)", body)
     if network:
         values["network_enabled"] = network.group(1) == "enabled"
-    approval = re.search(r"`approval_policy` is `([^`]+)`", body)
+    approval = re.search(r"`approval_policy` is `([^`]+)`", body) or re.search(
+        r"Approval policy is (?:currently )?`?([a-z][\w-]*)`?", body
+    )
     if approval:
         values["approval_policy"] = approval.group(1)
     elif "require_escalated" in body or "# Escalation Requests" in body:
@@ -85,7 +87,7 @@ def recognise_permissions(text: str) -> Values | None:
     roots = re.search(r"The writable roots? (?:is|are) ((?:`[^`]*`(?:, )?)+)", body)
     if roots:
         values["writable_roots"] = re.findall(r"`([^`]*)`", roots.group(1))
-    elif "There are no writable roots." in body:
+    elif "There are no writable roots." in body or values.get("sandbox_mode") == "read-only":
         values["writable_roots"] = []
     return values
 

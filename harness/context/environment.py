@@ -1,7 +1,9 @@
 """The environment_context fragment (user role): cwd, shell, date, timezone, network, filesystem.
 
 Codex shape: `<environment_context>` with one child element per value, indented two spaces;
-diffs carry only the children that changed. Older Codex (before 2026-01) also put
+diffs carry only the children that changed. The `<filesystem>` child follows Codex's managed
+permission profile: each writable root is an `<entry access="write">`; Codex's
+`<workspace_roots>` are reported separately. Older Codex (before 2026-01) also put
 `<approval_policy>`, `<sandbox_mode>`, `<network_access>` and `<writable_roots>` here; those are
 recognised into the same typed values (`network_access` becomes `network_enabled`).
 """
@@ -33,8 +35,17 @@ def render_environment(values: Values) -> str:
         flag = "true" if values["network_enabled"] else "false"
         lines.append(f'  <network enabled="{flag}" />')
     if "writable_roots" in values:
-        roots = "".join(f"<root>{escape(str(r))}</root>" for r in values["writable_roots"])
-        lines.append(f"  <filesystem><workspace_roots>{roots}</workspace_roots></filesystem>")
+        # Codex's managed permission profile shape: one write entry per writable root.
+        entries = "".join(
+            f'<entry access="write"><path>{escape(str(r))}</path></entry>' for r in values["writable_roots"]
+        )
+        file_system = (
+            f'<file_system type="restricted">{entries}</file_system>'
+            if entries
+            else '<file_system type="restricted" />'
+        )
+        profile = f'<permission_profile type="managed">{file_system}</permission_profile>'
+        lines.append(f"  <filesystem>{profile}</filesystem>")
     return OPEN + "\n" + "\n".join(lines) + ("\n" if lines else "") + CLOSE
 
 
@@ -61,11 +72,44 @@ def recognise_environment(text: str) -> Values | None:
         values["network_enabled"] = legacy_net.strip().lower() == "enabled"
     filesystem = re.search(r"<filesystem>(.*?)</filesystem>", body, re.DOTALL)
     if filesystem:
-        roots_block = re.search(r"<workspace_roots>(.*?)</workspace_roots>", filesystem.group(1), re.DOTALL)
-        values["writable_roots"] = children(roots_block.group(1), "root") if roots_block else []
+        values.update(_filesystem_values(filesystem.group(1)))
     legacy_roots = re.search(r"<writable_roots>(.*?)</writable_roots>", body, re.DOTALL)
     if legacy_roots:
         values["writable_roots"] = children(legacy_roots.group(1), "root")
+    return values
+
+
+# Codex's special paths in permission entries, as the directories they stand for.
+_SPECIAL_PATHS = {":root": "/", ":slash_tmp": "/tmp", ":tmpdir": "$TMPDIR"}
+
+
+def _filesystem_values(block: str) -> Values:
+    """workspace_roots and writable_roots from a `<filesystem>` element (Codex or ctxscope)."""
+    values: Values = {}
+    roots_block = re.search(r"<workspace_roots>(.*?)</workspace_roots>", block, re.DOTALL)
+    workspace = children(roots_block.group(1), "root") if roots_block else []
+    if roots_block:
+        values["workspace_roots"] = workspace
+    kind = re.search(r'<file_system type="(\w+)"', block)
+    if kind is None:
+        return values
+    if kind.group(1) == "unrestricted":
+        values["writable_roots"] = ["/"]
+        return values
+    if kind.group(1) != "restricted":
+        return values  # "external": enforced elsewhere, nothing to say about roots
+    writable: list[str] = []
+    for entry in re.findall(r'<entry access="write"[^>]*>(.*?)</entry>', block, re.DOTALL):
+        path = child(entry, "path")
+        special = child(entry, "special")
+        if path is not None:
+            writable.append(path)
+        elif special is not None and special.startswith(":workspace_roots"):
+            suffix = special[len(":workspace_roots") :]
+            writable.extend(root + suffix for root in workspace)
+        elif special is not None:
+            writable.append(_SPECIAL_PATHS.get(special, special))
+    values["writable_roots"] = writable
     return values
 
 

@@ -35,6 +35,19 @@ CODEX_SAMPLES: list[tuple[str, str, str, dict[str, Any]]] = [
     ),
     (
         "developer",
+        "<permissions instructions>\nSandbox words. `sandbox_mode` is `read-only`: reading only. "
+        "Network access is restricted.\nApproval policy is currently never. More words.\n"
+        "</permissions instructions>",
+        "permissions",
+        {
+            "sandbox_mode": "read-only",
+            "network_enabled": False,
+            "approval_policy": "never",
+            "writable_roots": [],
+        },
+    ),
+    (
+        "developer",
         "<collaboration_mode># Plan Mode (Conversational)\n\nYou plan before acting.\n</collaboration_mode>",
         "collaboration_mode",
         {"mode": "plan"},
@@ -124,7 +137,12 @@ CODEX_SAMPLES: list[tuple[str, str, str, dict[str, Any]]] = [
         '  <network enabled="true"><allowed>a.com,b.org</allowed></network>\n'
         "  <filesystem><workspace_roots><root>/repo</root></workspace_roots>"
         '<permission_profile type="managed">'
-        '<file_system type="restricted" /></permission_profile></filesystem>\n</environment_context>',
+        '<file_system type="restricted"><entry access="read"><special>:root</special></entry>'
+        '<entry access="write"><special>:workspace_roots</special></entry>'
+        '<entry access="write"><special>:slash_tmp</special></entry>'
+        '<entry access="write"><path>/data &amp; more</path></entry>'
+        '<entry access="deny" escalatable="false"><path>/repo/.git</path></entry>'
+        "</file_system></permission_profile></filesystem>\n</environment_context>",
         "environment_context",
         {
             "cwd": "/repo",
@@ -133,8 +151,26 @@ CODEX_SAMPLES: list[tuple[str, str, str, dict[str, Any]]] = [
             "timezone": "Europe/Paris",
             "network_enabled": True,
             "network_allowed": ["a.com", "b.org"],
-            "writable_roots": ["/repo"],
+            "workspace_roots": ["/repo"],
+            "writable_roots": ["/repo", "/tmp", "/data & more"],
         },
+    ),
+    (
+        "user",
+        "<environment_context>\n  <cwd>/r</cwd>\n"
+        "  <filesystem><workspace_roots><root>/r</root></workspace_roots>"
+        '<permission_profile type="managed"><file_system type="restricted"><entry access="read">'
+        "<special>:root</special></entry></file_system></permission_profile></filesystem>\n"
+        "</environment_context>",
+        "environment_context",
+        {"cwd": "/r", "workspace_roots": ["/r"], "writable_roots": []},
+    ),
+    (
+        "user",
+        '<environment_context>\n  <filesystem><permission_profile type="disabled">'
+        '<file_system type="unrestricted" /></permission_profile></filesystem>\n</environment_context>',
+        "environment_context",
+        {"writable_roots": ["/"]},
     ),
     (
         "user",
