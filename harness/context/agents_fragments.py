@@ -11,6 +11,7 @@ The replace/remove notices are ctxscope's own sentences; Codex's are recognised 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ._markup import inner, wrap
 from ._spec import FragmentSpec, Values
@@ -108,7 +109,9 @@ def parse_agents(text: str) -> tuple[str, Values] | None:
     return ("agents_md_replaced" if replaced else "agents_md"), values
 
 
-def _recogniser(kind: str):  # type: ignore[no-untyped-def]  # returns a closure over `kind`
+def _recogniser(kind: str) -> Callable[[str], Values | None]:
+    """A recogniser accepting only the AGENTS.md form `kind` (the three share one parser)."""
+
     def recognise(text: str) -> Values | None:
         parsed = parse_agents(text)
         return parsed[1] if parsed and parsed[0] == kind else None

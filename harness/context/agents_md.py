@@ -4,6 +4,9 @@ root down to the cwd (`AGENTS.override.md` wins over `AGENTS.md` in the same dir
 The repository root is the nearest ancestor of the cwd holding `.git` (a directory, or a file
 for worktrees/submodules); without one only the cwd itself is searched. A file that is not UTF-8
 is a `ConfigError` naming the file, so the person can fix it; nothing crashes.
+
+Project documents share a byte budget (32 KiB by default, as in Codex): what does not fit is cut
+at a character boundary and a warning says which file was cut. The global file is not counted.
 """
 
 from __future__ import annotations
@@ -12,10 +15,17 @@ from pathlib import Path
 
 from proxy.errors import ConfigError
 
-__all__ = ["AGENTS_FILENAMES", "discover_agents_docs", "find_repo_root", "read_instructions_file"]
+__all__ = [
+    "AGENTS_FILENAMES",
+    "DEFAULT_MAX_BYTES",
+    "discover_agents_docs",
+    "find_repo_root",
+    "read_instructions_file",
+]
 
 # Searched in this order in each directory; the first non-empty one is used.
 AGENTS_FILENAMES: tuple[str, ...] = ("AGENTS.override.md", "AGENTS.md")
+DEFAULT_MAX_BYTES = 32 * 1024
 
 
 def find_repo_root(cwd: Path) -> Path | None:
@@ -55,23 +65,48 @@ def _chain(root: Path, cwd: Path) -> list[Path]:
     return chain
 
 
+def _cut(text: str, budget: int) -> str:
+    """`text` cut to at most `budget` UTF-8 bytes, never inside a character."""
+    return text.encode("utf-8")[: max(budget, 0)].decode("utf-8", errors="ignore").rstrip()
+
+
 def discover_agents_docs(
-    cwd: Path, repo_root: Path | None = None, global_file: Path | None = None
+    cwd: Path,
+    repo_root: Path | None = None,
+    global_file: Path | None = None,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    warnings: list[str] | None = None,
 ) -> list[tuple[str, str]]:
-    """Active AGENTS.md documents as (absolute path, text), global first; empty files skipped."""
+    """Active AGENTS.md documents as (absolute path, text), global first; empty files skipped.
+
+    Project documents beyond `max_bytes` in total are cut (or left out) with a warning.
+    """
     docs: list[tuple[str, str]] = []
     if global_file is not None and global_file.is_file():
         text = read_instructions_file(global_file)
         if text:
             docs.append((str(global_file), text))
     root = repo_root if repo_root is not None else find_repo_root(cwd)
+    budget = max_bytes
     for directory in _chain(root or cwd, cwd):
         for name in AGENTS_FILENAMES:
             candidate = directory / name
             if not candidate.is_file():
                 continue
             text = read_instructions_file(candidate)
+            if not text:
+                continue
+            size = len(text.encode("utf-8"))
+            if size > budget:
+                text = _cut(text, budget)
+                if warnings is not None:
+                    shown = f"cut to {budget} bytes" if text else "left out"
+                    limit = f"AGENTS.md files may hold {max_bytes} bytes in all"
+                    warnings.append(f"{candidate} {shown}: {limit}; shorten them")
+            # Once a file had to be cut the budget is spent, even if a split character left a byte.
+            budget = 0 if size > budget else budget - size
             if text:
                 docs.append((str(candidate), text))
-                break
+            break
     return docs

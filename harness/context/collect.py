@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from proxy.errors import ConfigError
 
-from .agents_md import discover_agents_docs
+from .agents_md import DEFAULT_MAX_BYTES, discover_agents_docs
 from .skills import discover_skills
 from .world_state import WorldState
 
@@ -50,6 +50,8 @@ class ContextSettings(BaseModel):
     timezone: str | None = None
     """IANA name; None: the machine's zone."""
     goal: str | None = None
+    agents_max_bytes: int = DEFAULT_MAX_BYTES
+    """Budget shared by the project AGENTS.md files (the global file is not counted)."""
 
 
 def local_timezone() -> str:
@@ -88,8 +90,9 @@ def _current_date(now: datetime | None, timezone: str) -> str:
 
 
 def collect_world_state(settings: ContextSettings, warnings: list[str] | None = None) -> WorldState:
-    """Snapshot the world: AGENTS.md files and skills are read now; problems with skills go to
-    `warnings`; a bad setting or a non-UTF-8 AGENTS.md raises `ConfigError` naming what to fix."""
+    """Snapshot the world: AGENTS.md files and skills are read now; problems with skills and cut
+    AGENTS.md files go to `warnings`; a bad setting or a non-UTF-8 AGENTS.md raises `ConfigError`
+    naming what to fix."""
     cwd = settings.cwd.expanduser().resolve()
     if not cwd.is_dir():
         raise ConfigError(f"working directory {cwd} does not exist; pass an existing directory")
@@ -118,7 +121,13 @@ def collect_world_state(settings: ContextSettings, warnings: list[str] | None = 
         approval_policy=settings.approval_policy,
         writable_roots=roots,
         collaboration_mode=settings.collaboration_mode,
-        agents_docs=discover_agents_docs(cwd, repo_root, settings.global_agents_file),
+        agents_docs=discover_agents_docs(
+            cwd,
+            repo_root,
+            settings.global_agents_file,
+            max_bytes=settings.agents_max_bytes,
+            warnings=warnings,
+        ),
         skills=discover_skills(settings.skill_dirs, warnings),
         model=settings.model,
         reasoning_effort=settings.reasoning_effort,

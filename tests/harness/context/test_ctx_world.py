@@ -302,3 +302,22 @@ def test_bad_settings_are_clear_errors(ws: Workspace) -> None:
     ]:
         with pytest.raises(ConfigError, match=needle):
             collect_world_state(ws.settings(**overrides))  # type: ignore[arg-type]
+
+
+def test_project_docs_share_a_byte_budget(ws: Workspace) -> None:
+    write(ws.repo / "AGENTS.md", "é" * 30)  # 60 bytes
+    warnings: list[str] = []
+    state = collect_world_state(ws.settings(ws.pkg, agents_max_bytes=71), warnings)
+    # Global file not counted; the root file fits; the package file gets the 11 bytes left.
+    assert [(p, len(t.encode())) for p, t in state.agents_docs] == [
+        (str(ws.global_file), len("Global: answer briefly.")),
+        (str(ws.repo / "AGENTS.md"), 60),
+        (str(ws.pkg / "AGENTS.md"), 11),
+    ]
+    assert state.agents_docs[2][1] == "Package rul"
+    assert len(warnings) == 1 and str(ws.pkg / "AGENTS.md") in warnings[0]
+    # A budget spent entirely leaves the file out; a multi-byte character is never split.
+    warnings.clear()
+    state = collect_world_state(ws.settings(ws.pkg, agents_max_bytes=59), warnings)
+    assert [(p, t) for p, t in state.agents_docs][1:] == [(str(ws.repo / "AGENTS.md"), "é" * 29)]
+    assert len(warnings) == 2 and "left out" in warnings[1]
