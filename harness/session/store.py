@@ -8,8 +8,8 @@ baseline later requests diff against), `turn_context` (per-turn settings: model,
 `model_switch` ({from, to}), `event` (notices, errors, usage). Later issues add more types (plan,
 compaction); readers keep entries of unknown types.
 
-Each line is flushed as written, so a killed harness leaves a loadable file (a torn last line is
-skipped). Payloads go through the same deterministic `Redactor` as recordings: secrets never land
+Each line is flushed as written, so a killed harness leaves a loadable file (a torn line is
+skipped, and the next entry starts on a fresh line). Payloads go through the same deterministic `Redactor` as recordings: secrets never land
 here, and a resumed session sends exactly what the recording shows.
 """
 
@@ -124,10 +124,23 @@ class SessionStore:
                                  timestamp=_now(), type=type, payload=self._redactor.body(payload))
             line = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
             with self.path.open("a", encoding="utf-8") as f:
+                if self._torn_tail():
+                    f.write("\n")  # never glue a new entry onto a torn line
                 f.write(line + "\n")
                 f.flush()
             self.head = entry.id
             return entry
+
+    def _torn_tail(self) -> bool:
+        try:
+            with self.path.open("rb") as f:
+                f.seek(0, 2)
+                if f.tell() == 0:
+                    return False
+                f.seek(-1, 2)
+                return f.read(1) != b"\n"
+        except FileNotFoundError:
+            return False
 
     # ---- reading -------------------------------------------------------------------------------
 
@@ -144,9 +157,11 @@ class SessionStore:
             try:
                 entries.append(SessionEntry.model_validate_json(line))
             except ValueError as e:
-                if n == len(lines) - 1:
-                    continue  # torn last line from a killed writer: everything before it is good
-                raise ConfigError(f"{path} line {n + 1} is not a session entry: the file is damaged") from e
+                if entries:
+                    # A torn line from a killed writer (later appends start on a fresh line):
+                    # everything else in the file is still good, so skip it.
+                    continue
+                raise ConfigError(f"{path} line {n + 1} is not a ctxscope session entry: the file is damaged or not a session") from e
         return entries
 
     def entries(self) -> list[SessionEntry]:
