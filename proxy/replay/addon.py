@@ -36,15 +36,16 @@ from proxy.replay.pacer import TICKET_HEADER, Pacer
 from proxy.replay.report import Mismatch, ReplayReport
 from proxy.store.redact import Redactor
 
-__all__ = ["Replayer", "MATCH_MODES", "PACE_MODES", "is_model_path"]
+__all__ = ["Replayer", "MATCH_MODES", "PACE_MODES", "REPLAYED", "is_model_path"]
 
 log = logging.getLogger("ctxscope.replay")
 
 MATCH_MODES = ("strict", "sequential")
 PACE_MODES = ("recorded", "fast")
-REPLAYED_HEADER = "x-ctxscope-replayed"
-"""Set on requests the replayer answered, so a Recorder running alongside (record mode `new`) can
-tell replayed exchanges from new ones."""
+REPLAYED = "ctxscope_replayed"
+"""`flow.metadata` key set on flows the replayer answered, so an addon running alongside (record mode
+`new`) can tell replayed exchanges from new ones."""
+_ORIGIN = "ctxscope_replay_origin"
 
 
 def is_model_path(method: str, path: str) -> bool:
@@ -120,8 +121,6 @@ class Replayer:
     async def request(self, flow: http.HTTPFlow) -> None:
         if flow.response is not None:
             return
-        if flow.request.headers.get(TICKET_HEADER):
-            return  # a parked answer on its way to the pacer
         if flow.request.headers.get("upgrade", "").lower() == "websocket":
             self._error(flow, 426, "ctxscope_websocket_unsupported", "replay serves HTTP only; use HTTP/SSE")
             return
@@ -137,12 +136,18 @@ class Replayer:
             else:
                 answer = self._other_answer(flow, cassette, method, live_path, body)
         if answer is not None:
-            flow.request.headers[REPLAYED_HEADER] = "1"
+            flow.metadata[REPLAYED] = True
             await self._deliver(flow, answer)
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
-        if flow.request.headers.get(TICKET_HEADER) and flow.response is not None:
-            flow.response.stream = True  # let the pacer's chunks through as they come
+        origin = flow.metadata.pop(_ORIGIN, None)
+        if origin is None or flow.response is None:
+            return
+        flow.response.stream = True  # let the pacer's chunks through as they come
+        # The connection to the pacer is made: give the request back its own address, so that a
+        # Recorder running alongside records what the client sent, not the detour.
+        flow.request.scheme, flow.request.host, flow.request.port = origin
+        flow.request.headers.pop(TICKET_HEADER, None)
 
     async def done(self) -> None:
         await self._pacer.close()
@@ -239,6 +244,7 @@ class Replayer:
         if answer.is_stream and (paced or answer.cut):
             port = await self._pacer.ensure_started()
             ticket = self._pacer.park(answer, paced)
+            flow.metadata[_ORIGIN] = (flow.request.scheme, flow.request.host, flow.request.port)
             flow.request.scheme = "http"
             flow.request.host = "127.0.0.1"
             flow.request.port = port

@@ -1,0 +1,150 @@
+"""`ctxscope replay FILE`: serve a recording or a script cassette in place of the model backend.
+
+ctxscope replay recordings/script-example.json              # the offline model on 127.0.0.1:8787
+ctxscope replay capture.jsonl --match sequential --pace recorded
+ctxscope replay capture.jsonl --ignore 'metadata.run' --ignore 'input[*].id'
+
+Prints the URL to point clients at, one line per request (and each mismatch), and a summary at the end
+(Ctrl-C, or `--exit-when-done` once every model response was served or the replay went wrong).
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from pathlib import Path
+from types import FrameType
+from typing import Annotated
+
+import typer
+
+from proxy.capture_cli import parse_listen
+from proxy.errors import ConfigError, CtxscopeError
+from proxy.replay.addon import MATCH_MODES, PACE_MODES
+from proxy.replay.cassette import load_cassette
+from proxy.replay.normalise import parse_json_path
+from proxy.replay.server import ReplayServer, serve_cassette
+
+__all__ = ["register", "run_replay"]
+
+DEFAULT_LISTEN = "127.0.0.1:8787"
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def run_replay(
+    file: Path,
+    listen: str = DEFAULT_LISTEN,
+    match: str = "strict",
+    pace: str = "fast",
+    ignore: list[str] | None = None,
+    exit_when_done: bool = False,
+) -> bool:
+    """Serve `file` until SIGINT/SIGTERM (or until done); return True if nothing went wrong."""
+    if match not in MATCH_MODES:
+        raise ConfigError(f"unknown --match {match!r}: use one of {', '.join(MATCH_MODES)}")
+    if pace not in PACE_MODES:
+        raise ConfigError(f"unknown --pace {pace!r}: use one of {', '.join(PACE_MODES)}")
+    for path in ignore or []:
+        try:
+            parse_json_path(path)
+        except ValueError as err:
+            raise ConfigError(f"bad --ignore: {err}") from None
+    host, port = parse_listen(listen)
+    cassette = load_cassette(file)
+    changed = threading.Event()
+
+    def on_event(line: str) -> None:
+        _say(f"  {line}")
+        changed.set()
+
+    server = serve_cassette(
+        cassette,
+        match=match,
+        pace=pace,
+        ignore=ignore or [],
+        listen_host=host,
+        listen_port=port,
+        on_event=on_event,
+    )
+    for warning in cassette.warnings:
+        _say(f"warning: {warning}")
+    kind = "script cassette" if cassette.kind == "script" else "recording"
+    _say(
+        f"replaying {file} ({kind}, {len(cassette.model_entries)} model responses, "
+        f"{len(cassette.other_entries)} other; match {match}, pace {pace})"
+    )
+    _say(f"listening on {server.url} (point clients at {server.url}/v1)")
+    _say("Ctrl-C to stop" if not exit_when_done else "stops when every model response was served")
+    try:
+        _wait(server, changed, exit_when_done)
+    finally:
+        server.stop()
+    report = server.report
+    _say(report.summary())
+    for problem in report.problems():
+        _say(f"  {problem}")
+    return not report.problems()
+
+
+def _finished(server: ReplayServer) -> bool:
+    report = server.report
+    failed = bool(report.exhausted) or (report.match == "strict" and bool(report.mismatches))
+    return report.remaining == 0 or failed
+
+
+def _wait(server: ReplayServer, changed: threading.Event, exit_when_done: bool) -> None:
+    """Block until SIGINT/SIGTERM, or (with `exit_when_done`) until the replay is over."""
+    stop = threading.Event()
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        while not stop.is_set():
+            if exit_when_done and _finished(server):
+                return
+            changed.wait(0.2)  # bounded, so signals are seen promptly
+            changed.clear()
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def replay_command(
+    file: Annotated[Path, typer.Argument(help="A ctxscope recording (.jsonl) or a script cassette (.json).")],
+    listen: Annotated[str, typer.Option("--listen", help="HOST:PORT to listen on (port 0 = any).")] = (
+        DEFAULT_LISTEN
+    ),
+    match: Annotated[
+        str, typer.Option("--match", help="strict: requests must match the recording; sequential: in order.")
+    ] = "strict",
+    pace: Annotated[
+        str, typer.Option("--pace", help="recorded: SSE events keep their recorded timing; fast: at once.")
+    ] = "fast",
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option("--ignore", help="JSON path left out of matching, e.g. 'input[*].id' (repeatable)."),
+    ] = None,
+    exit_when_done: Annotated[
+        bool,
+        typer.Option("--exit-when-done", help="Stop once all model responses were served."),
+    ] = False,
+) -> None:
+    """Serve a recording or a script cassette as the model backend, for any client (Codex, SDKs, harness)."""
+    try:
+        ok = run_replay(file, listen, match, pace, list(ignore or []), exit_when_done)
+    except CtxscopeError as err:
+        print(f"error: {err}", file=sys.stderr)
+        raise typer.Exit(2) from None
+    if exit_when_done and not ok:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `replay` command to the ctxscope app."""
+    app.command("replay")(replay_command)

@@ -1,0 +1,95 @@
+"""The matchers and the JSON diff: a mismatch names the JSON paths that differ."""
+
+from __future__ import annotations
+
+from proxy.replay.matching import MAX_DIFFERENCES, RequestView, json_diff, match_requests, request_path
+
+
+def _req(body: object, path: str = "/v1/responses", method: str = "POST") -> RequestView:
+    return RequestView(method, path, body)
+
+
+def test_equal_requests_match() -> None:
+    body = {"model": "m", "input": [{"type": "message", "role": "user", "content": [{"text": "hi"}]}]}
+    assert match_requests(_req(body), _req(body)) == []
+
+
+def test_changed_text_names_the_item_and_shows_where() -> None:
+    rec = {"input": [{"content": [{"text": "please fix the bug in parser.py"}]}]}
+    live = {"input": [{"content": [{"text": "please fix the bug in lexer.py"}]}]}
+    [line] = json_diff(rec, live)
+    assert line.startswith("input[0].content[0].text differs: at char 22:")
+    # the snippets start shortly before the first difference
+    assert line.endswith("recorded '…ease fix the bug in parser.py' vs live '…ease fix the bug in lexer.py'")
+
+
+def test_items_added_and_missing_at_the_end() -> None:
+    rec = {"input": [{"type": "message", "role": "user"}]}
+    live = {
+        "input": [
+            {"type": "message", "role": "user"},
+            {"type": "function_call", "name": "exec_command"},
+            {"type": "message", "role": "developer"},
+        ]
+    }
+    assert json_diff(rec, live) == [
+        "input: 2 items added at the end (input[1] function_call exec_command, input[2] message/developer)"
+    ]
+    assert json_diff(live, rec) == [
+        "input: 2 recorded items missing at the end "
+        "(input[1] function_call exec_command, input[2] message/developer)"
+    ]
+
+
+def test_tools_are_compared_by_name() -> None:
+    rec = {
+        "tools": [{"type": "function", "name": "a", "description": "x"}, {"type": "function", "name": "b"}]
+    }
+    live = {
+        "tools": [{"type": "function", "name": "a", "description": "y"}, {"type": "custom", "name": "foo"}]
+    }
+    assert json_diff(rec, live) == [
+        "tools: added foo; removed b",
+        "tools[name=a].description differs: at char 0: recorded 'x' vs live 'y'",
+    ]
+
+
+def test_tool_order_change_is_reported() -> None:
+    a, b = {"type": "function", "name": "a"}, {"type": "function", "name": "b"}
+    assert json_diff({"tools": [a, b]}, {"tools": [b, a]}) == [
+        "tools: order differs: recorded a, b vs live b, a"
+    ]
+
+
+def test_keys_added_removed_and_type_changes() -> None:
+    rec = {"reasoning": {"effort": "high"}, "store": False, "n": 1}
+    live = {"reasoning": {"effort": "high", "summary": "auto"}, "store": None, "n": 1.0}
+    assert json_diff(rec, live) == [
+        "reasoning.summary added (live 'auto')",
+        "store differs: recorded bool vs live null",
+    ]
+
+
+def test_odd_keys_are_quoted() -> None:
+    assert json_diff({"a b": 1}, {"a b": 2}) == ['["a b"] differs: recorded 1 vs live 2']
+
+
+def test_method_and_path_matchers() -> None:
+    assert match_requests(_req({}, "/v1/responses"), _req({}, "/responses")) == [
+        "path differs: recorded /responses vs live /v1/responses"
+    ]
+    assert match_requests(_req({}, method="GET"), _req({})) == ["method differs: recorded POST vs live GET"]
+
+
+def test_differences_are_capped() -> None:
+    rec = {f"k{i}": i for i in range(50)}
+    live = {f"k{i}": i + 1 for i in range(50)}
+    found = match_requests(_req(live), _req(rec))
+    assert len(found) == MAX_DIFFERENCES + 1
+    assert found[-1] == f"... and {50 - MAX_DIFFERENCES} more differences"
+
+
+def test_request_path_keeps_the_query() -> None:
+    assert request_path("https://api.openai.com/v1/models?client_version=1") == "/v1/models?client_version=1"
+    assert request_path("/v1/responses") == "/v1/responses"
+    assert request_path("http://h") == "/"
