@@ -78,12 +78,10 @@ def user_message(text: str) -> dict[str, Any]:
 
 
 def history_form(item: Any) -> dict[str, Any]:
-    """An output item as it goes back into `input[]`: server-side `id` and `status` dropped
-    (with `store: false` the server keeps nothing to refer to; Codex does the same)."""
-    data = to_wire(item) if not isinstance(item, dict) else dict(item)
-    data.pop("id", None)
-    data.pop("status", None)
-    return data
+    """An item as it goes into `input[]`: exactly as the server sent it (ids and status kept —
+    openai-python's input types require the `id` of a reasoning item, and the inspector needs
+    them to pair items across requests)."""
+    return to_wire(item) if not isinstance(item, dict) else dict(item)
 
 
 def missing_outputs(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
