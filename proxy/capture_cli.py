@@ -7,10 +7,12 @@ ctxscope proxy --mode forward                    # HTTPS proxy with TLS intercep
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 from typing import Annotated
@@ -18,11 +20,7 @@ from typing import Annotated
 import typer
 
 from proxy.errors import ConfigError, CtxscopeError
-from proxy.forward import client_env_lines, ensure_ca
 from proxy.home import mitmproxy_confdir, new_recording_path
-from proxy.live_log import LiveLog
-from proxy.recorder import Recorder
-from proxy.runner import MODES, ProxyServer
 
 __all__ = ["register", "parse_listen", "run_capture"]
 
@@ -51,7 +49,20 @@ def _say(text: str) -> None:
 
 def run_capture(mode: str, upstream: str, listen: str, out: Path | None, ssl_insecure: bool = False) -> Path:
     """Run the capturing proxy until SIGINT/SIGTERM; return the recording path."""
-    from proxy.store.writer import RecordingWriter  # the store is heavy; only the capture needs it
+    stop = threading.Event()
+    with _stop_on_signals(stop):  # installed first: a Ctrl-C during start-up also stops cleanly
+        return _capture(mode, upstream, listen, out, ssl_insecure, stop)
+
+
+def _capture(
+    mode: str, upstream: str, listen: str, out: Path | None, ssl_insecure: bool, stop: threading.Event
+) -> Path:
+    # mitmproxy takes most of a second to import: only the capture itself pays for it, not `--help`.
+    from proxy.forward import client_env_lines, ensure_ca
+    from proxy.live_log import LiveLog
+    from proxy.recorder import Recorder
+    from proxy.runner import MODES, ProxyServer
+    from proxy.store.writer import RecordingWriter
 
     if mode not in MODES:
         raise ConfigError(f"unknown --mode {mode!r}: use one of {', '.join(MODES)}")
@@ -62,8 +73,7 @@ def run_capture(mode: str, upstream: str, listen: str, out: Path | None, ssl_ins
     existed = path.exists()
     meta = {"mode": mode, "upstream": upstream if mode == "reverse" else None, "cwd": os.getcwd()}
     writer = RecordingWriter(path, meta=meta)
-    live = LiveLog()
-    recorder = Recorder(writer, on_exchange=live)
+    recorder = Recorder(writer, on_exchange=LiveLog())
     server = ProxyServer(
         [recorder],
         mode=mode,
@@ -80,18 +90,19 @@ def run_capture(mode: str, upstream: str, listen: str, out: Path | None, ssl_ins
         if not existed:
             path.unlink(missing_ok=True)  # do not leave an empty recording behind
         raise
-    _say(f"recording to {path}")
-    if mode == "reverse":
-        _say(f"listening on {server.url} → {upstream} (paths kept: point clients at {server.url}/v1)")
-    else:
-        assert ca_path is not None
-        _say(f"forward proxy on {server.url}; CA certificate: {ca_path}")
-        _say("set these in the client's environment:")
-        for line in client_env_lines(server.url, ca_path):
-            _say(f"  {line}")
-    _say("Ctrl-C to stop")
     try:
-        _wait_for_signal()
+        _say(f"recording to {path}")
+        if mode == "reverse":
+            _say(f"listening on {server.url} → {upstream} (paths kept: point clients at {server.url}/v1)")
+        else:
+            assert ca_path is not None
+            _say(f"forward proxy on {server.url}; CA certificate: {ca_path}")
+            _say("set these in the client's environment:")
+            for line in client_env_lines(server.url, ca_path):
+                _say(f"  {line}")
+        _say("Ctrl-C to stop")
+        while not stop.wait(0.5):  # bounded waits so the signal is seen promptly on every platform
+            pass
     finally:
         server.stop()
         recorder.drain()
@@ -100,17 +111,16 @@ def run_capture(mode: str, upstream: str, listen: str, out: Path | None, ssl_ins
     return path
 
 
-def _wait_for_signal() -> None:
-    """Block until SIGINT or SIGTERM (both stop cleanly)."""
-    stop = threading.Event()
+@contextlib.contextmanager
+def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
+    """SIGINT and SIGTERM set `stop` instead of raising, for the duration of the block."""
 
     def handle(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
     previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        while not stop.wait(0.5):  # a bounded wait so signals are seen promptly on every platform
-            pass
+        yield
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)

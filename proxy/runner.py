@@ -235,7 +235,15 @@ class ProxyServer:
         master.addons.add(*self.addons)
         master.addons.add(_Ready(self, errors))
         self._master = master
-        await master.run()
+        try:
+            await master.run()
+        finally:
+            # mitmproxy leaves its listening sockets open after run() returns; close them so the port
+            # is free (and refuses connections) as soon as stop() returns.
+            proxyserver: Any = master.addons.get("proxyserver")
+            if proxyserver is not None:
+                with contextlib.suppress(Exception):
+                    await proxyserver.servers.update([])
         if not self._ready.is_set():
             self._failure = self._describe(None, errors.messages)
 

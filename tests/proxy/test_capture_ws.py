@@ -1,0 +1,99 @@
+"""WebSocket transport: frames are relayed, each `response.create` turn is recorded as an exchange."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from websockets.sync.client import connect
+from websockets.sync.server import Server, ServerConnection, serve
+
+from proxy.store.reader import read_recording
+from proxy.testing import capture_proxy, response_stream, text_message
+from proxy.testing.capture import CaptureSession
+
+
+def _answer(ws: ServerConnection) -> None:
+    """A tiny Responses-over-WebSocket server: each response.create gets a streamed text answer."""
+    for message in ws:
+        frame = json.loads(message)
+        if frame.get("type") != "response.create":
+            ws.send(json.dumps({"type": "error", "message": "expected response.create"}))
+            continue
+        marker = frame["input"][-1]["content"]
+        for event in response_stream(text_message(f"answer to {marker}", chunks=3), model=frame["model"]):
+            ws.send(json.dumps(event))
+
+
+@pytest.fixture
+def ws_upstream() -> Iterator[Server]:
+    server = serve(_answer, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def ws_capture(ws_upstream: Server, recording_path: Any) -> Iterator[CaptureSession]:
+    port = ws_upstream.socket.getsockname()[1]
+    with capture_proxy(f"http://127.0.0.1:{port}", recording_path) as session:
+        yield session
+
+
+def _turn(ws: Any, marker: str, previous: str | None) -> list[dict[str, Any]]:
+    frame: dict[str, Any] = {
+        "type": "response.create",
+        "model": "gpt-ws",
+        "input": [{"type": "message", "role": "user", "content": marker}],
+    }
+    if previous:
+        frame["previous_response_id"] = previous
+    ws.send(json.dumps(frame))
+    events = []
+    while True:
+        event = json.loads(ws.recv(timeout=10))
+        events.append(event)
+        if event["type"] in ("response.completed", "response.failed"):
+            return events
+
+
+def test_websocket_frames_are_relayed_and_each_turn_recorded(ws_capture: CaptureSession) -> None:
+    url = ws_capture.url.replace("http://", "ws://") + "/v1/responses"
+    with connect(url, additional_headers={"Authorization": "Bearer sk-wsPLANTEDsecret0123456789"}) as ws:
+        first = _turn(ws, "turn-one", None)
+        second = _turn(ws, "turn-two", first[-1]["response"]["id"])
+    assert first[-1]["response"]["output"][0]["content"][0]["text"] == "answer to turn-one"
+    assert second[-1]["response"]["output"][0]["content"][0]["text"] == "answer to turn-two"
+
+    ws_capture.wait_for(3)
+    data = ws_capture.path.read_bytes()
+    assert b"PLANTED" not in data
+    exchanges = sorted(read_recording(ws_capture.path).exchanges, key=lambda e: e.id)
+    connection, *turns = exchanges
+    assert connection.endpoint == "websocket" and connection.request_body is None
+    assert connection.status == 101
+    assert connection.meta["transport"] == "websocket"
+    assert len(turns) == 2
+    for turn, events, marker in zip(turns, (first, second), ("turn-one", "turn-two"), strict=True):
+        assert turn.endpoint == "websocket" and turn.is_model_request
+        assert turn.request_body["type"] == "response.create"
+        assert turn.request_body["input"][-1]["content"] == marker
+        assert [json.loads(e.data) for e in turn.sse] == events
+        assert turn.response is not None and turn.response["status"] == "completed"
+        assert turn.response["output"][0]["content"][0]["text"] == f"answer to {marker}"
+        assert turn.meta["connection"] == connection.id
+    assert turns[1].request_body["previous_response_id"] == first[-1]["response"]["id"]
+    # The connection lists every frame; texts held by a turn point at it instead of repeating.
+    frames = connection.ws_frames
+    assert len(frames) == 2 + len(first) + len(second)
+    assert sum(f.from_client for f in frames) == 2
+    owners = [getattr(f, "exchange_id", None) for f in frames]
+    assert owners.count(turns[0].id) == 1 + len(first)
+    assert owners.count(turns[1].id) == 1 + len(second)
