@@ -142,7 +142,7 @@ def _unwrap(text: str) -> list[str]:
 
 
 def _path_after(marker: str, line: str, number: int) -> str:
-    path = line.strip()[len(marker) :].strip()
+    path = line.strip()[len(marker.strip()) :].strip()
     if not path:
         raise PatchSyntaxError(f"line {number}: '{marker.strip()}' needs a path")
     return path
@@ -168,6 +168,8 @@ def _parse_hunk(lines: list[str], i: int, first: bool) -> tuple[Hunk, int]:
             at_eof = True
             i += 1
             break
+        if line.strip().startswith((ADD.strip(), DELETE.strip(), UPDATE.strip())):
+            break  # a padded file operation marker, not a context line
         if line == "":
             body.append((" ", ""))  # an empty line stands for an empty context line
         elif line[0] in " -+":
@@ -188,7 +190,7 @@ def _parse_update(lines: list[str], i: int, stop: int) -> tuple[UpdateFile, int]
     number = i + 1
     i += 1
     move_to = None
-    if i < stop and lines[i].strip().startswith(MOVE):
+    if i < stop and lines[i].strip().startswith(MOVE.strip()):
         move_to = _path_after(MOVE, lines[i], i + 1)
         i += 1
     hunks: list[Hunk] = []
@@ -196,7 +198,7 @@ def _parse_update(lines: list[str], i: int, stop: int) -> tuple[UpdateFile, int]
         if lines[i].strip() == "":
             i += 1
             continue
-        if lines[i].startswith("***"):
+        if lines[i].strip().startswith("***"):
             break
         hunk, i = _parse_hunk(lines[:stop], i, first=not hunks)
         hunks.append(hunk)
@@ -215,7 +217,7 @@ def parse_patch(text: str) -> list[Operation]:
         stripped = lines[i].strip()
         if stripped == "":
             i += 1
-        elif stripped.startswith(ADD):
+        elif stripped.startswith(ADD.strip()):
             path = _path_after(ADD, lines[i], i + 1)
             i += 1
             body: list[str] = []
@@ -223,10 +225,10 @@ def parse_patch(text: str) -> list[Operation]:
                 body.append(lines[i][1:])
                 i += 1
             ops.append(AddFile(path, "".join(b + "\n" for b in body)))
-        elif stripped.startswith(DELETE):
+        elif stripped.startswith(DELETE.strip()):
             ops.append(DeleteFile(_path_after(DELETE, lines[i], i + 1)))
             i += 1
-        elif stripped.startswith(UPDATE):
+        elif stripped.startswith(UPDATE.strip()):
             op, i = _parse_update(lines, i, stop)
             ops.append(op)
         else:
