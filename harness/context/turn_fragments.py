@@ -94,7 +94,8 @@ def render_user_shell_command(values: Values) -> str:
 
 _SHELL_RE = re.compile(
     r"<command>\n?(?P<command>.*?)\n?</command>\s*<result>\n?Exit code: (?P<exit>-?\d+)\n"
-    r"Duration: (?P<duration>[\d.]+) seconds\n(?:.*?\n)??Output:\n(?P<output>.*?)\n?</result>",
+    # The output is last: anchor on the final </result> so output that quotes the tag survives.
+    r"Duration: (?P<duration>[\d.]+) seconds\n(?:.*?\n)??Output:\n(?P<output>.*?)\n?</result>\s*\Z",
     re.DOTALL,
 )
 
