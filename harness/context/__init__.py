@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from .agents_md import discover_agents_docs, find_repo_root
 from .builder import (
+    compaction_summary_item,
     context_items,
     context_update_items,
     initial_context_items,
     message_item,
     model_switch_items,
+    plan_mode_reminder_item,
     turn_aborted_item,
     user_message_item,
     user_shell_command_item,
@@ -48,6 +50,7 @@ __all__ = [
     "WorldState",
     "classify_text",
     "collect_world_state",
+    "compaction_summary_item",
     "context_items",
     "context_update_items",
     "diff_world_state",
@@ -61,6 +64,7 @@ __all__ = [
     "mentioned_skill_names",
     "message_item",
     "model_switch_items",
+    "plan_mode_reminder_item",
     "register_mode_instructions",
     "render_fragment",
     "selected_skill_items",

@@ -7,7 +7,8 @@
 - `context_update_items`: only the sections whose values changed since the previous snapshot,
   appended after the existing history (which is never rewritten); adjacent same-role fragments
   share one message.
-- Per-event items: model switch, turn aborted, user shell command, plain user message.
+- Per-event items: model switch, turn aborted, user shell command, plan-mode reminder,
+  compaction summary, plain user message.
 """
 
 from __future__ import annotations
@@ -18,15 +19,23 @@ from .agents_fragments import render_agents_md, render_agents_md_removed, render
 from .developer import render_collaboration_mode, render_model_switch, render_permissions
 from .environment import render_environment
 from .skill_fragments import render_skills_catalog
-from .turn_fragments import GOAL_SPEC, TURN_ABORTED_SPEC, USER_SHELL_COMMAND_SPEC
+from .turn_fragments import (
+    COMPACTION_SUMMARY_SPEC,
+    GOAL_SPEC,
+    PLAN_MODE_REMINDER_SPEC,
+    TURN_ABORTED_SPEC,
+    USER_SHELL_COMMAND_SPEC,
+)
 from .world_state import WorldState, environment_values, permissions_values
 
 __all__ = [
+    "compaction_summary_item",
     "context_items",
     "context_update_items",
     "initial_context_items",
     "message_item",
     "model_switch_items",
+    "plan_mode_reminder_item",
     "turn_aborted_item",
     "user_message_item",
     "user_shell_command_item",
@@ -140,3 +149,14 @@ def user_shell_command_item(command: str, exit_code: int, duration_s: float, out
     """User item with a command the user ran themselves and its result."""
     values = {"command": command, "exit_code": exit_code, "duration_s": duration_s, "output": output}
     return message_item("user", [USER_SHELL_COMMAND_SPEC.render(values)])
+
+
+def plan_mode_reminder_item(event: str, text: str, role: str = "developer") -> Item:
+    """A plan-mode message (`event`: entered, reentered, exited, recovery, ...) the inspector can
+    place on the timeline."""
+    return message_item(role, [PLAN_MODE_REMINDER_SPEC.render({"event": event, "text": text})])
+
+
+def compaction_summary_item(summary: str) -> Item:
+    """The user message that carries a compaction summary in the new history."""
+    return message_item("user", [COMPACTION_SUMMARY_SPEC.render({"summary": summary})])

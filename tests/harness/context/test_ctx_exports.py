@@ -27,6 +27,8 @@ EXPECTED = {
     "mentioned_skill_names",
     "message_item",
     "model_switch_items",
+    "plan_mode_reminder_item",
+    "compaction_summary_item",
     "register_mode_instructions",
     "render_fragment",
     "selected_skill_items",

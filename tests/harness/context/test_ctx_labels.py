@@ -6,9 +6,11 @@ from pathlib import Path
 
 from harness.context import (
     classify_text,
+    compaction_summary_item,
     layout_labels,
     message_item,
     model_switch_items,
+    plan_mode_reminder_item,
     turn_aborted_item,
     user_shell_command_item,
 )
@@ -77,3 +79,16 @@ def test_event_items_classify() -> None:
     match = classify_text(shell["content"][0]["text"], "user")
     assert match is not None
     assert match.values == {"command": "pytest -q", "exit_code": 1, "duration_s": 3.25, "output": "1 failed"}
+
+
+def test_plan_mode_and_compaction_items() -> None:
+    items = [
+        plan_mode_reminder_item("entered", "Plan before you act."),
+        compaction_summary_item("Did A; next B."),
+    ]
+    assert layout_labels(items) == [
+        "developer[<plan_mode_reminder:entered>]",
+        "user[<compaction_summary>]",
+    ]
+    match = classify_text(items[1]["content"][0]["text"], "user")
+    assert match is not None and match.values == {"summary": "Did A; next B."}
