@@ -47,6 +47,7 @@ class _Args(BaseModel):
     sandbox_permissions: str | None = None
     justification: str | None = None
     tty: bool | None = None
+    login: bool = True
 
 
 class HeadTail:
@@ -139,6 +140,10 @@ class ExecCommand:
                     "enum": list(SANDBOX_PERMISSIONS),
                     "description": f"`{ESCALATE}` asks to run outside the sandbox (needs approval).",
                 },
+                "login": {
+                    "type": "boolean",
+                    "description": "Run as a login shell (`bash -lc`, the default) or plain `bash -c`.",
+                },
                 "justification": {
                     "type": "string",
                     "description": "Why the command needs escalation; shown to the user when asking.",
@@ -165,16 +170,23 @@ class ExecCommand:
             approval_note = obtain_approval(ctx, request)
         timeout_ms = min(a.timeout_ms or DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS)
         cap = (a.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS) * BYTES_PER_TOKEN
-        return self._run(a.cmd, workdir, timeout_ms, cap, ctx, approval_note)
+        argv = ["bash", "-lc" if a.login else "-c", a.cmd]
+        return self._run(argv, workdir, timeout_ms, cap, ctx, approval_note)
 
     def _run(
-        self, cmd: str, workdir: Path, timeout_ms: int, cap: int, ctx: ToolContext, approval_note: str | None
+        self,
+        argv: list[str],
+        workdir: Path,
+        timeout_ms: int,
+        cap: int,
+        ctx: ToolContext,
+        approval_note: str | None,
     ) -> ToolResult:
         sink = HeadTail(cap)
         start = time.monotonic()
         try:
             proc = subprocess.Popen(
-                ["bash", "-lc", cmd],
+                argv,
                 cwd=workdir,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,

@@ -59,14 +59,15 @@ def _exited(pid: int) -> bool:
 
 
 def test_timeout_kills_the_process_group(tmp_path: Path) -> None:
+    # 3 s leaves room for a slow `bash -lc` start on a loaded machine before the echo runs.
     router = make_router(tmp_path)
     out = call(
         router,
         "exec_command",
-        {"cmd": "sleep 60 & echo $! > child.pid; echo started; wait", "timeout_ms": 500},
+        {"cmd": "sleep 60 & echo $! > child.pid; echo started; wait", "timeout_ms": 3000},
     )
     status, _, body = parse(out)
-    assert status.startswith("Process timed out after 0.5 seconds and was killed")
+    assert status.startswith("Process timed out after 3 seconds and was killed")
     assert body == "started\n"
     child = int((tmp_path / "child.pid").read_text())
     assert _exited(child)
@@ -131,3 +132,16 @@ def test_compat_arguments_are_accepted(tmp_path: Path) -> None:
     }
     status, _, body = parse(call(make_router(tmp_path), "exec_command", args))
     assert status == "Process exited with code 0" and body == "ok\n"
+
+
+def test_login_false_runs_plain_bash(tmp_path: Path) -> None:
+    out = call(
+        make_router(tmp_path),
+        "exec_command",
+        {"cmd": "shopt -q login_shell && echo login || echo plain", "login": False},
+    )
+    assert parse(out)[2] == "plain\n"
+    out = call(
+        make_router(tmp_path), "exec_command", {"cmd": "shopt -q login_shell && echo login || echo plain"}
+    )
+    assert parse(out)[2] == "login\n"
