@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 from proxy.errors import ConfigError
 
+from harness.errors import UpstreamError
 from harness.output import InteractivePrinter, JsonPrinter, PrintModePrinter
 from harness.repl import run_repl
 from harness.runtime import AgentOptions, AgentRuntime
@@ -60,7 +61,12 @@ def agent_command(
         if prompt is None:
             run_repl(runtime)
             return
-        result = runtime.agent.run_turn(prompt)
+        try:
+            result = runtime.agent.run_turn(prompt)
+        except UpstreamError as e:
+            sid = runtime.agent.session_id
+            raise UpstreamError(f"{e}; the session is saved: continue with --session {sid}",
+                                status=e.status, code=e.code) from e
         if not json_out:
             sys.stdout.write(result.final_text + ("\n" if not result.final_text.endswith("\n") else ""))
             sys.stdout.flush()

@@ -1,0 +1,118 @@
+"""`ctxscope agent` as a real subprocess: print mode, --json, resume, interactive stdin, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.session import SessionStore
+from proxy.store.reader import read_recording
+from tests.harness.helpers import assert_golden, labels, make_repo, write_config, write_script
+
+TIMEOUT_S = 120
+
+
+@pytest.fixture
+def repo(tmp_path: Path, ctxscope_home: Path) -> Path:
+    repo = make_repo(tmp_path)
+    write_config(ctxscope_home, tmp_path / "skills")
+    return repo
+
+
+def ctxscope(*args: str, cwd: Path, env: dict[str, str] | None = None,
+             stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-m", "ctxscope.cli", *args], cwd=cwd, env=full_env, input=stdin,
+                          capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
+
+
+def test_print_mode_end_to_end(repo: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.json", [
+        {"output": [{"reasoning": "look"}, {"function_call": {"name": "list_dir", "arguments": {"path": "."}}}]},
+        {"text": "Hi!"},
+    ])
+    capture = tmp_path / "cap.jsonl"
+    proc = ctxscope("agent", "-p", "say hello with $greet", "--provider", "script", "--script", str(script),
+                    "--capture", str(capture), cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Hi!\n"
+    assert f"capture: {capture}" in proc.stderr and "• list_dir" in proc.stderr
+    bodies = [e.request_body for e in read_recording(capture).exchanges]
+    assert_golden("first_turn", labels(bodies[0], repo))
+    assert_golden("first_turn_second_request", labels(bodies[1], repo))
+
+
+def test_json_mode_and_resume(repo: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.json", [{"text": "first"}])
+    proc = ctxscope("agent", "-p", "one", "--json", "--provider", "script", "--script", str(script),
+                    "--capture", str(tmp_path / "c1.jsonl"), cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert events[0]["type"] == "session_started" and events[-1]["type"] == "turn_completed"
+    assert events[-1]["final_text"] == "first"
+    assert "first" in "".join(e.get("delta", "") for e in events if e["type"] == "text_delta")
+    session_id = events[0]["session_id"]
+
+    script2 = write_script(tmp_path / "s2.json", [{"text": "second"}])
+    proc = ctxscope("agent", "-p", "two", "--session", session_id[:8], "--provider", "script", "--script",
+                    str(script2), "--capture", str(tmp_path / "c2.jsonl"), cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "second\n"
+    (body,) = [e.request_body for e in read_recording(tmp_path / "c2.jsonl").exchanges]
+    assert labels(body, repo)[-3:] == ['user: "one"', 'assistant: "first"', 'user: "two"']
+    assert body["prompt_cache_key"] == session_id
+
+
+def test_interactive_over_stdin(repo: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.json", [{"text": "pong"}])
+    proc = ctxscope("agent", "--provider", "script", "--script", str(script), "--no-capture", cwd=repo,
+                    stdin="ping\n/status\n/quit\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "pong" in proc.stdout
+    assert "capture: off" in proc.stderr and "requests: 1" in proc.stderr
+
+
+def test_missing_key_is_one_clear_line(repo: Path) -> None:
+    proc = ctxscope("agent", "-p", "hi", "--provider", "apikey", cwd=repo, env={"OPENAI_API_KEY": ""})
+    assert proc.returncode == 2
+    assert proc.stderr == ("error: OPENAI_API_KEY is not set: export OPENAI_API_KEY=<your key> "
+                           "(or choose another backend with --provider)\n")
+
+
+@pytest.mark.parametrize(("args", "env", "message"), [
+    (["--provider", "chatgpt"], {"CODEX_HOME": "/nonexistent-codex-home"},
+     "error: no ChatGPT login found at /nonexistent-codex-home/auth.json"),
+    (["--provider", "script"], {}, "error: --provider script needs --script FILE"),
+    (["--provider", "script", "--script", "/no/such.json"], {}, "does not exist"),
+    (["--sandbox", "yolo"], {}, "error: unknown sandbox 'yolo'"),
+    (["--session", "nope"], {"OPENAI_API_KEY": "sk-x"}, "error: no session 'nope'"),
+    (["--json", "--session", "a", "--fork", "b"], {}, "error: use either --session"),
+])
+def test_bad_input_in_process(repo: Path, args: list[str], env: dict[str, str], message: str,
+                              monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from ctxscope.cli import main
+
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(repo)
+    monkeypatch.setattr(sys, "argv", ["ctxscope", "agent", "-p", "hi", *args])
+    with pytest.raises(SystemExit) as exit_info:
+        main()
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_upstream_failure_keeps_a_resumable_session(repo: Path, tmp_path: Path, ctxscope_home: Path) -> None:
+    script = write_script(tmp_path / "s.json", [{"text": "x", "cut": True}] * 3)
+    proc = ctxscope("agent", "-p", "go", "--provider", "script", "--script", str(script),
+                    "--capture", str(tmp_path / "cap.jsonl"), cwd=repo)
+    assert proc.returncode == 2 and "gave up after 3 attempts" in proc.stderr
+    assert "--session" in proc.stderr and "Traceback" not in proc.stderr
+    (session_file,) = (ctxscope_home / "sessions").glob("*.jsonl")
+    assert SessionStore.open(str(session_file)).load().history[-1]["content"][0]["text"] == "go"
+    assert len(read_recording(tmp_path / "cap.jsonl").exchanges) == 3

@@ -1,0 +1,99 @@
+"""The assembled runtime: capture in front of a live (local) backend, no-capture, the REPL commands."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from harness.repl import run_repl
+from harness.runtime import AgentOptions, AgentRuntime
+from harness.session import SessionStore
+from proxy.errors import ConfigError
+from proxy.store.reader import read_recording
+from proxy.testing import FakeUpstream, SseReply, function_call, response_stream, text_message
+from tests.harness.helpers import PINNED_CONTEXT, labels, make_repo, write_config, write_script
+
+SECRET = "sk-live-abcdefghijklmnopqrstuvwxyz0123"
+
+
+@pytest.fixture
+def repo(tmp_path: Path, ctxscope_home: Path) -> Path:
+    repo = make_repo(tmp_path)
+    write_config(ctxscope_home, tmp_path / "skills")
+    return repo
+
+
+def _local_options(repo: Path, upstream: FakeUpstream, **kw: object) -> AgentOptions:
+    return AgentOptions(provider="local", base_url=f"{upstream.url}/v1", cwd=repo,
+                        context_overrides=dict(PINNED_CONTEXT), **kw)  # type: ignore[arg-type]
+
+
+def test_capture_in_front_of_a_custom_backend_keeps_secrets_off_disk(
+        repo: Path, tmp_path: Path, ctxscope_home: Path, upstream: FakeUpstream,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    write_config(ctxscope_home, tmp_path / "skills",
+                 extra='[providers.local]\nenv_key = "LOCAL_KEY"\nheaders = { "X-Team" = "blue" }\n')
+    monkeypatch.setenv("LOCAL_KEY", SECRET)
+    upstream.reply(SseReply(response_stream(function_call("list_dir", {"path": "."}))),
+                   SseReply(response_stream(text_message("all good"))))
+    with AgentRuntime(_local_options(repo, upstream)) as runtime:
+        assert runtime.agent is not None and runtime.capture_path is not None
+        assert runtime.capture_path.parent == ctxscope_home / "recordings"
+        result = runtime.agent.run_turn("look")
+        capture, session_file = runtime.capture_path, runtime.agent.session.path
+    assert result.final_text == "all good"
+    first, second = upstream.requests
+    assert first.path == "/v1/responses" and first.headers["authorization"] == f"Bearer {SECRET}"
+    assert first.headers["x-team"] == "blue" and first.headers["originator"] == "ctxscope"
+    recording = read_recording(capture)
+    assert [e.request_body for e in recording.exchanges] == [first.json(), second.json()]
+    assert recording.exchanges[0].url == f"{upstream.url}/v1/responses"
+    for path in (capture, session_file):
+        assert SECRET not in path.read_text(encoding="utf-8")
+
+
+def test_no_capture_talks_to_the_backend_directly(repo: Path, upstream: FakeUpstream,
+                                                  ctxscope_home: Path, tmp_path: Path) -> None:
+    write_config(ctxscope_home, tmp_path / "skills", extra='[providers.local]\n')
+    upstream.reply(SseReply(response_stream(text_message("direct"))))
+    with AgentRuntime(_local_options(repo, upstream, no_capture=True)) as runtime:
+        assert runtime.agent is not None
+        assert runtime.capture_path is None and runtime.agent.client.base_url == f"{upstream.url}/v1"
+        assert runtime.agent.run_turn("hi").final_text == "direct"
+    assert list((ctxscope_home / "recordings").glob("*")) == []
+
+
+def test_non_utf8_agents_md_fails_before_any_request(repo: Path, tmp_path: Path) -> None:
+    (repo / "AGENTS.md").write_bytes(b"caf\xe9 rules\n")
+    script = write_script(tmp_path / "s.json", [{"text": "never"}])
+    options = AgentOptions(provider="script", script=script, cwd=repo, capture=tmp_path / "cap.jsonl")
+    with AgentRuntime(options) as runtime:
+        assert runtime.agent is not None
+        with pytest.raises(ConfigError, match="AGENTS.md"):
+            runtime.agent.run_turn("hi")
+        session = runtime.agent.session
+    assert SessionStore.open(str(session.path)).load().history == []
+    assert [e for e in read_recording(tmp_path / "cap.jsonl").exchanges if e.endpoint == "responses"] == []
+
+
+def test_repl_slash_commands(repo: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.json", [{"text": "one"}, {"text": "two"}, {"text": "three"}])
+    lines = iter(["/status", "hello", "/model gpt-other", "/model", "again", "/bogus", "/new", "fresh", "/quit",
+                  "never read"])
+    err = io.StringIO()
+    options = AgentOptions(provider="script", script=script, cwd=repo, capture=tmp_path / "cap.jsonl",
+                           context_overrides=dict(PINNED_CONTEXT))
+    with AgentRuntime(options) as runtime:
+        first_session = runtime.agent.session_id  # type: ignore[union-attr]
+        run_repl(runtime, read=lambda _prompt: next(lines), err=err)
+        assert runtime.agent is not None and runtime.agent.session_id != first_session
+        assert runtime.agent.model == "gpt-other"  # /new keeps the model
+    out = err.getvalue()
+    assert f"session_id: {first_session}" in out and "model: gpt-other (usage: /model NAME)" in out
+    assert "unknown command /bogus" in out and "new session " in out
+    bodies = [e.request_body for e in read_recording(tmp_path / "cap.jsonl").exchanges]
+    assert [b["model"] for b in bodies] == ["gpt-test", "gpt-other", "gpt-other"]
+    assert labels(bodies[2], repo)[:2] == labels(bodies[0], repo)[:2]  # /new: full context again
+    assert bodies[2]["prompt_cache_key"] != bodies[0]["prompt_cache_key"]
