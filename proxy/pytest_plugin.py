@@ -1,7 +1,260 @@
-"""pytest plugin for ctxscope cassettes (replay of recordings and script cassettes in tests).
+"""pytest plugin: a cassette per test, replayed (or recorded) by a real ctxscope proxy on loopback.
 
-Placeholder while the replay package is built: it registers nothing yet, so that pytest can load the
-entry point declared in pyproject.toml.
+    @pytest.mark.ctxscope_cassette("cassettes/fix_bug.jsonl", match="strict")
+    def test_fix_bug(ctxscope_cassette):
+        client = OpenAI(base_url=ctxscope_cassette.url + "/v1", api_key="x")
+        ...
+
+The fixture `ctxscope_cassette` yields a `CassetteFixture` (`.url` is the base URL, `str()` of it too).
+A relative cassette path is taken from the test file's directory; without a marker the cassette is
+`cassettes/<module>/<test>.jsonl` there. Script cassettes work the same way (they are never recorded).
+
+`--record-mode` (or ini `ctxscope_record_mode`, or the marker's `record_mode=`):
+    none  replay only; a missing cassette fails the test (default)
+    once  record if the cassette file is missing, else replay
+    new   replay what the cassette has; forward and append what comes after it
+    all   always record afresh
+Recording needs the real backend: marker `upstream=`, `--ctxscope-upstream`, env `CTXSCOPE_UPSTREAM`
+or ini `ctxscope_upstream`. At teardown a replay that went wrong (a strict mismatch, a request past the
+end of the cassette, an endpoint it has no answer for) fails the test with the reasons.
+
+Heavy imports (mitmproxy) happen only when a test uses the fixture.
 """
 
 from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+__all__ = ["CassetteFixture", "RECORD_MODES"]
+
+RECORD_MODES = ("none", "once", "new", "all")
+_MARKER = "ctxscope_cassette"
+
+
+@dataclass
+class CassetteFixture:
+    """What a test gets: where to send requests, and what the replay did."""
+
+    url: str
+    """Base URL of the proxy, e.g. `http://127.0.0.1:PORT` (add `/v1` for OpenAI clients)."""
+    path: Path
+    record_mode: str
+    recording: bool
+    """True when this test records the cassette afresh (modes once-with-no-file and all)."""
+    server: Any = field(default=None, repr=False)
+    """The `ReplayServer` when replaying (None while recording)."""
+
+    @property
+    def report(self) -> Any:
+        """The replay's `ReplayReport` so far (None while recording)."""
+        return self.server.report if self.server is not None else None
+
+    def __str__(self) -> str:
+        return self.url
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("ctxscope", "ctxscope cassettes")
+    group.addoption(
+        "--record-mode",
+        dest="ctxscope_record_mode",
+        choices=RECORD_MODES,
+        default=None,
+        help="ctxscope cassettes: none (replay only, default), once, new or all.",
+    )
+    group.addoption(
+        "--ctxscope-upstream",
+        dest="ctxscope_upstream",
+        default=None,
+        help="ctxscope cassettes: the backend to record from (e.g. https://api.openai.com).",
+    )
+    parser.addini("ctxscope_record_mode", "ctxscope cassettes: default record mode", default="none")
+    parser.addini("ctxscope_upstream", "ctxscope cassettes: backend to record from", default="")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{_MARKER}(path=None, *, upstream=None, match='strict', pace='fast', ignore=(), record_mode=None): "
+        "replay (or record) this ctxscope cassette for the test; see the ctxscope_cassette fixture",
+    )
+
+
+def _default_path(request: pytest.FixtureRequest) -> Path:
+    name = re.sub(r"[^\w.-]+", "_", request.node.name).strip("_")
+    return request.path.parent / "cassettes" / request.path.stem / f"{name}.jsonl"
+
+
+def _settings(request: pytest.FixtureRequest) -> tuple[Path, dict[str, Any], str, str | None]:
+    marker = request.node.get_closest_marker(_MARKER)
+    args: tuple[Any, ...] = marker.args if marker else ()
+    kwargs: dict[str, Any] = dict(marker.kwargs) if marker else {}
+    raw = args[0] if args else kwargs.pop("path", None)
+    path = Path(raw) if raw is not None else _default_path(request)
+    if not path.is_absolute():
+        path = request.path.parent / path
+    config = request.config
+    mode = (
+        kwargs.pop("record_mode", None)
+        or config.getoption("ctxscope_record_mode")
+        or config.getini("ctxscope_record_mode")
+    )
+    if mode not in RECORD_MODES:
+        pytest.fail(
+            f"unknown ctxscope record mode {mode!r}: use one of {', '.join(RECORD_MODES)}", pytrace=False
+        )
+    upstream = (
+        kwargs.pop("upstream", None)
+        or config.getoption("ctxscope_upstream")
+        or os.environ.get("CTXSCOPE_UPSTREAM")
+        or config.getini("ctxscope_upstream")
+        or None
+    )
+    return path, kwargs, str(mode), upstream
+
+
+@pytest.fixture
+def ctxscope_cassette(request: pytest.FixtureRequest) -> Iterator[CassetteFixture]:
+    """Start a replay (or a recording proxy) for this test's cassette and yield its base URL."""
+    from proxy.errors import CtxscopeError
+    from proxy.replay.cassette import Cassette, load_cassette
+
+    path, options, mode, upstream = _settings(request)
+    exists = path.exists()
+    cassette: Cassette | None = None
+    if exists:
+        try:
+            cassette = load_cassette(path)
+        except CtxscopeError as err:
+            if mode != "all":  # mode all overwrites whatever is there
+                pytest.fail(f"ctxscope cassette: {err}", pytrace=False)
+    is_script = cassette is not None and cassette.kind == "script"
+    record = not is_script and (mode == "all" or (mode in ("once", "new") and not exists))
+    if not exists and mode == "none":
+        pytest.fail(
+            f"cassette {path} does not exist; record it with --record-mode once and an upstream "
+            "(--ctxscope-upstream URL)",
+            pytrace=False,
+        )
+    if (record or (mode == "new" and not is_script)) and not upstream:
+        pytest.fail(
+            f"record mode {mode!r} needs an upstream to record {path} from: pass --ctxscope-upstream URL, "
+            "set CTXSCOPE_UPSTREAM, or give the marker upstream=...",
+            pytrace=False,
+        )
+    try:
+        if record:
+            yield from _record(path, mode, str(upstream))
+        else:
+            assert cassette is not None
+            yield from _replay(
+                cassette, path, mode, options, upstream if mode == "new" and not is_script else None
+            )
+    except CtxscopeError as err:
+        pytest.fail(f"ctxscope cassette {path}: {err}", pytrace=False)
+
+
+def _record(path: Path, mode: str, upstream: str) -> Iterator[CassetteFixture]:
+    from proxy.recorder import Recorder
+    from proxy.runner import ProxyServer
+    from proxy.store.writer import RecordingWriter
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.unlink(missing_ok=True)
+    writer = RecordingWriter(partial, meta={"upstream": upstream, "mode": "reverse", "cwd": os.getcwd()})
+    recorder = Recorder(writer)
+    proxy = ProxyServer([recorder], mode="reverse", upstream=upstream)
+    try:
+        proxy.start()
+        yield CassetteFixture(url=proxy.url, path=path, record_mode=mode, recording=True)
+    finally:
+        recorder.drain()
+        proxy.stop()
+        writer.close()
+    if recorder.recorded:
+        os.replace(partial, path)  # a whole cassette or none: a failed start leaves the old one
+    else:
+        partial.unlink(missing_ok=True)
+
+
+def _replay(
+    cassette: Any, path: Path, mode: str, options: dict[str, Any], upstream: str | None
+) -> Iterator[CassetteFixture]:
+    from proxy.replay.server import serve_cassette
+
+    extra: list[Any] = []
+    writer = recorder = None
+    if upstream is not None:  # mode `new`: forward and append what the cassette cannot answer
+        from proxy.recorder import Recorder
+        from proxy.store.writer import RecordingWriter
+
+        writer = RecordingWriter(path)
+        recorder = Recorder(writer)
+        extra.append(_RecordNewOnly(recorder))
+    match = options.get("match", "strict")
+    try:
+        server = serve_cassette(
+            cassette,
+            match=match,
+            pace=options.get("pace", "fast"),
+            ignore=options.get("ignore", ()),
+            live_cwd=options.get("live_cwd"),
+            upstream=upstream,
+            passthrough_when_exhausted=upstream is not None,
+            extra_addons=extra,
+        )
+    except BaseException:
+        if writer is not None:
+            writer.close()
+        raise
+    try:
+        yield CassetteFixture(url=server.url, path=path, record_mode=mode, recording=False, server=server)
+    finally:
+        if recorder is not None:
+            recorder.drain()
+        server.stop()
+        if writer is not None:
+            writer.close()
+    report = server.report
+    problems = [m.line() for m in report.mismatches if not m.served]
+    problems += report.problems()[len(report.mismatches) :]
+    if problems:
+        pytest.fail("ctxscope replay went wrong:\n  " + "\n  ".join(problems), pytrace=False)
+
+
+class _RecordNewOnly:
+    """Lets the Recorder see only flows the replayer did not answer (record mode `new`).
+
+    The Recorder starts tracking a flow in `requestheaders`; this wrapper starts it from `request`,
+    after the replayer has decided, and only for flows going upstream. Every other hook of the Recorder
+    ignores flows it is not tracking.
+    """
+
+    def __init__(self, recorder: Any) -> None:
+        self.recorder = recorder
+
+    def request(self, flow: Any) -> None:
+        from proxy.replay.addon import REPLAYED
+
+        if not flow.metadata.get(REPLAYED) and flow.response is None:
+            self.recorder.requestheaders(flow)
+
+    def responseheaders(self, flow: Any) -> None:
+        self.recorder.responseheaders(flow)
+
+    def response(self, flow: Any) -> None:
+        self.recorder.response(flow)
+
+    def error(self, flow: Any) -> None:
+        self.recorder.error(flow)
+
+    def done(self) -> None:
+        self.recorder.done()

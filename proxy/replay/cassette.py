@@ -251,6 +251,13 @@ def _script_renderer(spec: ScriptResponse, default_model: str) -> Callable[[str,
             headers["content-type"] = "application/json"
             return Answer(status=200, headers=headers, body=json.dumps({"output": output}).encode())
         events = spec.events(live_body, default_model)
+        if isinstance(live_body, dict) and not live_body.get("stream"):
+            # A non-streaming request gets the final Responses object as JSON.
+            headers["content-type"] = "application/json"
+            final = events[-1].get("response") if "response" in events[-1] else None
+            if final is None:  # a cut stream has no final object
+                return Answer(status=502, headers=headers, body=json.dumps(_error_body(502)).encode())
+            return Answer(status=200, headers=headers, body=json.dumps(final).encode())
         headers["content-type"] = "text/event-stream"
         timed = [(i * spec.pace_ms, encode_event(e["type"], json.dumps(e))) for i, e in enumerate(events)]
         return Answer(status=200, headers=headers, events=timed, cut=spec.cut)

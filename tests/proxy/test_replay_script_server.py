@@ -16,6 +16,7 @@ from proxy.replay import serve_cassette, serve_script
 from proxy.responses_fold import fold_sse_bytes
 from proxy.sse import SseParser
 
+STREAM = {"model": "m", "input": [], "stream": True}
 RECORDINGS = Path(__file__).resolve().parents[2] / "recordings"
 
 
@@ -97,9 +98,7 @@ def test_recorded_pace_streams_event_by_event() -> None:
     parser = SseParser()
     chunks: list[list[tuple[str | None, str]]] = []
     with serve_script(script, pace="recorded") as server, httpx.Client(timeout=30) as client:
-        with client.stream(
-            "POST", server.url + "/v1/responses", json={"model": "m", "input": []}
-        ) as response:
+        with client.stream("POST", server.url + "/v1/responses", json=STREAM) as response:
             assert response.headers["content-type"] == "text/event-stream"
             for raw in response.iter_raw():
                 chunks.append(parser.feed(raw))
@@ -116,7 +115,7 @@ def test_many_concurrent_clients_each_get_one_answer() -> None:
 
         def ask(_: int) -> str:
             with httpx.Client(timeout=30) as client:
-                folded = fold_sse_bytes(client.post(server.url + "/v1/responses", json={"input": []}).content)
+                folded = fold_sse_bytes(client.post(server.url + "/v1/responses", json=STREAM).content)
             assert folded is not None
             return str(folded["output"][0]["content"][0]["text"])
 
@@ -132,7 +131,7 @@ def test_script_events_have_deterministic_ids() -> None:
         with serve_script([{"text": "a"}, {"function_call": {"name": "f"}}]) as server:
             with httpx.Client(timeout=30) as client:
                 return b"".join(
-                    client.post(server.url + "/v1/responses", json={"input": []}).content for _ in range(2)
+                    client.post(server.url + "/v1/responses", json=STREAM).content for _ in range(2)
                 )
 
     first, second = run(), run()
@@ -145,3 +144,14 @@ def test_script_events_have_deterministic_ids() -> None:
 
 def _no_time(raw: bytes) -> str:
     return re.sub(rb'"created_at": \d+', b"", raw).decode()
+
+
+def test_a_request_without_stream_gets_the_final_response_as_json() -> None:
+    with serve_script([{"text": "plain"}, {"text": "lost", "cut": True}]) as server:
+        client = _client(server.url)
+        response = client.responses.create(model="gpt-5-codex", input="hi")
+        with pytest.raises(openai.APIStatusError) as err:
+            client.responses.create(model="gpt-5-codex", input="hi")
+        client.close()
+    assert response.output_text == "plain" and response.id == "resp_0001"
+    assert err.value.status_code == 502

@@ -1,0 +1,177 @@
+"""The pytest plugin, exercised the way users run it: pytest inside pytest (pytester).
+
+Inner test sessions talk to a real FakeUpstream when they record and to the real replayer otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from proxy.replay import load_cassette
+from proxy.testing import FakeUpstream, SseReply, response_stream, text_message
+
+pytest_plugins = ["pytester"]
+
+RECORDINGS = Path(__file__).resolve().parents[2] / "recordings"
+
+ASK = """
+import httpx, pytest
+
+def ask(base, prompt):
+    r = httpx.post(base + "/v1/responses", json={"model": "m", "input": prompt, "stream": True}, timeout=30)
+    return r.status_code, r.text
+"""
+
+
+def _greeting(text: str) -> SseReply:
+    return SseReply(response_stream(text_message(text)))
+
+
+def test_record_once_then_replay_without_the_upstream(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_a=ASK
+        + """
+@pytest.mark.ctxscope_cassette("cassettes/hello.jsonl")
+def test_hello(ctxscope_cassette):
+    status, text = ask(ctxscope_cassette.url, "say hello")
+    assert status == 200 and "hello from upstream" in text
+"""
+    )
+    with FakeUpstream() as upstream:
+        upstream.reply(_greeting("hello from upstream"))
+        first = pytester.runpytest("--record-mode", "once", "--ctxscope-upstream", upstream.url)
+        first.assert_outcomes(passed=1)
+        assert len(upstream.requests) == 1
+    cassette = pytester.path / "cassettes" / "hello.jsonl"
+    assert len(load_cassette(cassette).model_entries) == 1
+    # the upstream is gone: replay alone must serve it (default mode none)
+    second = pytester.runpytest()
+    second.assert_outcomes(passed=1)
+
+
+def test_missing_cassette_fails_in_mode_none(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_b="""
+import pytest
+
+@pytest.mark.ctxscope_cassette("cassettes/absent.jsonl")
+def test_x(ctxscope_cassette):
+    pass
+"""
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*cassette*absent.jsonl does not exist; record it with --record-mode once*"])
+
+
+def test_recording_needs_an_upstream(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CTXSCOPE_UPSTREAM", raising=False)
+    pytester.makepyfile(test_c="def test_x(ctxscope_cassette):\n    pass\n")
+    result = pytester.runpytest("--record-mode", "once")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*record mode 'once' needs an upstream*--ctxscope-upstream*"])
+
+
+def test_a_strict_mismatch_fails_the_test_with_the_paths(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_d=ASK
+        + """
+@pytest.mark.ctxscope_cassette("cassettes/d.jsonl")
+def test_d(ctxscope_cassette):
+    ask(ctxscope_cassette.url, "PROMPT")
+"""
+    )
+    with FakeUpstream() as upstream:
+        upstream.reply(_greeting("hi"))
+        pytester.runpytest("--record-mode", "once", "--ctxscope-upstream", upstream.url).assert_outcomes(
+            passed=1
+        )
+    test_file = pytester.path / "test_d.py"
+    test_file.write_text(test_file.read_text().replace('"PROMPT"', '"ANOTHER PROMPT"'))
+    result = pytester.runpytest()
+    # the client swallowed the 409, so the plugin fails the test at teardown
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        ["*ctxscope replay went wrong:*", "*d.jsonl exchange #0*rejected: input differs*"]
+    )
+
+
+def test_default_cassette_path_and_script_cassettes(pytester: pytest.Pytester) -> None:
+    script = json.loads((RECORDINGS / "script-example.json").read_text())
+    cassette_dir = pytester.path / "cassettes" / "test_e"
+    cassette_dir.mkdir(parents=True)
+    (cassette_dir / "test_script.jsonl").write_text(json.dumps(script))
+    pytester.makepyfile(
+        test_e="""
+from openai import OpenAI
+
+def test_script(ctxscope_cassette):
+    client = OpenAI(base_url=str(ctxscope_cassette) + "/v1", api_key="x", max_retries=0)
+    texts = []
+    for _ in range(3):
+        response = client.responses.create(model="gpt-5-codex", input="go")
+        texts.append([item.type for item in response.output])
+    assert texts[0] == ["reasoning", "function_call"]
+    assert ctxscope_cassette.report.served == 3
+"""
+    )
+    # a script is never recorded, whatever the mode
+    pytester.runpytest("--record-mode", "all", "--ctxscope-upstream", "http://127.0.0.1:9").assert_outcomes(
+        passed=1
+    )
+
+
+def test_record_mode_new_appends_only_what_comes_after(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_f=ASK
+        + """
+@pytest.mark.ctxscope_cassette("cassettes/f.jsonl")
+def test_f(ctxscope_cassette):
+    for prompt in PROMPTS:
+        status, text = ask(ctxscope_cassette.url, prompt)
+        assert status == 200
+
+PROMPTS = ["one"]
+"""
+    )
+    cassette = pytester.path / "cassettes" / "f.jsonl"
+    with FakeUpstream() as upstream:
+        upstream.reply(_greeting("first"), _greeting("second"))
+        pytester.runpytest("--record-mode", "once", "--ctxscope-upstream", upstream.url).assert_outcomes(
+            passed=1
+        )
+        test_file = pytester.path / "test_f.py"
+        test_file.write_text(test_file.read_text().replace('PROMPTS = ["one"]', 'PROMPTS = ["one", "two"]'))
+        result = pytester.runpytest("--record-mode", "new", "--ctxscope-upstream", upstream.url)
+        result.assert_outcomes(passed=1)
+        assert [r.json()["input"] for r in upstream.requests] == ["one", "two"]
+    entries = load_cassette(cassette).model_entries
+    assert [e.request_body["input"] for e in entries] == ["one", "two"]
+    pytester.runpytest().assert_outcomes(passed=1)  # and now both replay
+
+
+def test_record_mode_all_records_again(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_g=ASK
+        + """
+@pytest.mark.ctxscope_cassette("cassettes/g.jsonl")
+def test_g(ctxscope_cassette):
+    assert ctxscope_cassette.recording
+    status, text = ask(ctxscope_cassette.url, "hi")
+    assert status == 200
+"""
+    )
+    cassette = pytester.path / "cassettes" / "g.jsonl"
+    with FakeUpstream() as upstream:
+        upstream.reply(_greeting("old answer"), _greeting("new answer"))
+        for _ in range(2):
+            pytester.runpytest("--record-mode", "all", "--ctxscope-upstream", upstream.url).assert_outcomes(
+                passed=1
+            )
+        assert len(upstream.requests) == 2
+    [entry] = load_cassette(cassette).model_entries
+    assert b"new answer" in entry.render("", None, "fast").stream_bytes()
+    assert not (pytester.path / "cassettes" / "g.jsonl.partial").exists()

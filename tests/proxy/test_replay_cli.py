@@ -1,0 +1,146 @@
+"""`ctxscope replay` as a real subprocess: one-line errors for bad files, and a served session."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+RECORDINGS = Path(__file__).resolve().parents[2] / "recordings"
+TIMEOUT_S = 60
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "ctxscope.cli", "replay", *args]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(_cli(*args), capture_output=True, text=True, timeout=TIMEOUT_S, env=_env())
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONWARNINGS": "ignore"}
+
+
+def _assert_one_line_error(result: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert "Traceback" not in result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+HEADER = {"kind": "header", "format": "ctxscope-recording", "created_at": 0.0, "tool": "test", "meta": {}}
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ("", "is empty"),
+        ("# just some notes\nnot json at all\n", "neither a ctxscope recording nor a script cassette"),
+        ('{"kind": "header", "format": "ctxscope-rec', "neither a ctxscope recording nor a script cassette"),
+        (json.dumps({"hello": "world"}), "neither a ctxscope recording nor a script cassette"),
+        (json.dumps({**HEADER, "version": "9.0"}) + "\n", "newer ctxscope"),
+        (json.dumps({**HEADER, "version": "1.0"}) + "\n", "holds no exchanges"),
+        (json.dumps({"format": "ctxscope-script", "responses": [{"txt": "x"}]}), "unknown key 'txt'"),
+    ],
+)
+def test_bad_files_get_a_one_line_error(tmp_path: Path, content: str, fragment: str) -> None:
+    path = tmp_path / "cassette.jsonl"
+    path.write_text(content)
+    _assert_one_line_error(_run(str(path), "--listen", "127.0.0.1:0"), fragment)
+
+
+def test_missing_file_and_bad_options(tmp_path: Path) -> None:
+    _assert_one_line_error(_run(str(tmp_path / "nope.jsonl")), "does not exist")
+    example = str(RECORDINGS / "script-example.json")
+    _assert_one_line_error(_run(example, "--match", "fuzzy"), "unknown --match 'fuzzy'")
+    _assert_one_line_error(_run(example, "--pace", "slow"), "unknown --pace 'slow'")
+    _assert_one_line_error(_run(example, "--ignore", "input["), "bad --ignore")
+    _assert_one_line_error(_run(example, "--listen", "127.0.0.1:http"), "bad --listen")
+
+
+def test_port_already_taken() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = _run(str(RECORDINGS / "script-example.json"), "--listen", f"127.0.0.1:{port}")
+    _assert_one_line_error(result, "already in use")
+
+
+class _Served:
+    """A replay subprocess; knows its URL once it has printed it."""
+
+    def __init__(self, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            _cli(*args, "--listen", "127.0.0.1:0", "--exit-when-done"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_env(),
+        )
+        self.lines: list[str] = []
+        self.url = ""
+        assert self.proc.stdout is not None
+        for _ in range(50):  # bounded: the banner is a handful of lines
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            self.lines.append(line.rstrip("\n"))
+            if line.startswith("listening on "):
+                self.url = line.split()[2]
+                break
+        assert self.url, "\n".join(self.lines) + (self.proc.stderr.read() if self.proc.stderr else "")
+
+    def finish(self) -> tuple[int, str]:
+        out, err = self.proc.communicate(timeout=TIMEOUT_S)
+        assert "Traceback" not in err, err
+        return self.proc.returncode, "\n".join(self.lines) + "\n" + out
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.communicate(timeout=TIMEOUT_S)
+
+
+def test_serves_a_script_and_exits_when_done() -> None:
+    served = _Served(str(RECORDINGS / "script-example.json"))
+    try:
+        with httpx.Client(timeout=30) as client:
+            statuses = [
+                client.post(served.url + "/v1/responses", json={"stream": True}).status_code for _ in range(3)
+            ]
+        code, out = served.finish()
+    finally:
+        served.kill()
+    assert statuses == [200, 200, 200]
+    assert code == 0, out
+    assert "script cassette, 3 model responses" in out
+    assert "served 3/3 model responses" in out
+
+
+def test_strict_mismatch_is_printed_and_exits_1(tmp_path: Path) -> None:
+    from tests.proxy.replay_support import Run, codex_body, post, record_session, turn_replies
+
+    run = Run(cwd="/home/ann/proj")
+    path = record_session(
+        tmp_path / "r.jsonl", {}, turn_replies()[:1], lambda url: [post(url, codex_body(run, 1), run)]
+    )
+    served = _Served(str(path))
+    try:
+        answer = post(served.url, codex_body(run, 1, prompt="a different prompt"), run)
+        code, out = served.finish()
+    finally:
+        served.kill()
+    assert answer.status_code == 409
+    assert code == 1
+    assert "mismatch:" in out and "input[2].content[0].text differs" in out
+    assert "1 mismatch" in out
