@@ -18,18 +18,33 @@ import importlib
 from typing import Any
 
 __all__ = [
-    "Agent", "AgentOptions", "AgentRuntime", "HarnessConfig", "Provider", "ResponsesClient",
-    "SessionStore", "TurnRequest", "TurnResult", "build_request", "load_config", "make_provider",
+    "Agent",
+    "AgentOptions",
+    "AgentRuntime",
+    "HarnessConfig",
+    "Provider",
+    "ResponsesClient",
+    "SessionStore",
+    "TurnRequest",
+    "TurnResult",
+    "build_request",
+    "load_config",
+    "make_provider",
 ]
 
 _WHERE = {
-    "Agent": "harness.agent", "TurnResult": "harness.agent",
-    "AgentOptions": "harness.runtime", "AgentRuntime": "harness.runtime",
-    "HarnessConfig": "harness.config", "load_config": "harness.config",
-    "Provider": "harness.providers", "make_provider": "harness.providers",
+    "Agent": "harness.agent",
+    "TurnResult": "harness.agent",
+    "AgentOptions": "harness.runtime",
+    "AgentRuntime": "harness.runtime",
+    "HarnessConfig": "harness.config",
+    "load_config": "harness.config",
+    "Provider": "harness.providers",
+    "make_provider": "harness.providers",
     "ResponsesClient": "harness.client",
     "SessionStore": "harness.session",
-    "TurnRequest": "harness.request", "build_request": "harness.request",
+    "TurnRequest": "harness.request",
+    "build_request": "harness.request",
 }
 
 

@@ -31,7 +31,11 @@ from harness.context_bridge import ContextBridge
 from harness.request import RequestOptions, TurnRequest, build_request
 from harness.session.store import ResumedSession, SessionStore
 from harness.wire.types import (
-    MessageItem, OutputTextDelta, ReasoningSummaryTextDelta, is_tool_call, to_wire,
+    MessageItem,
+    OutputTextDelta,
+    ReasoningSummaryTextDelta,
+    is_tool_call,
+    to_wire,
 )
 
 __all__ = ["Agent", "AgentMode", "DefaultMode", "EventSink", "RequestHook", "TurnResult", "user_message"]
@@ -86,18 +90,33 @@ def history_form(item: Any) -> dict[str, Any]:
 
 def missing_outputs(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Calls in `history` without an output item (e.g. the harness died mid-step)."""
-    answered = {i.get("call_id") for i in history
-                if i.get("type") in ("function_call_output", "custom_tool_call_output")}
-    return [i for i in history if i.get("type") in ("function_call", "custom_tool_call")
-            and i.get("call_id") not in answered]
+    answered = {
+        i.get("call_id")
+        for i in history
+        if i.get("type") in ("function_call_output", "custom_tool_call_output")
+    }
+    return [
+        i
+        for i in history
+        if i.get("type") in ("function_call", "custom_tool_call") and i.get("call_id") not in answered
+    ]
 
 
 class Agent:
     """One session's loop. Not thread-safe: one turn at a time."""
 
-    def __init__(self, *, config: HarnessConfig, client: ResponsesClient, session: SessionStore,
-                 context: ContextBridge, router: Any, model: str | None = None,
-                 emit: EventSink | None = None, resumed: ResumedSession | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        config: HarnessConfig,
+        client: ResponsesClient,
+        session: SessionStore,
+        context: ContextBridge,
+        router: Any,
+        model: str | None = None,
+        emit: EventSink | None = None,
+        resumed: ResumedSession | None = None,
+    ) -> None:
         self.config = config
         self.client = client
         self.session = session
@@ -137,8 +156,11 @@ class Agent:
     @staticmethod
     def router_aborted_output(call: dict[str, Any]) -> dict[str, Any]:
         kind = "custom_tool_call_output" if call.get("type") == "custom_tool_call" else "function_call_output"
-        return {"type": kind, "call_id": call.get("call_id"),
-                "output": "aborted: the harness stopped before this call finished"}
+        return {
+            "type": kind,
+            "call_id": call.get("call_id"),
+            "output": "aborted: the harness stopped before this call finished",
+        }
 
     def _append(self, item: Any) -> dict[str, Any]:
         data = history_form(item)
@@ -151,10 +173,19 @@ class Agent:
         self.session.append("event", {"kind": "notice", "message": message})
 
     def status(self) -> dict[str, Any]:
-        return {"session_id": self.session_id, "session_file": str(self.session.path), "model": self.model,
-                "provider": self.client.provider.name, "base_url": self.client.base_url,
-                "cwd": str(self.context.cwd), "mode": self.mode.name, "history_items": len(self.history),
-                "requests": self.requests, "sandbox": self.config.sandbox, "approval": self.config.approval}
+        return {
+            "session_id": self.session_id,
+            "session_file": str(self.session.path),
+            "model": self.model,
+            "provider": self.client.provider.name,
+            "base_url": self.client.base_url,
+            "cwd": str(self.context.cwd),
+            "mode": self.mode.name,
+            "history_items": len(self.history),
+            "requests": self.requests,
+            "sandbox": self.config.sandbox,
+            "approval": self.config.approval,
+        }
 
     # ---- commands ----------------------------------------------------------------------------
 
@@ -188,9 +219,17 @@ class Agent:
     def run_turn(self, prompt: str) -> TurnResult:
         """Send `prompt` and loop until the model stops calling tools (or `max_steps`)."""
         turn_id = str(uuid.uuid4())
-        self.session.append("turn_context", {
-            "turn_id": turn_id, "model": self.model, "cwd": str(self.context.cwd), "mode": self.mode.name,
-            "sandbox": self.config.sandbox, "approval": self.config.approval})
+        self.session.append(
+            "turn_context",
+            {
+                "turn_id": turn_id,
+                "model": self.model,
+                "cwd": str(self.context.cwd),
+                "mode": self.mode.name,
+                "sandbox": self.config.sandbox,
+                "approval": self.config.approval,
+            },
+        )
         self.emit({"type": "turn_started", "turn_id": turn_id})
         self.mode.on_turn_start(self)
         self._sync_world()
@@ -220,8 +259,10 @@ class Agent:
                     self._run_tool(call)
             else:
                 result.stopped = "max_steps"
-                self.notice(f"stopped after {self.config.max_steps} requests (max_steps) with tool calls "
-                            "still coming; send another message to continue")
+                self.notice(
+                    f"stopped after {self.config.max_steps} requests (max_steps) with tool calls "
+                    "still coming; send another message to continue"
+                )
         except KeyboardInterrupt:
             for item in self.context.turn_aborted_items():
                 self._append(item)
@@ -230,21 +271,45 @@ class Agent:
         except Exception as e:
             self.session.append("event", {"kind": "error", "turn_id": turn_id, "message": str(e)})
             raise
-        self.session.append("event", {"kind": "turn_completed", "turn_id": turn_id, "steps": result.steps,
-                                      "stopped": result.stopped, "usage": result.usage})
-        self.emit({"type": "turn_completed", "turn_id": turn_id, "final_text": result.final_text,
-                   "steps": result.steps, "stopped": result.stopped, "usage": result.usage})
+        self.session.append(
+            "event",
+            {
+                "kind": "turn_completed",
+                "turn_id": turn_id,
+                "steps": result.steps,
+                "stopped": result.stopped,
+                "usage": result.usage,
+            },
+        )
+        self.emit(
+            {
+                "type": "turn_completed",
+                "turn_id": turn_id,
+                "final_text": result.final_text,
+                "steps": result.steps,
+                "stopped": result.stopped,
+                "usage": result.usage,
+            }
+        )
         return result
 
     def _request(self, turn_id: str) -> StreamResult:
         request = build_request(
-            model=self.model, instructions=self.instructions, input_items=list(self.history),
-            tools=self.router.specs(), session_id=self.session_id, turn_id=turn_id,
-            options=RequestOptions(reasoning_effort=self.config.reasoning_effort,
-                                   reasoning_summary=self.config.reasoning_summary,
-                                   parallel_tool_calls=self.config.parallel_tool_calls,
-                                   sandbox=self.config.sandbox),
-            window=self.window, workspaces=[str(self.context.cwd)])
+            model=self.model,
+            instructions=self.instructions,
+            input_items=list(self.history),
+            tools=self.router.specs(),
+            session_id=self.session_id,
+            turn_id=turn_id,
+            options=RequestOptions(
+                reasoning_effort=self.config.reasoning_effort,
+                reasoning_summary=self.config.reasoning_summary,
+                parallel_tool_calls=self.config.parallel_tool_calls,
+                sandbox=self.config.sandbox,
+            ),
+            window=self.window,
+            workspaces=[str(self.context.cwd)],
+        )
         for hook in self.before_request:
             hook(self, request)
         self.requests += 1
@@ -258,8 +323,14 @@ class Agent:
 
     def _run_tool(self, call: Any) -> None:
         wire = to_wire(call)
-        self.emit({"type": "tool_call", "name": wire.get("name"), "call_id": wire.get("call_id"),
-                   "arguments": wire.get("arguments", wire.get("input"))})
+        self.emit(
+            {
+                "type": "tool_call",
+                "name": wire.get("name"),
+                "call_id": wire.get("call_id"),
+                "arguments": wire.get("arguments", wire.get("input")),
+            }
+        )
         output = self.router.handle(wire)
         data = self._append(output)
         self.emit({"type": "tool_output", "call_id": data.get("call_id"), "output": data.get("output")})

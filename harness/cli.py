@@ -12,49 +12,74 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from proxy.errors import ConfigError
 
 from harness.errors import UpstreamError
 from harness.output import InteractivePrinter, JsonPrinter, PrintModePrinter
 from harness.repl import run_repl
 from harness.runtime import AgentOptions, AgentRuntime
+from proxy.errors import ConfigError
 
 __all__ = ["agent_command", "register"]
 
 
 def agent_command(
-    prompt: Annotated[str | None, typer.Option("-p", "--print", help="Run one task headless; the final "
-                                               "answer goes to stdout, notices to stderr.")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="With -p: one JSON event per line on stdout.")] = False,
-    provider: Annotated[str | None, typer.Option(help="apikey | chatgpt | script | a [providers.NAME] "
-                                                 "from config.toml")] = None,
+    prompt: Annotated[
+        str | None,
+        typer.Option(
+            "-p", "--print", help="Run one task headless; the final answer goes to stdout, notices to stderr."
+        ),
+    ] = None,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="With -p: one JSON event per line on stdout.")
+    ] = False,
+    provider: Annotated[
+        str | None, typer.Option(help="apikey | chatgpt | script | a [providers.NAME] from config.toml")
+    ] = None,
     model: Annotated[str | None, typer.Option(help="Model slug.")] = None,
     base_url: Annotated[str | None, typer.Option(help="Override the provider's base URL.")] = None,
     script: Annotated[Path | None, typer.Option(help="Script cassette for --provider script.")] = None,
     session: Annotated[str | None, typer.Option(help="Resume this session (id or file).")] = None,
-    fork: Annotated[str | None, typer.Option(help="Copy this session to a new id and continue the copy.")] = None,
+    fork: Annotated[
+        str | None, typer.Option(help="Copy this session to a new id and continue the copy.")
+    ] = None,
     cwd: Annotated[Path | None, typer.Option(help="Working directory of the agent.")] = None,
-    sandbox: Annotated[str | None, typer.Option(help="read-only | workspace-write | danger-full-access")] = None,
+    sandbox: Annotated[
+        str | None, typer.Option(help="read-only | workspace-write | danger-full-access")
+    ] = None,
     approval: Annotated[str | None, typer.Option(help="never | on-request | untrusted")] = None,
     capture: Annotated[Path | None, typer.Option(help="Write the recording to this file.")] = None,
     no_capture: Annotated[bool, typer.Option("--no-capture", help="Do not record.")] = False,
-    config: Annotated[Path | None, typer.Option(help="config.toml to use instead of the one in "
-                                                "the ctxscope home.")] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="config.toml to use instead of the one in the ctxscope home.")
+    ] = None,
     auth_file: Annotated[Path | None, typer.Option(help="auth.json for --provider chatgpt.")] = None,
     max_steps: Annotated[int | None, typer.Option(help="Most model requests per turn.")] = None,
 ) -> None:
     """Run ctxscope's Codex-style coding agent (with capture on by default)."""
     if json_out and prompt is None:
-        raise ConfigError("--json needs a task: use -p \"task\" --json")
+        raise ConfigError('--json needs a task: use -p "task" --json')
     if session and fork:
         raise ConfigError("use either --session (resume) or --fork (copy), not both")
     headless = prompt is not None
     emit = JsonPrinter() if json_out else (PrintModePrinter() if headless else InteractivePrinter())
     options = AgentOptions(
-        provider=provider, model=model, base_url=base_url, script=script, session=session, fork=fork,
-        cwd=cwd, sandbox=sandbox, approval=approval, capture=capture, no_capture=no_capture,
-        config_path=config, auth_file=auth_file, max_steps=max_steps,
-        approver=None if headless else _terminal_approver, ask_user=None if headless else _terminal_ask)
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        script=script,
+        session=session,
+        fork=fork,
+        cwd=cwd,
+        sandbox=sandbox,
+        approval=approval,
+        capture=capture,
+        no_capture=no_capture,
+        config_path=config,
+        auth_file=auth_file,
+        max_steps=max_steps,
+        approver=None if headless else _terminal_approver,
+        ask_user=None if headless else _terminal_ask,
+    )
     with AgentRuntime(options, emit=emit) as runtime:
         assert runtime.agent is not None
         _announce(runtime, json_out)
@@ -65,8 +90,9 @@ def agent_command(
             result = runtime.agent.run_turn(prompt)
         except UpstreamError as e:
             sid = runtime.agent.session_id
-            raise UpstreamError(f"{e}; the session is saved: continue with --session {sid}",
-                                status=e.status, code=e.code) from e
+            raise UpstreamError(
+                f"{e}; the session is saved: continue with --session {sid}", status=e.status, code=e.code
+            ) from e
         if not json_out:
             sys.stdout.write(result.final_text + ("\n" if not result.final_text.endswith("\n") else ""))
             sys.stdout.flush()
@@ -74,10 +100,14 @@ def agent_command(
 
 def _announce(runtime: AgentRuntime, json_out: bool) -> None:
     assert runtime.agent is not None
-    info = {"type": "session_started", "session_id": runtime.agent.session_id,
-            "session_file": str(runtime.agent.session.path), "model": runtime.agent.model,
-            "provider": runtime.provider.name,
-            "capture": str(runtime.capture_path) if runtime.capture_path else None}
+    info = {
+        "type": "session_started",
+        "session_id": runtime.agent.session_id,
+        "session_file": str(runtime.agent.session.path),
+        "model": runtime.agent.model,
+        "provider": runtime.provider.name,
+        "capture": str(runtime.capture_path) if runtime.capture_path else None,
+    }
     if json_out:
         JsonPrinter()(info)
         return

@@ -29,9 +29,16 @@ from harness.wire.types import ResponseObject
 
 __all__ = ["ResponsesClient", "StreamResult"]
 
-_RETRYABLE_CODES = {"server_is_overloaded", "server_error", "rate_limit_exceeded", "slow_down",
-                    "internal_error", "overloaded"}
+_RETRYABLE_CODES = {
+    "server_is_overloaded",
+    "server_error",
+    "rate_limit_exceeded",
+    "slow_down",
+    "internal_error",
+    "overloaded",
+}
 _MAX_RETRY_AFTER_S = 120.0
+DEFAULT_RETRY = RetrySettings()
 
 
 @dataclass
@@ -67,8 +74,14 @@ def _retry_after(headers: httpx.Headers) -> float | None:
 
 
 class _Retryable(UpstreamError):
-    def __init__(self, message: str, *, status: int | None = None, code: str | None = None,
-                 retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message, status=status, code=code, retryable=True)
         self.retry_after = retry_after
 
@@ -76,19 +89,28 @@ class _Retryable(UpstreamError):
 class ResponsesClient:
     """POSTs `{base_url}/responses` and folds the SSE answer; one instance per session."""
 
-    def __init__(self, provider: Provider, *, base_url: str | None = None,
-                 retry: RetrySettings = RetrySettings(),
-                 transport: httpx.BaseTransport | None = None,
-                 notice: Callable[[str], None] | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        provider: Provider,
+        *,
+        base_url: str | None = None,
+        retry: RetrySettings = DEFAULT_RETRY,
+        transport: httpx.BaseTransport | None = None,
+        notice: Callable[[str], None] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.provider = provider
         self.base_url = (base_url or provider.base_url).rstrip("/")
         """Where requests go: the provider's URL, or the capture proxy standing in front of it."""
         self.retry = retry
         self._notice = notice or (lambda _msg: None)
         self._sleep = sleep
-        timeout = httpx.Timeout(connect=retry.connect_timeout, read=retry.idle_timeout,
-                                write=retry.connect_timeout, pool=retry.connect_timeout)
+        timeout = httpx.Timeout(
+            connect=retry.connect_timeout,
+            read=retry.idle_timeout,
+            write=retry.connect_timeout,
+            pool=retry.connect_timeout,
+        )
         # trust_env=False: a capture proxy is wired explicitly; ambient HTTP(S)_PROXY would bypass it.
         self._http = httpx.Client(timeout=timeout, transport=transport, trust_env=False)
 
@@ -103,8 +125,8 @@ class ResponsesClient:
 
     def backoff(self, attempt: int) -> float:
         """Delay before retry number `attempt` (0-based): base·2^attempt, capped, ±20 % jitter."""
-        delay = min(self.retry.backoff_max, self.retry.backoff_base * (2 ** attempt))
-        return delay * (0.8 + 0.4 * random.random())
+        delay = min(float(self.retry.backoff_max), float(self.retry.backoff_base) * 2.0**attempt)
+        return float(delay * (0.8 + 0.4 * random.random()))
 
     def stream(self, request: TurnRequest, on_event: Callable[[Any], None] | None = None) -> StreamResult:
         """Send `request` until a `response.completed` arrives or the error is not worth retrying."""
@@ -120,14 +142,18 @@ class ResponsesClient:
                     refreshed = True
                     continue
                 if e.status == 401:
-                    raise UpstreamError(f"the backend rejected the credentials (HTTP 401): "
-                                        f"{self.provider.auth_hint()}", status=401, code=e.code) from e
+                    raise UpstreamError(
+                        f"the backend rejected the credentials (HTTP 401): {self.provider.auth_hint()}",
+                        status=401,
+                        code=e.code,
+                    ) from e
                 if not e.retryable:
                     raise
                 if attempt >= self.retry.max_retries:
                     cls = StreamError if isinstance(e, StreamError) else UpstreamError
-                    raise cls(f"{e} (gave up after {attempt + 1} attempts)", status=e.status,
-                              code=e.code) from e
+                    raise cls(
+                        f"{e} (gave up after {attempt + 1} attempts)", status=e.status, code=e.code
+                    ) from e
                 hinted = e.retry_after if isinstance(e, _Retryable) else None
                 delay = min(hinted, _MAX_RETRY_AFTER_S) if hinted is not None else self.backoff(attempt)
                 self._notice(f"{e}; retrying in {delay:.1f}s ({attempt + 1}/{self.retry.max_retries})")
@@ -146,11 +172,13 @@ class ResponsesClient:
         except (httpx.ConnectError, httpx.ConnectTimeout) as e:
             raise StreamError(f"cannot reach {self.base_url} ({e.__class__.__name__})", retryable=True) from e
         except httpx.ReadTimeout as e:
-            raise StreamError(f"no data from the backend for {self.retry.idle_timeout:g}s (idle timeout)",
-                              retryable=True) from e
+            raise StreamError(
+                f"no data from the backend for {self.retry.idle_timeout:g}s (idle timeout)", retryable=True
+            ) from e
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as e:
-            raise StreamError(f"the connection dropped before response.completed ({e.__class__.__name__})",
-                              retryable=True) from e
+            raise StreamError(
+                f"the connection dropped before response.completed ({e.__class__.__name__})", retryable=True
+            ) from e
 
     def _consume(self, resp: httpx.Response, on_event: Callable[[Any], None] | None) -> StreamResult:
         stream = ResponseStream()
@@ -165,15 +193,16 @@ class ResponsesClient:
             raise StreamError("the stream closed before response.completed", retryable=True)
         if not stream.completed:
             raise self._failed_error(stream)
-        return StreamResult(response=stream.response, items=stream.output_items(),
-                            headers=dict(resp.headers))
+        return StreamResult(response=stream.response, items=stream.output_items(), headers=dict(resp.headers))
 
     def _failed_error(self, stream: ResponseStream) -> UpstreamError:
         snap = stream.snapshot
         if stream.terminal == "response.incomplete":
             reason = (snap.get("incomplete_details") or {}).get("reason") or "unknown reason"
-            return UpstreamError(f"the response stopped incomplete ({reason}): "
-                                 "shorten the task or raise the output limit", code=str(reason))
+            return UpstreamError(
+                f"the response stopped incomplete ({reason}): shorten the task or raise the output limit",
+                code=str(reason),
+            )
         code, message = _error_fields(snap)
         return _classify(code, message, status=None)
 
@@ -199,15 +228,26 @@ class ResponsesClient:
 def _classify(code: str | None, message: str | None, *, status: int | None) -> UpstreamError:
     """Turn an API error code into an actionable message."""
     if code == "insufficient_quota":
-        return UpstreamError("the account has no quota left (insufficient_quota): check the plan and "
-                             "billing of this key/account, or use another --provider", status=status, code=code)
+        return UpstreamError(
+            "the account has no quota left (insufficient_quota): check the plan and "
+            "billing of this key/account, or use another --provider",
+            status=status,
+            code=code,
+        )
     if code == "context_length_exceeded":
-        return UpstreamError("the conversation no longer fits the model's context window "
-                             "(context_length_exceeded): start a new session (/new) or pick a model "
-                             "with a larger window", status=status, code=code)
+        return UpstreamError(
+            "the conversation no longer fits the model's context window "
+            "(context_length_exceeded): start a new session (/new) or pick a model "
+            "with a larger window",
+            status=status,
+            code=code,
+        )
     if code in _RETRYABLE_CODES:
         return _Retryable(f"the backend is busy ({code})", status=status, code=code)
     where = f"HTTP {status}" if status else "response.failed"
     detail = f": {message}" if message else ""
-    return UpstreamError(f"the backend refused the request ({where}, {code or 'no error code'}){detail}",
-                         status=status, code=code)
+    return UpstreamError(
+        f"the backend refused the request ({where}, {code or 'no error code'}){detail}",
+        status=status,
+        code=code,
+    )

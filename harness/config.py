@@ -1,33 +1,33 @@
 """Harness settings: `config.toml` in the ctxscope home, overridden by command-line flags.
 
-    provider = "apikey"                 # apikey | chatgpt | script | <name of a [providers.X] table>
-    model = "gpt-5-codex"
-    sandbox = "workspace-write"         # read-only | workspace-write | danger-full-access
-    approval = "on-request"             # never | on-request | untrusted
-    skill_dirs = ["~/.ctxscope/skills"]
-    instructions_file = "base.md"       # base instructions for every model (default: shipped prompt)
-    global_agents_file = "AGENTS.md"    # global AGENTS.md (default: AGENTS.md in the ctxscope home)
-    reasoning_effort = "medium"
-    reasoning_summary = "auto"
-    max_steps = 50
+provider = "apikey"                 # apikey | chatgpt | script | <name of a [providers.X] table>
+model = "gpt-5-codex"
+sandbox = "workspace-write"         # read-only | workspace-write | danger-full-access
+approval = "on-request"             # never | on-request | untrusted
+skill_dirs = ["~/.ctxscope/skills"]
+instructions_file = "base.md"       # base instructions for every model (default: shipped prompt)
+global_agents_file = "AGENTS.md"    # global AGENTS.md (default: AGENTS.md in the ctxscope home)
+reasoning_effort = "medium"
+reasoning_summary = "auto"
+max_steps = 50
 
-    [models."gpt-5-codex"]              # per-model overrides
-    instructions_file = "codex.md"
+[models."gpt-5-codex"]              # per-model overrides
+instructions_file = "codex.md"
 
-    [retry]                             # the client's retry policy
-    max_retries = 4
-    backoff_base = 0.5                  # seconds; doubled per attempt, with jitter
-    backoff_max = 20.0
-    idle_timeout = 300.0
+[retry]                             # the client's retry policy
+max_retries = 4
+backoff_base = 0.5                  # seconds; doubled per attempt, with jitter
+backoff_max = 20.0
+idle_timeout = 300.0
 
-    [chatgpt]
-    auth_file = "~/.codex/auth.json"
-    token_url = "https://auth.openai.com/oauth/token"
+[chatgpt]
+auth_file = "~/.codex/auth.json"
+token_url = "https://auth.openai.com/oauth/token"
 
-    [providers.local]
-    base_url = "http://127.0.0.1:8000/v1"
-    env_key = "LOCAL_KEY"
-    headers = { "X-Team" = "a" }
+[providers.local]
+base_url = "http://127.0.0.1:8000/v1"
+env_key = "LOCAL_KEY"
+headers = { "X-Team" = "a" }
 """
 
 from __future__ import annotations
@@ -88,8 +88,10 @@ class HarnessConfig:
         try:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
-            raise ConfigError(f"cannot read instructions file {path} ({e.__class__.__name__}): "
-                              "fix instructions_file in config.toml") from e
+            raise ConfigError(
+                f"cannot read instructions file {path} ({e.__class__.__name__}): "
+                "fix instructions_file in config.toml"
+            ) from e
 
     def with_overrides(self, **flags: Any) -> HarnessConfig:
         """Flags win over the file; None means "not given"."""
@@ -129,8 +131,16 @@ def load_config(path: Path | None = None) -> HarnessConfig:
         raise ConfigError(f"{path} is not valid TOML ({e}): fix or remove it") from e
     base = path.parent
     kw: dict[str, Any] = {"source": path}
-    for key in ("provider", "model", "base_url", "sandbox", "approval", "reasoning_effort",
-                "reasoning_summary", "developer_instructions"):
+    for key in (
+        "provider",
+        "model",
+        "base_url",
+        "sandbox",
+        "approval",
+        "reasoning_effort",
+        "reasoning_summary",
+        "developer_instructions",
+    ):
         if key in raw:
             kw[key] = raw[key]
     if "parallel_tool_calls" in raw:
@@ -145,14 +155,17 @@ def load_config(path: Path | None = None) -> HarnessConfig:
     models = raw.get("models") or {}
     kw["model_instructions"] = {
         name: _path(spec["instructions_file"], base, f"models.{name}.instructions_file")
-        for name, spec in models.items() if isinstance(spec, dict) and "instructions_file" in spec
+        for name, spec in models.items()
+        if isinstance(spec, dict) and "instructions_file" in spec
     }
     retry = raw.get("retry") or {}
     try:
         kw["retry"] = RetrySettings(**{k: type(getattr(RetrySettings(), k))(v) for k, v in retry.items()})
     except (TypeError, AttributeError, ValueError) as e:
-        raise ConfigError(f"bad [retry] table in {path} ({e}): keys are "
-                          "max_retries, backoff_base, backoff_max, idle_timeout, connect_timeout") from e
+        raise ConfigError(
+            f"bad [retry] table in {path} ({e}): keys are "
+            "max_retries, backoff_base, backoff_max, idle_timeout, connect_timeout"
+        ) from e
     kw["providers"] = dict(raw.get("providers") or {})
     kw["chatgpt"] = dict(raw.get("chatgpt") or {})
     config = HarnessConfig(**kw)

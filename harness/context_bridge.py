@@ -15,8 +15,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from harness.context import (
-    ContextSettings, WorldState, collect_world_state, context_update_items, discover_skills,
-    initial_context_items, model_switch_items, selected_skill_items, turn_aborted_item,
+    ContextSettings,
+    WorldState,
+    collect_world_state,
+    context_update_items,
+    discover_skills,
+    initial_context_items,
+    model_switch_items,
+    selected_skill_items,
+    turn_aborted_item,
 )
 
 __all__ = ["ContextBridge"]

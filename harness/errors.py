@@ -24,8 +24,9 @@ class AuthError(ConfigError):
 class UpstreamError(CtxscopeError):
     """The backend answered with an error; `code` is the API error code when there is one."""
 
-    def __init__(self, message: str, *, status: int | None = None, code: str | None = None,
-                 retryable: bool = False) -> None:
+    def __init__(
+        self, message: str, *, status: int | None = None, code: str | None = None, retryable: bool = False
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code

@@ -15,9 +15,8 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from proxy.errors import CtxscopeError
-
 from harness.runtime import AgentRuntime
+from proxy.errors import CtxscopeError
 
 __all__ = ["COMMANDS", "run_repl"]
 

@@ -32,7 +32,8 @@ def _version() -> str:
 def user_agent() -> str:
     """`ctxscope/<version> (<os> <release>; <arch>) <terminal>`, shaped like Codex's."""
     terminal = os.environ.get("TERM_PROGRAM") or os.environ.get("TERM") or "unknown"
-    return f"{ORIGINATOR}/{_version()} ({platform.system()} {platform.release()}; {platform.machine()}) {terminal}"
+    system = f"{platform.system()} {platform.release()}; {platform.machine()}"
+    return f"{ORIGINATOR}/{_version()} ({system}) {terminal}"
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,12 @@ def build_request(
     """
     window_id = f"{session_id}:{window}"
     turn_metadata = json.dumps(
-        {"request_kind": request_kind, "turn_id": turn_id, "sandbox": options.sandbox,
-         "workspaces": workspaces or []},
+        {
+            "request_kind": request_kind,
+            "turn_id": turn_id,
+            "sandbox": options.sandbox,
+            "workspaces": workspaces or [],
+        },
         separators=(",", ":"),
     )
     body: dict[str, Any] = {"model": model}
@@ -86,8 +91,9 @@ def build_request(
     body["tools"] = tools
     body["tool_choice"] = "auto"
     body["parallel_tool_calls"] = options.parallel_tool_calls
-    reasoning = {k: v for k, v in (("effort", options.reasoning_effort),
-                                   ("summary", options.reasoning_summary)) if v}
+    reasoning = {
+        k: v for k, v in (("effort", options.reasoning_effort), ("summary", options.reasoning_summary)) if v
+    }
     if reasoning:
         body["reasoning"] = reasoning
     body["store"] = False

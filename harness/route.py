@@ -13,13 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.providers.base import Provider
+from harness.providers.script import ScriptProvider
 from proxy.recorder import Recorder
 from proxy.replay import serve_script
 from proxy.runner import ProxyServer
 from proxy.store.writer import RecordingWriter
-
-from harness.providers.base import Provider
-from harness.providers.script import ScriptProvider
 
 __all__ = ["Route", "open_route"]
 
@@ -58,16 +57,28 @@ def open_route(provider: Provider, capture: Path | None, meta: dict[str, Any] | 
     recorder: list[Any] = []
     if capture is not None:
         capture.parent.mkdir(parents=True, exist_ok=True)
-        writer = RecordingWriter(capture, meta={"upstream": provider.base_url, "mode": "reverse",
-                                                "client": "ctxscope agent", **(meta or {})})
+        writer = RecordingWriter(
+            capture,
+            meta={
+                "upstream": provider.base_url,
+                "mode": "reverse",
+                "client": "ctxscope agent",
+                **(meta or {}),
+            },
+        )
         recorder = [Recorder(writer)]
     try:
         if isinstance(provider, ScriptProvider):
             provider.check()
             # The replay server is the proxy; the recorder rides along as an extra addon.
             replay = serve_script(provider.script, extra_addons=recorder)  # type: ignore[arg-type]
-            return Route(base_url=f"{replay.url}{provider.path_prefix}", capture_path=capture,
-                         proxy=replay.proxy, writer=writer, recorder=recorder[0] if recorder else None)
+            return Route(
+                base_url=f"{replay.url}{provider.path_prefix}",
+                capture_path=capture,
+                proxy=replay.proxy,
+                writer=writer,
+                recorder=recorder[0] if recorder else None,
+            )
         if not recorder:
             return Route(base_url=provider.base_url)
         server = ProxyServer(recorder, mode="reverse", upstream=provider.base_url)
@@ -76,5 +87,10 @@ def open_route(provider: Provider, capture: Path | None, meta: dict[str, Any] | 
         if writer is not None:
             writer.close()
         raise
-    return Route(base_url=f"{server.url}{provider.path_prefix}", capture_path=capture, proxy=server,
-                 writer=writer, recorder=recorder[0])
+    return Route(
+        base_url=f"{server.url}{provider.path_prefix}",
+        capture_path=capture,
+        proxy=server,
+        writer=writer,
+        recorder=recorder[0],
+    )

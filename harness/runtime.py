@@ -10,8 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from proxy.home import ctxscope_home, new_recording_path, sessions_dir
-
 from harness.agent import Agent, EventSink
 from harness.client import ResponsesClient
 from harness.config import HarnessConfig, load_config
@@ -22,6 +20,7 @@ from harness.providers.base import Provider
 from harness.route import Route, open_route
 from harness.session.store import SessionStore
 from harness.tools import ToolContext, ToolRouter
+from proxy.home import ctxscope_home, new_recording_path, sessions_dir
 
 __all__ = ["AgentOptions", "AgentRuntime"]
 
@@ -61,8 +60,14 @@ class AgentRuntime:
         self.options = options
         self.emit = emit
         self.config: HarnessConfig = load_config(options.config_path).with_overrides(
-            provider=options.provider, model=options.model, base_url=options.base_url, script=options.script,
-            sandbox=options.sandbox, approval=options.approval, max_steps=options.max_steps)
+            provider=options.provider,
+            model=options.model,
+            base_url=options.base_url,
+            script=options.script,
+            sandbox=options.sandbox,
+            approval=options.approval,
+            max_steps=options.max_steps,
+        )
         self.provider: Provider = make_provider(self.config, auth_file=options.auth_file)
         self.route: Route | None = None
         self.client: ResponsesClient | None = None
@@ -79,8 +84,9 @@ class AgentRuntime:
         capture = None if self.options.no_capture else (self.options.capture or new_recording_path("agent"))
         self.route = open_route(self.provider, capture, meta={"session_id": store.session_id})
         try:
-            self.client = ResponsesClient(self.provider, base_url=self.route.base_url, retry=self.config.retry,
-                                          notice=self._notice)
+            self.client = ResponsesClient(
+                self.provider, base_url=self.route.base_url, retry=self.config.retry, notice=self._notice
+            )
             self.agent = self._make_agent(store, resumed)
         except BaseException:
             self.close()
@@ -114,24 +120,51 @@ class AgentRuntime:
 
     def _new_store(self, directory: Path) -> SessionStore:
         return SessionStore.create(
-            {"cwd": str(self._cwd(None)), "provider": self.provider.name, "base_url": self.provider.base_url,
-             "model": self.config.model, "originator": "ctxscope"}, directory=directory)
+            {
+                "cwd": str(self._cwd(None)),
+                "provider": self.provider.name,
+                "base_url": self.provider.base_url,
+                "model": self.config.model,
+                "originator": "ctxscope",
+            },
+            directory=directory,
+        )
 
     def _make_agent(self, store: SessionStore, resumed: Any, model: str | None = None) -> Agent:
         assert self.client is not None
         cwd = self._cwd(resumed.meta.get("cwd") if resumed else None)
         global_agents = self.config.global_agents_file or ctxscope_home() / "AGENTS.md"
-        overrides = {"global_agents_file": global_agents if global_agents.is_file() else None,
-                     **self.options.context_overrides}
+        overrides = {
+            "global_agents_file": global_agents if global_agents.is_file() else None,
+            **self.options.context_overrides,
+        }
         settings = ContextSettings(
-            cwd=cwd, skill_dirs=list(self.config.skill_dirs), sandbox_mode=self.config.sandbox,
-            approval_policy=self.config.approval, model=self.config.model, **overrides)
+            cwd=cwd,
+            skill_dirs=list(self.config.skill_dirs),
+            sandbox_mode=self.config.sandbox,
+            approval_policy=self.config.approval,
+            model=self.config.model,
+            **overrides,
+        )
         bridge = ContextBridge(settings, developer_instructions=self.config.developer_instructions)
-        tool_ctx = ToolContext(cwd=cwd, sandbox_mode=self.config.sandbox, approval_policy=self.config.approval,
-                               approver=self.options.approver, ask_user=self.options.ask_user)
+        tool_ctx = ToolContext(
+            cwd=cwd,
+            sandbox_mode=self.config.sandbox,
+            approval_policy=self.config.approval,
+            approver=self.options.approver,
+            ask_user=self.options.ask_user,
+        )
         router = ToolRouter(tool_ctx)
-        agent = Agent(config=self.config, client=self.client, session=store, context=bridge, router=router,
-                      model=model, emit=self.emit, resumed=resumed)
+        agent = Agent(
+            config=self.config,
+            client=self.client,
+            session=store,
+            context=bridge,
+            router=router,
+            model=model,
+            emit=self.emit,
+            resumed=resumed,
+        )
         bridge.set_model(agent.model)
         return agent
 

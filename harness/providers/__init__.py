@@ -8,18 +8,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from proxy.errors import ConfigError
-
 from harness.config import HarnessConfig
 from harness.providers.apikey import OPENAI_BASE_URL, ApiKeyProvider, apikey_provider
 from harness.providers.base import Provider
 from harness.providers.chatgpt import CHATGPT_BASE_URL, ChatGptProvider, chatgpt_provider, jwt_expiry
 from harness.providers.custom import custom_provider
 from harness.providers.script import ScriptProvider, script_provider
+from proxy.errors import ConfigError
 
 __all__ = [
-    "CHATGPT_BASE_URL", "OPENAI_BASE_URL", "ApiKeyProvider", "ChatGptProvider", "Provider",
-    "ScriptProvider", "jwt_expiry", "make_provider",
+    "CHATGPT_BASE_URL",
+    "OPENAI_BASE_URL",
+    "ApiKeyProvider",
+    "ChatGptProvider",
+    "Provider",
+    "ScriptProvider",
+    "jwt_expiry",
+    "make_provider",
 ]
 
 BUILTIN = ("apikey", "chatgpt", "script")
@@ -39,5 +44,6 @@ def make_provider(config: HarnessConfig, *, auth_file: Path | None = None) -> Pr
     if name in config.providers:
         return custom_provider(name, config.providers[name], config.base_url)
     choices = ", ".join([*BUILTIN, *config.providers])
-    raise ConfigError(f"unknown provider {name!r}: use one of {choices} (custom ones go in "
-                      "[providers.NAME] of config.toml)")
+    raise ConfigError(
+        f"unknown provider {name!r}: use one of {choices} (custom ones go in [providers.NAME] of config.toml)"
+    )

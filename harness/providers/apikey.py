@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from proxy.errors import ConfigError
-
 from harness.providers.base import Provider
+from proxy.errors import ConfigError
 
 __all__ = ["ApiKeyProvider", "OPENAI_BASE_URL"]
 
@@ -33,8 +32,10 @@ class ApiKeyProvider(Provider):
         headers = {"Authorization": f"Bearer {key}"}
         # OpenAI's optional org/project routing, sent only by the built-in API-key provider.
         if self.env_key == "OPENAI_API_KEY":
-            for env, header in (("OPENAI_ORGANIZATION", "OpenAI-Organization"),
-                                ("OPENAI_PROJECT", "OpenAI-Project")):
+            for env, header in (
+                ("OPENAI_ORGANIZATION", "OpenAI-Organization"),
+                ("OPENAI_PROJECT", "OpenAI-Project"),
+            ):
                 if os.environ.get(env):
                     headers[header] = os.environ[env]
         return headers

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from proxy.errors import ConfigError
 
 from harness.errors import AuthError
 from harness.providers.base import Provider
+from proxy.errors import ConfigError
 
 __all__ = ["CHATGPT_BASE_URL", "ChatGptProvider", "TOKEN_URL", "default_auth_path", "jwt_expiry"]
 
@@ -82,11 +82,15 @@ class ChatGptProvider(Provider):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ConfigError(f"{path} is not a readable auth.json ({e.__class__.__name__}): sign in again") from e
+            raise ConfigError(
+                f"{path} is not a readable auth.json ({e.__class__.__name__}): sign in again"
+            ) from e
         tokens = data.get("tokens") if isinstance(data, dict) else None
         if not isinstance(tokens, dict) or not tokens.get("access_token"):
-            raise ConfigError(f"{path} has no tokens.access_token: sign in with ChatGPT again (`codex login`)")
-        return data
+            raise ConfigError(
+                f"{path} has no tokens.access_token: sign in with ChatGPT again (`codex login`)"
+            )
+        return dict(data)
 
     def _current(self) -> dict[str, Any]:
         if self._tokens is None:
@@ -126,20 +130,30 @@ class ChatGptProvider(Provider):
         try:
             reply = httpx.post(
                 self.token_url,
-                json={"client_id": self.client_id, "grant_type": "refresh_token",
-                      "refresh_token": refresh_token, "scope": "openid profile email"},
+                json={
+                    "client_id": self.client_id,
+                    "grant_type": "refresh_token",
+                    "refresh_token": refresh_token,
+                    "scope": "openid profile email",
+                },
                 timeout=30.0,
             )
         except httpx.HTTPError as e:
-            raise AuthError(f"could not reach the token endpoint {self.token_url} to refresh the ChatGPT "
-                            f"login ({e.__class__.__name__}): check the network and retry") from e
+            raise AuthError(
+                f"could not reach the token endpoint {self.token_url} to refresh the ChatGPT "
+                f"login ({e.__class__.__name__}): check the network and retry"
+            ) from e
         if reply.status_code != 200:
-            raise AuthError(f"refreshing the ChatGPT login failed (HTTP {reply.status_code}): "
-                            "sign in again (`codex login`)")
+            raise AuthError(
+                f"refreshing the ChatGPT login failed (HTTP {reply.status_code}): "
+                "sign in again (`codex login`)"
+            )
         try:
             fresh = reply.json()
         except json.JSONDecodeError as e:
-            raise AuthError("the token endpoint answered with something that is not JSON: sign in again") from e
+            raise AuthError(
+                "the token endpoint answered with something that is not JSON: sign in again"
+            ) from e
         if not isinstance(fresh, dict) or not fresh.get("access_token"):
             raise AuthError("the token endpoint returned no access_token: sign in again (`codex login`)")
         for key in ("access_token", "refresh_token", "id_token"):
@@ -158,7 +172,16 @@ class ChatGptProvider(Provider):
         tmp.replace(self.path)
 
 
-def chatgpt_provider(base_url: str | None = None, auth_path: Path | None = None,
-                     token_url: str | None = None, client_id: str | None = None) -> ChatGptProvider:
-    return ChatGptProvider(name="chatgpt", base_url=base_url or CHATGPT_BASE_URL, auth_path=auth_path,
-                           token_url=token_url or TOKEN_URL, client_id=client_id or CODEX_CLIENT_ID)
+def chatgpt_provider(
+    base_url: str | None = None,
+    auth_path: Path | None = None,
+    token_url: str | None = None,
+    client_id: str | None = None,
+) -> ChatGptProvider:
+    return ChatGptProvider(
+        name="chatgpt",
+        base_url=base_url or CHATGPT_BASE_URL,
+        auth_path=auth_path,
+        token_url=token_url or TOKEN_URL,
+        client_id=client_id or CODEX_CLIENT_ID,
+    )

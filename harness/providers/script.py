@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from proxy.errors import ConfigError
-
 from harness.providers.base import Provider
+from proxy.errors import ConfigError
 
 __all__ = ["SCRIPT_BASE_URL", "ScriptProvider"]
 

@@ -9,8 +9,9 @@ baseline later requests diff against), `turn_context` (per-turn settings: model,
 compaction); readers keep entries of unknown types.
 
 Each line is flushed as written, so a killed harness leaves a loadable file (a torn line is
-skipped, and the next entry starts on a fresh line). Payloads go through the same deterministic `Redactor` as recordings: secrets never land
-here, and a resumed session sends exactly what the recording shows.
+skipped, and the next entry starts on a fresh line). Payloads go through the same deterministic
+`Redactor` as recordings: secrets never land here, and a resumed session sends exactly what the
+recording shows.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from proxy.errors import ConfigError
 from proxy.home import sessions_dir
 from proxy.store.redact import Redactor
-from pydantic import BaseModel, ConfigDict
 
 __all__ = ["ENTRY_TYPES", "ResumedSession", "SessionEntry", "SessionStore", "new_session_id"]
 
@@ -82,8 +84,9 @@ class SessionStore:
     # ---- creating and opening ----------------------------------------------------------------
 
     @classmethod
-    def create(cls, meta: dict[str, Any], *, directory: Path | None = None,
-               session_id: str | None = None) -> SessionStore:
+    def create(
+        cls, meta: dict[str, Any], *, directory: Path | None = None, session_id: str | None = None
+    ) -> SessionStore:
         """A new session file with its `session_meta` line."""
         session_id = session_id or new_session_id()
         directory = directory or sessions_dir()
@@ -104,10 +107,13 @@ class SessionStore:
             directory = directory or sessions_dir()
             matches = sorted(directory.glob(f"{ref}*.jsonl")) if ref else []
             if not matches:
-                raise ConfigError(f"no session {ref!r} in {directory}: check the id "
-                                  "(session files are named <id>.jsonl)")
+                raise ConfigError(
+                    f"no session {ref!r} in {directory}: check the id (session files are named <id>.jsonl)"
+                )
             if len(matches) > 1:
-                raise ConfigError(f"session id {ref!r} is ambiguous ({len(matches)} sessions): give more of it")
+                raise ConfigError(
+                    f"session id {ref!r} is ambiguous ({len(matches)} sessions): give more of it"
+                )
             path = matches[0]
         entries = cls._read(path)
         if not entries or entries[0].type != "session_meta":
@@ -120,8 +126,13 @@ class SessionStore:
         """Write one entry (redacted) as a child of `head`, flushed before returning."""
         with self._lock:
             self._count += 1
-            entry = SessionEntry(id=f"e{self._count:05d}-{uuid.uuid4().hex[:6]}", parent_id=self.head,
-                                 timestamp=_now(), type=type, payload=self._redactor.body(payload))
+            entry = SessionEntry(
+                id=f"e{self._count:05d}-{uuid.uuid4().hex[:6]}",
+                parent_id=self.head,
+                timestamp=_now(),
+                type=type,
+                payload=self._redactor.body(payload),
+            )
             line = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
             with self.path.open("a", encoding="utf-8") as f:
                 if self._torn_tail():
@@ -161,7 +172,10 @@ class SessionStore:
                     # A torn line from a killed writer (later appends start on a fresh line):
                     # everything else in the file is still good, so skip it.
                     continue
-                raise ConfigError(f"{path} line {n + 1} is not a ctxscope session entry: the file is damaged or not a session") from e
+                raise ConfigError(
+                    f"{path} line {n + 1} is not a ctxscope session entry: "
+                    "the file is damaged or not a session"
+                ) from e
         return entries
 
     def entries(self) -> list[SessionEntry]:

@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from proxy.responses_fold import SseParser, accumulate
-
 from harness.wire.types import ResponseObject, parse_event, parse_items
+from proxy.responses_fold import SseParser, accumulate
 
 __all__ = ["ResponseStream"]
 

@@ -16,10 +16,29 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter
 
 __all__ = [
-    "ContentPart", "CustomToolCall", "CustomToolCallOutput", "Event", "FunctionCall",
-    "FunctionCallOutput", "InputImage", "InputText", "Item", "MessageItem", "OutputText",
-    "ReasoningItem", "ResponseObject", "SummaryText", "UnknownContent", "UnknownEvent", "UnknownItem",
-    "Usage", "is_tool_call", "parse_event", "parse_item", "parse_items", "to_wire",
+    "ContentPart",
+    "CustomToolCall",
+    "CustomToolCallOutput",
+    "Event",
+    "FunctionCall",
+    "FunctionCallOutput",
+    "InputImage",
+    "InputText",
+    "Item",
+    "MessageItem",
+    "OutputText",
+    "ReasoningItem",
+    "ResponseObject",
+    "SummaryText",
+    "UnknownContent",
+    "UnknownEvent",
+    "UnknownItem",
+    "Usage",
+    "is_tool_call",
+    "parse_event",
+    "parse_item",
+    "parse_items",
+    "to_wire",
 ]
 
 
@@ -39,6 +58,7 @@ def to_wire(model: BaseModel) -> dict[str, Any]:
 
 
 # ---- content parts ---------------------------------------------------------------------------
+
 
 class InputText(WireModel):
     type: Literal["input_text"] = "input_text"
@@ -68,13 +88,16 @@ def _content_tag(value: Any) -> str:
 
 
 ContentPart = Annotated[
-    Annotated[InputText, Tag("input_text")] | Annotated[OutputText, Tag("output_text")]
-    | Annotated[InputImage, Tag("input_image")] | Annotated[UnknownContent, Tag("unknown")],
+    Annotated[InputText, Tag("input_text")]
+    | Annotated[OutputText, Tag("output_text")]
+    | Annotated[InputImage, Tag("input_image")]
+    | Annotated[UnknownContent, Tag("unknown")],
     Discriminator(_content_tag),
 ]
 
 
 # ---- items -----------------------------------------------------------------------------------
+
 
 class MessageItem(WireModel):
     """A developer, user or assistant message."""
@@ -142,8 +165,11 @@ class UnknownItem(WireModel):
 
 
 _ITEM_TYPES: dict[str, type[WireModel]] = {
-    "message": MessageItem, "reasoning": ReasoningItem, "function_call": FunctionCall,
-    "function_call_output": FunctionCallOutput, "custom_tool_call": CustomToolCall,
+    "message": MessageItem,
+    "reasoning": ReasoningItem,
+    "function_call": FunctionCall,
+    "function_call_output": FunctionCallOutput,
+    "custom_tool_call": CustomToolCall,
     "custom_tool_call_output": CustomToolCallOutput,
 }
 
@@ -154,7 +180,8 @@ def _item_tag(value: Any) -> str:
 
 
 Item = Annotated[
-    Annotated[MessageItem, Tag("message")] | Annotated[ReasoningItem, Tag("reasoning")]
+    Annotated[MessageItem, Tag("message")]
+    | Annotated[ReasoningItem, Tag("reasoning")]
     | Annotated[FunctionCall, Tag("function_call")]
     | Annotated[FunctionCallOutput, Tag("function_call_output")]
     | Annotated[CustomToolCall, Tag("custom_tool_call")]
@@ -184,6 +211,7 @@ def is_tool_call(item: Any) -> bool:
 
 
 # ---- the response object and SSE events ------------------------------------------------------
+
 
 class Usage(WireModel):
     input_tokens: int = 0
@@ -287,10 +315,20 @@ class UnknownEvent(_Event):
 
 
 _EVENT_TYPES: dict[str, type[WireModel]] = {
-    m.model_fields["type"].default: m for m in (
-        ResponseCreated, ResponseInProgress, OutputItemAdded, OutputItemDone, OutputTextDelta,
-        FunctionCallArgumentsDelta, CustomToolCallInputDelta, ReasoningSummaryTextDelta,
-        ResponseCompleted, ResponseFailed, ResponseIncomplete, ErrorEvent,
+    m.model_fields["type"].default: m
+    for m in (
+        ResponseCreated,
+        ResponseInProgress,
+        OutputItemAdded,
+        OutputItemDone,
+        OutputTextDelta,
+        FunctionCallArgumentsDelta,
+        CustomToolCallInputDelta,
+        ReasoningSummaryTextDelta,
+        ResponseCompleted,
+        ResponseFailed,
+        ResponseIncomplete,
+        ErrorEvent,
     )
 }
 
@@ -301,6 +339,18 @@ def parse_event(data: dict[str, Any]) -> Any:
     return model.model_validate(data)
 
 
-Event = (ResponseCreated | ResponseInProgress | OutputItemAdded | OutputItemDone | OutputTextDelta
-         | FunctionCallArgumentsDelta | CustomToolCallInputDelta | ReasoningSummaryTextDelta
-         | ResponseCompleted | ResponseFailed | ResponseIncomplete | ErrorEvent | UnknownEvent)
+Event = (
+    ResponseCreated
+    | ResponseInProgress
+    | OutputItemAdded
+    | OutputItemDone
+    | OutputTextDelta
+    | FunctionCallArgumentsDelta
+    | CustomToolCallInputDelta
+    | ReasoningSummaryTextDelta
+    | ResponseCompleted
+    | ResponseFailed
+    | ResponseIncomplete
+    | ErrorEvent
+    | UnknownEvent
+)

@@ -27,7 +27,9 @@ PINNED_CONTEXT: dict[str, Any] = {
     "shell": "bash",
 }
 
-SKILL_TEXT = "---\nname: greet\ndescription: Greet the user by name\n---\nAlways greet the user warmly by name.\n"
+SKILL_TEXT = (
+    "---\nname: greet\ndescription: Greet the user by name\n---\nAlways greet the user warmly by name.\n"
+)
 
 
 def make_repo(root: Path) -> Path:
@@ -50,13 +52,16 @@ def write_config(home: Path, skills: Path, extra: str = "") -> Path:
     path.write_text(
         f'model = "gpt-test"\nskill_dirs = ["{skills}"]\n{extra}\n'
         "[retry]\nmax_retries = 2\nbackoff_base = 0.001\nbackoff_max = 0.005\nidle_timeout = 20.0\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return path
 
 
 def write_script(path: Path, responses: list[Any], model: str = "gpt-test") -> Path:
-    path.write_text(json.dumps({"format": "ctxscope-script", "version": 1, "model": model,
-                                "responses": responses}), encoding="utf-8")
+    path.write_text(
+        json.dumps({"format": "ctxscope-script", "version": 1, "model": model, "responses": responses}),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -77,15 +82,29 @@ class Run:
         return [e.request_body for e in self.exchanges()]
 
 
-def run_agent(repo: Path, script: Path, prompts: list[str], capture: Path, *,
-              session: str | None = None, commands: Callable[[AgentRuntime, int], None] | None = None,
-              **options: Any) -> Run:
+def run_agent(
+    repo: Path,
+    script: Path,
+    prompts: list[str],
+    capture: Path,
+    *,
+    session: str | None = None,
+    commands: Callable[[AgentRuntime, int], None] | None = None,
+    **options: Any,
+) -> Run:
     """Run prompts in one session through the real proxy (script provider, capture on).
 
     `commands(runtime, i)` runs before prompt i (e.g. a model switch)."""
     events: list[dict[str, Any]] = []
-    opts = AgentOptions(provider="script", script=script, cwd=repo, capture=capture, session=session,
-                        context_overrides=dict(PINNED_CONTEXT), **options)
+    opts = AgentOptions(
+        provider="script",
+        script=script,
+        cwd=repo,
+        capture=capture,
+        session=session,
+        context_overrides=dict(PINNED_CONTEXT),
+        **options,
+    )
     results = []
     with AgentRuntime(opts, emit=events.append) as runtime:
         assert runtime.agent is not None
@@ -94,8 +113,13 @@ def run_agent(repo: Path, script: Path, prompts: list[str], capture: Path, *,
                 commands(runtime, i)
             results.append(runtime.agent.run_turn(prompt))
         agent = runtime.agent
-    return Run(capture=capture, session_id=agent.session_id, session_file=agent.session.path,
-               events=events, results=results)
+    return Run(
+        capture=capture,
+        session_id=agent.session_id,
+        session_file=agent.session.path,
+        events=events,
+        results=results,
+    )
 
 
 def labels(body: dict[str, Any], root: Path) -> list[str]:
@@ -117,13 +141,16 @@ def assert_golden(name: str, lines: list[str]) -> None:
 def assert_calls_paired(items: list[dict[str, Any]]) -> None:
     """Every call has exactly one output after it, and no output lacks its call."""
     calls = [i["call_id"] for i in items if i.get("type") in ("function_call", "custom_tool_call")]
-    outputs = [i["call_id"] for i in items
-               if i.get("type") in ("function_call_output", "custom_tool_call_output")]
+    outputs = [
+        i["call_id"] for i in items if i.get("type") in ("function_call_output", "custom_tool_call_output")
+    ]
     assert len(calls) == len(set(calls)), f"duplicate call ids {calls}"
     assert sorted(calls) == sorted(outputs), f"calls {calls} vs outputs {outputs}"
     for cid in calls:
         call_at = next(n for n, i in enumerate(items) if i.get("call_id") == cid)
-        out_at = next(n for n, i in enumerate(items) if i.get("call_id") == cid and i["type"].endswith("_output"))
+        out_at = next(
+            n for n, i in enumerate(items) if i.get("call_id") == cid and i["type"].endswith("_output")
+        )
         assert call_at < out_at, f"output of {cid} comes before its call"
 
 

@@ -13,8 +13,15 @@ import pytest
 from harness.errors import StreamError, UpstreamError
 from harness.session import SessionStore
 from tests.harness.helpers import (
-    SKILL_TEXT, assert_append_only, assert_calls_paired, assert_golden, labels, make_repo, run_agent,
-    write_config, write_script,
+    SKILL_TEXT,
+    assert_append_only,
+    assert_calls_paired,
+    assert_golden,
+    labels,
+    make_repo,
+    run_agent,
+    write_config,
+    write_script,
 )
 
 LIST = {"function_call": {"name": "list_dir", "arguments": {"path": "."}}}
@@ -71,12 +78,15 @@ def test_agents_md_and_skill_items(repo: Path, tmp_path: Path) -> None:
 
 
 def test_later_requests_append_only_and_pair_every_call(repo: Path, tmp_path: Path) -> None:
-    script = write_script(tmp_path / "s.json", [
-        {"output": [LIST, {"function_call": {"name": "read_file", "arguments": {"path": "README.md"}}}]},
-        {"text": "first done"},
-        {"output": [{"function_call": {"name": "grep_files", "arguments": {"pattern": "hello"}}}]},
-        {"text": "second done"},
-    ])
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            {"output": [LIST, {"function_call": {"name": "read_file", "arguments": {"path": "README.md"}}}]},
+            {"text": "first done"},
+            {"output": [{"function_call": {"name": "grep_files", "arguments": {"pattern": "hello"}}}]},
+            {"text": "second done"},
+        ],
+    )
     run = run_agent(repo, script, ["look around", "now grep"], tmp_path / "cap.jsonl")
     bodies = run.bodies()
     assert len(bodies) == 4
@@ -86,7 +96,7 @@ def test_later_requests_append_only_and_pair_every_call(repo: Path, tmp_path: Pa
     outputs = [i for i in bodies[1]["input"] if i["type"] == "function_call_output"]
     assert "README.md" in outputs[0]["output"] and "hello" in outputs[1]["output"]
     # The second turn adds only its prompt (nothing in the world changed): no context re-render.
-    added = bodies[2]["input"][len(bodies[1]["input"]):]
+    added = bodies[2]["input"][len(bodies[1]["input"]) :]
     assert labels({"input": added}, repo) == ['assistant: "first done"', 'user: "now grep"']
 
 
@@ -100,17 +110,24 @@ def test_changed_agents_md_appends_replacement(repo: Path, tmp_path: Path) -> No
     run = run_agent(repo, script, ["a", "b"], tmp_path / "cap.jsonl", commands=edit)
     first, second = run.bodies()
     assert_append_only([first, second])
-    added = second["input"][len(first["input"]):]
+    added = second["input"][len(first["input"]) :]
     assert labels({"input": added}, repo) == [
-        'assistant: "one"', "user[<agents_md_replaced:$ROOT>]", 'user: "b"']
+        'assistant: "one"',
+        "user[<agents_md_replaced:$ROOT>]",
+        'user: "b"',
+    ]
     assert "Never run the tests." in added[1]["content"][0]["text"]
 
 
-def test_model_switch_keeps_history_and_appends_fragment(repo: Path, tmp_path: Path,
-                                                          ctxscope_home: Path) -> None:
+def test_model_switch_keeps_history_and_appends_fragment(
+    repo: Path, tmp_path: Path, ctxscope_home: Path
+) -> None:
     (tmp_path / "other.md").write_text("Other model instructions.\n", encoding="utf-8")
-    write_config(ctxscope_home, tmp_path / "skills",
-                 extra=f'[models."gpt-other"]\ninstructions_file = "{tmp_path / "other.md"}"\n')
+    write_config(
+        ctxscope_home,
+        tmp_path / "skills",
+        extra=f'[models."gpt-other"]\ninstructions_file = "{tmp_path / "other.md"}"\n',
+    )
     script = write_script(tmp_path / "s.json", [{"text": "one"}, {"text": "two"}])
 
     def switch(runtime: object, i: int) -> None:
@@ -122,7 +139,7 @@ def test_model_switch_keeps_history_and_appends_fragment(repo: Path, tmp_path: P
     assert (first["model"], second["model"]) == ("gpt-test", "gpt-other")
     assert second["instructions"] == "Other model instructions.\n" != first["instructions"]
     assert_append_only([first, second])
-    added = second["input"][len(first["input"]):]
+    added = second["input"][len(first["input"]) :]
     assert labels({"input": added}, repo)[1].startswith("developer[<model_switch")
     assert "Other model instructions." in added[1]["content"][0]["text"]
     entries = SessionStore.open(run.session_id).entries()
@@ -138,15 +155,22 @@ def test_resume_sends_only_diffs(repo: Path, tmp_path: Path) -> None:
     last_before = first.bodies()[-1]["input"]
     (resumed,) = second.bodies()
     assert resumed["input"][: len(last_before)] == last_before
-    added = resumed["input"][len(last_before):]
+    added = resumed["input"][len(last_before) :]
     assert labels({"input": added}, repo) == ['assistant: "one"', 'user: "b"']
     assert resumed["prompt_cache_key"] == first.session_id
 
 
 def test_fork_copies_to_new_session(repo: Path, tmp_path: Path) -> None:
-    first = run_agent(repo, write_script(tmp_path / "s1.json", [{"text": "one"}]), ["a"], tmp_path / "c1.jsonl")
-    forked = run_agent(repo, write_script(tmp_path / "s2.json", [{"text": "two"}]), ["b"], tmp_path / "c2.jsonl",
-                       fork=first.session_id)
+    first = run_agent(
+        repo, write_script(tmp_path / "s1.json", [{"text": "one"}]), ["a"], tmp_path / "c1.jsonl"
+    )
+    forked = run_agent(
+        repo,
+        write_script(tmp_path / "s2.json", [{"text": "two"}]),
+        ["b"],
+        tmp_path / "c2.jsonl",
+        fork=first.session_id,
+    )
     assert forked.session_id != first.session_id
     (body,) = forked.bodies()
     assert body["prompt_cache_key"] == forked.session_id
@@ -155,10 +179,13 @@ def test_fork_copies_to_new_session(repo: Path, tmp_path: Path) -> None:
 
 
 def test_invalid_json_arguments_get_an_output(repo: Path, tmp_path: Path) -> None:
-    script = write_script(tmp_path / "s.json", [
-        {"function_call": {"name": "read_file", "arguments": "{not json", "call_id": "call_bad"}},
-        {"text": "sorry"},
-    ])
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            {"function_call": {"name": "read_file", "arguments": "{not json", "call_id": "call_bad"}},
+            {"text": "sorry"},
+        ],
+    )
     run = run_agent(repo, script, ["read"], tmp_path / "cap.jsonl")
     second = run.bodies()[1]["input"]
     assert_calls_paired(second)
@@ -176,8 +203,9 @@ def test_dropped_stream_is_retried(repo: Path, tmp_path: Path) -> None:
     assert any(e["type"] == "notice" and "retrying" in e["message"] for e in run.events)
 
 
-def test_stream_that_keeps_dropping_fails_clearly_and_keeps_the_session(repo: Path, tmp_path: Path,
-                                                                        ctxscope_home: Path) -> None:
+def test_stream_that_keeps_dropping_fails_clearly_and_keeps_the_session(
+    repo: Path, tmp_path: Path, ctxscope_home: Path
+) -> None:
     script = write_script(tmp_path / "s.json", [{"text": "x", "cut": True}] * 3)
     with pytest.raises(StreamError, match="before response.completed.*gave up after 3 attempts"):
         run_agent(repo, script, ["go"], tmp_path / "cap.jsonl")
@@ -191,27 +219,38 @@ def test_stream_that_keeps_dropping_fails_clearly_and_keeps_the_session(repo: Pa
 
 
 def test_rate_limit_then_success(repo: Path, tmp_path: Path) -> None:
-    script = write_script(tmp_path / "s.json", [
-        {"http_status": 429, "body": {"error": {"message": "slow down", "code": "rate_limit_exceeded"}},
-         "headers": {"retry-after": "0"}},
-        {"text": "finally"},
-    ])
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            {
+                "http_status": 429,
+                "body": {"error": {"message": "slow down", "code": "rate_limit_exceeded"}},
+                "headers": {"retry-after": "0"},
+            },
+            {"text": "finally"},
+        ],
+    )
     run = run_agent(repo, script, ["go"], tmp_path / "cap.jsonl")
     assert [e.status for e in run.exchanges()] == [429, 200]
     assert run.results[0].final_text == "finally"
 
 
 def test_insufficient_quota_is_not_retried(repo: Path, tmp_path: Path) -> None:
-    script = write_script(tmp_path / "s.json", [
-        {"http_status": 429, "body": {"error": {"message": "quota", "code": "insufficient_quota"}}},
-        {"text": "never"},
-    ])
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            {"http_status": 429, "body": {"error": {"message": "quota", "code": "insufficient_quota"}}},
+            {"text": "never"},
+        ],
+    )
     with pytest.raises(UpstreamError, match="insufficient_quota.*billing"):
         run_agent(repo, script, ["go"], tmp_path / "cap.jsonl")
 
 
 def test_context_length_exceeded_is_actionable(repo: Path, tmp_path: Path) -> None:
-    script = write_script(tmp_path / "s.json", [{"fail": {"code": "context_length_exceeded", "message": "long"}}])
+    script = write_script(
+        tmp_path / "s.json", [{"fail": {"code": "context_length_exceeded", "message": "long"}}]
+    )
     with pytest.raises(UpstreamError, match="context window.*/new"):
         run_agent(repo, script, ["go"], tmp_path / "cap.jsonl")
 

@@ -24,21 +24,48 @@ def repo(tmp_path: Path, ctxscope_home: Path) -> Path:
     return repo
 
 
-def ctxscope(*args: str, cwd: Path, env: dict[str, str] | None = None,
-             stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def ctxscope(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "ctxscope.cli", *args], cwd=cwd, env=full_env, input=stdin,
-                          capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "ctxscope.cli", *args],
+        cwd=cwd,
+        env=full_env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
 
 
 def test_print_mode_end_to_end(repo: Path, tmp_path: Path) -> None:
-    script = write_script(tmp_path / "s.json", [
-        {"output": [{"reasoning": "look"}, {"function_call": {"name": "list_dir", "arguments": {"path": "."}}}]},
-        {"text": "Hi!"},
-    ])
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            {
+                "output": [
+                    {"reasoning": "look"},
+                    {"function_call": {"name": "list_dir", "arguments": {"path": "."}}},
+                ]
+            },
+            {"text": "Hi!"},
+        ],
+    )
     capture = tmp_path / "cap.jsonl"
-    proc = ctxscope("agent", "-p", "say hello with $greet", "--provider", "script", "--script", str(script),
-                    "--capture", str(capture), cwd=repo)
+    proc = ctxscope(
+        "agent",
+        "-p",
+        "say hello with $greet",
+        "--provider",
+        "script",
+        "--script",
+        str(script),
+        "--capture",
+        str(capture),
+        cwd=repo,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "Hi!\n"
     assert f"capture: {capture}" in proc.stderr and "• list_dir" in proc.stderr
@@ -49,8 +76,19 @@ def test_print_mode_end_to_end(repo: Path, tmp_path: Path) -> None:
 
 def test_json_mode_and_resume(repo: Path, tmp_path: Path) -> None:
     script = write_script(tmp_path / "s.json", [{"text": "first"}])
-    proc = ctxscope("agent", "-p", "one", "--json", "--provider", "script", "--script", str(script),
-                    "--capture", str(tmp_path / "c1.jsonl"), cwd=repo)
+    proc = ctxscope(
+        "agent",
+        "-p",
+        "one",
+        "--json",
+        "--provider",
+        "script",
+        "--script",
+        str(script),
+        "--capture",
+        str(tmp_path / "c1.jsonl"),
+        cwd=repo,
+    )
     assert proc.returncode == 0, proc.stderr
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     assert events[0]["type"] == "session_started" and events[-1]["type"] == "turn_completed"
@@ -59,8 +97,20 @@ def test_json_mode_and_resume(repo: Path, tmp_path: Path) -> None:
     session_id = events[0]["session_id"]
 
     script2 = write_script(tmp_path / "s2.json", [{"text": "second"}])
-    proc = ctxscope("agent", "-p", "two", "--session", session_id[:8], "--provider", "script", "--script",
-                    str(script2), "--capture", str(tmp_path / "c2.jsonl"), cwd=repo)
+    proc = ctxscope(
+        "agent",
+        "-p",
+        "two",
+        "--session",
+        session_id[:8],
+        "--provider",
+        "script",
+        "--script",
+        str(script2),
+        "--capture",
+        str(tmp_path / "c2.jsonl"),
+        cwd=repo,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "second\n"
     (body,) = [e.request_body for e in read_recording(tmp_path / "c2.jsonl").exchanges]
@@ -70,8 +120,16 @@ def test_json_mode_and_resume(repo: Path, tmp_path: Path) -> None:
 
 def test_interactive_over_stdin(repo: Path, tmp_path: Path) -> None:
     script = write_script(tmp_path / "s.json", [{"text": "pong"}])
-    proc = ctxscope("agent", "--provider", "script", "--script", str(script), "--no-capture", cwd=repo,
-                    stdin="ping\n/status\n/quit\n")
+    proc = ctxscope(
+        "agent",
+        "--provider",
+        "script",
+        "--script",
+        str(script),
+        "--no-capture",
+        cwd=repo,
+        stdin="ping\n/status\n/quit\n",
+    )
     assert proc.returncode == 0, proc.stderr
     assert "pong" in proc.stdout
     assert "capture: off" in proc.stderr and "requests: 1" in proc.stderr
@@ -80,21 +138,35 @@ def test_interactive_over_stdin(repo: Path, tmp_path: Path) -> None:
 def test_missing_key_is_one_clear_line(repo: Path) -> None:
     proc = ctxscope("agent", "-p", "hi", "--provider", "apikey", cwd=repo, env={"OPENAI_API_KEY": ""})
     assert proc.returncode == 2
-    assert proc.stderr == ("error: OPENAI_API_KEY is not set: export OPENAI_API_KEY=<your key> "
-                           "(or choose another backend with --provider)\n")
+    assert proc.stderr == (
+        "error: OPENAI_API_KEY is not set: export OPENAI_API_KEY=<your key> "
+        "(or choose another backend with --provider)\n"
+    )
 
 
-@pytest.mark.parametrize(("args", "env", "message"), [
-    (["--provider", "chatgpt"], {"CODEX_HOME": "/nonexistent-codex-home"},
-     "error: no ChatGPT login found at /nonexistent-codex-home/auth.json"),
-    (["--provider", "script"], {}, "error: --provider script needs --script FILE"),
-    (["--provider", "script", "--script", "/no/such.json"], {}, "does not exist"),
-    (["--sandbox", "yolo"], {}, "error: unknown sandbox 'yolo'"),
-    (["--session", "nope"], {"OPENAI_API_KEY": "sk-x"}, "error: no session 'nope'"),
-    (["--json", "--session", "a", "--fork", "b"], {}, "error: use either --session"),
-])
-def test_bad_input_in_process(repo: Path, args: list[str], env: dict[str, str], message: str,
-                              monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (
+            ["--provider", "chatgpt"],
+            {"CODEX_HOME": "/nonexistent-codex-home"},
+            "error: no ChatGPT login found at /nonexistent-codex-home/auth.json",
+        ),
+        (["--provider", "script"], {}, "error: --provider script needs --script FILE"),
+        (["--provider", "script", "--script", "/no/such.json"], {}, "does not exist"),
+        (["--sandbox", "yolo"], {}, "error: unknown sandbox 'yolo'"),
+        (["--session", "nope"], {"OPENAI_API_KEY": "sk-x"}, "error: no session 'nope'"),
+        (["--json", "--session", "a", "--fork", "b"], {}, "error: use either --session"),
+    ],
+)
+def test_bad_input_in_process(
+    repo: Path,
+    args: list[str],
+    env: dict[str, str],
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from ctxscope.cli import main
 
     for key, value in env.items():
@@ -109,8 +181,18 @@ def test_bad_input_in_process(repo: Path, args: list[str], env: dict[str, str], 
 
 def test_upstream_failure_keeps_a_resumable_session(repo: Path, tmp_path: Path, ctxscope_home: Path) -> None:
     script = write_script(tmp_path / "s.json", [{"text": "x", "cut": True}] * 3)
-    proc = ctxscope("agent", "-p", "go", "--provider", "script", "--script", str(script),
-                    "--capture", str(tmp_path / "cap.jsonl"), cwd=repo)
+    proc = ctxscope(
+        "agent",
+        "-p",
+        "go",
+        "--provider",
+        "script",
+        "--script",
+        str(script),
+        "--capture",
+        str(tmp_path / "cap.jsonl"),
+        cwd=repo,
+    )
     assert proc.returncode == 2 and "gave up after 3 attempts" in proc.stderr
     assert "--session" in proc.stderr and "Traceback" not in proc.stderr
     (session_file,) = (ctxscope_home / "sessions").glob("*.jsonl")

@@ -13,14 +13,22 @@ from harness.providers.custom import custom_provider
 from harness.request import build_request
 from harness.wire import FunctionCall, MessageItem, ReasoningItem
 from proxy.testing import (
-    FakeUpstream, JsonReply, SseReply, function_call, reasoning, response_stream, text_message,
+    FakeUpstream,
+    JsonReply,
+    SseReply,
+    function_call,
+    reasoning,
+    response_stream,
+    text_message,
 )
 
 FAST = RetrySettings(max_retries=2, backoff_base=0.001, backoff_max=0.002, idle_timeout=10.0)
 
 
 @pytest.fixture
-def client(upstream: FakeUpstream, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[ResponsesClient, list[float]]]:
+def client(
+    upstream: FakeUpstream, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[ResponsesClient, list[float]]]:
     monkeypatch.setenv("T_KEY", "sk-test-0123456789abcdefghij")
     provider = custom_provider("local", {"base_url": f"{upstream.url}/v1", "env_key": "T_KEY"})
     slept: list[float] = []
@@ -34,7 +42,9 @@ def _request() -> object:
 
 def test_streams_typed_items(client: tuple[ResponsesClient, list[float]], upstream: FakeUpstream) -> None:
     c, _ = client
-    upstream.reply(SseReply(response_stream(reasoning("hm"), text_message("hello"), function_call("f", {"a": 1}))))
+    upstream.reply(
+        SseReply(response_stream(reasoning("hm"), text_message("hello"), function_call("f", {"a": 1})))
+    )
     seen: list[object] = []
     result = c.stream(_request(), on_event=seen.append)  # type: ignore[arg-type]
     assert [type(i) for i in result.items] == [ReasoningItem, MessageItem, FunctionCall]
@@ -42,21 +52,30 @@ def test_streams_typed_items(client: tuple[ResponsesClient, list[float]], upstre
     assert result.response.usage is not None and result.response.usage.total_tokens == 15
     assert len(seen) > 5
     (req,) = upstream.requests
-    assert req.path == "/v1/responses" and req.headers["authorization"] == "Bearer sk-test-0123456789abcdefghij"
+    assert (
+        req.path == "/v1/responses" and req.headers["authorization"] == "Bearer sk-test-0123456789abcdefghij"
+    )
     assert req.json()["model"] == "m"
 
 
 def test_429_honours_retry_after(client: tuple[ResponsesClient, list[float]], upstream: FakeUpstream) -> None:
     c, slept = client
-    upstream.reply(JsonReply({"error": {"message": "slow", "code": "rate_limit_exceeded"}}, status=429,
-                             headers={"retry-after": "0.25"}),
-                   SseReply(response_stream(text_message("ok"))))
+    upstream.reply(
+        JsonReply(
+            {"error": {"message": "slow", "code": "rate_limit_exceeded"}},
+            status=429,
+            headers={"retry-after": "0.25"},
+        ),
+        SseReply(response_stream(text_message("ok"))),
+    )
     result = c.stream(_request())  # type: ignore[arg-type]
     assert result.attempts == 2 and slept == [0.25]
     assert len(upstream.requests) == 2
 
 
-def test_5xx_backs_off_then_gives_up(client: tuple[ResponsesClient, list[float]], upstream: FakeUpstream) -> None:
+def test_5xx_backs_off_then_gives_up(
+    client: tuple[ResponsesClient, list[float]], upstream: FakeUpstream
+) -> None:
     c, slept = client
     upstream.reply(*[JsonReply({"error": {"message": "boom"}}, status=503)] * 3)
     with pytest.raises(UpstreamError, match=r"HTTP 503.*gave up after 3 attempts"):
@@ -64,7 +83,9 @@ def test_5xx_backs_off_then_gives_up(client: tuple[ResponsesClient, list[float]]
     assert len(slept) == 2 and all(0 < s <= 0.002 * 1.2 for s in slept)
 
 
-def test_dropped_stream_then_success(client: tuple[ResponsesClient, list[float]], upstream: FakeUpstream) -> None:
+def test_dropped_stream_then_success(
+    client: tuple[ResponsesClient, list[float]], upstream: FakeUpstream
+) -> None:
     c, _ = client
     events = response_stream(text_message("whole answer"))
     upstream.reply(SseReply(events, cut_after=3), SseReply(events))
@@ -72,8 +93,9 @@ def test_dropped_stream_then_success(client: tuple[ResponsesClient, list[float]]
     assert result.items[0].text() == "whole answer" and result.attempts == 2
 
 
-def test_stream_without_completed_is_an_error(client: tuple[ResponsesClient, list[float]],
-                                              upstream: FakeUpstream) -> None:
+def test_stream_without_completed_is_an_error(
+    client: tuple[ResponsesClient, list[float]], upstream: FakeUpstream
+) -> None:
     c, _ = client
     # A server that ends the body cleanly but never sends response.completed.
     events = [e for e in response_stream(text_message("x")) if e["type"] != "response.completed"]
@@ -90,7 +112,9 @@ def test_idle_stream_times_out(upstream: FakeUpstream, monkeypatch: pytest.Monke
         c.stream(_request())  # type: ignore[arg-type]
 
 
-def test_bad_key_names_the_variable(client: tuple[ResponsesClient, list[float]], upstream: FakeUpstream) -> None:
+def test_bad_key_names_the_variable(
+    client: tuple[ResponsesClient, list[float]], upstream: FakeUpstream
+) -> None:
     c, _ = client
     upstream.reply(JsonReply({"error": {"message": "bad key", "code": "invalid_api_key"}}, status=401))
     with pytest.raises(UpstreamError, match="HTTP 401.*T_KEY"):
@@ -98,13 +122,17 @@ def test_bad_key_names_the_variable(client: tuple[ResponsesClient, list[float]],
     assert len(upstream.requests) == 1  # an API key cannot be refreshed: no retry
 
 
-@pytest.mark.parametrize(("status", "code", "pattern"), [
-    (400, "context_length_exceeded", "context window"),
-    (429, "insufficient_quota", "billing"),
-    (400, "invalid_request_error", r"HTTP 400, invalid_request_error\): nope"),
-])
-def test_errors_say_what_to_do(client: tuple[ResponsesClient, list[float]], upstream: FakeUpstream,
-                               status: int, code: str, pattern: str) -> None:
+@pytest.mark.parametrize(
+    ("status", "code", "pattern"),
+    [
+        (400, "context_length_exceeded", "context window"),
+        (429, "insufficient_quota", "billing"),
+        (400, "invalid_request_error", r"HTTP 400, invalid_request_error\): nope"),
+    ],
+)
+def test_errors_say_what_to_do(
+    client: tuple[ResponsesClient, list[float]], upstream: FakeUpstream, status: int, code: str, pattern: str
+) -> None:
     c, slept = client
     upstream.reply(JsonReply({"error": {"message": "nope", "code": code}}, status=status))
     with pytest.raises(UpstreamError, match=pattern):
@@ -112,11 +140,14 @@ def test_errors_say_what_to_do(client: tuple[ResponsesClient, list[float]], upst
     assert slept == []
 
 
-def test_failed_event_overloaded_is_retried(client: tuple[ResponsesClient, list[float]],
-                                            upstream: FakeUpstream) -> None:
+def test_failed_event_overloaded_is_retried(
+    client: tuple[ResponsesClient, list[float]], upstream: FakeUpstream
+) -> None:
     c, _ = client
-    upstream.reply(SseReply(response_stream(failed=("server_is_overloaded", "busy"))),
-                   SseReply(response_stream(text_message("ok"))))
+    upstream.reply(
+        SseReply(response_stream(failed=("server_is_overloaded", "busy"))),
+        SseReply(response_stream(text_message("ok"))),
+    )
     assert c.stream(_request()).attempts == 2  # type: ignore[arg-type]
 
 

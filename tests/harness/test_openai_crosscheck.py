@@ -27,18 +27,28 @@ CODEX_EXTENSIONS = {"client_metadata"}
 def bodies(tmp_path: Path, ctxscope_home: Path) -> list[dict[str, Any]]:
     repo = make_repo(tmp_path)
     write_config(ctxscope_home, tmp_path / "skills")
-    script = write_script(tmp_path / "s.json", [
-        {"output": [{"reasoning": "check"}, {"function_call": {"name": "read_file",
-                                                                "arguments": {"path": "README.md"}}}]},
-        {"text": "done"},
-    ])
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            {
+                "output": [
+                    {"reasoning": "check"},
+                    {"function_call": {"name": "read_file", "arguments": {"path": "README.md"}}},
+                ]
+            },
+            {"text": "done"},
+        ],
+    )
     return run_agent(repo, script, ["read the readme, $greet"], tmp_path / "cap.jsonl").bodies()
 
 
 def test_bodies_validate_against_openai_types(bodies: list[dict[str, Any]]) -> None:
     adapter = TypeAdapter(ResponseCreateParamsStreaming)
     known = set(ResponseCreateParamsStreaming.__annotations__) | {
-        k for base in ResponseCreateParamsStreaming.__orig_bases__ for k in getattr(base, "__annotations__", {})}
+        k
+        for base in ResponseCreateParamsStreaming.__orig_bases__
+        for k in getattr(base, "__annotations__", {})
+    }
     for body in bodies:
         assert set(body) - known <= CODEX_EXTENSIONS
         validated = adapter.validate_python({k: v for k, v in body.items() if k not in CODEX_EXTENSIONS})
@@ -47,8 +57,10 @@ def test_bodies_validate_against_openai_types(bodies: list[dict[str, Any]]) -> N
         assert validated["model"] == body["model"] and validated["stream"] is True
     # The check has teeth: a call item without its call_id is refused.
     broken = dict(bodies[-1])
-    broken["input"] = [{k: v for k, v in i.items() if k != "call_id"} if i["type"] == "function_call" else i
-                       for i in broken["input"]]
+    broken["input"] = [
+        {k: v for k, v in i.items() if k != "call_id"} if i["type"] == "function_call" else i
+        for i in broken["input"]
+    ]
     broken.pop("client_metadata")
     with pytest.raises(ValueError):
         list(adapter.validate_python(broken)["input"])

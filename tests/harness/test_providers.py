@@ -21,6 +21,7 @@ from proxy.testing import FakeUpstream, JsonReply, SseReply, response_stream, te
 def jwt(exp: float) -> str:
     def part(obj: dict[str, object]) -> str:
         return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
+
     return f"{part({'alg': 'none'})}.{part({'exp': int(exp), 'sub': 'u'})}.c2lnbmF0dXJl"
 
 
@@ -48,8 +49,16 @@ def test_api_key_headers(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_custom_provider_from_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    config = HarnessConfig(provider="local", providers={
-        "local": {"base_url": "http://127.0.0.1:8000/v1/", "env_key": "LOCAL_KEY", "headers": {"X-Team": "a"}}})
+    config = HarnessConfig(
+        provider="local",
+        providers={
+            "local": {
+                "base_url": "http://127.0.0.1:8000/v1/",
+                "env_key": "LOCAL_KEY",
+                "headers": {"X-Team": "a"},
+            }
+        },
+    )
     provider = make_provider(config)
     assert provider.base_url == "http://127.0.0.1:8000/v1" and provider.origin == "http://127.0.0.1:8000"
     monkeypatch.delenv("LOCAL_KEY", raising=False)
@@ -60,7 +69,9 @@ def test_custom_provider_from_config(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_unknown_provider_lists_choices() -> None:
-    with pytest.raises(ConfigError, match="unknown provider 'nope': use one of apikey, chatgpt, script, mine"):
+    with pytest.raises(
+        ConfigError, match="unknown provider 'nope': use one of apikey, chatgpt, script, mine"
+    ):
         make_provider(HarnessConfig(provider="nope", providers={"mine": {"base_url": "http://x"}}))
 
 
@@ -108,8 +119,12 @@ def test_refused_refresh_is_a_clear_error(tmp_path: Path) -> None:
     auth = write_auth(tmp_path / "auth.json", jwt(time.time() - 10))
     with FakeUpstream() as tokens:
         tokens.reply(JsonReply({"error": "invalid_grant"}, status=400))
-        provider = ChatGptProvider(name="chatgpt", base_url="http://127.0.0.1:9", auth_path=auth,
-                                   token_url=f"{tokens.url}/oauth/token")
+        provider = ChatGptProvider(
+            name="chatgpt",
+            base_url="http://127.0.0.1:9",
+            auth_path=auth,
+            token_url=f"{tokens.url}/oauth/token",
+        )
         with pytest.raises(AuthError, match=r"refreshing the ChatGPT login failed \(HTTP 400\)"):
             provider.headers()
 
@@ -119,16 +134,26 @@ def test_401_triggers_one_refresh_and_a_retry(tmp_path: Path) -> None:
     auth = write_auth(tmp_path / "auth.json", old)
     with FakeUpstream() as tokens, FakeUpstream() as backend:
         tokens.reply(JsonReply({"access_token": fresh}))
-        backend.reply(JsonReply({"error": {"message": "expired"}}, status=401),
-                      SseReply(response_stream(text_message("hi"))))
-        provider = ChatGptProvider(name="chatgpt", base_url=f"{backend.url}/backend-api/codex", auth_path=auth,
-                                   token_url=f"{tokens.url}/oauth/token")
-        request = build_request(model="m", instructions=None, input_items=[], tools=[], session_id="s",
-                                turn_id="t")
+        backend.reply(
+            JsonReply({"error": {"message": "expired"}}, status=401),
+            SseReply(response_stream(text_message("hi"))),
+        )
+        provider = ChatGptProvider(
+            name="chatgpt",
+            base_url=f"{backend.url}/backend-api/codex",
+            auth_path=auth,
+            token_url=f"{tokens.url}/oauth/token",
+        )
+        request = build_request(
+            model="m", instructions=None, input_items=[], tools=[], session_id="s", turn_id="t"
+        )
         with ResponsesClient(provider, retry=RetrySettings(max_retries=0)) as client:
             result = client.stream(request)
     assert result.items[0].text() == "hi"
     first, second = backend.requests
     assert first.path == "/backend-api/codex/responses"
-    assert first.headers["authorization"] == f"Bearer {old}" and second.headers["authorization"] == f"Bearer {fresh}"
+    assert (
+        first.headers["authorization"] == f"Bearer {old}"
+        and second.headers["authorization"] == f"Bearer {fresh}"
+    )
     assert second.headers["chatgpt-account-id"] == "acct-42"

@@ -26,18 +26,28 @@ def repo(tmp_path: Path, ctxscope_home: Path) -> Path:
 
 
 def _local_options(repo: Path, upstream: FakeUpstream, **kw: object) -> AgentOptions:
-    return AgentOptions(provider="local", base_url=f"{upstream.url}/v1", cwd=repo,
-                        context_overrides=dict(PINNED_CONTEXT), **kw)  # type: ignore[arg-type]
+    return AgentOptions(
+        provider="local",
+        base_url=f"{upstream.url}/v1",
+        cwd=repo,
+        context_overrides=dict(PINNED_CONTEXT),
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 def test_capture_in_front_of_a_custom_backend_keeps_secrets_off_disk(
-        repo: Path, tmp_path: Path, ctxscope_home: Path, upstream: FakeUpstream,
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    write_config(ctxscope_home, tmp_path / "skills",
-                 extra='[providers.local]\nenv_key = "LOCAL_KEY"\nheaders = { "X-Team" = "blue" }\n')
+    repo: Path, tmp_path: Path, ctxscope_home: Path, upstream: FakeUpstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_config(
+        ctxscope_home,
+        tmp_path / "skills",
+        extra='[providers.local]\nenv_key = "LOCAL_KEY"\nheaders = { "X-Team" = "blue" }\n',
+    )
     monkeypatch.setenv("LOCAL_KEY", SECRET)
-    upstream.reply(SseReply(response_stream(function_call("list_dir", {"path": "."}))),
-                   SseReply(response_stream(text_message("all good"))))
+    upstream.reply(
+        SseReply(response_stream(function_call("list_dir", {"path": "."}))),
+        SseReply(response_stream(text_message("all good"))),
+    )
     with AgentRuntime(_local_options(repo, upstream)) as runtime:
         assert runtime.agent is not None and runtime.capture_path is not None
         assert runtime.capture_path.parent == ctxscope_home / "recordings"
@@ -54,9 +64,10 @@ def test_capture_in_front_of_a_custom_backend_keeps_secrets_off_disk(
         assert SECRET not in path.read_text(encoding="utf-8")
 
 
-def test_no_capture_talks_to_the_backend_directly(repo: Path, upstream: FakeUpstream,
-                                                  ctxscope_home: Path, tmp_path: Path) -> None:
-    write_config(ctxscope_home, tmp_path / "skills", extra='[providers.local]\n')
+def test_no_capture_talks_to_the_backend_directly(
+    repo: Path, upstream: FakeUpstream, ctxscope_home: Path, tmp_path: Path
+) -> None:
+    write_config(ctxscope_home, tmp_path / "skills", extra="[providers.local]\n")
     upstream.reply(SseReply(response_stream(text_message("direct"))))
     with AgentRuntime(_local_options(repo, upstream, no_capture=True)) as runtime:
         assert runtime.agent is not None
@@ -80,11 +91,28 @@ def test_non_utf8_agents_md_fails_before_any_request(repo: Path, tmp_path: Path)
 
 def test_repl_slash_commands(repo: Path, tmp_path: Path) -> None:
     script = write_script(tmp_path / "s.json", [{"text": "one"}, {"text": "two"}, {"text": "three"}])
-    lines = iter(["/status", "hello", "/model gpt-other", "/model", "again", "/bogus", "/new", "fresh", "/quit",
-                  "never read"])
+    lines = iter(
+        [
+            "/status",
+            "hello",
+            "/model gpt-other",
+            "/model",
+            "again",
+            "/bogus",
+            "/new",
+            "fresh",
+            "/quit",
+            "never read",
+        ]
+    )
     err = io.StringIO()
-    options = AgentOptions(provider="script", script=script, cwd=repo, capture=tmp_path / "cap.jsonl",
-                           context_overrides=dict(PINNED_CONTEXT))
+    options = AgentOptions(
+        provider="script",
+        script=script,
+        cwd=repo,
+        capture=tmp_path / "cap.jsonl",
+        context_overrides=dict(PINNED_CONTEXT),
+    )
     with AgentRuntime(options) as runtime:
         first_session = runtime.agent.session_id  # type: ignore[union-attr]
         run_repl(runtime, read=lambda _prompt: next(lines), err=err)

@@ -18,8 +18,13 @@ def test_entries_chain_and_load(tmp_path: Path) -> None:
     store.append("model_switch", {"from": "m1", "to": "m2"})
     store.append("turn_context", {"turn_id": "t"})
     entries = store.entries()
-    assert [e.type for e in entries] == ["session_meta", "world_state", "response_item", "model_switch",
-                                         "turn_context"]
+    assert [e.type for e in entries] == [
+        "session_meta",
+        "world_state",
+        "response_item",
+        "model_switch",
+        "turn_context",
+    ]
     assert all(b.parent_id == a.id for a, b in zip(entries, entries[1:], strict=False))
     state = SessionStore.open(store.session_id, directory=tmp_path).load()
     assert state.model == "m2" and state.world_state == {"cwd": "/r"} and len(state.history) == 1

@@ -3,26 +3,53 @@
 from __future__ import annotations
 
 from harness.wire import (
-    CustomToolCall, FunctionCallOutput, InputText, MessageItem, ResponseStream, UnknownContent, UnknownEvent,
-    UnknownItem, is_tool_call, parse_event, parse_item, to_wire,
+    CustomToolCall,
+    FunctionCallOutput,
+    InputText,
+    MessageItem,
+    ResponseStream,
+    UnknownContent,
+    UnknownEvent,
+    UnknownItem,
+    is_tool_call,
+    parse_event,
+    parse_item,
+    to_wire,
 )
-from proxy.testing import custom_tool_call, encode_stream, function_call, reasoning, response_stream, text_message
+from proxy.testing import (
+    custom_tool_call,
+    encode_stream,
+    function_call,
+    reasoning,
+    response_stream,
+    text_message,
+)
 
 
 def test_items_are_discriminated_on_type() -> None:
-    assert isinstance(parse_item({"type": "custom_tool_call", "name": "apply_patch", "input": "x",
-                                  "call_id": "c"}), CustomToolCall)
-    assert isinstance(parse_item({"type": "function_call_output", "call_id": "c", "output": "ok"}),
-                      FunctionCallOutput)
+    assert isinstance(
+        parse_item({"type": "custom_tool_call", "name": "apply_patch", "input": "x", "call_id": "c"}),
+        CustomToolCall,
+    )
+    assert isinstance(
+        parse_item({"type": "function_call_output", "call_id": "c", "output": "ok"}), FunctionCallOutput
+    )
     unknown = parse_item({"type": "web_search_call", "id": "ws_1", "action": {"query": "q"}})
     assert isinstance(unknown, UnknownItem)
     assert to_wire(unknown) == {"type": "web_search_call", "id": "ws_1", "action": {"query": "q"}}
 
 
 def test_round_trip_keeps_unknown_fields_and_explicit_nulls() -> None:
-    raw = {"type": "message", "role": "assistant", "phase": None, "future_field": {"x": 1},
-           "content": [{"type": "output_text", "text": "hi", "annotations": []},
-                       {"type": "refusal", "refusal": "no"}]}
+    raw = {
+        "type": "message",
+        "role": "assistant",
+        "phase": None,
+        "future_field": {"x": 1},
+        "content": [
+            {"type": "output_text", "text": "hi", "annotations": []},
+            {"type": "refusal", "refusal": "no"},
+        ],
+    }
     item = parse_item(raw)
     assert isinstance(item, MessageItem) and isinstance(item.content[1], UnknownContent)
     assert to_wire(item) == raw
@@ -30,8 +57,11 @@ def test_round_trip_keeps_unknown_fields_and_explicit_nulls() -> None:
 
 def test_constructed_items_serialise_with_type() -> None:
     item = MessageItem(role="user", content=[InputText(text="hello")])
-    assert to_wire(item) == {"type": "message", "role": "user",
-                             "content": [{"type": "input_text", "text": "hello"}]}
+    assert to_wire(item) == {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": "hello"}],
+    }
     assert not is_tool_call(item)
 
 
@@ -43,13 +73,18 @@ def test_events_parse_typed_and_unknown() -> None:
 
 
 def test_stream_folds_bytes_split_anywhere() -> None:
-    data = encode_stream(response_stream(
-        reasoning("thinking"), text_message("héllo wörld"), function_call("exec_command", {"cmd": "ls"}),
-        custom_tool_call("apply_patch", "*** Begin Patch\n*** End Patch")))
+    data = encode_stream(
+        response_stream(
+            reasoning("thinking"),
+            text_message("héllo wörld"),
+            function_call("exec_command", {"cmd": "ls"}),
+            custom_tool_call("apply_patch", "*** Begin Patch\n*** End Patch"),
+        )
+    )
     stream = ResponseStream()
     events = []
     for i in range(0, len(data), 5):  # 5-byte chunks split lines and multi-byte characters
-        events += stream.feed(data[i:i + 5])
+        events += stream.feed(data[i : i + 5])
     events += stream.finish()
     assert stream.completed
     items = stream.output_items()
