@@ -27,6 +27,7 @@ from harness.tools.sandbox import ESCALATE, SANDBOX_PERMISSIONS, exec_approval_r
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 3_600_000
 DEFAULT_MAX_OUTPUT_TOKENS = 10_000
+MAX_OUTPUT_TOKENS = 100_000  # the buffer is held in memory; a model asking for more gets this
 BYTES_PER_TOKEN = 4  # the usual rough estimate; exact counts are not worth a tokenizer here
 # How long to wait for background children that keep the output pipe open after the shell exits.
 _DRAIN_GRACE_S = 2.0
@@ -169,7 +170,7 @@ class ExecCommand:
             request = ApprovalRequest(self.name, a.cmd, reason, workdir, a.justification)
             approval_note = obtain_approval(ctx, request)
         timeout_ms = min(a.timeout_ms or DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS)
-        cap = (a.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS) * BYTES_PER_TOKEN
+        cap = min(a.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS, MAX_OUTPUT_TOKENS) * BYTES_PER_TOKEN
         argv = ["bash", "-lc" if a.login else "-c", a.cmd]
         return self._run(argv, workdir, timeout_ms, cap, ctx, approval_note)
 
@@ -206,6 +207,10 @@ class ExecCommand:
             timed_out = True
             _kill_group(proc.pid)
             code = proc.wait()
+        except BaseException:
+            _kill_group(proc.pid)  # interrupted (Ctrl-C): do not leave the command running
+            proc.wait()
+            raise
         finally:
             reader.join(_DRAIN_GRACE_S)
             if reader.is_alive():

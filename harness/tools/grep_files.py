@@ -70,7 +70,8 @@ def python_grep(
         if include and not (fnmatch.fnmatch(path.name, include) or fnmatch.fnmatch(rel, include)):
             continue
         try:
-            if path.is_symlink() or path.stat().st_size > MAX_FILE_BYTES:
+            # Regular files only: reading a pipe or device could block forever.
+            if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
                 continue
             data = path.read_bytes()
         except OSError:

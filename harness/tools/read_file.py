@@ -61,6 +61,10 @@ class ReadFile:
             raise ToolError(f"read_file: {a.path} does not exist")
         if path.is_dir():
             raise ToolError(f"read_file: {a.path} is a directory; use list_dir to see its entries")
+        if not path.is_file():
+            raise ToolError(
+                f"read_file: {a.path} is not a regular file (device, socket or pipe); it was not read"
+            )
         limit = min(a.limit, MAX_LIMIT)
         out: list[str] = []
         total = 0

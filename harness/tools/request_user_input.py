@@ -122,6 +122,11 @@ class RequestUserInput:
                 raise ToolError(
                     f"request_user_input failed: the question prompt failed ({type(e).__name__}: {e})"
                 ) from e
+            if not isinstance(given, dict):
+                raise ToolError(
+                    "request_user_input failed: the question prompt returned "
+                    f"{type(given).__name__}, not answers"
+                )
             for q in questions:
                 labels = _labels(given.get(q.id))
                 answers[q.id] = {"answers": labels or [UNANSWERED_NOTE]}

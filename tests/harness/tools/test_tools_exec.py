@@ -145,3 +145,14 @@ def test_login_false_runs_plain_bash(tmp_path: Path) -> None:
         make_router(tmp_path), "exec_command", {"cmd": "shopt -q login_shell && echo login || echo plain"}
     )
     assert parse(out)[2] == "login\n"
+
+
+def test_output_budget_is_clamped(tmp_path: Path) -> None:
+    out = call(
+        make_router(tmp_path),
+        "exec_command",
+        {"cmd": "head -c 1000000 /dev/zero | tr '\\0' x", "max_output_tokens": 10**9},
+    )
+    _, tokens, body = parse(out)
+    assert tokens == 250_000
+    assert "omitted" in body and len(body) < 400_000 + 200

@@ -109,3 +109,11 @@ def test_prompt_failure_is_reported(tmp_path: Path) -> None:
 
     out = call(make_router(tmp_path, ask_user=ask), "request_user_input", {"questions": [question()]})
     assert out == "request_user_input failed: the question prompt failed (OSError: no tty)"
+
+
+def test_prompt_returning_garbage_is_reported(tmp_path: Path) -> None:
+    def ask(_questions: list[Question]) -> Any:
+        return ["Keep it"]
+
+    out = call(make_router(tmp_path, ask_user=ask), "request_user_input", {"questions": [question()]})
+    assert out == "request_user_input failed: the question prompt returned list, not answers"

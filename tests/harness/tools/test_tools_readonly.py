@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -157,3 +158,12 @@ def test_symlink_escape_is_refused_for_reads(ws: Path) -> None:
     router = make_router(ws)
     assert "resolves to" in call(router, "read_file", {"path": "peek/outside.txt"})
     assert "resolves to" in call(router, "list_dir", {"path": "peek"})
+
+
+def test_pipes_are_never_opened(ws: Path) -> None:
+    os.mkfifo(ws / "src" / "pipe")
+    out = call(make_router(ws), "read_file", {"path": "src/pipe"})
+    assert out == "read_file: src/pipe is not a regular file (device, socket or pipe); it was not read"
+    assert call(python_grep_router(ws), "grep_files", {"pattern": "needle", "path": "src"}).startswith(
+        "b.txt:1:"
+    )
