@@ -91,14 +91,16 @@ def _notes(turn: Turn, change: TurnChange) -> list[str]:
             notes.append(f"previous_response_id {turn.previous_response_id} not in the recording: "
                          "context incomplete")
     if turn.request_kind == "compaction":
-        notes.append(f"compaction request (request_kind compaction): {change.kept} items of history sent "
-                     "to be summarised")
+        notes.append(f"compaction request (request_kind compaction): {max(len(turn.items) - 1, 0)} items "
+                     "of history sent to be summarised" + ("" if turn.body.get("tools") else ", no tools"))
     elif turn.endpoint == "responses/compact":
         notes.append(f"remote compaction request (/responses/compact) over {len(turn.items)} items")
     elif turn.request_kind and turn.request_kind != "turn":
         notes.append(f"request_kind {turn.request_kind}")
     if turn.status != "completed":
         notes.append(f"response {turn.status}" + (f": {turn.error}" if turn.error else ""))
+    elif turn.error:
+        notes.append(f"connection: {turn.error}")
     return notes
 
 
@@ -121,21 +123,28 @@ def _analyse_turn(
         shared_items = sum(i.tokens for i in turn.items[: change.kept])
     same_head = prev is not None and prev.body.get("instructions") == turn.body.get("instructions") \
         and prev.body.get("tools") == turn.body.get("tools")
+    # A local compaction request carries no tools; the turn after it is compared with the turn
+    # before the request, so tools do not appear to vanish and come back around every compaction.
+    head = prev
+    if prev is not None and prev.request_kind == "compaction" and before is not None:
+        head = before.turn
+    compaction_request = turn.request_kind == "compaction" and not turn.body.get("tools")
     result = TurnAnalysis(
         turn=turn, change=change, state=state,
         state_changes=describe_changes(carry.request_state if carry else None, state, change.added),
-        instructions_diff=instructions_diff(prev.body.get("instructions"), turn.body.get("instructions"))
-        if prev else [],
-        tools=tools_diff(prev.body.get("tools"), turn.body.get("tools")) if prev else ToolDiff(),
-        params=params_diff(prev.body, turn.body) if prev else {},
+        instructions_diff=instructions_diff(head.body.get("instructions"), turn.body.get("instructions"))
+        if head else [],
+        tools=tools_diff(head.body.get("tools"), turn.body.get("tools")) if head and not compaction_request
+        else ToolDiff(),
+        params=params_diff(head.body, turn.body) if head and not compaction_request else {},
         tokens=attribute(turn.body, totals, turn.usage, shared_items_tokens=shared_items, same_head=same_head),
     )
     if change.kind == "compaction" and prev is not None:
         history = prev.items
-        if prev.request_kind == "compaction" and before is not None:
+        if prev.request_kind == "compaction" and prev.items and prev.items[-1].kind == "user_message":
             # The compaction request appended its prompt to the history; the prompt is not history.
-            history = prev.items[: len(before.turn.items)]
-        result.compaction = compaction_report(history, prev, turn)
+            history = prev.items[:-1]
+        result.compaction = compaction_report(history, prev, turn, change.kept)
     result.notes = _notes(turn, change)
     return result, _Carry(turn, items_state, state, totals)
 

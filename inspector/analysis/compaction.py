@@ -27,8 +27,10 @@ class CompactionReport:
     """Conversation items of the compacted history that are gone afterwards."""
     dropped_context: list[Item] = field(default_factory=list)
     """Context (fragment) items of the compacted history that are gone afterwards."""
+    kept_in_place: int = 0
+    """Leading items of the history left where they were (the shared prefix)."""
     kept: list[Item] = field(default_factory=list)
-    """Items of the compacted history carried over verbatim (e.g. recent user messages)."""
+    """Conversation items of the history carried over after the split (recent user messages)."""
     summary: str | None = None
     summary_items: list[Item] = field(default_factory=list)
     rematerialised: list[Item] = field(default_factory=list)
@@ -41,9 +43,11 @@ class CompactionReport:
         """One line for the timeline."""
         text = f"compaction ({self.trigger}): {len(self.summarised)} items summarised"
         if self.rematerialised:
-            text += ", context re-materialised"
+            text += f", context re-materialised ({len(self.rematerialised)} items)"
         if self.kept:
-            text += f", {len(self.kept)} items kept"
+            text += f", {len(self.kept)} recent messages kept"
+        if self.kept_in_place:
+            text += f", {self.kept_in_place} leading items kept in place"
         return text + f"; tokens {self.tokens_before:,} → {self.tokens_after:,}"
 
 
@@ -63,11 +67,12 @@ def _is_summary(item: Item) -> bool:
     )
 
 
-def compaction_report(history: list[Item], previous: Turn, current: Turn) -> CompactionReport:
+def compaction_report(history: list[Item], previous: Turn, current: Turn, kept: int) -> CompactionReport:
     """Describe the compaction between `previous` (the request before) and `current`.
 
     `history` is the context that was compacted: a compaction request's items without the
-    compaction prompt it added, or `previous`'s items when there was no such request.
+    compaction prompt it added, or `previous`'s items when there was no such request. `kept` is the
+    length of the prefix `current` shares with `previous`.
     """
     after_keys = {i.key for i in current.items}
     before_keys = {i.key for i in history}
@@ -78,19 +83,18 @@ def compaction_report(history: list[Item], previous: Turn, current: Turn) -> Com
         or previous.endpoint == "responses/compact" else None,
         summarised=[i for i in gone if i.is_conversation or not i.fragments],
         dropped_context=[i for i in gone if i.fragments and not i.is_conversation],
-        kept=[i for i in current.items if i.key in before_keys],
+        kept_in_place=kept,
+        kept=[i for i in current.items[kept:] if i.key in before_keys and i.is_conversation],
         tokens_before=sum(i.tokens for i in history),
         tokens_after=sum(i.tokens for i in current.items),
     )
     history_kinds = {p.kind for i in history for p in i.fragments}
-    for item in current.items:
-        if item.key in before_keys:
-            continue
-        if _is_summary(item):
+    for item in current.items[kept:]:
+        if _is_summary(item):  # the newest summary (it may repeat an earlier one word for word)
             report.summary_items.append(item)
             summaries = [str(p.values.get("summary", p.text)) for p in item.parts if p.kind == "compaction_summary"]
             report.summary = "\n".join(summaries) or item.text or report.summary
-        elif item.fragments and {p.kind for p in item.fragments} & history_kinds:
+        elif item.fragments and not item.is_conversation and {p.kind for p in item.fragments} & history_kinds:
             report.rematerialised.append(item)
     if report.summary is None and previous.output:
         # Local compaction: the request's answer is the summary the next turn carries.

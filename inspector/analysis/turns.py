@@ -122,6 +122,9 @@ def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any]
     output = list(response.get("output") or []) if isinstance(response, dict) else []
     usage = response.get("usage") if isinstance(response, dict) else None
     rid = response.get("id") if isinstance(response, dict) else None
+    if exchange.error is not None and isinstance(response, dict) and response.get("status") == "completed":
+        # Clients (the Codex CLI) may close the connection right after `response.completed`.
+        return "completed", f"{exchange.error.kind} after completion", rid, output, usage
     if exchange.error is not None:
         return "transport error", f"{exchange.error.kind}: {exchange.error.message}", rid, output, usage
     if exchange.status is not None and exchange.status >= 400:

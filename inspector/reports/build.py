@@ -56,7 +56,7 @@ def compaction_doc(report: CompactionReport, *, detail: bool = False) -> dict[st
     doc: dict[str, Any] = {
         "sentence": report.sentence, "trigger": report.trigger, "request_turn": report.request_turn,
         "summarised": len(report.summarised), "dropped_context": len(report.dropped_context),
-        "kept": len(report.kept), "rematerialised": [i.label for i in report.rematerialised],
+        "kept": len(report.kept), "kept_in_place": report.kept_in_place, "rematerialised": [i.label for i in report.rematerialised],
         "tokens_before": report.tokens_before, "tokens_after": report.tokens_after,
         "summary": report.summary,
     }

@@ -53,7 +53,7 @@ def _turn_row(console: Console, doc: dict[str, Any]) -> None:
     if doc["compaction"]:
         _line(console, "        · ", (doc["compaction"]["sentence"], "magenta"))
     frags = doc["fragments_changed"]
-    if frags:
+    if frags and kind != "compaction":  # a compaction's sentence says it better than ±fragments
         labels = " ".join(("+" if f["change"] == "added" else "-") + f["label"] for f in frags)
         _line(console, "        · fragments: ", (labels, "dim"))
     tools = doc["tools"]
