@@ -14,8 +14,9 @@ false` (honoured by openai-python) so clients fail fast instead of retrying. A W
 426 so the Codex CLI falls back to HTTP at once. SSE answers are sent whole (`pace="fast"`) or streamed
 with their recorded timing through the `Pacer` (`pace="recorded"`).
 
-Also usable with plain mitmdump: `mitmdump --mode reverse:http://127.0.0.1:9 -s proxy/replay/addon.py
---set cassette=FILE`.
+Also usable with plain mitmdump: `mitmdump --mode reverse:http://127.0.0.1:9 --set
+connection_strategy=lazy -s proxy/replay/addon.py --set cassette=FILE` (lazy, so mitmproxy does not
+try to reach the dummy upstream before the addon answers).
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from mitmproxy import ctx, http
+from mitmproxy import ctx, exceptions, http
 
+from proxy.errors import CtxscopeError
 from proxy.replay.cassette import Answer, Cassette, CassetteEntry, load_cassette
 from proxy.replay.matching import RequestView, match_requests, request_path
 from proxy.replay.normalise import Normaliser
@@ -114,7 +116,10 @@ class Replayer:
         if "replay_pace" in updated and ctx.options.replay_pace in PACE_MODES:
             self.pace = ctx.options.replay_pace
         if "cassette" in updated and ctx.options.cassette:
-            self.use(load_cassette(ctx.options.cassette))
+            try:
+                self.use(load_cassette(ctx.options.cassette))
+            except CtxscopeError as err:
+                raise exceptions.OptionsError(str(err)) from None  # type: ignore[no-untyped-call]
 
     # ---- hooks ----
 
