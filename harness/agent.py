@@ -37,6 +37,7 @@ from harness.wire.types import (
     is_tool_call,
     to_wire,
 )
+from proxy.errors import ConfigError
 
 __all__ = ["Agent", "AgentMode", "DefaultMode", "EventSink", "RequestHook", "TurnResult", "user_message"]
 
@@ -201,6 +202,24 @@ class Agent:
         self.session.append("model_switch", {"from": old, "to": name})
         self.emit({"type": "model_switch", "from": old, "to": name})
 
+    def change_cwd(self, path: Path) -> Path:
+        """`/cd DIR`: the next request appends the environment diff (and the AGENTS.md change, if
+        the new directory has different instructions); tools run there from now on."""
+        target = (self.context.cwd / path).expanduser().resolve()
+        if not target.is_dir():
+            raise ConfigError(f"{target} is not a directory: give an existing directory to /cd")
+        self.context.set_cwd(target)
+        self.router.ctx.cwd = target
+        # Writable roots follow the cwd, matching what the permissions fragment tells the model.
+        self.router.ctx.workspace_roots = [target]
+        self.session.append("event", {"kind": "cwd_change", "cwd": str(target)})
+        return target
+
+    def reset_context(self) -> None:
+        """Start a new context window: the next request gets the full render again (compaction seam)."""
+        self.baseline = None
+        self.window += 1
+
     # ---- the loop ----------------------------------------------------------------------------
 
     def _sync_world(self) -> None:
@@ -231,6 +250,7 @@ class Agent:
             },
         )
         self.emit({"type": "turn_started", "turn_id": turn_id})
+        self.router.set_mode(self.mode.name)
         self.mode.on_turn_start(self)
         self._sync_world()
         self._append(user_message(prompt))

@@ -3,6 +3,7 @@
     /model NAME   switch model (history kept, a model-switch fragment is appended)
     /status       session, model, provider, capture file, request count
     /new          start a fresh session with the same settings
+    /cd DIR       change the working directory (the next request carries the diff)
     /quit         leave (also Ctrl-D)
 
 Ctrl-C during a turn aborts the turn (a turn-aborted fragment is recorded) and returns to the prompt.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TextIO
 
 from harness.runtime import AgentRuntime
@@ -24,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "/model": "/model NAME — switch model",
     "/status": "/status — show session and backend",
     "/new": "/new — start a new session",
+    "/cd": "/cd DIR — change the working directory",
     "/quit": "/quit — leave",
 }
 
@@ -48,6 +51,8 @@ def handle_command(line: str, runtime: AgentRuntime, err: TextIO) -> bool:
             err.write(f"model: {runtime.agent.model} (usage: /model NAME)\n")
         else:
             runtime.agent.switch_model(arg)
+    elif name == "/cd":
+        err.write(f"cwd: {runtime.agent.change_cwd(Path(arg or '.'))}\n")
     elif name == "/status":
         _status(runtime, err)
     elif name == "/new":
@@ -71,8 +76,11 @@ def run_repl(runtime: AgentRuntime, read: Callable[[str], str] = input, err: Tex
         if not line.strip():
             continue
         if line.startswith("/"):
-            if not handle_command(line, runtime, err):
-                return
+            try:
+                if not handle_command(line, runtime, err):
+                    return
+            except CtxscopeError as e:
+                err.write(f"error: {e}\n")
             continue
         assert runtime.agent is not None
         try:

@@ -132,7 +132,9 @@ class AgentRuntime:
 
     def _make_agent(self, store: SessionStore, resumed: Any, model: str | None = None) -> Agent:
         assert self.client is not None
-        cwd = self._cwd(resumed.meta.get("cwd") if resumed else None)
+        # The last world-state snapshot knows about any /cd since the session started.
+        last_cwd = ((resumed.world_state or {}).get("cwd") or resumed.meta.get("cwd")) if resumed else None
+        cwd = self._cwd(last_cwd)
         global_agents = self.config.global_agents_file or ctxscope_home() / "AGENTS.md"
         overrides = {
             "global_agents_file": global_agents if global_agents.is_file() else None,

@@ -1,0 +1,116 @@
+"""Loop behaviours and the seams later issues build on: /cd diffs, interrupted turns,
+before-request hooks, a context reset (compaction), the mode consulted by the router."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.request import TurnRequest
+from harness.runtime import AgentOptions, AgentRuntime
+from harness.session import SessionStore
+from proxy.store.reader import read_recording
+from tests.harness.helpers import (
+    PINNED_CONTEXT,
+    assert_append_only,
+    labels,
+    make_repo,
+    run_agent,
+    write_config,
+    write_script,
+)
+
+
+@pytest.fixture
+def repo(tmp_path: Path, ctxscope_home: Path) -> Path:
+    repo = make_repo(tmp_path)
+    write_config(ctxscope_home, tmp_path / "skills")
+    return repo
+
+
+def test_cd_appends_environment_and_agents_md_diffs(repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    script = write_script(tmp_path / "s.json", [{"text": "one"}, {"text": "two"}, {"text": "three"}])
+    targets = {1: repo / "pkg", 2: outside}
+
+    def cd(runtime: Any, i: int) -> None:
+        if i in targets:
+            runtime.agent.change_cwd(targets[i])
+
+    run = run_agent(repo, script, ["a", "b", "c"], tmp_path / "cap.jsonl", commands=cd)
+    bodies = run.bodies()
+    assert_append_only(bodies)
+    into_pkg = labels({"input": bodies[1]["input"][len(bodies[0]["input"]) :]}, repo)
+    assert into_pkg[0] == 'assistant: "one"' and into_pkg[-1] == 'user: "b"'
+    assert "<agents_md_replaced:$ROOT/pkg>" in into_pkg[-2]
+    assert "<environment_context:cwd=$ROOT/pkg>" in into_pkg[-2]
+    text = bodies[1]["input"][len(bodies[0]["input"]) + 1 :]
+    assert "Package code uses tabs." in str(text)
+    leaving = labels({"input": bodies[2]["input"][len(bodies[1]["input"]) :]}, repo)
+    assert any("<agents_md_removed" in label for label in leaving)
+    # The tools followed: the session remembers the last cwd for a resume.
+    assert SessionStore.open(run.session_id).load().world_state["cwd"] == str(outside)  # type: ignore[index]
+
+
+def test_interrupted_turn_is_recorded_and_told_to_the_model(repo: Path, tmp_path: Path) -> None:
+    script = write_script(
+        tmp_path / "s.json", [{"text": "a long answer that gets cut", "chunks": 4}, {"text": "ok"}]
+    )
+    options = AgentOptions(
+        provider="script",
+        script=script,
+        cwd=repo,
+        capture=tmp_path / "cap.jsonl",
+        context_overrides=dict(PINNED_CONTEXT),
+    )
+    interrupt = {"armed": True}
+
+    def emit(event: dict[str, Any]) -> None:
+        if event["type"] == "text_delta" and interrupt["armed"]:
+            interrupt["armed"] = False
+            raise KeyboardInterrupt
+
+    with AgentRuntime(options, emit=emit) as runtime:
+        assert runtime.agent is not None
+        with pytest.raises(KeyboardInterrupt):
+            runtime.agent.run_turn("first")
+        assert runtime.agent.run_turn("second").final_text == "ok"
+    bodies = [e.request_body for e in read_recording(tmp_path / "cap.jsonl").exchanges]
+    tail = labels({"input": bodies[-1]["input"][len(bodies[0]["input"]) :]}, repo)
+    assert tail == ["user[<turn_aborted>]", 'user: "second"']
+
+
+def test_before_request_hook_and_context_reset(repo: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.json", [{"text": "one"}, {"text": "two"}])
+    seen: list[TurnRequest] = []
+
+    def hook(agent: Any, request: TurnRequest) -> None:
+        seen.append(request)
+        request.headers["x-test-hook"] = str(len(seen))
+
+    def setup(runtime: Any, i: int) -> None:
+        if i == 0:
+            runtime.agent.before_request.append(hook)
+        else:
+            runtime.agent.reset_context()
+
+    run = run_agent(repo, script, ["a", "b"], tmp_path / "cap.jsonl", commands=setup)
+    first, second = run.exchanges()
+    assert len(seen) == 2 and first.request_headers["x-test-hook"] == "1"
+    assert second.request_headers["x-codex-window-id"].endswith(":1")
+    added = labels({"input": second.request_body["input"][len(first.request_body["input"]) :]}, repo)
+    # After a reset the full context is rendered again (what compaction will build on).
+    assert added[1:] == labels(first.request_body, repo)[:2] + ['user: "b"']
+
+
+def test_router_follows_the_agent_mode(repo: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.json", [{"text": "one"}])
+    options = AgentOptions(provider="script", script=script, cwd=repo, no_capture=True)
+    with AgentRuntime(options) as runtime:
+        assert runtime.agent is not None
+        runtime.agent.router.set_mode("something-else")
+        runtime.agent.run_turn("hi")
+        assert runtime.agent.router.mode == runtime.agent.mode.name == "default"

@@ -1,0 +1,56 @@
+"""The harness's public surface is deliberate: pin what each package exports (httpx-style)."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+import harness
+
+EXPECTED = {
+    "harness": {
+        "Agent",
+        "AgentOptions",
+        "AgentRuntime",
+        "HarnessConfig",
+        "Provider",
+        "ResponsesClient",
+        "SessionStore",
+        "TurnRequest",
+        "TurnResult",
+        "build_request",
+        "load_config",
+        "make_provider",
+    },
+    "harness.session": {"ENTRY_TYPES", "ResumedSession", "SessionEntry", "SessionStore", "new_session_id"},
+    "harness.providers": {
+        "CHATGPT_BASE_URL",
+        "OPENAI_BASE_URL",
+        "ApiKeyProvider",
+        "ChatGptProvider",
+        "Provider",
+        "ScriptProvider",
+        "jwt_expiry",
+        "make_provider",
+    },
+}
+
+
+@pytest.mark.parametrize("module", sorted(EXPECTED))
+def test_exported_members(module: str) -> None:
+    mod = importlib.import_module(module)
+    assert set(mod.__all__) == EXPECTED[module]
+    for name in mod.__all__:
+        assert getattr(mod, name) is not None
+
+
+def test_wire_exports_resolve() -> None:
+    wire = importlib.import_module("harness.wire")
+    assert {"parse_item", "parse_event", "to_wire", "ResponseStream", "UnknownItem"} <= set(wire.__all__)
+    assert all(hasattr(wire, name) for name in wire.__all__)
+
+
+def test_unknown_attribute_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError):
+        harness.not_a_thing  # noqa: B018
