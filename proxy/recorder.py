@@ -275,9 +275,11 @@ class Recorder:
         if state is None or state.done:
             return
         state.done = True
-        if state.ws_turn is not None:
+        if state.ws_turn is not None:  # the connection ended before the turn's terminal event
             reason = _ws_close_reason(flow)
-            self._finish_ws_turn(flow, state, TransportError(kind="upstream_reset", message=reason))
+            by_client = flow.websocket is not None and flow.websocket.closed_by_client
+            kind: TransportErrorKind = "client_abort" if by_client else "upstream_reset"
+            self._finish_ws_turn(flow, state, TransportError(kind=kind, message=f"connection {reason}"))
         frames = []
         t0_wall = state.started_at
         for index, message in enumerate(flow.websocket.messages if flow.websocket else []):

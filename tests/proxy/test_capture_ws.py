@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 from websockets.sync.server import Server, ServerConnection, serve
 
@@ -97,3 +98,39 @@ def test_websocket_frames_are_relayed_and_each_turn_recorded(ws_capture: Capture
     owners = [getattr(f, "exchange_id", None) for f in frames]
     assert owners.count(turns[0].id) == 1 + len(first)
     assert owners.count(turns[1].id) == 1 + len(second)
+
+
+def _hang_up_mid_turn(ws: ServerConnection) -> None:
+    """Answers the first response.create with two events, then closes the connection."""
+    frame = json.loads(ws.recv(timeout=10))
+    for event in response_stream(text_message("cut short", chunks=3), model=frame["model"])[:4]:
+        ws.send(json.dumps(event))
+    ws.close(code=1011, reason="upstream failure")
+
+
+def test_connection_closed_mid_turn_records_the_partial_turn_with_an_error(recording_path: Any) -> None:
+    server = serve(_hang_up_mid_turn, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        port = server.socket.getsockname()[1]
+        with capture_proxy(f"http://127.0.0.1:{port}", recording_path) as capture:
+            url = capture.url.replace("http://", "ws://") + "/v1/responses"
+            received = []
+            with connect(url) as ws:
+                ws.send(json.dumps({"type": "response.create", "model": "gpt-ws", "input": []}))
+                with pytest.raises(ConnectionClosed):
+                    while True:
+                        received.append(json.loads(ws.recv(timeout=10)))
+            assert len(received) == 4
+            capture.wait_for(2)
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+    connection, turn = sorted(read_recording(recording_path).exchanges, key=lambda e: e.id)
+    assert connection.request_body is None and "code 1011" in connection.meta["close"]
+    assert turn.request_body["type"] == "response.create"
+    assert len(turn.sse) == 4
+    assert turn.response is not None and turn.response["status"] == "in_progress"
+    assert turn.error is not None and turn.error.kind == "upstream_reset"
+    assert "closed by server" in turn.error.message

@@ -1,0 +1,109 @@
+"""The stream tap: chunks go out unchanged; events are decoded and parsed on the side."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import time
+import zlib
+from collections.abc import Callable
+
+import brotli
+import pytest
+import zstandard
+
+from proxy.endpoints import classify_endpoint
+from proxy.live_log import format_line
+from proxy.model import Exchange, TransportError
+from proxy.stream_tap import StreamTap
+from proxy.testing import encode_stream, response_stream, text_message
+
+STREAM = encode_stream(response_stream(text_message("tapped", chunks=3)))
+N_EVENTS = STREAM.count(b"\n\n")
+
+
+def _zstd(data: bytes) -> bytes:
+    return zstandard.ZstdCompressor().compress(data)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "compress"),
+    [
+        ("", lambda b: b),
+        ("gzip", gzip.compress),
+        ("deflate", zlib.compress),
+        ("br", brotli.compress),
+        ("zstd", _zstd),
+    ],
+)
+def test_chunks_pass_unchanged_and_events_are_parsed(
+    encoding: str, compress: Callable[[bytes], bytes]
+) -> None:
+    wire = compress(STREAM)
+    tap = StreamTap(time.monotonic(), "text/event-stream; charset=utf-8", encoding)
+    out = b""
+    for i in range(0, len(wire), 7):
+        out += tap(wire[i : i + 7])
+    assert tap(b"") == b""
+    assert out == wire
+    assert len(tap.events) == N_EVENTS
+    assert json.loads(tap.events[-1].data)["type"] == "response.completed"
+    assert tap.size == len(wire)
+
+
+def test_undecodable_stream_still_passes_and_is_parsed_after_the_fact() -> None:
+    tap = StreamTap(time.monotonic(), "text/event-stream", "gzip")
+    garbage = b"this is not gzip at all"
+    assert tap(garbage) == garbage
+    assert tap(b"") == b""
+    assert tap.events == [] and tap.body() == garbage  # nothing parseable; the raw bytes are kept
+    unknown = StreamTap(time.monotonic(), "text/event-stream", "x-custom")
+    assert unknown(STREAM) == STREAM
+    unknown(b"")
+    # An encoding the tap cannot decode: the kept bytes are parsed at the end, all events stamped then.
+    assert len(unknown.events) == N_EVENTS
+    assert len({e.t_ms for e in unknown.events}) == 1
+
+
+def test_non_sse_body_is_kept_and_decoded() -> None:
+    body = json.dumps({"data": [1, 2, 3]}).encode()
+    tap = StreamTap(time.monotonic(), "application/json", "gzip")
+    tap(gzip.compress(body))
+    tap(b"")
+    assert tap.events == [] and tap.body() == body
+
+
+@pytest.mark.parametrize(
+    ("url", "headers", "kind"),
+    [
+        ("https://api.openai.com/v1/responses", None, "responses"),
+        ("/backend-api/codex/responses?x=1", None, "responses"),
+        ("/v1/responses/compact", None, "responses/compact"),
+        ("/v1/models", None, "models"),
+        ("/v1/models/gpt-5", None, "models"),
+        ("/v1/responses/resp_123", None, "other"),
+        ("/", None, "other"),
+        ("/v1/responses", {"Upgrade": "websocket"}, "websocket"),
+    ],
+)
+def test_endpoint_classification(url: str, headers: dict[str, str] | None, kind: str) -> None:
+    assert classify_endpoint(url, headers) == kind
+
+
+def test_live_line_for_failures() -> None:
+    ex = Exchange(
+        id=4,
+        started_at=0,
+        method="POST",
+        url="http://x/v1/responses",
+        endpoint="responses",
+        request_body={"model": "gpt-5"},
+        response={"status": "failed", "error": {"code": "context_length_exceeded"}},
+        status=200,
+        duration_ms=1500,
+        error=TransportError(kind="upstream_reset", message="Server disconnected."),
+    )
+    assert format_line(ex) == (
+        "#4  POST  /v1/responses  200  gpt-5  1.50 s  response failed (context_length_exceeded)"
+        "  error: upstream_reset: Server disconnected."
+    )
