@@ -90,6 +90,9 @@ def _notes(turn: Turn, change: TurnChange) -> list[str]:
         else:
             notes.append(f"previous_response_id {turn.previous_response_id} not in the recording: "
                          "context incomplete")
+    if change.kind == "append" and not change.added and change.previous is not None \
+            and turn.request_kind not in COMPACTION_REQUEST_KINDS:
+        notes.append(f"same input as turn {change.previous} (a retry or a prewarm)")
     if turn.request_kind == "compaction":
         notes.append(f"compaction request (request_kind compaction): {max(len(turn.items) - 1, 0)} items "
                      "of history sent to be summarised" + ("" if turn.body.get("tools") else ", no tools"))
@@ -126,9 +129,14 @@ def _analyse_turn(
     # A local compaction request carries no tools; the turn after it is compared with the turn
     # before the request, so tools do not appear to vanish and come back around every compaction.
     head = prev
-    if prev is not None and prev.request_kind == "compaction" and before is not None:
+    if prev is not None and prev.request_kind in COMPACTION_REQUEST_KINDS and before is not None:
         head = before.turn
-    compaction_request = turn.request_kind == "compaction" and not turn.body.get("tools")
+    compaction_request = turn.request_kind in COMPACTION_REQUEST_KINDS and not turn.body.get("tools")
+    if compaction_request and carry is not None:
+        # A compaction request may leave out the model settings; it does not change them.
+        for key in ("model", "reasoning_effort"):
+            if state.get(key) is None:
+                state[key] = carry.request_state.get(key)
     result = TurnAnalysis(
         turn=turn, change=change, state=state,
         state_changes=describe_changes(carry.request_state if carry else None, state, change.added),

@@ -41,14 +41,18 @@ class CompactionReport:
     @property
     def sentence(self) -> str:
         """One line for the timeline."""
-        text = f"compaction ({self.trigger}): {len(self.summarised)} items summarised"
+        text = f"compaction ({self.trigger}): {_count(len(self.summarised), 'item')} summarised"
         if self.rematerialised:
-            text += f", context re-materialised ({len(self.rematerialised)} items)"
+            text += f", context re-materialised ({_count(len(self.rematerialised), 'item')})"
         if self.kept:
-            text += f", {len(self.kept)} recent messages kept"
+            text += f", {_count(len(self.kept), 'recent message')} kept"
         if self.kept_in_place:
-            text += f", {self.kept_in_place} leading items kept in place"
+            text += f", {_count(self.kept_in_place, 'leading item')} kept in place"
         return text + f"; tokens {self.tokens_before:,} → {self.tokens_after:,}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _trigger(previous: Turn) -> str:

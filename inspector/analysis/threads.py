@@ -42,14 +42,22 @@ def _shares_conversation(a: Turn, b: Turn, kept: int) -> bool:
 
 
 def _fork_source(turn: Turn, earlier: list[Turn]) -> Turn | None:
-    """The earlier turn whose context this one continues the furthest, if it shares conversation."""
+    """The earlier turn this one branches from, if it repeats conversation.
+
+    Preferred: the latest turn whose whole input this one starts with (it continued that request);
+    otherwise the turn sharing the longest prefix.
+    """
     keys = _keys(turn)
-    best: tuple[int, int] = (0, -1)
+    best: tuple[bool, int, int] = (False, 0, -1)
     for index, other in enumerate(earlier):
-        kept = common_prefix(_keys(other), keys)
-        if kept >= best[0] and kept and _shares_conversation(other, turn, kept):
-            best = (kept, index)
-    return earlier[best[1]] if best[1] >= 0 else None
+        other_keys = _keys(other)
+        kept = common_prefix(other_keys, keys)
+        if not kept or not _shares_conversation(other, turn, kept):
+            continue
+        score = (kept == len(other_keys), kept if kept != len(other_keys) else index, index)
+        if score >= best:
+            best = score
+    return earlier[best[2]] if best[2] >= 0 else None
 
 
 def assign_threads(turns: list[Turn]) -> list[Thread]:
