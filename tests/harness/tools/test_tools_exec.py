@@ -39,6 +39,7 @@ def test_failure_reports_exit_code_and_stderr(tmp_path: Path) -> None:
             "arguments": '{"cmd": "echo oops >&2; exit 3"}',
         }
     )
+    assert outcome.item["type"] == "function_call_output" and outcome.item["call_id"] == "c1"
     status, _, body = parse(outcome.item["output"])
     assert status == "Process exited with code 3"
     assert body == "oops\n"
