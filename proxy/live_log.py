@@ -1,6 +1,6 @@
 """One line per exchange while `ctxscope proxy` runs: method, path, status, model, tokens, duration.
 
-    #3  POST /v1/responses  200  gpt-5  in 1,234 (cached 1,024)  out 56  1.23 s
+#3  POST /v1/responses  200  gpt-5  in 1,234 (cached 1,024)  out 56  1.23 s
 """
 
 from __future__ import annotations

@@ -17,7 +17,6 @@ frame, with the text of frames already held by a turn exchange replaced by that 
 
 from __future__ import annotations
 
-import json
 import logging
 import queue
 import threading
@@ -29,32 +28,26 @@ from typing import Any
 from mitmproxy import ctx, http
 
 from proxy.endpoints import classify_endpoint
+from proxy.flow_fields import (
+    classify_error,
+    decode_body,
+    fold_sse,
+    headers_dict,
+    json_or_none,
+    parse_body,
+    ws_close_reason,
+)
 from proxy.model import Exchange, SseEvent, TransportError, TransportErrorKind, WsFrame
 from proxy.responses_fold import accumulate
 from proxy.stream_tap import StreamTap
 
-__all__ = ["Recorder", "classify_error"]
+__all__ = ["Recorder"]
 
 log = logging.getLogger(__name__)
 
 OnExchange = Callable[[Exchange], None]
 _META = "ctxscope"  # key in flow.metadata
 _WS_TERMINAL = {"response.completed", "response.failed", "response.incomplete", "error"}
-MAX_TEXT = 1_000_000  # non-JSON bodies are kept as text up to this many characters
-
-
-def classify_error(message: str, got_response: bool) -> TransportErrorKind:
-    """Map mitmproxy's error message to a TransportErrorKind."""
-    text = message.lower()
-    if "timed out" in text or "timeout" in text:
-        return "timeout"
-    if "client disconnected" in text or "client closed" in text or "killed" in text:
-        return "client_abort"
-    if not got_response and ("connect" in text or "refused" in text or "resolve" in text or "name" in text):
-        return "upstream_unreachable"
-    if "server" in text or "peer closed" in text or "reset" in text or "incomplete" in text:
-        return "upstream_reset"
-    return "other"
 
 
 class _FlowState:
@@ -187,15 +180,15 @@ class Recorder:
             "url": request.url,
             "endpoint": classify_endpoint(request.path, request.headers),
             "status": response.status_code if response is not None else None,
-            "request_headers": _headers(request.headers),
-            "response_headers": _headers(response.headers) if response is not None else {},
+            "request_headers": headers_dict(request.headers),
+            "response_headers": headers_dict(response.headers) if response is not None else {},
             "ttfb_ms": state.ttfb_ms,
             "duration_ms": duration,
             "error": error,
             "meta": {"transport": "http"},
         }
         if response is not None and tap is None and response.raw_content:
-            fields["response_headers"] = _headers(response.headers)
+            fields["response_headers"] = headers_dict(response.headers)
             body_bytes: bytes | None = response.get_content(strict=False)
         else:
             body_bytes = None
@@ -209,16 +202,16 @@ class Recorder:
         tap: StreamTap | None,
         body_bytes: bytes | None,
     ) -> Exchange:
-        body = _decode(raw_body, req_encoding)
+        body = decode_body(raw_body, req_encoding)
         fields["request_size"] = len(body)
-        fields["request_body"], fields["request_text"] = _parse_body(body)
+        fields["request_body"], fields["request_text"] = parse_body(body)
         if tap is not None and tap.is_sse:
             fields["sse"] = tap.events
-            fields["response"] = _fold_sse(tap.events)
+            fields["response"] = fold_sse(tap.events)
             fields["meta"]["response_size"] = tap.size
         else:
             data = tap.body() if tap is not None else (body_bytes or b"")
-            fields["response_body"], fields["response_text"] = _parse_body(data)
+            fields["response_body"], fields["response_text"] = parse_body(data)
             fields["meta"]["response_size"] = tap.size if tap is not None else len(data)
             if tap is not None and tap.truncated:
                 fields["meta"]["response_truncated"] = True
@@ -243,7 +236,7 @@ class Recorder:
         index = len(flow.websocket.messages) - 1
         message = flow.websocket.messages[-1]
         text = message.text if message.is_text else None
-        obj = _json_or_none(text) if text is not None else None
+        obj = json_or_none(text) if text is not None else None
         kind = obj.get("type") if isinstance(obj, dict) else None
         if message.from_client and kind == "response.create":
             if state.ws_turn is not None:
@@ -276,7 +269,7 @@ class Recorder:
             return
         state.done = True
         if state.ws_turn is not None:  # the connection ended before the turn's terminal event
-            reason = _ws_close_reason(flow)
+            reason = ws_close_reason(flow)
             by_client = flow.websocket is not None and flow.websocket.closed_by_client
             kind: TransportErrorKind = "client_abort" if by_client else "upstream_reset"
             self._finish_ws_turn(flow, state, TransportError(kind=kind, message=f"connection {reason}"))
@@ -301,12 +294,12 @@ class Recorder:
             "url": request.url,
             "endpoint": "websocket",
             "status": response.status_code if response is not None else None,
-            "request_headers": _headers(request.headers),
-            "response_headers": _headers(response.headers) if response is not None else {},
+            "request_headers": headers_dict(request.headers),
+            "response_headers": headers_dict(response.headers) if response is not None else {},
             "ttfb_ms": state.ttfb_ms,
             "duration_ms": state.ms(),
             "ws_frames": frames,
-            "meta": {"transport": "websocket", "close": _ws_close_reason(flow)},
+            "meta": {"transport": "websocket", "close": ws_close_reason(flow)},
         }
         self._submit(lambda: Exchange(**fields))
 
@@ -322,7 +315,7 @@ class Recorder:
             "url": flow.request.url,
             "endpoint": "websocket",
             "status": flow.response.status_code if flow.response is not None else None,
-            "request_headers": _headers(flow.request.headers),
+            "request_headers": headers_dict(flow.request.headers),
             "request_body": turn["request"],
             "request_size": turn["size"],
             "sse": turn["events"],
@@ -364,57 +357,6 @@ class Recorder:
                     self.processed += 1
                     self.recorded += int(ok)
                     self._cond.notify_all()
-
-
-def _headers(headers: Any) -> dict[str, str]:
-    """mitmproxy Headers → dict; repeated headers joined with ', ' (cookies too)."""
-    return {name: ", ".join(headers.get_all(name)) for name in headers.keys()}
-
-
-def _decode(raw: bytes, encoding: str) -> bytes:
-    if not raw or not encoding or encoding.lower() in ("identity", "none"):
-        return raw
-    from mitmproxy.net import encoding as mitm_encoding
-
-    try:
-        decoded = mitm_encoding.decode(raw, encoding.lower())
-    except (ValueError, TypeError):
-        return raw
-    return decoded if isinstance(decoded, bytes) else raw
-
-
-def _parse_body(data: bytes) -> tuple[Any, str | None]:
-    """(parsed JSON, None) or (None, text) for non-JSON / malformed JSON; (None, None) when empty."""
-    if not data:
-        return None, None
-    try:
-        return json.loads(data), None
-    except (ValueError, UnicodeDecodeError):
-        return None, data[: MAX_TEXT * 4].decode("utf-8", "replace")[:MAX_TEXT]
-
-
-def _json_or_none(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
-
-
-def _fold_sse(events: list[SseEvent]) -> dict[str, Any] | None:
-    snapshot: dict[str, Any] | None = None
-    for event in events:
-        obj = _json_or_none(event.data)
-        if isinstance(obj, dict):
-            snapshot = accumulate(snapshot, obj)
-    return snapshot
-
-
-def _ws_close_reason(flow: http.HTTPFlow) -> str:
-    ws = flow.websocket
-    if ws is None:
-        return "closed"
-    who = "client" if ws.closed_by_client else "server"
-    return f"closed by {who} (code {ws.close_code}{', ' + ws.close_reason if ws.close_reason else ''})"
 
 
 addons = [Recorder()]

@@ -13,6 +13,7 @@ import pytest
 import zstandard
 
 from proxy.endpoints import classify_endpoint
+from proxy.flow_fields import classify_error
 from proxy.live_log import format_line
 from proxy.model import Exchange, TransportError
 from proxy.stream_tap import StreamTap
@@ -107,3 +108,23 @@ def test_live_line_for_failures() -> None:
         "#4  POST  /v1/responses  200  gpt-5  1.50 s  response failed (context_length_exceeded)"
         "  error: upstream_reset: Server disconnected."
     )
+
+
+@pytest.mark.parametrize(
+    ("message", "got_response", "kind"),
+    [
+        ("[Errno 111] Connect call failed ('127.0.0.1', 9)", False, "upstream_unreachable"),
+        ("[Errno -2] Name or service not known", False, "upstream_unreachable"),
+        ("server closed connection", False, "upstream_reset"),
+        (
+            "HTTP/1 protocol error: peer closed connection without sending complete message body",
+            True,
+            "upstream_reset",
+        ),
+        ("Client disconnected.", True, "client_abort"),
+        ("Connection timed out", False, "timeout"),
+        ("something else", True, "other"),
+    ],
+)
+def test_transport_error_classification(message: str, got_response: bool, kind: str) -> None:
+    assert classify_error(message, got_response) == kind

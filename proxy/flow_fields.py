@@ -1,0 +1,109 @@
+"""Pieces of an `Exchange` taken from mitmproxy flows: headers, decoded bodies, errors, close reasons.
+
+Pure helpers used by the Recorder; kept apart so the addon module holds only the hooks.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mitmproxy import http
+from mitmproxy.net import encoding as mitm_encoding
+
+from proxy.model import SseEvent, TransportErrorKind
+from proxy.responses_fold import accumulate
+
+__all__ = [
+    "MAX_TEXT",
+    "classify_error",
+    "decode_body",
+    "fold_sse",
+    "headers_dict",
+    "json_or_none",
+    "parse_body",
+    "ws_close_reason",
+]
+
+MAX_TEXT = 1_000_000
+"""Non-JSON bodies are kept as text up to this many characters (the size is always recorded)."""
+
+# Connection-setup failures (mitmproxy passes the OS / resolver message through).
+_UNREACHABLE = (
+    "connect call failed",
+    "connection refused",
+    "name or service not known",
+    "nodename nor servname",
+    "failed to resolve",
+    "getaddrinfo",
+    "no route to host",
+    "network is unreachable",
+    "errno 111",
+)
+
+
+def classify_error(message: str, got_response: bool) -> TransportErrorKind:
+    """Map mitmproxy's error message to a TransportErrorKind."""
+    text = message.lower()
+    if "timed out" in text or "timeout" in text:
+        return "timeout"
+    if "client disconnected" in text or "client closed" in text or "killed" in text:
+        return "client_abort"
+    if not got_response and any(marker in text for marker in _UNREACHABLE):
+        return "upstream_unreachable"
+    if "server" in text or "peer closed" in text or "reset" in text or "incomplete" in text:
+        return "upstream_reset"
+    return "other"
+
+
+def headers_dict(headers: Any) -> dict[str, str]:
+    """mitmproxy Headers → dict; repeated headers joined with ', ' (cookies too)."""
+    return {name: ", ".join(headers.get_all(name)) for name in headers.keys()}
+
+
+def decode_body(raw: bytes, encoding: str) -> bytes:
+    """Undo a request's Content-Encoding (gzip, deflate, br, zstd); the raw bytes if that fails."""
+    if not raw or not encoding or encoding.lower() in ("identity", "none"):
+        return raw
+    try:
+        decoded = mitm_encoding.decode(raw, encoding.lower())
+    except (ValueError, TypeError):
+        return raw
+    return decoded if isinstance(decoded, bytes) else raw
+
+
+def parse_body(data: bytes) -> tuple[Any, str | None]:
+    """(parsed JSON, None) or (None, text) for non-JSON / malformed JSON; (None, None) when empty."""
+    if not data:
+        return None, None
+    try:
+        return json.loads(data), None
+    except (ValueError, UnicodeDecodeError):
+        return None, data[: MAX_TEXT * 4].decode("utf-8", "replace")[:MAX_TEXT]
+
+
+def json_or_none(text: str) -> Any:
+    """The parsed JSON value, or None if `text` is not JSON."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def fold_sse(events: list[SseEvent]) -> dict[str, Any] | None:
+    """The Responses object rebuilt from recorded events (non-JSON data lines are skipped)."""
+    snapshot: dict[str, Any] | None = None
+    for event in events:
+        obj = json_or_none(event.data)
+        if isinstance(obj, dict):
+            snapshot = accumulate(snapshot, obj)
+    return snapshot
+
+
+def ws_close_reason(flow: http.HTTPFlow) -> str:
+    """`closed by server (code 1011, reason)` for a finished WebSocket flow."""
+    ws = flow.websocket
+    if ws is None:
+        return "closed"
+    who = "client" if ws.closed_by_client else "server"
+    return f"closed by {who} (code {ws.close_code}{', ' + ws.close_reason if ws.close_reason else ''})"
