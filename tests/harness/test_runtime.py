@@ -125,3 +125,32 @@ def test_repl_slash_commands(repo: Path, tmp_path: Path) -> None:
     assert [b["model"] for b in bodies] == ["gpt-test", "gpt-other", "gpt-other"]
     assert labels(bodies[2], repo)[:2] == labels(bodies[0], repo)[:2]  # /new: full context again
     assert bodies[2]["prompt_cache_key"] != bodies[0]["prompt_cache_key"]
+
+
+def test_chatgpt_backend_through_capture_redacts_tokens(
+    repo: Path, tmp_path: Path, upstream: FakeUpstream
+) -> None:
+    import time
+
+    from tests.harness.test_providers import jwt, write_auth
+
+    token = jwt(time.time() + 3600)
+    auth = write_auth(tmp_path / "auth.json", token)
+    upstream.reply(SseReply(response_stream(text_message("from chatgpt"))))
+    options = AgentOptions(
+        provider="chatgpt",
+        base_url=f"{upstream.url}/backend-api/codex",
+        auth_file=auth,
+        cwd=repo,
+        capture=tmp_path / "cap.jsonl",
+    )
+    with AgentRuntime(options) as runtime:
+        assert runtime.agent is not None
+        assert runtime.agent.run_turn("hi").final_text == "from chatgpt"
+    (received,) = upstream.requests
+    assert received.path == "/backend-api/codex/responses"
+    assert received.headers["chatgpt-account-id"] == "acct-42"
+    (exchange,) = read_recording(tmp_path / "cap.jsonl").exchanges
+    assert exchange.url.endswith("/backend-api/codex/responses")
+    on_disk = (tmp_path / "cap.jsonl").read_text(encoding="utf-8")
+    assert token not in on_disk and "acct-42" not in on_disk
