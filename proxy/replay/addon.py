@@ -11,8 +11,10 @@ order; other endpoints are answered by method and path. Matching:
 
 Past the end of the cassette a request gets HTTP 410. Every error answer carries `x-should-retry:
 false` (honoured by openai-python) so clients fail fast instead of retrying. A WebSocket upgrade gets
-426 so the Codex CLI falls back to HTTP at once. SSE answers are sent whole (`pace="fast"`) or streamed
-with their recorded timing through the `Pacer` (`pace="recorded"`).
+426 so the Codex CLI falls back to HTTP at once. SSE answers are streamed by the `Pacer` (a loopback
+server the flow is pointed at) without delays (`pace="fast"`) or with their recorded timing
+(`pace="recorded"`); coming from a server, they stream through mitmproxy like any upstream's, so a
+`Recorder` riding along records their events. Other answers are set directly as `flow.response`.
 
 Also usable with plain mitmdump: `mitmdump --mode reverse:http://127.0.0.1:9 --set
 connection_strategy=lazy -s proxy/replay/addon.py --set cassette=FILE` (lazy, so mitmproxy does not
@@ -48,6 +50,7 @@ REPLAYED = "ctxscope_replayed"
 """`flow.metadata` key set on flows the replayer answered, so an addon running alongside (record mode
 `new`) can tell replayed exchanges from new ones."""
 _ORIGIN = "ctxscope_replay_origin"
+_IN_FLIGHT = "ctxscope_replay_in_flight"
 
 
 def is_model_path(method: str, path: str) -> bool:
@@ -126,6 +129,9 @@ class Replayer:
     async def request(self, flow: http.HTTPFlow) -> None:
         if flow.response is not None:
             return
+        # Counted until its `response`/`error` hook: a replay is only over once every answer is out.
+        flow.metadata[_IN_FLIGHT] = True
+        self._count_in_flight(+1)
         if flow.request.headers.get("upgrade", "").lower() == "websocket":
             self._error(flow, 426, "ctxscope_websocket_unsupported", "replay serves HTTP only; use HTTP/SSE")
             return
@@ -153,6 +159,18 @@ class Replayer:
         # Recorder running alongside records what the client sent, not the detour.
         flow.request.scheme, flow.request.host, flow.request.port = origin
         flow.request.headers.pop(TICKET_HEADER, None)
+
+    def response(self, flow: http.HTTPFlow) -> None:
+        if flow.metadata.pop(_IN_FLIGHT, None):
+            self._count_in_flight(-1)
+
+    def error(self, flow: http.HTTPFlow) -> None:
+        if flow.metadata.pop(_IN_FLIGHT, None):
+            self._count_in_flight(-1)
+
+    def _count_in_flight(self, delta: int) -> None:
+        with self.report._lock:
+            self.report.in_flight += delta
 
     async def done(self) -> None:
         await self._pacer.close()
@@ -246,7 +264,7 @@ class Replayer:
 
     async def _deliver(self, flow: http.HTTPFlow, answer: Answer) -> None:
         paced = self.pace == "recorded"
-        if answer.is_stream and (paced or answer.cut):
+        if answer.is_stream:
             port = await self._pacer.ensure_started()
             ticket = self._pacer.park(answer, paced)
             flow.metadata[_ORIGIN] = (flow.request.scheme, flow.request.host, flow.request.port)
@@ -255,8 +273,7 @@ class Replayer:
             flow.request.port = port
             flow.request.headers[TICKET_HEADER] = ticket
             return
-        body = answer.stream_bytes() if answer.is_stream else answer.body
-        flow.response = http.Response.make(answer.status, body, answer.headers)
+        flow.response = http.Response.make(answer.status, answer.body, answer.headers)
 
     def _mismatch_error(
         self, flow: http.HTTPFlow, cassette: Cassette, entry: CassetteEntry, differences: list[str]

@@ -49,7 +49,7 @@ class Answer:
         return self.events is not None
 
     def stream_bytes(self) -> bytes:
-        """The whole SSE body at once (for `--pace fast`)."""
+        """The whole SSE body at once."""
         return b"".join(chunk for _, chunk in self.events or [])
 
 

@@ -93,7 +93,7 @@ def run_replay(
 def _finished(server: ReplayServer) -> bool:
     report = server.report
     failed = bool(report.exhausted) or (report.match == "strict" and bool(report.mismatches))
-    return report.remaining == 0 or failed
+    return (report.remaining == 0 or failed) and report.in_flight == 0
 
 
 def _wait(server: ReplayServer, changed: threading.Event, exit_when_done: bool) -> None:

@@ -72,6 +72,9 @@ _TEXT_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"Chunk ID: \w+"), "Chunk ID: <id>"),
     (re.compile(r"Duration: [\d.]+ ?(?:ms|s|seconds)\b"), "Duration: <n>"),
 )
+_TEXT_RULES_HINT = re.compile(r"<current_date>|<timezone>|Wall time: |Chunk ID: |Duration: ")
+_DIGIT_RE = re.compile(r"\d")
+_CACHE_SIZE = 50_000
 _CWD_TAG_RE = re.compile(r"<cwd>([^<]+)</cwd>")
 _PATH_TAIL = r"(?![\w.-])"  # a path ends where a path character does not follow
 
@@ -153,6 +156,8 @@ class Normaliser:
         self._ignore_paths = [parse_json_path(p) for p in self.ignore]
         self._cwd_re: re.Pattern[str] | None = None
         self._cwd_key: tuple[str, ...] = ()
+        self._cache_key: tuple[str, ...] = ()
+        self._cache: dict[str, str] = {}
         temp_root = tempfile.gettempdir().rstrip("/")
         extra = [] if temp_root in ("/tmp", "/var/tmp", "") else [re.escape(temp_root) + r"/[^/\s\"'<>]+"]
         self._tmp_re = re.compile("|".join([_TMP_RE.pattern, *extra]))
@@ -170,16 +175,32 @@ class Normaliser:
 
     def text(self, value: str) -> str:
         """Normalise one string (paths, ids, dates, versions, placeholders)."""
+        # Requests repeat their whole history every turn: the same strings come back again and again.
+        key = tuple(sorted(self.cwds))
+        if key != self._cache_key:
+            self._cache_key, self._cache = key, {}
+        cached = self._cache.get(value)
+        if cached is None:
+            cached = self._text(value)
+            if len(self._cache) >= _CACHE_SIZE:
+                self._cache.clear()
+            self._cache[value] = cached
+        return cached
+
+    def _text(self, value: str) -> str:
         value = self._paths(value)
-        value = _REDACTED_RE.sub(r"<redacted:\1>", value)
-        value = _UUID_RE.sub("<uuid>", value)
-        value = _ID_RE.sub(lambda m: f"<id:{m.group(1)}>", value)
-        value = _HEX_RE.sub("<hex>", value)
-        value = _DATETIME_RE.sub("<datetime>", value)
-        value = _DATE_RE.sub("<date>", value)
-        value = _CLIENT_VERSION_RE.sub(r"\1/<version>", value)
-        for pattern, repl in _TEXT_RULES:
-            value = pattern.sub(repl, value)
+        if "<redacted:" in value:
+            value = _REDACTED_RE.sub(r"<redacted:\1>", value)
+        if _DIGIT_RE.search(value):  # every id, uuid, date and version below has a digit
+            value = _UUID_RE.sub("<uuid>", value)
+            value = _ID_RE.sub(lambda m: f"<id:{m.group(1)}>", value)
+            value = _HEX_RE.sub("<hex>", value)
+            value = _DATETIME_RE.sub("<datetime>", value)
+            value = _DATE_RE.sub("<date>", value)
+            value = _CLIENT_VERSION_RE.sub(r"\1/<version>", value)
+        if _TEXT_RULES_HINT.search(value):
+            for pattern, repl in _TEXT_RULES:
+                value = pattern.sub(repl, value)
         return value
 
     def _paths(self, value: str) -> str:

@@ -1,9 +1,10 @@
 """The pacer: a tiny loopback HTTP/1.1 server that streams a replayed SSE answer with its timing.
 
-mitmproxy sends a response an addon sets in the `request` hook in one piece; only a response coming
-from a server can stream. So when an answer must be paced (`--pace recorded`) or cut mid-stream (a
-recorded transport error), the `Replayer` parks it here under a ticket and points the flow at this
-server; mitmproxy then streams what the pacer writes, chunk by chunk, like any upstream.
+mitmproxy sends a response an addon sets in the `request` hook in one piece, and other addons (the
+Recorder) see no stream; only a response coming from a server can stream. So every SSE answer —
+paced (`--pace recorded`) or not, cut mid-stream (a recorded transport error) or whole — is parked
+here under a ticket and the flow is pointed at this server; mitmproxy then streams what the pacer
+writes, chunk by chunk, like any upstream's.
 
 It runs on the proxy's own event loop (started from an async addon hook), reads the forwarded request
 (Content-Length or chunked body, so closing never resets unread data), looks up the ticket header and

@@ -48,6 +48,8 @@ class ReplayReport:
     """Non-model requests with no recorded answer for their method and path."""
     passed_through: list[str] = field(default_factory=list)
     """Requests forwarded upstream (only in record mode `new`)."""
+    in_flight: int = 0
+    """Requests taken in whose answer has not been fully sent yet."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property

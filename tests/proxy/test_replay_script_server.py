@@ -12,9 +12,12 @@ import openai
 import pytest
 from openai import OpenAI
 
+from proxy.recorder import Recorder
 from proxy.replay import serve_cassette, serve_script
 from proxy.responses_fold import fold_sse_bytes
 from proxy.sse import SseParser
+from proxy.store.reader import read_recording
+from proxy.store.writer import RecordingWriter
 
 STREAM = {"model": "m", "input": [], "stream": True}
 RECORDINGS = Path(__file__).resolve().parents[2] / "recordings"
@@ -155,3 +158,27 @@ def test_a_request_without_stream_gets_the_final_response_as_json() -> None:
         client.close()
     assert response.output_text == "plain" and response.id == "resp_0001"
     assert err.value.status_code == 502
+
+
+def test_a_recorder_riding_along_records_scripted_streams_as_events(tmp_path: Path) -> None:
+    """How the harness captures scripted runs: the Recorder in the same proxy as the replayer."""
+    path = tmp_path / "capture.jsonl"
+    writer = RecordingWriter(path, meta={})
+    recorder = Recorder(writer)
+    body = {"model": "m", "input": [{"type": "message", "role": "user", "content": "hi"}], "stream": True}
+    with serve_script([{"text": "scripted answer"}], extra_addons=[recorder], pace="recorded") as server:
+        with httpx.Client(timeout=30) as client:
+            client.post(server.url + "/v1/responses", json=body)
+        assert recorder.wait_for(1)
+    writer.close()
+    [exchange] = read_recording(path).exchanges
+    assert exchange.url == "http://127.0.0.1:9/v1/responses"  # not the pacer's address
+    assert not any(name.lower().startswith("x-ctxscope") for name in exchange.request_headers)
+    assert exchange.sse and exchange.response is not None
+    assert exchange.response["output"][0]["content"][0]["text"] == "scripted answer"
+    # and the capture replays strictly
+    with serve_cassette(path) as server, httpx.Client(timeout=30) as client:
+        again = client.post(server.url + "/v1/responses", json=body)
+        assert server.report.problems() == []
+    folded = fold_sse_bytes(again.content)
+    assert folded is not None and folded["output"][0]["content"][0]["text"] == "scripted answer"
