@@ -10,6 +10,7 @@ reads a model request: `input[3].content[0].text differs: recorded '…' vs live
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -89,7 +90,7 @@ def json_diff(recorded: Any, live: Any, where: str = "") -> list[str]:
     if type(recorded) is not type(live) and not (_is_number(recorded) and _is_number(live)):
         return [f"{label} differs: recorded {_kind(recorded)} vs live {_kind(live)}"]
     if isinstance(recorded, str) and isinstance(live, str):
-        return [f"{label} differs: {_string_snippets(recorded, live)}"]
+        return [f"{label}{_fragment(recorded)} differs: {_string_snippets(recorded, live)}"]
     if recorded == live:
         return []
     return [f"{label} differs: recorded {_short(recorded)} vs live {_short(live)}"]
@@ -214,6 +215,21 @@ def _compact(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError):
         return repr(value)
+
+
+_FRAGMENT_RE = re.compile(r"\s*(?:<([A-Za-z_][\w -]{0,40})>|# (AGENTS\.md) instructions)")
+
+
+def _fragment(text: str) -> str:
+    """` (environment_context)` when a text opens with a context-fragment wrapper, else ``.
+
+    Only the opening marker is read (the harness owns the full fragment vocabulary; proxy must not
+    import it): enough to say which part of the context changed.
+    """
+    match = _FRAGMENT_RE.match(text)
+    if match is None:
+        return ""
+    return f" ({match.group(1) or match.group(2)})"
 
 
 def _string_snippets(recorded: str, live: str) -> str:

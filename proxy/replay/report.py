@@ -10,6 +10,8 @@ import copy
 import threading
 from dataclasses import dataclass, field
 
+from proxy.errors import ReplayMismatch
+
 __all__ = ["Mismatch", "ReplayReport"]
 
 
@@ -63,6 +65,13 @@ class ReplayReport:
         out += [f"{self.cassette}: cassette exhausted, no answer for {r}" for r in self.exhausted]
         out += [f"{self.cassette}: no recorded answer for {r}" for r in self.unmatched]
         return out
+
+    def raise_for_problems(self) -> None:
+        """Raise `ReplayMismatch` (one line: the count and the first problem) if anything went wrong."""
+        problems = self.problems()
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise ReplayMismatch(f"{len(problems)} replay problem(s): {problems[0]}{more}")
 
     def summary(self) -> str:
         """One line for people: served counts and problems."""

@@ -93,3 +93,17 @@ def test_request_path_keeps_the_query() -> None:
     assert request_path("https://api.openai.com/v1/models?client_version=1") == "/v1/models?client_version=1"
     assert request_path("/v1/responses") == "/v1/responses"
     assert request_path("http://h") == "/"
+
+
+def test_a_changed_context_fragment_is_named() -> None:
+    rec = {
+        "input": [{"content": [{"text": "<environment_context>\n  <cwd>/a</cwd>\n</environment_context>"}]}]
+    }
+    live = {
+        "input": [{"content": [{"text": "<environment_context>\n  <cwd>/b</cwd>\n</environment_context>"}]}]
+    }
+    [line] = json_diff(rec, live)
+    assert line.startswith("input[0].content[0].text (environment_context) differs: at char 30:")
+    agents = "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>"
+    [line] = json_diff({"t": agents + "a"}, {"t": agents + "b"})
+    assert line.startswith("t (AGENTS.md) differs")

@@ -14,6 +14,7 @@ import httpx
 import pytest
 from openai import OpenAI
 
+from proxy.errors import ReplayMismatch
 from proxy.replay import load_cassette, serve_cassette
 from proxy.responses_fold import fold_sse_bytes
 from proxy.testing import JsonReply, SseReply, response_stream, text_message
@@ -121,6 +122,8 @@ def test_sequential_mode_serves_anyway_and_notes_the_mismatch(two_turns: Path) -
     [mismatch] = report.mismatches
     assert mismatch.served and mismatch.index == 0
     assert "served anyway" in mismatch.line()
+    with pytest.raises(ReplayMismatch, match=r"^1 replay problem\(s\): .*exchange #\d+ .*served anyway"):
+        report.raise_for_problems()
 
 
 def test_ignore_paths_hide_user_chosen_differences(two_turns: Path) -> None:
