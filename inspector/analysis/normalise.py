@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from proxy.replay.normalise import Normaliser
+if TYPE_CHECKING:
+    from proxy.replay.normalise import Normaliser
 
 # Item ids (`msg_…`, `rs_…`, `fc_…`) are assigned per response and differ between otherwise identical
 # items; `status` flips from "in_progress" to "completed" when a client echoes items back.
@@ -40,6 +41,10 @@ def item_key(item: Any) -> str:
 
 def cross_run(bodies: list[Any]) -> Normaliser:
     """A normaliser for one side of a cross-recording comparison, taught that side's directories."""
+    # Imported here: the `proxy.replay` package loads mitmproxy (over a second), which only a
+    # comparison needs.
+    from proxy.replay.normalise import Normaliser
+
     normaliser = Normaliser()
     for body in bodies:
         normaliser.learn(body)

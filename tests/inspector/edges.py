@@ -12,9 +12,11 @@ from collections.abc import Callable
 from builders import (
     TOOLS,
     Script,
+    agents_md,
     body,
     call,
     completed,
+    environment,
     fragment,
     initial_context,
     message,
@@ -177,8 +179,31 @@ def odd_input() -> Script:
     return s
 
 
+def world() -> Script:
+    """A session that changes directory into a package, selects a skill, switches mode and goal."""
+    s = Script()
+    t1 = [*initial_context(), message("user", "look around")]
+    s.request(body(t1), response=completed("resp_1"), headers=SESSION)
+    moved = message("user", agents_md("/repo/pkg", "Package rules.", kind="agents_md_replaced"),
+                    environment("/repo/pkg"))
+    perms = message("developer", fragment("permissions", sandbox_mode="workspace-write",
+                                          approval_policy="never", network_enabled=True,
+                                          writable_roots=["/repo/pkg", "/tmp"]),
+                    fragment("collaboration_mode", mode="plan"))
+    skill = message("user", fragment("selected_skill", name="demo-skill", path="/skills/demo-skill/SKILL.md",
+                                     text="Say DEMO."))
+    t2 = [*t1, message("assistant", "ok"), perms, moved, message("user", "use $demo-skill"), skill]
+    s.request(body(t2, model="gpt-5.1-codex", reasoning={"effort": "high"}), response=completed("resp_2"),
+              headers=SESSION)
+    goal = message("user", fragment("goal", objective="ship the parser"))
+    t3 = [*t2, message("assistant", "ok"), goal, message("user", "continue")]
+    s.request(body(t3, model="gpt-5.1-codex", reasoning={"effort": "high"}), response=completed("resp_3"),
+              headers=SESSION)
+    return s
+
+
 EDGES: dict[str, Callable[[], Script]] = {
     "compaction": compaction, "remote_compaction": remote_compaction, "fork": fork,
     "fork_with_ids": fork_with_ids, "rewrite": rewrite, "chain": chain, "failed_stream": failed_stream,
-    "tools_reordered": tools_reordered, "odd_input": odd_input,
+    "tools_reordered": tools_reordered, "odd_input": odd_input, "world": world,
 }

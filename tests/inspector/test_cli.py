@@ -1,0 +1,133 @@
+"""`ctxscope diff / show / compare` as a real subprocess: formats, the JSON schema, bad input."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import invoke, run_ctxscope
+
+
+def test_diff_text_tells_what_changed(edge: Callable[[str], Path]) -> None:
+    result = run_ctxscope("diff", str(edge("world")), "--no-color")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "\x1b[" not in out
+    for sentence in ("cwd /repo → /repo/pkg", "AGENTS.md replaced: /repo → /repo/pkg",
+                     "writable roots changed", "skill demo-skill selected", "goal set: ship the parser"):
+        assert sentence in out
+    assert "#2" in out and "append" in out
+
+
+def test_diff_colour_when_forced(edge: Callable[[str], Path]) -> None:
+    result = invoke("diff", str(edge("compaction")), "--color")
+    assert result.returncode == 0, result.stderr
+    assert "\x1b[" in result.stdout
+    assert "compaction (request_kind compaction): 5 items summarised" in result.stdout
+
+
+def test_diff_json_follows_the_schema(edge: Callable[[str], Path]) -> None:
+    result = invoke("diff", str(edge("compaction")), "--format", "json", "--turn", "5")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["schema"] == "ctxscope-report/1" and doc["report"] == "diff"
+    assert doc["tokenizer"] == {"name": "o200k_base", "estimated": False}
+    assert [t["change"]["kind"] for t in doc["turns"]] == ["initial", "append", "append", "append", "compaction"]
+    row = doc["turns"][4]
+    assert set(row) >= {"turn", "thread", "exchange", "transport", "endpoint", "model", "request_kind", "status",
+                        "error", "items", "sent_items", "change", "fragments_changed", "world_state_changes",
+                        "instructions_changed", "tools", "params", "tokens", "compaction", "notes"}
+    assert row["compaction"]["trigger"] == "request_kind compaction"
+    assert row["compaction"]["summarised"] == 5
+    detail = doc["detail"]
+    assert detail["turn"] == 5 and detail["compaction"]["summarised_items"]
+    assert detail["removed_items"] and detail["added_items"][0]["parts"][0]["text"]
+    assert doc["threads"] == [{"name": "T1", "id": "sess-A", "turns": [1, 2, 3, 4, 5], "forked_from": None}]
+
+
+def test_diff_thread_filter_and_markdown(edge: Callable[[str], Path]) -> None:
+    path = edge("fork")
+    result = invoke("diff", str(path), "--thread", "T2", "--format", "json")
+    assert [t["turn"] for t in json.loads(result.stdout)["turns"]] == [3]
+    md = invoke("diff", str(path), "--format", "markdown")
+    assert md.returncode == 0
+    assert md.stdout.startswith("# ctxscope diff") and "| 3 | T2 | fork |" in md.stdout
+
+
+def test_show_layout_and_raw(edge: Callable[[str], Path]) -> None:
+    path = edge("world")
+    result = invoke("show", str(path), "--turn", "2", "--no-color")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert any(line.strip().startswith("0  developer[<permissions>, <skills_catalog>]") for line in lines)
+    assert any("user[<agents_md:/repo>, <environment_context:cwd=/repo>]" in line for line in lines)
+    assert any('user: "look around"' in line for line in lines)
+    assert any("user[<selected_skill:demo-skill>]" in line for line in lines)
+    raw = invoke("show", str(path), "--turn", "2", "--raw")
+    assert json.loads(raw.stdout)["model"] == "gpt-5.1-codex"
+    doc = json.loads(invoke("show", str(path), "--turn", "1", "--format", "json").stdout)
+    assert doc["report"] == "show" and doc["layout"][0] == "developer[<permissions>, <skills_catalog>]"
+
+
+def test_compare_two_recordings(edge: Callable[[str], Path], tmp_path: Path) -> None:
+    a = edge("tools_reordered")
+    b = edge("world")
+    doc = json.loads(invoke("compare", str(a), str(b), "--format", "json").stdout)
+    assert doc["report"] == "compare" and doc["summary"]["turns_a"] == 3
+    first = doc["turns"][0]
+    assert first["items_diff"] == ['- user: "hi"', '+ user: "look around"']
+    assert first["params"] == {} and first["headers"]["changed"] == {} and not first["tools"]["added"]
+    second = doc["turns"][1]
+    assert second["same"] is False and second["params"]["model"] == {"a": "gpt-5-codex", "b": "gpt-5.1-codex"}
+    assert second["items_diff"]
+    text = invoke("compare", str(a), str(a), "--no-color")
+    assert text.returncode == 0 and text.stdout.count(" same") == 3
+
+
+@pytest.mark.parametrize("make, expected", [
+    (lambda p: p.write_text("hello, not json\n"), "is not a ctxscope recording"),
+    (lambda p: p.write_text('{"some": "json"}\n'), "is not a ctxscope recording"),
+    (lambda p: p.write_text(""), "is empty"),
+    (lambda p: None, "does not exist"),
+])
+def test_bad_files_fail_with_one_line(tmp_path: Path, make: Callable[[Path], object], expected: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    make(path)
+    commands = [["diff", str(path)]]
+    if expected == "is empty":  # every command goes through the same reader; check each once
+        commands += [["show", str(path), "--turn", "1"], ["compare", str(path), str(path)]]
+    for args in commands:
+        result = run_ctxscope(*args)
+        assert result.returncode == 2
+        assert result.stderr.startswith("error: ") and expected in result.stderr
+        assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_truncated_recording_loads_what_is_complete(edge: Callable[[str], Path]) -> None:
+    path = edge("world")
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) - 40])  # tear the last line
+    result = run_ctxscope("diff", str(path), "--format", "json")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert any("incomplete" in w for w in doc["warnings"])
+    assert [t["turn"] for t in doc["turns"]] == [1, 2]
+
+
+def test_turn_out_of_range_and_unknown_thread(edge: Callable[[str], Path]) -> None:
+    path = edge("world")
+    result = run_ctxscope("show", str(path), "--turn", "9")
+    assert result.returncode == 2 and result.stderr == f"error: there is no turn 9: {path} has turns 1–3\n"
+    result = run_ctxscope("diff", str(path), "--thread", "T7")
+    assert result.returncode == 2 and "there is no thread 'T7'" in result.stderr
+
+
+def test_non_responses_recording_reports_and_shows_unknowns(edge: Callable[[str], Path]) -> None:
+    path = edge("odd_input")
+    result = invoke("diff", str(path), "--no-color")
+    assert result.returncode == 0, result.stderr
+    assert "is not a Responses request; skipped" in result.stdout
+    shown = invoke("show", str(path), "--turn", "1", "--no-color")
+    assert "unknown:mystery_item" in shown.stdout and "unknown_part:input_audio" in shown.stdout
