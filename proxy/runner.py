@@ -8,8 +8,8 @@ Modes:
   no path, so an upstream path prefix (``https://chatgpt.com/backend-api/codex``) is prepended by a
   small addon unless the client already sent it: base URLs ``http://127.0.0.1:PORT`` and
   ``http://127.0.0.1:PORT/backend-api/codex`` both work.
-- ``forward``: a regular HTTP(S) proxy that intercepts TLS with the CA in `confdir`
-  (see `proxy.forward` for the CA and the client environment lines).
+- ``forward``: a regular HTTP(S) proxy that intercepts TLS with the CA in `confdir` (default
+  `proxy.home.mitmproxy_confdir()`; see `proxy.forward` for the CA and the client environment lines).
 
 mitmproxy's `ctx` is process-global, so only one ProxyServer may run at a time in a process.
 """
@@ -29,6 +29,7 @@ from mitmproxy.options import Options
 from mitmproxy.tools.dump import DumpMaster
 
 from proxy.errors import ConfigError, ProxyStartError
+from proxy.home import mitmproxy_confdir
 
 __all__ = ["ProxyServer", "split_upstream"]
 
@@ -219,8 +220,9 @@ class ProxyServer:
             listen_port=self.listen_port,
             mode=[self._mode_spec],
         )
-        if self.confdir is not None:
-            opts.update(confdir=str(self.confdir))
+        # Always a ctxscope-owned confdir: mitmproxy creates its CA there even in reverse mode, and
+        # its default (~/.mitmproxy) is not ours to write to.
+        opts.update(confdir=str(self.confdir or mitmproxy_confdir()))
         master: Any = DumpMaster(opts, loop=loop, with_termlog=False, with_dumper=False)
         # mitmproxy's errorcheck prints to stderr and sys.exit()s on start-up errors; `_Ready` reports
         # them as one clear ProxyStartError instead.

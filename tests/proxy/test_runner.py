@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+import stat
+from pathlib import Path
 
 import httpx
 import pytest
@@ -72,3 +74,12 @@ def test_bad_settings_are_config_errors() -> None:
         "/backend-api/codex",
     )
     assert split_upstream("api.openai.com") == ("https://api.openai.com", "")
+
+
+def test_mitmproxy_files_live_in_the_ctxscope_home(upstream: FakeUpstream, ctxscope_home: Path) -> None:
+    with ProxyServer([], upstream=upstream.url):
+        pass
+    confdir = ctxscope_home / "mitmproxy"
+    assert (confdir / "mitmproxy-ca-cert.pem").exists()
+    assert stat.S_IMODE(confdir.stat().st_mode) == 0o700
+    assert stat.S_IMODE((confdir / "mitmproxy-ca.pem").stat().st_mode) & 0o077 == 0
