@@ -82,7 +82,7 @@ def request_values(state: dict[str, Any], body: dict[str, Any]) -> dict[str, Any
     return out
 
 
-def _short(value: Any, limit: int = 60) -> str:
+def _short(value: Any, limit: int = 200) -> str:
     if value is None:
         return "unset"
     if isinstance(value, bool):
@@ -138,7 +138,7 @@ def describe_changes(before: dict[str, Any] | None, after: dict[str, Any], added
         if name not in (before.get("selected_skills") or []):
             sentences.append(f"skill {name} selected")
     if before.get("goal") != after.get("goal"):
-        sentences.append(f"goal set: {_short(after.get('goal'))}" if after.get("goal") else "goal cleared")
+        sentences.append(f"goal set: {_short(after.get('goal'), 80)}" if after.get("goal") else "goal cleared")
     if before.get("personality") != after.get("personality"):
         sentences.append("personality changed")
     return sentences
