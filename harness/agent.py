@@ -224,7 +224,9 @@ class Agent:
 
     def _sync_world(self) -> None:
         """Append the full context (first request) or only what changed since the baseline."""
-        state = self.context.collect()
+        state, warnings = self.context.collect()
+        for warning in warnings:
+            self.notice(warning)
         if self.baseline is None:
             items = self.context.initial_items(state)
         else:

@@ -19,7 +19,6 @@ from harness.context import (
     WorldState,
     collect_world_state,
     context_update_items,
-    discover_skills,
     initial_context_items,
     model_switch_items,
     selected_skill_items,
@@ -43,13 +42,20 @@ class ContextBridge:
     developer_instructions: str | None = None
     warnings: list[str] = field(default_factory=list)
     """Problems found while reading skills (malformed SKILL.md ...), surfaced as notices once."""
+    last_state: WorldState | None = None
 
     @property
     def cwd(self) -> Path:
         return Path(self.settings.cwd)
 
-    def collect(self) -> WorldState:
-        return collect_world_state(self.settings, self.warnings)
+    def collect(self) -> tuple[WorldState, list[str]]:
+        """A fresh snapshot, and the warnings not reported before (each is told once per session)."""
+        found: list[str] = []
+        state = collect_world_state(self.settings, found)
+        self.last_state = state
+        new = [w for w in dict.fromkeys(found) if w not in self.warnings]
+        self.warnings.extend(new)
+        return state, new
 
     def initial_items(self, state: WorldState) -> list[dict[str, Any]]:
         return [_plain(i) for i in initial_context_items(state, self.developer_instructions)]
@@ -67,7 +73,8 @@ class ContextBridge:
         return [_plain(i) for i in model_switch_items(old, new, instructions)]
 
     def selected_skill_items(self, prompt: str) -> list[dict[str, Any]]:
-        skills = discover_skills(self.settings.skill_dirs, None)
+        """Full text of each `$skill` the prompt mentions (from the skills of the last snapshot)."""
+        skills = self.last_state.skills if self.last_state is not None else []
         return [_plain(i) for i in selected_skill_items(prompt, skills)]
 
     def turn_aborted_items(self) -> list[dict[str, Any]]:

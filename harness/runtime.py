@@ -91,8 +91,6 @@ class AgentRuntime:
         except BaseException:
             self.close()
             raise
-        for warning in self.agent.context.warnings:
-            self.agent.notice(warning)
         return self
 
     def _notice(self, message: str) -> None:

@@ -260,3 +260,15 @@ def test_max_steps_bounds_the_loop(repo: Path, tmp_path: Path) -> None:
     run = run_agent(repo, script, ["loop"], tmp_path / "cap.jsonl", max_steps=2)
     assert run.results[0].stopped == "max_steps" and len(run.bodies()) == 2
     assert_calls_paired(SessionStore.open(run.session_id).load().history)
+
+
+def test_malformed_skill_is_a_notice_not_a_failure(repo: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "skills" / "broken"
+    broken.mkdir()
+    (broken / "SKILL.md").write_bytes(b"no front matter at all \xff\n")
+    script = write_script(tmp_path / "s.json", [{"text": "one"}, {"text": "two"}])
+    run = run_agent(repo, script, ["a $greet", "b"], tmp_path / "cap.jsonl")
+    notices = [e["message"] for e in run.events if e["type"] == "notice"]
+    assert len(notices) == 1 and "broken" in notices[0]  # told once, not on every request
+    first = run.bodies()[0]
+    assert labels(first, repo)[-1] == "user[<selected_skill:greet>]"  # the good skill still works
