@@ -134,6 +134,8 @@ class Agent:
         self.baseline: Any = None
         """The world state the last request was built from; None = next request gets the full render."""
         self.requests = 0
+        self.rate_limits: dict[str, str] = {}
+        """The backend's latest rate-limit headers (Codex's `x-codex-primary-*` and the like)."""
         if resumed is not None:
             self._resume(resumed)
 
@@ -150,7 +152,11 @@ class Agent:
             self.instructions = self.config.instructions_for(self.model)
         if resumed.world_state is not None:
             self.baseline = self.context.restore(resumed.world_state)
-        # A call left without output (crash mid-step) would make the next request invalid.
+        self._answer_orphans()
+
+    def _answer_orphans(self) -> None:
+        """A call left without output (crash or Ctrl-C mid-step) would make the next request
+        invalid: answer it, so the model learns the call did not finish."""
         for call in missing_outputs(self.history):
             self._append(self.router_aborted_output(call))
 
@@ -186,6 +192,7 @@ class Agent:
             "requests": self.requests,
             "sandbox": self.config.sandbox,
             "approval": self.config.approval,
+            **({"rate_limits": self.rate_limits} if self.rate_limits else {}),
         }
 
     # ---- commands ----------------------------------------------------------------------------
@@ -264,6 +271,7 @@ class Agent:
                 if step:
                     self._sync_world()
                 streamed = self._request(turn_id)
+                self.rate_limits = _rate_limits(streamed.headers) or self.rate_limits
                 result.steps = step + 1
                 if streamed.response.usage is not None:
                     result.usage.append(to_wire(streamed.response.usage))
@@ -286,12 +294,15 @@ class Agent:
                     "still coming; send another message to continue"
                 )
         except KeyboardInterrupt:
+            self._answer_orphans()
             for item in self.context.turn_aborted_items():
                 self._append(item)
             self.session.append("event", {"kind": "turn_aborted", "turn_id": turn_id})
             raise
         except Exception as e:
+            self._answer_orphans()
             self.session.append("event", {"kind": "error", "turn_id": turn_id, "message": str(e)})
+            self.emit({"type": "error", "turn_id": turn_id, "message": str(e)})
             raise
         self.session.append(
             "event",
@@ -358,5 +369,6 @@ class Agent:
         self.emit({"type": "tool_output", "call_id": data.get("call_id"), "output": data.get("output")})
 
 
-def resolve_cwd(path: Path | None) -> Path:
-    return (path or Path.cwd()).resolve()
+def _rate_limits(headers: dict[str, str]) -> dict[str, str]:
+    prefixes = ("x-codex-primary", "x-codex-secondary", "x-codex-credits", "x-ratelimit-")
+    return {k.lower(): v for k, v in headers.items() if k.lower().startswith(prefixes)}

@@ -15,6 +15,7 @@ from proxy.store.reader import read_recording
 from tests.harness.helpers import (
     PINNED_CONTEXT,
     assert_append_only,
+    assert_calls_paired,
     labels,
     make_repo,
     run_agent,
@@ -114,3 +115,62 @@ def test_router_follows_the_agent_mode(repo: Path, tmp_path: Path) -> None:
         runtime.agent.router.set_mode("something-else")
         runtime.agent.run_turn("hi")
         assert runtime.agent.router.mode == runtime.agent.mode.name == "default"
+
+
+def test_ctrl_c_during_a_tool_still_answers_the_call(repo: Path, tmp_path: Path) -> None:
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            {"function_call": {"name": "list_dir", "arguments": {"path": "."}, "call_id": "call_x"}},
+            {"text": "ok"},
+        ],
+    )
+    options = AgentOptions(
+        provider="script",
+        script=script,
+        cwd=repo,
+        capture=tmp_path / "cap.jsonl",
+        context_overrides=dict(PINNED_CONTEXT),
+    )
+    armed = {"on": True}
+
+    def emit(event: dict[str, Any]) -> None:
+        if event["type"] == "tool_call" and armed["on"]:
+            armed["on"] = False
+            raise KeyboardInterrupt
+
+    with AgentRuntime(options, emit=emit) as runtime:
+        assert runtime.agent is not None
+        with pytest.raises(KeyboardInterrupt):
+            runtime.agent.run_turn("first")
+        runtime.agent.run_turn("second")
+    last = [e.request_body for e in read_recording(tmp_path / "cap.jsonl").exchanges][-1]["input"]
+    assert_calls_paired(last)
+    (output,) = [i for i in last if i["type"] == "function_call_output"]
+    assert output["call_id"] == "call_x" and output["output"].startswith("aborted")
+    assert labels({"input": last}, repo)[-3:] == [
+        "function_call_output",
+        "user[<turn_aborted>]",
+        'user: "second"',
+    ]
+
+
+def test_resume_answers_a_call_left_without_output(repo: Path, tmp_path: Path) -> None:
+    first = run_agent(
+        repo, write_script(tmp_path / "s1.json", [{"text": "one"}]), ["a"], tmp_path / "c1.jsonl"
+    )
+    store = SessionStore.open(first.session_id)
+    store.append(
+        "response_item",
+        {"item": {"type": "function_call", "name": "list_dir", "arguments": "{}", "call_id": "call_lost"}},
+    )
+    second = run_agent(
+        repo,
+        write_script(tmp_path / "s2.json", [{"text": "two"}]),
+        ["b"],
+        tmp_path / "c2.jsonl",
+        session=first.session_id,
+    )
+    (body,) = second.bodies()
+    assert_calls_paired(body["input"])
+    assert labels(body, repo)[-3:] == ["function_call list_dir", "function_call_output", 'user: "b"']

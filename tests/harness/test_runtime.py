@@ -154,3 +154,19 @@ def test_chatgpt_backend_through_capture_redacts_tokens(
     assert exchange.url.endswith("/backend-api/codex/responses")
     on_disk = (tmp_path / "cap.jsonl").read_text(encoding="utf-8")
     assert token not in on_disk and "acct-42" not in on_disk
+
+
+def test_status_shows_rate_limit_headers(
+    repo: Path, upstream: FakeUpstream, ctxscope_home: Path, tmp_path: Path
+) -> None:
+    write_config(ctxscope_home, tmp_path / "skills", extra="[providers.local]\n")
+    upstream.reply(
+        SseReply(
+            response_stream(text_message("hi")),
+            headers={"x-codex-primary-used-percent": "12.5", "x-request-id": "req_1"},
+        )
+    )
+    with AgentRuntime(_local_options(repo, upstream, no_capture=True)) as runtime:
+        assert runtime.agent is not None
+        runtime.agent.run_turn("hi")
+        assert runtime.agent.status()["rate_limits"] == {"x-codex-primary-used-percent": "12.5"}
