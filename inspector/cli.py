@@ -27,10 +27,13 @@ class Format(StrEnum):
     markdown = "markdown"
 
 
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output: text, json (ctxscope-report/1) "
-                                                                  "or markdown.")]
-ColorOpt = Annotated[bool | None, typer.Option("--color/--no-color", help="Force colour on or off "
-                                                                          "(default: on for a terminal).")]
+FormatOpt = Annotated[
+    Format, typer.Option("--format", "-f", help="Output: text, json (ctxscope-report/1) or markdown.")
+]
+ColorOpt = Annotated[
+    bool | None,
+    typer.Option("--color/--no-color", help="Force colour on or off (default: on for a terminal)."),
+]
 
 
 def _emit(report: dict[str, Any], fmt: Format, color: bool | None) -> None:
@@ -39,16 +42,23 @@ def _emit(report: dict[str, Any], fmt: Format, color: bool | None) -> None:
     elif fmt is Format.markdown:
         sys.stdout.write(render_markdown(report))
     else:
-        console = Console(force_terminal=color, no_color=color is False, highlight=False,
-                          width=None if sys.stdout.isatty() else 160)
+        console = Console(
+            force_terminal=color,
+            no_color=color is False,
+            highlight=False,
+            width=None if sys.stdout.isatty() else 160,
+        )
         render_text(report, console)
 
 
 def diff(
     file: Annotated[Path, typer.Argument(help="A ctxscope recording (.jsonl).")],
-    turn: Annotated[int | None, typer.Option("--turn", "-t", help="Show turn N against its predecessor "
-                                                                   "in full.")] = None,
-    thread: Annotated[str | None, typer.Option("--thread", help="Only this thread (T1, T2… or its id).")] = None,
+    turn: Annotated[
+        int | None, typer.Option("--turn", "-t", help="Show turn N against its predecessor in full.")
+    ] = None,
+    thread: Annotated[
+        str | None, typer.Option("--thread", help="Only this thread (T1, T2… or its id).")
+    ] = None,
     fmt: FormatOpt = Format.text,
     color: ColorOpt = None,
 ) -> None:
@@ -76,8 +86,9 @@ def show(
     """The full context of one request as a compact labelled layout."""
     analysis = analyse_recording(file)
     if raw:
-        sys.stdout.write(json.dumps(analysis.turn(turn).turn.exchange.request_body, indent=2,
-                                    ensure_ascii=False) + "\n")
+        sys.stdout.write(
+            json.dumps(analysis.turn(turn).turn.exchange.request_body, indent=2, ensure_ascii=False) + "\n"
+        )
         return
     _emit(show_report(analysis, turn), fmt, color)
 

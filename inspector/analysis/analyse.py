@@ -12,10 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from proxy.errors import ConfigError, RecordingError
-from proxy.model import Exchange, RecordingHeader
-from proxy.store import read_recording
-
 from inspector.analysis.attribution import ItemTotals, TokenReport, attribute, item_totals
 from inspector.analysis.changes import COMPACTION_REQUEST_KINDS, TurnChange, compare_turns
 from inspector.analysis.compaction import CompactionReport, compaction_report
@@ -24,6 +20,9 @@ from inspector.analysis.items import ItemClassifier
 from inspector.analysis.threads import Thread, assign_threads
 from inspector.analysis.turns import Turn, extract_turns
 from inspector.analysis.world_state import describe_changes, fold_items, request_values
+from proxy.errors import ConfigError, RecordingError
+from proxy.model import Exchange, RecordingHeader
+from proxy.store import read_recording
 
 
 @dataclass
@@ -57,8 +56,9 @@ class Analysis:
         if not self.turns:
             raise ConfigError(f"{self.source or 'the recording'} has no model requests to show")
         if not 1 <= number <= len(self.turns):
-            raise ConfigError(f"there is no turn {number}: {self.source or 'the recording'} has turns 1–"
-                              f"{len(self.turns)}")
+            raise ConfigError(
+                f"there is no turn {number}: {self.source or 'the recording'} has turns 1–{len(self.turns)}"
+            )
         return self.turns[number - 1]
 
     def thread(self, name: str) -> Thread:
@@ -85,17 +85,26 @@ def _notes(turn: Turn, change: TurnChange) -> list[str]:
     if turn.previous_response_id:
         rebuilt = len(turn.raw_input) - turn.sent_items
         if turn.chain_resolved:
-            notes.append(f"previous_response_id chain: {turn.sent_items} items sent, {rebuilt} rebuilt "
-                         f"from {turn.previous_response_id}")
+            notes.append(
+                f"previous_response_id chain: {turn.sent_items} items sent, {rebuilt} rebuilt "
+                f"from {turn.previous_response_id}"
+            )
         else:
-            notes.append(f"previous_response_id {turn.previous_response_id} not in the recording: "
-                         "context incomplete")
-    if change.kind == "append" and not change.added and change.previous is not None \
-            and turn.request_kind not in COMPACTION_REQUEST_KINDS:
+            notes.append(
+                f"previous_response_id {turn.previous_response_id} not in the recording: context incomplete"
+            )
+    if (
+        change.kind == "append"
+        and not change.added
+        and change.previous is not None
+        and turn.request_kind not in COMPACTION_REQUEST_KINDS
+    ):
         notes.append(f"same input as turn {change.previous} (a retry or a prewarm)")
     if turn.request_kind == "compaction":
-        notes.append(f"compaction request (request_kind compaction): {max(len(turn.items) - 1, 0)} items "
-                     "of history sent to be summarised" + ("" if turn.body.get("tools") else ", no tools"))
+        notes.append(
+            f"compaction request (request_kind compaction): {max(len(turn.items) - 1, 0)} items "
+            "of history sent to be summarised" + ("" if turn.body.get("tools") else ", no tools")
+        )
     elif turn.endpoint == "responses/compact":
         notes.append(f"remote compaction request (/responses/compact) over {len(turn.items)} items")
     elif turn.request_kind and turn.request_kind != "turn":
@@ -112,20 +121,28 @@ def _analyse_turn(
 ) -> tuple[TurnAnalysis, _Carry]:
     """Analyse `turn` against `carry` (the previous turn of its thread, or the fork source)."""
     prev = carry.turn if carry else None
-    change = compare_turns(prev.items if prev else None, turn.items,
-                           previous_number=prev.number if prev else None,
-                           previous_request_kind=prev.request_kind if prev else None, fork=fork)
+    change = compare_turns(
+        prev.items if prev else None,
+        turn.items,
+        previous_number=prev.number if prev else None,
+        previous_request_kind=prev.request_kind if prev else None,
+        fork=fork,
+    )
     appended = carry is not None and change.kind == "append"
-    items_state = fold_items(carry.items_state if carry and appended else {},
-                             change.added if appended else turn.items)
+    items_state = fold_items(
+        carry.items_state if carry and appended else {}, change.added if appended else turn.items
+    )
     state = request_values(items_state, turn.body)
     totals = item_totals(turn.items, carry.totals if carry and appended else None)
     if carry and appended:
         shared_items = carry.totals.tokens
     else:
         shared_items = sum(i.tokens for i in turn.items[: change.kept])
-    same_head = prev is not None and prev.body.get("instructions") == turn.body.get("instructions") \
+    same_head = (
+        prev is not None
+        and prev.body.get("instructions") == turn.body.get("instructions")
         and prev.body.get("tools") == turn.body.get("tools")
+    )
     # A local compaction request carries no tools; the turn after it is compared with the turn
     # before the request, so tools do not appear to vanish and come back around every compaction.
     head = prev
@@ -138,14 +155,20 @@ def _analyse_turn(
             if state.get(key) is None:
                 state[key] = carry.request_state.get(key)
     result = TurnAnalysis(
-        turn=turn, change=change, state=state,
+        turn=turn,
+        change=change,
+        state=state,
         state_changes=describe_changes(carry.request_state if carry else None, state, change.added),
         instructions_diff=instructions_diff(head.body.get("instructions"), turn.body.get("instructions"))
-        if head else [],
-        tools=tools_diff(head.body.get("tools"), turn.body.get("tools")) if head and not compaction_request
+        if head
+        else [],
+        tools=tools_diff(head.body.get("tools"), turn.body.get("tools"))
+        if head and not compaction_request
         else ToolDiff(),
         params=params_diff(head.body, turn.body) if head and not compaction_request else {},
-        tokens=attribute(turn.body, totals, turn.usage, shared_items_tokens=shared_items, same_head=same_head),
+        tokens=attribute(
+            turn.body, totals, turn.usage, shared_items_tokens=shared_items, same_head=same_head
+        ),
     )
     if change.kind == "compaction" and prev is not None:
         history = prev.items
@@ -158,7 +181,10 @@ def _analyse_turn(
 
 
 def analyse_exchanges(
-    exchanges: list[Exchange], *, source: str = "", header: RecordingHeader | None = None,
+    exchanges: list[Exchange],
+    *,
+    source: str = "",
+    header: RecordingHeader | None = None,
     warnings: list[str] | None = None,
 ) -> Analysis:
     """Analyse exchanges (from a recording, or built by hand in tests)."""
@@ -188,8 +214,9 @@ def analyse_exchanges(
 def analyse_recording(path: Path | str) -> Analysis:
     """Read and analyse a recording file; `RecordingError` (one line) when it is not one."""
     recording = read_recording(path)
-    return analyse_exchanges(recording.exchanges, source=str(path), header=recording.header,
-                             warnings=list(recording.warnings))
+    return analyse_exchanges(
+        recording.exchanges, source=str(path), header=recording.header, warnings=list(recording.warnings)
+    )
 
 
 __all__ = ["Analysis", "RecordingError", "TurnAnalysis", "analyse_exchanges", "analyse_recording"]

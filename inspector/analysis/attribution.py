@@ -74,9 +74,10 @@ class ItemTotals:
 
 def item_totals(items: list[Item], prior: ItemTotals | None = None) -> ItemTotals:
     """Totals of `items`, continuing from `prior` when it covers a prefix of them."""
-    start = prior.count if prior is not None and prior.count <= len(items) else 0
-    by_kind = dict(prior.by_kind) if start else {}
-    tokens = prior.tokens if start and prior is not None else 0
+    by_kind: dict[str, int] = {}
+    start = tokens = 0
+    if prior is not None and prior.count <= len(items):
+        start, tokens, by_kind = prior.count, prior.tokens, dict(prior.by_kind)
     for item in items[start:]:
         item_kind_tokens(item, by_kind)
         tokens += item.tokens
@@ -106,5 +107,12 @@ def attribute(
         by_kind[kind] = by_kind.get(kind, 0) + value
     shared = head + shared_items_tokens if same_head else 0
     total = head + totals.tokens
-    return TokenReport(by_kind, total, tokenizer.estimated, tokenizer.name, _usage_numbers(usage), shared,
-                       predicted_cached(shared))
+    return TokenReport(
+        by_kind,
+        total,
+        tokenizer.estimated,
+        tokenizer.name,
+        _usage_numbers(usage),
+        shared,
+        predicted_cached(shared),
+    )

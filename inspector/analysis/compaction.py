@@ -83,8 +83,9 @@ def compaction_report(history: list[Item], previous: Turn, current: Turn, kept: 
     gone = [i for i in history if i.key not in after_keys]
     report = CompactionReport(
         trigger=_trigger(previous),
-        request_turn=previous.number if previous.request_kind in ("compaction", "compact")
-        or previous.endpoint == "responses/compact" else None,
+        request_turn=previous.number
+        if previous.request_kind in ("compaction", "compact") or previous.endpoint == "responses/compact"
+        else None,
         summarised=[i for i in gone if i.is_conversation or not i.fragments],
         dropped_context=[i for i in gone if i.fragments and not i.is_conversation],
         kept_in_place=kept,
@@ -96,13 +97,20 @@ def compaction_report(history: list[Item], previous: Turn, current: Turn, kept: 
     for item in current.items[kept:]:
         if _is_summary(item):  # the newest summary (it may repeat an earlier one word for word)
             report.summary_items.append(item)
-            summaries = [str(p.values.get("summary", p.text)) for p in item.parts if p.kind == "compaction_summary"]
+            summaries = [
+                str(p.values.get("summary", p.text)) for p in item.parts if p.kind == "compaction_summary"
+            ]
             report.summary = "\n".join(summaries) or item.text or report.summary
         elif item.fragments and not item.is_conversation and {p.kind for p in item.fragments} & history_kinds:
             report.rematerialised.append(item)
     if report.summary is None and previous.output:
         # Local compaction: the request's answer is the summary the next turn carries.
-        texts = [str(c.get("text", "")) for o in previous.output if isinstance(o, dict)
-                 for c in (o.get("content") or []) if isinstance(c, dict)]
+        texts = [
+            str(c.get("text", ""))
+            for o in previous.output
+            if isinstance(o, dict)
+            for c in (o.get("content") or [])
+            if isinstance(c, dict)
+        ]
         report.summary = "\n".join(t for t in texts if t) or None
     return report

@@ -19,10 +19,20 @@ from inspector.analysis.diffs import ToolDiff, instructions_diff, params_diff, t
 from inspector.analysis.normalise import cross_run
 
 # Headers that differ on every request whatever the backend: not a difference worth showing.
-_NOISY_HEADERS = frozenset({
-    "content-length", "date", "x-client-request-id", "session-id", "thread-id", "x-request-id",
-    "x-codex-turn-metadata", "x-codex-window-id", "host", "traceparent",
-})
+_NOISY_HEADERS = frozenset(
+    {
+        "content-length",
+        "date",
+        "x-client-request-id",
+        "session-id",
+        "thread-id",
+        "x-request-id",
+        "x-codex-turn-metadata",
+        "x-codex-window-id",
+        "host",
+        "traceparent",
+    }
+)
 
 
 @dataclass
@@ -50,10 +60,26 @@ class TurnComparison:
     @property
     def same(self) -> bool:
         """True when nothing but volatile values differ."""
-        return self.a is not None and self.b is not None and not any((
-            self.endpoint, self.transport, self.headers_only_a, self.headers_only_b, self.headers_changed,
-            self.params, self.body_keys_only_a, self.body_keys_only_b, self.instructions,
-            not self.tools.empty, self.items, self.status))
+        return (
+            self.a is not None
+            and self.b is not None
+            and not any(
+                (
+                    self.endpoint,
+                    self.transport,
+                    self.headers_only_a,
+                    self.headers_only_b,
+                    self.headers_changed,
+                    self.params,
+                    self.body_keys_only_a,
+                    self.body_keys_only_b,
+                    self.instructions,
+                    not self.tools.empty,
+                    self.items,
+                    self.status,
+                )
+            )
+        )
 
 
 @dataclass
@@ -74,8 +100,9 @@ def _headers(headers: dict[str, str]) -> dict[str, str]:
     return {k.lower(): v for k, v in headers.items() if k.lower() not in _NOISY_HEADERS}
 
 
-def _pair(index: int, a: TurnAnalysis | None, b: TurnAnalysis | None, norm_a: Any, norm_b: Any
-          ) -> TurnComparison:
+def _pair(
+    index: int, a: TurnAnalysis | None, b: TurnAnalysis | None, norm_a: Any, norm_b: Any
+) -> TurnComparison:
     result = TurnComparison(index, a, b)
     if a is None or b is None:
         return result

@@ -13,8 +13,20 @@ from typing import Any
 from deepdiff import DeepDiff
 
 PARAM_KEYS = (
-    "model", "reasoning", "include", "store", "metadata", "tool_choice", "parallel_tool_calls", "text",
-    "service_tier", "stream", "max_output_tokens", "temperature", "top_p", "truncation",
+    "model",
+    "reasoning",
+    "include",
+    "store",
+    "metadata",
+    "tool_choice",
+    "parallel_tool_calls",
+    "text",
+    "service_tier",
+    "stream",
+    "max_output_tokens",
+    "temperature",
+    "top_p",
+    "truncation",
 )
 
 
@@ -38,8 +50,11 @@ def instructions_diff(before: str | None, after: str | None, context: int = 2) -
     """Unified diff lines of two instruction texts (empty when equal)."""
     if (before or "") == (after or ""):
         return []
-    return list(difflib.unified_diff((before or "").splitlines(), (after or "").splitlines(),
-                                     "before", "after", lineterm="", n=context))
+    return list(
+        difflib.unified_diff(
+            (before or "").splitlines(), (after or "").splitlines(), "before", "after", lineterm="", n=context
+        )
+    )
 
 
 def tool_name(tool: Any) -> str:

@@ -12,13 +12,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.context.fragments import classify_text
 from inspector.analysis.normalise import item_key
 from inspector.analysis.tokens import count_text
-
-try:  # The context helper's module; without it every text is plain (fragments show as messages).
-    from harness.context.fragments import classify_text as _classify_text
-except ImportError:  # pragma: no cover - only while the harness package is incomplete
-    _classify_text = None
 
 TEXT_PART_TYPES = frozenset({"input_text", "output_text", "text", "summary_text", "refusal"})
 TOOL_ITEM_TYPES = frozenset(
@@ -113,7 +109,8 @@ def classify_part(index: int, part: Any, role: str) -> Part:
     ptype = str(part.get("type", "?"))
     if ptype in TEXT_PART_TYPES:
         text = str(part.get("text", part.get("refusal", "")) or "")
-        match = _classify_text(text, role) if _classify_text is not None and role != "assistant" else None
+        # Assistant text is never injected context, even when it quotes a fragment's marker.
+        match = classify_text(text, role) if role != "assistant" else None
         if match is not None:
             return Part(index, ptype, match.kind, match.label, text, dict(match.values), count_text(text))
         return Part(index, ptype, "text", _preview(text), text, {}, count_text(text))
@@ -198,19 +195,49 @@ def classify_item(position: int, item: Any, key: str | None = None) -> Item:
     if itype in COMPACTION_ITEM_TYPES:
         opaque = len(str(item.get("encrypted_content") or ""))
         text = str(item.get("summary") or item.get("text") or "")
-        return Item(position, itype, None, "compaction", f"{itype} ({opaque} chars encrypted)", text,
-                    count_text(text), key, (), item)
+        return Item(
+            position,
+            itype,
+            None,
+            "compaction",
+            f"{itype} ({opaque} chars encrypted)",
+            text,
+            count_text(text),
+            key,
+            (),
+            item,
+        )
     if itype == "compaction_trigger":
         return Item(position, itype, None, "compaction_trigger", "compaction_trigger", "", 0, key, (), item)
     if itype == "additional_tools":
         tools = item.get("tools") or []
         names = [str(t.get("name", t.get("type", "?"))) for t in tools if isinstance(t, dict)]
         text = json.dumps(tools, ensure_ascii=False)
-        return Item(position, itype, str(item.get("role", "developer")), "additional_tools",
-                    f"additional_tools[{', '.join(names)}]", text, count_text(text), key, (), item)
+        return Item(
+            position,
+            itype,
+            str(item.get("role", "developer")),
+            "additional_tools",
+            f"additional_tools[{', '.join(names)}]",
+            text,
+            count_text(text),
+            key,
+            (),
+            item,
+        )
     text = json.dumps(item, ensure_ascii=False, default=str)
-    return Item(position, itype, item.get("role") if isinstance(item.get("role"), str) else None,
-                "unknown", f"unknown:{itype}", text, count_text(text), key, (), item)
+    return Item(
+        position,
+        itype,
+        item.get("role") if isinstance(item.get("role"), str) else None,
+        "unknown",
+        f"unknown:{itype}",
+        text,
+        count_text(text),
+        key,
+        (),
+        item,
+    )
 
 
 class ItemClassifier:
@@ -244,5 +271,15 @@ class ItemClassifier:
 
 
 def _moved(item: Item, position: int) -> Item:
-    return Item(position, item.type, item.role, item.kind, item.label, item.text, item.tokens, item.key,
-                item.parts, item.raw)
+    return Item(
+        position,
+        item.type,
+        item.role,
+        item.kind,
+        item.label,
+        item.text,
+        item.tokens,
+        item.key,
+        item.parts,
+        item.raw,
+    )

@@ -12,9 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from proxy.model import Exchange
-
 from inspector.analysis.items import Item
+from proxy.model import Exchange
 
 _SKIP_QUIETLY = ("models",)
 
@@ -116,8 +115,11 @@ def _thread_hint(exchange: Exchange, body: dict[str, Any]) -> str | None:
 def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any], dict[str, Any] | None]:
     """(status, error, response id, output items, usage) of one exchange."""
     response = exchange.response
-    if response is None and exchange.endpoint == "responses/compact" and isinstance(exchange.response_body,
-                                                                                      dict):
+    if (
+        response is None
+        and exchange.endpoint == "responses/compact"
+        and isinstance(exchange.response_body, dict)
+    ):
         response = exchange.response_body
     output = list(response.get("output") or []) if isinstance(response, dict) else []
     usage = response.get("usage") if isinstance(response, dict) else None
@@ -128,8 +130,9 @@ def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any]
     if exchange.error is not None:
         return "transport error", f"{exchange.error.kind}: {exchange.error.message}", rid, output, usage
     if exchange.status is not None and exchange.status >= 400:
-        detail = exchange.response_text or (json.dumps(exchange.response_body)[:200]
-                                             if exchange.response_body is not None else None)
+        detail = exchange.response_text or (
+            json.dumps(exchange.response_body)[:200] if exchange.response_body is not None else None
+        )
         return f"http {exchange.status}", detail, rid, output, usage
     if not isinstance(response, dict):
         return "no response", None, rid, output, usage
@@ -140,8 +143,13 @@ def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any]
     message = None
     if isinstance(err, dict):
         message = f"{err.get('code') or err.get('type') or 'error'}: {err.get('message', '')}".strip()
-    return status, message, rid if isinstance(rid, str) else None, output, usage if isinstance(usage,
-                                                                                                   dict) else None
+    return (
+        status,
+        message,
+        rid if isinstance(rid, str) else None,
+        output,
+        usage if isinstance(usage, dict) else None,
+    )
 
 
 def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
@@ -150,8 +158,9 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
     turns: list[Turn] = []
     by_response: dict[str, Turn] = {}
     for exchange in sorted(exchanges, key=lambda e: (e.started_at, e.id)):
-        if exchange.endpoint in _SKIP_QUIETLY or (exchange.endpoint == "websocket"
-                                                 and exchange.request_body is None):
+        if exchange.endpoint in _SKIP_QUIETLY or (
+            exchange.endpoint == "websocket" and exchange.request_body is None
+        ):
             continue
         body = _request_body(exchange)
         where = f"exchange {exchange.id} ({exchange.method} {exchange.url})"
@@ -170,8 +179,10 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
             parent = by_response.get(prev_id)
             if parent is None:
                 resolved = False
-                warnings.append(f"{where}: previous_response_id {prev_id} is not in the recording; "
-                                "its context starts at the items it sent")
+                warnings.append(
+                    f"{where}: previous_response_id {prev_id} is not in the recording; "
+                    "its context starts at the items it sent"
+                )
             else:
                 full = parent.raw_input + parent.output + sent
         status, error, rid, output, usage = _outcome(exchange)
@@ -180,12 +191,21 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
         if exchange.endpoint == "responses/compact":
             kind = "compact"
         turn = Turn(
-            number=len(turns) + 1, exchange=exchange,
+            number=len(turns) + 1,
+            exchange=exchange,
             transport="websocket" if exchange.endpoint == "websocket" else "http",
             endpoint="responses/compact" if exchange.endpoint == "responses/compact" else "responses",
-            body=body, raw_input=full, sent_items=len(sent), previous_response_id=prev_id,
-            chain_resolved=resolved, response_id=rid, output=output, usage=usage, status=status,
-            error=error, request_kind=kind if isinstance(kind, str) else None,
+            body=body,
+            raw_input=full,
+            sent_items=len(sent),
+            previous_response_id=prev_id,
+            chain_resolved=resolved,
+            response_id=rid,
+            output=output,
+            usage=usage,
+            status=status,
+            error=error,
+            request_kind=kind if isinstance(kind, str) else None,
             thread_hint=_thread_hint(exchange, body),
         )
         turns.append(turn)

@@ -15,14 +15,32 @@ from typing import Any
 from inspector.analysis.items import Item
 
 STATE_KEYS = (
-    "cwd", "shell", "date", "timezone", "sandbox", "approval", "network", "writable_roots",
-    "collaboration_mode", "agents_md", "skills", "selected_skills", "goal", "personality", "model",
+    "cwd",
+    "shell",
+    "date",
+    "timezone",
+    "sandbox",
+    "approval",
+    "network",
+    "writable_roots",
+    "collaboration_mode",
+    "agents_md",
+    "skills",
+    "selected_skills",
+    "goal",
+    "personality",
+    "model",
     "reasoning_effort",
 )
 # Fragment value name → state key, for the scalar values environment and permissions carry.
 _SCALARS = {
-    "cwd": "cwd", "shell": "shell", "current_date": "date", "timezone": "timezone",
-    "sandbox_mode": "sandbox", "approval_policy": "approval", "network_enabled": "network",
+    "cwd": "cwd",
+    "shell": "shell",
+    "current_date": "date",
+    "timezone": "timezone",
+    "sandbox_mode": "sandbox",
+    "approval_policy": "approval",
+    "network_enabled": "network",
     "writable_roots": "writable_roots",
 }
 
@@ -100,7 +118,11 @@ def _agents_sentences(before: dict[str, str], after: dict[str, str], replaced: b
     if replaced or (before and after and not set(before) & set(after)):
         old = ", ".join(sorted(before)) or "none"
         new = ", ".join(sorted(after)) or "none"
-        return [f"AGENTS.md replaced: {old} → {new}" if old != new else f"AGENTS.md replaced: {new} (text changed)"]
+        return [
+            f"AGENTS.md replaced: {old} → {new}"
+            if old != new
+            else f"AGENTS.md replaced: {new} (text changed)"
+        ]
     out = [f"AGENTS.md added: {p}" for p in sorted(set(after) - set(before))]
     out += [f"AGENTS.md removed: {p}" for p in sorted(set(before) - set(after))]
     out += [f"AGENTS.md changed: {p}" for p in sorted(set(before) & set(after)) if before[p] != after[p]]
@@ -108,9 +130,17 @@ def _agents_sentences(before: dict[str, str], after: dict[str, str], replaced: b
 
 
 _NAMES = {
-    "cwd": "cwd", "shell": "shell", "date": "date", "timezone": "timezone", "sandbox": "sandbox",
-    "approval": "approval policy", "network": "network", "collaboration_mode": "collaboration mode",
-    "model": "model", "reasoning_effort": "reasoning effort", "personality": "personality",
+    "cwd": "cwd",
+    "shell": "shell",
+    "date": "date",
+    "timezone": "timezone",
+    "sandbox": "sandbox",
+    "approval": "approval policy",
+    "network": "network",
+    "collaboration_mode": "collaboration mode",
+    "model": "model",
+    "reasoning_effort": "reasoning effort",
+    "personality": "personality",
     "context_model": "model switch notice",
 }
 
@@ -121,24 +151,42 @@ def describe_changes(before: dict[str, Any] | None, after: dict[str, Any], added
         return []
     sentences: list[str] = []
     added_kinds = {p.kind for item in added for p in item.fragments}
-    for key in ("cwd", "shell", "date", "timezone", "sandbox", "approval", "network", "collaboration_mode",
-                "model", "reasoning_effort", "context_model"):
+    for key in (
+        "cwd",
+        "shell",
+        "date",
+        "timezone",
+        "sandbox",
+        "approval",
+        "network",
+        "collaboration_mode",
+        "model",
+        "reasoning_effort",
+        "context_model",
+    ):
         if before.get(key) != after.get(key):
             sentences.append(f"{_NAMES[key]} {_short(before.get(key))} → {_short(after.get(key))}")
     if before.get("writable_roots") != after.get("writable_roots"):
-        sentences.append(f"writable roots changed: {_short(before.get('writable_roots'))} → "
-                         f"{_short(after.get('writable_roots'))}")
-    sentences += _agents_sentences(before.get("agents_md") or {}, after.get("agents_md") or {},
-                                   "agents_md_replaced" in added_kinds)
+        sentences.append(
+            f"writable roots changed: {_short(before.get('writable_roots'))} → "
+            f"{_short(after.get('writable_roots'))}"
+        )
+    sentences += _agents_sentences(
+        before.get("agents_md") or {}, after.get("agents_md") or {}, "agents_md_replaced" in added_kinds
+    )
     old_skills, new_skills = set(before.get("skills") or []), set(after.get("skills") or [])
     if old_skills != new_skills:
-        delta = [f"+{s}" for s in sorted(new_skills - old_skills)] + [f"-{s}" for s in sorted(old_skills - new_skills)]
+        delta = [f"+{s}" for s in sorted(new_skills - old_skills)] + [
+            f"-{s}" for s in sorted(old_skills - new_skills)
+        ]
         sentences.append("skills catalog changed: " + " ".join(delta))
     for name in after.get("selected_skills") or []:
         if name not in (before.get("selected_skills") or []):
             sentences.append(f"skill {name} selected")
     if before.get("goal") != after.get("goal"):
-        sentences.append(f"goal set: {_short(after.get('goal'), 80)}" if after.get("goal") else "goal cleared")
+        sentences.append(
+            f"goal set: {_short(after.get('goal'), 80)}" if after.get("goal") else "goal cleared"
+        )
     if before.get("personality") != after.get("personality"):
         sentences.append("personality changed")
     return sentences

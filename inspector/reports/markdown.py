@@ -29,14 +29,18 @@ def _turn_notes(doc: dict[str, Any]) -> list[str]:
 def _diff(report: dict[str, Any]) -> list[str]:
     lines = [f"# ctxscope diff: `{report['source']}`", ""]
     lines += [f"> warning: {w}" for w in report["warnings"]]
-    lines += ["| turn | thread | change | items | kept/+/- | tokens | reported input | cached | what changed |",
-              "|---:|---|---|---:|---|---:|---:|---:|---|"]
+    lines += [
+        "| turn | thread | change | items | kept/+/- | tokens | reported input | cached | what changed |",
+        "|---:|---|---|---:|---|---:|---:|---:|---|",
+    ]
     for doc in report["turns"]:
         c, usage = doc["change"], doc["tokens"]["usage"]
-        lines.append(f"| {doc['turn']} | {doc['thread']} | {c['kind']} | {doc['items']} | "
-                     f"{c['kept']}/+{c['added']}/-{c['removed']} | {doc['tokens']['total']} | "
-                     f"{usage.get('input_tokens') or ''} | {usage.get('cached_tokens') or ''} | "
-                     f"{_cell('; '.join(_turn_notes(doc)))} |")
+        lines.append(
+            f"| {doc['turn']} | {doc['thread']} | {c['kind']} | {doc['items']} | "
+            f"{c['kept']}/+{c['added']}/-{c['removed']} | {doc['tokens']['total']} | "
+            f"{usage.get('input_tokens') or ''} | {usage.get('cached_tokens') or ''} | "
+            f"{_cell('; '.join(_turn_notes(doc)))} |"
+        )
     detail = report["detail"]
     if detail:
         lines += ["", f"## Turn {detail['turn']} (vs turn {detail['change']['previous']})", ""]
@@ -49,24 +53,39 @@ def _diff(report: dict[str, Any]) -> list[str]:
 
 def _show(report: dict[str, Any]) -> list[str]:
     turn = report["turn"]
-    lines = [f"# Turn {turn['turn']} of `{report['source']}`", "",
-             f"model `{turn['model']}`, {turn['transport']}, change **{turn['change']['kind']}**, "
-             f"{turn['tokens']['total']} tokens", "", f"tools: {', '.join(report['tools']) or 'none'}", "",
-             "```"]
+    lines = [
+        f"# Turn {turn['turn']} of `{report['source']}`",
+        "",
+        f"model `{turn['model']}`, {turn['transport']}, change **{turn['change']['kind']}**, "
+        f"{turn['tokens']['total']} tokens",
+        "",
+        f"tools: {', '.join(report['tools']) or 'none'}",
+        "",
+        "```",
+    ]
     lines += [f"{i['position']:>3}  {i['label']}" for i in report["input"]]
     return [*lines, "```"]
 
 
 def _compare(report: dict[str, Any]) -> list[str]:
-    lines = [f"# ctxscope compare", "", f"- A: `{report['a']}`", f"- B: `{report['b']}`", "",
-             "| turn | same | differences |", "|---:|---|---|"]
+    lines = [
+        "# ctxscope compare",
+        "",
+        f"- A: `{report['a']}`",
+        f"- B: `{report['b']}`",
+        "",
+        "| turn | same | differences |",
+        "|---:|---|---|",
+    ]
     for pair in report["turns"]:
         bits: list[str] = []
         for key in ("endpoint", "transport", "status"):
             if pair[key]:
                 bits.append(f"{key} {pair[key][0]} ≠ {pair[key][1]}")
         h = pair["headers"]
-        bits += [f"header only in A: {x}" for x in h["only_a"]] + [f"header only in B: {x}" for x in h["only_b"]]
+        bits += [f"header only in A: {x}" for x in h["only_a"]] + [
+            f"header only in B: {x}" for x in h["only_b"]
+        ]
         bits += [f"{k}: {json.dumps(v['a'])} ≠ {json.dumps(v['b'])}" for k, v in pair["params"].items()]
         if pair["instructions_diff"]:
             bits.append("instructions differ")

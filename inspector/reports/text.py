@@ -12,8 +12,13 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-KIND_STYLE = {"initial": "bold cyan", "append": "green", "rewrite": "bold yellow",
-              "compaction": "bold magenta", "fork": "bold blue"}
+KIND_STYLE = {
+    "initial": "bold cyan",
+    "append": "green",
+    "rewrite": "bold yellow",
+    "compaction": "bold magenta",
+    "fork": "bold blue",
+}
 
 
 def _line(console: Console, *parts: tuple[str, str] | str) -> None:
@@ -46,8 +51,13 @@ def _turn_row(console: Console, doc: dict[str, Any]) -> None:
     if change["removed"]:
         delta += f" -{change['removed']}"
     status = "" if doc["status"] == "completed" else f"  [{doc['status']}]"
-    _line(console, (f"  #{doc['turn']:<4}", "bold"), (f"{kind:<11}", KIND_STYLE.get(kind, "")),
-          f"{doc['items']:>4} items  {delta:<18} {_tokens(doc)}", (status, "bold red"))
+    _line(
+        console,
+        (f"  #{doc['turn']:<4}", "bold"),
+        (f"{kind:<11}", KIND_STYLE.get(kind, "")),
+        f"{doc['items']:>4} items  {delta:<18} {_tokens(doc)}",
+        (status, "bold red"),
+    )
     for sentence in doc["world_state_changes"]:
         _line(console, "        · ", (sentence, "cyan"))
     if doc["compaction"]:
@@ -72,13 +82,21 @@ def _turn_row(console: Console, doc: dict[str, Any]) -> None:
 
 
 def _item_line(console: Console, sign: str, item: dict[str, Any], style: str) -> None:
-    _line(console, (f"    {sign} [{item['position']}] ", style), item["label"], (f"  {item['tokens']} tok", "dim"))
+    _line(
+        console,
+        (f"    {sign} [{item['position']}] ", style),
+        item["label"],
+        (f"  {item['tokens']} tok", "dim"),
+    )
 
 
 def _detail(console: Console, doc: dict[str, Any]) -> None:
     console.print()
-    _line(console, (f"turn {doc['turn']} in full", "bold underline"),
-          f" (thread {doc['thread']}, vs turn {doc['change']['previous']})")
+    _line(
+        console,
+        (f"turn {doc['turn']} in full", "bold underline"),
+        f" (thread {doc['thread']}, vs turn {doc['change']['previous']})",
+    )
     _turn_row(console, doc)
     if doc["removed_items"]:
         _line(console, ("  removed:", "bold red"))
@@ -112,8 +130,12 @@ def _detail(console: Console, doc: dict[str, Any]) -> None:
 def render_diff(report: dict[str, Any], console: Console) -> None:
     """The timeline, thread by thread, then the `--turn` detail if asked for."""
     tok = report["tokenizer"]
-    _line(console, ("recording ", "bold"), report["source"],
-          f"  ({len(report['turns'])} turns, {len(report['threads'])} threads; tokens: {tok['name']})")
+    _line(
+        console,
+        ("recording ", "bold"),
+        report["source"],
+        f"  ({len(report['turns'])} turns, {len(report['threads'])} threads; tokens: {tok['name']})",
+    )
     for warning in report["warnings"]:
         _line(console, ("warning: ", "yellow"), warning)
     shown = {t["turn"] for t in report["turns"]}
@@ -137,18 +159,31 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
 def render_show(report: dict[str, Any], console: Console) -> None:
     """The full context of one request as a compact labelled layout."""
     turn = report["turn"]
-    _line(console, (f"turn {turn['turn']}", "bold"), f"  thread {turn['thread']}  {turn['model']}  "
-          f"{turn['transport']} {turn['endpoint']}  {turn['change']['kind']}  {_tokens(turn)}")
+    _line(
+        console,
+        (f"turn {turn['turn']}", "bold"),
+        f"  thread {turn['thread']}  {turn['model']}  "
+        f"{turn['transport']} {turn['endpoint']}  {turn['change']['kind']}  {_tokens(turn)}",
+    )
     if report["instructions"]:
         first = report["instructions"].strip().splitlines()[0] if report["instructions"].strip() else ""
-        _line(console, ("instructions: ", "bold"), f"{len(report['instructions']):,} chars: ", (first[:80], "dim"))
+        _line(
+            console,
+            ("instructions: ", "bold"),
+            f"{len(report['instructions']):,} chars: ",
+            (first[:80], "dim"),
+        )
     _line(console, ("tools: ", "bold"), ", ".join(report["tools"]) or "none")
     for item in report["input"]:
         style = "cyan" if item["kind"] not in ("user_message", "assistant_message") else ""
         if item["kind"].startswith("unknown"):
             style = "bold red"
-        _line(console, (f"  {item['position']:>3}  ", "dim"), (item["label"], style),
-              (f"  {item['tokens']} tok", "dim"))
+        _line(
+            console,
+            (f"  {item['position']:>3}  ", "dim"),
+            (item["label"], style),
+            (f"  {item['tokens']} tok", "dim"),
+        )
 
 
 def render_compare(report: dict[str, Any], console: Console) -> None:
@@ -161,10 +196,17 @@ def render_compare(report: dict[str, Any], console: Console) -> None:
     for pair in report["turns"]:
         if pair["a_turn"] is None or pair["b_turn"] is None:
             side = "A" if pair["a_turn"] is None else "B"
-            _line(console, (f"  #{pair['turn']:<4}", "bold"), (f"only in {'B' if side == 'A' else 'A'}", "yellow"))
+            _line(
+                console,
+                (f"  #{pair['turn']:<4}", "bold"),
+                (f"only in {'B' if side == 'A' else 'A'}", "yellow"),
+            )
             continue
-        _line(console, (f"  #{pair['turn']:<4}", "bold"), ("same" if pair["same"] else "differs",
-                                                           "green" if pair["same"] else "yellow"))
+        _line(
+            console,
+            (f"  #{pair['turn']:<4}", "bold"),
+            ("same" if pair["same"] else "differs", "green" if pair["same"] else "yellow"),
+        )
         for key in ("endpoint", "transport", "status"):
             if pair[key]:
                 _line(console, f"        · {key}: {pair[key][0]} ≠ {pair[key][1]}")
@@ -177,8 +219,11 @@ def render_compare(report: dict[str, Any], console: Console) -> None:
             _line(console, f"        · {name}: {json.dumps(values['a'])} ≠ {json.dumps(values['b'])}")
         keys = pair["body_keys"]
         if keys["only_a"] or keys["only_b"]:
-            _line(console, "        · body fields: " + " ".join([f"-{k}" for k in keys["only_a"]]
-                                                              + [f"+{k}" for k in keys["only_b"]]))
+            _line(
+                console,
+                "        · body fields: "
+                + " ".join([f"-{k}" for k in keys["only_a"]] + [f"+{k}" for k in keys["only_b"]]),
+            )
         if pair["instructions_diff"]:
             _line(console, f"        · instructions differ ({len(pair['instructions_diff'])} diff lines)")
         tools = pair["tools"]
@@ -190,8 +235,11 @@ def render_compare(report: dict[str, Any], console: Console) -> None:
             _line(console, "        · items ", (line, "green" if line.startswith("+") else "red"))
         usage = pair["usage"]
         if usage:
-            _line(console, "        · usage: " + ", ".join(f"{k} {v['a']}/{v['b']}" for k, v in usage.items()),
-                  ("  (A/B)", "dim"))
+            _line(
+                console,
+                "        · usage: " + ", ".join(f"{k} {v['a']}/{v['b']}" for k, v in usage.items()),
+                ("  (A/B)", "dim"),
+            )
 
 
 def render_text(report: dict[str, Any], console: Console) -> None:

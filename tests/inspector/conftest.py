@@ -34,8 +34,14 @@ def analysed(edge: Callable[[str], Path]) -> Callable[[str], Analysis]:
 
 def run_ctxscope(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """The real `ctxscope` command as a subprocess (same interpreter and venv as the tests)."""
-    return subprocess.run([sys.executable, "-m", "ctxscope.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "ctxscope.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 def invoke(*args: str) -> subprocess.CompletedProcess[str]:

@@ -21,6 +21,7 @@ from builders import (
     initial_context,
     message,
 )
+
 from proxy.model import TransportError
 
 SESSION = {"content-type": "application/json", "session-id": "sess-A"}
@@ -43,10 +44,16 @@ def compaction() -> Script:
     s.request(body(t3), response=completed("resp_3"), headers=_meta("turn"))
     prompt = message("user", "Summarise the conversation so far for a handoff.")
     summary = "The user asked to fix a failing test; pytest showed a.py is wrong."
-    s.request(body([*t3, prompt], tools=[]), headers=_meta("compaction"),
-              response=completed("resp_4", [message("assistant", summary)]))
-    after = [message("user", "fix the failing test"), *ctx,
-             message("user", fragment("compaction_summary", summary=summary))]
+    s.request(
+        body([*t3, prompt], tools=[]),
+        headers=_meta("compaction"),
+        response=completed("resp_4", [message("assistant", summary)]),
+    )
+    after = [
+        message("user", "fix the failing test"),
+        *ctx,
+        message("user", fragment("compaction_summary", summary=summary)),
+    ]
     s.request(body(after), response=completed("resp_5"), headers=_meta("turn"))
     return s
 
@@ -59,9 +66,13 @@ def remote_compaction() -> Script:
     s.request(body(t1), response=completed("resp_1"), headers=SESSION)
     t2 = [*t1, message("assistant", "done."), message("user", "more")]
     s.request(body(t2), response=completed("resp_2"), headers=SESSION)
-    s.request({"model": "gpt-5-codex", "input": t2, "instructions": "You are a coding agent."},
-              endpoint="responses/compact", url="http://127.0.0.1:9/v1/responses/compact", headers=SESSION,
-              response_body={"output": [{"type": "compaction", "encrypted_content": "opaque" * 40}]})
+    s.request(
+        {"model": "gpt-5-codex", "input": t2, "instructions": "You are a coding agent."},
+        endpoint="responses/compact",
+        url="http://127.0.0.1:9/v1/responses/compact",
+        headers=SESSION,
+        response_body={"output": [{"type": "compaction", "encrypted_content": "opaque" * 40}]},
+    )
     t4 = [{"type": "compaction", "encrypted_content": "opaque" * 40}, *ctx, message("user", "go on")]
     s.request(body(t4), response=completed("resp_4"), headers=SESSION)
     return s
@@ -113,14 +124,19 @@ def chain() -> Script:
     t1 = [*initial_context(), message("user", "list files")]
     fc = {**call("c1", "ls")[0], "status": "completed"}
     s.request(body(t1, store=True), response=completed("resp_1", [fc]))
-    s.request(body([call("c1", "ls")[1]], store=True, previous_response_id="resp_1"),
-              response=completed("resp_2", [message("assistant", "Two files.")]))
-    frame = {"type": "response.create", **body([message("user", "thanks")], store=True),
-             "previous_response_id": "resp_2"}
-    s.request(frame, endpoint="websocket", url="ws://127.0.0.1:9/v1/responses",
-              response=completed("resp_3"))
-    s.request(body([message("user", "orphan")], previous_response_id="resp_missing"),
-              response=completed("resp_4"))
+    s.request(
+        body([call("c1", "ls")[1]], store=True, previous_response_id="resp_1"),
+        response=completed("resp_2", [message("assistant", "Two files.")]),
+    )
+    frame = {
+        "type": "response.create",
+        **body([message("user", "thanks")], store=True),
+        "previous_response_id": "resp_2",
+    }
+    s.request(frame, endpoint="websocket", url="ws://127.0.0.1:9/v1/responses", response=completed("resp_3"))
+    s.request(
+        body([message("user", "orphan")], previous_response_id="resp_missing"), response=completed("resp_4")
+    )
     return s
 
 
@@ -128,13 +144,29 @@ def failed_stream() -> Script:
     """A failed response, a stream cut before `response.completed`, and a reset with no response."""
     s = Script()
     t1 = [*initial_context(), message("user", "hi")]
-    s.request(body(t1), response={"id": "resp_1", "status": "failed", "output": [], "usage": None,
-                                  "error": {"code": "context_length_exceeded", "message": "too long"}},
-              headers=SESSION)
-    s.request(body(t1), response={"id": "resp_2", "status": "in_progress", "output": [], "usage": None,
-                                  "error": None}, headers=SESSION)
-    s.request(body(t1), response=None, status=None, headers=SESSION,
-              error=TransportError(kind="upstream_reset", message="connection reset by peer"))
+    s.request(
+        body(t1),
+        response={
+            "id": "resp_1",
+            "status": "failed",
+            "output": [],
+            "usage": None,
+            "error": {"code": "context_length_exceeded", "message": "too long"},
+        },
+        headers=SESSION,
+    )
+    s.request(
+        body(t1),
+        response={"id": "resp_2", "status": "in_progress", "output": [], "usage": None, "error": None},
+        headers=SESSION,
+    )
+    s.request(
+        body(t1),
+        response=None,
+        status=None,
+        headers=SESSION,
+        error=TransportError(kind="upstream_reset", message="connection reset by peer"),
+    )
     s.request(body(t1), response=completed("resp_4"), headers=SESSION)
     return s
 
@@ -147,8 +179,14 @@ def tools_reordered() -> Script:
     t2 = [*t1, message("assistant", "done."), message("user", "again")]
     s.request(body(t2, tools=list(reversed(TOOLS))), response=completed("resp_2"))
     changed = [dict(t) for t in TOOLS]
-    changed[0] = {**changed[0], "parameters": {"type": "object", "properties": {
-        "cmd": {"type": "string"}, "workdir": {"type": "string"}}, "required": ["cmd"]}}
+    changed[0] = {
+        **changed[0],
+        "parameters": {
+            "type": "object",
+            "properties": {"cmd": {"type": "string"}, "workdir": {"type": "string"}},
+            "required": ["cmd"],
+        },
+    }
     t3 = [*t2, message("assistant", "done."), message("user", "once more")]
     s.request(body(t3, tools=[*changed[:2], {"type": "web_search"}]), response=completed("resp_3"))
     return s
@@ -157,19 +195,28 @@ def tools_reordered() -> Script:
 def odd_input() -> Script:
     """Things that are not (quite) Responses requests: all shown or skipped, none fatal."""
     s = Script()
-    s.request({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}, endpoint="other",
-              url="http://127.0.0.1:9/v1/chat/completions")
+    s.request(
+        {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]},
+        endpoint="other",
+        url="http://127.0.0.1:9/v1/chat/completions",
+    )
     s.request(None, endpoint="other", url="http://127.0.0.1:9/v1/files", request_text="binary-ish")
     s.request({"model": "gpt-5-codex", "stream": True}, response=completed("resp_x"))
     items = [
         {"type": "mystery_item", "payload": {"x": 1}},
-        {"type": "message", "role": "user", "content": [{"type": "input_audio", "data": "…"},
-                                                        {"type": "input_text", "text": "hi"}]},
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_audio", "data": "…"}, {"type": "input_text", "text": "hi"}],
+        },
         {"role": "user", "content": "a bare easy-input message"},
         "a bare string item",
         42,
-        {"type": "reasoning", "summary": [{"type": "summary_text", "text": "thinking"}],
-         "encrypted_content": "zzz"},
+        {
+            "type": "reasoning",
+            "summary": [{"type": "summary_text", "text": "thinking"}],
+            "encrypted_content": "zzz",
+        },
         {"type": "custom_tool_call", "call_id": "p1", "name": "apply_patch", "input": "*** Begin Patch"},
         {"type": "custom_tool_call_output", "call_id": "p1", "output": "ok"},
         {"type": "compaction_trigger"},
@@ -184,26 +231,49 @@ def world() -> Script:
     s = Script()
     t1 = [*initial_context(), message("user", "look around")]
     s.request(body(t1), response=completed("resp_1"), headers=SESSION)
-    moved = message("user", agents_md("/repo/pkg", "Package rules.", kind="agents_md_replaced"),
-                    environment("/repo/pkg"))
-    perms = message("developer", fragment("permissions", sandbox_mode="workspace-write",
-                                          approval_policy="never", network_enabled=True,
-                                          writable_roots=["/repo/pkg", "/tmp"]),
-                    fragment("collaboration_mode", mode="plan"))
-    skill = message("user", fragment("selected_skill", name="demo-skill", path="/skills/demo-skill/SKILL.md",
-                                     text="Say DEMO."))
+    moved = message(
+        "user", agents_md("/repo/pkg", "Package rules.", kind="agents_md_replaced"), environment("/repo/pkg")
+    )
+    perms = message(
+        "developer",
+        fragment(
+            "permissions",
+            sandbox_mode="workspace-write",
+            approval_policy="never",
+            network_enabled=True,
+            writable_roots=["/repo/pkg", "/tmp"],
+        ),
+        fragment("collaboration_mode", mode="plan"),
+    )
+    skill = message(
+        "user",
+        fragment("selected_skill", name="demo-skill", path="/skills/demo-skill/SKILL.md", text="Say DEMO."),
+    )
     t2 = [*t1, message("assistant", "ok"), perms, moved, message("user", "use $demo-skill"), skill]
-    s.request(body(t2, model="gpt-5.1-codex", reasoning={"effort": "high"}), response=completed("resp_2"),
-              headers=SESSION)
+    s.request(
+        body(t2, model="gpt-5.1-codex", reasoning={"effort": "high"}),
+        response=completed("resp_2"),
+        headers=SESSION,
+    )
     goal = message("user", fragment("goal", objective="ship the parser"))
     t3 = [*t2, message("assistant", "ok"), goal, message("user", "continue")]
-    s.request(body(t3, model="gpt-5.1-codex", reasoning={"effort": "high"}), response=completed("resp_3"),
-              headers=SESSION)
+    s.request(
+        body(t3, model="gpt-5.1-codex", reasoning={"effort": "high"}),
+        response=completed("resp_3"),
+        headers=SESSION,
+    )
     return s
 
 
 EDGES: dict[str, Callable[[], Script]] = {
-    "compaction": compaction, "remote_compaction": remote_compaction, "fork": fork,
-    "fork_with_ids": fork_with_ids, "rewrite": rewrite, "chain": chain, "failed_stream": failed_stream,
-    "tools_reordered": tools_reordered, "odd_input": odd_input, "world": world,
+    "compaction": compaction,
+    "remote_compaction": remote_compaction,
+    "fork": fork,
+    "fork_with_ids": fork_with_ids,
+    "rewrite": rewrite,
+    "chain": chain,
+    "failed_stream": failed_stream,
+    "tools_reordered": tools_reordered,
+    "odd_input": odd_input,
+    "world": world,
 }

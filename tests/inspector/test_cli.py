@@ -15,8 +15,13 @@ def test_diff_text_tells_what_changed(edge: Callable[[str], Path]) -> None:
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "\x1b[" not in out
-    for sentence in ("cwd /repo → /repo/pkg", "AGENTS.md replaced: /repo → /repo/pkg",
-                     "writable roots changed", "skill demo-skill selected", "goal set: ship the parser"):
+    for sentence in (
+        "cwd /repo → /repo/pkg",
+        "AGENTS.md replaced: /repo → /repo/pkg",
+        "writable roots changed",
+        "skill demo-skill selected",
+        "goal set: ship the parser",
+    ):
         assert sentence in out
     assert "#2" in out and "append" in out
 
@@ -34,11 +39,36 @@ def test_diff_json_follows_the_schema(edge: Callable[[str], Path]) -> None:
     doc = json.loads(result.stdout)
     assert doc["schema"] == "ctxscope-report/1" and doc["report"] == "diff"
     assert doc["tokenizer"] == {"name": "o200k_base", "estimated": False}
-    assert [t["change"]["kind"] for t in doc["turns"]] == ["initial", "append", "append", "append", "compaction"]
+    assert [t["change"]["kind"] for t in doc["turns"]] == [
+        "initial",
+        "append",
+        "append",
+        "append",
+        "compaction",
+    ]
     row = doc["turns"][4]
-    assert set(row) >= {"turn", "thread", "exchange", "transport", "endpoint", "model", "request_kind", "status",
-                        "error", "items", "sent_items", "change", "fragments_changed", "world_state_changes",
-                        "instructions_changed", "tools", "params", "tokens", "compaction", "notes"}
+    assert set(row) >= {
+        "turn",
+        "thread",
+        "exchange",
+        "transport",
+        "endpoint",
+        "model",
+        "request_kind",
+        "status",
+        "error",
+        "items",
+        "sent_items",
+        "change",
+        "fragments_changed",
+        "world_state_changes",
+        "instructions_changed",
+        "tools",
+        "params",
+        "tokens",
+        "compaction",
+        "notes",
+    }
     assert row["compaction"]["trigger"] == "request_kind compaction"
     assert row["compaction"]["summarised"] == 5
     detail = doc["detail"]
@@ -86,12 +116,15 @@ def test_compare_two_recordings(edge: Callable[[str], Path], tmp_path: Path) -> 
     assert text.returncode == 0 and text.stdout.count(" same") == 3
 
 
-@pytest.mark.parametrize("make, expected", [
-    (lambda p: p.write_text("hello, not json\n"), "is not a ctxscope recording"),
-    (lambda p: p.write_text('{"some": "json"}\n'), "is not a ctxscope recording"),
-    (lambda p: p.write_text(""), "is empty"),
-    (lambda p: None, "does not exist"),
-])
+@pytest.mark.parametrize(
+    "make, expected",
+    [
+        (lambda p: p.write_text("hello, not json\n"), "is not a ctxscope recording"),
+        (lambda p: p.write_text('{"some": "json"}\n'), "is not a ctxscope recording"),
+        (lambda p: p.write_text(""), "is empty"),
+        (lambda p: None, "does not exist"),
+    ],
+)
 def test_bad_files_fail_with_one_line(tmp_path: Path, make: Callable[[Path], object], expected: str) -> None:
     path = tmp_path / "bad.jsonl"
     make(path)

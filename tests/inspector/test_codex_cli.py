@@ -41,9 +41,14 @@ def codex_binary() -> Path:
         pytest.skip("npm is not installed: cannot install @openai/codex for the real-CLI test")
     cache.mkdir(parents=True, exist_ok=True)
     try:
-        proc = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix", str(cache), "@openai/codex"],
-                              capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S,
-                              stdin=subprocess.DEVNULL, check=False)
+        proc = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--prefix", str(cache), "@openai/codex"],
+            capture_output=True,
+            text=True,
+            timeout=INSTALL_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         pytest.skip(f"npm install @openai/codex took over {INSTALL_TIMEOUT_S} s (no registry access?)")
     if proc.returncode != 0 or not binary.exists():
@@ -61,16 +66,27 @@ def model(request: object) -> SseReply:
         return SseReply(response_stream(text_message(SUMMARY)))
     if (items and items[-1].get("type") == "function_call_output") or SUMMARY in json.dumps(items[-3:]):
         return SseReply(response_stream(text_message("done")))
-    return SseReply(response_stream(function_call("exec_command", {"cmd": "echo hi"}),
-                                    usage=usage(input_tokens=300_000, output_tokens=10)))
+    return SseReply(
+        response_stream(
+            function_call("exec_command", {"cmd": "echo hi"}),
+            usage=usage(input_tokens=300_000, output_tokens=10),
+        )
+    )
 
 
 def run_codex(binary: Path, home: Path, cwd: Path, *args: str) -> str:
     """One `codex exec` in its own process group, stdin /dev/null, killed as a group on timeout."""
     env = {**os.environ, "CODEX_HOME": str(home), "LOCAL_KEY": "x"}
-    proc = subprocess.Popen([str(binary), "exec", "--skip-git-repo-check", *args], cwd=cwd, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [str(binary), "exec", "--skip-git-repo-check", *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         out, err = proc.communicate(timeout=RUN_TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -100,8 +116,11 @@ def test_codex_cli_session_is_explained(capture: CaptureSession, tmp_path: Path)
     (skill / "SKILL.md").write_text("---\nname: demo-skill\ndescription: A demo skill.\n---\nSay DEMO.\n")
     (home / "config.toml").write_text(
         'model = "gpt-5-codex"\nmodel_provider = "local"\nmodel_auto_compact_token_limit = 2000\n'
-        "[model_providers.local]\n" 'name = "local"\n' f'base_url = "{capture.url}/v1"\n'
-        'wire_api = "responses"\nenv_key = "LOCAL_KEY"\nrequest_max_retries = 0\nstream_max_retries = 0\n')
+        "[model_providers.local]\n"
+        'name = "local"\n'
+        f'base_url = "{capture.url}/v1"\n'
+        'wire_api = "responses"\nenv_key = "LOCAL_KEY"\nrequest_max_retries = 0\nstream_max_retries = 0\n'
+    )
 
     first = run_codex(binary, home, repo, "say hi")
     session = re.search(r"session id: (\S+)", first)

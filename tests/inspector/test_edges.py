@@ -24,14 +24,23 @@ def test_local_compaction_is_named_and_explained(analysed: Callable[[str], Analy
     assert report.request_turn == 4
     # Summarised: the two calls, their outputs and the assistant message; the prompt is not history.
     assert sorted(i.kind for i in report.summarised) == [
-        "assistant_message", "function_call", "function_call", "function_call_output", "function_call_output"]
+        "assistant_message",
+        "function_call",
+        "function_call",
+        "function_call_output",
+        "function_call_output",
+    ]
     assert report.summary == "The user asked to fix a failing test; pytest showed a.py is wrong."
     assert [i.label for i in report.rematerialised] == [
-        "developer[<permissions>, <skills_catalog>]", "user[<agents_md:/repo>, <environment_context:cwd=/repo>]"]
+        "developer[<permissions>, <skills_catalog>]",
+        "user[<agents_md:/repo>, <environment_context:cwd=/repo>]",
+    ]
     assert [i.label for i in report.kept] == ['user: "fix the failing test"']
     assert report.tokens_before > report.tokens_after > 0
-    assert report.sentence.startswith("compaction (request_kind compaction): 5 items summarised, "
-                                      "context re-materialised (2 items), 1 recent message kept")
+    assert report.sentence.startswith(
+        "compaction (request_kind compaction): 5 items summarised, "
+        "context re-materialised (2 items), 1 recent message kept"
+    )
     assert a.turn(5).tools.empty, "tools are compared with the turn before the compaction request"
 
 
@@ -58,7 +67,10 @@ def test_fork_without_ids_branches_from_the_turn_it_continues(analysed: Callable
 
 def test_fork_with_session_ids(analysed: Callable[[str], Analysis]) -> None:
     a = analysed("fork_with_ids")
-    assert [(t.name, t.hint, t.forked_from) for t in a.threads] == [("T1", "sess-A", None), ("T2", "sess-B", 2)]
+    assert [(t.name, t.hint, t.forked_from) for t in a.threads] == [
+        ("T1", "sess-A", None),
+        ("T2", "sess-B", 2),
+    ]
     assert kinds(a) == ["initial", "append", "fork"]
     assert a.turn(3).change.kept == len(a.turn(2).turn.items)
 
@@ -111,9 +123,17 @@ def test_odd_input_is_shown_never_fatal(analysed: Callable[[str], Analysis]) -> 
     assert any("chat/completions) is not a Responses request; skipped" in w for w in a.warnings)
     assert any("no Responses request body" in w for w in a.warnings)
     items = a.turn(1).turn.items
-    assert [i.kind for i in items] == ["unknown", "user_message", "user_message", "user_message", "unknown",
-                                       "reasoning", "custom_tool_call", "custom_tool_call_output",
-                                       "compaction_trigger"]
+    assert [i.kind for i in items] == [
+        "unknown",
+        "user_message",
+        "user_message",
+        "user_message",
+        "unknown",
+        "reasoning",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "compaction_trigger",
+    ]
     assert items[0].label == "unknown:mystery_item"
     assert items[1].parts[0].kind == "unknown_part" and items[1].parts[0].label == "unknown_part:input_audio"
     assert items[4].label == "unknown:not-an-object"
