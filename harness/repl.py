@@ -6,7 +6,8 @@
     /cd DIR       change the working directory (the next request carries the diff)
     /quit         leave (also Ctrl-D)
 
-Ctrl-C during a turn aborts the turn (a turn-aborted fragment is recorded) and returns to the prompt.
+Ctrl-C during a turn aborts the turn (a turn-aborted fragment is recorded) and returns to the prompt;
+Ctrl-C or Ctrl-D at the prompt leaves.
 Later issues add /plan, /goal, /compact as more entries in `COMMANDS`.
 """
 
@@ -70,7 +71,8 @@ def run_repl(runtime: AgentRuntime, read: Callable[[str], str] = input, err: Tex
     while True:
         try:
             line = read("› ")
-        except EOFError:
+        except (EOFError, KeyboardInterrupt):
+            # Ctrl-D or Ctrl-C at the prompt leaves; the session file is complete as it is.
             err.write("\n")
             return
         if not line.strip():
