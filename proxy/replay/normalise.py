@@ -47,6 +47,8 @@ _VOLATILE_KEYS = frozenset(
     }
 )
 _VERSION_KEY_RE = re.compile(r"(^|[_-])version$", re.IGNORECASE)
+# Moments in time: `created_at`, `turn_started_at_unix_ms`, `started_at_ms`, `*_timestamp`, `*_unix`.
+_TIME_KEY_RE = re.compile(r"(^|[_-])(at|timestamp|unix|epoch)([_-](unix|ms|s|secs|seconds))*$", re.IGNORECASE)
 _WINDOW_KEYS = frozenset({"x-codex-window-id", "window_id"})
 
 # Temp locations: a pytest tmp dir counts as a whole, otherwise the first directory under the root.
@@ -217,13 +219,14 @@ class Normaliser:
     def _value(self, value: Any, key: str | None) -> Any:
         if key is not None and value is not None and not isinstance(value, dict | list):
             lowered = key.lower()
-            if lowered in _VOLATILE_KEYS or _VERSION_KEY_RE.search(lowered):
+            if lowered in _VOLATILE_KEYS or _VERSION_KEY_RE.search(lowered) or _TIME_KEY_RE.search(lowered):
                 return f"<{lowered}>"
             if lowered in _WINDOW_KEYS and isinstance(value, str):
                 # "<thread>:<n>": the thread part is volatile, the window number is not.
                 return re.sub(r"^.*?(:\d+)?$", lambda m: "<thread>" + (m.group(1) or ""), value, count=1)
         if isinstance(value, dict):
-            return {k: self._value(v, k) for k, v in value.items()}
+            # Paths also appear as keys (Codex keys its git workspaces by path).
+            return {(self._paths(k) if "/" in k else k): self._value(v, k) for k, v in value.items()}
         if isinstance(value, list):
             return [self._value(v, None) for v in value]
         if isinstance(value, str):

@@ -141,3 +141,16 @@ def test_normalising_does_not_change_the_input() -> None:
     before = json.dumps(body)
     Normaliser().body(body)
     assert json.dumps(body) == before
+
+
+def test_moments_in_time_by_key_and_paths_used_as_keys() -> None:
+    n = Normaliser(cwds={"/home/a/repo"})
+    meta = {"turn_started_at_unix_ms": 1795981314084, "created_at": 1, "started_at": "x", "format": "keep"}
+    assert n.body(meta) == {
+        "turn_started_at_unix_ms": "<turn_started_at_unix_ms>",
+        "created_at": "<created_at>",
+        "started_at": "<started_at>",
+        "format": "keep",
+    }
+    workspaces = {"/home/a/repo": {"has_changes": False}, "/tmp/tmpab12cd/x": 1}
+    assert n.body(workspaces) == {"<cwd>": {"has_changes": False}, "<tmp>/x": 1}
