@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
 from mitmproxy import http
 from mitmproxy.net import encoding as mitm_encoding
 
@@ -77,15 +78,24 @@ def parse_body(data: bytes) -> tuple[Any, str | None]:
     if not data:
         return None, None
     try:
-        return json.loads(data), None
+        return _loads(data), None
     except (ValueError, UnicodeDecodeError):
         return None, data[: MAX_TEXT * 4].decode("utf-8", "replace")[:MAX_TEXT]
+
+
+def _loads(data: bytes | str) -> Any:
+    """orjson (several times faster on 600 KB bodies, and the parse competes with the relay for the
+    GIL); `json` for what orjson refuses but Python accepts (NaN, integers beyond 64 bits)."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)
 
 
 def json_or_none(text: str) -> Any:
     """The parsed JSON value, or None if `text` is not JSON."""
     try:
-        return json.loads(text)
+        return _loads(text)
     except ValueError:
         return None
 
