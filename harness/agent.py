@@ -260,13 +260,13 @@ class Agent:
         )
         self.emit({"type": "turn_started", "turn_id": turn_id})
         self.router.set_mode(self.mode.name)
-        self.mode.on_turn_start(self)
-        self._sync_world()
-        self._append(user_message(prompt))
-        for item in self.context.selected_skill_items(prompt):
-            self._append(item)
         result = TurnResult(final_text="", steps=0)
         try:
+            self.mode.on_turn_start(self)
+            self._sync_world()
+            self._append(user_message(prompt))
+            for item in self.context.selected_skill_items(prompt):
+                self._append(item)
             for step in range(self.config.max_steps):
                 if step:
                     self._sync_world()

@@ -170,3 +170,17 @@ def test_status_shows_rate_limit_headers(
         assert runtime.agent is not None
         runtime.agent.run_turn("hi")
         assert runtime.agent.status()["rate_limits"] == {"x-codex-primary-used-percent": "12.5"}
+
+
+def test_failed_turn_is_an_error_entry_in_the_session(repo: Path, tmp_path: Path) -> None:
+    (repo / "AGENTS.md").write_bytes(b"\xff\xfe broken\n")
+    script = write_script(tmp_path / "s.json", [{"text": "never"}])
+    events: list[dict[str, object]] = []
+    options = AgentOptions(provider="script", script=script, cwd=repo, no_capture=True)
+    with AgentRuntime(options, emit=events.append) as runtime:
+        assert runtime.agent is not None
+        with pytest.raises(ConfigError):
+            runtime.agent.run_turn("hi")
+        entries = runtime.agent.session.entries()
+    assert entries[-1].type == "event" and entries[-1].payload["kind"] == "error"
+    assert events[-1]["type"] == "error" and "AGENTS.md" in str(events[-1]["message"])
