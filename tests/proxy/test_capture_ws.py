@@ -8,12 +8,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 from websockets.sync.server import Server, ServerConnection, serve
 
 from proxy.store.reader import read_recording
-from proxy.testing import capture_proxy, response_stream, text_message
+from proxy.testing import FakeUpstream, JsonReply, capture_proxy, response_stream, text_message
 from proxy.testing.capture import CaptureSession
 
 
@@ -134,3 +134,17 @@ def test_connection_closed_mid_turn_records_the_partial_turn_with_an_error(recor
     assert turn.response is not None and turn.response["status"] == "in_progress"
     assert turn.error is not None and turn.error.kind == "upstream_reset"
     assert "closed by server" in turn.error.message
+
+
+def test_websocket_handshake_refused_with_426_is_an_http_exchange(
+    upstream: FakeUpstream, capture: CaptureSession
+) -> None:
+    upstream.reply(JsonReply({"error": "use HTTP"}, status=426))
+    url = capture.url.replace("http://", "ws://") + "/v1/responses"
+    with pytest.raises(InvalidStatus) as info:
+        connect(url, open_timeout=10)
+    assert info.value.response.status_code == 426
+    (ex,) = capture.wait_for(1)
+    assert ex.endpoint == "websocket" and ex.status == 426
+    assert ex.response_body == {"error": "use HTTP"}
+    assert ex.request_body is None and ex.ws_frames == []
