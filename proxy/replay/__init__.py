@@ -5,9 +5,10 @@
         ...  # point any client at f"{server.url}/v1"
 
 Layers, kept apart as in vcrpy: `cassette` (load a recording or a script as ordered answers),
-`script` (the hand-written script format → Codex-wire SSE), `normalise` (volatile values),
-`matching` (named matchers and a JSON-path diff), `addon` (the `Replayer` mitmproxy addon),
-`pacer` (streams answers with their recorded timing), `server` (start it in-process), `cli`.
+`script` (the hand-written script format) and `script_events` (→ Codex-wire SSE events),
+`normalise` (volatile values), `matching` (named matchers and a JSON-path diff), `addon` (the
+`Replayer` mitmproxy addon), `report` (what a replay did), `pacer` (streams answers with their
+recorded timing), `server` (start it in-process), `cli` (`ctxscope replay`).
 """
 
 from __future__ import annotations
