@@ -46,11 +46,21 @@ EventSink = Callable[[dict[str, Any]], None]
 
 
 class AgentMode(Protocol):
-    """What the loop asks a collaboration mode (plan mode implements this in a later issue)."""
+    """What the loop asks a collaboration mode (plan mode implements this in a later issue).
+
+    `name` goes to the tool router (its gate decides what is visible/refused); `collaboration_mode`
+    goes to the world state (None: no collaboration-mode fragment at all, like `codex exec`), so a
+    mode change reaches the model as an appended fragment, never a rewrite.
+    """
 
     name: str
+    collaboration_mode: str | None
 
     def on_turn_start(self, agent: Agent) -> None: ...
+
+    def on_stream_event(self, agent: Agent, event: Any) -> None: ...
+
+    def on_turn_end(self, agent: Agent, result: TurnResult) -> None: ...
 
 
 @dataclass
@@ -58,8 +68,15 @@ class DefaultMode:
     """No mode behaviour: every tool visible, nothing injected."""
 
     name: str = "default"
+    collaboration_mode: str | None = None
 
     def on_turn_start(self, agent: Agent) -> None:
+        return None
+
+    def on_stream_event(self, agent: Agent, event: Any) -> None:
+        return None
+
+    def on_turn_end(self, agent: Agent, result: TurnResult) -> None:
         return None
 
 
@@ -222,6 +239,15 @@ class Agent:
         self.session.append("event", {"kind": "cwd_change", "cwd": str(target)})
         return target
 
+    def set_mode(self, mode: AgentMode) -> None:
+        """Switch collaboration mode; the next request appends the mode fragment if it changed."""
+        old = self.mode.name
+        self.mode = mode
+        self.router.set_mode(mode.name)
+        self.context.set_collaboration_mode(mode.collaboration_mode)
+        self.session.append("event", {"kind": "mode_change", "from": old, "to": mode.name})
+        self.emit({"type": "mode_change", "from": old, "to": mode.name})
+
     def reset_context(self) -> None:
         """Start a new context window: the next request gets the full render again (compaction seam)."""
         self.baseline = None
@@ -304,6 +330,7 @@ class Agent:
             self.session.append("event", {"kind": "error", "turn_id": turn_id, "message": str(e)})
             self.emit({"type": "error", "turn_id": turn_id, "message": str(e)})
             raise
+        self.mode.on_turn_end(self, result)
         self.session.append(
             "event",
             {
@@ -349,6 +376,7 @@ class Agent:
         return self.client.stream(request, on_event=self._on_event)
 
     def _on_event(self, event: Any) -> None:
+        self.mode.on_stream_event(self, event)
         if isinstance(event, OutputTextDelta):
             self.emit({"type": "text_delta", "delta": event.delta})
         elif isinstance(event, ReasoningSummaryTextDelta):

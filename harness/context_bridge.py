@@ -83,5 +83,8 @@ class ContextBridge:
     def set_model(self, model: str) -> None:
         self.settings = self.settings.model_copy(update={"model": model})
 
+    def set_collaboration_mode(self, mode: str | None) -> None:
+        self.settings = self.settings.model_copy(update={"collaboration_mode": mode})
+
     def set_cwd(self, cwd: Path) -> None:
         self.settings = self.settings.model_copy(update={"cwd": cwd.resolve()})

@@ -174,3 +174,51 @@ def test_resume_answers_a_call_left_without_output(repo: Path, tmp_path: Path) -
     (body,) = second.bodies()
     assert_calls_paired(body["input"])
     assert labels(body, repo)[-3:] == ["function_call list_dir", "function_call_output", 'user: "b"']
+
+
+def test_a_mode_object_drives_router_and_context(repo: Path, tmp_path: Path) -> None:
+    from dataclasses import dataclass, field
+
+    @dataclass
+    class PlanLike:
+        name: str = "plan"
+        collaboration_mode: str | None = "plan"
+        events: list[str] = field(default_factory=list)
+        ended: list[str] = field(default_factory=list)
+
+        def on_turn_start(self, agent: Any) -> None:
+            self.events.append("start")
+
+        def on_stream_event(self, agent: Any, event: Any) -> None:
+            self.events.append(event.type)
+
+        def on_turn_end(self, agent: Any, result: Any) -> None:
+            self.ended.append(result.final_text)
+
+    mode = PlanLike()
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            {"text": "one"},
+            {
+                "function_call": {
+                    "name": "update_plan",
+                    "arguments": {"plan": [{"step": "x", "status": "pending"}]},
+                }
+            },
+            {"text": "the plan"},
+        ],
+    )
+
+    def switch(runtime: Any, i: int) -> None:
+        if i == 1:
+            runtime.agent.set_mode(mode)
+
+    run = run_agent(repo, script, ["a", "b"], tmp_path / "cap.jsonl", commands=switch)
+    first, second, third = run.bodies()
+    added = labels({"input": second["input"][len(first["input"]) :]}, repo)
+    assert added == ['assistant: "one"', "developer[<collaboration_mode:plan>]", 'user: "b"']
+    (output,) = [i for i in third["input"] if i["type"] == "function_call_output"]
+    assert "not allowed in Plan mode" in output["output"]
+    assert mode.events[0] == "start" and "response.completed" in mode.events
+    assert mode.ended == ["the plan"]
