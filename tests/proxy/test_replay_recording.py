@@ -251,3 +251,11 @@ def test_secrets_in_the_live_body_match_their_redacted_recording(tmp_path: Path)
     with serve_cassette(path) as server:
         # another key is still "a key" after redaction: the placeholders compare by kind
         assert post(server.url, other, run).status_code == 200
+
+
+def test_a_torn_last_line_is_skipped_with_a_warning(two_turns: Path) -> None:
+    with two_turns.open("a") as fh:
+        fh.write('{"kind": "exchange", "id": 99, "meth')  # a writer killed mid-line
+    cassette = load_cassette(two_turns)
+    assert len(cassette.model_entries) == 2
+    assert cassette.warnings and "line" in cassette.warnings[0]
