@@ -187,11 +187,9 @@ class Recorder:
             "error": error,
             "meta": {"transport": "http"},
         }
-        if response is not None and tap is None and response.raw_content:
-            fields["response_headers"] = headers_dict(response.headers)
-            body_bytes: bytes | None = response.get_content(strict=False)
-        else:
-            body_bytes = None
+        body_bytes: bytes | None = None
+        if response is not None and tap is None and response.raw_content:  # not streamed (rare)
+            body_bytes = response.get_content(strict=False)
         self._submit(lambda: self._build_http(fields, raw_body, req_encoding, tap, body_bytes))
 
     def _build_http(
@@ -240,7 +238,13 @@ class Recorder:
         kind = obj.get("type") if isinstance(obj, dict) else None
         if message.from_client and kind == "response.create":
             if state.ws_turn is not None:
-                self._finish_ws_turn(flow, state, TransportError(kind="other", message="superseded"))
+                self._finish_ws_turn(
+                    flow,
+                    state,
+                    TransportError(
+                        kind="other", message="a new response.create arrived before this turn ended"
+                    ),
+                )
             state.ws_turn = {
                 "id": self.writer.next_id(),
                 "started_at": time.time(),
