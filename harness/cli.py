@@ -54,6 +54,12 @@ def agent_command(
     ] = None,
     auth_file: Annotated[Path | None, typer.Option(help="auth.json for --provider chatgpt.")] = None,
     max_steps: Annotated[int | None, typer.Option(help="Most model requests per turn.")] = None,
+    instructions: Annotated[
+        Path | None, typer.Option(help="Base instructions file (instead of config / the shipped default).")
+    ] = None,
+    skill_dir: Annotated[
+        list[Path] | None, typer.Option("--skill-dir", help="Extra skill directory (repeatable).")
+    ] = None,
 ) -> None:
     """Run ctxscope's Codex-style coding agent (with capture on by default)."""
     if json_out and prompt is None:
@@ -77,6 +83,8 @@ def agent_command(
         config_path=config,
         auth_file=auth_file,
         max_steps=max_steps,
+        instructions_file=instructions.resolve() if instructions else None,
+        skill_dirs=[d.resolve() for d in skill_dir or []],
         approver=None if headless else _terminal_approver,
         ask_user=None if headless else _terminal_ask,
     )

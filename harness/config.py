@@ -84,6 +84,7 @@ class HarnessConfig:
 
     def instructions_for(self, model: str) -> str:
         """Base instructions for `model`: per-model file, else the global file, else the shipped default."""
+        # A per-model file wins over the global one: instructions are tuned per model, as in Codex.
         path = self.model_instructions.get(model) or self.instructions_file or DEFAULT_INSTRUCTIONS
         try:
             return path.read_text(encoding="utf-8")

@@ -45,6 +45,9 @@ class AgentOptions:
     config_path: Path | None = None
     auth_file: Path | None = None
     max_steps: int | None = None
+    instructions_file: Path | None = None
+    """Base instructions for every model (overrides config.toml and the shipped default)."""
+    skill_dirs: list[Path] = field(default_factory=list)
     sessions_dir: Path | None = None
     approver: Any = None
     """Interactive approval prompt for tools (None: headless, approvals refused)."""
@@ -59,7 +62,8 @@ class AgentRuntime:
     def __init__(self, options: AgentOptions, emit: EventSink | None = None) -> None:
         self.options = options
         self.emit = emit
-        self.config: HarnessConfig = load_config(options.config_path).with_overrides(
+        base = load_config(options.config_path)
+        self.config: HarnessConfig = base.with_overrides(
             provider=options.provider,
             model=options.model,
             base_url=options.base_url,
@@ -67,6 +71,9 @@ class AgentRuntime:
             sandbox=options.sandbox,
             approval=options.approval,
             max_steps=options.max_steps,
+            instructions_file=options.instructions_file,
+            # Skill dirs from flags add to those in config.toml (a per-run extra, not a replacement).
+            skill_dirs=(*base.skill_dirs, *options.skill_dirs) if options.skill_dirs else None,
         )
         self.provider: Provider = make_provider(self.config, auth_file=options.auth_file)
         self.route: Route | None = None

@@ -118,6 +118,36 @@ def test_json_mode_and_resume(repo: Path, tmp_path: Path) -> None:
     assert body["prompt_cache_key"] == session_id
 
 
+def test_instructions_and_skill_dir_flags(repo: Path, tmp_path: Path) -> None:
+    extra = tmp_path / "more-skills" / "lint"
+    extra.mkdir(parents=True)
+    (extra / "SKILL.md").write_text("---\nname: lint\ndescription: Run the linter\n---\nRun ruff.\n")
+    (tmp_path / "base.md").write_text("Be terse.\n")
+    script = write_script(tmp_path / "s.json", [{"text": "ok"}])
+    proc = ctxscope(
+        "agent",
+        "-p",
+        "use $lint",
+        "--provider",
+        "script",
+        "--script",
+        str(script),
+        "--instructions",
+        str(tmp_path / "base.md"),
+        "--skill-dir",
+        str(tmp_path / "more-skills"),
+        "--capture",
+        str(tmp_path / "cap.jsonl"),
+        cwd=repo,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (body,) = [e.request_body for e in read_recording(tmp_path / "cap.jsonl").exchanges]
+    assert body["instructions"] == "Be terse.\n"
+    catalog = body["input"][0]["content"][-1]["text"]
+    assert "greet" in catalog and "lint" in catalog  # config's skill dir plus the flag's
+    assert labels(body, repo)[-1] == "user[<selected_skill:lint>]"
+
+
 def test_interactive_over_stdin(repo: Path, tmp_path: Path) -> None:
     script = write_script(tmp_path / "s.json", [{"text": "pong"}])
     proc = ctxscope(
