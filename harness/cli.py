@@ -33,7 +33,7 @@ def agent_command(
         bool, typer.Option("--json", help="With -p: one JSON event per line on stdout.")
     ] = False,
     provider: Annotated[
-        str | None, typer.Option(help="apikey | chatgpt | script | a [providers.NAME] from config.toml")
+        str | None, typer.Option(help="apikey | chatgpt | script | a custom provider named in config.toml")
     ] = None,
     model: Annotated[str | None, typer.Option(help="Model slug.")] = None,
     base_url: Annotated[str | None, typer.Option(help="Override the provider's base URL.")] = None,
