@@ -9,6 +9,7 @@ import brotli
 import httpx
 import pytest
 import zstandard
+from openai import OpenAI
 
 from proxy.live_log import format_line
 from proxy.store.reader import read_recording
@@ -169,3 +170,19 @@ def test_a_20_mb_request_and_response_pass_through_and_are_recorded(
     assert exchanges[0].request_size == len(payload)
     assert exchanges[0].request_body["input"][0]["content"].endswith("END-MARKER")
     assert exchanges[1].meta["response_size"] == len(blob)
+
+
+def test_openai_python_non_streaming_response_is_recorded(
+    upstream: FakeUpstream, capture: CaptureSession
+) -> None:
+    final = response_stream(text_message("plain json answer"), model="gpt-json")[-1]["response"]
+    upstream.reply(JsonReply(final))
+    client = OpenAI(
+        base_url=f"{capture.url}/v1", api_key="sk-test-not-a-real-key", max_retries=0, timeout=TIMEOUT
+    )
+    result = client.responses.create(model="gpt-json", input="hi")
+    client.close()
+    assert result.output_text == "plain json answer"
+    (ex,) = capture.wait_for(1)
+    assert ex.sse == [] and ex.response_body == final
+    assert ex.response == final  # a non-streamed Responses object is the reconstructed response as is

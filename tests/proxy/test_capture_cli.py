@@ -161,8 +161,9 @@ def test_forward_mode_prints_ca_and_env_lines(
     proc.expect(rf"^  export HTTPS_PROXY={re.escape(url)}$")
     proc.expect(rf"^  export SSL_CERT_FILE={re.escape(str(ca))}$")
     proc.expect(rf"^  export CODEX_CA_CERTIFICATE={re.escape(str(ca))}$")
-    proc.popen.send_signal(signal.SIGINT)
+    proc.popen.send_signal(signal.SIGTERM)  # a service manager's stop is as clean as Ctrl-C
     assert proc.popen.wait(timeout=LINE_TIMEOUT_S) == 0
+    proc.expect(r"^stopped; 0 exchange\(s\) recorded in ")
 
 
 def test_sigkill_mid_session_leaves_complete_exchanges_loadable(
