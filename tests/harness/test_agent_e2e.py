@@ -272,3 +272,11 @@ def test_malformed_skill_is_a_notice_not_a_failure(repo: Path, tmp_path: Path) -
     assert len(notices) == 1 and "broken" in notices[0]  # told once, not on every request
     first = run.bodies()[0]
     assert labels(first, repo)[-1] == "user[<selected_skill:greet>]"  # the good skill still works
+
+
+def test_global_agents_md_from_the_ctxscope_home(repo: Path, tmp_path: Path, ctxscope_home: Path) -> None:
+    (ctxscope_home / "AGENTS.md").write_text("Global: answer in English.\n", encoding="utf-8")
+    script = write_script(tmp_path / "s.json", [{"text": "ok"}])
+    run = run_agent(repo, script, ["hi"], tmp_path / "cap.jsonl")
+    agents = run.bodies()[0]["input"][1]["content"][0]["text"]
+    assert agents.index("Global: answer in English.") < agents.index("Run the tests before you finish.")
