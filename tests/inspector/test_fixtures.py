@@ -18,8 +18,18 @@ def test_committed_fixture_matches_its_builder(name: str) -> None:
     fresh = analyse_exchanges(EDGES[name]().exchanges)
 
     def shape(analysis: object) -> list[tuple[object, ...]]:
-        return [(t.turn.thread, t.change.kind, t.change.kept, len(t.change.added), len(t.change.removed),
-                 t.turn.status, tuple(t.state_changes), tuple(i.label for i in t.turn.items))
-                for t in analysis.turns]  # type: ignore[attr-defined]
+        return [
+            (
+                t.turn.thread,
+                t.change.kind,
+                t.change.kept,
+                len(t.change.added),
+                len(t.change.removed),
+                t.turn.status,
+                tuple(t.state_changes),
+                tuple(i.label for i in t.turn.items),
+            )
+            for t in analysis.turns
+        ]  # type: ignore[attr-defined]
 
     assert shape(stored) == shape(fresh), "regenerate with tests/fixtures/inspector/make_fixtures.py"
