@@ -289,6 +289,58 @@ class ReasoningSummaryTextDelta(_Event):
     item_id: str | None = None
 
 
+class ReasoningSummaryTextDone(_Event):
+    type: Literal["response.reasoning_summary_text.done"] = "response.reasoning_summary_text.done"
+    text: str
+    item_id: str | None = None
+
+
+class ReasoningSummaryPartAdded(_Event):
+    type: Literal["response.reasoning_summary_part.added"] = "response.reasoning_summary_part.added"
+    item_id: str | None = None
+    summary_index: int | None = None
+
+
+class ReasoningTextDelta(_Event):
+    """Raw reasoning text (open-weight / local models); OpenAI models send summaries instead."""
+
+    type: Literal["response.reasoning_text.delta"] = "response.reasoning_text.delta"
+    delta: str
+    item_id: str | None = None
+
+
+class OutputTextDone(_Event):
+    type: Literal["response.output_text.done"] = "response.output_text.done"
+    text: str
+    item_id: str | None = None
+
+
+class FunctionCallArgumentsDone(_Event):
+    type: Literal["response.function_call_arguments.done"] = "response.function_call_arguments.done"
+    arguments: str
+    item_id: str | None = None
+
+
+class CustomToolCallInputDone(_Event):
+    type: Literal["response.custom_tool_call_input.done"] = "response.custom_tool_call_input.done"
+    input: str
+    item_id: str | None = None
+
+
+class ContentPartAdded(_Event):
+    type: Literal["response.content_part.added"] = "response.content_part.added"
+    item_id: str | None = None
+    content_index: int | None = None
+    part: ContentPart | None = None
+
+
+class ContentPartDone(_Event):
+    type: Literal["response.content_part.done"] = "response.content_part.done"
+    item_id: str | None = None
+    content_index: int | None = None
+    part: ContentPart | None = None
+
+
 class ResponseCompleted(_Event):
     type: Literal["response.completed"] = "response.completed"
     response: ResponseObject
@@ -325,6 +377,14 @@ _EVENT_TYPES: dict[str, type[WireModel]] = {
         FunctionCallArgumentsDelta,
         CustomToolCallInputDelta,
         ReasoningSummaryTextDelta,
+        ReasoningSummaryTextDone,
+        ReasoningSummaryPartAdded,
+        ReasoningTextDelta,
+        OutputTextDone,
+        FunctionCallArgumentsDone,
+        CustomToolCallInputDone,
+        ContentPartAdded,
+        ContentPartDone,
         ResponseCompleted,
         ResponseFailed,
         ResponseIncomplete,
@@ -348,6 +408,14 @@ Event = (
     | FunctionCallArgumentsDelta
     | CustomToolCallInputDelta
     | ReasoningSummaryTextDelta
+    | ReasoningSummaryTextDone
+    | ReasoningSummaryPartAdded
+    | ReasoningTextDelta
+    | OutputTextDone
+    | FunctionCallArgumentsDone
+    | CustomToolCallInputDone
+    | ContentPartAdded
+    | ContentPartDone
     | ResponseCompleted
     | ResponseFailed
     | ResponseIncomplete

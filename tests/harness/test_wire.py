@@ -107,3 +107,14 @@ def test_failed_stream_reports_terminal() -> None:
     stream.feed(encode_stream(response_stream(failed=("context_length_exceeded", "too long"))))
     assert stream.terminal == "response.failed"
     assert stream.response.error == {"code": "context_length_exceeded", "message": "too long"}
+
+
+def test_every_event_of_a_builder_stream_is_typed() -> None:
+    data = encode_stream(
+        response_stream(
+            reasoning("r"), text_message("t"), function_call("f", {}), custom_tool_call("apply_patch", "p")
+        )
+    )
+    stream = ResponseStream()
+    events = stream.feed(data) + stream.finish()
+    assert [e.type for e in events if isinstance(e, UnknownEvent)] == []
