@@ -80,13 +80,17 @@ class _Carry:
     totals: ItemTotals
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _notes(turn: Turn, change: TurnChange) -> list[str]:
     notes: list[str] = []
     if turn.previous_response_id:
         rebuilt = len(turn.raw_input) - turn.sent_items
         if turn.chain_resolved:
             notes.append(
-                f"previous_response_id chain: {turn.sent_items} items sent, {rebuilt} rebuilt "
+                f"previous_response_id chain: {_count(turn.sent_items, 'item')} sent, {rebuilt} rebuilt "
                 f"from {turn.previous_response_id}"
             )
         else:
@@ -109,6 +113,10 @@ def _notes(turn: Turn, change: TurnChange) -> list[str]:
         notes.append(f"remote compaction request (/responses/compact) over {len(turn.items)} items")
     elif turn.request_kind and turn.request_kind != "turn":
         notes.append(f"request_kind {turn.request_kind}")
+    unknown = [i.label for i in turn.items if i.kind == "unknown"]
+    unknown += [p.label for i in turn.items for p in i.parts if p.kind == "unknown_part"]
+    if unknown:
+        notes.append(f"{_count(len(unknown), 'unrecognised item')}: " + ", ".join(sorted(set(unknown))))
     if turn.status != "completed":
         notes.append(f"response {turn.status}" + (f": {turn.error}" if turn.error else ""))
     elif turn.error:

@@ -31,6 +31,10 @@ def _line(console: Console, *parts: tuple[str, str] | str) -> None:
     console.print(text, soft_wrap=True)
 
 
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _tokens(doc: dict[str, Any]) -> str:
     tokens = doc["tokens"]
     usage = tokens["usage"]
@@ -51,6 +55,8 @@ def _turn_row(console: Console, doc: dict[str, Any]) -> None:
     if change["removed"]:
         delta += f" -{change['removed']}"
     status = "" if doc["status"] == "completed" else f"  [{doc['status']}]"
+    if doc["transport"] != "http":
+        status = f"  [{doc['transport']}]" + status
     _line(
         console,
         (f"  #{doc['turn']:<4}", "bold"),
@@ -134,7 +140,8 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
         console,
         ("recording ", "bold"),
         report["source"],
-        f"  ({len(report['turns'])} turns, {len(report['threads'])} threads; tokens: {tok['name']})",
+        f"  ({_plural(len(report['turns']), 'turn')}, {_plural(len(report['threads']), 'thread')}; "
+        f"tokens: {tok['name']}{' (estimates)' if tok['estimated'] else ''})",
     )
     for warning in report["warnings"]:
         _line(console, ("warning: ", "yellow"), warning)
