@@ -1,7 +1,8 @@
 """`Replayer`: the mitmproxy addon that answers every request from a cassette.
 
-Runs in reverse mode toward a dummy upstream; the `request` hook sets `flow.response` so nothing is
-forwarded. Model requests (`POST …/responses`, `…/responses/compact`) take the cassette's entries in
+Runs in reverse mode toward a dummy upstream; the `request` hook answers every request itself (by
+setting `flow.response`, or through its own loopback pacer for streams), so nothing reaches the
+upstream. Model requests (`POST …/responses`, `…/responses/compact`) take the cassette's entries in
 order; other endpoints are answered by method and path. Matching:
 
 - `strict`: the live request must equal the next entry after normalisation (see `normalise.py`);
@@ -10,11 +11,13 @@ order; other endpoints are answered by method and path. Matching:
 - `sequential`: serve in order whatever comes, noting mismatches in `report`.
 
 Past the end of the cassette a request gets HTTP 410. Every error answer carries `x-should-retry:
-false` (honoured by openai-python) so clients fail fast instead of retrying. A WebSocket upgrade gets
-426 so the Codex CLI falls back to HTTP at once. SSE answers are streamed by the `Pacer` (a loopback
-server the flow is pointed at) without delays (`pace="fast"`) or with their recorded timing
-(`pace="recorded"`); coming from a server, they stream through mitmproxy like any upstream's, so a
-`Recorder` riding along records their events. Other answers are set directly as `flow.response`.
+false` (honoured by openai-python) so clients fail fast instead of retrying. SSE answers are streamed
+by the `Pacer` (a loopback server the flow is pointed at) without delays (`pace="fast"`) or with their
+recorded timing (`pace="recorded"`); coming from a server, they stream through mitmproxy like any
+upstream's, so a `Recorder` riding along records their events. Other answers are set directly as
+`flow.response`. A WebSocket upgrade is served by the pacer's WebSocket server (`ws.py`) when the
+cassette holds WebSocket turns, and refused with 426 otherwise (the Codex CLI then falls back to
+HTTP/SSE at once).
 
 Also usable with plain mitmdump: `mitmdump --mode reverse:http://127.0.0.1:9 --set
 connection_strategy=lazy -s proxy/replay/addon.py --set cassette=FILE` (lazy, so mitmproxy does not
@@ -38,6 +41,7 @@ from proxy.replay.matching import RequestView, match_requests, request_path
 from proxy.replay.normalise import Normaliser
 from proxy.replay.pacer import TICKET_HEADER, Pacer
 from proxy.replay.report import Mismatch, ReplayReport
+from proxy.replay.ws import WsSession
 from proxy.store.redact import Redactor
 
 __all__ = ["Replayer", "MATCH_MODES", "PACE_MODES", "REPLAYED", "is_model_path"]
@@ -132,29 +136,44 @@ class Replayer:
         # Counted until its `response`/`error` hook: a replay is only over once every answer is out.
         flow.metadata[_IN_FLIGHT] = True
         self._count_in_flight(+1)
-        if flow.request.headers.get("upgrade", "").lower() == "websocket":
-            self._error(flow, 426, "ctxscope_websocket_unsupported", "replay serves HTTP only; use HTTP/SSE")
-            return
         cassette = self.cassette
         if cassette is None:
-            self._error(flow, 503, "ctxscope_no_cassette", "no cassette loaded (set the cassette option)")
+            self._set(
+                flow,
+                _error_answer(503, "ctxscope_no_cassette", "no cassette loaded (set the cassette option)"),
+            )
+            return
+        if flow.request.headers.get("upgrade", "").lower() == "websocket":
+            if not any(e.endpoint == "websocket" for e in cassette.model_entries):
+                # Codex falls back to HTTP/SSE at once on 426; the cassette holds HTTP exchanges.
+                message = "this cassette was recorded over HTTP; use HTTP/SSE"
+                self._set(flow, _error_answer(426, "ctxscope_websocket_not_recorded", message))
+                return
+            await self._route_to_pacer(
+                flow, WsSession(self._ws_answer, self._ws_done, self.pace == "recorded")
+            )
             return
         method, live_path = flow.request.method, request_path(flow.request.path)
         body = _json_body(flow)
         with self._lock:
             if is_model_path(method, live_path):
-                answer = self._model_answer(flow, cassette, method, live_path, body)
+                answer = self._model_answer(cassette, method, live_path, body)
             else:
-                answer = self._other_answer(flow, cassette, method, live_path, body)
-        if answer is not None:
-            flow.metadata[REPLAYED] = True
-            await self._deliver(flow, answer)
+                answer = self._other_answer(cassette, method, live_path)
+        if answer is None:
+            return  # record mode `new`: let it go upstream
+        flow.metadata[REPLAYED] = True
+        if answer.is_stream:
+            await self._route_to_pacer(flow, (answer, self.pace == "recorded"))
+        else:
+            self._set(flow, answer)
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         origin = flow.metadata.pop(_ORIGIN, None)
         if origin is None or flow.response is None:
             return
-        flow.response.stream = True  # let the pacer's chunks through as they come
+        if flow.response.status_code != 101:
+            flow.response.stream = True  # let the pacer's chunks through as they come
         # The connection to the pacer is made: give the request back its own address, so that a
         # Recorder running alongside records what the client sent, not the detour.
         flow.request.scheme, flow.request.host, flow.request.port = origin
@@ -177,25 +196,22 @@ class Replayer:
 
     # ---- choosing an answer (called with the lock held) ----
 
-    def _model_answer(
-        self, flow: http.HTTPFlow, cassette: Cassette, method: str, live_path: str, body: Any
-    ) -> Answer | None:
+    def _model_answer(self, cassette: Cassette, method: str, live_path: str, body: Any) -> Answer | None:
+        """The next model entry's answer, an error answer, or None (forward it: record mode `new`)."""
         what = f"{method} {live_path}"
         if self._cursor >= len(cassette.model_entries):
             if self.passthrough_when_exhausted:
                 self._note("passed_through", what)
                 return None
             self._note("exhausted", what)
+            self._emit(f"exhausted: {what}")
             total = len(cassette.model_entries)
-            self._error(
-                flow,
+            return _error_answer(
                 410,
                 "ctxscope_cassette_exhausted",
                 f"cassette {cassette.name} has no more model responses (all {total} served) for {what}; "
                 "re-record it or extend the script",
             )
-            self._emit(f"exhausted: {what}")
-            return None
         entry = cassette.model_entries[self._cursor]
         differences = self._compare(entry, method, live_path, body)
         if differences:
@@ -206,17 +222,14 @@ class Replayer:
             log.warning("replay mismatch: %s", mismatch.line())
             self._emit(f"mismatch: {mismatch.line()}")
             if not served:
-                self._mismatch_error(flow, cassette, entry, differences)
-                return None
+                return _mismatch_answer(cassette, entry, differences)
         self._cursor += 1
         with self.report._lock:
             self.report.served += 1
         self._emit(f"{what} → {entry.label}")
         return entry.render(live_path, body, self.pace)
 
-    def _other_answer(
-        self, flow: http.HTTPFlow, cassette: Cassette, method: str, live_path: str, body: Any
-    ) -> Answer | None:
+    def _other_answer(self, cassette: Cassette, method: str, live_path: str) -> Answer | None:
         candidates = [
             e
             for e in cassette.other_entries
@@ -228,31 +241,39 @@ class Replayer:
                 self._note("passed_through", what)
                 return None
             self._note("unmatched", what)
-            self._error(
-                flow, 404, "ctxscope_no_recorded_answer", f"cassette {cassette.name} has no answer for {what}"
-            )
             self._emit(f"unmatched: {what}")
-            return None
+            message = f"cassette {cassette.name} has no answer for {what}"
+            return _error_answer(404, "ctxscope_no_recorded_answer", message)
         unused = [e for e in candidates if e.index not in self._other_used]
         entry = unused[0] if unused else candidates[-1]  # reuse the last one once all were served
         self._other_used.add(entry.index)
         with self.report._lock:
             self.report.other_served += 1
         self._emit(f"{what} → {entry.label}")
-        return entry.render(live_path, body, self.pace)
+        return entry.render(live_path, None, self.pace)
+
+    # ---- WebSocket turns (called by the pacer's WebSocket server, on the proxy's loop) ----
+
+    def _ws_answer(self, path: str, frame: Any) -> Answer:
+        """The answer to one client `response.create` frame (an error answer if there is none)."""
+        cassette = self.cassette
+        assert cassette is not None
+        self._count_in_flight(+1)  # until `_ws_done`: the turn's frames are still to be sent
+        with self._lock:
+            answer = self._model_answer(cassette, "WS", path, frame)
+        return answer or _error_answer(502, "ctxscope_no_upstream", "nothing to forward WebSocket turns to")
+
+    def _ws_done(self) -> None:
+        self._count_in_flight(-1)
 
     def _compare(self, entry: CassetteEntry, method: str, live_path: str, body: Any) -> list[str]:
         if entry.path is None:
             return []  # script entries answer whatever comes
         recorded_body = entry.request_body
-        if entry.endpoint == "websocket" and isinstance(recorded_body, dict):
-            recorded_body = {k: v for k, v in recorded_body.items() if k not in ("type", "stream")}
-            body = (
-                {k: v for k, v in body.items() if k not in ("type", "stream")}
-                if isinstance(body, dict)
-                else body
-            )
-            method, live_path = entry.method, entry.path  # a frame has no path of its own
+        if entry.endpoint == "websocket" or method == "WS":
+            # A WebSocket `response.create` frame is a request body plus its `type`, without `stream`.
+            recorded_body, body = _as_request(recorded_body), _as_request(body)
+            method, live_path = entry.method, entry.path  # frames are compared on their bodies alone
         live_body = self._redactor.body(body)
         self._recorded_side.learn(recorded_body)
         self._live_side.learn(live_body)
@@ -262,44 +283,19 @@ class Replayer:
 
     # ---- answering ----
 
-    async def _deliver(self, flow: http.HTTPFlow, answer: Answer) -> None:
-        paced = self.pace == "recorded"
-        if answer.is_stream:
-            port = await self._pacer.ensure_started()
-            ticket = self._pacer.park(answer, paced)
-            flow.metadata[_ORIGIN] = (flow.request.scheme, flow.request.host, flow.request.port)
-            flow.request.scheme = "http"
-            flow.request.host = "127.0.0.1"
-            flow.request.port = port
-            flow.request.headers[TICKET_HEADER] = ticket
-            return
+    async def _route_to_pacer(self, flow: http.HTTPFlow, parked: Any) -> None:
+        """Point the flow at the pacer, which streams `parked` (an SSE answer or a WebSocket session)."""
+        port = await self._pacer.ensure_started()
+        ticket = self._pacer.park(parked)
+        flow.metadata[_ORIGIN] = (flow.request.scheme, flow.request.host, flow.request.port)
+        flow.request.scheme = "http"
+        flow.request.host = "127.0.0.1"
+        flow.request.port = port
+        flow.request.headers[TICKET_HEADER] = ticket
+
+    @staticmethod
+    def _set(flow: http.HTTPFlow, answer: Answer) -> None:
         flow.response = http.Response.make(answer.status, answer.body, answer.headers)
-
-    def _mismatch_error(
-        self, flow: http.HTTPFlow, cassette: Cassette, entry: CassetteEntry, differences: list[str]
-    ) -> None:
-        message = f"request does not match cassette {cassette.name} {entry.label}: " + "; ".join(
-            differences[:5]
-        )
-        extra = {
-            "cassette": cassette.name,
-            "exchange": entry.exchange_id,
-            "index": entry.index,
-            "differences": differences,
-        }
-        self._error(flow, 409, "ctxscope_replay_mismatch", message, extra)
-
-    def _error(
-        self, flow: http.HTTPFlow, status: int, kind: str, message: str, extra: dict[str, Any] | None = None
-    ) -> None:
-        body = {
-            "error": {"type": kind, "code": kind, "message": f"ctxscope replay: {message}", **(extra or {})}
-        }
-        flow.response = http.Response.make(
-            status,
-            json.dumps(body, ensure_ascii=False).encode(),
-            {"content-type": "application/json", "x-should-retry": "false"},
-        )
 
     def _note(self, kind: str, what: str) -> None:
         with self.report._lock:
@@ -311,6 +307,28 @@ class Replayer:
                 self.on_event(line)
             except Exception:  # a broken printer must not break the replay
                 log.exception("replay event callback failed")
+
+
+def _error_answer(status: int, kind: str, message: str, extra: dict[str, Any] | None = None) -> Answer:
+    """A JSON error answer; `x-should-retry: false` so clients fail at once instead of retrying."""
+    body = {"error": {"type": kind, "code": kind, "message": f"ctxscope replay: {message}", **(extra or {})}}
+    return Answer(
+        status=status,
+        headers={"content-type": "application/json", "x-should-retry": "false"},
+        body=json.dumps(body, ensure_ascii=False).encode(),
+    )
+
+
+def _mismatch_answer(cassette: Cassette, entry: CassetteEntry, differences: list[str]) -> Answer:
+    message = f"request does not match cassette {cassette.name} {entry.label}: " + "; ".join(differences[:5])
+    extra = {"cassette": cassette.name, "exchange": entry.exchange_id, "index": entry.index}
+    return _error_answer(409, "ctxscope_replay_mismatch", message, {**extra, "differences": differences})
+
+
+def _as_request(body: Any) -> Any:
+    if not isinstance(body, dict):
+        return body
+    return {k: v for k, v in body.items() if k != "stream" and not (k == "type" and v == "response.create")}
 
 
 def _json_body(flow: http.HTTPFlow) -> Any:

@@ -39,18 +39,23 @@ class Answer:
     status: int
     headers: dict[str, str]
     body: bytes = b""
-    events: list[tuple[float, bytes]] | None = None
-    """For SSE: (milliseconds since the request, encoded event) in order; `body` is then unused."""
+    sse: list[tuple[float, str | None, str]] | None = None
+    """For SSE: (milliseconds since the request, event name, data) in order; `body` is then unused."""
     cut: bool = False
     """Drop the connection after the events, without ending the body (a recorded transport error)."""
 
     @property
     def is_stream(self) -> bool:
-        return self.events is not None
+        return self.sse is not None
+
+    @property
+    def events(self) -> list[tuple[float, bytes]]:
+        """The SSE events in wire form, with their offsets."""
+        return [(t_ms, encode_event(name, data)) for t_ms, name, data in self.sse or []]
 
     def stream_bytes(self) -> bytes:
         """The whole SSE body at once."""
-        return b"".join(chunk for _, chunk in self.events or [])
+        return b"".join(chunk for _, chunk in self.events)
 
 
 @dataclass
@@ -193,9 +198,9 @@ def recorded_answer(exchange: Exchange) -> Answer:
     if exchange.sse:
         headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
         headers["content-type"] = "text/event-stream"
-        events = [(ev.t_ms, encode_event(ev.event, ev.data)) for ev in exchange.sse]
+        events = [(ev.t_ms, ev.event, ev.data) for ev in exchange.sse]
         cut = error is not None and error.kind in _CUT_ERRORS
-        return Answer(status=exchange.status or 200, headers=headers, events=events, cut=cut)
+        return Answer(status=exchange.status or 200, headers=headers, sse=events, cut=cut)
     if exchange.status is None:
         message = (
             f"recorded transport error: {error.kind}: {error.message}" if error else "no response recorded"
@@ -259,8 +264,8 @@ def _script_renderer(spec: ScriptResponse, default_model: str) -> Callable[[str,
                 return Answer(status=502, headers=headers, body=json.dumps(_error_body(502)).encode())
             return Answer(status=200, headers=headers, body=json.dumps(final).encode())
         headers["content-type"] = "text/event-stream"
-        timed = [(i * spec.pace_ms, encode_event(e["type"], json.dumps(e))) for i, e in enumerate(events)]
-        return Answer(status=200, headers=headers, events=timed, cut=spec.cut)
+        timed = [(i * spec.pace_ms, e["type"], json.dumps(e)) for i, e in enumerate(events)]
+        return Answer(status=200, headers=headers, sse=timed, cut=spec.cut)
 
     return render
 

@@ -21,19 +21,22 @@ import time
 from http import HTTPStatus
 
 from proxy.replay.cassette import Answer
+from proxy.replay.ws import WsSession, serve_websocket
 
-__all__ = ["Pacer", "TICKET_HEADER"]
+__all__ = ["Pacer", "Parked", "TICKET_HEADER"]
 
 TICKET_HEADER = "x-ctxscope-replay-ticket"
+Parked = tuple[Answer, bool] | WsSession
+"""An SSE answer and whether to pace it, or a WebSocket session."""
 _READ_TIMEOUT_S = 30.0
 
 
 class Pacer:
-    """Serves parked answers on 127.0.0.1; `park(answer, paced)` returns the ticket to send."""
+    """Serves parked answers on 127.0.0.1; `park(...)` returns the ticket to send."""
 
     def __init__(self) -> None:
         self._server: asyncio.Server | None = None
-        self._tickets: dict[str, tuple[Answer, bool]] = {}
+        self._tickets: dict[str, Parked] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self.port: int | None = None
@@ -51,22 +54,29 @@ class Pacer:
             self._server.close()
             self._server = None
 
-    def park(self, answer: Answer, paced: bool) -> str:
-        """Keep `answer` until the proxy fetches it; `paced` keeps the recorded event offsets."""
+    def park(self, parked: Parked) -> str:
+        """Keep `(answer, paced)` or a `WsSession` until the proxy comes for it; returns its ticket."""
         with self._lock:
             ticket = str(next(self._ids))
-            self._tickets[ticket] = (answer, paced)
+            self._tickets[ticket] = parked
         return ticket
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            ticket = await asyncio.wait_for(_read_request(reader), _READ_TIMEOUT_S)
+            path, headers = await asyncio.wait_for(_read_request(reader), _READ_TIMEOUT_S)
+            ticket = headers.get(TICKET_HEADER)
             with self._lock:
                 parked = self._tickets.pop(ticket, None) if ticket else None
             if parked is None:
                 await _write_simple(writer, 500, b"ctxscope pacer: unknown replay ticket\n")
-                return
-            await _write_stream(writer, *parked)
+            elif isinstance(parked, WsSession):
+                key = headers.get("sec-websocket-key")
+                if key is None:
+                    await _write_simple(writer, 400, b"ctxscope pacer: not a WebSocket handshake\n")
+                    return
+                await serve_websocket(reader, writer, path, key, parked)
+            else:
+                await _write_stream(writer, *parked)
         except (TimeoutError, ConnectionError, asyncio.IncompleteReadError):
             pass  # the proxy (or its client) went away: nothing left to deliver
         finally:
@@ -74,18 +84,21 @@ class Pacer:
                 writer.close()
 
 
-async def _read_request(reader: asyncio.StreamReader) -> str | None:
-    """Read one request fully and return its ticket header value."""
+async def _read_request(reader: asyncio.StreamReader) -> tuple[str, dict[str, str]]:
+    """Read one request fully; return its path and headers (names lower-cased)."""
     head = await reader.readuntil(b"\r\n\r\n")
-    ticket: str | None = None
+    request_line, *lines = head.decode("latin-1").split("\r\n")
+    parts = request_line.split(" ")
+    path = parts[1] if len(parts) > 1 else "/"
+    headers: dict[str, str] = {}
     length = 0
     chunked = False
-    for line in head.decode("latin-1").split("\r\n")[1:]:
+    for line in lines:
         name, _, value = line.partition(":")
         name, value = name.strip().lower(), value.strip()
-        if name == TICKET_HEADER:
-            ticket = value
-        elif name == "content-length" and value.isdigit():
+        if name:
+            headers[name] = value
+        if name == "content-length" and value.isdigit():
             length = int(value)
         elif name == "transfer-encoding" and "chunked" in value.lower():
             chunked = True
@@ -97,7 +110,7 @@ async def _read_request(reader: asyncio.StreamReader) -> str | None:
                 break
     elif length:
         await reader.readexactly(length)
-    return ticket
+    return path, headers
 
 
 async def _write_simple(writer: asyncio.StreamWriter, status: int, body: bytes) -> None:
@@ -120,7 +133,7 @@ async def _write_stream(writer: asyncio.StreamWriter, answer: Answer, paced: boo
     writer.write("\r\n".join(head).encode())
     await writer.drain()
     start = time.monotonic()
-    for offset_ms, chunk in answer.events or [(0.0, answer.body)]:
+    for offset_ms, chunk in answer.events if answer.is_stream else [(0.0, answer.body)]:
         if paced:
             delay = start + offset_ms / 1000.0 - time.monotonic()
             if delay > 0:

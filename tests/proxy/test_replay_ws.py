@@ -1,0 +1,107 @@
+"""WebSocket replay: turns recorded over a WebSocket are served back over a WebSocket.
+
+Recorded with the real Recorder between a `websockets` client and a `websockets` Responses-like
+server; replayed by the real replayer to a `websockets` client, with strict matching.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect
+from websockets.sync.server import Server, ServerConnection, serve
+
+from proxy.replay import load_cassette, serve_cassette
+from proxy.testing import response_stream, text_message
+from proxy.testing.capture import capture_proxy
+
+
+def _answer(ws: ServerConnection) -> None:
+    for message in ws:
+        frame = json.loads(message)
+        marker = frame["input"][-1]["content"]
+        for event in response_stream(text_message(f"answer to {marker}"), model=frame["model"]):
+            ws.send(json.dumps(event))
+
+
+def _turn(ws: Any, marker: str, previous: str | None) -> list[dict[str, Any]]:
+    frame: dict[str, Any] = {
+        "type": "response.create",
+        "model": "gpt-ws",
+        "input": [{"type": "message", "role": "user", "content": marker}],
+    }
+    if previous:
+        frame["previous_response_id"] = previous
+    ws.send(json.dumps(frame))
+    events = []
+    for _ in range(100):  # bounded: a turn is a handful of events
+        event = json.loads(ws.recv(timeout=10))
+        events.append(event)
+        if event["type"] in ("response.completed", "response.failed", "error"):
+            return events
+    raise AssertionError("no terminal event")
+
+
+def _session(url: str, markers: tuple[str, ...] = ("one", "two")) -> list[list[dict[str, Any]]]:
+    turns: list[list[dict[str, Any]]] = []
+    with connect(url.replace("http://", "ws://") + "/v1/responses") as ws:
+        previous = None
+        for marker in markers:
+            turns.append(_turn(ws, marker, previous))
+            last = turns[-1][-1]
+            previous = last["response"]["id"] if last["type"] == "response.completed" else None
+    return turns
+
+
+@pytest.fixture
+def recorded(tmp_path: Path) -> Iterator[tuple[Path, list[list[dict[str, Any]]]]]:
+    server: Server = serve(_answer, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    path = tmp_path / "ws.jsonl"
+    try:
+        with capture_proxy(f"http://127.0.0.1:{server.socket.getsockname()[1]}", path) as session:
+            turns = _session(session.url)
+            session.wait_for(3)
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+    yield path, turns
+
+
+def test_websocket_turns_replay_over_a_websocket(recorded: tuple[Path, list[list[dict[str, Any]]]]) -> None:
+    path, original = recorded
+    cassette = load_cassette(path)
+    assert [e.endpoint for e in cassette.model_entries] == ["websocket", "websocket"]
+    for pace in ("fast", "recorded"):
+        with serve_cassette(path, pace=pace) as server:
+            replayed = _session(server.url)
+            report = server.report
+        assert replayed == original
+        assert report.served == 2 and report.problems() == []
+
+
+def test_a_changed_frame_gets_an_error_event(recorded: tuple[Path, list[list[dict[str, Any]]]]) -> None:
+    path, _ = recorded
+    with serve_cassette(path) as server:
+        [first] = _session(server.url, markers=("something else",))
+        report = server.report
+    error = first[-1]
+    assert error["type"] == "error" and error["status"] == 409
+    assert error["error"]["differences"][0].startswith("input[0].content differs")
+    assert len(report.mismatches) == 1
+
+
+def test_http_cassettes_refuse_the_upgrade_with_426(tmp_path: Path) -> None:
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"format": "ctxscope-script", "responses": [{"text": "hi"}]}))
+    with serve_cassette(script) as server:
+        with pytest.raises(InvalidStatus) as err:
+            _session(server.url)
+    assert err.value.response.status_code == 426
