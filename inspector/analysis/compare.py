@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from inspector.analysis.analyse import Analysis, TurnAnalysis
-from inspector.analysis.diffs import ToolDiff, instructions_diff, params_diff, tools_diff
+from inspector.analysis.diffs import PARAM_KEYS, ToolDiff, instructions_diff, params_diff, tools_diff
 from inspector.analysis.normalise import cross_run
 
 # Headers that differ on every request whatever the backend: not a difference worth showing.
@@ -120,7 +120,7 @@ def _pair(
             result.headers_changed[name] = (ha[name], hb[name])
     ba, bb = norm_a.body(ta.body), norm_b.body(tb.body)
     result.params = params_diff(ba, bb)
-    ignore = {"input", "instructions", "tools"}
+    ignore = {"input", "instructions", "tools", *PARAM_KEYS}  # those are compared above
     result.body_keys_only_a = sorted(set(ba) - set(bb) - ignore)
     result.body_keys_only_b = sorted(set(bb) - set(ba) - ignore)
     result.instructions = instructions_diff(ba.get("instructions"), bb.get("instructions"))

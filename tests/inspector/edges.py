@@ -265,6 +265,46 @@ def world() -> Script:
     return s
 
 
+def _backend(url: str, headers: dict[str, str], endpoint: str = "responses", **extra: object) -> Script:
+    s = Script()
+    t1 = [*initial_context(), message("user", "fix the failing test")]
+    t2 = [*t1, message("assistant", "done."), message("user", "thanks")]
+    for n, items in enumerate((t1, t2), start=1):
+        request = body(items, **extra)
+        if endpoint == "websocket":
+            request = {"type": "response.create", **request}
+        s.request(request, url=url, headers=headers, endpoint=endpoint, response=completed(f"resp_{n}"))
+    return s
+
+
+def backend_apikey() -> Script:
+    """The task on the API-key backend (HTTP/SSE)."""
+    return _backend(
+        "https://api.openai.com/v1/responses",
+        {
+            "authorization": "Bearer <redacted:api_key:1a2b3c>",
+            "openai-organization": "org-1",
+            "originator": "codex_exec",
+            "session-id": "s-1",
+        },
+    )
+
+
+def backend_chatgpt() -> Script:
+    """The same task on the ChatGPT backend (WebSocket, account header, a service tier)."""
+    return _backend(
+        "wss://chatgpt.com/backend-api/codex/responses",
+        {
+            "authorization": "Bearer <redacted:bearer:4d5e6f>",
+            "chatgpt-account-id": "<redacted:account:7a8b9c>",
+            "originator": "codex_exec",
+            "session-id": "s-2",
+        },
+        endpoint="websocket",
+        service_tier="priority",
+    )
+
+
 EDGES: dict[str, Callable[[], Script]] = {
     "compaction": compaction,
     "remote_compaction": remote_compaction,
@@ -276,4 +316,6 @@ EDGES: dict[str, Callable[[], Script]] = {
     "tools_reordered": tools_reordered,
     "odd_input": odd_input,
     "world": world,
+    "backend_apikey": backend_apikey,
+    "backend_chatgpt": backend_chatgpt,
 }

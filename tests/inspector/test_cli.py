@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -164,3 +166,41 @@ def test_non_responses_recording_reports_and_shows_unknowns(edge: Callable[[str]
     assert "is not a Responses request; skipped" in result.stdout
     shown = invoke("show", str(path), "--turn", "1", "--no-color")
     assert "unknown:mystery_item" in shown.stdout and "unknown_part:input_audio" in shown.stdout
+
+
+def test_compare_api_key_with_chatgpt_backend(edge: Callable[[str], Path]) -> None:
+    doc = json.loads(
+        invoke(
+            "compare", str(edge("backend_apikey")), str(edge("backend_chatgpt")), "--format", "json"
+        ).stdout
+    )
+    assert doc["summary"] == {"turns_a": 2, "turns_b": 2, "same_turns": 0}
+    first = doc["turns"][0]
+    assert first["endpoint"] == [
+        "https://api.openai.com/v1/responses",
+        "wss://chatgpt.com/backend-api/codex/responses",
+    ]
+    assert first["transport"] == ["http", "websocket"]
+    assert first["headers"]["only_a"] == ["openai-organization"]
+    assert first["headers"]["only_b"] == ["chatgpt-account-id"]
+    assert first["params"] == {"service_tier": {"a": None, "b": "priority"}}
+    assert first["body_keys"] == {"only_a": [], "only_b": []}
+    assert first["items_diff"] == [] and first["instructions_diff"] == [] and not first["tools"]["changed"]
+    md = invoke("compare", a, b, "--format", "markdown")
+    assert "| 1 | no | endpoint https://api.openai.com/v1/responses ≠ wss://" in md.stdout
+
+
+def test_without_the_tokenizer_counts_are_labelled_estimates(edge: Callable[[str], Path]) -> None:
+    code = (
+        "import sys, json; sys.modules['bpe_openai'] = None\n"  # as if the package were not installed
+        "from inspector import analyse_recording, diff_report\n"
+        f"doc = diff_report(analyse_recording({str(edge('world'))!r}))\n"
+        "print(json.dumps([doc['tokenizer'], doc['turns'][0]['tokens']['estimated'],"
+        " doc['turns'][0]['tokens']['total']]))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    tokenizer, estimated, total = json.loads(proc.stdout)
+    assert tokenizer == {"name": "estimate (chars/4)", "estimated": True} and estimated is True and total > 0
