@@ -118,9 +118,15 @@ class Replayer:
         loader.add_option("replay_pace", str, self.pace, "recorded | fast")
 
     def configure(self, updated: set[str]) -> None:
-        if "replay_match" in updated and ctx.options.replay_match in MATCH_MODES:
+        for option, allowed in (("replay_match", MATCH_MODES), ("replay_pace", PACE_MODES)):
+            value = getattr(ctx.options, option)
+            if option in updated and value not in allowed:
+                message = f"{option} must be one of {', '.join(allowed)}, not {value!r}"
+                raise exceptions.OptionsError(message)  # type: ignore[no-untyped-call]
+        if "replay_match" in updated:
             self.match = ctx.options.replay_match
-        if "replay_pace" in updated and ctx.options.replay_pace in PACE_MODES:
+            self.report.match = self.match
+        if "replay_pace" in updated:
             self.pace = ctx.options.replay_pace
         if "cassette" in updated and ctx.options.cassette:
             try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -144,3 +145,30 @@ def test_strict_mismatch_is_printed_and_exits_1(tmp_path: Path) -> None:
     assert code == 1
     assert "mismatch:" in out and "input[2].content[0].text differs" in out
     assert "1 mismatch" in out
+
+
+def test_the_addon_runs_under_plain_mitmdump(tmp_path: Path) -> None:
+    mitmdump = Path(sys.executable).parent / "mitmdump"
+    addon = Path(__file__).resolve().parents[2] / "proxy" / "replay" / "addon.py"
+    args = [str(mitmdump), "--mode", "reverse:http://127.0.0.1:9", "-p", "0"]
+    args += ["--set", "connection_strategy=lazy", "--set", f"confdir={tmp_path}", "-s", str(addon)]
+    args += ["--set", f"cassette={RECORDINGS / 'script-example.json'}", "--set", "replay_match=sequential"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=_env())
+    try:
+        assert proc.stdout is not None
+        port = None
+        for _ in range(50):  # bounded: a few start-up lines
+            line = proc.stdout.readline()
+            found = re.search(r"listening at \*?:?(\d+)", line)
+            if found or not line:
+                port = found.group(1) if found else None
+                break
+        assert port, "mitmdump did not report its port"
+        with httpx.Client(timeout=30) as client:
+            answer = client.post(f"http://127.0.0.1:{port}/v1/responses", json={"stream": True})
+            models = client.get(f"http://127.0.0.1:{port}/v1/models")
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=TIMEOUT_S)
+    assert answer.status_code == 200 and "response.completed" in answer.text
+    assert models.json()["data"][0]["id"] == "gpt-5-codex"
