@@ -169,11 +169,8 @@ def test_non_responses_recording_reports_and_shows_unknowns(edge: Callable[[str]
 
 
 def test_compare_api_key_with_chatgpt_backend(edge: Callable[[str], Path]) -> None:
-    doc = json.loads(
-        invoke(
-            "compare", str(edge("backend_apikey")), str(edge("backend_chatgpt")), "--format", "json"
-        ).stdout
-    )
+    a, b = str(edge("backend_apikey")), str(edge("backend_chatgpt"))
+    doc = json.loads(invoke("compare", a, b, "--format", "json").stdout)
     assert doc["summary"] == {"turns_a": 2, "turns_b": 2, "same_turns": 0}
     first = doc["turns"][0]
     assert first["endpoint"] == [
