@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from builders import (
+from proxy.model import TransportError
+from tests.inspector.builders import (
     TOOLS,
     Script,
     agents_md,
@@ -21,8 +22,6 @@ from builders import (
     initial_context,
     message,
 )
-
-from proxy.model import TransportError
 
 SESSION = {"content-type": "application/json", "session-id": "sess-A"}
 

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import invoke, run_ctxscope
+
+from tests.inspector.helpers import invoke, run_ctxscope
 
 
 def test_diff_text_tells_what_changed(edge: Callable[[str], Path]) -> None:

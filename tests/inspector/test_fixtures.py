@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from edges import EDGES
 
 from inspector.analysis import analyse_exchanges, analyse_recording
+from tests.inspector.edges import EDGES
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "inspector"
 

@@ -1,0 +1,1 @@
+"""Tests of the inspector: analysis engine, reports and commands."""
