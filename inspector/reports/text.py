@@ -128,6 +128,15 @@ def _detail(console: Console, doc: dict[str, Any]) -> None:
             _line(console, "    summary: ", (comp["summary"][:500], "italic"))
         for label in comp["rematerialised"]:
             _line(console, "    re-materialised: ", label)
+    tokens = doc["tokens"]
+    if tokens["unaccounted"] is not None:
+        _line(
+            console,
+            f"  tokens: counted {tokens['total']:,}, reported {tokens['usage']['input_tokens']:,} "
+            f"({tokens['unaccounted']:+,} not attributable: message framing, server-side rendering); "
+            f"shared prefix {tokens['shared_prefix']:,} → predicted cached {tokens['predicted_cached']:,}, "
+            f"reported cached {tokens['usage'].get('cached_tokens') or 0:,}",
+        )
     _line(console, ("  tokens by kind:", "bold"))
     for kind, count in sorted(doc["tokens"]["by_kind"].items(), key=lambda kv: -kv[1]):
         _line(console, f"    {kind:<24} {count:>8,}")
