@@ -1,1 +1,73 @@
-"""placeholder"""
+"""ctxscope's bottom layer: capture, the recording file, and replay. Imports neither other package.
+
+    store/           the recording file: RecordingWriter, read_recording, Redactor
+    model            Exchange and its parts, as the reader returns them
+    runner           ProxyServer: in-process mitmproxy on its own thread
+    recorder         Recorder: the capture addon (SSE tapped, never buffered; WebSocket turns)
+    responses_fold   accumulate: the one pure fold of Responses SSE events
+    replay/          Replayer, cassettes, script cassettes, strict/sequential matching
+    home             where recordings, sessions and the CA live (CTXSCOPE_HOME)
+    errors           CtxscopeError and its subclasses
+
+Names load on first use, so reading a recording never imports mitmproxy.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = [
+    "ConfigError",
+    "CtxscopeError",
+    "Exchange",
+    "ProxyServer",
+    "ProxyStartError",
+    "Recorder",
+    "Recording",
+    "RecordingError",
+    "RecordingWriter",
+    "Redactor",
+    "ReplayMismatch",
+    "Replayer",
+    "SseEvent",
+    "SseParser",
+    "accumulate",
+    "classify_endpoint",
+    "load_cassette",
+    "read_recording",
+    "serve_cassette",
+]
+
+_WHERE = {
+    "ConfigError": "proxy.errors",
+    "CtxscopeError": "proxy.errors",
+    "ProxyStartError": "proxy.errors",
+    "RecordingError": "proxy.errors",
+    "ReplayMismatch": "proxy.errors",
+    "Exchange": "proxy.model",
+    "SseEvent": "proxy.model",
+    "ProxyServer": "proxy.runner",
+    "Recorder": "proxy.recorder",
+    "Recording": "proxy.store",
+    "RecordingWriter": "proxy.store",
+    "Redactor": "proxy.store",
+    "read_recording": "proxy.store",
+    "Replayer": "proxy.replay",
+    "load_cassette": "proxy.replay",
+    "serve_cassette": "proxy.replay",
+    "SseParser": "proxy.sse",
+    "accumulate": "proxy.responses_fold",
+    "classify_endpoint": "proxy.endpoints",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'proxy' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

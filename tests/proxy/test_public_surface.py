@@ -1,0 +1,19 @@
+"""The proxy package says what it offers: every name in __all__ resolves, and nothing else is promised."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import proxy
+
+
+def test_every_exported_name_resolves() -> None:
+    for name in proxy.__all__:
+        assert getattr(proxy, name) is not None, name
+    assert sorted(dir(proxy)) == sorted(proxy.__all__)
+
+
+def test_reading_a_recording_does_not_import_mitmproxy() -> None:
+    code = "import sys, proxy; proxy.read_recording; assert 'mitmproxy' not in sys.modules, 'mitmproxy imported'"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
