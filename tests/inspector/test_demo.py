@@ -40,7 +40,7 @@ def test_demo_runs_offline_and_explains_each_change(tmp_path: Path) -> None:
     assert len(requests) == 7
     assert [r.request_body["model"] for r in requests] == ["gpt-5-codex"] * 6 + ["gpt-5-mini"]
     # each request extends the previous one: append-only history
-    for before, after in zip(requests, requests[1:]):
+    for before, after in zip(requests, requests[1:], strict=False):
         assert (
             after.request_body["input"][: len(before.request_body["input"])] == before.request_body["input"]
         )
