@@ -140,7 +140,7 @@ def chain() -> Script:
 
 
 def failed_stream() -> Script:
-    """A failed response, a stream cut before `response.completed`, and a reset with no response."""
+    """A failed response, a stream cut before `response.completed`, a reset, a 429, then success."""
     s = Script()
     t1 = [*initial_context(), message("user", "hi")]
     s.request(
@@ -166,7 +166,13 @@ def failed_stream() -> Script:
         headers=SESSION,
         error=TransportError(kind="upstream_reset", message="connection reset by peer"),
     )
-    s.request(body(t1), response=completed("resp_4"), headers=SESSION)
+    s.request(
+        body(t1),
+        status=429,
+        headers=SESSION,
+        response_body={"error": {"code": "rate_limit_exceeded", "message": "slow down"}},
+    )
+    s.request(body(t1), response=completed("resp_5"), headers=SESSION)
     return s
 
 

@@ -101,10 +101,12 @@ def test_previous_response_id_chain_rebuilds_full_context(analysed: Callable[[st
 
 def test_failed_streams_are_turns_with_a_status(analysed: Callable[[str], Analysis]) -> None:
     a = analysed("failed_stream")
-    assert [t.turn.status for t in a.turns] == ["failed", "incomplete stream", "transport error", "completed"]
+    statuses = [t.turn.status for t in a.turns]
+    assert statuses == ["failed", "incomplete stream", "transport error", "http 429", "completed"]
     assert a.turn(1).turn.error == "context_length_exceeded: too long"
     assert "upstream_reset" in (a.turn(3).turn.error or "")
-    assert any("same input as turn 3" in n for n in a.turn(4).notes)
+    assert "rate_limit_exceeded" in (a.turn(4).turn.error or "")
+    assert any("same input as turn 4" in n for n in a.turn(5).notes)
 
 
 def test_tools_reordered_is_not_a_change(analysed: Callable[[str], Analysis]) -> None:
