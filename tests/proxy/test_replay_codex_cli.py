@@ -60,7 +60,10 @@ def _run_codex(binary: Path, root: Path, base_url: str) -> str:
         f'base_url = "{base_url}/v1"\n'
         'wire_api = "responses"\nenv_key = "LOCAL_KEY"\nrequest_max_retries = 0\nstream_max_retries = 0\n'
     )
-    env = {**os.environ, "CODEX_HOME": str(home), "LOCAL_KEY": "x"}
+    # A HOME of its own: the login shell Codex runs commands in must not source the user's profile,
+    # whose output (e.g. pyenv's rehash warnings) varies from run to run.
+    (root / "user").mkdir()
+    env = {**os.environ, "CODEX_HOME": str(home), "HOME": str(root / "user"), "LOCAL_KEY": "x"}
     args = [str(binary), "exec", "--skip-git-repo-check", "-s", "workspace-write", "add greet.py"]
     proc = subprocess.Popen(
         args,
