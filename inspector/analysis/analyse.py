@@ -104,6 +104,11 @@ def _notes(turn: Turn, change: TurnChange) -> list[str]:
         and turn.request_kind not in COMPACTION_REQUEST_KINDS
     ):
         notes.append(f"same input as turn {change.previous} (a retry or a prewarm)")
+    if change.kind == "rewrite" and change.removed:
+        now = change.added[0].label if change.added else "nothing"
+        notes.append(f"prefix broken at item {change.kept}: {change.removed[0].label} → {now}")
+    elif change.kind == "fork":
+        notes.append(f"forked from turn {change.previous} after {_count(change.kept, 'shared item')}")
     if turn.request_kind == "compaction":
         notes.append(
             f"compaction request (request_kind compaction): {max(len(turn.items) - 1, 0)} items "
