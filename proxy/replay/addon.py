@@ -222,7 +222,15 @@ class Replayer:
         differences = self._compare(entry, method, live_path, body)
         if differences:
             served = self.match == "sequential"
-            mismatch = Mismatch(cassette.name, entry.label, entry.index, differences, served=served)
+            mismatch = Mismatch(
+                cassette.name,
+                entry.label,
+                entry.index,
+                differences,
+                served=served,
+                exchange_id=entry.exchange_id,
+                live_body=self._redactor.body(body),
+            )
             with self.report._lock:
                 self.report.mismatches.append(mismatch)
             log.warning("replay mismatch: %s", mismatch.line())

@@ -3,6 +3,7 @@
 ctxscope replay recordings/script-example.json              # the offline model on 127.0.0.1:8787
 ctxscope replay capture.jsonl --match sequential --pace recorded
 ctxscope replay capture.jsonl --ignore 'metadata.run' --ignore 'input[*].id'
+ctxscope replay capture.jsonl --exit-when-done --report replay.json    # for CI: exit 1 on problems
 
 Prints the URL to point clients at, one line per request (and each mismatch), and a summary at the end
 (Ctrl-C, or `--exit-when-done` once every model response was served or the replay went wrong).
@@ -10,6 +11,7 @@ Prints the URL to point clients at, one line per request (and each mismatch), an
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 import threading
@@ -42,6 +44,7 @@ def run_replay(
     pace: str = "fast",
     ignore: list[str] | None = None,
     exit_when_done: bool = False,
+    report_path: Path | None = None,
 ) -> bool:
     """Serve `file` until SIGINT/SIGTERM (or until done); return True if nothing went wrong."""
     if match not in MATCH_MODES:
@@ -84,6 +87,8 @@ def run_replay(
     finally:
         server.stop()
     report = server.report
+    if report_path is not None:
+        report_path.write_text(json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n")
     _say(report.summary())
     for problem in report.problems():
         _say(f"  {problem}")
@@ -134,10 +139,13 @@ def replay_command(
         bool,
         typer.Option("--exit-when-done", help="Stop once all model responses were served."),
     ] = False,
+    report: Annotated[
+        Path | None, typer.Option("--report", help="Write what the replay did as JSON to this file.")
+    ] = None,
 ) -> None:
     """Serve a recording or a script cassette as the model backend, for any client (Codex, SDKs, harness)."""
     try:
-        ok = run_replay(file, listen, match, pace, list(ignore or []), exit_when_done)
+        ok = run_replay(file, listen, match, pace, list(ignore or []), exit_when_done, report)
     except CtxscopeError as err:
         print(f"error: {err}", file=sys.stderr)
         raise typer.Exit(2) from None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 from proxy.errors import ReplayMismatch
 
@@ -27,6 +28,10 @@ class Mismatch:
     differences: list[str]
     served: bool
     """True in sequential mode (answered anyway), False in strict mode (answered with an error)."""
+    exchange_id: int | None = None
+    """The recorded exchange's id (None for script entries)."""
+    live_body: Any = None
+    """The live request body as received (redacted), for a semantic diff against the recorded one."""
 
     def line(self) -> str:
         verdict = "served anyway" if self.served else "rejected"
@@ -72,6 +77,31 @@ class ReplayReport:
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise ReplayMismatch(f"{len(problems)} replay problem(s): {problems[0]}{more}")
+
+    def as_dict(self) -> dict[str, Any]:
+        """The report as plain JSON data (what `ctxscope replay --report FILE` writes)."""
+        return {
+            "cassette": self.cassette,
+            "match": self.match,
+            "model_entries": self.model_entries,
+            "served": self.served,
+            "other_served": self.other_served,
+            "mismatches": [
+                {
+                    "entry": m.entry,
+                    "index": m.index,
+                    "exchange": m.exchange_id,
+                    "served": m.served,
+                    "differences": m.differences,
+                    "live_body": m.live_body,
+                }
+                for m in self.mismatches
+            ],
+            "exhausted": self.exhausted,
+            "unmatched": self.unmatched,
+            "passed_through": self.passed_through,
+            "problems": self.problems(),
+        }
 
     def summary(self) -> str:
         """One line for people: served counts and problems."""

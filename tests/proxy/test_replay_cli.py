@@ -132,12 +132,14 @@ def test_strict_mismatch_is_printed_and_exits_1(tmp_path: Path) -> None:
     from tests.proxy.replay_support import Run, codex_body, post, record_session, turn_replies
 
     run = Run(cwd="/home/ann/proj")
+    report = tmp_path / "report.json"
     path = record_session(
         tmp_path / "r.jsonl", {}, turn_replies()[:1], lambda url: [post(url, codex_body(run, 1), run)]
     )
-    served = _Served(str(path))
+    served = _Served(str(path), "--report", str(report))
     try:
-        answer = post(served.url, codex_body(run, 1, prompt="a different prompt"), run)
+        changed = codex_body(run, 1, prompt="a different prompt, key sk-proj-AAAAAAAAAAAAAAAAAAAAAAAA")
+        answer = post(served.url, changed, run)
         code, out = served.finish()
     finally:
         served.kill()
@@ -145,6 +147,14 @@ def test_strict_mismatch_is_printed_and_exits_1(tmp_path: Path) -> None:
     assert code == 1
     assert "mismatch:" in out and "input[2].content[0].text differs" in out
     assert "1 mismatch" in out
+    written = json.loads(report.read_text())
+    [mismatch] = written["mismatches"]
+    assert mismatch["served"] is False and mismatch["exchange"] == 0
+    assert mismatch["differences"][0].startswith("input[2].content[0].text differs")
+    assert mismatch["live_body"]["input"][2]["content"][0]["text"].startswith(
+        "a different prompt, key <redacted:"
+    )
+    assert "sk-proj-AAAA" not in report.read_text()  # the live body is redacted like a recording
 
 
 def test_the_addon_runs_under_plain_mitmdump(tmp_path: Path) -> None:
