@@ -7,6 +7,7 @@ session ids and dates, and must reject a changed request with the differing JSON
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -259,3 +260,20 @@ def test_a_torn_last_line_is_skipped_with_a_warning(two_turns: Path) -> None:
     cassette = load_cassette(two_turns)
     assert len(cassette.model_entries) == 2
     assert cassette.warnings and "line" in cassette.warnings[0]
+
+
+def test_replay_from_another_temp_directory(tmp_path: Path) -> None:
+    """Recorded in pytest's tmp dir, replayed from a mkdtemp dir: both are `<tmp>` after normalising."""
+    recorded_run = Run(cwd=str(tmp_path / "repo"))
+
+    def drive(url: str) -> None:
+        for turn in (1, 2):
+            post(url, codex_body(recorded_run, turn), recorded_run)
+
+    path = record_session(tmp_path / "t.jsonl", {"cwd": recorded_run.cwd}, turn_replies(), drive)
+    with tempfile.TemporaryDirectory() as other:
+        live = Run(cwd=str(Path(other) / "repo"))
+        with serve_cassette(path, live_cwd=other) as server:
+            statuses = [post(server.url, codex_body(live, t), live).status_code for t in (1, 2)]
+            problems = server.report.problems()
+    assert statuses == [200, 200], problems
