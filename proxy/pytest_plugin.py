@@ -9,7 +9,7 @@ The fixture `ctxscope_cassette` yields a `CassetteFixture` (`.url` is the base U
 A relative cassette path is taken from the test file's directory; without a marker the cassette is
 `cassettes/<module>/<test>.jsonl` there. Script cassettes work the same way (they are never recorded).
 
-`--record-mode` (or ini `ctxscope_record_mode`, or the marker's `record_mode=`):
+`--record-mode` (alias `--ctxscope-record-mode`; ini `ctxscope_record_mode`; marker `record_mode=`):
     none  replay only; a missing cassette fails the test (default)
     once  record if the cassette file is missing, else replay
     new   replay what the cassette has; forward and append what comes after it
@@ -62,13 +62,16 @@ class CassetteFixture:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ctxscope", "ctxscope cassettes")
-    group.addoption(
-        "--record-mode",
-        dest="ctxscope_record_mode",
-        choices=RECORD_MODES,
-        default=None,
-        help="ctxscope cassettes: none (replay only, default), once, new or all.",
-    )
+    record_mode: dict[str, Any] = {
+        "dest": "ctxscope_record_mode",
+        "choices": RECORD_MODES,
+        "default": None,
+        "help": "ctxscope cassettes: none (replay only, default), once, new or all.",
+    }
+    try:
+        group.addoption("--record-mode", "--ctxscope-record-mode", **record_mode)
+    except ValueError:  # another cassette plugin (pytest-recording) owns --record-mode
+        group.addoption("--ctxscope-record-mode", **record_mode)
     group.addoption(
         "--ctxscope-upstream",
         dest="ctxscope_upstream",
