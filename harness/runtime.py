@@ -89,7 +89,10 @@ class AgentRuntime:
         self.provider.check()
         store, resumed = self._open_session()
         capture = None if self.options.no_capture else (self.options.capture or new_recording_path("agent"))
-        self.route = open_route(self.provider, capture, meta={"session_id": store.session_id})
+        # The capture's cwd lets strict replay map this checkout's paths onto another one.
+        resumed_cwd = ((resumed.world_state or {}).get("cwd") or resumed.meta.get("cwd")) if resumed else None
+        meta = {"session_id": store.session_id, "cwd": str(self._cwd(resumed_cwd))}
+        self.route = open_route(self.provider, capture, meta=meta)
         try:
             self.client = ResponsesClient(
                 self.provider, base_url=self.route.base_url, retry=self.config.retry, notice=self._notice

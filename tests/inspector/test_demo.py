@@ -36,7 +36,9 @@ def test_demo_runs_offline_and_explains_each_change(tmp_path: Path) -> None:
     assert (repo / "pkg" / "greet.py").read_text().startswith("def greet(name: str) -> str:")
     assert (repo / "pkg" / "test_greet.py").is_file()
 
-    requests = read_recording(capture).model_requests()
+    recording = read_recording(capture)
+    assert recording.header.meta["cwd"] == str(repo)  # lets strict replay map paths to another checkout
+    requests = recording.model_requests()
     assert len(requests) == 7
     assert [r.request_body["model"] for r in requests] == ["gpt-5-codex"] * 6 + ["gpt-5-mini"]
     # each request extends the previous one: append-only history
