@@ -32,8 +32,12 @@ from proxy.model import Exchange
 from proxy.store import RecordingWriter, read_recording
 
 TOOLS = [
-    {"type": "function", "name": f"tool_{i}", "description": "A tool. " * 20,
-     "parameters": {"type": "object", "properties": {"x": {"type": "string"}}}}
+    {
+        "type": "function",
+        "name": f"tool_{i}",
+        "description": "A tool. " * 20,
+        "parameters": {"type": "object", "properties": {"x": {"type": "string"}}},
+    }
     for i in range(8)
 ]
 
@@ -44,33 +48,66 @@ def _message(role: str, text: str) -> dict[str, Any]:
 
 
 def _environment(day: int) -> str:
-    return render_fragment("environment_context", {"cwd": "/repo", "shell": "bash",
-                                                   "current_date": f"2026-11-{day:02d}", "timezone": "UTC"})
+    return render_fragment(
+        "environment_context",
+        {"cwd": "/repo", "shell": "bash", "current_date": f"2026-11-{day:02d}", "timezone": "UTC"},
+    )
 
 
 def build(turns: int) -> list[dict[str, Any]]:
     """The request bodies of one growing session."""
-    permissions = render_fragment("permissions", {"sandbox_mode": "workspace-write", "approval_policy": "never",
-                                                  "network_enabled": False, "writable_roots": ["/repo"]})
-    agents = render_fragment("agents_md", {"path": "/repo", "docs": [{"path": "/repo/AGENTS.md",
-                                                                      "text": "Use pytest. " * 50}]})
-    items: list[dict[str, Any]] = [_message("developer", permissions),
-                                   {"type": "message", "role": "user", "content": [
-                                       {"type": "input_text", "text": agents},
-                                       {"type": "input_text", "text": _environment(1)}]}]
+    permissions = render_fragment(
+        "permissions",
+        {
+            "sandbox_mode": "workspace-write",
+            "approval_policy": "never",
+            "network_enabled": False,
+            "writable_roots": ["/repo"],
+        },
+    )
+    agents = render_fragment(
+        "agents_md", {"path": "/repo", "docs": [{"path": "/repo/AGENTS.md", "text": "Use pytest. " * 50}]}
+    )
+    items: list[dict[str, Any]] = [
+        _message("developer", permissions),
+        {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": agents},
+                {"type": "input_text", "text": _environment(1)},
+            ],
+        },
+    ]
     bodies = []
     for n in range(turns):
         if n and n % 100 == 0:
             items.append(_message("user", _environment(1 + n // 100)))
         items.append(_message("user", f"step {n}: change function f{n} and run the tests"))
-        bodies.append({"model": "gpt-5-codex", "instructions": "You are a coding agent. " * 40,
-                       "input": list(items), "tools": TOOLS, "stream": True, "store": False,
-                       "prompt_cache_key": "thread-1"})
+        bodies.append(
+            {
+                "model": "gpt-5-codex",
+                "instructions": "You are a coding agent. " * 40,
+                "input": list(items),
+                "tools": TOOLS,
+                "stream": True,
+                "store": False,
+                "prompt_cache_key": "thread-1",
+            }
+        )
         items += [
-            {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "name": "tool_0",
-             "arguments": json.dumps({"x": f"pytest -k f{n}"})},
-            {"type": "function_call_output", "call_id": f"call_{n}",
-             "output": f"Process exited with code 0\nOutput:\n{n} passed in 0.1s\n" + "." * 200},
+            {
+                "type": "function_call",
+                "id": f"fc_{n}",
+                "call_id": f"call_{n}",
+                "name": "tool_0",
+                "arguments": json.dumps({"x": f"pytest -k f{n}"}),
+            },
+            {
+                "type": "function_call_output",
+                "call_id": f"call_{n}",
+                "output": f"Process exited with code 0\nOutput:\n{n} passed in 0.1s\n" + "." * 200,
+            },
             _message("assistant", f"f{n} changed; tests pass."),
         ]
     return bodies
@@ -80,14 +117,26 @@ def write(bodies: list[dict[str, Any]], path: Path) -> None:
     """Write the session as a real recording."""
     with RecordingWriter(path, meta={"mode": "benchmark"}) as writer:
         for n, body in enumerate(bodies):
-            writer.write(Exchange(
-                id=writer.next_id(), started_at=1_800_000_000.0 + n, method="POST",
-                url="http://127.0.0.1:9/v1/responses", endpoint="responses", status=200,
-                request_body=body,
-                response={"id": f"resp_{n}", "status": "completed", "output": [],
-                          "usage": {"input_tokens": 1000 + 60 * n,
-                                    "input_tokens_details": {"cached_tokens": 1000 + 59 * n}}},
-            ))
+            writer.write(
+                Exchange(
+                    id=writer.next_id(),
+                    started_at=1_800_000_000.0 + n,
+                    method="POST",
+                    url="http://127.0.0.1:9/v1/responses",
+                    endpoint="responses",
+                    status=200,
+                    request_body=body,
+                    response={
+                        "id": f"resp_{n}",
+                        "status": "completed",
+                        "output": [],
+                        "usage": {
+                            "input_tokens": 1000 + 60 * n,
+                            "input_tokens_details": {"cached_tokens": 1000 + 59 * n},
+                        },
+                    },
+                )
+            )
 
 
 def median_s(fn: Callable[[], object], repeat: int) -> float:
@@ -130,14 +179,18 @@ def main() -> None:
     get_tokenizer()  # load the encoding once, outside the timings
     sizes = sorted({max(1, args.turns // 4), max(1, args.turns // 2), args.turns})
     print(f"tokenizer: {get_tokenizer().name}; medians of {args.repeat} runs")
-    print(f"{'turns':>6} {'file MB':>8} {'bodies MB':>10} {'json lines':>11} {'json bodies':>12} "
-          f"{'read':>8} {'analyse':>8} {'analyse/bodies':>15} {'µs/turn':>8}")
+    print(
+        f"{'turns':>6} {'file MB':>8} {'bodies MB':>10} {'json lines':>11} {'json bodies':>12} "
+        f"{'read':>8} {'analyse':>8} {'analyse/bodies':>15} {'µs/turn':>8}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
             r = run(n, args.repeat, Path(tmp))
-            print(f"{n:>6} {r['file_mb']:>8.2f} {r['bodies_mb']:>10.1f} {r['json_lines']:>10.3f}s "
-                  f"{r['json_bodies']:>11.3f}s {r['read']:>7.3f}s {r['analyse']:>7.3f}s "
-                  f"{r['analyse'] / r['json_bodies']:>14.2f}× {1e6 * r['analyse'] / n:>8.0f}")
+            print(
+                f"{n:>6} {r['file_mb']:>8.2f} {r['bodies_mb']:>10.1f} {r['json_lines']:>10.3f}s "
+                f"{r['json_bodies']:>11.3f}s {r['read']:>7.3f}s {r['analyse']:>7.3f}s "
+                f"{r['analyse'] / r['json_bodies']:>14.2f}× {1e6 * r['analyse'] / n:>8.0f}"
+            )
 
 
 if __name__ == "__main__":

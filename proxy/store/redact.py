@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -55,6 +56,13 @@ def _placeholder(kind: str, secret: str) -> str:
     return f"<redacted:{kind}:{digest}>"
 
 
+def _replacer(kind: str) -> Callable[[re.Match[str]], str]:
+    def replace(match: re.Match[str]) -> str:
+        return _placeholder(kind, match.group(0))
+
+    return replace
+
+
 class Redactor:
     """Replaces credentials in headers, JSON bodies, URLs and free text."""
 
@@ -63,7 +71,7 @@ class Redactor:
         if not _MAYBE_SECRET.search(value):
             return value
         for kind, pattern in _SECRET_VALUE_RES:
-            value = pattern.sub(lambda m, k=kind: _placeholder(k, m.group(0)), value)
+            value = pattern.sub(_replacer(kind), value)
         return value
 
     def header_value(self, name: str, value: str) -> str:
