@@ -112,12 +112,10 @@ def demo(
     console = Console(highlight=False)
     console.print(f"\n[bold]What the model saw, turn by turn[/bold]  (recording: {result.recording})\n")
     render_text(diff_report(analyse_recording(result.recording)), console)
-    console.print(
-        "\nNext: "
-        f"ctxscope show {result.recording} --turn 1   ·   "
-        f"ctxscope diff {result.recording} --turn 4   ·   "
-        f"ctxscope replay {result.recording}"
-    )
+    console.print("\nNext:")
+    console.print(f"  ctxscope show {result.recording} --turn 1     # the full context of the first request")
+    console.print(f"  ctxscope diff {result.recording} --turn 4     # the cwd change in full")
+    console.print(f"  ctxscope replay {result.recording}            # serve it as a cassette")
 
 
 def register(app: typer.Typer) -> None:

@@ -147,8 +147,8 @@ _NAMES = {
 
 def describe_changes(before: dict[str, Any] | None, after: dict[str, Any], added: list[Item]) -> list[str]:
     """Sentences for every value that differs between two states (`before` None: the first turn)."""
-    if before is None:
-        return []
+    if before is None:  # the initial context is listed as fragments; only say what the user chose
+        return [f"skill {name} selected" for name in after.get("selected_skills") or []]
     sentences: list[str] = []
     added_kinds = {p.kind for item in added for p in item.fragments}
     for key in (
@@ -164,6 +164,8 @@ def describe_changes(before: dict[str, Any] | None, after: dict[str, Any], added
         "reasoning_effort",
         "context_model",
     ):
+        if key == "context_model" and after.get(key) == after.get("model") != before.get("model"):
+            continue  # the model-switch notice only confirms the model change already described
         if before.get(key) != after.get(key):
             sentences.append(f"{_NAMES[key]} {_short(before.get(key))} → {_short(after.get(key))}")
     if before.get("writable_roots") != after.get("writable_roots"):
