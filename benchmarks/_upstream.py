@@ -16,12 +16,17 @@ EVENTS = 5
 
 
 def _sse(event: dict[str, Any]) -> bytes:
-    return f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
+    # compact JSON, as the Responses API sends it
+    return f"event: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n".encode()
 
 
-def _stream_events(n: int) -> list[bytes]:
-    events = [
-        {"type": "response.created", "response": {"id": "resp_b", "status": "in_progress", "output": []}}
+def _stream_events(n: int, echo: dict[str, Any]) -> list[bytes]:
+    """Like the real API, response.created/completed echo the request's instructions and tools."""
+    events: list[dict[str, Any]] = [
+        {
+            "type": "response.created",
+            "response": {"id": "resp_b", "status": "in_progress", **echo, "output": []},
+        }
     ]
     events += [
         {"type": "response.output_text.delta", "item_id": "msg_b", "output_index": 0, "delta": f"tok{i} "}
@@ -33,6 +38,7 @@ def _stream_events(n: int) -> list[bytes]:
             "response": {
                 "id": "resp_b",
                 "status": "completed",
+                **echo,
                 "output": [
                     {
                         "type": "message",
@@ -46,6 +52,11 @@ def _stream_events(n: int) -> list[bytes]:
         }
     )
     return [_sse(e) for e in events]
+
+
+def _echo(body: bytes) -> dict[str, Any]:
+    request = json.loads(body) if body else {}
+    return {k: request[k] for k in ("instructions", "tools") if k in request}
 
 
 class BenchUpstream:
@@ -96,15 +107,14 @@ class BenchUpstream:
                 method, target, _ = lines[0].split(" ", 2)
                 headers = {k.lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
                 length = int(headers.get("content-length", "0"))
-                if length:
-                    await reader.readexactly(length)
+                body = await reader.readexactly(length) if length else b""
                 if method == "POST" and target.split("?")[0].endswith("/responses"):
                     spacing = 0.0 if "fast" in target else SPACING_S
                     writer.write(
                         b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
                         b"Transfer-Encoding: chunked\r\n\r\n"
                     )
-                    for index, event in enumerate(_stream_events(EVENTS)):
+                    for index, event in enumerate(_stream_events(EVENTS, _echo(body))):
                         if index and spacing:
                             await asyncio.sleep(spacing)
                         writer.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")

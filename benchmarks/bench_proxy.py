@@ -131,9 +131,11 @@ def growing_session(turns: int, item_chars: int, seed: int = 7) -> tuple[list[di
     return bodies, unique
 
 
-def bench_session(base: str, bodies: list[dict[str, Any]], late: int) -> list[float]:
-    """Request time (send body, read the whole fast stream) of each turn; returns the last `late`."""
+def bench_session(base: str, bodies: list[dict[str, Any]], late: int) -> tuple[list[float], int]:
+    """Request time (send body, read the whole fast stream) of each turn: the last `late` of them,
+    and the bytes of all response streams received."""
     times = []
+    received = 0
     with httpx.Client(timeout=60) as client:
         for body in bodies:
             payload = json.dumps(body).encode()
@@ -144,10 +146,10 @@ def bench_session(base: str, bodies: list[dict[str, Any]], late: int) -> list[fl
                 content=payload,
                 headers={"content-type": "application/json"},
             ) as response:
-                for _ in response.iter_bytes():
-                    pass
+                for chunk in response.iter_bytes():
+                    received += len(chunk)
             times.append(time.perf_counter() - start)
-    return times[-late:]
+    return times[-late:], received
 
 
 class Proxied:
@@ -212,10 +214,10 @@ def run(quick: bool) -> dict[str, Any]:
         bodies, unique = growing_session(turns, item_chars=1000)
         raw = sum(len(json.dumps(b)) for b in bodies)
         late = 20
-        direct_late = bench_session(upstream.url, bodies, late)
+        direct_late, _ = bench_session(upstream.url, bodies, late)
         out = tmp / "session.jsonl"
         with Proxied(upstream.url, out) as stack:
-            proxied_late = bench_session(stack.server.url, bodies, late)
+            proxied_late, streams = bench_session(stack.server.url, bodies, late)
         size = out.stat().st_size
         rows.append(
             side_by_side(
@@ -234,9 +236,13 @@ def run(quick: bool) -> dict[str, Any]:
             "file_vs_unique": round(size / unique, 3),
             "file_vs_raw": round(size / raw, 4),
             "last_body_kb": round(last_body_kb, 1),
+            "raw_response_stream_bytes": streams,
         }
         print(f"\nstore, {turns}-turn growing session (last body {last_body_kb:.0f} KB):")
         print(f"  raw request bodies {raw / 1e6:8.2f} MB")
+        print(
+            f"  raw response SSE   {streams / 1e6:8.2f} MB  (created/completed echo instructions and tools)"
+        )
         print(f"  unique content     {unique / 1e6:8.2f} MB")
         print(
             f"  recording on disk  {size / 1e6:8.2f} MB  = {size / unique:.2f}× unique, {size / raw:.4f}× raw"

@@ -11,9 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .format import ITEMS, MIN_BLOB_CHARS, REF, SET
+import orjson
 
-__all__ = ["BlobSink", "encode_body", "encode_headers", "Decoder", "MissingBlob", "VOLATILE_HEADERS"]
+from .format import ITEMS, MIN_BLOB_CHARS, REF, SET, loads
+
+__all__ = [
+    "BlobSink",
+    "Decoder",
+    "MissingBlob",
+    "VOLATILE_HEADERS",
+    "encode_body",
+    "encode_headers",
+    "encode_sse_data",
+]
 
 # Headers that change on every request; kept inline so the rest of the set dedupes.
 VOLATILE_HEADERS = frozenset(
@@ -83,6 +93,43 @@ def encode_body(
     return out
 
 
+def encode_sse_data(data: str, sink: BlobSink) -> dict[str, Any] | None:
+    """An SSE `data` payload as JSON whose large parts are blob references, or None to keep it raw.
+
+    Response streams repeat what the file already holds: each `output_item.done` carries an item the
+    next request sends back as input, and `response.created`/`completed` echo the whole response —
+    with the real API that includes `instructions` and `tools`, tens of KB every turn. Parsed, those
+    parts become references. Only payloads that orjson re-serialises to exactly the bytes received
+    (compact JSON, as the API sends) are stored this way, so the reader restores the raw text
+    byte for byte; anything else stays a raw string.
+    """
+    if len(data) < MIN_BLOB_CHARS or not data.startswith("{"):
+        return None
+    try:
+        event = loads(data)
+        if not isinstance(event, dict) or orjson.dumps(event).decode("utf-8") != data:
+            return None
+    except (ValueError, TypeError, UnicodeDecodeError):
+        return None
+    out = dict(event)
+    if isinstance(out.get("item"), dict):
+        out["item"] = {REF: sink(out["item"])}
+    if isinstance(out.get("response"), dict):
+        response = dict(out["response"])
+        for key in ("instructions", "tools"):
+            value = response.get(key)
+            if (isinstance(value, str) and len(value) >= MIN_BLOB_CHARS) or (
+                isinstance(value, list) and value
+            ):
+                response[key] = {REF: sink(value)}
+        if isinstance(response.get("output"), list):
+            response["output"] = [
+                {REF: sink(item)} if isinstance(item, dict) else item for item in response["output"]
+            ]
+        out["response"] = response
+    return out
+
+
 class MissingBlob(KeyError):
     """An exchange references a blob the file does not hold (a torn write)."""
 
@@ -135,13 +182,36 @@ class Decoder:
                 out[key] = value
         return out
 
+    def _ref(self, value: Any) -> Any:
+        if isinstance(value, dict) and len(value) == 1 and REF in value:
+            return self.blob(value[REF])
+        return value
+
+    def sse_event(self, stored: dict[str, Any]) -> dict[str, Any]:
+        """An SSE event line with its `json` form turned back into the exact `data` text received."""
+        if "json" not in stored:
+            return stored
+        event = dict(stored.pop("json"))
+        if "item" in event:
+            event["item"] = self._ref(event["item"])
+        if isinstance(event.get("response"), dict):
+            response = dict(event["response"])
+            for key in ("instructions", "tools"):
+                if key in response:
+                    response[key] = self._ref(response[key])
+            if isinstance(response.get("output"), list):
+                response["output"] = [self._ref(item) for item in response["output"]]
+            event["response"] = response
+        stored["data"] = orjson.dumps(event).decode("utf-8")
+        return stored
+
     def response(self, encoded: Any) -> Any:
-        if (
-            isinstance(encoded, dict)
-            and isinstance(encoded.get("output"), dict)
-            and ITEMS in encoded["output"]
-        ):
-            out = dict(encoded)
-            out["output"] = [self.blob(h) for h in encoded["output"][ITEMS].get("add", [])]
-            return out
-        return encoded
+        if not isinstance(encoded, dict):
+            return encoded
+        out = dict(encoded)
+        if isinstance(out.get("output"), dict) and ITEMS in out["output"]:
+            out["output"] = [self.blob(h) for h in out["output"][ITEMS].get("add", [])]
+        for key in ("instructions", "tools"):
+            if key in out:
+                out[key] = self._ref(out[key])
+        return out

@@ -132,6 +132,8 @@ def _decode_exchange(
             data["request_body"] = decoder.body(exchange_id, data["request_body"])
         if "response" in data:
             data["response"] = decoder.response(data["response"])
+        if "sse" in data:
+            data["sse"] = [decoder.sse_event(event) for event in data["sse"]]
         return Exchange.model_validate(data)
     except MissingBlob as missing:
         warnings.append(f"line {number}: exchange references missing data ({missing}); skipped")

@@ -16,13 +16,15 @@ from typing import IO, Any
 
 from ..errors import RecordingError
 from ..model import Exchange, RecordingHeader
-from .codec import encode_body, encode_headers
+from .codec import encode_body, encode_headers, encode_sse_data
 from .format import (
     FORMAT_VERSION,
     ITEMS,
     KIND_BLOB,
     KIND_EXCHANGE,
     KIND_HEADER,
+    MIN_BLOB_CHARS,
+    REF,
     canonical_json,
     content_hash,
     dump_line,
@@ -206,7 +208,9 @@ class RecordingWriter:
             line["response_body"] = red.body(line["response_body"])
         if "sse" in line:
             for event in line["sse"]:
-                event["data"] = red.text(event["data"])
+                data = red.text(event.pop("data"))
+                as_json = encode_sse_data(data, self._sink)
+                event["json" if as_json is not None else "data"] = as_json if as_json is not None else data
         if "ws_frames" in line:
             for frame in line["ws_frames"]:
                 if frame.get("text"):
@@ -233,6 +237,13 @@ class RecordingWriter:
             output = response.get("output")
             if isinstance(output, list) and output:
                 response["output"] = {ITEMS: {"add": [self._sink(item) for item in output]}}
+            # the API echoes the request's instructions and tools in every response
+            for key in ("instructions", "tools"):
+                value = response.get(key)
+                if (isinstance(value, str) and len(value) >= MIN_BLOB_CHARS) or (
+                    isinstance(value, list) and value
+                ):
+                    response[key] = {REF: self._sink(value)}
             line["response"] = response
 
         self._emit({"kind": KIND_EXCHANGE, **line})

@@ -273,3 +273,75 @@ def test_long_session_resolves_shared_items_once(tmp_path: Path) -> None:
     assert len(recording.exchanges[-1].request_body["input"]) == 599
     first_items = [e.request_body["input"][0] for e in recording.exchanges]
     assert all(item is first_items[0] for item in first_items)
+
+
+def _compact(obj: object) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def test_sse_events_round_trip_byte_for_byte_and_echoed_parts_are_stored_once(tmp_path: Path) -> None:
+    """Real streams echo instructions and tools in response.created/completed every turn: stored once."""
+    instructions = "Base instructions. " * 400
+    tools = [{"type": "function", "name": f"tool_{i}", "description": "d" * 300} for i in range(10)]
+    item = {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "hi"}],
+    }
+
+    def stream(turn: int) -> list[SseEvent]:
+        response = {"id": f"resp_{turn}", "instructions": instructions, "tools": tools, "output": []}
+        done = {**response, "output": [item], "usage": {"input_tokens": 5}}
+        return [
+            SseEvent(
+                t_ms=1.0,
+                event="response.created",
+                data=_compact({"type": "response.created", "response": response}),
+            ),
+            SseEvent(
+                t_ms=2.0,
+                event="response.output_item.done",
+                data=_compact({"type": "response.output_item.done", "item": item}),
+            ),
+            SseEvent(
+                t_ms=2.5,
+                event="response.output_text.delta",
+                data='{"type": "response.output_text.delta", "delta": "spaced json stays raw"}',
+            ),
+            SseEvent(
+                t_ms=3.0,
+                event="response.completed",
+                data=_compact({"type": "response.completed", "response": done}),
+            ),
+            SseEvent(t_ms=3.5, data="[DONE]"),
+        ]
+
+    path = tmp_path / "rec.jsonl"
+    with RecordingWriter(path) as writer:
+        for turn in range(30):
+            rebuilt = {"id": f"resp_{turn}", "instructions": instructions, "tools": tools, "output": [item]}
+            writer.write(make_exchange(turn, [_msg("user", "q")], sse=stream(turn), response=rebuilt))
+    recording = read_recording(path)
+    for exchange in recording.exchanges:
+        assert [e.data for e in exchange.sse] == [e.data for e in stream(exchange.id)]
+        assert [e.event for e in exchange.sse] == [e.event for e in stream(exchange.id)]
+        assert exchange.response == {
+            "id": f"resp_{exchange.id}",
+            "instructions": instructions,
+            "tools": tools,
+            "output": [item],
+        }
+    echoed = len(_compact(tools)) + len(instructions)
+    assert path.stat().st_size < 2 * echoed + 30 * 1500  # echoes stored once, not 60 times
+
+
+def test_secrets_in_sse_events_are_redacted(tmp_path: Path) -> None:
+    path = tmp_path / "rec.jsonl"
+    data = _compact(
+        {"type": "response.output_text.delta", "delta": f"here is {SECRET_KEY} for you " + "x" * 80}
+    )
+    with RecordingWriter(path) as writer:
+        writer.write(make_exchange(0, [_msg("user", "q")], sse=[SseEvent(t_ms=1.0, data=data)]))
+    assert SECRET_KEY not in path.read_text()
+    assert "<redacted:api_key:" in read_recording(path).exchanges[0].sse[0].data
