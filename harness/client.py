@@ -179,6 +179,13 @@ class ResponsesClient:
             raise StreamError(
                 f"the connection dropped before response.completed ({e.__class__.__name__})", retryable=True
             ) from e
+        except (httpx.TransportError, httpx.InvalidURL) as e:
+            # Anything else httpx raises (a pool or write timeout, a proxy refusing, a URL it cannot
+            # use) still reaches the person as one line, not a traceback.
+            retryable = isinstance(e, httpx.TimeoutException)
+            raise StreamError(
+                f"request to {self.base_url} failed ({e.__class__.__name__}: {e})", retryable=retryable
+            ) from e
 
     def _consume(self, resp: httpx.Response, on_event: Callable[[Any], None] | None) -> StreamResult:
         stream = ResponseStream()

@@ -7,6 +7,7 @@ table of config.toml).
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from harness.config import HarnessConfig
 from harness.providers.apikey import OPENAI_BASE_URL, ApiKeyProvider, apikey_provider
@@ -32,6 +33,28 @@ BUILTIN = ("apikey", "chatgpt", "script")
 
 def make_provider(config: HarnessConfig, *, auth_file: Path | None = None) -> Provider:
     """The provider `config.provider` names; `config.base_url` overrides its URL."""
+    provider = _named_provider(config, auth_file)
+    _check_base_url(provider.base_url)
+    return provider
+
+
+def _check_base_url(url: str) -> None:
+    # A URL without scheme or host would only fail deep inside httpx (or the capture proxy) with a
+    # traceback; say so here, before anything starts.
+    try:
+        parts = urlsplit(url)
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ConfigError(
+            f"base URL {url!r} is not an http(s) URL: give one like https://api.openai.com/v1 "
+            "(--base-url, or base_url in config.toml)"
+        )
+
+
+def _named_provider(config: HarnessConfig, auth_file: Path | None) -> Provider:
     name = config.provider
     if name == "apikey":
         return apikey_provider(config.base_url)

@@ -151,6 +151,16 @@ def test_failed_event_overloaded_is_retried(
     assert c.stream(_request()).attempts == 2  # type: ignore[arg-type]
 
 
+def test_transport_failure_is_a_one_line_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    # httpx errors outside the connect/read/drop family (here: a scheme it cannot speak) still
+    # become an UpstreamError the CLI prints as one line.
+    monkeypatch.setenv("T_KEY", "sk-test-0123456789abcdefghij")
+    provider = custom_provider("local", {"base_url": "http://127.0.0.1:9/v1", "env_key": "T_KEY"})
+    with ResponsesClient(provider, base_url="nope://127.0.0.1:9/v1", retry=FAST) as c:
+        with pytest.raises(StreamError, match="UnsupportedProtocol"):
+            c.stream(_request())  # type: ignore[arg-type]
+
+
 def test_backoff_grows_and_is_capped() -> None:
     provider = custom_provider("x", {"base_url": "http://127.0.0.1:9/v1"})
     with ResponsesClient(provider, retry=RetrySettings(backoff_base=1.0, backoff_max=4.0)) as c:

@@ -75,6 +75,12 @@ def test_unknown_provider_lists_choices() -> None:
         make_provider(HarnessConfig(provider="nope", providers={"mine": {"base_url": "http://x"}}))
 
 
+@pytest.mark.parametrize("url", ["foo", "ftp://x/v1", "http:///v1", "http://127.0.0.1:abc/v1"])
+def test_base_url_that_is_not_http_is_a_config_error(url: str) -> None:
+    with pytest.raises(ConfigError, match="is not an http\\(s\\) URL"):
+        make_provider(HarnessConfig(provider="apikey", base_url=url))
+
+
 def test_missing_auth_json_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
     provider = make_provider(HarnessConfig(provider="chatgpt"))
