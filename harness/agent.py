@@ -215,14 +215,18 @@ class Agent:
     # ---- commands ----------------------------------------------------------------------------
 
     def switch_model(self, name: str) -> None:
-        """`/model NAME`: new model and instructions; a model-switch fragment is appended, history kept."""
+        """`/model NAME`: new model and instructions; a model-switch fragment is appended, history kept.
+
+        Before anything was sent there is no earlier model to switch from: the first request simply
+        goes to the new model (a switch fragment would otherwise precede the initial context)."""
         if name == self.model:
             return
         old, self.model = self.model, name
         self.instructions = self.config.instructions_for(name)
         self.context.set_model(name)
-        for item in self.context.model_switch_items(old, name, self.instructions):
-            self._append(item)
+        if self.history:
+            for item in self.context.model_switch_items(old, name, self.instructions):
+                self._append(item)
         self.session.append("model_switch", {"from": old, "to": name})
         self.emit({"type": "model_switch", "from": old, "to": name})
 

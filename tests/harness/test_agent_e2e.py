@@ -146,6 +146,24 @@ def test_model_switch_keeps_history_and_appends_fragment(
     assert any(e.type == "model_switch" and e.payload["to"] == "gpt-other" for e in entries)
 
 
+def test_model_switch_before_the_first_request_sends_no_switch_fragment(
+    repo: Path, tmp_path: Path, ctxscope_home: Path
+) -> None:
+    write_config(ctxscope_home, tmp_path / "skills")
+    script = write_script(tmp_path / "s.json", [{"text": "one"}])
+
+    def switch(runtime: object, i: int) -> None:
+        runtime.agent.switch_model("gpt-other")  # type: ignore[attr-defined]
+
+    run = run_agent(repo, script, ["a"], tmp_path / "cap.jsonl", commands=switch)
+    (body,) = run.bodies()
+    assert body["model"] == "gpt-other"
+    assert not any("model_switch" in label for label in labels(body, repo))
+    entries = SessionStore.open(run.session_id).entries()
+    assert SessionStore.open(run.session_id).load().model == "gpt-other"
+    assert any(e.type == "model_switch" and e.payload["to"] == "gpt-other" for e in entries)
+
+
 def test_resume_sends_only_diffs(repo: Path, tmp_path: Path) -> None:
     script = write_script(tmp_path / "s1.json", [{"output": [LIST]}, {"text": "one"}])
     first = run_agent(repo, script, ["a"], tmp_path / "cap1.jsonl")
