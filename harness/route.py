@@ -55,6 +55,7 @@ def open_route(provider: Provider, capture: Path | None, meta: dict[str, Any] | 
     """Start what `provider` and `capture` need; `capture=None` means no recording."""
     writer: RecordingWriter | None = None
     recorder: list[Any] = []
+    fresh = capture is not None and not (capture.exists() and capture.stat().st_size > 0)
     if capture is not None:
         capture.parent.mkdir(parents=True, exist_ok=True)
         writer = RecordingWriter(
@@ -86,6 +87,9 @@ def open_route(provider: Provider, capture: Path | None, meta: dict[str, Any] | 
     except BaseException:
         if writer is not None:
             writer.close()
+            if fresh and capture is not None:
+                # Nothing was captured: a header-only file would only look like an empty run.
+                capture.unlink(missing_ok=True)
         raise
     return Route(
         base_url=f"{server.url}{provider.path_prefix}",

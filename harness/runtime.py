@@ -20,6 +20,7 @@ from harness.providers.base import Provider
 from harness.route import Route, open_route
 from harness.session.store import SessionStore
 from harness.tools import ToolContext, ToolRouter
+from proxy.errors import ConfigError
 from proxy.home import ctxscope_home, new_recording_path, sessions_dir
 
 __all__ = ["AgentOptions", "AgentRuntime"]
@@ -87,19 +88,30 @@ class AgentRuntime:
     def start(self) -> AgentRuntime:
         """Check credentials, open the session, start capture; nothing is sent yet."""
         self.provider.check()
+        if self.options.cwd is not None and not self._cwd(None).is_dir():
+            # Checked before a session file exists, so a typo leaves nothing behind.
+            raise ConfigError(
+                f"working directory {self._cwd(None)} does not exist: pass an existing directory"
+            )
         store, resumed = self._open_session()
         capture = None if self.options.no_capture else (self.options.capture or new_recording_path("agent"))
+        # The last world-state snapshot knows about any /cd since the session started.
+        last_cwd = ((resumed.world_state or {}).get("cwd") or resumed.meta.get("cwd")) if resumed else None
+        cwd = self._cwd(last_cwd)
         # The capture's cwd lets strict replay map this checkout's paths onto another one.
-        resumed_cwd = ((resumed.world_state or {}).get("cwd") or resumed.meta.get("cwd")) if resumed else None
-        meta = {"session_id": store.session_id, "cwd": str(self._cwd(resumed_cwd))}
-        self.route = open_route(self.provider, capture, meta=meta)
+        meta = {"session_id": store.session_id, "cwd": str(cwd)}
         try:
+            self.route = open_route(self.provider, capture, meta=meta)
             self.client = ResponsesClient(
                 self.provider, base_url=self.route.base_url, retry=self.config.retry, notice=self._notice
             )
-            self.agent = self._make_agent(store, resumed)
+            self.agent = self._make_agent(store, resumed, cwd)
         except BaseException:
             self.close()
+            if self.options.session is None:
+                # A session file made a moment ago (new or forked) that will never hold a turn:
+                # leave no empty session behind (e.g. a script cassette that does not load).
+                store.path.unlink(missing_ok=True)
             raise
         return self
 
@@ -120,29 +132,26 @@ class AgentRuntime:
         directory = self.options.sessions_dir or sessions_dir()
         ref = self.options.fork or self.options.session
         if ref is None:
-            return self._new_store(directory), None
+            return self._new_store(directory, self._cwd(None), self.config.model), None
         store = SessionStore.open(ref, directory=directory)
         if self.options.fork:
             store = store.fork(directory=directory)
         return store, store.load()
 
-    def _new_store(self, directory: Path) -> SessionStore:
+    def _new_store(self, directory: Path, cwd: Path, model: str) -> SessionStore:
         return SessionStore.create(
             {
-                "cwd": str(self._cwd(None)),
+                "cwd": str(cwd),
                 "provider": self.provider.name,
                 "base_url": self.provider.base_url,
-                "model": self.config.model,
+                "model": model,
                 "originator": "ctxscope",
             },
             directory=directory,
         )
 
-    def _make_agent(self, store: SessionStore, resumed: Any, model: str | None = None) -> Agent:
+    def _make_agent(self, store: SessionStore, resumed: Any, cwd: Path, model: str | None = None) -> Agent:
         assert self.client is not None
-        # The last world-state snapshot knows about any /cd since the session started.
-        last_cwd = ((resumed.world_state or {}).get("cwd") or resumed.meta.get("cwd")) if resumed else None
-        cwd = self._cwd(last_cwd)
         global_agents = self.config.global_agents_file or ctxscope_home() / "AGENTS.md"
         overrides = {
             "global_agents_file": global_agents if global_agents.is_file() else None,
@@ -179,11 +188,13 @@ class AgentRuntime:
         return agent
 
     def new_session(self) -> Agent:
-        """`/new`: a fresh session (new id, full context on the next request), same settings."""
+        """`/new`: a fresh session (new id, full context on the next request), same settings,
+        model and working directory (a `/cd` is kept, as in Codex)."""
         assert self.agent is not None
         old = self.agent
-        store = self._new_store(old.session.path.parent)
-        agent = self._make_agent(store, None, model=old.model)
+        cwd = old.context.cwd
+        store = self._new_store(old.session.path.parent, cwd, old.model)
+        agent = self._make_agent(store, None, cwd, model=old.model)
         self.agent = agent
         return agent
 

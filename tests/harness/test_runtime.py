@@ -10,7 +10,7 @@ import pytest
 from harness.repl import run_repl
 from harness.runtime import AgentOptions, AgentRuntime
 from harness.session import SessionStore
-from proxy.errors import ConfigError
+from proxy.errors import ConfigError, CtxscopeError
 from proxy.store.reader import read_recording
 from proxy.testing import FakeUpstream, SseReply, function_call, response_stream, text_message
 from tests.harness.helpers import PINNED_CONTEXT, labels, make_repo, write_config, write_script
@@ -184,3 +184,42 @@ def test_failed_turn_is_an_error_entry_in_the_session(repo: Path, tmp_path: Path
         entries = runtime.agent.session.entries()
     assert entries[-1].type == "event" and entries[-1].payload["kind"] == "error"
     assert events[-1]["type"] == "error" and "AGENTS.md" in str(events[-1]["message"])
+
+
+def test_new_session_keeps_the_cwd_after_cd(repo: Path, tmp_path: Path, ctxscope_home: Path) -> None:
+    script = write_script(tmp_path / "s.json", [{"text": "one"}])
+    lines = iter(["/cd pkg", "/new", "fresh", "/quit"])
+    options = AgentOptions(
+        provider="script",
+        script=script,
+        cwd=repo,
+        capture=tmp_path / "cap.jsonl",
+        context_overrides=dict(PINNED_CONTEXT),
+    )
+    with AgentRuntime(options) as runtime:
+        run_repl(runtime, read=lambda _prompt: next(lines), err=io.StringIO())
+        assert runtime.agent is not None
+        assert runtime.agent.context.cwd == runtime.agent.router.ctx.cwd == (repo / "pkg").resolve()
+        meta = runtime.agent.session.entries()[0].payload
+    assert meta["cwd"] == str((repo / "pkg").resolve())
+    (body,) = [e.request_body for e in read_recording(tmp_path / "cap.jsonl").exchanges]
+    assert any("agents_md" in label and "pkg" in label for label in labels(body, repo))
+
+
+def test_failed_start_leaves_no_session_or_recording(tmp_path: Path, ctxscope_home: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"not": "a cassette"}', encoding="utf-8")
+    capture = tmp_path / "cap.jsonl"
+    sessions = tmp_path / "sessions"
+    options = AgentOptions(
+        provider="script", script=bad, cwd=tmp_path, capture=capture, sessions_dir=sessions
+    )
+    with pytest.raises(CtxscopeError, match="neither a ctxscope recording nor a script cassette"):
+        AgentRuntime(options).start()
+    with pytest.raises(ConfigError, match="does not exist"):
+        AgentRuntime(
+            AgentOptions(
+                provider="script", script=bad, cwd=tmp_path / "nosuch", capture=capture, sessions_dir=sessions
+            )
+        ).start()
+    assert list(sessions.glob("*")) == [] and not capture.exists()
