@@ -167,8 +167,11 @@ class ChatGptProvider(Provider):
         data["tokens"] = {**(data.get("tokens") or {}), **(self._tokens or {})}
         data["last_refresh"] = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         tmp = self.path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
-        tmp.chmod(0o600)
+        tmp.unlink(missing_ok=True)  # a leftover could carry looser permissions
+        # Created owner-only: writing first and chmod-ing after leaves the tokens readable meanwhile.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(data, indent=2))
         tmp.replace(self.path)
 
 

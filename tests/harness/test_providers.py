@@ -119,6 +119,7 @@ def test_expired_token_is_refreshed_at_the_token_endpoint(tmp_path: Path) -> Non
     saved = json.loads(auth.read_text())
     assert saved["tokens"]["access_token"] == fresh and saved["tokens"]["refresh_token"] == "rt-2"
     assert saved["last_refresh"] != "2026-01-01T00:00:00Z" and saved["tokens"]["account_id"] == "acct-42"
+    assert auth.stat().st_mode & 0o777 == 0o600  # rotated tokens are owner-only
 
 
 def test_refused_refresh_is_a_clear_error(tmp_path: Path) -> None:
