@@ -41,12 +41,6 @@ class Provider:
         """Called after a 401: renew credentials; True if a retry may now succeed."""
         return False
 
-    def start(self) -> None:
-        """Bring up anything the provider serves itself (the script provider's replay server)."""
-
-    def close(self) -> None:
-        """Stop what `start` brought up."""
-
     @property
     def origin(self) -> str:
         """`scheme://host[:port]` of `base_url`: where a capture proxy in reverse mode points."""
