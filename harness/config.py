@@ -37,13 +37,15 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from harness.tools.context import APPROVAL_POLICIES, SANDBOX_MODES
 from proxy.errors import ConfigError
 from proxy.home import config_dir
 
 __all__ = ["APPROVALS", "HarnessConfig", "RetrySettings", "SANDBOXES", "load_config"]
 
-SANDBOXES = ("read-only", "workspace-write", "danger-full-access")
-APPROVALS = ("never", "on-request", "untrusted")
+# One list of each, owned by the tools that enforce them.
+SANDBOXES = SANDBOX_MODES
+APPROVALS = APPROVAL_POLICIES
 DEFAULT_INSTRUCTIONS = Path(__file__).parent / "prompts" / "base_instructions.md"
 
 
