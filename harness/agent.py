@@ -233,7 +233,8 @@ class Agent:
     def change_cwd(self, path: Path) -> Path:
         """`/cd DIR`: the next request appends the environment diff (and the AGENTS.md change, if
         the new directory has different instructions); tools run there from now on."""
-        target = (self.context.cwd / path).expanduser().resolve()
+        # Expand `~` before joining: `cwd / "~/x"` would no longer start with the tilde.
+        target = (self.context.cwd / path.expanduser()).resolve()
         if not target.is_dir():
             raise ConfigError(f"{target} is not a directory: give an existing directory to /cd")
         self.context.set_cwd(target)

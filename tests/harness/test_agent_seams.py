@@ -56,6 +56,16 @@ def test_cd_appends_environment_and_agents_md_diffs(repo: Path, tmp_path: Path) 
     assert SessionStore.open(run.session_id).load().world_state["cwd"] == str(outside)  # type: ignore[index]
 
 
+def test_cd_expands_the_home_directory(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    script = write_script(tmp_path / "s.json", [{"text": "one"}])
+    options = AgentOptions(provider="script", script=script, cwd=repo, no_capture=True)
+    with AgentRuntime(options) as runtime:
+        assert runtime.agent is not None
+        assert runtime.agent.change_cwd(Path("~/repo/pkg")) == (repo / "pkg").resolve()
+        assert runtime.agent.router.ctx.cwd == (repo / "pkg").resolve()
+
+
 def test_interrupted_turn_is_recorded_and_told_to_the_model(repo: Path, tmp_path: Path) -> None:
     script = write_script(
         tmp_path / "s.json", [{"text": "a long answer that gets cut", "chunks": 4}, {"text": "ok"}]
