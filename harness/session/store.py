@@ -71,12 +71,14 @@ class ResumedSession:
 class SessionStore:
     """Append-only writer and reader of one session file."""
 
-    def __init__(self, path: Path, session_id: str) -> None:
+    def __init__(self, path: Path, session_id: str, entries: list[SessionEntry] | None = None) -> None:
+        """`entries`: the file's entries when the caller has just read them (saves a second parse)."""
         self.path = path
         self.session_id = session_id
         self._lock = threading.Lock()
         self._redactor = Redactor()
-        entries = self.entries() if path.exists() else []
+        if entries is None:
+            entries = self.entries() if path.exists() else []
         self._count = len(entries)
         self.head: str | None = entries[-1].id if entries else None
         """Id of the last entry: the parent of the next one."""
@@ -118,7 +120,7 @@ class SessionStore:
         entries = cls._read(path)
         if not entries or entries[0].type != "session_meta":
             raise ConfigError(f"{path} is not a ctxscope session file (no session_meta line)")
-        return cls(path, str(entries[0].payload.get("session_id") or path.stem))
+        return cls(path, str(entries[0].payload.get("session_id") or path.stem), entries)
 
     # ---- writing -------------------------------------------------------------------------------
 
