@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.analysis.diffs import instructions_text
 from inspector.analysis.items import Item
 from inspector.analysis.tokens import count_json, count_text, get_tokenizer, predicted_cached
 
@@ -95,9 +96,9 @@ def attribute(
     """Per-kind counts of a request; the shared prefix counts instructions+tools only if unchanged."""
     tokenizer = get_tokenizer()
     by_kind: dict[str, int] = {}
-    instructions = body.get("instructions")
+    instructions = instructions_text(body.get("instructions"))
     head = 0
-    if isinstance(instructions, str) and instructions:
+    if instructions:
         by_kind["instructions"] = count_text(instructions)
         head += by_kind["instructions"]
     if body.get("tools"):

@@ -7,6 +7,7 @@ is not a change; a tool present on both sides is compared with deepdiff and repo
 from __future__ import annotations
 
 import difflib
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,14 +47,21 @@ class ToolDiff:
         return not (self.added or self.removed or self.changed)
 
 
-def instructions_diff(before: str | None, after: str | None, context: int = 2) -> list[str]:
+def instructions_text(value: Any) -> str:
+    """Instructions as text: a string as sent, nothing as "", anything else (a hand-written list of
+    messages) as indented JSON so it can still be diffed and counted."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def instructions_diff(before: Any, after: Any, context: int = 2) -> list[str]:
     """Unified diff lines of two instruction texts (empty when equal)."""
-    if (before or "") == (after or ""):
+    old, new = instructions_text(before), instructions_text(after)
+    if old == new:
         return []
     return list(
-        difflib.unified_diff(
-            (before or "").splitlines(), (after or "").splitlines(), "before", "after", lineterm="", n=context
-        )
+        difflib.unified_diff(old.splitlines(), new.splitlines(), "before", "after", lineterm="", n=context)
     )
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from inspector.analysis.analyse import Analysis, TurnAnalysis
 from inspector.analysis.compaction import CompactionReport
 from inspector.analysis.compare import Comparison, TurnComparison
-from inspector.analysis.diffs import ToolDiff, tool_name
+from inspector.analysis.diffs import ToolDiff, instructions_text, tool_name
 from inspector.analysis.items import Item
 from inspector.analysis.tokens import get_tokenizer
 
@@ -180,7 +180,7 @@ def show_report(analysis: Analysis, number: int) -> dict[str, Any]:
         **_head("show"),
         "source": analysis.source,
         "turn": turn_doc(result),
-        "instructions": body.get("instructions") if isinstance(body.get("instructions"), str) else None,
+        "instructions": instructions_text(body["instructions"]) if body.get("instructions") else None,
         "tools": [tool_name(t) for t in body.get("tools") or []],
         "layout": [i.label for i in result.turn.items],
         "input": [item_doc(i, text=True) for i in result.turn.items],
