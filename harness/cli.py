@@ -64,6 +64,8 @@ def agent_command(
     """Run ctxscope's Codex-style coding agent (with capture on by default)."""
     if json_out and prompt is None:
         raise ConfigError('--json needs a task: use -p "task" --json')
+    if prompt is not None and not prompt.strip():
+        raise ConfigError('-p needs a task: use -p "what to do" (or leave -p out for the chat)')
     if session and fork:
         raise ConfigError("use either --session (resume) or --fork (copy), not both")
     headless = prompt is not None

@@ -187,6 +187,8 @@ def test_missing_key_is_one_clear_line(repo: Path) -> None:
         (["--sandbox", "yolo"], {}, "error: unknown sandbox 'yolo'"),
         (["--session", "nope"], {"OPENAI_API_KEY": "sk-x"}, "error: no session 'nope'"),
         (["--json", "--session", "a", "--fork", "b"], {}, "error: use either --session"),
+        (["-p", "  "], {}, "error: -p needs a task"),
+        (["--base-url", "localhost:8000"], {"OPENAI_API_KEY": "sk-x"}, "is not an http(s) URL"),
     ],
 )
 def test_bad_input_in_process(
