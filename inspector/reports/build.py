@@ -141,6 +141,31 @@ def turn_doc(result: TurnAnalysis) -> dict[str, Any]:
     }
 
 
+def params_to_show(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """A turn document's parameter changes that its world-state sentences do not already say.
+
+    `model` and a `reasoning` change of the effort alone are described as world state ("model a →
+    b", "reasoning effort low → high"); a renderer that printed both would say the same twice.
+    """
+    said = doc["world_state_changes"]
+    out: dict[str, dict[str, Any]] = {}
+    for name, change in doc["params"].items():
+        if name == "model" and any(s.startswith("model ") for s in said):
+            continue
+        if (
+            name == "reasoning"
+            and any(s.startswith("reasoning effort ") for s in said)
+            and _without_effort(change["before"]) == _without_effort(change["after"])
+        ):
+            continue
+        out[name] = change
+    return out
+
+
+def _without_effort(value: Any) -> Any:
+    return {k: v for k, v in value.items() if k != "effort"} if isinstance(value, dict) else value
+
+
 def turn_detail(result: TurnAnalysis) -> dict[str, Any]:
     """One turn against its predecessor, in full."""
     return {

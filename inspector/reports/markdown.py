@@ -5,9 +5,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from inspector.reports.build import params_to_show
+
 
 def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _number(value: int | None) -> str:
+    return "" if value is None else str(value)  # null is "not reported"; 0 is a number
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _turn_notes(doc: dict[str, Any]) -> list[str]:
@@ -21,7 +31,9 @@ def _turn_notes(doc: dict[str, Any]) -> list[str]:
         notes.append("tools: " + " ".join(bits))
     if doc["instructions_changed"]:
         notes.append("instructions changed")
-    notes += [f"{k}: {json.dumps(v['before'])} → {json.dumps(v['after'])}" for k, v in doc["params"].items()]
+    notes += [
+        f"{k}: {json.dumps(v['before'])} → {json.dumps(v['after'])}" for k, v in params_to_show(doc).items()
+    ]
     notes += doc["notes"]
     return notes
 
@@ -38,14 +50,18 @@ def _diff(report: dict[str, Any]) -> list[str]:
         lines.append(
             f"| {doc['turn']} | {doc['thread']} | {c['kind']} | {doc['items']} | "
             f"{c['kept']}/+{c['added']}/-{c['removed']} | {doc['tokens']['total']} | "
-            f"{usage.get('input_tokens') or ''} | {usage.get('cached_tokens') or ''} | "
+            f"{_number(usage.get('input_tokens'))} | {_number(usage.get('cached_tokens'))} | "
             f"{_cell('; '.join(_turn_notes(doc)))} |"
         )
     detail = report["detail"]
     if detail:
-        lines += ["", f"## Turn {detail['turn']} (vs turn {detail['change']['previous']})", ""]
+        previous = detail["change"]["previous"]
+        against = "first turn of its thread" if previous is None else f"vs turn {previous}"
+        lines += ["", f"## Turn {detail['turn']} ({against})", ""]
         lines += [f"- removed `{_cell(i['label'])}`" for i in detail["removed_items"]]
-        lines += [f"- added `{_cell(i['label'])}` ({i['tokens']} tokens)" for i in detail["added_items"]]
+        lines += [
+            f"- added `{_cell(i['label'])}` ({_plural(i['tokens'], 'token')})" for i in detail["added_items"]
+        ]
         if detail["instructions_diff"]:
             lines += ["", "```diff", *detail["instructions_diff"], "```"]
     return lines
@@ -78,6 +94,9 @@ def _compare(report: dict[str, Any]) -> list[str]:
         "|---:|---|---|",
     ]
     for pair in report["turns"]:
+        if pair["a_turn"] is None or pair["b_turn"] is None:
+            lines.append(f"| {pair['turn']} | no | only in {'B' if pair['a_turn'] is None else 'A'} |")
+            continue
         bits: list[str] = []
         for key in ("endpoint", "transport", "status"):
             if pair[key]:
@@ -86,6 +105,9 @@ def _compare(report: dict[str, Any]) -> list[str]:
         bits += [f"header only in A: {x}" for x in h["only_a"]] + [
             f"header only in B: {x}" for x in h["only_b"]
         ]
+        bits += [f"header {x} differs" for x in h["changed"]]
+        bits += [f"field only in A: {k}" for k in pair["body_keys"]["only_a"]]
+        bits += [f"field only in B: {k}" for k in pair["body_keys"]["only_b"]]
         bits += [f"{k}: {json.dumps(v['a'])} ≠ {json.dumps(v['b'])}" for k, v in pair["params"].items()]
         if pair["instructions_diff"]:
             bits.append("instructions differ")

@@ -12,6 +12,8 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from inspector.reports.build import params_to_show
+
 KIND_STYLE = {
     "initial": "bold cyan",
     "append": "green",
@@ -61,7 +63,7 @@ def _turn_row(console: Console, doc: dict[str, Any]) -> None:
         console,
         (f"  #{doc['turn']:<4}", "bold"),
         (f"{kind:<11}", KIND_STYLE.get(kind, "")),
-        f"{doc['items']:>4} items  {delta:<18} {_tokens(doc)}",
+        f"{doc['items']:>4} {'item ' if doc['items'] == 1 else 'items'}  {delta:<18} {_tokens(doc)}",
         (status, "bold red"),
     )
     for sentence in doc["world_state_changes"]:
@@ -81,7 +83,7 @@ def _turn_row(console: Console, doc: dict[str, Any]) -> None:
         _line(console, "        · tools reordered (same tools; breaks the cached prefix)")
     if doc["instructions_changed"]:
         _line(console, "        · instructions changed")
-    for name, change_ in doc["params"].items():
+    for name, change_ in params_to_show(doc).items():
         _line(console, f"        · {name}: {json.dumps(change_['before'])} → {json.dumps(change_['after'])}")
     for note in doc["notes"]:
         _line(console, "        · ", (note, "dim"))
@@ -96,12 +98,17 @@ def _item_line(console: Console, sign: str, item: dict[str, Any], style: str) ->
     )
 
 
+def _against(doc: dict[str, Any]) -> str:
+    previous = doc["change"]["previous"]
+    return "first turn of its thread" if previous is None else f"vs turn {previous}"
+
+
 def _detail(console: Console, doc: dict[str, Any]) -> None:
     console.print()
     _line(
         console,
         (f"turn {doc['turn']} in full", "bold underline"),
-        f" (thread {doc['thread']}, vs turn {doc['change']['previous']})",
+        f" (thread {doc['thread']}, {_against(doc)})",
     )
     _turn_row(console, doc)
     if doc["removed_items"]:

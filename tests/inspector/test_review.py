@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from inspector.analysis import analyse_recording
@@ -25,3 +26,20 @@ def test_instructions_that_are_not_a_string_are_diffed_and_counted(tmp_path: Pat
     for args in (["diff", str(path), "--turn", "2"], ["show", str(path), "--turn", "1"]):
         proc = invoke(*args, "--no-color")
         assert proc.returncode == 0, proc.stderr
+
+
+def test_reports_say_each_change_once_and_name_missing_turns(edge: Callable[[str], Path]) -> None:
+    world = str(edge("world"))
+    text = invoke("diff", world, "--no-color").stdout
+    assert text.count("gpt-5-codex → gpt-5.1-codex") == 1, "the model change is said once"
+    assert "reasoning effort medium → high" in text and '"effort"' not in text
+    detail = invoke("diff", world, "--turn", "1", "--no-color").stdout
+    assert "first turn of its thread" in detail and "None" not in detail
+
+    md = invoke("diff", world, "--format", "markdown", "--turn", "1").stdout
+    assert "| 1 | T1 | initial | 3 | 0/+3/-0 | 381 | 1200 | 0 |" in md, "0 cached is a number, not blank"
+    assert "## Turn 1 (first turn of its thread)" in md
+
+    longer = str(edge("compaction"))
+    compared = invoke("compare", longer, world, "--format", "markdown").stdout
+    assert "| 5 | no | only in A |" in compared
