@@ -66,6 +66,13 @@ def agent_command(
         raise ConfigError('--json needs a task: use -p "task" --json')
     if prompt is not None and not prompt.strip():
         raise ConfigError('-p needs a task: use -p "what to do" (or leave -p out for the chat)')
+    # Flags name files the person just typed: say which flag is wrong (config.toml's own entries
+    # are checked where they are used, and a missing default skill directory is fine).
+    if instructions is not None and not instructions.is_file():
+        raise ConfigError(f"--instructions {instructions} is not a file: give the base instructions file")
+    for directory in skill_dir or []:
+        if not directory.is_dir():
+            raise ConfigError(f"--skill-dir {directory} is not a directory: give a directory of skills")
     if session and fork:
         raise ConfigError("use either --session (resume) or --fork (copy), not both")
     headless = prompt is not None
