@@ -8,6 +8,7 @@ prints the inspector's timeline of what the model saw and why each request chang
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -17,6 +18,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from harness.output import InteractivePrinter
 from harness.runtime import AgentOptions, AgentRuntime
@@ -110,12 +112,20 @@ def demo(
     out = capture or new_recording_path("demo")
     result = run_demo(root, out)
     console = Console(highlight=False)
-    console.print(f"\n[bold]What the model saw, turn by turn[/bold]  (recording: {result.recording})\n")
+    # Paths are printed as plain text (a `[` in a path is not markup) and never wrapped, so the
+    # commands below can be copied from a narrow terminal.
+    heading = Text("\nWhat the model saw, turn by turn", style="bold")
+    heading.append(f"  (recording: {result.recording})\n", style="")
+    console.print(heading, soft_wrap=True)
     render_text(diff_report(analyse_recording(result.recording)), console)
     console.print("\nNext:")
-    console.print(f"  ctxscope show {result.recording} --turn 1     # the full context of the first request")
-    console.print(f"  ctxscope diff {result.recording} --turn 4     # the cwd change in full")
-    console.print(f"  ctxscope replay {result.recording}            # serve it as a cassette")
+    where = shlex.quote(str(result.recording))
+    for command, comment in (
+        (f"ctxscope show {where} --turn 1", "the full context of the first request"),
+        (f"ctxscope diff {where} --turn 4", "the cwd change in full"),
+        (f"ctxscope replay {where}", "serve it as a cassette"),
+    ):
+        console.print(f"  {command}     # {comment}", markup=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:
