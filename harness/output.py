@@ -56,6 +56,8 @@ class InteractivePrinter:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self._streaming = False
+        self._streamed = ""
+        """Delta text shown but not yet matched to an `assistant_message` (a response may hold several)."""
 
     def __call__(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
@@ -63,7 +65,19 @@ class InteractivePrinter:
             self.out.write(event["delta"])
             self.out.flush()
             self._streaming = True
+            self._streamed += event["delta"]
             return
+        if kind == "assistant_message":
+            text = str(event.get("text") or "")
+            if self._streamed.startswith(text):
+                self._streamed = self._streamed[len(text) :]
+            elif text:
+                # A backend that sends the finished message without output_text deltas: show it now.
+                self._streamed = ""
+                self.out.write(("\n" if self._streaming else "") + text)
+                self._streaming = True
+        elif kind in ("turn_completed", "turn_started"):
+            self._streamed = ""
         if self._streaming and kind in ("assistant_message", "tool_call", "turn_completed", "notice"):
             self.out.write("\n")
             self.out.flush()
