@@ -88,11 +88,6 @@ class AgentRuntime:
     def start(self) -> AgentRuntime:
         """Check credentials, open the session, start capture; nothing is sent yet."""
         self.provider.check()
-        if self.options.cwd is not None and not self._cwd(None).is_dir():
-            # Checked before a session file exists, so a typo leaves nothing behind.
-            raise ConfigError(
-                f"working directory {self._cwd(None)} does not exist: pass an existing directory"
-            )
         store, resumed = self._open_session()
         capture = None if self.options.no_capture else (self.options.capture or new_recording_path("agent"))
         # The last world-state snapshot knows about any /cd since the session started.
@@ -101,6 +96,9 @@ class AgentRuntime:
         # The capture's cwd lets strict replay map this checkout's paths onto another one.
         meta = {"session_id": store.session_id, "cwd": str(cwd)}
         try:
+            if not cwd.is_dir():
+                # A --cwd typo, or a resumed session whose directory is gone: say so before starting.
+                raise ConfigError(f"working directory {cwd} does not exist: pass an existing one with --cwd")
             self.route = open_route(self.provider, capture, meta=meta)
             self.client = ResponsesClient(
                 self.provider, base_url=self.route.base_url, retry=self.config.retry, notice=self._notice

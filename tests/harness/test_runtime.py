@@ -223,3 +223,22 @@ def test_failed_start_leaves_no_session_or_recording(tmp_path: Path, ctxscope_ho
             )
         ).start()
     assert list(sessions.glob("*")) == [] and not capture.exists()
+
+
+def test_resuming_a_session_whose_directory_is_gone_says_so(tmp_path: Path, ctxscope_home: Path) -> None:
+    script = write_script(tmp_path / "s.json", [{"text": "one"}])
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    sessions = tmp_path / "sessions"
+    options = AgentOptions(provider="script", script=script, cwd=gone, no_capture=True, sessions_dir=sessions)
+    with AgentRuntime(options) as runtime:
+        assert runtime.agent is not None
+        runtime.agent.run_turn("hi")
+        session_id = runtime.agent.session_id
+    gone.rmdir()
+    resume = AgentOptions(
+        provider="script", script=script, session=session_id, no_capture=True, sessions_dir=sessions
+    )
+    with pytest.raises(ConfigError, match=f"working directory {gone} does not exist: .* --cwd"):
+        AgentRuntime(resume).start()
+    assert (sessions / f"{session_id}.jsonl").is_file()  # a resumed session is never removed
