@@ -200,7 +200,8 @@ class ResponsesClient:
             raise StreamError("the stream closed before response.completed", retryable=True)
         if not stream.completed:
             raise self._failed_error(stream)
-        return StreamResult(response=stream.response, items=stream.output_items(), headers=dict(resp.headers))
+        response = stream.response  # its output is already typed: do not parse the items twice
+        return StreamResult(response=response, items=list(response.output), headers=dict(resp.headers))
 
     def _failed_error(self, stream: ResponseStream) -> UpstreamError:
         snap = stream.snapshot
