@@ -16,7 +16,7 @@ from inspector.analysis.attribution import ItemTotals, TokenReport, attribute, i
 from inspector.analysis.changes import COMPACTION_REQUEST_KINDS, TurnChange, compare_turns
 from inspector.analysis.compaction import CompactionReport, compaction_report
 from inspector.analysis.diffs import ToolDiff, instructions_diff, params_diff, tools_diff
-from inspector.analysis.items import ItemClassifier
+from inspector.analysis.items import Item, ItemClassifier
 from inspector.analysis.threads import Thread, assign_threads
 from inspector.analysis.turns import Turn, extract_turns
 from inspector.analysis.world_state import describe_changes, fold_items, request_values
@@ -78,13 +78,20 @@ class _Carry:
     items_state: dict[str, Any]
     request_state: dict[str, Any]
     totals: ItemTotals
+    unknown: list[str]
+    """Labels of the unrecognised items and parts in the turn's input."""
 
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def _notes(turn: Turn, change: TurnChange) -> list[str]:
+def _unknown_labels(items: list[Item]) -> list[str]:
+    labels = [i.label for i in items if i.kind == "unknown"]
+    return labels + [p.label for i in items for p in i.parts if p.kind == "unknown_part"]
+
+
+def _notes(turn: Turn, change: TurnChange, unknown: list[str]) -> list[str]:
     notes: list[str] = []
     if turn.previous_response_id:
         rebuilt = len(turn.raw_input) - turn.sent_items
@@ -118,8 +125,6 @@ def _notes(turn: Turn, change: TurnChange) -> list[str]:
         notes.append(f"remote compaction request (/responses/compact) over {len(turn.items)} items")
     elif turn.request_kind and turn.request_kind != "turn":
         notes.append(f"request_kind {turn.request_kind}")
-    unknown = [i.label for i in turn.items if i.kind == "unknown"]
-    unknown += [p.label for i in turn.items for p in i.parts if p.kind == "unknown_part"]
     if unknown:
         notes.append(f"{_count(len(unknown), 'unrecognised item')}: " + ", ".join(sorted(set(unknown))))
     if turn.status != "completed":
@@ -147,6 +152,9 @@ def _analyse_turn(
     )
     state = request_values(items_state, turn.body)
     totals = item_totals(turn.items, carry.totals if carry and appended else None)
+    unknown = _unknown_labels(change.added if appended else turn.items)
+    if carry and appended:
+        unknown = carry.unknown + unknown
     if carry and appended:
         shared_items = carry.totals.tokens
     else:
@@ -189,8 +197,8 @@ def _analyse_turn(
             # The compaction request appended its prompt to the history; the prompt is not history.
             history = prev.items[:-1]
         result.compaction = compaction_report(history, prev, turn, change.kept)
-    result.notes = _notes(turn, change)
-    return result, _Carry(turn, items_state, state, totals)
+    result.notes = _notes(turn, change, unknown)
+    return result, _Carry(turn, items_state, state, totals, unknown)
 
 
 def analyse_exchanges(

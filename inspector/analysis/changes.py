@@ -75,6 +75,9 @@ def compare_turns(
     """The change from `previous` (None: first turn of a thread) to `current`."""
     if previous is None:
         return TurnChange("initial", None, 0, list(current), [])
+    if not fork and len(previous) <= len(current) and current[: len(previous)] == previous:
+        # Equal items have equal keys; usually they are the very same objects (a C-speed check).
+        return TurnChange("append", previous_number, len(previous), current[len(previous) :], [])
     prev_keys = [i.key for i in previous]
     cur_keys = [i.key for i in current]
     kept = common_prefix(prev_keys, cur_keys)

@@ -241,12 +241,21 @@ def classify_item(position: int, item: Any, key: str | None = None) -> Item:
 
 
 class ItemClassifier:
-    """Classifies items once per distinct content: later turns repeat earlier items verbatim."""
+    """Classifies items once per distinct content: later turns repeat earlier items verbatim.
+
+    A turn's input usually starts with the whole input of a recent turn (the same item objects:
+    the reader shares stored parts between requests), so only the items after that prefix are
+    looked at; the prefix check is one C-level list comparison that stops at identical objects.
+    """
+
+    RECENT = 4
+    """How many recent input lists are tried as the prefix (threads may interleave)."""
 
     def __init__(self) -> None:
         self._cache: dict[str, Item] = {}
         # id() of an item dict → (the dict, its key); keeps the dict alive so the id is not reused.
         self._keys: dict[int, tuple[Any, str]] = {}
+        self._recent: list[tuple[list[Any], list[Item]]] = []
 
     def key(self, item: Any) -> str:
         """The normalised key of an item, cached by object identity (readers share resolved bodies)."""
@@ -257,16 +266,26 @@ class ItemClassifier:
         self._keys[id(item)] = (item, key)
         return key
 
+    def _known_prefix(self, items: list[Any]) -> list[Item]:
+        """The classified items of the longest recent input list that `items` starts with."""
+        best: list[Item] = []
+        for raw, classified in self._recent:
+            if len(best) < len(raw) <= len(items) and items[: len(raw)] == raw:
+                best = classified
+        return best
+
     def classify(self, items: list[Any]) -> list[Item]:
         """Classify a whole input list, reusing earlier results for identical items."""
-        out: list[Item] = []
-        for position, raw in enumerate(items):
+        out = list(self._known_prefix(items))
+        for position in range(len(out), len(items)):
+            raw = items[position]
             key = self.key(raw)
             cached = self._cache.get(key)
             if cached is None:
                 cached = classify_item(position, raw, key)
                 self._cache[key] = cached
             out.append(cached if cached.position == position else _moved(cached, position))
+        self._recent = [*self._recent[-(self.RECENT - 1) :], (items, out)]
         return out
 
 

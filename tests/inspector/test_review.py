@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from inspector.analysis import analyse_recording
+from inspector.analysis import analyse_recording, classify_item
+from inspector.analysis.items import ItemClassifier
 from tests.inspector.builders import Script, body, completed, initial_context, message
 from tests.inspector.helpers import invoke
 
@@ -43,3 +44,15 @@ def test_reports_say_each_change_once_and_name_missing_turns(edge: Callable[[str
     longer = str(edge("compaction"))
     compared = invoke("compare", longer, world, "--format", "markdown").stdout
     assert "| 5 | no | only in A |" in compared
+
+
+def test_classifier_reuses_a_recent_prefix_only_when_it_is_one() -> None:
+    context = initial_context()
+    a = [*context, message("user", "task A")]
+    b = [*context, message("user", "task B")]  # another thread, interleaved
+    a2 = [*a, message("assistant", "done A"), message("user", "next")]
+    a_edited = [*context, message("user", "task A, edited"), *a2[len(a) :]]
+    classifier = ItemClassifier()
+    for items in (a, b, a2, b, a_edited, a2):
+        got = classifier.classify(items)
+        assert got == [classify_item(n, raw) for n, raw in enumerate(items)]
