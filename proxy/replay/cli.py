@@ -56,6 +56,11 @@ def run_replay(
             parse_json_path(path)
         except ValueError as err:
             raise ConfigError(f"bad --ignore: {err}") from None
+    if report_path is not None and not report_path.parent.is_dir():
+        # checked before serving: a replay's outcome must not be lost to a typo in the report path
+        raise ConfigError(
+            f"bad --report {str(report_path)!r}: the folder {str(report_path.parent)!r} does not exist"
+        )
     host, port = parse_listen(listen)
     cassette = load_cassette(file)
     changed = threading.Event()
@@ -87,11 +92,16 @@ def run_replay(
     finally:
         server.stop()
     report = server.report
-    if report_path is not None:
-        report_path.write_text(json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n")
     _say(report.summary())
     for problem in report.problems():
         _say(f"  {problem}")
+    if report_path is not None:
+        try:
+            report_path.write_text(json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n")
+        except OSError as err:
+            raise ConfigError(
+                f"cannot write the --report file {str(report_path)!r}: {err.strerror}"
+            ) from None
     return not report.problems()
 
 

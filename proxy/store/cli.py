@@ -10,6 +10,7 @@ from typing import Annotated, Any, TextIO
 
 import typer
 
+from ..errors import ConfigError
 from ..model import Exchange
 from .reader import read_recording
 from .summary import summarise
@@ -95,7 +96,10 @@ def export(
     recording = read_recording(file)
     for warning in recording.warnings:
         typer.echo(f"warning: {warning}", err=True)
-    stream: TextIO = out.open("w", encoding="utf-8") if out else sys.stdout
+    try:
+        stream: TextIO = out.open("w", encoding="utf-8") if out else sys.stdout
+    except OSError as err:
+        raise ConfigError(f"cannot write {str(out)!r}: {err.strerror}") from None
     try:
         for exchange in recording.exchanges:
             value = _export_value(exchange, what)
