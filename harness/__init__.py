@@ -15,7 +15,12 @@ Names are loaded on first use, so `import harness.context` does not start mitmpr
 from __future__ import annotations
 
 import importlib
+import logging
 from typing import Any
+
+# Problems the harness logs (a skipped SKILL.md ...) also reach the person once, as a notice; with
+# no logging configured, Python's last-resort handler would print them again on every request.
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
     "Agent",

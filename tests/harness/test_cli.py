@@ -12,6 +12,7 @@ import pytest
 
 from harness.session import SessionStore
 from proxy.store.reader import read_recording
+from proxy.testing import FakeUpstream, SseReply, function_call, response_stream, text_message
 from tests.harness.helpers import assert_golden, labels, make_repo, write_config, write_script
 
 TIMEOUT_S = 120
@@ -232,3 +233,34 @@ def test_upstream_failure_keeps_a_resumable_session(repo: Path, tmp_path: Path, 
     (session_file,) = (ctxscope_home / "sessions").glob("*.jsonl")
     assert SessionStore.open(str(session_file)).load().history[-1]["content"][0]["text"] == "go"
     assert len(read_recording(tmp_path / "cap.jsonl").exchanges) == 3
+
+
+def test_skill_warning_is_told_once_without_capture(
+    repo: Path, tmp_path: Path, upstream: FakeUpstream
+) -> None:
+    # Without the capture proxy nothing configures logging; the harness's own log line must not
+    # reach stderr on every request next to the one notice.
+    bad = tmp_path / "more-skills" / "broken" / "SKILL.md"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("no front matter\n", encoding="utf-8")
+    upstream.reply(
+        SseReply(response_stream(function_call("list_dir", {"path": "."}))),
+        SseReply(response_stream(text_message("done"))),
+    )
+    proc = ctxscope(
+        "agent",
+        "-p",
+        "go",
+        "--provider",
+        "apikey",
+        "--base-url",
+        f"{upstream.url}/v1",
+        "--skill-dir",
+        str(bad.parent.parent),
+        "--no-capture",
+        cwd=repo,
+        env={"OPENAI_API_KEY": "sk-test-0123456789abcdefghij"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert len(upstream.requests) == 2 and proc.stdout == "done\n"
+    assert proc.stderr.count(str(bad)) == 1 and f"note: skipped skill {bad}" in proc.stderr
