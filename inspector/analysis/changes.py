@@ -44,6 +44,15 @@ def is_append(previous: list[str], current: list[str]) -> bool:
     return len(previous) <= len(current) and current[: len(previous)] == previous
 
 
+def extends(previous: list[Item], current: list[Item]) -> bool:
+    """True when `current` starts with exactly the items of `previous` (then their keys match too).
+
+    Usually the very same objects (the classifier reuses a recent turn's items), so this is one
+    C-level comparison; a False is not final: items echoed back with new ids differ but share keys.
+    """
+    return len(previous) <= len(current) and current[: len(previous)] == previous
+
+
 def carries_compaction(items: list[Item], before: set[str]) -> bool:
     """True when `items` has a compaction item or summary fragment that `before` did not have."""
     for item in items:
@@ -75,8 +84,7 @@ def compare_turns(
     """The change from `previous` (None: first turn of a thread) to `current`."""
     if previous is None:
         return TurnChange("initial", None, 0, list(current), [])
-    if not fork and len(previous) <= len(current) and current[: len(previous)] == previous:
-        # Equal items have equal keys; usually they are the very same objects (a C-speed check).
+    if not fork and extends(previous, current):
         return TurnChange("append", previous_number, len(previous), current[len(previous) :], [])
     prev_keys = [i.key for i in previous]
     cur_keys = [i.key for i in current]

@@ -15,6 +15,7 @@ from inspector.analysis.changes import (
     COMPACTION_REQUEST_KINDS,
     carries_compaction,
     common_prefix,
+    extends,
     is_append,
     is_fork_shape,
 )
@@ -100,12 +101,15 @@ def _by_prefix(
     turn: Turn, threads: list[Thread], done: list[Turn], make: Callable[[Turn, Turn | None], Thread]
 ) -> Thread:
     """Without ids: join the thread whose latest turn this one extends or rewrites, else fork/new."""
-    keys = _keys(turn)
+    keys: list[str] | None = None
     best: tuple[int, Thread | None] = (0, None)
     for thread in threads:
         if thread.hint is not None:
             continue
         latest = thread.turns[-1]
+        if extends(latest.items, turn.items):  # the usual case, without building key lists
+            return thread
+        keys = _keys(turn) if keys is None else keys
         latest_keys = _keys(latest)
         if is_append(latest_keys, keys):
             return thread
