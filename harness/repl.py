@@ -67,7 +67,7 @@ def handle_command(line: str, runtime: AgentRuntime, err: TextIO) -> bool:
 def run_repl(runtime: AgentRuntime, read: Callable[[str], str] = input, err: TextIO | None = None) -> None:
     """Read prompts until /quit or end of input."""
     err = err or sys.stderr
-    err.write("ctxscope agent — type a task, or /model /status /new /quit\n")
+    err.write(f"ctxscope agent — type a task, or {' '.join(COMMANDS)}\n")  # the table, so none is left out
     while True:
         try:
             line = read("› ")
