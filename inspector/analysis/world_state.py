@@ -14,24 +14,6 @@ from typing import Any
 
 from inspector.analysis.items import Item
 
-STATE_KEYS = (
-    "cwd",
-    "shell",
-    "date",
-    "timezone",
-    "sandbox",
-    "approval",
-    "network",
-    "writable_roots",
-    "collaboration_mode",
-    "agents_md",
-    "skills",
-    "selected_skills",
-    "goal",
-    "personality",
-    "model",
-    "reasoning_effort",
-)
 # Fragment value name → state key, for the scalar values environment and permissions carry.
 _SCALARS = {
     "cwd": "cwd",

@@ -16,10 +16,6 @@ def _number(value: int | None) -> str:
     return "" if value is None else str(value)  # null is "not reported"; 0 is a number
 
 
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
 def _turn_notes(doc: dict[str, Any]) -> list[str]:
     notes = list(doc["world_state_changes"])
     if doc["compaction"]:
@@ -60,7 +56,8 @@ def _diff(report: dict[str, Any]) -> list[str]:
         lines += ["", f"## Turn {detail['turn']} ({against})", ""]
         lines += [f"- removed `{_cell(i['label'])}`" for i in detail["removed_items"]]
         lines += [
-            f"- added `{_cell(i['label'])}` ({_plural(i['tokens'], 'token')})" for i in detail["added_items"]
+            f"- added `{_cell(i['label'])}` ({i['tokens']} token{'' if i['tokens'] == 1 else 's'})"
+            for i in detail["added_items"]
         ]
         if detail["instructions_diff"]:
             lines += ["", "```diff", *detail["instructions_diff"], "```"]
