@@ -9,6 +9,7 @@ only differences that matter remain.
 from __future__ import annotations
 
 import difflib
+import json
 from dataclasses import dataclass, field
 from itertools import zip_longest
 from typing import Any
@@ -89,6 +90,8 @@ class Comparison:
     a: Analysis
     b: Analysis
     turns: list[TurnComparison]
+    notes: list[str] = field(default_factory=list)
+    """Remarks about the pair as a whole (e.g. the tasks look different)."""
 
 
 def _endpoint(url: str) -> str:
@@ -136,6 +139,29 @@ def _pair(
     return result
 
 
+def _first_request(analysis: Analysis, normaliser: Any) -> str | None:
+    for result in analysis.turns:
+        for item in result.turn.items:
+            if item.kind == "user_message":
+                return str(normaliser.text(item.text))
+    return None
+
+
+def _task_note(a: Analysis, b: Analysis, norm_a: Any, norm_b: Any) -> list[str]:
+    first_a, first_b = _first_request(a, norm_a), _first_request(b, norm_b)
+    if first_a is None or first_b is None or first_a == first_b:
+        return []
+    return [
+        f"the first user messages differ ({_quote(first_a)} vs {_quote(first_b)}): these may be "
+        "recordings of different tasks, so their turns differ as a whole"
+    ]
+
+
+def _quote(text: str, limit: int = 40) -> str:
+    flat = " ".join(text.split())
+    return json.dumps(flat if len(flat) <= limit else flat[: limit - 1] + "…", ensure_ascii=False)
+
+
 def compare_analyses(a: Analysis, b: Analysis) -> Comparison:
     """Align the model requests of two recordings by order and compare each pair."""
     norm_a = cross_run([t.turn.body for t in a.turns])
@@ -144,4 +170,4 @@ def compare_analyses(a: Analysis, b: Analysis) -> Comparison:
         _pair(index, ta, tb, norm_a, norm_b)
         for index, (ta, tb) in enumerate(zip_longest(a.turns, b.turns), start=1)
     ]
-    return Comparison(a, b, pairs)
+    return Comparison(a, b, pairs, _task_note(a, b, norm_a, norm_b))

@@ -244,6 +244,7 @@ def compare_report(comparison: Comparison) -> dict[str, Any]:
         "a": comparison.a.source,
         "b": comparison.b.source,
         "warnings": [f"A: {w}" for w in comparison.a.warnings] + [f"B: {w}" for w in comparison.b.warnings],
+        "notes": comparison.notes,
         "summary": {
             "turns_a": len(comparison.a.turns),
             "turns_b": len(comparison.b.turns),

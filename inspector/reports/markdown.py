@@ -86,6 +86,7 @@ def _compare(report: dict[str, Any]) -> list[str]:
         "",
         f"- A: `{report['a']}`",
         f"- B: `{report['b']}`",
+        *[f"> note: {n}" for n in report["notes"]],
         "",
         "| turn | same | differences |",
         "|---:|---|---|",

@@ -216,6 +216,8 @@ def render_compare(report: dict[str, Any], console: Console) -> None:
     _line(console, ("B ", "bold"), report["b"], f"  ({summary['turns_b']} turns)")
     for warning in report["warnings"]:
         _line(console, ("warning: ", "yellow"), warning)
+    for note in report["notes"]:
+        _line(console, ("note: ", "yellow"), note)
     for pair in report["turns"]:
         if pair["a_turn"] is None or pair["b_turn"] is None:
             side = "A" if pair["a_turn"] is None else "B"

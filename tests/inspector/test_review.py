@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -56,3 +57,12 @@ def test_classifier_reuses_a_recent_prefix_only_when_it_is_one() -> None:
     for items in (a, b, a2, b, a_edited, a2):
         got = classifier.classify(items)
         assert got == [classify_item(n, raw) for n, raw in enumerate(items)]
+
+
+def test_compare_says_when_the_tasks_differ(edge: Callable[[str], Path]) -> None:
+    same_task = json.loads(
+        invoke("compare", str(edge("backend_apikey")), str(edge("backend_chatgpt")), "-f", "json").stdout
+    )
+    assert same_task["notes"] == []
+    other = invoke("compare", str(edge("tools_reordered")), str(edge("world")), "--no-color").stdout
+    assert 'note: the first user messages differ ("hi" vs "look around")' in other
