@@ -103,13 +103,17 @@ def agent_command(
         if prompt is None:
             run_repl(runtime)
             return
+        sid = runtime.agent.session_id
         try:
             result = runtime.agent.run_turn(prompt)
         except UpstreamError as e:
-            sid = runtime.agent.session_id
             raise UpstreamError(
                 f"{e}; the session is saved: continue with --session {sid}", status=e.status, code=e.code
             ) from e
+        except KeyboardInterrupt:
+            # The agent already recorded the aborted turn; say how to pick it up (130 = SIGINT).
+            sys.stderr.write(f"\ninterrupted; the session is saved: continue with --session {sid}\n")
+            raise typer.Exit(130) from None
         if not json_out:
             sys.stdout.write(result.final_text + ("\n" if not result.final_text.endswith("\n") else ""))
             sys.stdout.flush()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -264,3 +265,38 @@ def test_skill_warning_is_told_once_without_capture(
     assert proc.returncode == 0, proc.stderr
     assert len(upstream.requests) == 2 and proc.stdout == "done\n"
     assert proc.stderr.count(str(bad)) == 1 and f"note: skipped skill {bad}" in proc.stderr
+
+
+def test_ctrl_c_in_print_mode_says_how_to_resume(repo: Path, tmp_path: Path, ctxscope_home: Path) -> None:
+    script = write_script(
+        tmp_path / "s.json",
+        [{"output": [{"function_call": {"name": "exec_command", "arguments": {"cmd": "sleep 60"}}}]}],
+    )
+    args = ["agent", "-p", "go", "--provider", "script", "--script", str(script), "--no-capture"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ctxscope.cli", *args],
+        cwd=repo,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        for _ in range(20):  # the session and capture lines, then the tool call
+            line = proc.stderr.readline()
+            if not line or "exec_command" in line:
+                break
+        assert "exec_command" in line
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=TIMEOUT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    (session_file,) = (ctxscope_home / "sessions").glob("*.jsonl")
+    assert proc.returncode == 130 and "Traceback" not in err
+    assert f"interrupted; the session is saved: continue with --session {session_file.stem}" in err
+    history = SessionStore.open(str(session_file)).load().history
+    assert history[-2]["type"] == "function_call_output" and "aborted" in history[-2]["output"]
+    assert "turn_aborted" in history[-1]["content"][0]["text"]
