@@ -36,7 +36,11 @@ def _turn_notes(doc: dict[str, Any]) -> list[str]:
 
 def _diff(report: dict[str, Any]) -> list[str]:
     lines = [f"# ctxscope diff: `{report['source']}`", ""]
-    lines += [f"> warning: {w}" for w in report["warnings"]]
+    if report["warnings"]:  # a blank line ends the quote; a table right after it would join it
+        lines += [*(f"> warning: {w}" for w in report["warnings"]), ""]
+    if not report["turns"]:
+        lines.append("No model requests in this recording.")
+        return lines
     lines += [
         "| turn | thread | change | items | kept/+/- | tokens | reported input | cached | what changed |",
         "|---:|---|---|---:|---|---:|---:|---:|---|",
@@ -86,8 +90,10 @@ def _compare(report: dict[str, Any]) -> list[str]:
         "",
         f"- A: `{report['a']}`",
         f"- B: `{report['b']}`",
-        *[f"> note: {n}" for n in report["notes"]],
         "",
+        *[f"> warning: {w}" for w in report["warnings"]],
+        *[f"> note: {n}" for n in report["notes"]],
+        *([""] if report["warnings"] or report["notes"] else []),
         "| turn | same | differences |",
         "|---:|---|---|",
     ]

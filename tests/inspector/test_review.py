@@ -66,3 +66,9 @@ def test_compare_says_when_the_tasks_differ(edge: Callable[[str], Path]) -> None
     assert same_task["notes"] == []
     other = invoke("compare", str(edge("tools_reordered")), str(edge("world")), "--no-color").stdout
     assert 'note: the first user messages differ ("hi" vs "look around")' in other
+
+
+def test_markdown_warnings_end_before_the_table(edge: Callable[[str], Path]) -> None:
+    md = invoke("diff", str(edge("chain")), "--format", "markdown").stdout.splitlines()
+    table = md.index(next(line for line in md if line.startswith("| turn |")))
+    assert md[table - 2].startswith("> warning: ") and md[table - 1] == ""
