@@ -20,7 +20,6 @@ from proxy.errors import CtxscopeError, RecordingError
 from proxy.model import Exchange
 from proxy.replay.matching import request_path
 from proxy.replay.script import Script, ScriptResponse, looks_like_script, parse_script
-from proxy.runner import split_upstream
 from proxy.store.reader import read_recording
 
 __all__ = ["Answer", "Cassette", "CassetteEntry", "load_cassette", "cassette_from_script", "encode_event"]
@@ -169,6 +168,8 @@ def _from_recording(path: Path) -> Cassette:
     cwd = meta.get("cwd")
     prefix = ""
     if isinstance(meta.get("upstream"), str):
+        from proxy.runner import split_upstream  # here: proxy.runner imports mitmproxy
+
         with contextlib.suppress(CtxscopeError):
             prefix = split_upstream(meta["upstream"])[1]
     if not model and not other:

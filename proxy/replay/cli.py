@@ -17,16 +17,16 @@ import sys
 import threading
 from pathlib import Path
 from types import FrameType
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from proxy.capture_cli import parse_listen
 from proxy.errors import ConfigError, CtxscopeError
-from proxy.replay.addon import MATCH_MODES, PACE_MODES
-from proxy.replay.cassette import load_cassette
 from proxy.replay.normalise import parse_json_path
-from proxy.replay.server import ReplayServer, serve_cassette
+
+if TYPE_CHECKING:
+    from proxy.replay.server import ReplayServer
 
 __all__ = ["register", "run_replay"]
 
@@ -47,6 +47,11 @@ def run_replay(
     report_path: Path | None = None,
 ) -> bool:
     """Serve `file` until SIGINT/SIGTERM (or until done); return True if nothing went wrong."""
+    # mitmproxy takes most of a second to import: only a replay pays for it, not `ctxscope --help`.
+    from proxy.replay.addon import MATCH_MODES, PACE_MODES
+    from proxy.replay.cassette import load_cassette
+    from proxy.replay.server import serve_cassette
+
     if match not in MATCH_MODES:
         raise ConfigError(f"unknown --match {match!r}: use one of {', '.join(MATCH_MODES)}")
     if pace not in PACE_MODES:

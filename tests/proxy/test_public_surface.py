@@ -15,5 +15,17 @@ def test_every_exported_name_resolves() -> None:
 
 
 def test_reading_a_recording_does_not_import_mitmproxy() -> None:
-    code = "import sys, proxy; proxy.read_recording; assert 'mitmproxy' not in sys.modules, 'mitmproxy imported'"
+    code = (
+        "import sys, proxy; proxy.read_recording; "
+        "assert 'mitmproxy' not in sys.modules, 'mitmproxy imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_registering_the_commands_does_not_import_mitmproxy() -> None:
+    # `ctxscope --help` and `ctxscope info` must not pay the second mitmproxy takes to import.
+    code = (
+        "import sys, typer, proxy.cli; proxy.cli.register(typer.Typer()); "
+        "assert 'mitmproxy' not in sys.modules, 'mitmproxy imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
