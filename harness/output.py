@@ -76,7 +76,9 @@ class InteractivePrinter:
                 self._streamed = ""
                 self.out.write(("\n" if self._streaming else "") + text)
                 self._streaming = True
-        elif kind in ("turn_completed", "turn_started"):
+        elif kind in ("turn_started", "notice", "tool_call", "turn_completed", "error"):
+            # Between responses (a retry notice means the text starts over); other events may come
+            # mid-stream and must not drop what is still to be matched.
             self._streamed = ""
         if self._streaming and kind in ("assistant_message", "tool_call", "turn_completed", "notice"):
             self.out.write("\n")

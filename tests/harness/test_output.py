@@ -39,3 +39,15 @@ def test_message_without_deltas_is_still_shown() -> None:
         {"type": "turn_completed", "turn_id": "t"},
     ]
     assert _shown(events) == "first\nsecond\n"
+
+
+def test_text_streamed_again_after_a_retry_is_not_shown_a_third_time() -> None:
+    events = [
+        {"type": "turn_started", "turn_id": "t"},
+        {"type": "text_delta", "delta": "hal"},
+        {"type": "notice", "message": "the connection dropped; retrying in 0.5s (1/4)"},
+        {"type": "text_delta", "delta": "hello"},
+        {"type": "assistant_message", "text": "hello"},
+        {"type": "turn_completed", "turn_id": "t"},
+    ]
+    assert _shown(events) == "hal\nhello\n"
