@@ -221,8 +221,9 @@ class Agent:
         goes to the new model (a switch fragment would otherwise precede the initial context)."""
         if name == self.model:
             return
-        old, self.model = self.model, name
-        self.instructions = self.config.instructions_for(name)
+        # Read the new instructions first: if the file is unreadable the agent stays on the old model.
+        instructions = self.config.instructions_for(name)
+        old, self.model, self.instructions = self.model, name, instructions
         self.context.set_model(name)
         if self.history:
             for item in self.context.model_switch_items(old, name, self.instructions):

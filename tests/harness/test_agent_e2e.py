@@ -12,6 +12,7 @@ import pytest
 
 from harness.errors import StreamError, UpstreamError
 from harness.session import SessionStore
+from proxy.errors import ConfigError
 from tests.harness.helpers import (
     SKILL_TEXT,
     assert_append_only,
@@ -162,6 +163,28 @@ def test_model_switch_before_the_first_request_sends_no_switch_fragment(
     entries = SessionStore.open(run.session_id).entries()
     assert SessionStore.open(run.session_id).load().model == "gpt-other"
     assert any(e.type == "model_switch" and e.payload["to"] == "gpt-other" for e in entries)
+
+
+def test_model_switch_with_unreadable_instructions_keeps_the_old_model(
+    repo: Path, tmp_path: Path, ctxscope_home: Path
+) -> None:
+    write_config(
+        ctxscope_home,
+        tmp_path / "skills",
+        extra=f'[models."gpt-other"]\ninstructions_file = "{tmp_path / "missing.md"}"\n',
+    )
+    script = write_script(tmp_path / "s.json", [{"text": "one"}, {"text": "two"}])
+
+    def switch(runtime: object, i: int) -> None:
+        if i == 1:
+            with pytest.raises(ConfigError, match="missing.md"):
+                runtime.agent.switch_model("gpt-other")  # type: ignore[attr-defined]
+
+    run = run_agent(repo, script, ["a", "b"], tmp_path / "cap.jsonl", commands=switch)
+    first, second = run.bodies()
+    assert first["model"] == second["model"] == "gpt-test"
+    assert second["instructions"] == first["instructions"]
+    assert not any("model_switch" in label for label in labels(second, repo))
 
 
 def test_resume_sends_only_diffs(repo: Path, tmp_path: Path) -> None:
