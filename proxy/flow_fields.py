@@ -5,15 +5,15 @@ Pure helpers used by the Recorder; kept apart so the addon module holds only the
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-import orjson
 from mitmproxy import http
 from mitmproxy.net import encoding as mitm_encoding
 
 from proxy.model import SseEvent, TransportErrorKind
-from proxy.responses_fold import accumulate
+from proxy.responses_fold import fold_events
+from proxy.store.format import loads as _loads
+from proxy.store.writer import MAX_TEXT_BODY
 
 __all__ = [
     "MAX_TEXT",
@@ -26,7 +26,7 @@ __all__ = [
     "ws_close_reason",
 ]
 
-MAX_TEXT = 1_000_000
+MAX_TEXT = MAX_TEXT_BODY
 """Non-JSON bodies are kept as text up to this many characters (the size is always recorded)."""
 
 # Connection-setup failures (mitmproxy passes the OS / resolver message through).
@@ -83,15 +83,6 @@ def parse_body(data: bytes) -> tuple[Any, str | None]:
         return None, data[: MAX_TEXT * 4].decode("utf-8", "replace")[:MAX_TEXT]
 
 
-def _loads(data: bytes | str) -> Any:
-    """orjson (several times faster on 600 KB bodies, and the parse competes with the relay for the
-    GIL); `json` for what orjson refuses but Python accepts (NaN, integers beyond 64 bits)."""
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return json.loads(data)
-
-
 def json_or_none(text: str) -> Any:
     """The parsed JSON value, or None if `text` is not JSON."""
     try:
@@ -102,12 +93,8 @@ def json_or_none(text: str) -> Any:
 
 def fold_sse(events: list[SseEvent]) -> dict[str, Any] | None:
     """The Responses object rebuilt from recorded events (non-JSON data lines are skipped)."""
-    snapshot: dict[str, Any] | None = None
-    for event in events:
-        obj = json_or_none(event.data)
-        if isinstance(obj, dict):
-            snapshot = accumulate(snapshot, obj)
-    return snapshot
+    parsed = (json_or_none(event.data) for event in events)
+    return fold_events(obj for obj in parsed if isinstance(obj, dict))
 
 
 def ws_close_reason(flow: http.HTTPFlow) -> str:

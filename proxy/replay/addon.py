@@ -35,6 +35,7 @@ from typing import Any
 
 from mitmproxy import ctx, exceptions, http
 
+from proxy.endpoints import classify_endpoint
 from proxy.errors import CtxscopeError
 from proxy.replay.cassette import Answer, Cassette, CassetteEntry, load_cassette
 from proxy.replay.matching import RequestView, match_requests, request_path
@@ -59,8 +60,7 @@ _IN_FLIGHT = "ctxscope_replay_in_flight"
 
 def is_model_path(method: str, path: str) -> bool:
     """True for `POST …/responses` and `POST …/responses/compact`."""
-    clean = path.split("?", 1)[0].rstrip("/")
-    return method.upper() == "POST" and (clean.endswith("/responses") or clean.endswith("/responses/compact"))
+    return method.upper() == "POST" and classify_endpoint(path) in ("responses", "responses/compact")
 
 
 class Replayer:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from proxy.endpoints import classify_endpoint
 from proxy.errors import CtxscopeError, RecordingError
 from proxy.model import Exchange
 from proxy.replay.matching import request_path
@@ -252,7 +253,7 @@ def _script_renderer(spec: ScriptResponse, default_model: str) -> Callable[[str,
             body = spec.body if spec.body is not None else _error_body(spec.http_status)
             headers.setdefault("content-type", "application/json")
             return Answer(status=spec.http_status, headers=headers, body=json.dumps(body).encode())
-        if live_path.split("?")[0].rstrip("/").endswith("/responses/compact"):
+        if classify_endpoint(live_path) == "responses/compact":
             output = spec.output_items(default_model)
             headers["content-type"] = "application/json"
             return Answer(status=200, headers=headers, body=json.dumps({"output": output}).encode())
