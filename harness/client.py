@@ -224,7 +224,7 @@ class ResponsesClient:
         if status == 401:
             return UpstreamError("unauthorized", status=401, code=code)
         should_retry = resp.headers.get("x-should-retry", "").lower()
-        if should_retry == "false" and status != 401:
+        if should_retry == "false":
             # The server (or the replayer) says retrying cannot help; openai-python honours this too.
             return _classify(code, message or resp.text[:200], status=status)
         if status == 429 and code != "insufficient_quota" or status >= 500:
