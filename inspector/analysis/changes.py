@@ -25,7 +25,6 @@ class TurnChange:
     """Length of the shared prefix (items)."""
     added: list[Item] = field(default_factory=list)
     removed: list[Item] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 def common_prefix(a: list[str], b: list[str]) -> int:
