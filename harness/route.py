@@ -15,6 +15,7 @@ from typing import Any
 
 from harness.providers.base import Provider
 from harness.providers.script import ScriptProvider
+from proxy.errors import ConfigError
 from proxy.recorder import Recorder
 from proxy.replay import serve_script
 from proxy.runner import ProxyServer
@@ -57,16 +58,22 @@ def open_route(provider: Provider, capture: Path | None, meta: dict[str, Any] | 
     recorder: list[Any] = []
     fresh = capture is not None and not (capture.exists() and capture.stat().st_size > 0)
     if capture is not None:
-        capture.parent.mkdir(parents=True, exist_ok=True)
-        writer = RecordingWriter(
-            capture,
-            meta={
-                "upstream": provider.base_url,
-                "mode": "reverse",
-                "client": "ctxscope agent",
-                **(meta or {}),
-            },
-        )
+        try:
+            capture.parent.mkdir(parents=True, exist_ok=True)
+            writer = RecordingWriter(
+                capture,
+                meta={
+                    "upstream": provider.base_url,
+                    "mode": "reverse",
+                    "client": "ctxscope agent",
+                    **(meta or {}),
+                },
+            )
+        except OSError as e:
+            raise ConfigError(
+                f"cannot write the capture file {capture} ({e.strerror or e.__class__.__name__}): "
+                "choose another --capture path, or --no-capture"
+            ) from e
         recorder = [Recorder(writer)]
     try:
         if isinstance(provider, ScriptProvider):

@@ -105,6 +105,11 @@ class SessionStore:
         as_path = Path(ref).expanduser()
         if as_path.suffix == ".jsonl" and as_path.is_file():
             path = as_path
+        elif "/" in ref or as_path.is_absolute() or ref.startswith("~"):
+            # A path, not an id: globbing the sessions directory with it cannot work.
+            raise ConfigError(
+                f"{ref} is not a session file: give a session id or an existing <id>.jsonl file"
+            )
         else:
             directory = directory or sessions_dir()
             matches = sorted(directory.glob(f"{ref}*.jsonl")) if ref else []

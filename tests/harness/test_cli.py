@@ -190,6 +190,16 @@ def test_missing_key_is_one_clear_line(repo: Path) -> None:
         (["--session", "nope"], {"OPENAI_API_KEY": "sk-x"}, "error: no session 'nope'"),
         (["--json", "--session", "a", "--fork", "b"], {}, "error: use either --session"),
         (["-p", "  "], {}, "error: -p needs a task"),
+        (
+            ["--capture", "/dev/null/cap.jsonl"],
+            {"OPENAI_API_KEY": "sk-x"},
+            "error: cannot write the capture file /dev/null/cap.jsonl",
+        ),
+        (
+            ["--session", "/no/such/dir"],
+            {"OPENAI_API_KEY": "sk-x"},
+            "error: /no/such/dir is not a session file",
+        ),
         (["--instructions", "/no/such.md"], {}, "error: --instructions /no/such.md is not a file"),
         (["--skill-dir", "/no/such/dir"], {}, "error: --skill-dir /no/such/dir is not a directory"),
         (["--base-url", "localhost:8000"], {"OPENAI_API_KEY": "sk-x"}, "is not an http(s) URL"),
