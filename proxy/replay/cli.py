@@ -12,16 +12,14 @@ Prints the URL to point clients at, one line per request (and each mismatch), an
 from __future__ import annotations
 
 import json
-import signal
 import sys
 import threading
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from proxy.capture_cli import parse_listen
+from proxy.capture_cli import _stop_on_signals, parse_listen
 from proxy.errors import ConfigError, CtxscopeError
 from proxy.replay.normalise import parse_json_path
 
@@ -67,35 +65,37 @@ def run_replay(
             f"bad --report {str(report_path)!r}: the folder {str(report_path.parent)!r} does not exist"
         )
     host, port = parse_listen(listen)
-    cassette = load_cassette(file)
-    changed = threading.Event()
+    stop = threading.Event()
+    with _stop_on_signals(stop):  # installed first: a Ctrl-C while loading or starting also stops cleanly
+        cassette = load_cassette(file)
+        changed = threading.Event()
 
-    def on_event(line: str) -> None:
-        _say(f"  {line}")
-        changed.set()
+        def on_event(line: str) -> None:
+            _say(f"  {line}")
+            changed.set()
 
-    server = serve_cassette(
-        cassette,
-        match=match,
-        pace=pace,
-        ignore=ignore or [],
-        listen_host=host,
-        listen_port=port,
-        on_event=on_event,
-    )
-    for warning in cassette.warnings:
-        _say(f"warning: {warning}")
-    kind = "script cassette" if cassette.kind == "script" else "recording"
-    _say(
-        f"replaying {file} ({kind}, {len(cassette.model_entries)} model responses, "
-        f"{len(cassette.other_entries)} other; match {match}, pace {pace})"
-    )
-    _say(f"listening on {server.url} (point clients at {server.url}/v1)")
-    _say("Ctrl-C to stop" if not exit_when_done else "stops when every model response was served")
-    try:
-        _wait(server, changed, exit_when_done)
-    finally:
-        server.stop()
+        server = serve_cassette(
+            cassette,
+            match=match,
+            pace=pace,
+            ignore=ignore or [],
+            listen_host=host,
+            listen_port=port,
+            on_event=on_event,
+        )
+        for warning in cassette.warnings:
+            _say(f"warning: {warning}")
+        kind = "script cassette" if cassette.kind == "script" else "recording"
+        _say(
+            f"replaying {file} ({kind}, {len(cassette.model_entries)} model responses, "
+            f"{len(cassette.other_entries)} other; match {match}, pace {pace})"
+        )
+        _say(f"listening on {server.url} (point clients at {server.url}/v1)")
+        _say("Ctrl-C to stop" if not exit_when_done else "stops when every model response was served")
+        try:
+            _wait(server, changed, stop, exit_when_done)
+        finally:
+            server.stop()
     report = server.report
     _say(report.summary())
     for problem in report.problems():
@@ -116,23 +116,15 @@ def _finished(server: ReplayServer) -> bool:
     return (report.remaining == 0 or failed) and report.in_flight == 0
 
 
-def _wait(server: ReplayServer, changed: threading.Event, exit_when_done: bool) -> None:
-    """Block until SIGINT/SIGTERM, or (with `exit_when_done`) until the replay is over."""
-    stop = threading.Event()
-
-    def handle(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        while not stop.is_set():
-            if exit_when_done and _finished(server):
-                return
-            changed.wait(0.2)  # bounded, so signals are seen promptly
-            changed.clear()
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
+def _wait(
+    server: ReplayServer, changed: threading.Event, stop: threading.Event, exit_when_done: bool
+) -> None:
+    """Block until `stop` (SIGINT/SIGTERM), or (with `exit_when_done`) until the replay is over."""
+    while not stop.is_set():
+        if exit_when_done and _finished(server):
+            return
+        changed.wait(0.2)  # bounded, so signals are seen promptly
+        changed.clear()
 
 
 def replay_command(
