@@ -38,11 +38,6 @@ def common_prefix(a: list[str], b: list[str]) -> int:
     return lo
 
 
-def is_append(previous: list[str], current: list[str]) -> bool:
-    """True when the previous input is a prefix of the current one."""
-    return len(previous) <= len(current) and current[: len(previous)] == previous
-
-
 def extends(previous: list[Item], current: list[Item]) -> bool:
     """True when `current` starts with exactly the items of `previous` (then their keys match too).
 

@@ -14,9 +14,6 @@ from dataclasses import dataclass, field
 from inspector.analysis.changes import (
     COMPACTION_REQUEST_KINDS,
     carries_compaction,
-    common_prefix,
-    extends,
-    is_append,
     is_fork_shape,
 )
 from inspector.analysis.turns import Turn
@@ -34,8 +31,19 @@ class Thread:
     """Turn number this thread was forked from, if it was."""
 
 
-def _keys(turn: Turn) -> list[str]:
-    return [i.key for i in turn.items]
+def _shared_prefix(a: Turn, b: Turn) -> int:
+    """How many leading items (by key) two turns share, without building key lists.
+
+    Items of turns in one recording are mostly the very same objects, so the whole-prefix check
+    is one C-level comparison; otherwise keys are compared only up to where the inputs diverge.
+    """
+    limit = min(len(a.items), len(b.items))
+    if a.items[:limit] == b.items[:limit]:  # equal items have equal keys
+        return limit
+    kept = 0
+    while kept < limit and a.items[kept].key == b.items[kept].key:
+        kept += 1
+    return kept
 
 
 def _shares_conversation(a: Turn, b: Turn, kept: int) -> bool:
@@ -48,14 +56,13 @@ def _fork_source(turn: Turn, earlier: list[Turn]) -> Turn | None:
     Preferred: the latest turn whose whole input this one starts with (it continued that request);
     otherwise the turn sharing the longest prefix.
     """
-    keys = _keys(turn)
     best: tuple[bool, int, int] = (False, 0, -1)
     for index, other in enumerate(earlier):
-        other_keys = _keys(other)
-        kept = common_prefix(other_keys, keys)
+        kept = _shared_prefix(other, turn)
         if not kept or not _shares_conversation(other, turn, kept):
             continue
-        score = (kept == len(other_keys), kept if kept != len(other_keys) else index, index)
+        whole = kept == len(other.items)
+        score = (whole, index if whole else kept, index)
         if score >= best:
             best = score
     return earlier[best[2]] if best[2] >= 0 else None
@@ -101,19 +108,14 @@ def _by_prefix(
     turn: Turn, threads: list[Thread], done: list[Turn], make: Callable[[Turn, Turn | None], Thread]
 ) -> Thread:
     """Without ids: join the thread whose latest turn this one extends or rewrites, else fork/new."""
-    keys: list[str] | None = None
     best: tuple[int, Thread | None] = (0, None)
     for thread in threads:
         if thread.hint is not None:
             continue
         latest = thread.turns[-1]
-        if extends(latest.items, turn.items):  # the usual case, without building key lists
+        kept = _shared_prefix(latest, turn)
+        if kept == len(latest.items):  # this turn extends the thread's latest turn
             return thread
-        keys = _keys(turn) if keys is None else keys
-        latest_keys = _keys(latest)
-        if is_append(latest_keys, keys):
-            return thread
-        kept = common_prefix(latest_keys, keys)
         if kept > best[0] and _shares_conversation(latest, turn, kept):
             best = (kept, thread)
     kept, chosen = best
