@@ -120,6 +120,18 @@ def _path(value: Any, base: Path, key: str) -> Path:
     return path if path.is_absolute() else base / path
 
 
+_STRING_KEYS = (
+    "provider",
+    "model",
+    "base_url",
+    "sandbox",
+    "approval",
+    "reasoning_effort",
+    "reasoning_summary",
+    "developer_instructions",
+)
+
+
 def load_config(path: Path | None = None) -> HarnessConfig:
     """Read `config.toml` (default: in the ctxscope home); a missing default file means defaults."""
     explicit = path is not None
@@ -134,22 +146,19 @@ def load_config(path: Path | None = None) -> HarnessConfig:
         raise ConfigError(f"{path} is not valid TOML ({e}): fix or remove it") from e
     base = path.parent
     kw: dict[str, Any] = {"source": path}
-    for key in (
-        "provider",
-        "model",
-        "base_url",
-        "sandbox",
-        "approval",
-        "reasoning_effort",
-        "reasoning_summary",
-        "developer_instructions",
+    # A wrong type would otherwise surface later as a traceback (int("a"), iterating a number ...).
+    for key, kind, what in (
+        *((k, str, "a string") for k in _STRING_KEYS),
+        ("max_steps", int, "a whole number"),
+        ("parallel_tool_calls", bool, "true or false"),
+        ("skill_dirs", list, "a list of paths"),
+        *((k, dict, "a table") for k in ("models", "retry", "providers", "chatgpt")),
     ):
+        if key in raw and (not isinstance(raw[key], kind) or (kind is int and isinstance(raw[key], bool))):
+            raise ConfigError(f"{key} must be {what} in {path}")
+    for key in (*_STRING_KEYS, "parallel_tool_calls", "max_steps"):
         if key in raw:
             kw[key] = raw[key]
-    if "parallel_tool_calls" in raw:
-        kw["parallel_tool_calls"] = bool(raw["parallel_tool_calls"])
-    if "max_steps" in raw:
-        kw["max_steps"] = int(raw["max_steps"])
     if "skill_dirs" in raw:
         kw["skill_dirs"] = tuple(_path(p, base, "skill_dirs") for p in raw["skill_dirs"])
     for key in ("instructions_file", "global_agents_file"):

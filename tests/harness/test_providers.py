@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.client import ResponsesClient
-from harness.config import HarnessConfig, RetrySettings
+from harness.config import HarnessConfig, RetrySettings, load_config
 from harness.errors import AuthError
 from harness.providers import ChatGptProvider, jwt_expiry, make_provider
 from harness.request import build_request
@@ -164,3 +164,28 @@ def test_401_triggers_one_refresh_and_a_retry(tmp_path: Path) -> None:
         and second.headers["authorization"] == f"Bearer {fresh}"
     )
     assert second.headers["chatgpt-account-id"] == "acct-42"
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('max_steps = "a"', "max_steps must be a whole number"),
+        ("model = 5", "model must be a string"),
+        ('skill_dirs = "skills"', "skill_dirs must be a list of paths"),
+        ("providers = 3", "providers must be a table"),
+        ('parallel_tool_calls = "yes"', "parallel_tool_calls must be true or false"),
+    ],
+)
+def test_config_value_of_the_wrong_type_is_a_config_error(tmp_path: Path, toml: str, message: str) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(toml + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=f"{message} in {path}"):
+        load_config(path)
+
+
+def test_config_values_of_the_right_type_load(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('model = "m"\nmax_steps = 3\nparallel_tool_calls = true\nskill_dirs = ["s"]\n', "utf-8")
+    config = load_config(path)
+    assert (config.model, config.max_steps, config.parallel_tool_calls) == ("m", 3, True)
+    assert config.skill_dirs == (tmp_path / "s",)
