@@ -72,18 +72,23 @@ def _capture(
     ca_path = ensure_ca(confdir) if confdir is not None else None
     existed = path.exists()
     meta = {"mode": mode, "upstream": upstream if mode == "reverse" else None, "cwd": os.getcwd()}
-    writer = RecordingWriter(path, meta=meta)
-    recorder = Recorder(writer, on_exchange=LiveLog())
-    server = ProxyServer(
-        [recorder],
-        mode=mode,
-        upstream=upstream if mode == "reverse" else None,
-        listen_host=host,
-        listen_port=port,
-        confdir=confdir,
-        ssl_insecure=ssl_insecure,
-    )
     try:
+        writer = RecordingWriter(path, meta=meta)
+    except OSError as err:
+        raise ConfigError(
+            f"cannot write the recording {str(path)!r}: {err.strerror}; choose another --out"
+        ) from None
+    recorder = Recorder(writer, on_exchange=LiveLog())
+    try:  # a bad --upstream is found here too: it must not leave an empty recording behind either
+        server = ProxyServer(
+            [recorder],
+            mode=mode,
+            upstream=upstream if mode == "reverse" else None,
+            listen_host=host,
+            listen_port=port,
+            confdir=confdir,
+            ssl_insecure=ssl_insecure,
+        )
         server.start()
     except CtxscopeError:
         writer.close()
