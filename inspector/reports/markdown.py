@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from inspector.reports.build import params_to_show
@@ -10,6 +11,15 @@ from inspector.reports.build import params_to_show
 
 def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _code(text: Any) -> str:
+    """`text` as an inline code span (outside tables) that survives backticks inside it: CommonMark
+    ends a span only at a run of backticks as long as its opening one."""
+    body = str(text).replace("\n", " ")
+    fence = "`" * (max((len(run) for run in re.findall("`+", body)), default=0) + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
 
 
 def _number(value: int | None) -> str:
@@ -35,7 +45,7 @@ def _turn_notes(doc: dict[str, Any]) -> list[str]:
 
 
 def _diff(report: dict[str, Any]) -> list[str]:
-    lines = [f"# ctxscope diff: `{report['source']}`", ""]
+    lines = [f"# ctxscope diff: {_code(report['source'])}", ""]
     if report["warnings"]:  # a blank line ends the quote; a table right after it would join it
         lines += [*(f"> warning: {w}" for w in report["warnings"]), ""]
     if not report["turns"]:
@@ -58,9 +68,9 @@ def _diff(report: dict[str, Any]) -> list[str]:
         previous = detail["change"]["previous"]
         against = "first turn of its thread" if previous is None else f"vs turn {previous}"
         lines += ["", f"## Turn {detail['turn']} ({against})", ""]
-        lines += [f"- removed `{_cell(i['label'])}`" for i in detail["removed_items"]]
+        lines += [f"- removed {_code(i['label'])}" for i in detail["removed_items"]]
         lines += [
-            f"- added `{_cell(i['label'])}` ({i['tokens']} token{'' if i['tokens'] == 1 else 's'})"
+            f"- added {_code(i['label'])} ({i['tokens']} token{'' if i['tokens'] == 1 else 's'})"
             for i in detail["added_items"]
         ]
         if detail["instructions_diff"]:
@@ -71,9 +81,9 @@ def _diff(report: dict[str, Any]) -> list[str]:
 def _show(report: dict[str, Any]) -> list[str]:
     turn = report["turn"]
     lines = [
-        f"# Turn {turn['turn']} of `{report['source']}`",
+        f"# Turn {turn['turn']} of {_code(report['source'])}",
         "",
-        f"model `{turn['model']}`, {turn['transport']}, change **{turn['change']['kind']}**, "
+        f"model {_code(turn['model'])}, {turn['transport']}, change **{turn['change']['kind']}**, "
         f"{turn['tokens']['total']} tokens",
         "",
         f"tools: {', '.join(report['tools']) or 'none'}",
@@ -88,8 +98,8 @@ def _compare(report: dict[str, Any]) -> list[str]:
     lines = [
         "# ctxscope compare",
         "",
-        f"- A: `{report['a']}`",
-        f"- B: `{report['b']}`",
+        f"- A: {_code(report['a'])}",
+        f"- B: {_code(report['b'])}",
         "",
         *[f"> warning: {w}" for w in report["warnings"]],
         *[f"> note: {n}" for n in report["notes"]],

@@ -72,3 +72,12 @@ def test_markdown_warnings_end_before_the_table(edge: Callable[[str], Path]) -> 
     md = invoke("diff", str(edge("chain")), "--format", "markdown").stdout.splitlines()
     table = md.index(next(line for line in md if line.startswith("| turn |")))
     assert md[table - 2].startswith("> warning: ") and md[table - 1] == ""
+
+
+def test_markdown_code_spans_survive_backticks(tmp_path: Path) -> None:
+    script = Script()
+    items = [*initial_context(), message("user", "rename `f` to `g`")]
+    script.request(body(items), response=completed("r1"))
+    path = script.write(tmp_path / "ticks.jsonl")
+    md = invoke("diff", str(path), "--turn", "1", "--format", "markdown").stdout
+    assert '- added ``user: "rename `f` to `g`"`` (' in md
