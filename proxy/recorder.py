@@ -38,7 +38,7 @@ from proxy.flow_fields import (
     ws_close_reason,
 )
 from proxy.model import Exchange, SseEvent, TransportError, TransportErrorKind, WsFrame
-from proxy.responses_fold import accumulate
+from proxy.responses_fold import fold_events
 from proxy.stream_tap import StreamTap
 
 __all__ = ["Recorder"]
@@ -252,7 +252,7 @@ class Recorder:
                 "request": obj,
                 "size": len(message.content),
                 "events": [],
-                "snapshot": None,
+                "parsed": [],  # the server frames' JSON objects, folded on the worker thread
             }
             state.ws_frame_owner[index] = state.ws_turn["id"]
             return
@@ -263,7 +263,7 @@ class Recorder:
         turn["events"].append(SseEvent(t_ms=t_ms, event=kind, data=text))
         state.ws_frame_owner[index] = turn["id"]
         if isinstance(obj, dict):
-            turn["snapshot"] = accumulate(turn["snapshot"], obj)
+            turn["parsed"].append(obj)
         if kind in _WS_TERMINAL:
             self._finish_ws_turn(flow, state, None)
 
@@ -323,13 +323,13 @@ class Recorder:
             "request_body": turn["request"],
             "request_size": turn["size"],
             "sse": turn["events"],
-            "response": turn["snapshot"],
             "ttfb_ms": turn["events"][0].t_ms if turn["events"] else None,
             "duration_ms": round((time.monotonic() - turn["t0"]) * 1000, 3),
             "error": error,
             "meta": {"transport": "websocket", "connection": state.id},
         }
-        self._submit(lambda: Exchange(**fields))
+        parsed = turn["parsed"]
+        self._submit(lambda: Exchange(**fields, response=fold_events(parsed)))
 
     # -- the worker -----------------------------------------------------------------------
     def _submit(self, build: Callable[[], Exchange | None]) -> None:
