@@ -219,7 +219,7 @@ class Replayer:
                 "re-record it or extend the script",
             )
         entry = cassette.model_entries[self._cursor]
-        differences = self._compare(entry, method, live_path, body)
+        differences, live_redacted = self._compare(entry, method, live_path, body)
         if differences:
             served = self.match == "sequential"
             mismatch = Mismatch(
@@ -229,7 +229,7 @@ class Replayer:
                 differences,
                 served=served,
                 exchange_id=entry.exchange_id,
-                live_body=self._redactor.body(body),
+                live_body=live_redacted,
             )
             with self.report._lock:
                 self.report.mismatches.append(mismatch)
@@ -280,20 +280,23 @@ class Replayer:
     def _ws_done(self) -> None:
         self._count_in_flight(-1)
 
-    def _compare(self, entry: CassetteEntry, method: str, live_path: str, body: Any) -> list[str]:
+    def _compare(
+        self, entry: CassetteEntry, method: str, live_path: str, body: Any
+    ) -> tuple[list[str], Any]:
+        """The differences, and the redacted live body (compared, and kept by a `Mismatch`)."""
         if entry.path is None:
-            return []  # script entries answer whatever comes
-        recorded_body = entry.request_body
+            return [], None  # script entries answer whatever comes
+        redacted = self._redactor.body(body)  # once: bodies run to hundreds of KB, on the proxy's loop
+        recorded_body, live_body = entry.request_body, redacted
         if entry.endpoint == "websocket" or method == "WS":
             # A WebSocket `response.create` frame is a request body plus its `type`, without `stream`.
-            recorded_body, body = _as_request(recorded_body), _as_request(body)
+            recorded_body, live_body = _as_request(recorded_body), _as_request(live_body)
             method, live_path = entry.method, entry.path  # frames are compared on their bodies alone
-        live_body = self._redactor.body(body)
         self._recorded_side.learn(recorded_body)
         self._live_side.learn(live_body)
         recorded = RequestView(entry.method, entry.path, self._recorded_side.body(recorded_body))
         live = RequestView(method, live_path, self._live_side.body(live_body))
-        return match_requests(live, recorded)
+        return match_requests(live, recorded), redacted
 
     # ---- answering ----
 
