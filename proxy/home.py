@@ -26,7 +26,9 @@ def ctxscope_home() -> Path:
     """The per-user ctxscope directory (`$CTXSCOPE_HOME`, else the platform's user data dir)."""
     override = os.environ.get("CTXSCOPE_HOME")
     home = Path(override).expanduser() if override else Path(platformdirs.user_data_dir("ctxscope"))
-    home.mkdir(parents=True, exist_ok=True)
+    if not home.exists():
+        # recordings and sessions hold repository text and prompts: the user's alone
+        home.mkdir(parents=True, mode=0o700)
     return home
 
 

@@ -10,6 +10,7 @@ returns when the command ends (or is killed), and `yield_time_ms` is accepted on
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -100,8 +101,14 @@ def _kill_group(pid: int) -> None:
         pass  # already gone
 
 
+# Credentials in the agent's own environment (the model provider's key above all) are not handed
+# to commands the model writes: one `env` would put them in a tool output. `ctx.env` can still
+# pass a variable on purpose.
+_SECRET_ENV = re.compile(r"(KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
+
+
 def _command_env(ctx: ToolContext) -> dict[str, str]:
-    env = dict(os.environ)
+    env = {name: value for name, value in os.environ.items() if not _SECRET_ENV.search(name)}
     # Pagers and colour codes would hang or clutter a non-interactive run.
     env.update({"PAGER": "cat", "GIT_PAGER": "cat", "NO_COLOR": "1", "TERM": "dumb"})
     env.update(ctx.env or {})

@@ -7,6 +7,7 @@ import re
 import select
 from pathlib import Path
 
+import pytest
 from tools_support import call, make_router
 
 HEADER = re.compile(
@@ -157,3 +158,15 @@ def test_output_budget_is_clamped(tmp_path: Path) -> None:
     _, tokens, body = parse(out)
     assert tokens == 250_000
     assert "omitted" in body and len(body) < 400_000 + 200
+
+
+def test_credentials_in_the_agents_environment_are_not_passed_to_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-planted-not-for-commands")
+    monkeypatch.setenv("GH_TOKEN", "planted-token")
+    monkeypatch.setenv("CTXSCOPE_VISIBLE", "yes")
+    router = make_router(tmp_path)
+    _, _, body = parse(call(router, "exec_command", {"cmd": "env"}))
+    assert "CTXSCOPE_VISIBLE=yes" in body
+    assert "sk-planted-not-for-commands" not in body and "planted-token" not in body
