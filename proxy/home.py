@@ -28,7 +28,7 @@ def ctxscope_home() -> Path:
     home = Path(override).expanduser() if override else Path(platformdirs.user_data_dir("ctxscope"))
     if not home.exists():
         # recordings and sessions hold repository text and prompts: the user's alone
-        home.mkdir(parents=True, mode=0o700)
+        home.mkdir(parents=True, mode=0o700, exist_ok=True)
     return home
 
 
