@@ -62,6 +62,7 @@ def _capture(
     from proxy.live_log import LiveLog
     from proxy.recorder import Recorder
     from proxy.runner import MODES, ProxyServer
+    from proxy.store.redact import Redactor
     from proxy.store.writer import RecordingWriter
 
     if mode not in MODES:
@@ -71,7 +72,9 @@ def _capture(
     confdir = mitmproxy_confdir() if mode == "forward" else None
     ca_path = ensure_ca(confdir) if confdir is not None else None
     existed = path.exists()
-    meta = {"mode": mode, "upstream": upstream if mode == "reverse" else None, "cwd": os.getcwd()}
+    # The header is written as given: a key in the upstream URL (user:token@, ?key=) must not reach it.
+    shown_upstream = Redactor().url(upstream) if mode == "reverse" else None
+    meta = {"mode": mode, "upstream": shown_upstream, "cwd": os.getcwd()}
     try:
         writer = RecordingWriter(path, meta=meta)
     except OSError as err:

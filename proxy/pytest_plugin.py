@@ -167,12 +167,15 @@ def ctxscope_cassette(request: pytest.FixtureRequest) -> Iterator[CassetteFixtur
 def _record(path: Path, mode: str, upstream: str) -> Iterator[CassetteFixture]:
     from proxy.recorder import Recorder
     from proxy.runner import ProxyServer
+    from proxy.store.redact import Redactor
     from proxy.store.writer import RecordingWriter
 
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     partial.unlink(missing_ok=True)
-    writer = RecordingWriter(partial, meta={"upstream": upstream, "mode": "reverse", "cwd": os.getcwd()})
+    # The header is written as given: a key in the upstream URL (user:token@, ?key=) must not reach it.
+    meta = {"upstream": Redactor().url(upstream), "mode": "reverse", "cwd": os.getcwd()}
+    writer = RecordingWriter(partial, meta=meta)
     recorder = Recorder(writer)
     proxy = ProxyServer([recorder], mode="reverse", upstream=upstream)
     try:
