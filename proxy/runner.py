@@ -46,6 +46,8 @@ def split_upstream(upstream: str) -> tuple[str, str]:
     parts = urlsplit(upstream if "://" in upstream else f"https://{upstream}")
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"bad --upstream {upstream!r}: give a URL like https://api.openai.com")
+    if "@" in parts.netloc:  # mitmproxy's reverse mode fails on it with only "Unhandled error in task"
+        raise ConfigError("bad --upstream: a user or password in the URL is not supported; leave it out")
     origin = f"{parts.scheme}://{parts.netloc}"
     return origin, parts.path.rstrip("/")
 
