@@ -177,18 +177,20 @@ def _record(path: Path, mode: str, upstream: str) -> Iterator[CassetteFixture]:
     meta = {"upstream": Redactor().url(upstream), "mode": "reverse", "cwd": os.getcwd()}
     writer = RecordingWriter(partial, meta=meta)
     recorder = Recorder(writer)
-    proxy = ProxyServer([recorder], mode="reverse", upstream=upstream)
+    proxy: ProxyServer | None = None
     try:
+        proxy = ProxyServer([recorder], mode="reverse", upstream=upstream)  # a bad upstream raises here
         proxy.start()
         yield CassetteFixture(url=proxy.url, path=path, record_mode=mode, recording=True)
     finally:
         recorder.drain()
-        proxy.stop()
+        if proxy is not None:
+            proxy.stop()
         writer.close()
+        if not recorder.recorded:  # here, so a failed start leaves no .partial file either
+            partial.unlink(missing_ok=True)
     if recorder.recorded:
         os.replace(partial, path)  # a whole cassette or none: a failed start leaves the old one
-    else:
-        partial.unlink(missing_ok=True)
 
 
 def _replay(
