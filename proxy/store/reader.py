@@ -100,7 +100,10 @@ def read_recording(path: Path | str) -> Recording:
             continue
         kind = obj.get("kind") if isinstance(obj, dict) else None
         if kind == KIND_BLOB:
-            decoder.blobs[obj["h"]] = obj.get("v")
+            if isinstance(obj.get("h"), str):
+                decoder.blobs[obj["h"]] = obj.get("v")
+            else:
+                warnings.append(f"line {number}: stored part without a hash; skipped")
         elif kind == KIND_EXCHANGE:
             exchange = _decode_exchange(decoder, obj, number, warnings)
             if exchange is not None:
