@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mitmproxy import ctx, http
+from pydantic import ValidationError
 
 from proxy.endpoints import classify_endpoint
 from proxy.flow_fields import (
@@ -353,14 +354,22 @@ class Recorder:
                     if self.on_exchange is not None:
                         self.on_exchange(exchange)
             except Exception as exc:  # noqa: BLE001 - one bad exchange must not stop the recording
-                self.failures.append(f"{type(exc).__name__}: {exc}")
-                log.error("ctxscope: could not record an exchange: %s", exc)
+                self.failures.append(_describe_failure(exc))
+                log.error("ctxscope: could not record an exchange: %s", self.failures[-1])
             finally:
                 with self._cond:
                     self._queue.task_done()
                     self.processed += 1
                     self.recorded += int(ok)
                     self._cond.notify_all()
+
+
+def _describe_failure(exc: Exception) -> str:
+    """One line naming what failed, without the data: pydantic quotes the offending (unredacted) input."""
+    if isinstance(exc, ValidationError):
+        fields = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        return f"ValidationError: {fields}"
+    return f"{type(exc).__name__}: {exc}"
 
 
 addons = [Recorder()]
