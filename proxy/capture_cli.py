@@ -68,9 +68,15 @@ def _capture(
     if mode not in MODES:
         raise ConfigError(f"unknown --mode {mode!r}: use one of {', '.join(MODES)}")
     host, port = parse_listen(listen)
-    path = out if out is not None else new_recording_path()
-    confdir = mitmproxy_confdir() if mode == "forward" else None
-    ca_path = ensure_ca(confdir) if confdir is not None else None
+    try:  # ctxscope's home (recordings, the CA) may be unwritable
+        path = out if out is not None else new_recording_path()
+        confdir = mitmproxy_confdir() if mode == "forward" else None
+        ca_path = ensure_ca(confdir) if confdir is not None else None
+    except OSError as err:
+        where = f"{err.filename!s}: " if err.filename else ""
+        raise ConfigError(
+            f"cannot create ctxscope's files ({where}{err.strerror}); set CTXSCOPE_HOME to a writable folder"
+        ) from None
     existed = path.exists()
     # The header is written as given: a key in the upstream URL (user:token@, ?key=) must not reach it.
     shown_upstream = Redactor().url(upstream) if mode == "reverse" else None
