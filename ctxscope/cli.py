@@ -36,6 +36,9 @@ def main() -> None:
     except CtxscopeError as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
+    except KeyboardInterrupt:  # Ctrl-C before a command installed its own handling
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
     except BrokenPipeError:  # `ctxscope export ... | head`
         sys.stderr.close()
         sys.exit(0)

@@ -78,9 +78,17 @@ class RecordingWriter:
             return
         self._file = self.path.open("w", encoding="utf-8")
         header = RecordingHeader(
-            version=FORMAT_VERSION, created_at=time.time(), tool=_tool_version(), meta=meta
+            version=FORMAT_VERSION, created_at=time.time(), tool=_tool_version(), meta=self._redact_meta(meta)
         )
         self._emit({"kind": KIND_HEADER, **header.model_dump()})
+
+    def _redact_meta(self, meta: dict[str, Any]) -> dict[str, Any]:
+        """Header metadata comes from callers (upstream URLs, cwd): redacted like everything else."""
+        redacted = self._redactor.body(meta)
+        return {
+            key: self._redactor.url(value) if isinstance(value, str) and "://" in value else value
+            for key, value in redacted.items()
+        }
 
     def _resume_existing(self) -> None:
         from .reader import read_recording  # a cycle only at runtime, and only for appends

@@ -345,3 +345,17 @@ def test_secrets_in_sse_events_are_redacted(tmp_path: Path) -> None:
         writer.write(make_exchange(0, [_msg("user", "q")], sse=[SseEvent(t_ms=1.0, data=data)]))
     assert SECRET_KEY not in path.read_text()
     assert "<redacted:api_key:" in read_recording(path).exchanges[0].sse[0].data
+
+
+def test_header_metadata_is_redacted(tmp_path: Path) -> None:
+    path = tmp_path / "rec.jsonl"
+    meta = {
+        "upstream": "https://user:PLANTEDpw@example.test/v1?key=PLANTEDquery",
+        "access_token": "PLANTEDtok",
+    }
+    with RecordingWriter(path, meta={**meta, "cwd": "/repo"}):
+        pass
+    data = path.read_text()
+    assert "PLANTED" not in data
+    header = read_recording(path).header
+    assert header.meta["cwd"] == "/repo" and header.meta["upstream"].startswith("https://<redacted:userinfo:")
