@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.providers.base import Provider
 from harness.providers.script import ScriptProvider
 from proxy.errors import ConfigError
-from proxy.recorder import Recorder
-from proxy.replay import serve_script
-from proxy.runner import ProxyServer
 from proxy.store.writer import RecordingWriter
+
+if TYPE_CHECKING:  # mitmproxy loads only when a route starts, so `ctxscope --help` stays quick
+    from proxy.recorder import Recorder
+    from proxy.runner import ProxyServer
 
 __all__ = ["Route", "open_route"]
 
@@ -54,6 +55,10 @@ class Route:
 
 def open_route(provider: Provider, capture: Path | None, meta: dict[str, Any] | None = None) -> Route:
     """Start what `provider` and `capture` need; `capture=None` means no recording."""
+    from proxy.recorder import Recorder
+    from proxy.replay import serve_script
+    from proxy.runner import ProxyServer
+
     writer: RecordingWriter | None = None
     recorder: list[Any] = []
     fresh = capture is not None and not (capture.exists() and capture.stat().st_size > 0)
