@@ -14,9 +14,11 @@ from typing import Annotated
 import typer
 
 from harness.errors import UpstreamError
+from harness.events import SessionStarted
 from harness.output import InteractivePrinter, JsonPrinter, PrintModePrinter
 from harness.repl import run_repl
 from harness.runtime import AgentOptions, AgentRuntime
+from harness.tools import Answer, ApprovalRequest, Question
 from proxy.errors import ConfigError
 
 __all__ = ["agent_command", "register"]
@@ -121,27 +123,24 @@ def agent_command(
 
 def _announce(runtime: AgentRuntime, json_out: bool) -> None:
     assert runtime.agent is not None
-    info = {
-        "type": "session_started",
-        "session_id": runtime.agent.session_id,
-        "session_file": str(runtime.agent.session.path),
-        "model": runtime.agent.model,
-        "provider": runtime.provider.name,
-        "capture": str(runtime.capture_path) if runtime.capture_path else None,
-    }
+    info = SessionStarted(
+        session_id=runtime.agent.session_id,
+        session_file=str(runtime.agent.session.path),
+        model=runtime.agent.model,
+        provider=runtime.provider.name,
+        capture=str(runtime.capture_path) if runtime.capture_path else None,
+    )
     if json_out:
         JsonPrinter()(info)
         return
-    sys.stderr.write(f"session: {info['session_id']}\n")
-    sys.stderr.write(f"capture: {info['capture'] or 'off'}\n")
+    sys.stderr.write(f"session: {info.session_id}\n")
+    sys.stderr.write(f"capture: {info.capture or 'off'}\n")
     sys.stderr.flush()
 
 
-def _terminal_approver(request: object) -> bool:
+def _terminal_approver(request: ApprovalRequest) -> bool:
     """Ask on the terminal whether a tool action may run."""
-    summary = getattr(request, "summary", request)
-    reason = getattr(request, "reason", "")
-    sys.stderr.write(f"\napprove {getattr(request, 'tool', 'action')}: {summary}\n  ({reason}) [y/N] ")
+    sys.stderr.write(f"\napprove {request.tool}: {request.summary}\n  ({request.reason}) [y/N] ")
     sys.stderr.flush()
     try:
         return input().strip().lower() in ("y", "yes")
@@ -149,12 +148,12 @@ def _terminal_approver(request: object) -> bool:
         return False
 
 
-def _terminal_ask(questions: list[object]) -> dict[str, object]:
+def _terminal_ask(questions: list[Question]) -> dict[str, Answer]:
     """Ask structured questions on the terminal; an empty answer takes the recommended option."""
-    answers: dict[str, object] = {}
+    answers: dict[str, Answer] = {}
     for q in questions:
-        options = list(getattr(q, "options", ()))
-        sys.stderr.write(f"\n{getattr(q, 'question', q)}\n")
+        options = q.options
+        sys.stderr.write(f"\n{q.question}\n")
         for n, opt in enumerate(options, 1):
             sys.stderr.write(f"  {n}. {opt.label} — {opt.description}\n")
         sys.stderr.write("  choice (number or text, Enter = 1): ")
@@ -164,11 +163,11 @@ def _terminal_ask(questions: list[object]) -> dict[str, object]:
         except EOFError:
             raw = ""
         if not raw and options:
-            answers[q.id] = options[0].label  # type: ignore[attr-defined]
+            answers[q.id] = options[0].label
         elif raw.isdigit() and 1 <= int(raw) <= len(options):
-            answers[q.id] = options[int(raw) - 1].label  # type: ignore[attr-defined]
+            answers[q.id] = options[int(raw) - 1].label
         else:
-            answers[q.id] = raw  # type: ignore[attr-defined]
+            answers[q.id] = raw
     return answers
 
 

@@ -23,6 +23,7 @@ EXPECTED = {
         "load_config",
         "make_provider",
     },
+    "harness.modes": {"DEFAULT_MODE_TEXT", "AgentMode", "CurrentMode", "DefaultMode", "EndStep"},
     "harness.session": {"ENTRY_TYPES", "ResumedSession", "SessionEntry", "SessionStore", "new_session_id"},
     "harness.providers": {
         "CHATGPT_BASE_URL",
