@@ -7,6 +7,10 @@
     context/       fragments, world state, AGENTS.md, skills (context helper)
     tools/         the tools and the router (tools helper)
     session/       JSONL session files: resume, fork
+    session_context  a session's context settings in, world state and context items out
+    modes/         collaboration modes: the one object that owns what a mode changes
+    events         the typed agent events (`--json`, the printers)
+    commands       the slash-command registry (REPL and `-p "/command ..."`)
     agent          the loop; runtime assembles it; cli adds `ctxscope agent`
 
 Names are loaded on first use, so `import harness.context` does not start mitmproxy imports.

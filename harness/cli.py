@@ -13,6 +13,8 @@ from typing import Annotated
 
 import typer
 
+from harness.agent import TurnResult
+from harness.commands import is_command, run_command
 from harness.errors import UpstreamError
 from harness.events import SessionStarted
 from harness.output import InteractivePrinter, JsonPrinter, PrintModePrinter
@@ -107,7 +109,7 @@ def agent_command(
             return
         sid = runtime.agent.session_id
         try:
-            result = runtime.agent.run_turn(prompt)
+            result = _run_headless(runtime, prompt, json_out)
         except UpstreamError as e:
             raise UpstreamError(
                 f"{e}; the session is saved: continue with --session {sid}", status=e.status, code=e.code
@@ -116,9 +118,20 @@ def agent_command(
             # The agent already recorded the aborted turn; say how to pick it up (130 = SIGINT).
             sys.stderr.write(f"\ninterrupted; the session is saved: continue with --session {sid}\n")
             raise typer.Exit(130) from None
-        if not json_out:
+        if result is not None and not json_out:
             sys.stdout.write(result.final_text + ("\n" if not result.final_text.endswith("\n") else ""))
             sys.stdout.flush()
+
+
+def _run_headless(runtime: AgentRuntime, prompt: str, json_out: bool) -> TurnResult | None:
+    """`-p "task"` runs a turn; `-p "/command ..."` runs the command (the REPL's own registry).
+
+    A command's text goes to stdout, its result like any answer; with `--json` stdout holds only
+    events, so the text goes to stderr."""
+    assert runtime.agent is not None
+    if not is_command(prompt):
+        return runtime.agent.run_turn(prompt)
+    return run_command(prompt, runtime, sys.stderr if json_out else sys.stdout).turn
 
 
 def _announce(runtime: AgentRuntime, json_out: bool) -> None:
