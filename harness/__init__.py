@@ -20,11 +20,20 @@ from __future__ import annotations
 
 import importlib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # Problems the harness logs (a skipped SKILL.md ...) also reach the person once, as a notice; with
 # no logging configured, Python's last-resort handler would print them again on every request.
 logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
+    from harness.agent import Agent, TurnResult
+    from harness.client import ResponsesClient
+    from harness.config import HarnessConfig, load_config
+    from harness.providers import Provider, make_provider
+    from harness.request import TurnRequest, build_request
+    from harness.runtime import AgentOptions, AgentRuntime
+    from harness.session import SessionStore
 
 __all__ = [
     "Agent",
