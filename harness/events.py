@@ -47,7 +47,12 @@ _FROM = AliasChoices("from", "from_")
 
 class _Event(BaseModel):
     # Frozen: a mode's `transform_event` returns new events rather than editing the one it was given.
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(
+        frozen=True,
+        # The schema documents the serialised line: every field, `type` included, is always there.
+        json_schema_serialization_defaults_required=True,
+        use_attribute_docstrings=True,
+    )
 
 
 class SessionStarted(_Event):
