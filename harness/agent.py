@@ -6,8 +6,9 @@ One turn:
    changed (`context_update_items(baseline, current)`), usually nothing.
 2. Append the user prompt, then the full text of each `$skill` it mentions.
 3. Stream the request (tools = the router's snapshot for this step); append every output item.
-4. Answer each function/custom tool call with exactly one output item (`router.handle` never
-   raises); loop until the model answers with no tool call, at most `max_steps` requests.
+4. Answer each function/custom tool call with exactly one output item (`router.dispatch` never
+   raises); loop until the model answers with no tool call, at most `max_steps` requests, or until
+   the mode ends the step after a call (the rest of that batch is answered without running).
 
 Every history item and world-state snapshot goes to the session file as it happens, so a crash or
 an upstream failure mid-turn leaves a session that resumes where it stopped.

@@ -8,11 +8,13 @@ from typing import Any
 
 import pytest
 
+from harness.agent import Agent
 from harness.events import AgentEvent, TextDelta, ToolCall
 from harness.modes import DefaultMode
 from harness.request import TurnRequest
 from harness.runtime import AgentOptions, AgentRuntime
 from harness.session import SessionStore
+from harness.session_context import SessionContext
 from proxy.store.reader import read_recording
 from tests.harness.helpers import (
     PINNED_CONTEXT,
@@ -131,6 +133,16 @@ def test_the_mode_lives_in_one_place(repo: Path, tmp_path: Path) -> None:
         assert agent.router.mode == agent.mode.name == "review"
         agent.run_turn("hi")
         assert agent.router.mode == "review"
+        # An agent whose parts hold different mode holders would drift apart: refused at construction.
+        apart = SessionContext(agent.context.settings)
+        with pytest.raises(ValueError, match="share one CurrentMode"):
+            Agent(
+                config=agent.config,
+                client=agent.client,
+                session=agent.session,
+                context=apart,
+                router=agent.router,
+            )
 
 
 def test_ctrl_c_during_a_tool_still_answers_the_call(repo: Path, tmp_path: Path) -> None:
