@@ -26,7 +26,6 @@ from .builder import (
     user_shell_command_item,
 )
 from .collect import ContextSettings, collect_world_state
-from .developer import register_mode_instructions
 from .fragments import (
     FRAGMENT_KINDS,
     FRAGMENT_SPECS,
@@ -65,7 +64,6 @@ __all__ = [
     "message_item",
     "model_switch_items",
     "plan_mode_reminder_item",
-    "register_mode_instructions",
     "render_fragment",
     "selected_skill_items",
     "turn_aborted_item",

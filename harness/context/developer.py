@@ -18,8 +18,6 @@ __all__ = [
     "MODEL_SWITCH_SPEC",
     "PERMISSIONS_SPEC",
     "PERSONALITY_SPEC",
-    "mode_instructions",
-    "register_mode_instructions",
     "render_collaboration_mode",
     "render_model_switch",
     "render_permissions",
@@ -105,28 +103,13 @@ PERMISSIONS_SPEC = FragmentSpec(
 
 C_OPEN, C_CLOSE = "<collaboration_mode>", "</collaboration_mode>"
 
-# Built-in short instructions per mode; the plan-mode code registers its fuller text.
-_MODE_TEXT: dict[str, str] = {
-    "default": "Work on the user's requests directly: read, edit and run what the task needs.",
-    "plan": "Plan only: explore read-only, ask about real trade-offs, then propose a complete "
-    "plan. Do not change files until the user approves the plan.",
-}
-
-
-def register_mode_instructions(mode: str, text: str) -> None:
-    """Set the instructions rendered for `mode` (used by the plan-mode package)."""
-    _MODE_TEXT[mode] = text
-
-
-def mode_instructions(mode: str) -> str:
-    """The instructions rendered for `mode`."""
-    return _MODE_TEXT.get(mode, f"Work in {mode} mode.")
-
 
 def render_collaboration_mode(values: Values) -> str:
-    """`# Collaboration mode: Plan` heading then the mode's instructions."""
+    """`# Collaboration mode: Plan` heading then the mode's instructions.
+
+    The text is the mode object's own (`harness.modes`); this module keeps no per-mode text."""
     mode = values["mode"]
-    text = values.get("text") or mode_instructions(mode)
+    text = values.get("text") or f"Work in {mode} mode."
     return wrap(C_OPEN, f"# Collaboration mode: {mode.capitalize()}\n\n{text}", C_CLOSE)
 
 

@@ -16,6 +16,7 @@ from proxy.store.reader import read_recording
 from proxy.testing import FakeUpstream, SseReply, function_call, response_stream, text_message
 from tests.cli_support import run_cli
 from tests.harness.helpers import assert_golden, labels, make_repo, write_config, write_script
+from tests.harness.test_events import WIRE_KEYS
 
 TIMEOUT_S = 120
 
@@ -97,6 +98,7 @@ def test_json_mode_and_resume(repo: Path, tmp_path: Path) -> None:
     assert events[0]["type"] == "session_started" and events[-1]["type"] == "turn_completed"
     assert events[-1]["final_text"] == "first"
     assert "first" in "".join(e.get("delta", "") for e in events if e["type"] == "text_delta")
+    assert all(list(e) == WIRE_KEYS[e["type"]] for e in events)  # the keys consumers already read
     session_id = events[0]["session_id"]
 
     script2 = write_script(tmp_path / "s2.json", [{"text": "second"}])

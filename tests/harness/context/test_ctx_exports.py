@@ -29,7 +29,6 @@ EXPECTED = {
     "model_switch_items",
     "plan_mode_reminder_item",
     "compaction_summary_item",
-    "register_mode_instructions",
     "render_fragment",
     "selected_skill_items",
     "turn_aborted_item",
