@@ -170,8 +170,8 @@ def test_killed_writer_leaves_a_loadable_file(tmp_path: Path) -> None:
     path = tmp_path / "rec.jsonl"
     script = f"""
 import sys, time
-sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
-from tests.proxy.test_store import make_exchange, _msg
+sys.path.insert(0, {str(Path(__file__).resolve().parents[3])!r})
+from tests.proxy.store.test_store import make_exchange, _msg
 from proxy.store import RecordingWriter
 writer = RecordingWriter({str(path)!r})
 items = []
