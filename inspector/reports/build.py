@@ -15,6 +15,7 @@ from inspector.analysis.compare import Comparison, TurnComparison
 from inspector.analysis.diffs import ToolDiff, instructions_text, tool_name
 from inspector.analysis.items import Item
 from inspector.analysis.tokens import get_tokenizer
+from inspector.reports.world import describe_changes, world_state_doc
 
 SCHEMA = "ctxscope-report/1"
 
@@ -123,7 +124,7 @@ def turn_doc(result: TurnAnalysis) -> dict[str, Any]:
             "removed": len(change.removed),
         },
         "fragments_changed": _fragments_changed(result),
-        "world_state_changes": result.state_changes,
+        "world_state_changes": describe_changes(result.state_changes),
         "instructions_changed": bool(result.instructions_diff),
         "tools": tools_doc(result.tools),
         "params": {k: {"before": a, "after": b} for k, (a, b) in result.params.items()},
@@ -173,7 +174,7 @@ def turn_detail(result: TurnAnalysis) -> dict[str, Any]:
         "added_items": [item_doc(i, text=True) for i in result.change.added],
         "removed_items": [item_doc(i, text=True) for i in result.change.removed],
         "instructions_diff": result.instructions_diff,
-        "world_state": result.state,
+        "world_state": world_state_doc(result.state),
         "compaction": compaction_doc(result.compaction, detail=True) if result.compaction else None,
     }
 
@@ -209,7 +210,7 @@ def show_report(analysis: Analysis, number: int) -> dict[str, Any]:
         "tools": [tool_name(t) for t in body.get("tools") or []],
         "layout": [i.label for i in result.turn.items],
         "input": [item_doc(i, text=True) for i in result.turn.items],
-        "world_state": result.state,
+        "world_state": world_state_doc(result.state),
     }
 
 
