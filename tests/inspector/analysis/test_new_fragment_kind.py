@@ -20,6 +20,7 @@ from harness.context import (
 )
 from inspector.analysis import Analysis, StateChange, analyse_exchanges
 from inspector.reports import diff_report, render_markdown, show_report
+from inspector.reports.schema import report_schema
 from tests.inspector.builders import Script, body, completed, initial_context, message
 
 
@@ -70,11 +71,15 @@ def test_the_timeline_reports_a_new_kinds_change_with_no_inspector_edit(weather:
     a = _session(("sunny", "21"), ("rain", "14"))
     assert a.turn(2).turn.items[-2].kind == "weather"
     assert a.turn(2).state_changes == [StateChange("sky", "sunny", "rain"), StateChange("celsius", 21, 14)]
-    report = diff_report(a, turn=2)
+    report = diff_report(a, turn=2).wire()
     assert report["turns"][1]["world_state_changes"] == ["sky sunny → rain", "temperature (°C) 21 → 14"]
     assert report["detail"]["world_state"]["sky"] == "rain"
-    assert show_report(a, 1)["world_state"]["celsius"] == 21
+    assert show_report(a, 1).world_state.wire()["celsius"] == 21
     assert "sky sunny → rain" in render_markdown(report)
+    # The generated schema documents it too (under its own name: it has no published alias).
+    assert report_schema()["$defs"]["WorldStateDoc"]["properties"]["celsius"]["description"].startswith(
+        "temperature (°C)"
+    )
 
 
 def test_a_value_that_does_not_fit_its_field_keeps_the_previous_one(weather: None) -> None:

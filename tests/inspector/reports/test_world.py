@@ -26,7 +26,7 @@ def test_changes_read_as_sentences(analysed: Callable[[str], Analysis]) -> None:
     ]
     assert describe_changes(a.turn(3).state_changes) == ["goal set: ship the parser"]
     # The report's timeline says the same.
-    assert diff_report(a)["turns"][1]["world_state_changes"] == describe_changes(a.turn(2).state_changes)
+    assert diff_report(a).turns[1].world_state_changes == describe_changes(a.turn(2).state_changes)
 
 
 def test_each_style_tells_its_change() -> None:
