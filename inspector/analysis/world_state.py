@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any, cast
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
 
 from harness.context import ChangeStyle, WorldField, world_fields, world_meaning
 from inspector.analysis.items import Item
@@ -93,19 +93,42 @@ def empty_state() -> ObservedState:
     return observed_state_model()()
 
 
-def _validated(values: dict[str, Any], fallback: ObservedState) -> ObservedState:
-    """`values` as a typed state; a field whose value does not fit its type keeps `fallback`'s."""
+def _adapters() -> dict[str, TypeAdapter[Any]]:
+    """A validator per field of the current model (rebuilt with it)."""
+    global _adapter_cache
     model = observed_state_model()
-    try:
-        return model.model_validate(values)
-    except ValidationError as err:
-        bad = {str(e["loc"][0]) for e in err.errors() if e["loc"]}
-        return model.model_validate({**values, **{name: fallback.value(name) for name in bad}})
+    if _adapter_cache is None or _adapter_cache[0] is not model:
+        fields = world_fields()
+        _adapter_cache = (model, {name: TypeAdapter(f.annotation | None) for name, f in fields.items()})
+    return _adapter_cache[1]
+
+
+_adapter_cache: tuple[type[ObservedState], dict[str, TypeAdapter[Any]]] | None = None
+
+
+def _updated(state: ObservedState, updates: dict[str, Any]) -> ObservedState:
+    """`state` with `updates` applied; a value that does not fit its field's type (or a name that is
+    no field) is dropped, so the field keeps its previous value."""
+    adapters = _adapters()
+    fitting: dict[str, Any] = {}
+    for name, value in updates.items():
+        adapter = adapters.get(name)
+        if adapter is None:
+            continue
+        try:
+            fitting[name] = adapter.validate_python(value)
+        except ValidationError:
+            continue
+    model = observed_state_model()
+    if type(state) is not model:  # the registry changed since `state` was made
+        state = model.model_validate({k: v for k, v in state.values().items() if k in adapters})
+    return state.model_copy(update=fitting)
 
 
 def fold_items(state: ObservedState, items: Iterable[Item]) -> ObservedState:
     """A new state: `state` with every fragment of `items` applied in order."""
     values: dict[str, Any] | None = None
+    updates: dict[str, Any] = {}
     for item in items:
         for part in item.fragments:
             meaning = world_meaning(part.kind)
@@ -114,17 +137,25 @@ def fold_items(state: ObservedState, items: Iterable[Item]) -> ObservedState:
             if values is None:
                 values = state.values()
             try:
-                values.update(meaning.project(part.values, values))
+                update = meaning.project(part.values, values)
             except (KeyError, TypeError, ValueError, AttributeError):
                 continue  # a recorded form with odd values says nothing we can read
-    return state if values is None else _validated(values, state)
+            values.update(update)  # later fragments read what earlier ones set
+            updates.update(update)
+    return _updated(state, updates) if updates else state
 
 
 def with_request(state: ObservedState, body: dict[str, Any]) -> ObservedState:
-    """The state completed with the request's own model and reasoning effort."""
+    """The state completed with the request's own model and reasoning effort (None when unset)."""
     reasoning = body.get("reasoning")
     effort = reasoning.get("effort") if isinstance(reasoning, dict) else None
-    return _validated({**state.values(), "model": body.get("model"), "reasoning_effort": effort}, state)
+    return _updated(
+        state.model_copy(update={"model": None, "reasoning_effort": None}),
+        {
+            "model": body.get("model"),
+            "reasoning_effort": effort,
+        },
+    )
 
 
 def _same(field: WorldField, old: Any, new: Any) -> bool:
