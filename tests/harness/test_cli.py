@@ -14,6 +14,7 @@ import pytest
 from harness.session import SessionStore
 from proxy.store.reader import read_recording
 from proxy.testing import FakeUpstream, SseReply, function_call, response_stream, text_message
+from tests.cli_support import run_cli
 from tests.harness.helpers import assert_golden, labels, make_repo, write_config, write_script
 
 TIMEOUT_S = 120
@@ -168,7 +169,7 @@ def test_interactive_over_stdin(repo: Path, tmp_path: Path) -> None:
 
 
 def test_missing_key_is_one_clear_line(repo: Path) -> None:
-    proc = ctxscope("agent", "-p", "hi", "--provider", "apikey", cwd=repo, env={"OPENAI_API_KEY": ""})
+    proc = run_cli("agent", "-p", "hi", "--provider", "apikey", cwd=repo, env={"OPENAI_API_KEY": ""})
     assert proc.returncode == 2
     assert proc.stderr == (
         "error: OPENAI_API_KEY is not set: export OPENAI_API_KEY=<your key> "

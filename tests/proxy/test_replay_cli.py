@@ -13,6 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.cli_support import CliResult, run_cli
+
 RECORDINGS = Path(__file__).resolve().parents[2] / "recordings"
 TIMEOUT_S = 60
 
@@ -21,15 +23,16 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "ctxscope.cli", "replay", *args]
 
 
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(_cli(*args), capture_output=True, text=True, timeout=TIMEOUT_S, env=_env())
+def _run(*args: str) -> CliResult:
+    """`ctxscope replay ARGS` in-process: the errors checked here happen before anything is served."""
+    return run_cli("replay", *args)
 
 
 def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONWARNINGS": "ignore"}
 
 
-def _assert_one_line_error(result: subprocess.CompletedProcess[str], *fragments: str) -> None:
+def _assert_one_line_error(result: CliResult, *fragments: str) -> None:
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
