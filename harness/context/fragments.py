@@ -72,12 +72,21 @@ def fragment_specs() -> tuple[FragmentSpec, ...]:
 
 
 def register_fragment(spec: FragmentSpec) -> None:
-    """Add a fragment kind; recognised after the built-in kinds. ValueError if the kind exists."""
+    """Add a fragment kind, recognised after the built-in kinds (its texts must open with a `<`
+    marker tag, like every built-in kind). ValueError, and nothing registered, when the kind exists
+    or it declares a world-state field that is already defined (`world_fields`)."""
     global _specs
     if spec.kind in _BY_KIND:
         raise ValueError(f"fragment kind {spec.kind!r} is already registered")
     _specs = (*_specs, spec)
     _BY_KIND[spec.kind] = spec
+    from .world_fields import world_fields  # the field table reads this registry; import late
+
+    try:
+        world_fields()
+    except ValueError:
+        unregister_fragment(spec.kind)
+        raise
 
 
 def unregister_fragment(kind: str) -> None:

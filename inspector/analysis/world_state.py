@@ -106,9 +106,9 @@ def _adapters() -> dict[str, TypeAdapter[Any]]:
 _adapter_cache: tuple[type[ObservedState], dict[str, TypeAdapter[Any]]] | None = None
 
 
-def _updated(state: ObservedState, updates: dict[str, Any]) -> ObservedState:
-    """`state` with `updates` applied; a value that does not fit its field's type (or a name that is
-    no field) is dropped, so the field keeps its previous value."""
+def _fitting(updates: dict[str, Any]) -> dict[str, Any]:
+    """The updates whose value fits its field's type; the rest (and names that are no field) are
+    dropped, so those fields keep their previous value."""
     adapters = _adapters()
     fitting: dict[str, Any] = {}
     for name, value in updates.items():
@@ -119,9 +119,13 @@ def _updated(state: ObservedState, updates: dict[str, Any]) -> ObservedState:
             fitting[name] = adapter.validate_python(value)
         except ValidationError:
             continue
+    return fitting
+
+
+def _updated(state: ObservedState, fitting: dict[str, Any]) -> ObservedState:
     model = observed_state_model()
     if type(state) is not model:  # the registry changed since `state` was made
-        state = model.model_validate({k: v for k, v in state.values().items() if k in adapters})
+        state = model.model_validate({k: v for k, v in state.values().items() if k in model.model_fields})
     return state.model_copy(update=fitting)
 
 
@@ -137,7 +141,7 @@ def fold_items(state: ObservedState, items: Iterable[Item]) -> ObservedState:
             if values is None:
                 values = state.values()
             try:
-                update = meaning.project(part.values, values)
+                update = _fitting(meaning.project(part.values, values))
             except (KeyError, TypeError, ValueError, AttributeError):
                 continue  # a recorded form with odd values says nothing we can read
             values.update(update)  # later fragments read what earlier ones set
@@ -149,13 +153,8 @@ def with_request(state: ObservedState, body: dict[str, Any]) -> ObservedState:
     """The state completed with the request's own model and reasoning effort (None when unset)."""
     reasoning = body.get("reasoning")
     effort = reasoning.get("effort") if isinstance(reasoning, dict) else None
-    return _updated(
-        state.model_copy(update={"model": None, "reasoning_effort": None}),
-        {
-            "model": body.get("model"),
-            "reasoning_effort": effort,
-        },
-    )
+    request = {"model": None, "reasoning_effort": None}
+    return _updated(state, {**request, **_fitting({"model": body.get("model"), "reasoning_effort": effort})})
 
 
 def _same(field: WorldField, old: Any, new: Any) -> bool:
