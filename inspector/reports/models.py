@@ -16,6 +16,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from harness.context import world_fields
+from inspector.reports.world import PUBLISHED_KEYS
 
 __all__ = [
     "SCHEMA",
@@ -82,8 +83,6 @@ class WorldStateDoc(BaseModel):
         cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
         """Document every world-state field the registry knows, under its published key."""
-        from inspector.reports.world import PUBLISHED_KEYS  # world imports the analysis; keep this lazy
-
         schema = handler(core_schema)
         fields = world_fields()
         names = [n for n in PUBLISHED_KEYS if n in fields] + [n for n in fields if n not in PUBLISHED_KEYS]
