@@ -176,6 +176,8 @@ def state_changes(before: ObservedState | None, after: ObservedState, added: lis
             for name, f in fields.items()
             if f.marker.on_first_turn and after.value(name)
         ]
+    if type(before) is type(after) and before.__dict__ == after.__dict__:
+        return []  # the usual turn: nothing changed (one C-level comparison)
     replaced = {
         name
         for item in added
