@@ -11,7 +11,7 @@ from mitmproxy import http
 from mitmproxy.net import encoding as mitm_encoding
 
 from proxy.model import SseEvent, TransportErrorKind
-from proxy.responses_fold import fold_events
+from proxy.responses import fold_events
 from proxy.store.format import loads as _loads
 from proxy.store.writer import MAX_TEXT_BODY
 

@@ -39,7 +39,7 @@ from proxy.flow_fields import (
     ws_close_reason,
 )
 from proxy.model import Exchange, SseEvent, TransportError, TransportErrorKind, WsFrame
-from proxy.responses_fold import fold_events
+from proxy.responses import fold_events
 from proxy.stream_tap import StreamTap
 
 __all__ = ["Recorder"]

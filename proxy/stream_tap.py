@@ -17,7 +17,7 @@ from typing import Any
 from mitmproxy.net import encoding as mitm_encoding
 
 from proxy.model import SseEvent
-from proxy.sse import SseParser
+from proxy.responses import SseParser
 
 __all__ = ["StreamTap", "incremental_decoder"]
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from inspector.analysis.items import Item
 from proxy.model import Exchange
+from proxy.responses import thread_hint
 
 _SKIP_QUIETLY = ("models",)
 
@@ -96,20 +97,6 @@ def _turn_metadata(exchange: Exchange, body: dict[str, Any]) -> dict[str, Any]:
     except ValueError:
         return {}
     return parsed if isinstance(parsed, dict) else {}
-
-
-def _thread_hint(exchange: Exchange, body: dict[str, Any]) -> str | None:
-    for name in ("thread-id", "session-id", "session_id", "x-session-id"):
-        value = _header(exchange.request_headers, name)
-        if value:
-            return value
-    meta = body.get("client_metadata")
-    if isinstance(meta, dict):
-        for name in ("thread_id", "session_id"):
-            if isinstance(meta.get(name), str) and meta[name]:
-                return str(meta[name])
-    key = body.get("prompt_cache_key")
-    return key if isinstance(key, str) and key else None
 
 
 def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any], dict[str, Any] | None]:
@@ -206,7 +193,7 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
             status=status,
             error=error,
             request_kind=kind if isinstance(kind, str) else None,
-            thread_hint=_thread_hint(exchange, body),
+            thread_hint=thread_hint(exchange.request_headers, body),
         )
         turns.append(turn)
         if rid:

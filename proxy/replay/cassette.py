@@ -21,9 +21,10 @@ from proxy.errors import CtxscopeError, RecordingError
 from proxy.model import Exchange
 from proxy.replay.matching import request_path
 from proxy.replay.script import Script, ScriptResponse, looks_like_script, parse_script
+from proxy.responses import encode_event
 from proxy.store.reader import read_recording
 
-__all__ = ["Answer", "Cassette", "CassetteEntry", "load_cassette", "cassette_from_script", "encode_event"]
+__all__ = ["Answer", "Cassette", "CassetteEntry", "load_cassette", "cassette_from_script"]
 
 # Hop-by-hop and body-framing headers: the replayer frames the body itself (decoded, unencoded).
 _DROP_HEADERS = frozenset(
@@ -97,13 +98,6 @@ class Cassette:
     @property
     def name(self) -> str:
         return str(self.path) if self.path else "<script>"
-
-
-def encode_event(event: str | None, data: str) -> bytes:
-    """One SSE event in wire form; multi-line data becomes several `data:` lines."""
-    lines = [f"event: {event}"] if event else []
-    lines += [f"data: {line}" for line in data.split("\n")]
-    return ("\n".join(lines) + "\n\n").encode()
 
 
 def load_cassette(path: Path | str) -> Cassette:

@@ -7,23 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Exchange
+from ..responses.threads import thread_hint
 from .reader import Recording
 
 __all__ = ["RecordingSummary", "summarise"]
-
-_THREAD_HEADERS = ("thread-id", "session-id", "session_id", "x-session-id")
-
-
-def thread_key(exchange: Exchange) -> str | None:
-    """A cheap thread identity: session headers, then prompt_cache_key (the inspector does better)."""
-    headers = {k.lower(): v for k, v in exchange.request_headers.items()}
-    for name in _THREAD_HEADERS:
-        if headers.get(name):
-            return f"{name}:{headers[name]}"
-    body = exchange.request_body
-    if isinstance(body, dict) and isinstance(body.get("prompt_cache_key"), str):
-        return f"prompt_cache_key:{body['prompt_cache_key']}"
-    return None
 
 
 def exchange_errors(exchange: Exchange) -> list[str]:
@@ -73,7 +60,7 @@ def summarise(recording: Recording) -> RecordingSummary:
         body = exchange.request_body
         if isinstance(body, dict) and isinstance(body.get("model"), str):
             models[body["model"]] += 1
-        key = thread_key(exchange)
+        key = thread_hint(exchange.request_headers, body)
         if key and exchange.is_model_request:
             threads.add(key)
         usage = (exchange.response or {}).get("usage") or {}

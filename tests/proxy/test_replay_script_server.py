@@ -14,8 +14,7 @@ from openai import OpenAI
 
 from proxy.recorder import Recorder
 from proxy.replay import serve_cassette, serve_script
-from proxy.responses_fold import fold_sse_bytes
-from proxy.sse import SseParser
+from proxy.responses import SseParser, fold_sse_bytes
 from proxy.store.reader import read_recording
 from proxy.store.writer import RecordingWriter
 

@@ -16,9 +16,9 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from proxy.sse import SseParser
+from proxy.responses.sse import SseParser
 
-__all__ = ["SseParser", "accumulate", "empty_snapshot", "fold_events", "fold_sse_bytes"]
+__all__ = ["accumulate", "empty_snapshot", "fold_events", "fold_sse_bytes"]
 
 ItemHandler = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 """Applies one item-level event to a (copied) output item and returns it."""
