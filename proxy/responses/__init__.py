@@ -33,6 +33,7 @@ from proxy.responses.sse import (
     encode_stream,
     plain_wire,
     wire_has_data,
+    wire_terminated,
 )
 from proxy.responses.threads import THREAD_HEADERS, thread_hint
 
@@ -61,4 +62,5 @@ __all__ = [
     "thread_hint",
     "usage",
     "wire_has_data",
+    "wire_terminated",
 ]

@@ -29,6 +29,7 @@ __all__ = [
     "encode_stream",
     "plain_wire",
     "wire_has_data",
+    "wire_terminated",
 ]
 
 _WIRE_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
@@ -139,6 +140,12 @@ def plain_wire(event: str | None, data: str) -> str:
 def wire_has_data(wire: str) -> bool:
     """Whether a stored wire has a data line (a block without one dispatches no event)."""
     return any(_field(m.group().rstrip("\r\n")) == "data" for m in _WIRE_LINE.finditer(wire))
+
+
+def wire_terminated(wire: str) -> bool:
+    """Whether a stored wire ends with the blank line that completes its block."""
+    lines = [m.group() for m in _WIRE_LINE.finditer(wire) if m.group()]
+    return bool(lines) and lines[-1] in ("\n", "\r", "\r\n")
 
 
 def _field(line: str) -> str:

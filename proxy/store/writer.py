@@ -217,6 +217,8 @@ class RecordingWriter:
         if "sse" in line:
             for event in line["sse"]:
                 data = red.text(event.pop("data"))
+                if "wire" in event:  # comment lines are free text too
+                    event["wire"] = red.text(event["wire"])
                 as_json = encode_sse_data(data, self._sink)
                 event["json" if as_json is not None else "data"] = as_json if as_json is not None else data
         if "ws_frames" in line:
