@@ -17,6 +17,7 @@ from proxy.model import Exchange
 from proxy.responses import thread_hint
 
 _SKIP_QUIETLY = ("models",)
+_TERMINAL_STATUSES = ("completed", "failed", "incomplete", "cancelled")
 
 
 @dataclass
@@ -125,8 +126,8 @@ def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any]
         return "no response", None, rid, output, usage
     err = response.get("error")
     status = str(response.get("status") or ("completed" if exchange.endpoint == "responses/compact" else "?"))
-    if status == "in_progress":
-        status = "incomplete stream"
+    if status == "in_progress" or (exchange.sse and status not in _TERMINAL_STATUSES):
+        status = "incomplete stream"  # the stream ended without a terminal event
     message = None
     if isinstance(err, dict):
         message = f"{err.get('code') or err.get('type') or 'error'}: {err.get('message', '')}".strip()

@@ -52,7 +52,12 @@ def accumulate(snapshot: dict[str, Any] | None, event: dict[str, Any]) -> dict[s
     if kind in _ENVELOPES:
         return _envelope(snap, kind, event)
     if kind == "error":
-        error = {k: v for k, v in event.items() if k not in ("type", "sequence_number")}
+        nested = event.get("error")  # `{"type": "error", "error": {"code", "message"}}` or flat
+        error = (
+            dict(nested)
+            if isinstance(nested, dict)
+            else {k: v for k, v in event.items() if k not in ("type", "sequence_number")}
+        )
         return {**snap, "status": "failed", "error": error}
     if kind in ("response.output_item.added", "response.output_item.done"):
         item = event.get("item")

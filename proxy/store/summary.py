@@ -13,6 +13,9 @@ from .reader import Recording
 __all__ = ["RecordingSummary", "summarise"]
 
 
+_TERMINAL_STATUSES = ("completed", "failed", "incomplete", "cancelled")
+
+
 def exchange_errors(exchange: Exchange) -> list[str]:
     """Human-readable problems of one exchange (transport error, HTTP error, failed stream)."""
     problems: list[str] = []
@@ -23,8 +26,14 @@ def exchange_errors(exchange: Exchange) -> list[str]:
     response = exchange.response or {}
     if response.get("status") in ("failed", "incomplete") or response.get("error"):
         error = response.get("error") or {}
+        if isinstance(error, dict) and isinstance(error.get("error"), dict):
+            error = error["error"]  # an `error` event folded by an older ctxscope
         code = error.get("code") if isinstance(error, dict) else None
-        problems.append(f"response {response.get('status', 'failed')}" + (f" ({code})" if code else ""))
+        message = error.get("message") if isinstance(error, dict) else None
+        detail = ": ".join(str(v) for v in (code, message) if v)
+        problems.append(f"response {response.get('status', 'failed')}" + (f" ({detail})" if detail else ""))
+    elif exchange.sse and exchange.error is None and response.get("status") not in _TERMINAL_STATUSES:
+        problems.append("response incomplete (the stream ended without a terminal event)")
     return problems
 
 
