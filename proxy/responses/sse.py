@@ -98,15 +98,17 @@ class SseParser:
 
     def flush_frames(self) -> list[SseFrame]:
         """End of stream: the block left open (a partial last line included), if there is one."""
+        out: list[SseFrame] = []
         if self._buf:
             rest, self._buf = self._buf, b""
-            ending = "\r" if rest.endswith(b"\r") else ""
-            self._line(rest[: len(rest) - len(ending)].decode("utf-8", "replace"), ending, [])
-        if not self._wire:
-            return []
-        frame = SseFrame(self._event, "\n".join(self._data), "".join(self._wire), bool(self._data), False)
-        self._reset()
-        return [frame]
+            ending = "\r" if rest.endswith(b"\r") else ""  # a CR held back in case an LF followed
+            self._line(rest[: len(rest) - len(ending)].decode("utf-8", "replace"), ending, out)
+        if self._wire:
+            out.append(
+                SseFrame(self._event, "\n".join(self._data), "".join(self._wire), bool(self._data), False)
+            )
+            self._reset()
+        return out
 
     def _line(self, line: str, ending: str, out: list[SseFrame]) -> None:
         if line == "" and ending:

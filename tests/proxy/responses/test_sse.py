@@ -112,3 +112,11 @@ def test_encode_sse_compact_is_the_api_form() -> None:
     assert (
         encode_sse(event) == b'event: response.created\ndata: {"type": "response.created", "n": [1, 2]}\n\n'
     )
+
+
+def test_a_stream_ending_in_a_bare_cr_blank_line_completes_its_last_event() -> None:
+    data = b"data: one\r\rdata: two\r\r"
+    parser = SseParser()
+    frames = parser.feed_frames(data) + parser.flush_frames()
+    assert [(f.data, f.terminated) for f in frames] == [("one", True), ("two", True)]
+    assert b"".join(encode_frame(f.event, f.data, f.wire) for f in frames) == data
