@@ -107,6 +107,11 @@ class Exchange(BaseModel):
     response_body: Any = None
     """Parsed JSON body of a non-streaming response (e.g. /models, /responses/compact)."""
     response_text: str | None = None
+    response_layout: str | None = None
+    """How `response_body` was laid out on the wire (`compact`, `indent2+nl`, ... see
+    `proxy.store.json_layout`), so a replay sends the same bytes."""
+    response_raw: str | None = None
+    """The JSON body's exact text, kept only when no layout reproduces it."""
     response: dict[str, Any] | None = None
     """The reconstructed Responses object (id, model, status, output items, usage, error)."""
     ttfb_ms: float | None = None

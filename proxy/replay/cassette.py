@@ -21,6 +21,8 @@ from proxy.errors import CtxscopeError, RecordingError
 from proxy.model import Exchange, SseEvent
 from proxy.replay.matching import request_path
 from proxy.replay.script import Script, ScriptResponse, looks_like_script, parse_script
+from proxy.store.json_layout import LAYOUTS
+from proxy.store.json_layout import render as render_json
 from proxy.store.reader import read_recording
 
 __all__ = ["Answer", "Cassette", "CassetteEntry", "load_cassette", "cassette_from_script"]
@@ -201,7 +203,11 @@ def recorded_answer(exchange: Exchange) -> Answer:
         )
         body = json.dumps({"error": {"type": "ctxscope_recorded_error", "message": message}}).encode()
         return Answer(status=502, headers={"content-type": "application/json"}, body=body)
-    if exchange.response_body is not None:
+    if exchange.response_raw is not None:
+        body = exchange.response_raw.encode()
+    elif exchange.response_body is not None and exchange.response_layout in LAYOUTS:
+        body = render_json(exchange.response_body, exchange.response_layout)
+    elif exchange.response_body is not None:  # recorded before layouts were kept
         body = json.dumps(exchange.response_body, ensure_ascii=False).encode()
     else:
         body = (exchange.response_text or "").encode()

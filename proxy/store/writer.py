@@ -212,7 +212,7 @@ class RecordingWriter:
         )
         line["id"] = exchange.id
         line["url"] = red.url(exchange.url)
-        for key in ("request_text", "response_text"):
+        for key in ("request_text", "response_text", "response_raw"):
             if key in line and isinstance(line[key], str):
                 line[key] = red.text(line[key])
         if "response_body" in line:

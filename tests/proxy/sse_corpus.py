@@ -7,7 +7,8 @@ refusal, `response.failed` / `response.incomplete` / an `error` event; framings:
 `id:`/`retry:`, CRLF and bare CR, `data:x`, multi-line data, an `event:` block without data;
 delivery: 7-byte chunks that split UTF-8 characters, an unterminated last event, a cut mid-event.
 Content is invented here; JSON is compact, as the API sends it, and finished items are echoed with
-their keys in another order (so stored parts must keep each occurrence's own order).
+their keys in another order (so stored parts must keep each occurrence's own order). `JSON_BODIES`
+are non-streaming answers in the layouts servers use (indented, compact, spaced, odd).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CORPUS", "CorpusStream"]
+__all__ = ["CORPUS", "JSON_BODIES", "CorpusStream"]
 
 Event = dict[str, Any]
 
@@ -355,3 +356,33 @@ CORPUS = [
     _unterminated(),
     _cut(),
 ]
+
+
+def _json_bodies() -> dict[str, tuple[int, bytes]]:
+    """Non-streaming JSON answers as servers lay them out: name → (status, exact body)."""
+    response = {
+        "id": "resp_corpus_json",
+        "object": "response",
+        "status": "completed",
+        "output": [
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Grüße ✓"}]}
+        ],
+        "usage": {"input_tokens": 12, "output_tokens": 3, "total_tokens": 15},
+    }
+    error = {
+        "error": {
+            "message": "Rate limit reached for requests",
+            "type": "requests",
+            "code": "rate_limit_exceeded",
+        }
+    }
+    odd = b'{ "output" : [ ], "temperature": 1.0e-5,\t"status":"completed" }'
+    return {
+        "json_indented": (200, (json.dumps(response, indent=2, ensure_ascii=False) + "\n").encode()),
+        "json_compact_ascii": (200, json.dumps(response, separators=(",", ":")).encode()),
+        "json_error_spaced": (429, json.dumps(error).encode()),
+        "json_odd_layout": (200, odd),
+    }
+
+
+JSON_BODIES = _json_bodies()

@@ -22,8 +22,8 @@ import pytest
 
 from proxy.replay import serve_cassette
 from proxy.store import read_recording
-from proxy.testing import FakeUpstream, RecordedRequest, Reply, SseReply
-from tests.proxy.sse_corpus import CORPUS, CorpusStream
+from proxy.testing import FakeUpstream, RawReply, RecordedRequest, Reply, SseReply
+from tests.proxy.sse_corpus import CORPUS, JSON_BODIES, CorpusStream
 from tests.proxy.test_capture_cli import LINE_TIMEOUT_S, Proc
 
 pytestmark = pytest.mark.slow
@@ -42,7 +42,11 @@ class Seen:
 
 
 def _answer(request: RecordedRequest) -> Reply:
-    stream = BY_NAME[request.json()["input"]]
+    name = request.json()["input"]
+    if name in JSON_BODIES:
+        status, body = JSON_BODIES[name]
+        return RawReply(body, status=status, content_type="application/json")
+    stream = BY_NAME[name]
     chunks = stream.chunks()
     return SseReply(list(chunks), cut_after=len(chunks) if stream.cut else None)
 
@@ -81,6 +85,9 @@ def _drive(base: str) -> Seen:
         for stream in CORPUS:
             seen.raw[stream.name] = _raw(client, base, stream)
             _openai(base, stream, seen)
+        for name in JSON_BODIES:
+            body = {"model": "corpus-model", "input": name, "stream": False}
+            seen.raw[name] = client.post(f"{base}/v1/responses", json=body).content
     return seen
 
 
@@ -122,6 +129,13 @@ def test_live_and_replayed_bodies_are_the_bytes_the_upstream_sent(
     assert replayed.raw[name] == live.raw[name]
 
 
+@pytest.mark.parametrize("name", list(JSON_BODIES))
+def test_json_bodies_replay_in_their_own_layout(runs: tuple[Seen, Seen, Path], name: str) -> None:
+    live, replayed, _ = runs
+    assert live.raw[name] == JSON_BODIES[name][1]
+    assert replayed.raw[name] == live.raw[name]
+
+
 @pytest.mark.parametrize("name", list(BY_NAME))
 def test_openai_python_sees_the_same_events_live_and_on_replay(
     runs: tuple[Seen, Seen, Path], name: str
@@ -150,3 +164,9 @@ def test_what_the_clients_saw_is_what_each_stream_is(runs: tuple[Seen, Seen, Pat
         statuses[name] = (exchange.response or {}).get("status")
     assert statuses["unterminated_last_event"] == "in_progress"  # the unsent terminal event is not folded
     assert statuses["error_event"] == "failed" and statuses["refusal_plain"] == "completed"
+    layouts = {
+        e.request_body["input"]: (e.response_layout, e.response_raw is not None) for e in recording.exchanges
+    }
+    assert layouts["json_indented"] == ("indent2+nl", False)
+    assert layouts["json_compact_ascii"] == ("compact-ascii", False)
+    assert layouts["json_odd_layout"] == (None, True)  # no standard layout: the text itself is kept
