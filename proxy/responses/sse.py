@@ -17,8 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "SseFrame",
@@ -35,8 +34,10 @@ __all__ = [
 _WIRE_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
 
 
-@dataclass(frozen=True, slots=True)
-class SseFrame:
+_ENDINGS = {b"\n": "\n", b"\r\n": "\r\n", b"\r": "\r"}
+
+
+class SseFrame(NamedTuple):  # a tuple: built for every event on the proxy's relay path
     """One block of an event stream, from its first line to the blank line that ends it."""
 
     event: str | None
@@ -91,7 +92,7 @@ class SseParser:
                 break  # a trailing \r: its \n may come with the next chunk
             else:
                 end, nxt = cr, cr + (2 if buf[cr + 1] == 0x0A else 1)
-            self._line(buf[pos:end].decode("utf-8", "replace"), buf[end:nxt].decode("ascii"), out)
+            self._line(buf[pos:end].decode("utf-8", "replace"), _ENDINGS[buf[end:nxt]], out)
             pos = nxt
         self._buf = buf[pos:]
         return out
