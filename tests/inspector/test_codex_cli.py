@@ -21,8 +21,15 @@ import pytest
 
 from inspector.analysis import analyse_recording
 from inspector.reports import describe_changes
-from proxy.testing import CaptureSession, FakeUpstream, SseReply
-from proxy.testing.sse_builders import function_call, response_stream, text_message, usage
+from proxy.testing import (
+    CaptureSession,
+    FakeUpstream,
+    SseReply,
+    function_call,
+    response_stream,
+    text_message,
+    usage,
+)
 
 pytestmark = pytest.mark.slow
 
