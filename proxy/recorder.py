@@ -37,6 +37,7 @@ from proxy.flow_fields import (
     headers_dict,
     json_or_none,
     parse_body,
+    stream_ended,
     ws_close_reason,
 )
 from proxy.model import Exchange, SseEvent, TransportError, TransportErrorKind, WsFrame
@@ -79,6 +80,8 @@ class _FlowState:
         self.done = False
         self.ws_turn: dict[str, Any] | None = None
         self.ws_frame_owner: dict[int, int] = {}  # frame index -> turn exchange id
+        self.closed_after: str | None = None
+        """Set when a peer hung up after the stream's terminal event (not an error)."""
 
     def ms(self) -> float:
         return round((time.monotonic() - self.t0) * 1000, 3)
@@ -177,7 +180,14 @@ class Recorder:
         message = flow.error.msg if flow.error else "unknown error"
         if state.ttfb_ms is None and "client disconnected" in message.lower():
             message += f" (no response from the upstream after {state.ms():.0f} ms)"
-        kind = classify_error(message, flow.response is not None)
+        kind = classify_error(message, flow.response is not None, _client_closed_first(flow))
+        ended = stream_ended(state.tap.events) if state.tap is not None and state.tap.is_sse else None
+        if ended is not None and kind == "client_abort":
+            # The whole answer had arrived: a client hanging up after `response.completed` (Codex does,
+            # without waiting for the end of the chunked body) is how a stream ends, not an error.
+            state.closed_after = f"client closed the stream after {ended}"
+            self._finish_http(flow, state, None)
+            return
         self._finish_http(flow, state, TransportError(kind=kind, message=message))
 
     def _finish_http(self, flow: http.HTTPFlow, state: _FlowState, error: TransportError | None) -> None:
@@ -204,6 +214,8 @@ class Recorder:
             "error": error,
             "meta": {"transport": "http"},
         }
+        if state.closed_after is not None:
+            fields["meta"]["closed"] = state.closed_after
         body_bytes: bytes | None = None
         if response is not None and tap is None and response.raw_content:  # not streamed (rare)
             body_bytes = response.get_content(strict=False)
@@ -383,6 +395,13 @@ class Recorder:
                     self.processed += 1
                     self.recorded += int(ok)
                     self._cond.notify_all()
+
+
+def _client_closed_first(flow: http.HTTPFlow) -> bool:
+    """The client's connection had ended and the upstream's had not (or ended later)."""
+    client_end = getattr(flow.client_conn, "timestamp_end", None)
+    server_end = getattr(flow.server_conn, "timestamp_end", None) if flow.server_conn else None
+    return client_end is not None and (server_end is None or client_end < server_end)
 
 
 def _describe_failure(exc: Exception) -> str:
