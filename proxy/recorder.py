@@ -28,6 +28,7 @@ from typing import Any, Protocol
 from mitmproxy import ctx, http
 from pydantic import ValidationError
 
+from proxy.capture_filter import CaptureFilter
 from proxy.endpoints import classify_endpoint
 from proxy.flow_fields import (
     MAX_TEXT,
@@ -82,6 +83,9 @@ class _FlowState:
         self.ws_frame_owner: dict[int, int] = {}  # frame index -> turn exchange id
         self.closed_after: str | None = None
         """Set when a peer hung up after the stream's terminal event (not an error)."""
+        self.summary = False
+        """Recorded as a summary exchange: no bodies (see `CaptureFilter`)."""
+        self.counter: _ByteCounter | None = None
 
     def ms(self) -> float:
         return round((time.monotonic() - self.t0) * 1000, 3)
@@ -90,9 +94,16 @@ class _FlowState:
 class Recorder:
     """mitmproxy addon recording every exchange to `writer` (a `RecordingWriter`)."""
 
-    def __init__(self, writer: ExchangeWriter | None = None, on_exchange: OnExchange | None = None) -> None:
+    def __init__(
+        self,
+        writer: ExchangeWriter | None = None,
+        on_exchange: OnExchange | None = None,
+        select: CaptureFilter | None = None,
+    ) -> None:
         self.writer = writer
         self.on_exchange = on_exchange
+        self.select = select
+        """Which requests are recorded in full; the others become summary exchanges (None: all full)."""
         self._own_writer = False
         self._queue: queue.Queue[Callable[[], Exchange | None] | None] = queue.Queue()
         self._worker: threading.Thread | None = None
@@ -150,7 +161,11 @@ class Recorder:
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         if self.writer is None:
             return
-        flow.metadata[_META] = _FlowState(self.writer.next_id())
+        state = _FlowState(self.writer.next_id())
+        if self.select is not None:
+            request = flow.request
+            state.summary = not self.select.full(request.pretty_host, request.path, request.headers)
+        flow.metadata[_META] = state
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         state = flow.metadata.get(_META)
@@ -160,6 +175,10 @@ class Recorder:
         state.ttfb_ms = state.ms()
         if response.status_code == 101:
             return  # WebSocket handshake: frames are handled by the websocket hooks
+        if state.summary:
+            state.counter = _ByteCounter()
+            response.stream = state.counter  # streamed through, counted, not kept
+            return
         state.tap = StreamTap(
             state.t0,
             response.headers.get("content-type", ""),
@@ -216,6 +235,12 @@ class Recorder:
         }
         if state.closed_after is not None:
             fields["meta"]["closed"] = state.closed_after
+        if state.summary:
+            fields["request_size"] = len(raw_body)
+            counted = state.counter.size if state.counter is not None else None
+            fields["meta"] |= {"summary": True, "response_size": counted}
+            self._submit(lambda: Exchange(**fields))
+            return
         body_bytes: bytes | None = None
         if response is not None and tap is None and response.raw_content:  # not streamed (rare)
             body_bytes = response.get_content(strict=False)
@@ -263,7 +288,7 @@ class Recorder:
     def websocket_message(self, flow: http.HTTPFlow) -> None:
         state = flow.metadata.get(_META)
         # A flow has state only if a writer was there when it started (see `request`).
-        if state is None or flow.websocket is None or self.writer is None:
+        if state is None or flow.websocket is None or self.writer is None or state.summary:
             return
         index = len(flow.websocket.messages) - 1
         message = flow.websocket.messages[-1]
@@ -317,7 +342,9 @@ class Recorder:
             frame = WsFrame(
                 t_ms=round((message.timestamp - t0_wall) * 1000, 3),
                 from_client=message.from_client,
-                text=None if index in state.ws_frame_owner or not message.is_text else message.text,
+                text=None
+                if index in state.ws_frame_owner or not message.is_text or state.summary
+                else message.text,
                 binary_size=None if message.is_text else len(message.content),
             )
             if index in state.ws_frame_owner:
@@ -395,6 +422,17 @@ class Recorder:
                     self.processed += 1
                     self.recorded += int(ok)
                     self._cond.notify_all()
+
+
+class _ByteCounter:
+    """`flow.response.stream` for a summary exchange: passes chunks through, keeps only their size."""
+
+    def __init__(self) -> None:
+        self.size = 0
+
+    def __call__(self, chunk: bytes) -> bytes:
+        self.size += len(chunk)
+        return chunk
 
 
 def _client_closed_first(flow: http.HTTPFlow) -> bool:

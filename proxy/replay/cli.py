@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from proxy.capture_cli import _stop_on_signals, parse_listen
+from proxy.endpoints import client_base_url
 from proxy.errors import ConfigError, CtxscopeError
 from proxy.replay.matching import DEFAULT_MATCH_ON, check_match_on
 from proxy.replay.normalise import parse_json_path
@@ -102,7 +103,8 @@ def run_replay(
             f"replaying {file} ({kind}, {len(cassette.model_entries)} model responses, "
             f"{len(cassette.other_entries)} other; match {match}, pace {pace})"
         )
-        _say(f"listening on {server.url} (point clients at {server.url}/v1)")
+        base = client_base_url(server.url, cassette.upstream_prefix)
+        _say(f"listening on {server.url} (point clients at {base})")
         _say("Ctrl-C to stop" if not exit_when_done else "stops when every model response was served")
         try:
             _wait(server, changed, stop, exit_when_done)
