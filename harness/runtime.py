@@ -170,6 +170,7 @@ class AgentRuntime:
             approval_policy=self.config.approval,
             approver=self.options.approver,
             ask_user=self.options.ask_user,
+            env_allow=self.config.shell_env_allow,
         )
         router = ToolRouter(tool_ctx)
         agent = Agent(
