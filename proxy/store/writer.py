@@ -16,6 +16,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from ..errors import RecordingError
+from ..files import open_private_append
 from ..model import Exchange, RecordingHeader
 from ..redact import Redactor, redact_events
 from .codec import encode_body, encode_headers, encode_sse_data
@@ -77,9 +78,9 @@ class RecordingWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists() and self.path.stat().st_size > 0:
             self._resume_existing()
-            self._file = self.path.open("a", encoding="utf-8")
+            self._file = open_private_append(self.path)
             return
-        self._file = self.path.open("w", encoding="utf-8")
+        self._file = open_private_append(self.path)  # append even when empty: never truncate
         header = RecordingHeader(
             version=FORMAT_VERSION, created_at=time.time(), tool=_tool_version(), meta=self._redact_meta(meta)
         )
@@ -106,7 +107,7 @@ class RecordingWriter:
             fh.seek(-1, 2)
             torn = fh.read(1) != b"\n"
         if torn:  # start our lines on a fresh line so the torn one stays isolated
-            with self.path.open("a", encoding="utf-8") as fh:
+            with open_private_append(self.path) as fh:
                 fh.write("\n")
         # new secrets are numbered after the ones already in the file
         self._redactor.placeholders.continue_after(self.path.read_text("utf-8", "replace"))
