@@ -74,10 +74,11 @@ IN_TEXT: list[tuple[str, str]] = [
     (AMZ_TOKEN, f"X-Amz-Security-Token: {AMZ_TOKEN}"),
 ]
 
+# An opaque reasoning blob (url-safe base64) that happens to contain `-sk-proj-…`: never cut.
 ENCRYPTED_BLOB = (
     base64.urlsafe_b64encode(_rng.randbytes(120)).decode().rstrip("=")
-    + "-"
-    + OPENAI_KEY
+    + "-sk-proj-"
+    + _rand(96)
     + base64.urlsafe_b64encode(_rng.randbytes(90)).decode()
 )
 
