@@ -1,6 +1,7 @@
 """ctxscope's bottom layer: capture, the recording file, and replay. Imports neither other package.
 
-    store/           the recording file: RecordingWriter, read_recording, Redactor
+    store/           the recording file: RecordingWriter, read_recording
+    redact/          Redactor: no credential reaches a file (names, shapes, numbered placeholders)
     model            Exchange and its parts, as the reader returns them
     runner           ProxyServer: in-process mitmproxy on its own thread
     recorder         Recorder: the capture addon (SSE tapped, never buffered; WebSocket turns)
@@ -63,7 +64,7 @@ _WHERE = {
     "Recorder": "proxy.recorder",
     "Recording": "proxy.store",
     "RecordingWriter": "proxy.store",
-    "Redactor": "proxy.store",
+    "Redactor": "proxy.redact",
     "read_recording": "proxy.store",
     "Replayer": "proxy.replay",
     "load_cassette": "proxy.replay",
