@@ -198,7 +198,7 @@ class Replayer:
         assert cassette is not None
         self.session.count_in_flight(+1)  # until `_ws_done`: the turn's frames are still to be sent
         with self.session.lock:
-            answer = self.session.model_answer(cassette, "WS", path, frame)
+            answer = self.session.model_answer(cassette, "WS", self.session.redact_path(path), frame)
         return answer or error_answer(502, "ctxscope_no_upstream", "nothing to forward WebSocket turns to")
 
     def _ws_done(self) -> None:

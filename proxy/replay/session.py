@@ -26,13 +26,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from proxy.endpoints import classify_endpoint
+from proxy.redact import PLACEHOLDER_RE, PlaceholderBinding, Redactor
 from proxy.replay.cassette import Answer, Cassette, CassetteEntry
-from proxy.replay.matching import DEFAULT_MATCH_ON, RequestView, check_match_on, match_requests
+from proxy.replay.matching import DEFAULT_MATCH_ON, RequestView, check_match_on, match_requests, request_path
 from proxy.replay.normalise import Normaliser
 from proxy.replay.options import MATCH_MODES, PACE_MODES, MatchMode, PaceMode, is_match_mode, is_pace_mode
 from proxy.replay.paths import PathMap
 from proxy.replay.report import Mismatch, ReplayReport
-from proxy.store.redact import Redactor
 
 __all__ = ["ReplaySession", "error_answer", "is_model_path"]
 
@@ -88,8 +88,12 @@ class ReplaySession:
             self.paths = PathMap()
             for old, new in self.map_paths:
                 self.paths.add(old, new, "mapped")
-            self._recorded_side = Normaliser(ignore=self.ignore, roots=self.paths.recorded)
-            self._live_side = Normaliser(ignore=self.ignore, roots=self.paths.live)
+            self._recorded_side = Normaliser(
+                ignore=self.ignore, roots=self.paths.recorded, keep_placeholders=True
+            )
+            self._live_side = Normaliser(ignore=self.ignore, roots=self.paths.live, keep_placeholders=True)
+            # each side numbers its own secrets: a recorded placeholder binds to one live secret
+            self._binding = PlaceholderBinding()
             self.report = ReplayReport(
                 cassette=cassette.name, match=self.match, model_entries=len(cassette.model_entries)
             )
@@ -99,10 +103,16 @@ class ReplaySession:
         cassette = self.cassette
         if cassette is None:
             return error_answer(503, "ctxscope_no_cassette", "no cassette loaded (set the cassette option)")
+        # redacted exactly as a recording is, before anything compares, prints or reports it
+        path = self.redact_path(path)
         with self.lock:
             if is_model_path(method, path):
                 return self.model_answer(cassette, method, path, body)
             return self._other_answer(cassette, method, path)
+
+    def redact_path(self, path: str) -> str:
+        """A live request path (with query) redacted as a recording's URL is."""
+        return request_path(self._redactor.url(path))
 
     # ---- choosing an answer (called with the lock held) ----
 
@@ -183,8 +193,12 @@ class ReplaySession:
         cassette = self.cassette
         recorded_cwd = cassette.cwd if cassette is not None else None
         self.paths.learn(recorded_body, live_body, recorded_cwd, self.live_cwd)
-        recorded = RequestView(entry.method, entry.path, self._recorded_side.body(recorded_body))
-        live = RequestView(method, live_path, self._live_side.body(live_body))
+        recorded_norm = self._recorded_side.body(recorded_body)
+        live_path, live_norm = self._binding.bind(
+            [entry.path, recorded_norm], [live_path, self._live_side.body(live_body)]
+        )
+        recorded = RequestView(entry.method, entry.path, recorded_norm)
+        live = RequestView(method, live_path, live_norm)
         return match_requests(live, recorded, self.match_on), redacted
 
     def count_in_flight(self, delta: int) -> None:
@@ -228,6 +242,8 @@ def _as_request(body: Any) -> Any:
 def _same_path(recorded: str | None, live: str) -> bool:
     if recorded is None:
         return False
+    # each side numbers its own secrets; a credential in the query is not what selects an answer
+    recorded, live = (PLACEHOLDER_RE.sub(r"<redacted:\1>", p) for p in (recorded, live))
     return recorded.split("?", 1)[0].rstrip("/") == live.split("?", 1)[0].rstrip("/") and (
         "?" not in recorded or recorded == live
     )

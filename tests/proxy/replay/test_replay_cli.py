@@ -143,7 +143,7 @@ def test_strict_mismatch_is_printed_and_exits_1(tmp_path: Path) -> None:
     )
     served = _Served(str(path), "--report", str(report))
     try:
-        changed = codex_body(run, 1, prompt="a different prompt, key sk-proj-AAAAAAAAAAAAAAAAAAAAAAAA")
+        changed = codex_body(run, 1, prompt="a different prompt, key sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4")
         answer = post(served.url, changed, run)
         code, out = served.finish()
     finally:
@@ -159,7 +159,7 @@ def test_strict_mismatch_is_printed_and_exits_1(tmp_path: Path) -> None:
     assert mismatch["live_body"]["input"][2]["content"][0]["text"].startswith(
         "a different prompt, key <redacted:"
     )
-    assert "sk-proj-AAAA" not in report.read_text()  # the live body is redacted like a recording
+    assert "sk-proj-A1b2" not in report.read_text()  # the live body is redacted like a recording
 
 
 def test_the_addon_runs_under_plain_mitmdump(tmp_path: Path) -> None:
