@@ -62,7 +62,7 @@ def _turn_row(console: Console, doc: dict[str, Any]) -> None:
         status = f"  [{doc['transport']}]" + status
     _line(
         console,
-        (f"  #{doc['turn']:<4}", "bold"),
+        (f"  turn {doc['turn']:<3}", "bold"),
         (f"{kind:<11}", KIND_STYLE.get(kind, "")),
         f"{doc['items']:>4} {'item ' if doc['items'] == 1 else 'items'}  {delta:<18} {_tokens(doc)}",
         (status, "bold red"),
@@ -224,13 +224,13 @@ def render_compare(report: dict[str, Any], console: Console) -> None:
             side = "A" if pair["a_turn"] is None else "B"
             _line(
                 console,
-                (f"  #{pair['turn']:<4}", "bold"),
+                (f"  turn {pair['turn']:<3}", "bold"),
                 (f"only in {'B' if side == 'A' else 'A'}", "yellow"),
             )
             continue
         _line(
             console,
-            (f"  #{pair['turn']:<4}", "bold"),
+            (f"  turn {pair['turn']:<3}", "bold"),
             ("same" if pair["same"] else "differs", "green" if pair["same"] else "yellow"),
         )
         for key in ("endpoint", "transport", "status"):

@@ -26,7 +26,7 @@ def test_diff_text_tells_what_changed(edge: Callable[[str], Path]) -> None:
         "goal set: ship the parser",
     ):
         assert sentence in out
-    assert "#2" in out and "append" in out
+    assert "turn 2" in out and "#2" not in out and "append" in out
 
 
 def test_diff_colour_when_forced(edge: Callable[[str], Path]) -> None:

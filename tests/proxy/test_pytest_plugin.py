@@ -95,7 +95,7 @@ def test_d(ctxscope_cassette):
     # the client swallowed the 409, so the plugin fails the test at teardown
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(
-        ["*ctxscope replay went wrong:*", "*d.jsonl exchange #0*rejected: input differs*"]
+        ["*ctxscope replay went wrong:*", "*d.jsonl exchange 0 (POST*rejected: input differs*"]
     )
 
 
