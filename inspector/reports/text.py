@@ -168,7 +168,12 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
         numbers = [n for n in thread["turns"] if n in shown]
         if not numbers:
             continue
+        if thread.get("side") and len(numbers) > 1 and report["detail"] is None:
+            _side_thread(console, thread, [by_number[n] for n in numbers])
+            continue
         head = f"thread {thread['name']}" + (f"  id {thread['id']}" if thread["id"] else "")
+        if thread.get("side"):
+            head += f"  side requests ({thread['side']})"
         if thread["forked_from"]:
             head += f"  forked from turn {thread['forked_from']}"
         _line(console, (head, "bold"))
@@ -178,6 +183,18 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
         _line(console, "no model requests in this recording")
     if report["detail"]:
         _detail(console, report["detail"])
+
+
+def _side_thread(console: Console, thread: dict[str, Any], docs: list[dict[str, Any]]) -> None:
+    """Side requests (e.g. Codex's session titles) fold into one line: they are not the conversation."""
+    turns = ", ".join(str(d["turn"]) for d in docs)
+    failed = [d["turn"] for d in docs if d["status"] != "completed"]
+    _line(
+        console,
+        (f"thread {thread['name']}", "bold"),
+        (f"  {_plural(len(docs), 'side request')} ({thread['side']}), folded: turns {turns}", "dim"),
+        (f"  [not completed: {', '.join(map(str, failed))}]" if failed else "", "bold red"),
+    )
 
 
 def render_show(report: dict[str, Any], console: Console) -> None:

@@ -77,7 +77,10 @@ def test_diff_json_follows_the_schema(edge: Callable[[str], Path]) -> None:
     detail = doc["detail"]
     assert detail["turn"] == 5 and detail["compaction"]["summarised_items"]
     assert detail["removed_items"] and detail["added_items"][0]["parts"][0]["text"]
-    assert doc["threads"] == [{"name": "T1", "id": "sess-A", "turns": [1, 2, 3, 4, 5], "forked_from": None}]
+    [thread] = doc["threads"]
+    assert thread == {"name": "T1", "id": "sess-A", "turns": [1, 2, 3, 4, 5], "forked_from": None} | {
+        "side": None
+    }
 
 
 def test_diff_thread_filter_and_markdown(edge: Callable[[str], Path]) -> None:
