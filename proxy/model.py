@@ -12,7 +12,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 EndpointKind = Literal["responses", "responses/compact", "models", "websocket", "other"]
-TransportErrorKind = Literal["upstream_reset", "timeout", "client_abort", "upstream_unreachable", "other"]
+TransportErrorKind = Literal[
+    "upstream_reset", "timeout", "client_abort", "upstream_unreachable", "shutdown", "other"
+]
 
 
 class SseEvent(BaseModel):

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from proxy.capture_cli import _stop_on_signals, parse_listen
+from proxy.capture_cli import _stop_on_signals, is_loopback, parse_listen
 from proxy.errors import ConfigError, CtxscopeError
-from proxy.files import write_private
+from proxy.files import check_writable, write_private
 from proxy.replay.normalise import parse_json_path
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ def run_replay(
     ignore: list[str] | None = None,
     exit_when_done: bool = False,
     report_path: Path | None = None,
+    allow_remote: bool = False,
 ) -> bool:
     """Serve `file` until SIGINT/SIGTERM (or until done); return True if nothing went wrong."""
     # mitmproxy takes most of a second to import: only a replay pays for it, not `ctxscope --help`.
@@ -65,7 +66,14 @@ def run_replay(
         raise ConfigError(
             f"bad --report {str(report_path)!r}: the folder {str(report_path.parent)!r} does not exist"
         )
+    if report_path is not None:
+        check_writable(report_path, "--report")  # a read-only folder, too, is found now, not at the end
     host, port = parse_listen(listen)
+    if not is_loopback(host) and not allow_remote:
+        raise ConfigError(
+            f"--listen {listen} is reachable from the network: anyone who can reach it gets the recorded "
+            "conversations; add --allow-remote if that is what you want"
+        )
     stop = threading.Event()
     with _stop_on_signals(stop):  # installed first: a Ctrl-C while loading or starting also stops cleanly
         cassette = load_cassette(file)
@@ -149,10 +157,14 @@ def replay_command(
     report: Annotated[
         Path | None, typer.Option("--report", help="Write what the replay did as JSON to this file.")
     ] = None,
+    allow_remote: Annotated[
+        bool,
+        typer.Option("--allow-remote", help="Allow a --listen address other machines can reach."),
+    ] = False,
 ) -> None:
     """Serve a recording or a script cassette as the model backend, for any client (Codex, SDKs, harness)."""
     try:
-        ok = run_replay(file, listen, match, pace, list(ignore or []), exit_when_done, report)
+        ok = run_replay(file, listen, match, pace, list(ignore or []), exit_when_done, report, allow_remote)
     except CtxscopeError as err:
         print(f"error: {err}", file=sys.stderr)
         raise typer.Exit(2) from None

@@ -77,8 +77,8 @@ def summarise(recording: Recording) -> RecordingSummary:
         if key and exchange.is_model_request:
             threads.add(key)
         usage = (exchange.response or {}).get("usage") or {}
-        input_tokens += int(usage.get("input_tokens") or 0)
-        output_tokens += int(usage.get("output_tokens") or 0)
+        input_tokens += _count(usage.get("input_tokens") if isinstance(usage, dict) else None)
+        output_tokens += _count(usage.get("output_tokens") if isinstance(usage, dict) else None)
         errors.extend(
             f"#{exchange.id} {exchange.method} {exchange.url}: {p}" for p in exchange_errors(exchange)
         )
@@ -101,3 +101,10 @@ def summarise(recording: Recording) -> RecordingSummary:
         errors=errors,
         warnings=list(recording.warnings),
     )
+
+
+def _count(value: object) -> int:
+    """A token count as recorded, or 0 for what is not a number (a hand-edited or foreign recording)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    return int(value)
