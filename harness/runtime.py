@@ -10,16 +10,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.agent import Agent, EventSink
+from harness.agent import Agent
 from harness.client import ResponsesClient
 from harness.config import HarnessConfig, load_config
 from harness.context import ContextSettings
-from harness.context_bridge import ContextBridge
+from harness.events import EventSink, Notice
+from harness.modes import CurrentMode
 from harness.providers import make_provider
 from harness.providers.base import Provider
 from harness.route import Route, open_route
 from harness.session.store import SessionStore
-from harness.tools import ToolContext, ToolRouter
+from harness.session_context import SessionContext
+from harness.tools import Approver, AskUser, ToolContext, ToolRouter
 from proxy.errors import ConfigError
 from proxy.home import ctxscope_home, new_recording_path, sessions_dir
 
@@ -50,9 +52,10 @@ class AgentOptions:
     """Base instructions for every model (overrides config.toml and the shipped default)."""
     skill_dirs: list[Path] = field(default_factory=list)
     sessions_dir: Path | None = None
-    approver: Any = None
+    approver: Approver | None = None
     """Interactive approval prompt for tools (None: headless, approvals refused)."""
-    ask_user: Any = None
+    ask_user: AskUser | None = None
+    """Answers `request_user_input` (None: headless, the recommended option is taken)."""
     context_overrides: dict[str, Any] = field(default_factory=dict)
     """Extra `ContextSettings` fields (tests pin `now`, `timezone`, `shell`, `global_agents_file`)."""
 
@@ -117,7 +120,7 @@ class AgentRuntime:
         if self.agent is not None:
             self.agent.notice(message)
         elif self.emit is not None:
-            self.emit({"type": "notice", "message": message})
+            self.emit(Notice(message=message))
 
     def _cwd(self, resumed_cwd: str | None) -> Path:
         if self.options.cwd is not None:
@@ -163,26 +166,31 @@ class AgentRuntime:
             model=self.config.model,
             **overrides,
         )
-        bridge = ContextBridge(settings, developer_instructions=self.config.developer_instructions)
+        # One mode holder for the session: the agent switches it, the router and the context read it.
+        mode = CurrentMode()
+        context = SessionContext(
+            settings, developer_instructions=self.config.developer_instructions, mode=mode
+        )
         tool_ctx = ToolContext(
             cwd=cwd,
             sandbox_mode=self.config.sandbox,
             approval_policy=self.config.approval,
             approver=self.options.approver,
             ask_user=self.options.ask_user,
+            mode=mode,
         )
         router = ToolRouter(tool_ctx)
         agent = Agent(
             config=self.config,
             client=self.client,
             session=store,
-            context=bridge,
+            context=context,
             router=router,
             model=model,
             emit=self.emit,
             resumed=resumed,
         )
-        bridge.set_model(agent.model)
+        context.set_model(agent.model)
         return agent
 
     def new_session(self) -> Agent:

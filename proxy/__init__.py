@@ -16,7 +16,18 @@ Names load on first use, so reading a recording never imports mitmproxy.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
+    from proxy.endpoints import classify_endpoint
+    from proxy.errors import ConfigError, CtxscopeError, ProxyStartError, RecordingError, ReplayMismatch
+    from proxy.model import Exchange, SseEvent
+    from proxy.recorder import Recorder
+    from proxy.replay import Replayer, load_cassette, serve_cassette
+    from proxy.responses_fold import accumulate
+    from proxy.runner import ProxyServer
+    from proxy.sse import SseParser
+    from proxy.store import Recording, RecordingWriter, Redactor, read_recording
 
 __all__ = [
     "ConfigError",

@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from mitmproxy import ctx, http
 from pydantic import ValidationError
@@ -44,13 +44,27 @@ from proxy.responses import fold_events
 from proxy.store.json_layout import layout_of
 from proxy.stream_tap import StreamTap
 
-__all__ = ["Recorder"]
+__all__ = ["ExchangeWriter", "Recorder"]
 
 log = logging.getLogger(__name__)
 
 OnExchange = Callable[[Exchange], None]
 _META = "ctxscope"  # key in flow.metadata
 _WS_TERMINAL = {"response.completed", "response.failed", "response.incomplete", "error"}
+
+
+class ExchangeWriter(Protocol):
+    """Where the recorder puts exchanges: `RecordingWriter`, or anything shaped like it."""
+
+    def next_id(self) -> int:
+        """A fresh exchange id (thread-safe: flows start on the proxy's loop)."""
+        ...
+
+    def write(self, exchange: Exchange) -> Exchange:
+        """Persist one finished exchange; returns it as stored."""
+        ...
+
+    def close(self) -> None: ...
 
 
 class _FlowState:
@@ -73,7 +87,7 @@ class _FlowState:
 class Recorder:
     """mitmproxy addon recording every exchange to `writer` (a `RecordingWriter`)."""
 
-    def __init__(self, writer: Any = None, on_exchange: OnExchange | None = None) -> None:
+    def __init__(self, writer: ExchangeWriter | None = None, on_exchange: OnExchange | None = None) -> None:
         self.writer = writer
         self.on_exchange = on_exchange
         self._own_writer = False
@@ -236,7 +250,8 @@ class Recorder:
 
     def websocket_message(self, flow: http.HTTPFlow) -> None:
         state = flow.metadata.get(_META)
-        if state is None or flow.websocket is None:
+        # A flow has state only if a writer was there when it started (see `request`).
+        if state is None or flow.websocket is None or self.writer is None:
             return
         index = len(flow.websocket.messages) - 1
         message = flow.websocket.messages[-1]

@@ -20,10 +20,11 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from proxy.replay.addon import MATCH_MODES, PACE_MODES, Replayer
+    from proxy.replay.addon import Replayer
     from proxy.replay.cassette import Answer, Cassette, CassetteEntry, load_cassette
     from proxy.replay.matching import json_diff
     from proxy.replay.normalise import Normaliser
+    from proxy.replay.options import MATCH_MODES, PACE_MODES, MatchMode, PaceMode
     from proxy.replay.report import Mismatch, ReplayReport
     from proxy.replay.script import Script, parse_script, read_script
     from proxy.replay.server import ReplayServer, serve_cassette, serve_script
@@ -34,8 +35,10 @@ __all__ = [
     "Answer",
     "Cassette",
     "CassetteEntry",
+    "MatchMode",
     "Mismatch",
     "Normaliser",
+    "PaceMode",
     "ReplayReport",
     "ReplayServer",
     "Replayer",
@@ -49,8 +52,10 @@ __all__ = [
 ]
 
 _WHERE = {
-    "MATCH_MODES": "addon",
-    "PACE_MODES": "addon",
+    "MATCH_MODES": "options",
+    "PACE_MODES": "options",
+    "MatchMode": "options",
+    "PaceMode": "options",
     "Replayer": "addon",
     "Answer": "cassette",
     "Cassette": "cassette",

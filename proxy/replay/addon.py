@@ -40,6 +40,7 @@ from proxy.errors import CtxscopeError
 from proxy.replay.cassette import Answer, Cassette, CassetteEntry, load_cassette
 from proxy.replay.matching import RequestView, match_requests, request_path
 from proxy.replay.normalise import Normaliser
+from proxy.replay.options import MATCH_MODES, PACE_MODES, MatchMode, PaceMode, is_match_mode, is_pace_mode
 from proxy.replay.pacer import TICKET_HEADER, Pacer
 from proxy.replay.report import Mismatch, ReplayReport
 from proxy.replay.ws import WsSession
@@ -49,8 +50,6 @@ __all__ = ["Replayer", "MATCH_MODES", "PACE_MODES", "REPLAYED", "is_model_path"]
 
 log = logging.getLogger("ctxscope.replay")
 
-MATCH_MODES = ("strict", "sequential")
-PACE_MODES = ("recorded", "fast")
 REPLAYED = "ctxscope_replayed"
 """`flow.metadata` key set on flows the replayer answered, so an addon running alongside (record mode
 `new`) can tell replayed exchanges from new ones."""
@@ -70,19 +69,19 @@ class Replayer:
         self,
         cassette: Cassette | None = None,
         *,
-        match: str = "strict",
-        pace: str = "fast",
+        match: MatchMode = "strict",
+        pace: PaceMode = "fast",
         ignore: Iterable[str] = (),
         live_cwd: str | None = None,
         passthrough_when_exhausted: bool = False,
         on_event: Callable[[str], None] | None = None,
     ) -> None:
-        if match not in MATCH_MODES:
+        if not is_match_mode(match):
             raise ValueError(f"match must be one of {MATCH_MODES}, not {match!r}")
-        if pace not in PACE_MODES:
+        if not is_pace_mode(pace):
             raise ValueError(f"pace must be one of {PACE_MODES}, not {pace!r}")
-        self.match = match
-        self.pace = pace
+        self.match: MatchMode = match
+        self.pace: PaceMode = pace
         self.ignore = tuple(ignore)
         self.live_cwd = live_cwd if live_cwd is not None else os.getcwd()
         self.passthrough_when_exhausted = passthrough_when_exhausted

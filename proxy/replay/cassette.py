@@ -20,6 +20,7 @@ from proxy.endpoints import classify_endpoint
 from proxy.errors import CtxscopeError, RecordingError
 from proxy.model import Exchange, SseEvent
 from proxy.replay.matching import request_path
+from proxy.replay.options import PaceMode
 from proxy.replay.script import Script, ScriptResponse, looks_like_script, parse_script
 from proxy.store.json_layout import LAYOUTS
 from proxy.store.json_layout import render as render_json
@@ -71,7 +72,7 @@ class CassetteEntry:
     """Path and query the answer belongs to; None for script entries (any `…/responses`)."""
     endpoint: str
     request_body: Any
-    render: Callable[[str, Any, str], Answer]
+    render: Callable[[str, Any, PaceMode], Answer]
     """(live path, live request body, pace) → the answer."""
     exchange_id: int | None = None
 
@@ -181,8 +182,8 @@ def _from_recording(path: Path) -> Cassette:
     )
 
 
-def _recorded_renderer(exchange: Exchange) -> Callable[[str, Any, str], Answer]:
-    def render(live_path: str, live_body: Any, pace: str) -> Answer:
+def _recorded_renderer(exchange: Exchange) -> Callable[[str, Any, PaceMode], Answer]:
+    def render(live_path: str, live_body: Any, pace: PaceMode) -> Answer:
         return recorded_answer(exchange)
 
     return render
@@ -244,8 +245,8 @@ def cassette_from_script(script: Script, path: Path | None = None) -> Cassette:
     return Cassette(path=path, kind="script", model_entries=model, other_entries=other)
 
 
-def _script_renderer(spec: ScriptResponse, default_model: str) -> Callable[[str, Any, str], Answer]:
-    def render(live_path: str, live_body: Any, pace: str) -> Answer:
+def _script_renderer(spec: ScriptResponse, default_model: str) -> Callable[[str, Any, PaceMode], Answer]:
+    def render(live_path: str, live_body: Any, pace: PaceMode) -> Answer:
         headers = {"x-request-id": f"req_script_{spec.index + 1:04d}", **spec.headers}
         if spec.http_status is not None:
             body = spec.body if spec.body is not None else _error_body(spec.http_status)
@@ -272,8 +273,8 @@ def _script_renderer(spec: ScriptResponse, default_model: str) -> Callable[[str,
     return render
 
 
-def _endpoint_renderer(endpoint: dict[str, Any]) -> Callable[[str, Any, str], Answer]:
-    def render(live_path: str, live_body: Any, pace: str) -> Answer:
+def _endpoint_renderer(endpoint: dict[str, Any]) -> Callable[[str, Any, PaceMode], Answer]:
+    def render(live_path: str, live_body: Any, pace: PaceMode) -> Answer:
         body = endpoint.get("body")
         headers = {str(k): str(v) for k, v in endpoint.get("headers", {}).items()}
         if isinstance(body, str):

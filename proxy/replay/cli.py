@@ -22,6 +22,7 @@ import typer
 from proxy.capture_cli import _stop_on_signals, parse_listen
 from proxy.errors import ConfigError, CtxscopeError
 from proxy.replay.normalise import parse_json_path
+from proxy.replay.options import MATCH_MODES, PACE_MODES, is_match_mode, is_pace_mode
 
 if TYPE_CHECKING:
     from proxy.replay.server import ReplayServer
@@ -46,13 +47,12 @@ def run_replay(
 ) -> bool:
     """Serve `file` until SIGINT/SIGTERM (or until done); return True if nothing went wrong."""
     # mitmproxy takes most of a second to import: only a replay pays for it, not `ctxscope --help`.
-    from proxy.replay.addon import MATCH_MODES, PACE_MODES
     from proxy.replay.cassette import load_cassette
     from proxy.replay.server import serve_cassette
 
-    if match not in MATCH_MODES:
+    if not is_match_mode(match):
         raise ConfigError(f"unknown --match {match!r}: use one of {', '.join(MATCH_MODES)}")
-    if pace not in PACE_MODES:
+    if not is_pace_mode(pace):
         raise ConfigError(f"unknown --pace {pace!r}: use one of {', '.join(PACE_MODES)}")
     for path in ignore or []:
         try:

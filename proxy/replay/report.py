@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from proxy.errors import ReplayMismatch
+from proxy.replay.options import MatchMode
 
 __all__ = ["Mismatch", "ReplayReport"]
 
@@ -43,7 +44,7 @@ class ReplayReport:
     """Counters and notes of one replay session."""
 
     cassette: str
-    match: str
+    match: MatchMode
     model_entries: int
     served: int = 0
     """Model requests answered from the cassette."""

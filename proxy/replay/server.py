@@ -18,6 +18,7 @@ from typing import Any
 
 from proxy.replay.addon import Replayer
 from proxy.replay.cassette import Cassette, cassette_from_script, load_cassette
+from proxy.replay.options import MatchMode, PaceMode
 from proxy.replay.report import ReplayReport
 from proxy.replay.script import Script, parse_script
 from proxy.runner import ProxyServer
@@ -76,8 +77,8 @@ def _as_cassette(source: Cassette | Script | Path | str | list[Any] | dict[str, 
 def serve_cassette(
     source: Cassette | Script | Path | str | list[Any] | dict[str, Any],
     *,
-    match: str = "strict",
-    pace: str = "fast",
+    match: MatchMode = "strict",
+    pace: PaceMode = "fast",
     ignore: Iterable[str] = (),
     live_cwd: str | None = None,
     listen_host: str = "127.0.0.1",
@@ -115,7 +116,7 @@ def serve_cassette(
 
 
 def serve_script(
-    script: list[Any] | dict[str, Any] | Path | str, *, pace: str = "fast", **kwargs: Any
+    script: list[Any] | dict[str, Any] | Path | str, *, pace: PaceMode = "fast", **kwargs: Any
 ) -> ReplayServer:
     """Serve a script cassette (a document or a file) in order; same handle as `serve_cassette`."""
     return serve_cassette(script, match="sequential", pace=pace, **kwargs)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import StreamError, UpstreamError
+from harness.events import Notice
 from harness.session import SessionStore
 from proxy.errors import ConfigError
 from tests.harness.helpers import (
@@ -241,7 +242,7 @@ def test_dropped_stream_is_retried(repo: Path, tmp_path: Path) -> None:
     first, second = run.bodies()
     assert first == second  # the same request, sent again
     assert run.results[0].final_text == "whole"
-    assert any(e["type"] == "notice" and "retrying" in e["message"] for e in run.events)
+    assert any(isinstance(e, Notice) and "retrying" in e.message for e in run.events)
 
 
 def test_stream_that_keeps_dropping_fails_clearly_and_keeps_the_session(
@@ -309,7 +310,7 @@ def test_malformed_skill_is_a_notice_not_a_failure(repo: Path, tmp_path: Path) -
     (broken / "SKILL.md").write_bytes(b"no front matter at all \xff\n")
     script = write_script(tmp_path / "s.json", [{"text": "one"}, {"text": "two"}])
     run = run_agent(repo, script, ["a $greet", "b"], tmp_path / "cap.jsonl")
-    notices = [e["message"] for e in run.events if e["type"] == "notice"]
+    notices = [e.message for e in run.events if isinstance(e, Notice)]
     assert len(notices) == 1 and "broken" in notices[0]  # told once, not on every request
     first = run.bodies()[0]
     assert labels(first, repo)[-1] == "user[<selected_skill:greet>]"  # the good skill still works

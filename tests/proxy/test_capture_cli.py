@@ -20,6 +20,7 @@ import pytest
 
 from proxy.store.reader import read_recording
 from proxy.testing import FakeUpstream, SseReply, response_stream, text_message
+from tests.cli_support import run_cli
 
 LINE_TIMEOUT_S = 30.0
 
@@ -121,19 +122,13 @@ def test_start_prints_the_path_live_lines_and_sigint_stops_cleanly(
     assert read_recording(path).header.meta["upstream"] == upstream.url
 
 
-def test_port_taken_is_a_one_line_error_with_exit_2(env: dict[str, str], tmp_path: Path) -> None:
+def test_port_taken_is_a_one_line_error_with_exit_2(tmp_path: Path) -> None:
     out = tmp_path / "never.jsonl"
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        done = subprocess.run(
-            _ctxscope("proxy", "--listen", f"127.0.0.1:{port}", "--out", str(out)),
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=LINE_TIMEOUT_S,
-        )
+        done = run_cli("proxy", "--listen", f"127.0.0.1:{port}", "--out", str(out))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"error: cannot listen on 127.0.0.1:{port}: the port is already in use; choose another with --listen"
@@ -141,10 +136,8 @@ def test_port_taken_is_a_one_line_error_with_exit_2(env: dict[str, str], tmp_pat
     assert not out.exists()
 
 
-def test_bad_listen_value_is_a_one_line_error(env: dict[str, str]) -> None:
-    done = subprocess.run(
-        _ctxscope("proxy", "--listen", "localhost:http"), capture_output=True, text=True, env=env, timeout=60
-    )
+def test_bad_listen_value_is_a_one_line_error() -> None:
+    done = run_cli("proxy", "--listen", "localhost:http")
     assert done.returncode == 2
     assert done.stderr.startswith("error: bad --listen") and len(done.stderr.strip().splitlines()) == 1
 

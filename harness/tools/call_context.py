@@ -1,17 +1,20 @@
 """What a tool call may see and touch: the `ToolContext` the agent loop hands to every tool.
 
-The context is one mutable object per session. The agent loop changes `cwd`, `collaboration_mode`
-and the permissions between turns; tools read it at call time, so a change takes effect at the next
-call. `plan` is the one piece of state a tool writes (`update_plan`).
+The context is one mutable object per session. The agent loop changes `cwd` and the permissions
+between turns; tools read it at call time, so a change takes effect at the next call. The mode is
+not copied here: `mode` is the session's mode holder (`harness.modes.CurrentMode`, seen through the
+`ModeView` protocol so this layer does not import the modes above it). `plan` is the one piece of
+state a tool writes (`update_plan`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, Protocol
 
+from harness.tools.gate import GateRule
 from proxy.errors import ConfigError
 
 SandboxMode = Literal["read-only", "workspace-write", "danger-full-access"]
@@ -81,7 +84,35 @@ class PlanState:
 
 
 Approver = Callable[[ApprovalRequest], bool]
-AskUser = Callable[[list[Question]], dict[str, Any]]
+"""The interactive approval prompt: True lets the action run."""
+Answer = str | list[str]
+"""A question's answer: the chosen option's label or free text, or several labels."""
+AskUser = Callable[[list[Question]], dict[str, Answer]]
+"""Answers `request_user_input`: `{question_id: answer}`; missing ids count as unanswered."""
+
+
+class ModeView(Protocol):
+    """What the tool layer reads of the session's current mode, at call time."""
+
+    @property
+    def name(self) -> str:
+        """Matched by the gate's rules."""
+        ...
+
+    def gate_rules(self) -> Sequence[GateRule]:
+        """Rules the mode adds, checked before the router's own gate."""
+        ...
+
+
+@dataclass(frozen=True)
+class NamedMode:
+    """A fixed mode for a tool context used on its own (scripts, tests): a name and optional rules."""
+
+    name: str = "default"
+    rules: tuple[GateRule, ...] = ()
+
+    def gate_rules(self) -> Sequence[GateRule]:
+        return self.rules
 
 
 @dataclass
@@ -100,7 +131,8 @@ class ToolContext:
     approval_policy: str = "on-request"
     approver: Approver | None = None
     ask_user: AskUser | None = None
-    collaboration_mode: str = "default"
+    mode: ModeView = field(default_factory=NamedMode)
+    """The session's current mode; the agent's `CurrentMode`, shared with the session context."""
     plan: PlanState = field(default_factory=PlanState)
     env: dict[str, str] | None = None
     """Extra environment for commands, laid over the harness's own environment."""

@@ -19,7 +19,7 @@ from proxy.store.reader import read_recording
 from proxy.store.writer import RecordingWriter
 
 STREAM = {"model": "m", "input": [], "stream": True}
-RECORDINGS = Path(__file__).resolve().parents[2] / "recordings"
+RECORDINGS = Path(__file__).resolve().parents[3] / "recordings"
 
 
 def _client(url: str) -> OpenAI:

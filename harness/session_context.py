@@ -1,9 +1,10 @@
-"""The agent's one door to `harness.context`: settings in, world state and context items out.
+"""A session's context: its settings in, world-state snapshots and context items out.
 
-The context package defines every fragment (render + recognise) and the diff rules; this module
-only holds the per-session settings (cwd, sandbox, skills, developer instructions) and turns the
-package's results into plain wire dicts for the history. Keeping the coupling here means the loop
-in `harness.agent` reads as the algorithm and nothing else.
+The agent's one door to `harness.context`. The context package defines every fragment (render +
+recognise) and the diff rules; `SessionContext` holds the per-session settings (cwd, sandbox, skills,
+developer instructions), reads the collaboration mode and its fragment text from the session's
+`CurrentMode` at the moment it renders, and turns the package's results into plain wire dicts for
+the history. Keeping the coupling here means the loop in `harness.agent` reads as the algorithm.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from harness.context import (
     selected_skill_items,
     turn_aborted_item,
 )
+from harness.modes import CurrentMode
 
-__all__ = ["ContextBridge"]
+__all__ = ["SessionContext"]
 
 
 def _plain(item: Any) -> dict[str, Any]:
@@ -35,11 +37,14 @@ def _plain(item: Any) -> dict[str, Any]:
 
 
 @dataclass
-class ContextBridge:
+class SessionContext:
     """Per-session context inputs; `collect()` snapshots the world each request."""
 
     settings: ContextSettings
     developer_instructions: str | None = None
+    mode: CurrentMode = field(default_factory=CurrentMode)
+    """The session's mode (shared with the agent and the tool router); its collaboration mode and
+    fragment text are read at each snapshot and render, never copied into `settings`."""
     warnings: list[str] = field(default_factory=list)
     """Problems found while reading skills (malformed SKILL.md ...), surfaced as notices once."""
     last_state: WorldState | None = None
@@ -51,17 +56,22 @@ class ContextBridge:
     def collect(self) -> tuple[WorldState, list[str]]:
         """A fresh snapshot, and the warnings not reported before (each is told once per session)."""
         found: list[str] = []
-        state = collect_world_state(self.settings, found)
+        settings = self.settings.model_copy(update={"collaboration_mode": self.mode.collaboration_mode})
+        state = collect_world_state(settings, found)
         self.last_state = state
         new = [w for w in dict.fromkeys(found) if w not in self.warnings]
         self.warnings.extend(new)
         return state, new
 
     def initial_items(self, state: WorldState) -> list[dict[str, Any]]:
-        return [_plain(i) for i in initial_context_items(state, self.developer_instructions)]
+        items = initial_context_items(
+            state, self.developer_instructions, collaboration_text=self.mode.fragment_text()
+        )
+        return [_plain(i) for i in items]
 
     def update_items(self, prev: WorldState, cur: WorldState) -> list[dict[str, Any]]:
-        return [_plain(i) for i in context_update_items(prev, cur)]
+        items = context_update_items(prev, cur, collaboration_text=self.mode.fragment_text())
+        return [_plain(i) for i in items]
 
     def snapshot(self, state: WorldState) -> dict[str, Any]:
         return state.model_dump(mode="json")
@@ -82,9 +92,6 @@ class ContextBridge:
 
     def set_model(self, model: str) -> None:
         self.settings = self.settings.model_copy(update={"model": model})
-
-    def set_collaboration_mode(self, mode: str | None) -> None:
-        self.settings = self.settings.model_copy(update={"collaboration_mode": mode})
 
     def set_cwd(self, cwd: Path) -> None:
         self.settings = self.settings.model_copy(update={"cwd": cwd.resolve()})

@@ -1,5 +1,8 @@
 """`ctxscope demo`: the whole loop on one machine, offline, in one command.
 
+A workflow across all three packages (the harness runs, the proxy records, the inspector explains),
+so it lives with the command that joins them rather than in any one of them.
+
 It builds a small git workspace (a root AGENTS.md, a package with its own AGENTS.md, a skill), runs
 ctxscope's harness in it against the shipped script cassette (`recordings/demo-script.json`) with
 capture on, moves into the package (its AGENTS.md replaces the root one), switches model, and then

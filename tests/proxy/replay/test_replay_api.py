@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import proxy
 import proxy.replay
+from tests.lazy_exports import lazy_names, type_checking_imports
 
 
 def test_exported_members() -> None:
@@ -13,8 +15,10 @@ def test_exported_members() -> None:
             "Answer",
             "Cassette",
             "CassetteEntry",
+            "MatchMode",
             "Mismatch",
             "Normaliser",
+            "PaceMode",
             "ReplayReport",
             "ReplayServer",
             "Replayer",
@@ -29,3 +33,17 @@ def test_exported_members() -> None:
     )
     for name in proxy.replay.__all__:
         assert getattr(proxy.replay, name) is not None
+
+
+def test_match_and_pace_modes_are_the_literal_types() -> None:
+    from typing import get_args
+
+    assert proxy.replay.MATCH_MODES == get_args(proxy.replay.MatchMode) == ("strict", "sequential")
+    assert proxy.replay.PACE_MODES == get_args(proxy.replay.PaceMode) == ("recorded", "fast")
+
+
+def test_lazy_names_are_typed_for_users() -> None:
+    # `from proxy import Recorder` is the real class to mypy and editors, not `Any` from __getattr__.
+    for package in ("proxy", "proxy.replay"):
+        assert type_checking_imports(package) == lazy_names(package)
+    assert set(lazy_names("proxy")) == set(proxy.__all__)
