@@ -10,7 +10,7 @@ import orjson
 from proxy.model import SseEvent
 from proxy.store import RecordingWriter, read_recording
 from proxy.store.codec import apply_order, key_order
-from tests.proxy.test_store import make_exchange
+from tests.proxy.store.test_store import make_exchange
 
 ITEM = {
     "id": "msg_1",

@@ -9,7 +9,7 @@ from proxy.model import SseEvent
 from proxy.responses import fold_events
 from proxy.store import RecordingWriter, read_recording
 from proxy.store.summary import summarise
-from tests.proxy.test_store import make_exchange
+from tests.proxy.store.test_store import make_exchange
 
 
 def _sse(*events: dict[str, object]) -> list[SseEvent]:
