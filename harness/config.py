@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from harness.tools.context import APPROVAL_POLICIES, SANDBOX_MODES
+from harness.tools.call_context import APPROVAL_POLICIES, SANDBOX_MODES
 from proxy.errors import ConfigError
 from proxy.home import config_dir
 

@@ -21,7 +21,7 @@ from typing import IO, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
-from harness.tools.context import ApprovalRequest, ToolContext
+from harness.tools.call_context import ApprovalRequest, ToolContext
 from harness.tools.sandbox import ESCALATE, SANDBOX_PERMISSIONS, exec_approval_reason, obtain_approval
 from harness.tools.shell_env import command_environment
 

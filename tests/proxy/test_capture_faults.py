@@ -48,7 +48,7 @@ def test_a_second_proxy_on_the_same_file_is_refused_naming_the_holder(
         httpx.post(f"{url}/v1/responses", json={"model": "m", "input": "first"}, timeout=20).status_code
         == 200
     )
-    proc.expect(r"^#0  POST")
+    proc.expect(r"^exchange 0  POST")
     before = out.read_bytes()
     # another process (the lock is between processes); bounded, since a second writer that is not
     # refused would run until stopped
@@ -73,7 +73,7 @@ def test_a_second_proxy_on_the_same_file_is_refused_naming_the_holder(
         httpx.post(f"{url2}/v1/responses", json={"model": "m", "input": "second"}, timeout=20).status_code
         == 200
     )
-    proc2.expect(r"^#1  POST")
+    proc2.expect(r"^exchange 1  POST")
     proc2.popen.send_signal(signal.SIGINT)
     assert proc2.popen.wait(timeout=LINE_TIMEOUT_S) == 0
     assert [e.request_body["input"] for e in read_recording(out).exchanges] == ["first", "second"]
