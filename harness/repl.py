@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from harness.commands import COMMANDS, is_command, run_command
+from harness.modes.plan import PlanController
 from harness.runtime import AgentRuntime
 from proxy.errors import CtxscopeError
 
@@ -31,10 +32,13 @@ def run_repl(runtime: AgentRuntime, read: Callable[[str], str] = input, err: Tex
             return
         if not line.strip():
             continue
+        assert runtime.plan is not None
+        before = (runtime.plan, runtime.plan.state.revision)
         if is_command(line):
             try:
                 if run_command(line, runtime, err).quit:
                     return
+                _review_if_submitted(runtime, before, read, err)
             except KeyboardInterrupt:  # a command that runs a turn (/plan task) is interrupted alike
                 err.write("\nturn aborted\n")
             except CtxscopeError as e:
@@ -43,8 +47,35 @@ def run_repl(runtime: AgentRuntime, read: Callable[[str], str] = input, err: Tex
         assert runtime.agent is not None
         try:
             runtime.agent.run_turn(line)
+            _review_if_submitted(runtime, before, read, err)
         except KeyboardInterrupt:
             err.write("\nturn aborted\n")
         except CtxscopeError as e:
             # The session file is intact: the person can retry or /quit and resume later.
             err.write(f"error: {e}\n")
+
+
+REVIEW_CHOICES = (
+    "Implement this plan?\n"
+    "  1. implement (switch to Default mode in this session)\n"
+    "  2. clear context and implement (a new session that reads the approved plan)\n"
+    "  3. stay in plan mode\n"
+)
+
+
+def _review_if_submitted(
+    runtime: AgentRuntime, before: tuple[PlanController, int], read: Callable[[str], str], err: TextIO
+) -> None:
+    """After a turn that submitted a plan: the three review choices (Enter = 1, as in Codex)."""
+    plan, revision = before
+    if runtime.plan is not plan or plan.state.revision == revision or not plan.planning:
+        return
+    err.write(REVIEW_CHOICES)
+    try:
+        choice = read("choice [1]: ").strip() or "1"
+    except (EOFError, KeyboardInterrupt):
+        choice = "3"
+    if choice in ("1", "2"):
+        plan.approve(plan.state.revision, fresh=choice == "2")
+    else:
+        err.write("still planning: send feedback to revise, /plan approve to implement\n")

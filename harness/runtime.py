@@ -15,7 +15,8 @@ from harness.client import ResponsesClient
 from harness.config import HarnessConfig, load_config
 from harness.context import ContextSettings
 from harness.events import EventSink, Notice
-from harness.modes import CurrentMode
+from harness.modes import CurrentMode, DefaultMode
+from harness.modes.plan import PlanController, PlanState, default_mode
 from harness.providers import make_provider
 from harness.providers.base import Provider
 from harness.route import Route, open_route
@@ -56,6 +57,11 @@ class AgentOptions:
     """Interactive approval prompt for tools (None: headless, approvals refused)."""
     ask_user: AskUser | None = None
     """Answers `request_user_input` (None: headless, the recommended option is taken)."""
+    plan: bool = False
+    """`--plan`: a new session starts in plan mode (a resumed or forked one keeps its saved state)."""
+    announce_mode: bool = False
+    """Send the Default-mode fragment from the first request, as the Codex TUI does (the REPL);
+    False sends none until a mode change, as `codex exec` does (`-p`)."""
     context_overrides: dict[str, Any] = field(default_factory=dict)
     """Extra `ContextSettings` fields (tests pin `now`, `timezone`, `shell`, `global_agents_file`)."""
 
@@ -83,6 +89,8 @@ class AgentRuntime:
         self.route: Route | None = None
         self.client: ResponsesClient | None = None
         self.agent: Agent | None = None
+        self.plan: PlanController | None = None
+        """The current session's plan state and actions (replaced with the agent by `/new`)."""
 
     @property
     def capture_path(self) -> Path | None:
@@ -107,6 +115,11 @@ class AgentRuntime:
                 self.provider, base_url=self.route.base_url, retry=self.config.retry, notice=self._notice
             )
             self.agent = self._make_agent(store, resumed, cwd)
+            if self.options.plan and resumed is None:
+                assert self.plan is not None
+                self.plan.enter()
+            elif self.options.plan:
+                self._notice("--plan is ignored for a resumed session: it continues in its saved mode")
         except BaseException:
             self.close()
             if self.options.session is None:
@@ -167,7 +180,7 @@ class AgentRuntime:
             **overrides,
         )
         # One mode holder for the session: the agent switches it, the router and the context read it.
-        mode = CurrentMode()
+        mode = CurrentMode(self._initial_mode(resumed))
         context = SessionContext(
             settings, developer_instructions=self.config.developer_instructions, mode=mode
         )
@@ -191,7 +204,24 @@ class AgentRuntime:
             resumed=resumed,
         )
         context.set_model(agent.model)
+        saved = resumed.plan_state if resumed is not None else None
+        if saved is not None:
+            # A malformed state fails here, before any request (a one-line error naming the file).
+            self.plan = PlanController.restore(agent, saved, self._new_plan_session)
+        else:
+            self.plan = PlanController(agent, PlanState(), self._new_plan_session)
         return agent
+
+    def _initial_mode(self, resumed: Any) -> DefaultMode:
+        """Default mode; announced (its fragment sent) when asked to, or when the resumed session's
+        last world state already carried it."""
+        last = ((resumed.world_state or {}).get("collaboration_mode")) if resumed is not None else None
+        return default_mode() if self.options.announce_mode or last is not None else DefaultMode()
+
+    def _new_plan_session(self) -> PlanController:
+        self.new_session()
+        assert self.plan is not None
+        return self.plan
 
     def new_session(self) -> Agent:
         """`/new`: a fresh session (new id, full context on the next request), same settings,

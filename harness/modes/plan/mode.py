@@ -1,0 +1,113 @@
+"""`PlanMode`: the collaboration mode while planning (the codex profile's behaviour; other profiles
+subclass it).
+
+- The gate: while planning only read, search, ask and shell tools (plus a profile's own planning
+  tools) run; every other call is answered "still planning" at call time, so tools[] never changes.
+  `update_plan` keeps the router's own Codex-style refusal.
+- The stream: each assistant message goes through a `ProposedPlanParser`; the visible text loses
+  its `<proposed_plan>` block, which streams as `plan_delta` events instead. The history keeps the
+  model's words as sent.
+- The submission: the first complete block of a turn becomes the next revision of the draft when
+  the turn ends (`PlanController.submit`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from harness.events import AgentEvent, AssistantMessage, PlanDelta, TextDelta, TurnCompleted, TurnStarted
+from harness.modes.default import DefaultMode
+from harness.modes.plan.parser import ProposedPlanParser, Segment, split_proposed_plan
+from harness.modes.plan.texts import CODEX_PLAN_TEXT
+from harness.tools import PLAN_MODE, GateRule, in_modes, still_planning
+
+if TYPE_CHECKING:
+    from harness.agent import Agent, TurnResult
+    from harness.modes.plan.controller import PlanController
+
+__all__ = ["PLANNING_TOOLS", "PlanMode"]
+
+PLANNING_TOOLS: frozenset[str] = frozenset(
+    {
+        # read and search
+        "read_file",
+        "list_dir",
+        "grep_files",
+        "view_image",
+        "web_search",
+        # ask
+        "request_user_input",
+        # shell: allowed but watched (a command may still change files)
+        "exec_command",
+        "write_stdin",
+    }
+)
+"""Tools that run while planning, whatever the profile; a profile adds its own (submit, ask)."""
+
+
+@dataclass
+class PlanMode(DefaultMode):
+    """Planning, as the loop and the tool router see it."""
+
+    controller: PlanController | None = None
+    name: str = PLAN_MODE
+    collaboration_mode: str | None = PLAN_MODE
+    extra_tools: frozenset[str] = frozenset()
+    """Planning tools the profile adds to `PLANNING_TOOLS`."""
+    _parser: ProposedPlanParser = field(default_factory=ProposedPlanParser)
+    _turn_plan: str | None = None
+    _problems: list[str] = field(default_factory=list)
+
+    def fragment_text(self) -> str:
+        return CODEX_PLAN_TEXT
+
+    def gate_rules(self) -> Sequence[GateRule]:
+        # update_plan is left to the router's own rule, which refuses it in plan mode in our words.
+        allowed = PLANNING_TOOLS | self.extra_tools | {"update_plan"}
+        return [GateRule("*", in_modes(PLAN_MODE), still_planning, except_tools=allowed)]
+
+    # ---- the stream -----------------------------------------------------------------------------
+
+    def transform_event(self, agent: Agent, event: AgentEvent) -> Sequence[AgentEvent]:
+        if isinstance(event, TurnStarted):
+            self._parser, self._turn_plan, self._problems = ProposedPlanParser(), None, []
+            return [event]
+        if isinstance(event, TextDelta):
+            return _shown(self._parser.feed(event.delta))
+        if isinstance(event, AssistantMessage):
+            released = _shown(self._parser.finish())
+            self._parser = ProposedPlanParser()
+            split = split_proposed_plan(event.text)
+            self._note(split.plan, split.extra_blocks, split.unclosed)
+            return [*released, AssistantMessage(text=split.visible)]
+        if isinstance(event, TurnCompleted):
+            visible = split_proposed_plan(event.final_text).visible
+            return [event.model_copy(update={"final_text": visible})]
+        return [event]
+
+    def _note(self, plan: str | None, extra: int, unclosed: bool) -> None:
+        if plan is not None and self._turn_plan is None:
+            self._turn_plan = plan
+        elif plan is not None:
+            extra += 1
+        if extra:
+            self._problems.append(
+                f"the answer held {extra} more <proposed_plan> block(s); only the first one of a turn "
+                "is the plan, the others were ignored"
+            )
+        if unclosed:
+            self._problems.append("a <proposed_plan> block was not closed; it was not taken as a plan")
+
+    def on_turn_end(self, agent: Agent, result: TurnResult) -> None:
+        for problem in self._problems:
+            agent.notice(problem)
+        self._problems = []
+        if self._turn_plan is not None and self.controller is not None:
+            self.controller.submit(self._turn_plan)
+        self._turn_plan = None
+
+
+def _shown(segments: list[Segment]) -> list[AgentEvent]:
+    return [TextDelta(delta=s.text) if s.kind == "text" else PlanDelta(delta=s.text) for s in segments]
