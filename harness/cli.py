@@ -64,6 +64,10 @@ def agent_command(
     skill_dir: Annotated[
         list[Path] | None, typer.Option("--skill-dir", help="Extra skill directory (repeatable).")
     ] = None,
+    plan_profile: Annotated[
+        str | None,
+        typer.Option("--plan-profile", help="codex | claude | knightcode: which plan-mode system to follow."),
+    ] = None,
     plan: Annotated[
         bool,
         typer.Option(
@@ -107,6 +111,7 @@ def agent_command(
         approver=None if headless else _terminal_approver,
         ask_user=None if headless else _terminal_ask,
         plan=plan,
+        plan_profile=plan_profile,
         # The chat announces Default mode from the first request (Codex TUI); -p does not (codex exec).
         announce_mode=not headless,
     )

@@ -12,10 +12,11 @@ from typing import TextIO
 
 from harness.commands import COMMANDS, is_command, run_command
 from harness.modes.plan import PlanController
+from harness.modes.plan.profiles import REVIEW_CHOICES
 from harness.runtime import AgentRuntime
 from proxy.errors import CtxscopeError
 
-__all__ = ["run_repl"]
+__all__ = ["review_menu", "run_repl"]
 
 
 def run_repl(runtime: AgentRuntime, read: Callable[[str], str] = input, err: TextIO | None = None) -> None:
@@ -55,27 +56,34 @@ def run_repl(runtime: AgentRuntime, read: Callable[[str], str] = input, err: Tex
             err.write(f"error: {e}\n")
 
 
-REVIEW_CHOICES = (
-    "Implement this plan?\n"
-    "  1. implement (switch to Default mode in this session)\n"
-    "  2. clear context and implement (a new session that reads the approved plan)\n"
-    "  3. stay in plan mode\n"
-)
+def review_menu(profile: str) -> str:
+    """The review picker's text for `profile` (first choice = Enter)."""
+    lines = [f"  {n}. {label}" for n, (_, label) in enumerate(REVIEW_CHOICES[profile], 1)]
+    return "Implement this plan?\n" + "\n".join(lines) + "\n"
 
 
 def _review_if_submitted(
     runtime: AgentRuntime, before: tuple[PlanController, int], read: Callable[[str], str], err: TextIO
 ) -> None:
-    """After a turn that submitted a plan: the three review choices (Enter = 1, as in Codex)."""
+    """After a turn that submitted a plan: the profile's review choices (Enter = the first)."""
     plan, revision = before
     if runtime.plan is not plan or plan.state.revision == revision or not plan.planning:
         return
-    err.write(REVIEW_CHOICES)
+    choices = REVIEW_CHOICES[plan.state.profile]
+    err.write(review_menu(plan.state.profile))
     try:
-        choice = read("choice [1]: ").strip() or "1"
+        raw = read("choice [1]: ").strip() or "1"
     except (EOFError, KeyboardInterrupt):
-        choice = "3"
-    if choice in ("1", "2"):
-        plan.approve(plan.state.revision, fresh=choice == "2")
+        raw = ""
+    action = choices[int(raw) - 1][0] if raw.isdigit() and 1 <= int(raw) <= len(choices) else "stay"
+    if action in ("implement", "fresh"):
+        plan.approve(plan.state.revision, fresh=action == "fresh")
+    elif action == "exit":
+        plan.exit()
+        err.write("left plan mode; the draft is kept\n")
+    elif action == "revise":
+        feedback = read("feedback: ").strip()
+        if feedback:
+            plan.agent.run_turn(feedback)  # a typed message while planning is a revision request
     else:
         err.write("still planning: send feedback to revise, /plan approve to implement\n")

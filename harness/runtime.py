@@ -16,13 +16,14 @@ from harness.config import HarnessConfig, load_config
 from harness.context import ContextSettings
 from harness.events import EventSink, Notice
 from harness.modes import CurrentMode, DefaultMode
-from harness.modes.plan import PlanController, PlanState, default_mode
+from harness.modes.plan import PLAN_PROFILES, PlanController, PlanProfileName, PlanState, default_mode
+from harness.modes.plan.tools import profile_tools
 from harness.providers import make_provider
 from harness.providers.base import Provider
 from harness.route import Route, open_route
 from harness.session.store import SessionStore
 from harness.session_context import SessionContext
-from harness.tools import Approver, AskUser, ToolContext, ToolRouter
+from harness.tools import Approver, AskUser, ToolContext, ToolRouter, default_tools
 from proxy.errors import ConfigError
 from proxy.home import ctxscope_home, new_recording_path, sessions_dir
 
@@ -58,6 +59,8 @@ class AgentOptions:
     ask_user: AskUser | None = None
     """Answers `request_user_input` (None: headless, the recommended option is taken)."""
     plan: bool = False
+    plan_profile: str | None = None
+    """`--plan-profile`: codex | claude | knightcode (a resumed session keeps the profile it planned with)."""
     """`--plan`: a new session starts in plan mode (a resumed or forked one keeps its saved state)."""
     announce_mode: bool = False
     """Send the Default-mode fragment from the first request, as the Codex TUI does (the REPL);
@@ -82,6 +85,7 @@ class AgentRuntime:
             approval=options.approval,
             max_steps=options.max_steps,
             instructions_file=options.instructions_file,
+            plan_profile=options.plan_profile,
             # Skill dirs from flags add to those in config.toml (a per-run extra, not a replacement).
             skill_dirs=(*base.skill_dirs, *options.skill_dirs) if options.skill_dirs else None,
         )
@@ -192,7 +196,11 @@ class AgentRuntime:
             ask_user=self.options.ask_user,
             mode=mode,
         )
-        router = ToolRouter(tool_ctx)
+        saved = resumed.plan_state if resumed is not None else None
+        profile = self._plan_profile(saved)
+        # A profile's planning tools are in tools[] from the first request (tools[] never changes).
+        tools = [*default_tools(), *profile_tools(profile, self._plan_hooks)]
+        router = ToolRouter(tool_ctx, tools=tools)
         agent = Agent(
             config=self.config,
             client=self.client,
@@ -204,13 +212,22 @@ class AgentRuntime:
             resumed=resumed,
         )
         context.set_model(agent.model)
-        saved = resumed.plan_state if resumed is not None else None
         if saved is not None:
             # A malformed state fails here, before any request (a one-line error naming the file).
             self.plan = PlanController.restore(agent, saved, self._new_plan_session)
         else:
-            self.plan = PlanController(agent, PlanState(), self._new_plan_session)
+            self.plan = PlanController(agent, PlanState(profile=profile), self._new_plan_session)
         return agent
+
+    def _plan_profile(self, saved: Any) -> PlanProfileName:
+        if isinstance(saved, dict) and saved.get("profile") in PLAN_PROFILES:
+            return saved["profile"]  # type: ignore[no-any-return]
+        return self.config.plan_profile  # type: ignore[return-value]
+
+    def _plan_hooks(self) -> PlanController:
+        if self.plan is None:
+            raise ConfigError("plan mode is not ready: the session has not started")
+        return self.plan
 
     def _initial_mode(self, resumed: Any) -> DefaultMode:
         """Default mode; announced (its fragment sent) when asked to, or when the resumed session's

@@ -22,8 +22,15 @@ from typing import TYPE_CHECKING
 from harness.events import PlanApproved, PlanSubmitted
 from harness.modes.default import DefaultMode
 from harness.modes.plan.mode import PlanMode
+from harness.modes.plan.profiles import planning_mode
 from harness.modes.plan.state import PlanState, load_plan_state
-from harness.modes.plan.texts import IMPLEMENT_PROMPT, NO_PLAN_TO_APPROVE, fresh_prompt, stale_revision
+from harness.modes.plan.texts import (
+    IMPLEMENT_PROMPT,
+    NO_PLAN_TO_APPROVE,
+    fresh_inline_prompt,
+    fresh_prompt,
+    stale_revision,
+)
 from proxy.errors import ConfigError
 from proxy.home import ctxscope_home
 
@@ -81,7 +88,12 @@ class PlanController:
         self.agent.session.append("plan_state", self.state.model_dump(mode="json"))
 
     def planning_mode(self) -> PlanMode:
-        return PlanMode(controller=self)
+        return planning_mode(self.state.profile, self)
+
+    def assume(self, assumption: str) -> None:
+        """Record a decision taken without the user (a headless question)."""
+        self.state = self.state.model_copy(update={"assumptions": [*self.state.assumptions, assumption]})
+        self.save()
 
     # ---- the user's actions ------------------------------------------------------------------
 
@@ -138,8 +150,13 @@ class PlanController:
     def _implement_fresh(self, revision: int, plan: str) -> Approval:
         if self.new_session is None:
             raise ConfigError("this front end cannot start a new session: approve without fresh")
-        path = approved_plan_path()
-        path.write_text(plan if plan.endswith("\n") else plan + "\n", encoding="utf-8")
+        if self.state.profile == "codex":
+            # As observed: the plan goes to a file and the first message points at it.
+            path = approved_plan_path()
+            path.write_text(plan if plan.endswith("\n") else plan + "\n", encoding="utf-8")
+            first = fresh_prompt(str(path))
+        else:
+            first = fresh_inline_prompt(plan)
         # The original session leaves plan mode too, so resuming it does not plan on.
         self.agent.set_mode(default_mode())
         successor = self.new_session()
@@ -148,4 +165,4 @@ class PlanController:
         successor.state = PlanState(profile=self.state.profile, revisions=[plan], approved=1)
         successor.save()
         agent.emit(PlanApproved(revision=revision, fresh=True, session_id=agent.session_id))
-        return Approval(revision, agent, agent.run_turn(fresh_prompt(str(path))))
+        return Approval(revision, agent, agent.run_turn(first))

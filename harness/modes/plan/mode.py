@@ -13,6 +13,7 @@ subclass it).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -22,10 +23,13 @@ from harness.modes.default import DefaultMode
 from harness.modes.plan.parser import ProposedPlanParser, Segment, split_proposed_plan
 from harness.modes.plan.texts import CODEX_PLAN_TEXT
 from harness.tools import PLAN_MODE, GateRule, in_modes, still_planning
+from harness.tools.request_user_input import HEADLESS_NOTE
 
 if TYPE_CHECKING:
     from harness.agent import Agent, TurnResult
+    from harness.modes.base import EndStep
     from harness.modes.plan.controller import PlanController
+    from harness.tools import ToolOutcome
 
 __all__ = ["PLANNING_TOOLS", "PlanMode"]
 
@@ -100,6 +104,13 @@ class PlanMode(DefaultMode):
         if unclosed:
             self._problems.append("a <proposed_plan> block was not closed; it was not taken as a plan")
 
+    def on_tool_outcome(self, agent: Agent, outcome: ToolOutcome) -> EndStep | None:
+        if outcome.tool == "request_user_input" and self.controller is not None:
+            # Headless: the tool took the recommended options; they are the plan's assumptions now.
+            for assumption in headless_assumptions(outcome.result.output):
+                self.controller.assume(assumption)
+        return None
+
     def on_turn_end(self, agent: Agent, result: TurnResult) -> None:
         for problem in self._problems:
             agent.notice(problem)
@@ -107,6 +118,20 @@ class PlanMode(DefaultMode):
         if self._turn_plan is not None and self.controller is not None:
             self.controller.submit(self._turn_plan)
         self._turn_plan = None
+
+
+def headless_assumptions(output: str) -> list[str]:
+    """`id → label` for each question `request_user_input` answered without a user."""
+    try:
+        answers = json.loads(output).get("answers", {})
+    except (ValueError, AttributeError):
+        return []
+    found = []
+    for qid, answer in answers.items() if isinstance(answers, dict) else ():
+        labels = answer.get("answers", []) if isinstance(answer, dict) else []
+        if HEADLESS_NOTE in labels and labels:
+            found.append(f"{qid} → {labels[0]} (recommended; no user to ask)")
+    return found
 
 
 def _shown(segments: list[Segment]) -> list[AgentEvent]:

@@ -63,3 +63,55 @@ def stale_revision(asked: int, latest: int) -> str:
         f"revision {asked} is not the latest plan (revision {latest}); review it with /plan and "
         f'approve with "/plan approve {latest}"'
     )
+
+KNIGHT_PLAN_TEXT = """\
+Plan mode is on: investigate, then submit a plan; do not implement. It ends only when the user leaves it.
+
+- Explore with the read and search tools; shell commands must only inspect (a command that changes
+  files is reported to the user).
+- Ask with `ask_user` when a trade-off cannot be settled from the workspace: 2-4 options, the
+  recommended one first. Without a user the recommended option is taken and recorded as an assumption.
+- Submit with `submit_plan(plan)`: the goal, the specific changes with paths, the verification commands,
+  and the assumptions. Each submission replaces the whole draft and ends your turn.
+- You cannot approve your own plan. Feedback from the user is a request to revise it.
+- Every other tool is refused while planning."""
+"""The Plan fragment's instructions for the knightcode profile."""
+
+CLAUDE_PLAN_TEXT = """\
+Plan mode is active. The user wants a plan before any change: do not edit files, run mutating commands
+or change the system in any way until the user approves the plan.
+
+1. Explore the code read-only (read, search, list, inspecting commands).
+2. Design the approach and weigh the trade-offs; ask with `request_user_input` if something only the
+   user can decide.
+3. Present the finished plan with `exit_plan_mode(plan)`. End every planning turn either with a
+   question or with that call. The user approves, asks for changes or rejects it."""
+"""The Plan fragment's instructions for the claude profile."""
+
+CLAUDE_ACTIVE_REMINDER = (
+    "Plan mode is still active: explore read-only and finish with exit_plan_mode(plan) or a question; "
+    "do not change anything yet."
+)
+"""Sent at the start of each further planning turn of the claude profile."""
+
+
+def claude_reentry_reminder(previous_plan: str) -> str:
+    """The claude profile's reminder when planning starts again after an implementation."""
+    return (
+        "You are planning again after an earlier plan was implemented. Read the previous plan below. "
+        "If the user's new request is a different task, write a new plan that replaces it; if it is "
+        "the same task, revise that plan.\n\nPrevious plan:\n" + previous_plan
+    )
+
+
+def knight_recovery(rules: str, plan: str | None, approved: bool) -> str:
+    """The frozen message a compaction carries into the new window: the rules and the current draft."""
+    if plan is None:
+        return f"{rules}\n\nNo plan has been submitted yet."
+    which = "The approved plan" if approved else "The current draft"
+    return f"{rules}\n\n{which}:\n{plan}"
+
+
+def fresh_inline_prompt(plan: str) -> str:
+    """The first message of a fresh session in the knightcode and claude profiles: the whole plan."""
+    return f"Implement this approved plan:\n\n{plan}"

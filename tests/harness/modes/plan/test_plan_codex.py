@@ -28,7 +28,7 @@ from harness.events import (
 )
 from harness.modes.plan import IMPLEMENT_PROMPT, NO_DRAFT, NO_PLAN_TO_APPROVE, PlanState
 from harness.modes.plan.texts import CODEX_PLAN_TEXT
-from harness.repl import REVIEW_CHOICES, run_repl
+from harness.repl import review_menu, run_repl
 from harness.runtime import AgentOptions, AgentRuntime
 from harness.tools import still_planning
 from harness.tools.gate import UPDATE_PLAN_IN_PLAN_MODE
@@ -362,7 +362,7 @@ def test_the_chat_announces_default_mode_and_reviews_a_submitted_plan(repo: Path
     err = io.StringIO()
     with AgentRuntime(options) as runtime:
         run_repl(runtime, read=lambda _p: next(lines), err=err)
-    assert REVIEW_CHOICES in err.getvalue()
+    assert review_menu("codex") in err.getvalue()
     first, second, third = [e.request_body for e in read_recording(capture).exchanges]
     # Like the Codex TUI: the Default fragment is in the first developer message already.
     assert "# Collaboration mode: Default" in _collab(first["input"][0])[0]
