@@ -93,19 +93,20 @@ class KnightPlanMode(_ToolSubmitted):
 class ClaudePlanMode(_ToolSubmitted):
     extra_tools: frozenset[str] = frozenset({"exit_plan_mode", "enter_plan_mode"})
     submit_tool = "exit_plan_mode"
-    _turns: int = 0
 
     def fragment_text(self) -> str:
         return CLAUDE_PLAN_TEXT
 
     def on_turn_start(self, agent: Agent) -> None:
-        self._turns += 1
+        # The last request already carried plan mode: this is a further planning turn.
+        baseline = agent.baseline
+        if baseline is not None and getattr(baseline, "collaboration_mode", None) == self.collaboration_mode:
+            agent.append_item(plan_mode_reminder_item("active", CLAUDE_ACTIVE_REMINDER, role="user"))
+            return
         state = self.controller.state if self.controller else None
-        if self._turns == 1 and state is not None and state.cycles > 1 and state.draft is not None:
+        if state is not None and state.cycles > 1 and state.draft is not None:
             text = claude_reentry_reminder(state.draft)
             agent.append_item(plan_mode_reminder_item("reentered", text, role="user"))
-        elif self._turns > 1:
-            agent.append_item(plan_mode_reminder_item("active", CLAUDE_ACTIVE_REMINDER, role="user"))
 
 
 def planning_mode(profile: str, controller: PlanController) -> PlanMode:
