@@ -4,7 +4,8 @@
     model            Exchange and its parts, as the reader returns them
     runner           ProxyServer: in-process mitmproxy on its own thread
     recorder         Recorder: the capture addon (SSE tapped, never buffered; WebSocket turns)
-    responses_fold   accumulate: the one pure fold of Responses SSE events
+    responses/       the Responses stream toolkit: SSE parser and encoder, the fold, event builders,
+                     thread hints
     replay/          Replayer, cassettes, script cassettes, strict/sequential matching
     home             where recordings, sessions and the CA live (CTXSCOPE_HOME)
     errors           CtxscopeError and its subclasses
@@ -67,8 +68,8 @@ _WHERE = {
     "Replayer": "proxy.replay",
     "load_cassette": "proxy.replay",
     "serve_cassette": "proxy.replay",
-    "SseParser": "proxy.sse",
-    "accumulate": "proxy.responses_fold",
+    "SseParser": "proxy.responses",
+    "accumulate": "proxy.responses",
     "classify_endpoint": "proxy.endpoints",
 }
 

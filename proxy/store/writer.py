@@ -16,7 +16,7 @@ from typing import IO, Any
 
 from ..errors import RecordingError
 from ..model import Exchange, RecordingHeader
-from .codec import encode_body, encode_headers, encode_sse_data
+from .codec import encode_body, encode_headers, encode_sse_data, ordered_hash
 from .format import (
     FORMAT_VERSION,
     ITEMS,
@@ -62,6 +62,8 @@ class RecordingWriter:
         self._lock = threading.Lock()
         self._redactor = Redactor()
         self._stored: set[str] = set()
+        # stored hash -> `ordered_hash` of the blob as written, so SSE parts can restore their own key order
+        self._orders: dict[str, str] = {}
         # raw content hash -> stored (redacted) hash; memory only, so raw hashes never hit the disk
         self._raw_to_stored: dict[str, str] = {}
         self._recent: deque[tuple[int, list[str]]] = deque(maxlen=RECENT_INPUTS)
@@ -153,6 +155,7 @@ class RecordingWriter:
         h = content_hash(text)
         if h not in self._stored:
             self._stored.add(h)
+            self._orders[h] = ordered_hash(value)
             self._emit({"kind": KIND_BLOB, "h": h, "v": value})
         return h
 
@@ -209,7 +212,7 @@ class RecordingWriter:
         )
         line["id"] = exchange.id
         line["url"] = red.url(exchange.url)
-        for key in ("request_text", "response_text"):
+        for key in ("request_text", "response_text", "response_raw"):
             if key in line and isinstance(line[key], str):
                 line[key] = red.text(line[key])
         if "response_body" in line:
@@ -217,7 +220,9 @@ class RecordingWriter:
         if "sse" in line:
             for event in line["sse"]:
                 data = red.text(event.pop("data"))
-                as_json = encode_sse_data(data, self._sink)
+                if "wire" in event:  # comment lines are free text too
+                    event["wire"] = red.text(event["wire"])
+                as_json = encode_sse_data(data, self._sink, self._orders.get)
                 event["json" if as_json is not None else "data"] = as_json if as_json is not None else data
         if "ws_frames" in line:
             for frame in line["ws_frames"]:
