@@ -410,7 +410,7 @@ class Agent:
                 arguments=call.get("arguments", call.get("input")),
             )
         )
-        outcome = self.router.dispatch(call)
+        outcome = self.mode.revise_outcome(self, self.router.dispatch(call))
         data = self._append(outcome.item)
         self.emit(ToolOutput(call_id=data.get("call_id"), output=data.get("output")))
         return self.mode.on_tool_outcome(self, outcome)

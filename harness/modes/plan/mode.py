@@ -15,13 +15,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from harness.events import AgentEvent, AssistantMessage, PlanDelta, TextDelta, TurnCompleted, TurnStarted
+from harness.events import (
+    AgentEvent,
+    AssistantMessage,
+    PlanDelta,
+    TextDelta,
+    ToolCall,
+    TurnCompleted,
+    TurnStarted,
+)
 from harness.modes.default import DefaultMode
 from harness.modes.plan.parser import ProposedPlanParser, Segment, split_proposed_plan
-from harness.modes.plan.texts import CODEX_PLAN_TEXT
+from harness.modes.plan.texts import CODEX_PLAN_TEXT, workspace_changed, workspace_note
+from harness.modes.plan.workspace import Snapshot, changed_paths, take_snapshot
 from harness.tools import PLAN_MODE, GateRule, in_modes, still_planning
 from harness.tools.request_user_input import HEADLESS_NOTE
 
@@ -31,7 +40,10 @@ if TYPE_CHECKING:
     from harness.modes.plan.controller import PlanController
     from harness.tools import ToolOutcome
 
-__all__ = ["PLANNING_TOOLS", "PlanMode"]
+__all__ = ["PLANNING_TOOLS", "SHELL_TOOLS", "PlanMode"]
+
+SHELL_TOOLS: frozenset[str] = frozenset({"exec_command", "write_stdin", "shell"})
+"""Calls that run commands: allowed while planning, and watched for workspace changes."""
 
 PLANNING_TOOLS: frozenset[str] = frozenset(
     {
@@ -63,6 +75,8 @@ class PlanMode(DefaultMode):
     _parser: ProposedPlanParser = field(default_factory=ProposedPlanParser)
     _turn_plan: str | None = None
     _problems: list[str] = field(default_factory=list)
+    _before: Snapshot | None = None
+    """The workspace as it was when the running shell call started."""
 
     def fragment_text(self) -> str:
         return CODEX_PLAN_TEXT
@@ -86,6 +100,10 @@ class PlanMode(DefaultMode):
             split = split_proposed_plan(event.text)
             self._note(split.plan, split.extra_blocks, split.unclosed)
             return [*released, AssistantMessage(text=split.visible)]
+        if isinstance(event, ToolCall) and event.name in SHELL_TOOLS:
+            # Emitted right before the call runs: the moment to record the workspace.
+            self._before = take_snapshot(agent.context.cwd)
+            return [event]
         if isinstance(event, TurnCompleted):
             visible = split_proposed_plan(event.final_text).visible
             return [event.model_copy(update={"final_text": visible})]
@@ -103,6 +121,17 @@ class PlanMode(DefaultMode):
             )
         if unclosed:
             self._problems.append("a <proposed_plan> block was not closed; it was not taken as a plan")
+
+    def revise_outcome(self, agent: Agent, outcome: ToolOutcome) -> ToolOutcome:
+        before, self._before = self._before, None
+        if outcome.tool not in SHELL_TOOLS or before is None:
+            return outcome
+        changed = changed_paths(before, take_snapshot(before.root))
+        if not changed:
+            return outcome
+        agent.notice(workspace_changed(changed))
+        item = {**outcome.item, "output": f"{outcome.item.get('output', '')}\n\n{workspace_note(changed)}"}
+        return replace(outcome, item=item)
 
     def on_tool_outcome(self, agent: Agent, outcome: ToolOutcome) -> EndStep | None:
         if outcome.tool == "request_user_input" and self.controller is not None:

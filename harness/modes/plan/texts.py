@@ -64,6 +64,7 @@ def stale_revision(asked: int, latest: int) -> str:
         f'approve with "/plan approve {latest}"'
     )
 
+
 KNIGHT_PLAN_TEXT = """\
 Plan mode is on: investigate, then submit a plan; do not implement. It ends only when the user leaves it.
 
@@ -115,3 +116,31 @@ def knight_recovery(rules: str, plan: str | None, approved: bool) -> str:
 def fresh_inline_prompt(plan: str) -> str:
     """The first message of a fresh session in the knightcode and claude profiles: the whole plan."""
     return f"Implement this approved plan:\n\n{plan}"
+
+
+WORKSPACE_CHANGED = "workspace changed by a planning command: "
+"""How the note and the notice start (the inspector recognises the note by it)."""
+
+
+def workspace_changed(paths: list[str], limit: int = 10) -> str:
+    """`workspace changed by a planning command: a.txt, b.txt (+3 more)`."""
+    shown = ", ".join(paths[:limit]) + (f" (+{len(paths) - limit} more)" if len(paths) > limit else "")
+    return WORKSPACE_CHANGED + shown
+
+
+def workspace_note(paths: list[str]) -> str:
+    """The line added to a shell call's output when it changed files while planning."""
+    return (
+        f"[ctxscope] {workspace_changed(paths)}. Plan mode must not change the workspace: tell the "
+        "user what changed, and use only commands that inspect."
+    )
+
+
+def recognise_workspace_note(output: str) -> list[str] | None:
+    """The paths of a workspace-change note at the end of a tool output, or None."""
+    marker = "[ctxscope] " + WORKSPACE_CHANGED
+    at = output.rfind(marker)
+    if at < 0:
+        return None
+    rest = output[at + len(marker) :].split(". Plan mode must not", 1)[0]
+    return [p.strip() for p in rest.split(",") if p.strip()]

@@ -186,7 +186,7 @@ def test_the_gate_refuses_at_call_time_inside_a_batch(repo: Path, tmp_path: Path
                     "arguments": {"plan": [{"step": "a", "status": "pending"}]},
                 }
             },
-            {"function_call": {"name": "exec_command", "arguments": {"cmd": "echo looked"}}},
+            {"function_call": {"name": "exec_command", "arguments": {"cmd": "echo looked", "login": False}}},
         ]
     }
     script = write_script(tmp_path / "s.json", [batch, {"text": ANSWER}])
