@@ -6,13 +6,26 @@ Kept in one module so a reviewer sees all of plan mode's wording at once, and te
 from __future__ import annotations
 
 __all__ = [
+    "CLAUDE_ACTIVE_REMINDER",
+    "CLAUDE_PLAN_TEXT",
     "CODEX_PLAN_TEXT",
     "IMPLEMENT_PROMPT",
+    "KNIGHT_PLAN_TEXT",
     "NO_DRAFT",
     "NO_PLAN_TO_APPROVE",
     "PLAN_SUBMITTED_SIBLING",
+    "SUBMITTED_OUTPUT",
+    "WORKSPACE_CHANGED",
+    "claude_reentry_reminder",
+    "fresh_inline_prompt",
     "fresh_prompt",
+    "knight_recovery",
+    "recognise_fresh_prompt",
+    "recognise_submitted",
+    "recognise_workspace_note",
     "stale_revision",
+    "workspace_changed",
+    "workspace_note",
 ]
 
 CODEX_PLAN_TEXT = """\
@@ -50,6 +63,27 @@ PLAN_SUBMITTED_SIBLING = "not run: a plan was submitted"
 
 NO_DRAFT = "No plan submitted yet; send a task to continue planning."
 NO_PLAN_TO_APPROVE = "No plan to approve."
+
+
+SUBMITTED_OUTPUT = "Plan submitted as revision {revision}. Stop here: the user reviews it."
+"""The output of a successful `submit_plan` / `exit_plan_mode` call."""
+
+
+def recognise_submitted(output: str) -> int | None:
+    """The revision a submission tool's output names, or None."""
+    head = SUBMITTED_OUTPUT.split("{revision}")[0]
+    if not output.startswith(head):
+        return None
+    number = output[len(head) :].split(".", 1)[0]
+    return int(number) if number.isdigit() else None
+
+
+def recognise_fresh_prompt(text: str) -> str | None:
+    """The plan file a "clear context and implement" first message points at, or None."""
+    head, _, tail = fresh_prompt("\0").partition("\0")
+    if text.startswith(head) and text.endswith(tail) and len(text) > len(head) + len(tail):
+        return text[len(head) : len(text) - len(tail)]
+    return None
 
 
 def fresh_prompt(path: str) -> str:

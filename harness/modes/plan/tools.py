@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.modes.plan.texts import SUBMITTED_OUTPUT
 from harness.tools import Question, QuestionOption, Tool, ToolContext, ToolError, ToolResult
 from harness.tools.base import ToolKind, function_spec, parse_args
 
@@ -66,7 +67,7 @@ class _SubmitBase:
         if not hooks.planning:
             raise ToolError(NOT_PLANNING.format(tool=self.name))
         revision = hooks.submit(a.plan)
-        return ToolResult(f"Plan submitted as revision {revision}. Stop here: the user reviews it.")
+        return ToolResult(SUBMITTED_OUTPUT.format(revision=revision))
 
 
 class SubmitPlan(_SubmitBase):
