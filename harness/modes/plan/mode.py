@@ -9,6 +9,8 @@ subclass it).
   model's words as sent.
 - The submission: the first complete block of a turn becomes the next revision of the draft when
   the turn ends (`PlanController.submit`).
+- Compaction: the new window gets a frozen recovery message (the planning rules and the current
+  draft), so the plan survives; later revisions never rewrite it (every profile).
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from harness.context import plan_mode_reminder_item
 from harness.events import (
     AgentEvent,
     AssistantMessage,
@@ -29,7 +32,7 @@ from harness.events import (
 )
 from harness.modes.default import DefaultMode
 from harness.modes.plan.parser import ProposedPlanParser, Segment, split_proposed_plan
-from harness.modes.plan.texts import CODEX_PLAN_TEXT, workspace_changed, workspace_note
+from harness.modes.plan.texts import CODEX_PLAN_TEXT, plan_recovery, workspace_changed, workspace_note
 from harness.modes.plan.workspace import Snapshot, changed_paths, take_snapshot
 from harness.tools import PLAN_MODE, GateRule, in_modes, still_planning
 from harness.tools.request_user_input import HEADLESS_NOTE
@@ -139,6 +142,12 @@ class PlanMode(DefaultMode):
             for assumption in headless_assumptions(outcome.result.output):
                 self.controller.assume(assumption)
         return None
+
+    def on_compaction(self, agent: Agent) -> Sequence[dict[str, Any]]:
+        state = self.controller.state if self.controller else None
+        plan = state.draft if state else None
+        text = plan_recovery(self.fragment_text(), plan, bool(state and state.approved))
+        return [plan_mode_reminder_item("recovery", text)]
 
     def on_turn_end(self, agent: Agent, result: TurnResult) -> None:
         for problem in self._problems:

@@ -2,7 +2,7 @@
 
 - codex (`PlanMode` itself): the plan is a `<proposed_plan>` block in the answer.
 - knightcode (`KnightPlanMode`): `submit_plan` replaces the draft and ends the run (the rest of the
-  batch is not run), `ask_user` asks, a compaction carries a frozen recovery message.
+  batch is not run), `ask_user` asks.
 - claude (`ClaudePlanMode`): `exit_plan_mode(plan)` submits and ends the run, each further planning
   turn gets a reminder, planning again after an implementation gets the re-entry reminder.
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from harness.context import plan_mode_reminder_item
 from harness.events import AgentEvent
@@ -25,7 +25,6 @@ from harness.modes.plan.texts import (
     KNIGHT_PLAN_TEXT,
     PLAN_SUBMITTED_SIBLING,
     claude_reentry_reminder,
-    knight_recovery,
 )
 
 if TYPE_CHECKING:
@@ -81,12 +80,6 @@ class KnightPlanMode(_ToolSubmitted):
 
     def fragment_text(self) -> str:
         return KNIGHT_PLAN_TEXT
-
-    def on_compaction(self, agent: Agent) -> Sequence[dict[str, Any]]:
-        state = self.controller.state if self.controller else None
-        plan = state.draft if state else None
-        text = knight_recovery(KNIGHT_PLAN_TEXT, plan, bool(state and state.approved))
-        return [plan_mode_reminder_item("recovery", text)]
 
 
 @dataclass

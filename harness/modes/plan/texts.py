@@ -19,7 +19,7 @@ __all__ = [
     "claude_reentry_reminder",
     "fresh_inline_prompt",
     "fresh_prompt",
-    "knight_recovery",
+    "plan_recovery",
     "recognise_fresh_prompt",
     "recognise_submitted",
     "recognise_workspace_note",
@@ -139,7 +139,7 @@ def claude_reentry_reminder(previous_plan: str) -> str:
     )
 
 
-def knight_recovery(rules: str, plan: str | None, approved: bool) -> str:
+def plan_recovery(rules: str, plan: str | None, approved: bool) -> str:
     """The frozen message a compaction carries into the new window: the rules and the current draft."""
     if plan is None:
         return f"{rules}\n\nNo plan has been submitted yet."

@@ -32,6 +32,7 @@ from harness.repl import review_menu, run_repl
 from harness.runtime import AgentOptions, AgentRuntime
 from harness.tools import still_planning
 from harness.tools.gate import UPDATE_PLAN_IN_PLAN_MODE
+from inspector.analysis import analyse_recording
 from proxy.errors import ConfigError
 from proxy.home import sessions_dir
 from proxy.store.reader import read_recording
@@ -374,3 +375,25 @@ def test_the_chat_announces_default_mode_and_reviews_a_submitted_plan(repo: Path
     assert [i.get("role") for i in implement] == ["assistant", "developer", "user"]
     assert "# Collaboration mode: Default" in _collab(implement[1])[0]
     assert _texts(implement[2]) == [IMPLEMENT_PROMPT]
+
+
+def test_compaction_carries_the_rules_and_the_draft_into_the_new_window(repo: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.json", [{"text": ANSWER}, {"text": "still here"}])
+
+    def commands(runtime: AgentRuntime, i: int) -> None:
+        if i == 1:
+            assert runtime.agent is not None
+            runtime.agent.reset_context()
+
+    capture = tmp_path / "cap.jsonl"
+    run = run_agent(repo, script, ["add greet", "go on"], capture, plan=True, commands=commands)
+    first, second = run.bodies()
+    added = second["input"][len(first["input"]) :]
+    recovery = [t for i in added for t in _texts(i) if t.startswith('<plan_mode_reminder event="recovery">')]
+    (text,) = recovery
+    assert CODEX_PLAN_TEXT in text and PLAN in text
+    # The new window re-renders the Plan fragment (still planning) and the inspector names the message.
+    assert sum(len(_collab(i)) for i in added) == 1
+    said = [e.sentence for t in analyse_recording(capture).turns for e in t.mode_events]
+    assert "plan recovery message (rules and plan carried over a compaction)" in said
+    assert not any(s.startswith("mode ") for s in said[1:])
