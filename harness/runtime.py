@@ -119,6 +119,10 @@ class AgentRuntime:
                 self.provider, base_url=self.route.base_url, retry=self.config.retry, notice=self._notice
             )
             self.agent = self._make_agent(store, resumed, cwd)
+            if resumed is not None and self.options.model and self.options.model != self.agent.model:
+                # `--model` with `--session`/`--fork` is a switch, as `/model` is: the model-switch
+                # fragment goes in and the history is kept (the session's own model would win otherwise).
+                self.agent.switch_model(self.options.model)
             if self.options.plan and resumed is None:
                 assert self.plan is not None
                 self.plan.enter()
@@ -195,6 +199,7 @@ class AgentRuntime:
             approver=self.options.approver,
             ask_user=self.options.ask_user,
             mode=mode,
+            env_allow=self.config.shell_env_allow,
         )
         saved = resumed.plan_state if resumed is not None else None
         profile = self._plan_profile(saved)

@@ -1,6 +1,7 @@
 """ctxscope's bottom layer: capture, the recording file, and replay. Imports neither other package.
 
-    store/           the recording file: RecordingWriter, read_recording, Redactor
+    store/           the recording file: RecordingWriter, read_recording
+    redact/          Redactor: no credential reaches a file (names, shapes, numbered placeholders)
     model            Exchange and its parts, as the reader returns them
     runner           ProxyServer: in-process mitmproxy on its own thread
     recorder         Recorder: the capture addon (SSE tapped, never buffered; WebSocket turns)
@@ -23,11 +24,11 @@ if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
     from proxy.errors import ConfigError, CtxscopeError, ProxyStartError, RecordingError, ReplayMismatch
     from proxy.model import Exchange, SseEvent
     from proxy.recorder import Recorder
+    from proxy.redact import Redactor
     from proxy.replay import Replayer, load_cassette, serve_cassette
-    from proxy.responses_fold import accumulate
+    from proxy.responses import SseParser, accumulate
     from proxy.runner import ProxyServer
-    from proxy.sse import SseParser
-    from proxy.store import Recording, RecordingWriter, Redactor, read_recording
+    from proxy.store import Recording, RecordingWriter, read_recording
 
 __all__ = [
     "ConfigError",
@@ -63,7 +64,7 @@ _WHERE = {
     "Recorder": "proxy.recorder",
     "Recording": "proxy.store",
     "RecordingWriter": "proxy.store",
-    "Redactor": "proxy.store",
+    "Redactor": "proxy.redact",
     "read_recording": "proxy.store",
     "Replayer": "proxy.replay",
     "load_cassette": "proxy.replay",

@@ -30,11 +30,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from proxy.errors import ConfigError
+from proxy.files import open_private_append
 from proxy.home import sessions_dir
 from proxy.store.redact import Redactor
 
@@ -94,7 +95,7 @@ class SessionStore:
         self.path = path
         self.session_id = session_id
         self._lock = threading.RLock()
-        self._file_lock: TextIO | None = None
+        self._file_lock: IO[str] | None = None
         """The open file holding the `flock` while `locked()` runs (appends inside reuse it)."""
         self._redactor = Redactor()
         if entries is None:
@@ -161,7 +162,7 @@ class SessionStore:
                 payload=self._redactor.body(payload),
             )
             line = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
-            with self.path.open("a", encoding="utf-8") as f:
+            with open_private_append(self.path) as f:  # owner-only wherever the sessions folder is
                 # Inside `locked()` this process already holds the lock (through another open file:
                 # flock on a second one would wait for ourselves).
                 if self._file_lock is None:
@@ -177,7 +178,7 @@ class SessionStore:
     def locked(self) -> Iterator[list[SessionEntry]]:
         """Hold the file's lock; yields the entries as they are now (head moves to the file's last
         entry, so what this process appends follows what another one wrote)."""
-        with self._lock, self.path.open("a", encoding="utf-8") as f:
+        with self._lock, open_private_append(self.path) as f:
             fcntl.flock(f, fcntl.LOCK_EX)
             self._file_lock = f
             try:

@@ -32,6 +32,7 @@ from harness.modes.plan.texts import (
     stale_revision,
 )
 from proxy.errors import ConfigError
+from proxy.files import write_private
 from proxy.home import ctxscope_home
 
 if TYPE_CHECKING:
@@ -153,7 +154,8 @@ class PlanController:
         if self.state.profile == "codex":
             # As observed: the plan goes to a file and the first message points at it.
             path = approved_plan_path()
-            path.write_text(plan if plan.endswith("\n") else plan + "\n", encoding="utf-8")
+            text = plan if plan.endswith("\n") else plan + "\n"
+            write_private(path, lambda f: f.write(text))
             first = fresh_prompt(str(path))
         else:
             first = fresh_inline_prompt(plan)
