@@ -120,6 +120,13 @@ def demo(
         raise ConfigError(
             f"cannot build the demo in {where} ({err.strerror or err}); choose another --workdir"
         ) from None
+    if workdir is None:
+        # Kept on purpose: the session in it can be resumed and the files the agent wrote looked at.
+        print(
+            f"\ndemo workspace kept in {root} (the repo, its session); remove it with: "
+            f"rm -rf {shlex.quote(str(root))}",
+            file=sys.stderr,
+        )
     console = Console(highlight=False)
     # Paths are printed as plain text (a `[` in a path is not markup) and never wrapped, so the
     # commands below can be copied from a narrow terminal.

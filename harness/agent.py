@@ -200,7 +200,8 @@ class Agent:
             "session_file": str(self.session.path),
             "model": self.model,
             "provider": self.client.provider.name,
-            "base_url": self.client.base_url,
+            # the backend the requests are for; a capture proxy in between is the runtime's (/status)
+            "backend": self.client.provider.base_url,
             "cwd": str(self.context.cwd),
             "mode": self.mode.name,
             "history_items": len(self.history),

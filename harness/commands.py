@@ -77,6 +77,12 @@ def _model(runtime: AgentRuntime, arg: str, out: TextIO) -> CommandResult:
 
 def _status(runtime: AgentRuntime, arg: str, out: TextIO) -> CommandResult:
     info = _agent(runtime).status()
+    route = runtime.route.base_url if runtime.route is not None else None
+    if runtime.provider.name == "script" and route:
+        info["backend"] = f"{route} (script cassette {runtime.config.script})"
+    # Requests go to the capture proxy, which forwards them to the backend: show both, apart.
+    capturing = runtime.capture_path is not None and route is not None
+    info["capture_proxy"] = route if capturing else "none"
     info["capture"] = str(runtime.capture_path) if runtime.capture_path else "off"
     for key, value in info.items():
         out.write(f"  {key}: {value}\n")

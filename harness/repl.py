@@ -19,9 +19,29 @@ from proxy.errors import CtxscopeError
 __all__ = ["review_menu", "run_repl"]
 
 
-def run_repl(runtime: AgentRuntime, read: Callable[[str], str] = input, err: TextIO | None = None) -> None:
+def _line_reader(err: TextIO) -> Callable[[str], str]:
+    """`input` on a terminal; otherwise a reader whose `› ` prompt goes to stderr, so that the
+    answers are all a pipe reading stdout gets."""
+    if sys.stdin.isatty():
+        return input
+
+    def read(prompt: str) -> str:
+        err.write(prompt)
+        err.flush()
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        return line.rstrip("\n")
+
+    return read
+
+
+def run_repl(
+    runtime: AgentRuntime, read: Callable[[str], str] | None = None, err: TextIO | None = None
+) -> None:
     """Read prompts until /quit or end of input."""
     err = err or sys.stderr
+    read = read or _line_reader(err)
     names = " ".join(c.name for c in COMMANDS)  # from the registry, so none is left out
     err.write(f"ctxscope agent — type a task, or {names}\n")
     while True:
