@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from harness.modes.plan.command import PLAN_USAGE, plan_command
 from proxy.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -108,6 +109,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("/status", "/status", "show session and backend", _status),
     Command("/new", "/new", "start a new session", _new),
     Command("/cd", "/cd DIR", "change the working directory", _cd),
+    Command("/plan", PLAN_USAGE, "plan first: enter plan mode, approve or leave it", plan_command),
     Command("/quit", "/quit", "leave", _quit, aliases=("/exit",)),
 )
 

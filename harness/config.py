@@ -10,6 +10,7 @@ global_agents_file = "AGENTS.md"    # global AGENTS.md (default: AGENTS.md in th
 reasoning_effort = "medium"
 reasoning_summary = "auto"
 max_steps = 50
+plan_profile = "codex"              # codex | claude | knightcode: how plan mode enters, submits, reviews
 
 [models."gpt-5-codex"]              # per-model overrides
 instructions_file = "codex.md"
@@ -41,6 +42,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from harness.modes.plan.state import PLAN_PROFILES
 from harness.tools.call_context import APPROVAL_POLICIES, SANDBOX_MODES
 from proxy.errors import ConfigError
 from proxy.home import config_dir
@@ -83,6 +85,8 @@ class HarnessConfig:
     reasoning_summary: str | None = "auto"
     parallel_tool_calls: bool = False
     max_steps: int = 50
+    plan_profile: str = "codex"
+    """Which plan-mode system to follow: codex, claude or knightcode (`harness.modes.plan`)."""
     retry: RetrySettings = RetrySettings()
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     chatgpt: dict[str, Any] = field(default_factory=dict)
@@ -127,6 +131,10 @@ class HarnessConfig:
             raise ConfigError(f"unknown approval policy {self.approval!r}: use one of {', '.join(APPROVALS)}")
         if self.max_steps < 1:
             raise ConfigError("max_steps must be at least 1")
+        if self.plan_profile not in PLAN_PROFILES:
+            raise ConfigError(
+                f"unknown plan profile {self.plan_profile!r}: use one of {', '.join(PLAN_PROFILES)}"
+            )
 
 
 def _path(value: Any, base: Path, key: str) -> Path:
@@ -145,6 +153,7 @@ _STRING_KEYS = (
     "reasoning_effort",
     "reasoning_summary",
     "developer_instructions",
+    "plan_profile",
 )
 
 
