@@ -36,7 +36,7 @@ from inspector.analysis import analyse_recording
 from proxy.errors import ConfigError
 from proxy.home import sessions_dir
 from proxy.store.reader import read_recording
-from tests.cli_support import run_cli
+from tests.cli_support import run_cli, run_cli_process
 from tests.harness.helpers import (
     PINNED_CONTEXT,
     assert_append_only,
@@ -252,7 +252,21 @@ def test_print_mode_prints_exactly_the_plan_and_a_second_process_approves(repo: 
     )
     done_script = write_script(tmp_path / "d.json", [{"text": "greet added"}])
     capture = tmp_path / "c2.jsonl"
-    done = _cli(repo, done_script, "--session", sid, "-p", "/plan approve 1", "--capture", str(capture))
+    # The approval comes from another process (the real command), as a person would run it.
+    done = run_cli_process(
+        "agent",
+        "--provider",
+        "script",
+        "--script",
+        str(done_script),
+        "--session",
+        sid,
+        "-p",
+        "/plan approve 1",
+        "--capture",
+        str(capture),
+        cwd=repo,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "greet added\n"
     (body,) = [e.request_body for e in read_recording(capture).exchanges]
