@@ -117,8 +117,7 @@ def _members(marker: StateField, change: StateChange) -> list[str]:
 
 
 def describe_change(change: StateChange) -> list[str]:
-    """The sentences that tell one change (none when it has nothing to tell, e.g. a skill dropped
-    from the selection by a context rebuild)."""
+    """The sentences that tell one change (none when it has nothing to tell)."""
     marker = _marker(change.field)
     label, before, after = marker.label, change.before, change.after
     if marker.style is ChangeStyle.LIST:
@@ -128,7 +127,9 @@ def describe_change(change: StateChange) -> list[str]:
     if marker.style is ChangeStyle.MEMBERS:
         return _members(marker, change)
     if marker.style is ChangeStyle.SELECTED:
-        return [f"{label} {name} selected" for name in after or [] if name not in (before or [])]
+        # A selection only goes when the context is rebuilt (a compaction that did not bring it back).
+        gone = [f"{label} {name} no longer in context" for name in before or [] if name not in (after or [])]
+        return [f"{label} {name} selected" for name in after or [] if name not in (before or [])] + gone
     if marker.style is ChangeStyle.TEXT:
         return [f"{label} set: {_short(after, marker, 80)}" if after else f"{label} cleared"]
     if marker.style is ChangeStyle.HIDDEN:

@@ -146,6 +146,7 @@ def test_odd_input_is_shown_never_fatal(analysed: Callable[[str], Analysis]) -> 
 def test_compaction_names_what_it_dropped_and_a_replaced_summary() -> None:
     """A second compaction: the earlier summary is replaced, the selected skill is not brought back."""
     from inspector.analysis import analyse_exchanges
+    from inspector.reports import describe_changes
     from tests.inspector.builders import Script, body, completed, fragment, initial_context, message
 
     s = Script()
@@ -171,3 +172,4 @@ def test_compaction_names_what_it_dropped_and_a_replaced_summary() -> None:
     assert report is not None and report.replaced_summary and report.dropped_names == ["skill demo-skill"]
     assert "(previous summary replaced)" in report.sentence
     assert ", dropped: skill demo-skill" in report.sentence
+    assert "skill demo-skill no longer in context" in describe_changes(analysis.turn(3).state_changes)

@@ -45,7 +45,8 @@ def test_each_style_tells_its_change() -> None:
     a, b = SkillInfo(name="a", description="", path=""), SkillInfo(name="b", description="", path="")
     assert told("skills", [a], [b]) == ["skills catalog changed: +b -a"]
     assert told("selected_skills", ["x"], ["x", "y"]) == ["skill y selected"]
-    assert told("selected_skills", ["x"], []) == []  # dropped by a context rebuild: nothing to tell
+    # dropped by a context rebuild (a compaction that did not bring it back): said, not left silent
+    assert told("selected_skills", ["x"], []) == ["skill x no longer in context"]
     assert told("goal", "g", None) == ["goal cleared"]
     assert told("goal", None, "word " * 40) == [f"goal set: {('word ' * 40).strip()[:79]}…"]
     assert told("personality", "calm", "terse") == ["personality changed"]
