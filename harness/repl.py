@@ -1,6 +1,8 @@
 """The interactive chat: a plain terminal loop; slash commands come from `harness.commands`.
 
-Ctrl-C during a turn aborts the turn (a turn-aborted fragment is recorded) and returns to the prompt;
+A prompt whose turn makes a goal active (`create_goal`) goes on with goal turns until the goal stops.
+Ctrl-C during a turn aborts the turn (a turn-aborted fragment is recorded; a goal is paused) and
+returns to the prompt;
 Ctrl-C or Ctrl-D at the prompt leaves.
 """
 
@@ -11,6 +13,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from harness.commands import COMMANDS, is_command, run_command
+from harness.goal.runner import run_prompt
 from harness.runtime import AgentRuntime
 from proxy.errors import CtxscopeError
 
@@ -42,7 +45,7 @@ def run_repl(runtime: AgentRuntime, read: Callable[[str], str] = input, err: Tex
             continue
         assert runtime.agent is not None
         try:
-            runtime.agent.run_turn(line)
+            run_prompt(runtime.agent, line)
         except KeyboardInterrupt:
             err.write("\nturn aborted\n")
         except CtxscopeError as e:

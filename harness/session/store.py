@@ -5,8 +5,9 @@
 Entry types: `session_meta` (first line: session id, cwd, provider, model, forked_from),
 `response_item` (one history item, in order), `world_state` (a full world-state snapshot: the
 baseline later requests diff against), `turn_context` (per-turn settings: model, cwd, sandbox...),
-`model_switch` ({from, to}), `event` (notices, errors, usage). Later issues add more types (plan,
-compaction); readers keep entries of unknown types.
+`model_switch` ({from, to}), `event` (notices, errors, usage), `goal` (the thread goal after each
+change, or null when cleared), `compacted` (the history that replaced everything before it, and
+the new window number). Readers keep entries of unknown types.
 
 Each line is flushed as written, so a killed harness leaves a loadable file (a torn line is
 skipped, and the next entry starts on a fresh line). Payloads go through the same deterministic
@@ -26,13 +27,23 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.goal.state import GoalState, parse_goal_entry
 from proxy.errors import ConfigError
 from proxy.home import sessions_dir
 from proxy.store.redact import Redactor
 
 __all__ = ["ENTRY_TYPES", "ResumedSession", "SessionEntry", "SessionStore", "new_session_id"]
 
-ENTRY_TYPES = ("session_meta", "response_item", "world_state", "turn_context", "model_switch", "event")
+ENTRY_TYPES = (
+    "session_meta",
+    "response_item",
+    "world_state",
+    "turn_context",
+    "model_switch",
+    "event",
+    "goal",
+    "compacted",
+)
 
 
 def new_session_id() -> str:
@@ -66,6 +77,10 @@ class ResumedSession:
     model: str | None = None
     turn_context: dict[str, Any] | None = None
     turns: int = 0
+    goal: GoalState | None = None
+    """The thread goal as last recorded (None: never set, or cleared)."""
+    window: int = 0
+    """Compactions so far: the context window the next request belongs to."""
 
 
 class SessionStore:
@@ -218,6 +233,12 @@ class SessionStore:
             elif entry.type == "turn_context":
                 state.turn_context = entry.payload
                 state.turns += 1
+            elif entry.type == "goal":
+                state.goal = parse_goal_entry(entry.payload, f"session file {self.path}")
+            elif entry.type == "compacted":
+                # The compacted window replaces the history: a resume sends what the model saw last.
+                state.history = list(entry.payload.get("history") or [])
+                state.window = int(entry.payload.get("window") or state.window + 1)
         return state
 
     def fork(self, *, directory: Path | None = None, leaf: str | None = None) -> SessionStore:

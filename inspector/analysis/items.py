@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.context.fragments import classify_text
+from harness.context.goal_fragments import goal_objective_of
 from inspector.analysis.normalise import item_key
 from inspector.analysis.tokens import count_text
 
@@ -190,6 +191,23 @@ def classify_item(position: int, item: Any, key: str | None = None) -> Item:
         if opaque:
             label += f" (+{opaque} chars encrypted)"
         return Item(position, itype, None, "reasoning", label, text, count_text(text), key, (), item)
+    objective = goal_objective_of(item)
+    if objective is not None:
+        # Codex's goal objective: an output with no call, by design (not an orphan).
+        part = Part(0, itype, "goal_objective", "goal_objective", objective, {"objective": objective})
+        label = f"goal_objective {_preview(objective, 50)}"
+        return Item(
+            position,
+            itype,
+            None,
+            "goal_objective",
+            label,
+            objective,
+            count_text(objective),
+            key,
+            (part,),
+            item,
+        )
     if itype in TOOL_ITEM_TYPES:
         return _tool_item(position, item, itype, key)
     if itype in COMPACTION_ITEM_TYPES:

@@ -9,6 +9,7 @@ reasoning effort of the request. Changes are described as sentences a person rea
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -58,6 +59,15 @@ def apply_fragment(state: dict[str, Any], kind: str, values: dict[str, Any]) -> 
         state["selected_skills"] = selected
     elif kind == "goal":
         state["goal"] = values.get("objective") or values.get("text")
+    elif kind in ("goal_objective", "goal_status"):
+        if values.get("objective"):
+            state["goal"] = values["objective"]
+        if values.get("status"):
+            state["goal_status"] = values["status"]
+        elif kind == "goal_objective" and not state.get("goal_status"):
+            state["goal_status"] = "active"
+    elif kind == "goal_continuation":
+        state["goal_continuations"] = int(state.get("goal_continuations") or 0) + 1
     elif kind == "personality":
         state["personality"] = values.get("text")
     elif kind == "model_switch" and values.get("model"):
@@ -70,7 +80,27 @@ def fold_items(state: dict[str, Any], items: Iterable[Item]) -> dict[str, Any]:
     for item in items:
         for part in item.fragments:
             apply_fragment(out, part.kind, part.values)
+        if item.type == "function_call" and isinstance(item.raw, dict):
+            _goal_call(out, item.raw)
     return out
+
+
+def _goal_call(state: dict[str, Any], call: dict[str, Any]) -> None:
+    """The model's own goal changes: `update_goal {status}`, `create_goal {objective}`."""
+    name = call.get("name")
+    if name not in ("update_goal", "create_goal"):
+        return
+    try:
+        args = json.loads(call.get("arguments") or "{}")
+    except (TypeError, ValueError):
+        return
+    if not isinstance(args, dict):
+        return
+    if name == "update_goal" and isinstance(args.get("status"), str):
+        state["goal_status"] = args["status"]
+    elif name == "create_goal" and isinstance(args.get("objective"), str):
+        state["goal"] = args["objective"]
+        state["goal_status"] = "active"
 
 
 def request_values(state: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
@@ -127,10 +157,45 @@ _NAMES = {
 }
 
 
+_GOAL_STATUS_SENTENCES = {
+    "paused": "goal paused",
+    "complete": "goal completed",
+    "blocked": "goal blocked",
+    "budget_limited": "goal budget spent",
+}
+
+
+def _goal_sentences(before: dict[str, Any], after: dict[str, Any], added: list[Item]) -> list[str]:
+    """The goal's status changes in the order the added items tell them (the person's status
+    messages, the model's goal calls), then a new continuation turn (Codex's /goal and the harness's)."""
+    out: list[str] = []
+    for item in added:
+        statuses = [p.values.get("status") for p in item.fragments if p.kind == "goal_status"]
+        if not statuses and item.type == "function_call" and isinstance(item.raw, dict):
+            probe: dict[str, Any] = {}
+            _goal_call(probe, item.raw)
+            if item.raw.get("name") == "update_goal":
+                statuses = [probe.get("goal_status")]
+        for status in statuses:
+            if status == "active":
+                # A status message that sets the goal is told by "goal set"; alone it resumes one.
+                if not any(p.values.get("objective") for p in item.fragments):
+                    out.append("goal resumed")
+            elif status is not None:
+                out.append(_GOAL_STATUS_SENTENCES.get(str(status), f"goal {status}"))
+    count = int(after.get("goal_continuations") or 0)
+    if count > int(before.get("goal_continuations") or 0):
+        out.append(f"goal continuation #{count}")
+    return out
+
+
 def describe_changes(before: dict[str, Any] | None, after: dict[str, Any], added: list[Item]) -> list[str]:
     """Sentences for every value that differs between two states (`before` None: the first turn)."""
     if before is None:  # the initial context is listed as fragments; only say what the user chose
-        return [f"skill {name} selected" for name in after.get("selected_skills") or []]
+        chosen = [f"skill {name} selected" for name in after.get("selected_skills") or []]
+        if after.get("goal"):
+            chosen.append(f"goal set: {_short(after.get('goal'), 80)}")
+        return chosen + _goal_sentences({}, after, added)
     sentences: list[str] = []
     added_kinds = {p.kind for item in added for p in item.fragments}
     for key in (
@@ -171,6 +236,7 @@ def describe_changes(before: dict[str, Any] | None, after: dict[str, Any], added
         sentences.append(
             f"goal set: {_short(after.get('goal'), 80)}" if after.get("goal") else "goal cleared"
         )
+    sentences += _goal_sentences(before, after, added)
     if before.get("personality") != after.get("personality"):
         sentences.append("personality changed")
     return sentences

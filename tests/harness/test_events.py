@@ -12,6 +12,8 @@ import pytest
 from harness.events import (
     AgentEvent,
     AssistantMessage,
+    Compacted,
+    GoalUpdated,
     ModeChange,
     ModelSwitch,
     Notice,
@@ -44,6 +46,8 @@ WIRE_KEYS: dict[str, list[str]] = {
     "mode_change": ["type", "from", "to"],
     "error": ["type", "turn_id", "message"],
     "turn_completed": ["type", "turn_id", "final_text", "steps", "stopped", "usage"],
+    "goal_updated": ["type", "objective", "status", "tokens_used", "token_budget", "reason"],
+    "compacted": ["type", "trigger", "window", "items_before", "items_after"],
 }
 
 SAMPLES: list[AgentEvent] = [
@@ -59,6 +63,8 @@ SAMPLES: list[AgentEvent] = [
     ModeChange(from_="default", to="plan"),
     TurnError(turn_id="t", message="upstream said no"),
     TurnCompleted(turn_id="t", final_text="hello", steps=2, stopped="max_steps", usage=[{"input_tokens": 3}]),
+    GoalUpdated(objective="ship it", status="active", tokens_used=0, token_budget=None, reason="user"),
+    Compacted(trigger="manual", window=1, items_before=9, items_after=4),
 ]
 
 
