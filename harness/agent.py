@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness.client import ResponsesClient, StreamResult
-from harness.compaction.run import compact, over_threshold
+from harness.compaction.run import compact, context_tokens, over_threshold
 from harness.config import HarnessConfig
 from harness.context import message_item, render_fragment
 from harness.context.goal_fragments import goal_objective_item
@@ -295,8 +295,9 @@ class Agent:
         self.emit(ModeChange(from_=old, to=mode.name))
 
     def reset_context(self) -> None:
-        """Start a new context window (compaction seam): the next request gets the full render again,
-        followed by whatever the mode carries over (`on_compaction`)."""
+        """Restart the world-state render in a new window number without touching the history (a
+        seam for tests of `on_compaction`). A real compaction is `compact()`: it rebuilds the window,
+        since a full render appended to the unchanged history would only grow it."""
         self.baseline = None
         self.window += 1
         self._carried = list(self.mode.on_compaction(self))
@@ -371,6 +372,19 @@ class Agent:
         else:
             self.record_goal("turn")
 
+    def _auto_compact(self, turn_id: str) -> None:
+        """Compact when the next request would pass the limit; a failed compaction lets the turn go
+        on, unless the context no longer fits the model's window at all."""
+        if not over_threshold(self) or compact(self, "auto", turn_id):
+            return
+        window = self.config.context_window_for(self.model)
+        if context_tokens(self) > window:
+            raise UpstreamError(
+                f"the context ({context_tokens(self):,} tokens) is over {self.model}'s window "
+                f"({window:,}) and compacting it failed: retry /compact, or start a new session (/new)",
+                code="context_length_exceeded",
+            )
+
     def run_turn(self, prompt: str | None = None, *, trigger: TurnTrigger = "user") -> TurnResult:
         """Send `prompt` (or, for `trigger="goal"`, the goal's continuation) and loop until the
         model stops calling tools (or `max_steps`)."""
@@ -392,15 +406,13 @@ class Agent:
         result = TurnResult(final_text="", steps=0)
         try:
             self.mode.on_turn_start(self)
-            if over_threshold(self):
-                compact(self, "auto", turn_id)
+            self._auto_compact(turn_id)
             self._sync_world()
             for item in self._opening_items(prompt, trigger):
                 self._append(item)
             for step in range(self.config.max_steps):
                 if step:
-                    if over_threshold(self):  # mid-turn: the summary ends the new window
-                        compact(self, "auto", turn_id)
+                    self._auto_compact(turn_id)  # mid-turn: the summary ends the new window
                     self._sync_world()
                 streamed = self._request(turn_id, trigger)
                 self.rate_limits = _rate_limits(streamed.headers) or self.rate_limits

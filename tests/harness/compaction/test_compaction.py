@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from harness.agent import Agent, user_message
 from harness.commands import run_command
 from harness.context import classify_text
+from harness.errors import UpstreamError
 from harness.events import AgentEvent, Compacted, Notice
+from harness.modes import DefaultMode
 from harness.runtime import AgentOptions, AgentRuntime
 from inspector.analysis import analyse_recording
 from proxy.store.reader import read_recording
@@ -280,3 +285,44 @@ def test_compact_from_the_command_line_with_a_session(tmp_path: Path, home: Path
     assert "compacted:" in proc.stdout
     (body,) = [e.request_body for e in exchanges(capture)]
     assert turn_metadata(body)["request_kind"] == "compaction" and body["tools"] == []
+
+
+@dataclass
+class Recovering(DefaultMode):
+    """A mode that carries a frozen message into every new window (as plan mode's recovery does)."""
+
+    name: str = "recovering"
+
+    def on_compaction(self, agent: Agent) -> Sequence[dict[str, Any]]:
+        return [user_message(f"<reminder>window {agent.window}: keep the draft</reminder>")]
+
+
+def test_the_modes_items_follow_the_summary_and_an_oversized_context_stops_clearly(
+    tmp_path: Path, home: Path
+) -> None:
+    repo = setup(tmp_path, home, "model_context_window = 22000")
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            {"text": "one", "usage": BIG},
+            {"text": "Summary one."},
+            {"text": "two", "usage": BIG},
+            {"http_status": 400, "body": {"error": {"message": "bad"}}},  # the next compaction fails
+        ],
+    )
+    capture = tmp_path / "cap.jsonl"
+    with AgentRuntime(options(repo, script, capture)) as runtime:
+        agent = runtime.agent
+        assert agent is not None
+        agent.set_mode(Recovering())
+        agent.run_turn("first")
+        agent.run_turn("second")
+        with pytest.raises(UpstreamError, match="is over gpt-test's window") as caught:
+            agent.run_turn("third")
+        assert "\n" not in str(caught.value)
+    second = [e.request_body for e in exchanges(capture)][2]
+    assert [kind(i) for i in second["input"]][-3:] == [
+        "user[compaction_summary]",
+        "user: <reminder>window 1: keep the draft</reminder>",
+        "user: second",
+    ]
