@@ -279,9 +279,7 @@ class Replayer:
     def _ws_done(self) -> None:
         self._count_in_flight(-1)
 
-    def _compare(
-        self, entry: CassetteEntry, method: str, live_path: str, body: Any
-    ) -> tuple[list[str], Any]:
+    def _compare(self, entry: CassetteEntry, method: str, live_path: str, body: Any) -> tuple[list[str], Any]:
         """The differences, and the redacted live body (compared, and kept by a `Mismatch`)."""
         if entry.path is None:
             return [], None  # script entries answer whatever comes

@@ -119,6 +119,11 @@ class _Renderer:
             "total_tokens": int(given.get("total_tokens", inp + out)),
         }
 
+    def _item(self, index: int, value: dict[str, Any]) -> None:
+        """An output item given verbatim (ids assigned like the others when missing)."""
+        done = {"id": f"item_{self.n:04d}_{index}", **value}
+        self._added_done(index, done, done, [])
+
     def _added_done(
         self, index: int, started: dict[str, Any], done: dict[str, Any], middle: list[dict[str, Any]]
     ) -> None:

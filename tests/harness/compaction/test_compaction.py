@@ -326,3 +326,32 @@ def test_the_modes_items_follow_the_summary_and_an_oversized_context_stops_clear
         "user: <reminder>window 1: keep the draft</reminder>",
         "user: second",
     ]
+
+
+def test_remote_compaction_v2_ends_the_input_with_a_trigger(tmp_path: Path, home: Path) -> None:
+    repo = setup(tmp_path, home, 'compaction = "remote_v2"')
+    compaction = {"type": "compaction", "encrypted_content": "opaque-summary"}
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            {"text": "one", "usage": SMALL},
+            {"item": compaction, "usage": SMALL},
+            {"text": "two", "usage": SMALL},
+        ],
+    )
+    capture = tmp_path / "cap.jsonl"
+    with AgentRuntime(options(repo, script, capture)) as runtime:
+        assert runtime.agent is not None
+        runtime.agent.run_turn("first")
+        run_command("/compact", runtime, io.StringIO())
+        runtime.agent.run_turn("second")
+    recorded = exchanges(capture)
+    first, trigger, after = [e.request_body for e in recorded]
+    assert trigger["input"][:-1] == first["input"] + trigger["input"][len(first["input"]) : -1]
+    assert trigger["input"][-1] == {"type": "compaction_trigger"}
+    assert recorded[1].request_headers.get("x-codex-beta-features") == "remote_compaction_v2"
+    kinds = [kind(i) for i in after["input"]]
+    assert kinds[1:] == ["user[agents_md,environment_context]", "user: first", "compaction", "user: second"]
+    report = analyse_recording(capture).turn(3).compaction
+    assert report is not None and report.trigger == "compaction_trigger"
+    assert [i.kind for i in report.summary_items] == ["compaction"]
