@@ -1,6 +1,6 @@
 """ctxscope's harness: a Codex-style coding agent that runs behind the recording proxy.
 
-    wire/          Responses API types and the typed SSE stream (over proxy.responses_fold)
+    wire/          Responses API types and the typed SSE stream (over proxy.responses)
     providers/     apikey, chatgpt (auth.json + refresh), custom endpoints, offline script
     client         HTTP/SSE streaming with retries, backoff and actionable errors
     request        the request body and headers, Codex-shaped

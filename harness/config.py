@@ -24,6 +24,9 @@ backoff_base = 0.5                  # seconds; doubled per attempt, with jitter
 backoff_max = 20.0
 idle_timeout = 300.0
 
+[shell_environment]                 # commands never see the agent's credentials (tools/shell_env.py)
+allow = ["MY_TOKEN_COUNT"]          # names (globs) passed through even though they look like credentials
+
 [chatgpt]
 auth_file = "~/.codex/auth.json"
 token_url = "https://auth.openai.com/oauth/token"
@@ -98,6 +101,8 @@ class HarnessConfig:
     retry: RetrySettings = RetrySettings()
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     chatgpt: dict[str, Any] = field(default_factory=dict)
+    shell_env_allow: tuple[str, ...] = ()
+    """`[shell_environment] allow`: variables commands get even though their names look like credentials."""
     source: Path | None = None
     """The config file these settings came from, if any."""
 
@@ -199,7 +204,7 @@ def load_config(path: Path | None = None) -> HarnessConfig:
         *((k, int, "a whole number") for k in _INT_KEYS),
         ("parallel_tool_calls", bool, "true or false"),
         ("skill_dirs", list, "a list of paths"),
-        *((k, dict, "a table") for k in ("models", "retry", "providers", "chatgpt")),
+        *((k, dict, "a table") for k in ("models", "retry", "providers", "chatgpt", "shell_environment")),
     ):
         if key in raw and (not isinstance(raw[key], kind) or (kind is int and isinstance(raw[key], bool))):
             raise ConfigError(f"{key} must be {what} in {path}")
@@ -230,6 +235,10 @@ def load_config(path: Path | None = None) -> HarnessConfig:
         ) from e
     kw["providers"] = dict(raw.get("providers") or {})
     kw["chatgpt"] = dict(raw.get("chatgpt") or {})
+    allow = (raw.get("shell_environment") or {}).get("allow", [])
+    if not isinstance(allow, list) or not all(isinstance(name, str) for name in allow):
+        raise ConfigError(f"[shell_environment] allow must be a list of variable names in {path}")
+    kw["shell_env_allow"] = tuple(allow)
     config = HarnessConfig(**kw)
     config.validate()
     return config

@@ -180,6 +180,7 @@ class AgentRuntime:
             approver=self.options.approver,
             ask_user=self.options.ask_user,
             mode=mode,
+            env_allow=self.config.shell_env_allow,
         )
         router = ToolRouter(tool_ctx)
         agent = Agent(

@@ -11,7 +11,7 @@ from mitmproxy import http
 from mitmproxy.net import encoding as mitm_encoding
 
 from proxy.model import SseEvent, TransportErrorKind
-from proxy.responses_fold import fold_events
+from proxy.responses import fold_events
 from proxy.store.format import loads as _loads
 from proxy.store.writer import MAX_TEXT_BODY
 
@@ -92,8 +92,11 @@ def json_or_none(text: str) -> Any:
 
 
 def fold_sse(events: list[SseEvent]) -> dict[str, Any] | None:
-    """The Responses object rebuilt from recorded events (non-JSON data lines are skipped)."""
-    parsed = (json_or_none(event.data) for event in events)
+    """The Responses object rebuilt from recorded events (non-JSON data lines are skipped).
+
+    Only what a client dispatches counts: not a last event the stream ended inside.
+    """
+    parsed = (json_or_none(event.data) for event in events if event.dispatched)
     return fold_events(obj for obj in parsed if isinstance(obj, dict))
 
 

@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from proxy.endpoints import classify_endpoint
 from proxy.flow_fields import (
+    MAX_TEXT,
     classify_error,
     decode_body,
     fold_sse,
@@ -39,7 +40,8 @@ from proxy.flow_fields import (
     ws_close_reason,
 )
 from proxy.model import Exchange, SseEvent, TransportError, TransportErrorKind, WsFrame
-from proxy.responses_fold import fold_events
+from proxy.responses import fold_events
+from proxy.store.json_layout import layout_of
 from proxy.stream_tap import StreamTap
 
 __all__ = ["ExchangeWriter", "Recorder"]
@@ -225,6 +227,10 @@ class Recorder:
         else:
             data = tap.body() if tap is not None else (body_bytes or b"")
             fields["response_body"], fields["response_text"] = parse_body(data)
+            if fields["response_body"] is not None:  # keep what a replay needs to send the same bytes
+                fields["response_layout"] = layout_of(data, fields["response_body"])
+                if fields["response_layout"] is None and len(data) <= MAX_TEXT:
+                    fields["response_raw"] = data.decode("utf-8", "replace")
             fields["meta"]["response_size"] = tap.size if tap is not None else len(data)
             if tap is not None and tap.truncated:
                 fields["meta"]["response_truncated"] = True

@@ -9,9 +9,11 @@ also uses, so one recogniser reads both.
 from __future__ import annotations
 
 import re
+from typing import Annotated
 
 from ._markup import inner, wrap
-from ._spec import FragmentSpec, Values
+from ._spec import FragmentSpec, Values, WorldMeaning, takes
+from ._state_field import ChangeStyle, StateField
 
 __all__ = [
     "COLLABORATION_SPEC",
@@ -97,6 +99,7 @@ PERMISSIONS_SPEC = FragmentSpec(
     render=render_permissions,
     label=lambda values: "permissions",
     description="sandbox mode, approval policy, network access, writable roots",
+    world=WorldMeaning(takes("sandbox_mode", "approval_policy", "network_enabled", "writable_roots")),
 )
 
 # --- collaboration mode ------------------------------------------------------------------------
@@ -135,6 +138,7 @@ COLLABORATION_SPEC = FragmentSpec(
     render=render_collaboration_mode,
     label=lambda values: f"collaboration_mode:{values['mode']}",
     description="the active collaboration mode (default or plan) and its instructions",
+    world=WorldMeaning(lambda values, state: {"collaboration_mode": values.get("mode")}),
 )
 
 # --- model switch ------------------------------------------------------------------------------
@@ -171,6 +175,11 @@ MODEL_SWITCH_SPEC = FragmentSpec(
     render=render_model_switch,
     label=lambda values: "model_switch" + (f":{values['model']}" if values.get("model") else ""),
     description="the user switched models; carries the new model's instructions",
+    world=WorldMeaning(
+        lambda values, state: {"context_model": values["model"]} if values.get("model") else {},
+        # The model the context last named; the request's own model is `WorldState.model`.
+        fields={"context_model": Annotated[str, StateField("model switch notice", echo_of="model")]},
+    ),
 )
 
 # --- personality -------------------------------------------------------------------------------
@@ -186,4 +195,8 @@ PERSONALITY_SPEC = FragmentSpec(
     render=lambda values: wrap("<personality_spec>", values["text"], "</personality_spec>"),
     label=lambda values: "personality",
     description="the configured personality / tone",
+    world=WorldMeaning(
+        lambda values, state: {"personality": values.get("text")},
+        fields={"personality": Annotated[str, StateField("personality", ChangeStyle.HIDDEN)]},
+    ),
 )

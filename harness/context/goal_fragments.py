@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import re
 import uuid
-from typing import Any
+from collections.abc import Mapping
+from typing import Annotated, Any
 
 from ._markup import wrap
-from ._spec import FragmentSpec, Values
+from ._spec import FragmentSpec, Values, WorldMeaning
+from ._state_field import ChangeStyle, StateField
 
 __all__ = [
     "GOAL_CONTINUATION_SPEC",
@@ -32,6 +34,38 @@ __all__ = [
 
 GOAL_OBJECTIVE_NAME = "goal_objective"
 _CLOSE = "</codex_internal_context>"
+
+# World state: the objective is `WorldState.goal`; what happens to the goal (status changes, goal
+# turns) is a log only the context carries, told one entry at a time.
+GOAL_EVENTS_FIELD = Annotated[list[str], StateField("goal", ChangeStyle.EVENTS, on_first_turn=True)]
+_STATUS_EVENT = {
+    "active": "resumed",
+    "paused": "paused",
+    "complete": "completed",
+    "blocked": "blocked",
+    "budget_limited": "budget spent",
+}
+
+
+def _status_update(values: Values, state: Mapping[str, Any]) -> Values:
+    """The objective (when the message sets one) and a status event (a set goal is told by `goal set`)."""
+    update: Values = {}
+    if values.get("objective"):
+        update["goal"] = values["objective"]
+    status = values.get("status")
+    if status and not (status == "active" and values.get("objective")):
+        update["goal_events"] = [*(state.get("goal_events") or []), _STATUS_EVENT.get(status, str(status))]
+    return update
+
+
+def _continuation_update(values: Values, state: Mapping[str, Any]) -> Values:
+    events = list(state.get("goal_events") or [])
+    number = sum(e.startswith("continuation #") for e in events) + 1
+    return {"goal_events": [*events, f"continuation #{number}"]}
+
+
+GOAL_STATUS_MEANING = WorldMeaning(_status_update, fields={"goal_events": GOAL_EVENTS_FIELD})
+"""Also what the inspector reads from the `goal_objective` item and the model's goal tool calls."""
 
 
 def _body(text: str, source: str) -> str | None:
@@ -83,6 +117,7 @@ GOAL_STATUS_SPEC = FragmentSpec(
     render=render_goal_status,
     label=lambda values: f"goal_status:{values.get('status')}",
     description="the user set, paused or resumed the thread goal",
+    world=GOAL_STATUS_MEANING,
 )
 
 # --- goal continuation (source="goal") ----------------------------------------------------------
@@ -161,6 +196,7 @@ GOAL_CONTINUATION_SPEC = FragmentSpec(
     render=render_goal_continuation,
     label=lambda values: "goal_continuation",
     description="the harness started a goal turn (budget lines change per turn)",
+    world=WorldMeaning(_continuation_update, fields={"goal_events": GOAL_EVENTS_FIELD}),
 )
 
 # --- goal objective item ------------------------------------------------------------------------

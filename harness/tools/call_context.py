@@ -139,6 +139,8 @@ class ToolContext:
     """The thread goal the goal tools read and change (the agent records each change)."""
     env: dict[str, str] | None = None
     """Extra environment for commands, laid over the harness's own environment."""
+    env_allow: tuple[str, ...] = ()
+    """Names (`*` globs) of the harness's variables commands get even if they look like credentials."""
 
     def __post_init__(self) -> None:
         self.cwd = Path(self.cwd).absolute()

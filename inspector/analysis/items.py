@@ -26,6 +26,12 @@ TOOL_ITEM_TYPES = frozenset(
         "custom_tool_call_output",
         "local_shell_call",
         "local_shell_call_output",
+        "shell_call",
+        "shell_call_output",
+        "apply_patch_call",
+        "apply_patch_call_output",
+        "program",
+        "program_output",
         "web_search_call",
         "file_search_call",
         "computer_call",
@@ -161,10 +167,42 @@ def _tool_item(position: int, item: dict[str, Any], itype: str, key: str) -> Ite
     elif itype.endswith("_output"):
         text = _output_text(item.get("output", ""))
         label = f"{itype}: {_preview(text, 50)}"
+    elif itype in ("shell_call", "local_shell_call") and isinstance(item.get("action"), dict):
+        action = item["action"]
+        commands = action.get("commands") or action.get("command") or []
+        shown = " && ".join(map(str, commands)) if isinstance(commands, list) else str(commands)
+        text = json.dumps(strip_none(item), ensure_ascii=False)
+        label = f"{itype} {_preview(shown, 40)}"
+    elif itype == "apply_patch_call" and isinstance(item.get("operation"), dict):
+        operation = item["operation"]
+        text = json.dumps(strip_none(item), ensure_ascii=False)
+        label = f"{itype} {operation.get('type', '?')} {operation.get('path', '')}".rstrip()
     else:
         text = json.dumps(strip_none(item), ensure_ascii=False)
         label = itype
-    return Item(position, itype, None, itype, label, text, count_text(text), key, (), item)
+    parts = _goal_call_parts(item, itype, text)
+    return Item(position, itype, None, itype, label, text, count_text(text), key, parts, item)
+
+
+def _goal_call_parts(item: dict[str, Any], itype: str, text: str) -> tuple[Part, ...]:
+    """The model's own goal changes (`update_goal {status}`, `create_goal {objective}`), read with
+    the goal-status fragment's meaning so they reach the world state like the person's."""
+    name = item.get("name")
+    if itype != "function_call" or name not in ("update_goal", "create_goal"):
+        return ()
+    try:
+        args = json.loads(item.get("arguments") or "{}")
+    except (TypeError, ValueError):
+        return ()
+    if not isinstance(args, dict):
+        return ()
+    if name == "update_goal" and isinstance(args.get("status"), str):
+        values: dict[str, Any] = {"status": args["status"]}
+    elif name == "create_goal" and isinstance(args.get("objective"), str):
+        values = {"objective": args["objective"], "status": "active"}
+    else:
+        return ()
+    return (Part(0, itype, "goal_status", f"goal_status:{values['status']}", text, values),)
 
 
 def strip_none(item: dict[str, Any]) -> dict[str, Any]:
@@ -186,6 +224,13 @@ def classify_item(position: int, item: Any, key: str | None = None) -> Item:
     if itype == "reasoning":
         summary = item.get("summary") or []
         text = "\n".join(str(s.get("text", "")) for s in summary if isinstance(s, dict))
+        if not text:  # open-weight models stream raw `reasoning_text` content and no summary
+            content = item.get("content") or []
+            text = "\n".join(
+                str(c.get("text", ""))
+                for c in content
+                if isinstance(c, dict) and c.get("type") == "reasoning_text"
+            )
         opaque = len(str(item.get("encrypted_content") or ""))
         label = f"reasoning {_preview(text, 40)}" if text else "reasoning"
         if opaque:
@@ -194,7 +239,8 @@ def classify_item(position: int, item: Any, key: str | None = None) -> Item:
     objective = goal_objective_of(item)
     if objective is not None:
         # Codex's goal objective: an output with no call, by design (not an orphan).
-        part = Part(0, itype, "goal_objective", "goal_objective", objective, {"objective": objective})
+        # Its meaning is the goal-status fragment's: it names the objective.
+        part = Part(0, itype, "goal_status", "goal_objective", objective, {"objective": objective})
         label = f"goal_objective {_preview(objective, 50)}"
         return Item(
             position,

@@ -14,8 +14,10 @@ from typing import Any
 
 from inspector.analysis.items import Item
 from proxy.model import Exchange
+from proxy.responses import thread_hint
 
 _SKIP_QUIETLY = ("models",)
+_TERMINAL_STATUSES = ("completed", "failed", "incomplete", "cancelled")
 
 
 @dataclass
@@ -98,20 +100,6 @@ def _turn_metadata(exchange: Exchange, body: dict[str, Any]) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {}
 
 
-def _thread_hint(exchange: Exchange, body: dict[str, Any]) -> str | None:
-    for name in ("thread-id", "session-id", "session_id", "x-session-id"):
-        value = _header(exchange.request_headers, name)
-        if value:
-            return value
-    meta = body.get("client_metadata")
-    if isinstance(meta, dict):
-        for name in ("thread_id", "session_id"):
-            if isinstance(meta.get(name), str) and meta[name]:
-                return str(meta[name])
-    key = body.get("prompt_cache_key")
-    return key if isinstance(key, str) and key else None
-
-
 def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any], dict[str, Any] | None]:
     """(status, error, response id, output items, usage) of one exchange."""
     response = exchange.response
@@ -138,8 +126,8 @@ def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any]
         return "no response", None, rid, output, usage
     err = response.get("error")
     status = str(response.get("status") or ("completed" if exchange.endpoint == "responses/compact" else "?"))
-    if status == "in_progress":
-        status = "incomplete stream"
+    if status == "in_progress" or (exchange.sse and status not in _TERMINAL_STATUSES):
+        status = "incomplete stream"  # the stream ended without a terminal event
     message = None
     if isinstance(err, dict):
         message = f"{err.get('code') or err.get('type') or 'error'}: {err.get('message', '')}".strip()
@@ -206,7 +194,7 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
             status=status,
             error=error,
             request_kind=kind if isinstance(kind, str) else None,
-            thread_hint=_thread_hint(exchange, body),
+            thread_hint=thread_hint(exchange.request_headers, body),
         )
         turns.append(turn)
         if rid:

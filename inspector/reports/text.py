@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.text import Text
 
 from inspector.reports.build import params_to_show
+from inspector.reports.models import CompareReport, DiffReport, ShowReport
 
 KIND_STYLE = {
     "initial": "bold cyan",
@@ -267,6 +268,7 @@ def render_compare(report: dict[str, Any], console: Console) -> None:
             )
 
 
-def render_text(report: dict[str, Any], console: Console) -> None:
-    """Render any report document."""
-    {"diff": render_diff, "show": render_show, "compare": render_compare}[report["report"]](report, console)
+def render_text(report: DiffReport | ShowReport | CompareReport | dict[str, Any], console: Console) -> None:
+    """Render any report document (a model, or its `wire()` form)."""
+    doc = report if isinstance(report, dict) else report.wire()
+    {"diff": render_diff, "show": render_show, "compare": render_compare}[doc["report"]](doc, console)

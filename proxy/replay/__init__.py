@@ -5,7 +5,7 @@
         ...  # point any client at f"{server.url}/v1"
 
 Layers, kept apart as in vcrpy: `cassette` (load a recording or a script as ordered answers),
-`script` (the hand-written script format) and `script_events` (→ Codex-wire SSE events),
+`script` (the hand-written script format, rendered with `proxy.responses` builders),
 `normalise` (volatile values), `matching` (named matchers and a JSON-path diff), `addon` (the
 `Replayer` mitmproxy addon), `report` (what a replay did), `pacer` (streams answers with their
 recorded timing), `server` (start it in-process), `cli` (`ctxscope replay`).

@@ -37,6 +37,7 @@ from mitmproxy import ctx, exceptions, http
 
 from proxy.endpoints import classify_endpoint
 from proxy.errors import CtxscopeError
+from proxy.redact import PLACEHOLDER_RE, PlaceholderBinding, Redactor
 from proxy.replay.cassette import Answer, Cassette, CassetteEntry, load_cassette
 from proxy.replay.matching import RequestView, match_requests, request_path
 from proxy.replay.normalise import Normaliser
@@ -44,7 +45,6 @@ from proxy.replay.options import MATCH_MODES, PACE_MODES, MatchMode, PaceMode, i
 from proxy.replay.pacer import TICKET_HEADER, Pacer
 from proxy.replay.report import Mismatch, ReplayReport
 from proxy.replay.ws import WsSession
-from proxy.store.redact import Redactor
 
 __all__ = ["Replayer", "MATCH_MODES", "PACE_MODES", "REPLAYED", "is_model_path"]
 
@@ -101,10 +101,12 @@ class Replayer:
             self._cursor = 0
             self._other_used: set[int] = set()
             self._recorded_side = Normaliser(
-                cwds={cassette.cwd} if cassette.cwd else set(), ignore=self.ignore
+                cwds={cassette.cwd} if cassette.cwd else set(), ignore=self.ignore, keep_placeholders=True
             )
             cwds = {self.live_cwd} if self.live_cwd and self.live_cwd != "/" else set()
-            self._live_side = Normaliser(cwds=cwds, ignore=self.ignore)
+            self._live_side = Normaliser(cwds=cwds, ignore=self.ignore, keep_placeholders=True)
+            # each side numbers its own secrets: a recorded placeholder binds to one live secret
+            self._binding = PlaceholderBinding()
             self.report = ReplayReport(
                 cassette=cassette.name, match=self.match, model_entries=len(cassette.model_entries)
             )
@@ -158,7 +160,8 @@ class Replayer:
                 flow, WsSession(self._ws_answer, self._ws_done, self.pace == "recorded")
             )
             return
-        method, live_path = flow.request.method, request_path(flow.request.path)
+        # redacted exactly as a recording is, before anything compares, prints or reports it
+        method, live_path = flow.request.method, request_path(self._redactor.url(flow.request.path))
         body = _json_body(flow)
         with self._lock:
             if is_model_path(method, live_path):
@@ -273,7 +276,7 @@ class Replayer:
         assert cassette is not None
         self._count_in_flight(+1)  # until `_ws_done`: the turn's frames are still to be sent
         with self._lock:
-            answer = self._model_answer(cassette, "WS", path, frame)
+            answer = self._model_answer(cassette, "WS", request_path(self._redactor.url(path)), frame)
         return answer or _error_answer(502, "ctxscope_no_upstream", "nothing to forward WebSocket turns to")
 
     def _ws_done(self) -> None:
@@ -291,8 +294,12 @@ class Replayer:
             method, live_path = entry.method, entry.path  # frames are compared on their bodies alone
         self._recorded_side.learn(recorded_body)
         self._live_side.learn(live_body)
-        recorded = RequestView(entry.method, entry.path, self._recorded_side.body(recorded_body))
-        live = RequestView(method, live_path, self._live_side.body(live_body))
+        recorded_norm = self._recorded_side.body(recorded_body)
+        live_path, live_norm = self._binding.bind(
+            [entry.path, recorded_norm], [live_path, self._live_side.body(live_body)]
+        )
+        recorded = RequestView(entry.method, entry.path, recorded_norm)
+        live = RequestView(method, live_path, live_norm)
         return match_requests(live, recorded), redacted
 
     # ---- answering ----
@@ -358,6 +365,8 @@ def _json_body(flow: http.HTTPFlow) -> Any:
 def _same_path(recorded: str | None, live: str) -> bool:
     if recorded is None:
         return False
+    # each side numbers its own secrets; a credential in the query is not what selects an answer
+    recorded, live = (PLACEHOLDER_RE.sub(r"<redacted:\1>", p) for p in (recorded, live))
     return recorded.split("?", 1)[0].rstrip("/") == live.split("?", 1)[0].rstrip("/") and (
         "?" not in recorded or recorded == live
     )

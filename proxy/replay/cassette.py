@@ -18,13 +18,15 @@ from typing import Any, Literal
 
 from proxy.endpoints import classify_endpoint
 from proxy.errors import CtxscopeError, RecordingError
-from proxy.model import Exchange
+from proxy.model import Exchange, SseEvent
 from proxy.replay.matching import request_path
 from proxy.replay.options import PaceMode
 from proxy.replay.script import Script, ScriptResponse, looks_like_script, parse_script
+from proxy.store.json_layout import LAYOUTS
+from proxy.store.json_layout import render as render_json
 from proxy.store.reader import read_recording
 
-__all__ = ["Answer", "Cassette", "CassetteEntry", "load_cassette", "cassette_from_script", "encode_event"]
+__all__ = ["Answer", "Cassette", "CassetteEntry", "load_cassette", "cassette_from_script"]
 
 # Hop-by-hop and body-framing headers: the replayer frames the body itself (decoded, unencoded).
 _DROP_HEADERS = frozenset(
@@ -40,8 +42,8 @@ class Answer:
     status: int
     headers: dict[str, str]
     body: bytes = b""
-    sse: list[tuple[float, str | None, str]] | None = None
-    """For SSE: (milliseconds since the request, event name, data) in order; `body` is then unused."""
+    sse: list[SseEvent] | None = None
+    """For SSE: the events in order (`t_ms` after the request, framing kept); `body` is then unused."""
     cut: bool = False
     """Drop the connection after the events, without ending the body (a recorded transport error)."""
 
@@ -51,8 +53,8 @@ class Answer:
 
     @property
     def events(self) -> list[tuple[float, bytes]]:
-        """The SSE events in wire form, with their offsets."""
-        return [(t_ms, encode_event(name, data)) for t_ms, name, data in self.sse or []]
+        """The SSE events in wire form (the bytes recorded, framing included), with their offsets."""
+        return [(event.t_ms, event.encode()) for event in self.sse or []]
 
     def stream_bytes(self) -> bytes:
         """The whole SSE body at once."""
@@ -98,13 +100,6 @@ class Cassette:
     @property
     def name(self) -> str:
         return str(self.path) if self.path else "<script>"
-
-
-def encode_event(event: str | None, data: str) -> bytes:
-    """One SSE event in wire form; multi-line data becomes several `data:` lines."""
-    lines = [f"event: {event}"] if event else []
-    lines += [f"data: {line}" for line in data.split("\n")]
-    return ("\n".join(lines) + "\n\n").encode()
 
 
 def load_cassette(path: Path | str) -> Cassette:
@@ -201,16 +196,19 @@ def recorded_answer(exchange: Exchange) -> Answer:
     if exchange.sse:
         headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
         headers["content-type"] = "text/event-stream"
-        events = [(ev.t_ms, ev.event, ev.data) for ev in exchange.sse]
         cut = error is not None and error.kind in _CUT_ERRORS
-        return Answer(status=exchange.status or 200, headers=headers, sse=events, cut=cut)
+        return Answer(status=exchange.status or 200, headers=headers, sse=list(exchange.sse), cut=cut)
     if exchange.status is None:
         message = (
             f"recorded transport error: {error.kind}: {error.message}" if error else "no response recorded"
         )
         body = json.dumps({"error": {"type": "ctxscope_recorded_error", "message": message}}).encode()
         return Answer(status=502, headers={"content-type": "application/json"}, body=body)
-    if exchange.response_body is not None:
+    if exchange.response_raw is not None:
+        body = exchange.response_raw.encode()
+    elif exchange.response_body is not None and exchange.response_layout in LAYOUTS:
+        body = render_json(exchange.response_body, exchange.response_layout)
+    elif exchange.response_body is not None:  # recorded before layouts were kept
         body = json.dumps(exchange.response_body, ensure_ascii=False).encode()
     else:
         body = (exchange.response_text or "").encode()
@@ -267,7 +265,9 @@ def _script_renderer(spec: ScriptResponse, default_model: str) -> Callable[[str,
                 return Answer(status=502, headers=headers, body=json.dumps(_error_body(502)).encode())
             return Answer(status=200, headers=headers, body=json.dumps(final).encode())
         headers["content-type"] = "text/event-stream"
-        timed = [(i * spec.pace_ms, e["type"], json.dumps(e)) for i, e in enumerate(events)]
+        timed = [
+            SseEvent(t_ms=i * spec.pace_ms, event=e["type"], data=json.dumps(e)) for i, e in enumerate(events)
+        ]
         return Answer(status=200, headers=headers, sse=timed, cut=spec.cut)
 
     return render

@@ -21,6 +21,7 @@ import typer
 
 from proxy.capture_cli import _stop_on_signals, parse_listen
 from proxy.errors import ConfigError, CtxscopeError
+from proxy.files import write_private
 from proxy.replay.normalise import parse_json_path
 from proxy.replay.options import MATCH_MODES, PACE_MODES, is_match_mode, is_pace_mode
 
@@ -101,12 +102,11 @@ def run_replay(
     for problem in report.problems():
         _say(f"  {problem}")
     if report_path is not None:
-        try:
-            report_path.write_text(json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n")
-        except OSError as err:
-            raise ConfigError(
-                f"cannot write the --report file {str(report_path)!r}: {err.strerror}"
-            ) from None
+        text = json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n"
+        try:  # owner-only: the report quotes (redacted) request bodies
+            write_private(report_path, lambda stream: stream.write(text), inputs=[file])
+        except ConfigError as err:
+            raise ConfigError(f"--report: {err}") from None
     return not report.problems()
 
 

@@ -56,7 +56,7 @@ _TMP_RE = re.compile(
     r"(?:/private)?/(?:var/)?tmp/(?:pytest-of-[^/\s\"'<>]+/pytest-\d+/[^/\s\"'<>]+|[^/\s\"'<>]+)"
     r"|/var/folders/[^/\s]+/[^/\s]+/T/[^/\s\"'<>]+"
 )
-_REDACTED_RE = re.compile(r"<redacted:([a-z_]+):[0-9a-f]{6}>")
+_REDACTED_RE = re.compile(r"<redacted:([a-z_]+):(?:\d+|[0-9a-f]{6})>")
 _ID_RE = re.compile(
     r"\b(msg|rs|fc|fco|ctc|ctco|cc|resp|call|ws|lsh|ig|cmp|comp|item|sess|conv|turn|req|ci|mcp|tc|wsc)"
     r"_(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{4,}\b"
@@ -153,6 +153,9 @@ class Normaliser:
     """Working directories of this side; each becomes `<cwd>` (longest first)."""
     ignore: tuple[str, ...] = ()
     """User JSON paths replaced by `<ignored>` after normalisation."""
+    keep_placeholders: bool = False
+    """Keep redaction placeholders' numbers (replay binds them as variables, see `PlaceholderBinding`);
+    by default `<redacted:KIND:N>` becomes `<redacted:KIND>`, for comparing two recordings."""
 
     def __post_init__(self) -> None:
         self._ignore_paths = [parse_json_path(p) for p in self.ignore]
@@ -191,7 +194,7 @@ class Normaliser:
 
     def _text(self, value: str) -> str:
         value = self._paths(value)
-        if "<redacted:" in value:
+        if "<redacted:" in value and not self.keep_placeholders:
             value = _REDACTED_RE.sub(r"<redacted:\1>", value)
         if _DIGIT_RE.search(value):  # every id, uuid, date and version below has a digit
             value = _UUID_RE.sub("<uuid>", value)

@@ -6,11 +6,11 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, TextIO
+from typing import IO, Annotated, Any
 
 import typer
 
-from ..errors import ConfigError
+from ..files import refuse_same_file, write_private
 from ..model import Exchange
 from .reader import read_recording
 from .summary import summarise
@@ -93,21 +93,22 @@ def export(
     Bodies are resolved and redacted, in recording order. Exchanges without that part (a GET has no
     request body) are skipped.
     """
+    if out is not None:
+        refuse_same_file(out, [file])
     recording = read_recording(file)
     for warning in recording.warnings:
         typer.echo(f"warning: {warning}", err=True)
-    try:
-        stream: TextIO = out.open("w", encoding="utf-8") if out else sys.stdout
-    except OSError as err:
-        raise ConfigError(f"cannot write {str(out)!r}: {err.strerror}") from None
-    try:
+
+    def write(stream: IO[str]) -> None:
         for exchange in recording.exchanges:
             value = _export_value(exchange, what)
             if value is not None:
                 stream.write(json.dumps(value, ensure_ascii=False) + "\n")
-    finally:
-        if out:
-            stream.close()
+
+    if out is None:
+        write(sys.stdout)
+    else:  # owner-only, via a temporary file, and never over the recording it reads
+        write_private(out, write, inputs=[file])
 
 
 def register(app: typer.Typer) -> None:

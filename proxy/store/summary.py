@@ -7,23 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Exchange
+from ..responses.threads import thread_hint
 from .reader import Recording
 
 __all__ = ["RecordingSummary", "summarise"]
 
-_THREAD_HEADERS = ("thread-id", "session-id", "session_id", "x-session-id")
 
-
-def thread_key(exchange: Exchange) -> str | None:
-    """A cheap thread identity: session headers, then prompt_cache_key (the inspector does better)."""
-    headers = {k.lower(): v for k, v in exchange.request_headers.items()}
-    for name in _THREAD_HEADERS:
-        if headers.get(name):
-            return f"{name}:{headers[name]}"
-    body = exchange.request_body
-    if isinstance(body, dict) and isinstance(body.get("prompt_cache_key"), str):
-        return f"prompt_cache_key:{body['prompt_cache_key']}"
-    return None
+_TERMINAL_STATUSES = ("completed", "failed", "incomplete", "cancelled")
 
 
 def exchange_errors(exchange: Exchange) -> list[str]:
@@ -36,8 +26,14 @@ def exchange_errors(exchange: Exchange) -> list[str]:
     response = exchange.response or {}
     if response.get("status") in ("failed", "incomplete") or response.get("error"):
         error = response.get("error") or {}
+        if isinstance(error, dict) and isinstance(error.get("error"), dict):
+            error = error["error"]  # an `error` event folded by an older ctxscope
         code = error.get("code") if isinstance(error, dict) else None
-        problems.append(f"response {response.get('status', 'failed')}" + (f" ({code})" if code else ""))
+        message = error.get("message") if isinstance(error, dict) else None
+        detail = ": ".join(str(v) for v in (code, message) if v)
+        problems.append(f"response {response.get('status', 'failed')}" + (f" ({detail})" if detail else ""))
+    elif exchange.sse and exchange.error is None and response.get("status") not in _TERMINAL_STATUSES:
+        problems.append("response incomplete (the stream ended without a terminal event)")
     return problems
 
 
@@ -73,7 +69,7 @@ def summarise(recording: Recording) -> RecordingSummary:
         body = exchange.request_body
         if isinstance(body, dict) and isinstance(body.get("model"), str):
             models[body["model"]] += 1
-        key = thread_key(exchange)
+        key = thread_hint(exchange.request_headers, body)
         if key and exchange.is_model_request:
             threads.add(key)
         usage = (exchange.response or {}).get("usage") or {}

@@ -133,7 +133,7 @@ def test_chatgpt_backend_through_capture_redacts_tokens(
 ) -> None:
     import time
 
-    from tests.harness.test_providers import jwt, write_auth
+    from tests.harness.providers.test_providers import jwt, write_auth
 
     token = jwt(time.time() + 3600)
     auth = write_auth(tmp_path / "auth.json", token)

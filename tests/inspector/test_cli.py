@@ -192,7 +192,7 @@ def test_without_the_tokenizer_counts_are_labelled_estimates(edge: Callable[[str
     code = (
         "import sys, json; sys.modules['bpe_openai'] = None\n"  # as if the package were not installed
         "from inspector import analyse_recording, diff_report\n"
-        f"doc = diff_report(analyse_recording({str(edge('world'))!r}))\n"
+        f"doc = diff_report(analyse_recording({str(edge('world'))!r})).wire()\n"
         "print(json.dumps([doc['tokenizer'], doc['turns'][0]['tokens']['estimated'],"
         " doc['turns'][0]['tokens']['total']]))"
     )

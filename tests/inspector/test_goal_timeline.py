@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from inspector.analysis.items import ItemClassifier
-from inspector.analysis.world_state import describe_changes, fold_items
+from inspector.analysis.world_state import empty_state, fold_items, state_changes
+from inspector.reports.world import describe_changes
 
 CODEX_STATUS = (
     '<codex_internal_context source="user_goal">\nThe user set the goal: "write a haiku"\n'
@@ -42,10 +43,11 @@ def test_codex_goal_messages_read_as_goal_events() -> None:
     assert [i.kind for i in first] == ["goal_status", "goal_objective", "goal_continuation"]
     continuation = first[2].fragments[0].values
     assert continuation == {"tokens_used": 4700, "token_budget": 30000, "tokens_remaining": 25300}
-    state = fold_items({}, first)
-    assert describe_changes(None, state, first) == ["goal set: write a haiku", "goal continuation #1"]
+    state = fold_items(empty_state(), first)
+    told = describe_changes(state_changes(None, state, first))
+    assert told == ["goal set: write a haiku", "goal continuation #1"]
     later = classify([user(CODEX_CONTINUATION)])
     after = fold_items(state, later)
-    assert describe_changes(state, after, later) == ["goal continuation #2"]
+    assert describe_changes(state_changes(state, after, later)) == ["goal continuation #2"]
     paused = classify([user(CODEX_PAUSED)])
-    assert describe_changes(after, fold_items(after, paused), paused) == ["goal paused"]
+    assert describe_changes(state_changes(after, fold_items(after, paused), paused)) == ["goal paused"]

@@ -16,8 +16,7 @@ def test_every_exported_name_resolves() -> None:
 
 def test_reading_a_recording_does_not_import_mitmproxy() -> None:
     code = (
-        "import sys, proxy; proxy.read_recording; "
-        "assert 'mitmproxy' not in sys.modules, 'mitmproxy imported'"
+        "import sys, proxy; proxy.read_recording; assert 'mitmproxy' not in sys.modules, 'mitmproxy imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 

@@ -310,6 +310,7 @@ def test_headless_goal_runs_to_its_end_and_prints_the_answer(repo: Path, tmp_pat
 
 def test_the_inspector_puts_goal_turns_on_the_timeline(repo: Path, tmp_path: Path) -> None:
     from inspector.analysis import analyse_recording
+    from inspector.reports.world import describe_changes
 
     script = write_script(
         tmp_path / "s.json",
@@ -339,7 +340,7 @@ def test_the_inspector_puts_goal_turns_on_the_timeline(repo: Path, tmp_path: Pat
             goal_command(runtime, "/goal draft a limerick")
         goal_command(runtime, "/goal resume")
     analysis = analyse_recording(capture)
-    timeline = [s for t in analysis.turns for s in t.state_changes]
+    timeline = [s for t in analysis.turns for s in describe_changes(t.state_changes)]
     assert timeline == [
         "goal set: write a haiku",
         "goal continuation #1",

@@ -17,9 +17,9 @@ from openai import OpenAI
 
 from proxy.errors import ReplayMismatch
 from proxy.replay import load_cassette, serve_cassette
-from proxy.responses_fold import fold_sse_bytes
+from proxy.responses import fold_sse_bytes
 from proxy.testing import JsonReply, SseReply, response_stream, text_message
-from tests.proxy.replay_support import Run, codex_body, headers, post, record_session, turn_replies
+from tests.proxy.replay.replay_support import Run, codex_body, headers, post, record_session, turn_replies
 
 RECORDED_CWD = "/home/ann/src/proj"
 
@@ -238,17 +238,17 @@ def test_replay_with_openai_python_streaming(tmp_path: Path) -> None:
 def test_secrets_in_the_live_body_match_their_redacted_recording(tmp_path: Path) -> None:
     run = Run(cwd="/r")
     body = codex_body(run, 1)
-    body["input"][2]["content"][0]["text"] = "use key sk-proj-AAAAAAAAAAAAAAAAAAAAAAAA please"
+    body["input"][2]["content"][0]["text"] = "use key sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4 please"
     path = record_session(
         tmp_path / "s.jsonl",
         {},
         [SseReply(response_stream(text_message("ok")))],
         lambda u: [post(u, body, run)],
     )
-    assert "sk-proj-AAAA" not in path.read_text()
+    assert "sk-proj-A1b2" not in path.read_text()
     with serve_cassette(path) as server:
         assert post(server.url, body, run).status_code == 200
-        other = json.loads(json.dumps(body).replace("AAAA", "BBBB"))
+        other = json.loads(json.dumps(body).replace("A1b2C3", "B9x8Y7"))
     with serve_cassette(path) as server:
         # another key is still "a key" after redaction: the placeholders compare by kind
         assert post(server.url, other, run).status_code == 200

@@ -14,13 +14,12 @@ from openai import OpenAI
 
 from proxy.recorder import Recorder
 from proxy.replay import serve_cassette, serve_script
-from proxy.responses_fold import fold_sse_bytes
-from proxy.sse import SseParser
+from proxy.responses import SseParser, encode_stream, fold_sse_bytes
 from proxy.store.reader import read_recording
 from proxy.store.writer import RecordingWriter
 
 STREAM = {"model": "m", "input": [], "stream": True}
-RECORDINGS = Path(__file__).resolve().parents[2] / "recordings"
+RECORDINGS = Path(__file__).resolve().parents[3] / "recordings"
 
 
 def _client(url: str) -> OpenAI:
@@ -108,7 +107,7 @@ def test_recorded_pace_streams_event_by_event() -> None:
     events = [json.loads(data) for batch in chunks for _, data in batch]
     assert [e["sequence_number"] for e in events] == list(range(len(events)))
     assert sum(1 for batch in chunks if batch) > 1  # not one buffered blob
-    folded = fold_sse_bytes(b"".join(f"data: {json.dumps(e)}\n\n".encode() for e in events))
+    folded = fold_sse_bytes(encode_stream(events))
     assert folded is not None and folded["output"][0]["content"][0]["text"] == "one two three four"
 
 
@@ -138,7 +137,7 @@ def test_script_events_have_deterministic_ids() -> None:
                 )
 
     first, second = run(), run()
-    strip = [json.loads(line[6:]) for line in first.decode().splitlines() if line.startswith("data: ")]
+    strip = [json.loads(data) for _, data in SseParser().feed(first)]
     ids = [e["item"]["id"] for e in strip if e["type"] == "response.output_item.done"]
     assert ids == ["msg_0001_0", "fc_0002_0"]
     # equal apart from created_at

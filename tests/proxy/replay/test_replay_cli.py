@@ -15,7 +15,7 @@ import pytest
 
 from tests.cli_support import CliResult, run_cli
 
-RECORDINGS = Path(__file__).resolve().parents[2] / "recordings"
+RECORDINGS = Path(__file__).resolve().parents[3] / "recordings"
 TIMEOUT_S = 60
 
 
@@ -132,7 +132,7 @@ def test_serves_a_script_and_exits_when_done() -> None:
 
 
 def test_strict_mismatch_is_printed_and_exits_1(tmp_path: Path) -> None:
-    from tests.proxy.replay_support import Run, codex_body, post, record_session, turn_replies
+    from tests.proxy.replay.replay_support import Run, codex_body, post, record_session, turn_replies
 
     run = Run(cwd="/home/ann/proj")
     report = tmp_path / "report.json"
@@ -141,7 +141,7 @@ def test_strict_mismatch_is_printed_and_exits_1(tmp_path: Path) -> None:
     )
     served = _Served(str(path), "--report", str(report))
     try:
-        changed = codex_body(run, 1, prompt="a different prompt, key sk-proj-AAAAAAAAAAAAAAAAAAAAAAAA")
+        changed = codex_body(run, 1, prompt="a different prompt, key sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4")
         answer = post(served.url, changed, run)
         code, out = served.finish()
     finally:
@@ -157,12 +157,12 @@ def test_strict_mismatch_is_printed_and_exits_1(tmp_path: Path) -> None:
     assert mismatch["live_body"]["input"][2]["content"][0]["text"].startswith(
         "a different prompt, key <redacted:"
     )
-    assert "sk-proj-AAAA" not in report.read_text()  # the live body is redacted like a recording
+    assert "sk-proj-A1b2" not in report.read_text()  # the live body is redacted like a recording
 
 
 def test_the_addon_runs_under_plain_mitmdump(tmp_path: Path) -> None:
     mitmdump = Path(sys.executable).parent / "mitmdump"
-    addon = Path(__file__).resolve().parents[2] / "proxy" / "replay" / "addon.py"
+    addon = Path(__file__).resolve().parents[3] / "proxy" / "replay" / "addon.py"
     args = [str(mitmdump), "--mode", "reverse:http://127.0.0.1:9", "-p", "0"]
     args += ["--set", "connection_strategy=lazy", "--set", f"confdir={tmp_path}", "-s", str(addon)]
     args += ["--set", f"cassette={RECORDINGS / 'script-example.json'}", "--set", "replay_match=sequential"]

@@ -1,4 +1,4 @@
-"""The SSE parser and the Responses fold, on streams built like the Codex wire shape."""
+"""The Responses fold, on streams built like the Codex wire shape."""
 
 from __future__ import annotations
 
@@ -6,9 +6,7 @@ import copy
 import json
 from typing import Any
 
-import pytest
-
-from proxy.responses_fold import SseParser, accumulate, fold_events, fold_sse_bytes
+from proxy.responses import accumulate, fold_events, fold_sse_bytes
 from proxy.testing import (
     custom_tool_call,
     encode_stream,
@@ -101,30 +99,6 @@ def test_accumulate_never_mutates_its_inputs_and_ignores_unknown_events() -> Non
 def test_delta_for_unknown_item_is_ignored_not_crashing() -> None:
     snap = accumulate(None, {"type": "response.output_text.delta", "item_id": "nope", "delta": "x"})
     assert snap["output"] == []
-
-
-@pytest.mark.parametrize("step", [1, 2, 3, 7, 64, 10_000])
-def test_sse_parser_any_chunking_gives_the_same_events(step: int) -> None:
-    events = response_stream(text_message("ünïcode ✓", chunks=4), function_call("f", {"a": 1}))
-    data = encode_stream(events).replace(b"\n", b"\r\n") + b": keep-alive\r\n\r\n"
-    parser = SseParser()
-    pairs: list[tuple[str | None, str]] = []
-    for i in range(0, len(data), step):
-        pairs += parser.feed(data[i : i + step])
-    pairs += parser.flush()
-    assert [name for name, _ in pairs] == [e["type"] for e in events]
-    assert [json.loads(d) for _, d in pairs] == events
-
-
-def test_sse_parser_multiline_data_comments_and_unterminated_tail() -> None:
-    parser = SseParser()
-    assert parser.feed(b": comment\n\ndata: a\ndata: b\n\nevent: x\ndata:nospace\n\n") == [
-        (None, "a\nb"),
-        ("x", "nospace"),
-    ]
-    assert parser.feed(b"event: last\ndata: tail") == []
-    assert parser.flush() == [("last", "tail")]
-    assert parser.flush() == []
 
 
 def test_fold_sse_bytes_skips_non_json_data() -> None:

@@ -16,9 +16,9 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from proxy.sse import SseParser
+from proxy.responses.sse import SseParser
 
-__all__ = ["SseParser", "accumulate", "empty_snapshot", "fold_events", "fold_sse_bytes"]
+__all__ = ["accumulate", "empty_snapshot", "fold_events", "fold_sse_bytes"]
 
 ItemHandler = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 """Applies one item-level event to a (copied) output item and returns it."""
@@ -52,7 +52,12 @@ def accumulate(snapshot: dict[str, Any] | None, event: dict[str, Any]) -> dict[s
     if kind in _ENVELOPES:
         return _envelope(snap, kind, event)
     if kind == "error":
-        error = {k: v for k, v in event.items() if k not in ("type", "sequence_number")}
+        nested = event.get("error")  # `{"type": "error", "error": {"code", "message"}}` or flat
+        error = (
+            dict(nested)
+            if isinstance(nested, dict)
+            else {k: v for k, v in event.items() if k not in ("type", "sequence_number")}
+        )
         return {**snap, "status": "failed", "error": error}
     if kind in ("response.output_item.added", "response.output_item.done"):
         item = event.get("item")

@@ -9,9 +9,9 @@ import pytest
 
 from proxy.errors import RecordingError
 from proxy.replay.script import parse_script, read_script
-from proxy.responses_fold import fold_events
+from proxy.responses import fold_events
 
-RECORDINGS = Path(__file__).resolve().parents[2] / "recordings"
+RECORDINGS = Path(__file__).resolve().parents[3] / "recordings"
 
 
 def _events(entry: object, request: object = None, model: str = "gpt-test") -> list[dict]:
