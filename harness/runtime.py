@@ -109,6 +109,10 @@ class AgentRuntime:
                 self.provider, base_url=self.route.base_url, retry=self.config.retry, notice=self._notice
             )
             self.agent = self._make_agent(store, resumed, cwd)
+            if resumed is not None and self.options.model and self.options.model != self.agent.model:
+                # `--model` with `--session`/`--fork` is a switch, as `/model` is: the model-switch
+                # fragment goes in and the history is kept (the session's own model would win otherwise).
+                self.agent.switch_model(self.options.model)
         except BaseException:
             self.close()
             if self.options.session is None:

@@ -24,11 +24,11 @@ if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
     from proxy.errors import ConfigError, CtxscopeError, ProxyStartError, RecordingError, ReplayMismatch
     from proxy.model import Exchange, SseEvent
     from proxy.recorder import Recorder
+    from proxy.redact import Redactor
     from proxy.replay import Replayer, load_cassette, serve_cassette
-    from proxy.responses_fold import accumulate
+    from proxy.responses import SseParser, accumulate
     from proxy.runner import ProxyServer
-    from proxy.sse import SseParser
-    from proxy.store import Recording, RecordingWriter, Redactor, read_recording
+    from proxy.store import Recording, RecordingWriter, read_recording
 
 __all__ = [
     "ConfigError",

@@ -18,6 +18,8 @@ from proxy.responses import thread_hint
 
 _SKIP_QUIETLY = ("models",)
 _TERMINAL_STATUSES = ("completed", "failed", "incomplete", "cancelled")
+SIDE_SOURCES = frozenset({"thread_title"})
+"""Codex `thread_source` values of requests made beside the conversation, not part of it."""
 
 
 @dataclass
@@ -48,6 +50,9 @@ class Turn:
     """From `x-codex-turn-metadata`: `turn`, `prewarm`, `compaction`, `memory`; `compact` for remote."""
     thread_hint: str | None
     """An explicit conversation id (session/thread headers, client_metadata, prompt_cache_key)."""
+    side: str | None = None
+    """A side request beside the conversation (Codex's `thread_source`, e.g. `thread_title`: the TUI
+    asks for a session title on a thread of its own), or None for the conversation's own requests."""
     items: list[Item] = field(default_factory=list)
     thread: str = ""
 
@@ -176,6 +181,7 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
         status, error, rid, output, usage = _outcome(exchange)
         meta = _turn_metadata(exchange, body)
         kind = meta.get("request_kind")
+        source = meta.get("thread_source")
         if exchange.endpoint == "responses/compact":
             kind = "compact"
         turn = Turn(
@@ -195,6 +201,7 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
             error=error,
             request_kind=kind if isinstance(kind, str) else None,
             thread_hint=thread_hint(exchange.request_headers, body),
+            side=source if isinstance(source, str) and source in SIDE_SOURCES else None,
         )
         turns.append(turn)
         if rid:

@@ -138,6 +138,7 @@ def _turn_fields(result: TurnAnalysis) -> dict[str, Any]:
         "endpoint": turn.endpoint,
         "model": turn.model,
         "request_kind": turn.request_kind,
+        "side": turn.side,
         "status": turn.status,
         "error": turn.error,
         "items": len(turn.items),
@@ -224,7 +225,13 @@ def diff_report(analysis: Analysis, *, turn: int | None = None, thread: str | No
         source=analysis.source,
         warnings=analysis.warnings,
         threads=[
-            ThreadDoc(name=t.name, id=t.hint, turns=[x.number for x in t.turns], forked_from=t.forked_from)
+            ThreadDoc(
+                name=t.name,
+                id=t.hint,
+                turns=[x.number for x in t.turns],
+                forked_from=t.forked_from,
+                side=t.side,
+            )
             for t in analysis.threads
         ],
         turns=[turn_doc(r) for r in rows],

@@ -189,6 +189,8 @@ class TurnDoc(Doc):
     endpoint: str
     model: str | None
     request_kind: str | None
+    side: str | None = None
+    """A side request beside the conversation (Codex `thread_source`, e.g. `thread_title`)."""
     status: str
     error: str | None
     items: int
@@ -220,6 +222,8 @@ class ThreadDoc(Doc):
     id: str | None
     turns: list[int]
     forked_from: int | None
+    side: str | None = None
+    """Set on the thread collecting side requests of one kind (`thread_title`); they fold on the timeline."""
 
 
 class _Head(Doc):

@@ -79,8 +79,9 @@ class CassetteEntry:
     @property
     def label(self) -> str:
         where = f"{self.method} {self.path}" if self.path else "script response"
-        ident = f"#{self.exchange_id}" if self.exchange_id is not None else f"#{self.index}"
-        return f"exchange {ident} ({where})"
+        if self.exchange_id is None:
+            return f"script response {self.index + 1}"  # 1-based, as a person counts a script's entries
+        return f"exchange {self.exchange_id} ({where})"
 
 
 @dataclass

@@ -23,7 +23,7 @@ class Mismatch:
 
     cassette: str
     entry: str
-    """The entry's label, e.g. `exchange #3 (POST /v1/responses)`."""
+    """The entry's label, e.g. `exchange 3 (POST /v1/responses)` or `script response 2`."""
     index: int
     """Position of the entry among the cassette's model entries."""
     differences: list[str]

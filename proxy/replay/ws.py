@@ -89,8 +89,8 @@ async def _send_answer(writer: asyncio.StreamWriter, answer: Answer, paced: bool
         return
     start = time.monotonic()
     for event in answer.sse or []:
-        if not event.has_data:
-            continue  # an SSE comment or data-less block recorded over HTTP has no WebSocket form
+        if not event.dispatched:
+            continue  # a comment, a data-less block or a cut-off last event (recorded over HTTP) is no frame
         if paced:
             delay = start + event.t_ms / 1000.0 - time.monotonic()
             if delay > 0:

@@ -49,10 +49,13 @@ def info(
         if summary.request_bytes
         else ""
     )
+    hosts = ", ".join(f"{h} {n}" for h, n in sorted(summary.hosts.items(), key=lambda kv: (-kv[1], kv[0])))
+    summarised = f"; {summary.summarised} summarised without bodies" if summary.summarised else ""
     lines = [
         f"recording   {summary.path}",
         f"format      {summary.version} written by {summary.tool}",
-        f"exchanges   {summary.exchanges} ({endpoints})",
+        f"exchanges   {summary.exchanges} ({endpoints}{summarised})",
+        f"hosts       {hosts or 'none'}",
         f"threads     {summary.threads}",
         f"models      {models}",
         f"tokens      {summary.input_tokens} in, {summary.output_tokens} out",
@@ -60,7 +63,8 @@ def info(
         f"size        {_human_bytes(summary.file_bytes)} on disk, "
         f"{_human_bytes(summary.request_bytes)} of request "
         f"bodies{ratio}, {summary.blobs} stored parts",
-        f"errors      {len(summary.errors)}",
+        f"errors      {len(summary.errors)}"
+        + (f" (and {summary.summarised_errors} in summarised traffic)" if summary.summarised_errors else ""),
     ]
     lines += [f"  {e}" for e in summary.errors[:20]]
     if len(summary.errors) > 20:

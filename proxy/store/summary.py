@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..model import Exchange
 from ..responses.threads import thread_hint
@@ -54,6 +55,12 @@ class RecordingSummary:
     duration_s: float
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    hosts: dict[str, int] = field(default_factory=dict)
+    """Exchanges per host (a forward-mode capture holds the client's other traffic too)."""
+    summarised: int = 0
+    """Exchanges recorded without bodies (not selected by the capture filter)."""
+    summarised_errors: int = 0
+    """Errors among the summarised exchanges (not in `errors`: that traffic is not the model's)."""
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -64,8 +71,15 @@ def summarise(recording: Recording) -> RecordingSummary:
     models: Counter[str] = Counter()
     threads: set[str] = set()
     errors: list[str] = []
+    hosts: Counter[str] = Counter()
+    summarised = summarised_errors = 0
     input_tokens = output_tokens = 0
     for exchange in exchanges:
+        hosts[urlsplit(exchange.url).hostname or "?"] += 1
+        if exchange.meta.get("summary"):
+            summarised += 1
+            summarised_errors += bool(exchange_errors(exchange))
+            continue
         body = exchange.request_body
         if isinstance(body, dict) and isinstance(body.get("model"), str):
             models[body["model"]] += 1
@@ -76,7 +90,7 @@ def summarise(recording: Recording) -> RecordingSummary:
         input_tokens += int(usage.get("input_tokens") or 0)
         output_tokens += int(usage.get("output_tokens") or 0)
         errors.extend(
-            f"#{exchange.id} {exchange.method} {exchange.url}: {p}" for p in exchange_errors(exchange)
+            f"exchange {exchange.id} {exchange.method} {exchange.url}: {p}" for p in exchange_errors(exchange)
         )
     starts = [e.started_at for e in exchanges]
     ends = [e.ended_at or e.started_at for e in exchanges]
@@ -96,4 +110,7 @@ def summarise(recording: Recording) -> RecordingSummary:
         duration_s=(max(ends) - min(starts)) if exchanges else 0.0,
         errors=errors,
         warnings=list(recording.warnings),
+        hosts=dict(hosts),
+        summarised=summarised,
+        summarised_errors=summarised_errors,
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -200,6 +201,21 @@ def test_resume_sends_only_diffs(repo: Path, tmp_path: Path) -> None:
     added = resumed["input"][len(last_before) :]
     assert labels({"input": added}, repo) == ['assistant: "one"', 'user: "b"']
     assert resumed["prompt_cache_key"] == first.session_id
+
+
+@pytest.mark.parametrize("how", ["session", "fork"])
+def test_model_flag_on_a_resume_switches_the_model_as_slash_model_does(
+    repo: Path, tmp_path: Path, how: str
+) -> None:
+    script1 = write_script(tmp_path / "s1.json", [{"text": "one"}])
+    first = run_agent(repo, script1, ["a"], tmp_path / "c1.jsonl")
+    script2 = write_script(tmp_path / "s2.json", [{"text": "two"}])
+    resume: dict[str, Any] = {how: first.session_id, "model": "gpt-other"}
+    second = run_agent(repo, script2, ["b"], tmp_path / "c2.jsonl", **resume)
+    (body,) = second.bodies()
+    assert first.bodies()[0]["model"] == "gpt-test" and body["model"] == "gpt-other"
+    assert any("model_switch" in label for label in labels(body, repo))
+    assert SessionStore.open(second.session_id).load().model == "gpt-other"
 
 
 def test_fork_copies_to_new_session(repo: Path, tmp_path: Path) -> None:

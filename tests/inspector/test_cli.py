@@ -26,7 +26,7 @@ def test_diff_text_tells_what_changed(edge: Callable[[str], Path]) -> None:
         "goal set: ship the parser",
     ):
         assert sentence in out
-    assert "#2" in out and "append" in out
+    assert "turn 2" in out and "#2" not in out and "append" in out
 
 
 def test_diff_colour_when_forced(edge: Callable[[str], Path]) -> None:
@@ -77,7 +77,10 @@ def test_diff_json_follows_the_schema(edge: Callable[[str], Path]) -> None:
     detail = doc["detail"]
     assert detail["turn"] == 5 and detail["compaction"]["summarised_items"]
     assert detail["removed_items"] and detail["added_items"][0]["parts"][0]["text"]
-    assert doc["threads"] == [{"name": "T1", "id": "sess-A", "turns": [1, 2, 3, 4, 5], "forked_from": None}]
+    [thread] = doc["threads"]
+    assert thread == {"name": "T1", "id": "sess-A", "turns": [1, 2, 3, 4, 5], "forked_from": None} | {
+        "side": None
+    }
 
 
 def test_diff_thread_filter_and_markdown(edge: Callable[[str], Path]) -> None:

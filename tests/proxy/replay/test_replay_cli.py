@@ -69,6 +69,8 @@ def test_missing_file_and_bad_options(tmp_path: Path) -> None:
     _assert_one_line_error(_run(example, "--pace", "slow"), "unknown --pace 'slow'")
     _assert_one_line_error(_run(example, "--ignore", "input["), "bad --ignore")
     _assert_one_line_error(_run(example, "--listen", "127.0.0.1:http"), "bad --listen")
+    _assert_one_line_error(_run(example, "--match-on", "method,colour"), "unknown matcher 'colour'")
+    _assert_one_line_error(_run(example, "--map-path", "/only/one"), "--map-path wants OLD=NEW")
 
 
 def test_port_already_taken() -> None:
@@ -185,3 +187,34 @@ def test_the_addon_runs_under_plain_mitmdump(tmp_path: Path) -> None:
         proc.communicate(timeout=TIMEOUT_S)
     assert answer.status_code == 200 and "response.completed" in answer.text
     assert models.json()["data"][0]["id"] == "gpt-5-codex"
+
+
+def test_map_path_and_match_on_reach_the_replay(tmp_path: Path) -> None:
+    """A tool path outside the checkout differs until `--map-path` pairs it; `--match-on` is applied."""
+    from tests.proxy.replay.replay_support import Run, codex_body, post, record_session, turn_replies
+
+    def body(run: Run, tools: str) -> dict[str, object]:
+        out = codex_body(run, 1)
+        out["instructions"] = f"Tools live in {tools}/bin."
+        return out
+
+    recorded, live = Run(cwd="/home/ann/proj"), Run(cwd="/srv/ci/proj")
+    first = turn_replies()[:1]
+    path = record_session(
+        tmp_path / "r.jsonl", {}, first, lambda url: [post(url, body(recorded, "/opt/kit"), recorded)]
+    )
+    runs = (
+        ("--match-on", "method,path,body"),
+        ("--map-path", "/opt/kit=/usr/local/kit-2"),
+        ("--match-on", "method,path"),
+    )
+    statuses = []
+    for extra in runs:
+        served = _Served(str(path), *extra)
+        try:
+            statuses.append(post(served.url, body(live, "/usr/local/kit-2"), live).status_code)
+            code, out = served.finish()
+        finally:
+            served.kill()
+        assert code == (1 if statuses[-1] == 409 else 0), out
+    assert statuses == [409, 200, 200]

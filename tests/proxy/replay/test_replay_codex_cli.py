@@ -6,8 +6,7 @@ run two commands (the second writes a file). Run B: another fresh temp checkout 
 session, installation and turn ids, replays run A's capture with strict matching — it must match
 throughout, and Codex must do the same work again.
 
-Uses the Codex CLI from the test cache (`CTXSCOPE_TEST_CACHE`, default `~/.cache/ctxscope-tests`,
-installed by the inspector's Codex test); skipped when it is not there.
+Uses the pinned Codex CLI from the test cache (see `codex_support.py`).
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ import pytest
 from proxy.recorder import Recorder
 from proxy.replay import load_cassette, serve_cassette, serve_script
 from proxy.store.writer import RecordingWriter
+from tests.proxy.replay.codex_support import codex_binary
 
 pytestmark = pytest.mark.slow
 
@@ -36,16 +36,6 @@ SCRIPT = {
         {"text": "Added greet.py."},
     ],
 }
-
-
-def _codex() -> Path:
-    cache = Path(os.environ.get("CTXSCOPE_TEST_CACHE", Path.home() / ".cache" / "ctxscope-tests"))
-    binary = cache / "codex" / "node_modules" / ".bin" / "codex"
-    if not binary.exists():
-        pytest.skip(
-            f"the Codex CLI is not installed in {binary.parent} (the inspector's Codex test installs it)"
-        )
-    return binary
 
 
 def _run_codex(binary: Path, root: Path, base_url: str) -> str:
@@ -86,7 +76,7 @@ def _run_codex(binary: Path, root: Path, base_url: str) -> str:
 
 
 def test_codex_cli_scripted_then_replayed_strictly_elsewhere(tmp_path: Path) -> None:
-    binary = _codex()
+    binary = codex_binary()
     capture = tmp_path / "codex.jsonl"
     with tempfile.TemporaryDirectory() as first:
         writer = RecordingWriter(capture, meta={"client": "codex exec"})

@@ -62,6 +62,9 @@ def test_client_versions_and_codex_tool_output_details() -> None:
     assert n.text("codex_cli_rs/0.169.0 (Linux; x86_64)") == "codex_cli_rs/<version> (Linux; x86_64)"
     out = n.text("Chunk ID: a1b2\nWall time: 0.1234 seconds\nProcess exited with code 0")
     assert out == "Chunk ID: <id>\nWall time: <n>\nProcess exited with code 0"
+    # counted over an output whose paths differ in length from checkout to checkout
+    counted = n.text("Original token count: 18\nOutput:\n/a/repo")
+    assert counted == "Original token count: <n>\nOutput:\n/a/repo"
     assert n.body({"client_version": "1.2.3", "versions": "kept"}) == {
         "client_version": "<client_version>",
         "versions": "kept",
