@@ -34,14 +34,11 @@ from typing import Any, Literal
 from harness.client import ResponsesClient, StreamResult
 from harness.compaction.run import compact, context_tokens, over_threshold
 from harness.config import HarnessConfig
-from harness.context import message_item, render_fragment
-from harness.context.goal_fragments import goal_objective_item
 from harness.errors import UpstreamError
 from harness.events import (
     AgentEvent,
     AssistantMessage,
     EventSink,
-    GoalUpdated,
     ModeChange,
     ModelSwitch,
     Notice,
@@ -55,6 +52,7 @@ from harness.events import (
     TurnStop,
 )
 from harness.goal.state import GoalBook
+from harness.goal.turns import account_goal_turn, goal_after_tools, goal_turn_items
 from harness.modes import AgentMode, CurrentMode, EndStep
 from harness.request import RequestOptions, TurnRequest, build_request
 from harness.session.store import ResumedSession, SessionStore
@@ -152,7 +150,6 @@ class Agent:
         self.goals: GoalBook = router.ctx.goal
         """The thread goal, shared with the goal tools through the tool context."""
         self.goals.thread_id = session.session_id
-        self._goal_seen = self.goals.revision
         self.usage_mark: tuple[int | None, int] = (None, 0)
         """(tokens the backend last reported for this window, history length they covered)."""
         self.pending_baseline: Any = None
@@ -212,21 +209,6 @@ class Agent:
     def append_item(self, item: Any) -> dict[str, Any]:
         """Add one item to the history (and the session file); the next request carries it."""
         return self._append(item)
-
-    def record_goal(self, reason: str) -> None:
-        """Write the goal's current state to the session file and tell the front end."""
-        goal = self.goals.current
-        self._goal_seen = self.goals.revision
-        self.session.append("goal", {"goal": goal.model_dump(mode="json") if goal else None})
-        self.emit(
-            GoalUpdated(
-                objective=goal.objective if goal else None,
-                status=goal.status if goal else None,
-                tokens_used=goal.tokens_used if goal else 0,
-                token_budget=goal.token_budget if goal else None,
-                reason=reason,
-            )
-        )
 
     def compact(self, trigger: Literal["manual", "auto", "context_length"] = "manual") -> bool:
         """Replace the history by a compacted window now (`/compact`); False when it failed."""
@@ -324,53 +306,10 @@ class Agent:
         self.baseline = state
 
     def _opening_items(self, prompt: str | None, trigger: TurnTrigger) -> list[dict[str, Any]]:
-        """What starts the turn: the prompt (and its skills), or a goal's continuation."""
-        if trigger == "user":
-            return [user_message(prompt or ""), *self.context.selected_skill_items(prompt or "")]
-        goal = self.goals.current
-        if goal is None:
-            raise ConfigError("no goal is set: start one with /goal <objective>")
-        items = []
-        if self.goals.objective_window != self.window:
-            # Once per window: a compaction drops it with the rest of the old history.
-            items.append(goal_objective_item(goal.objective))
-            self.goals.objective_window = self.window
-        budget = {
-            "tokens_used": goal.tokens_used,
-            "token_budget": goal.token_budget,
-            "tokens_remaining": goal.remaining_tokens,
-        }
-        items.append(message_item("user", [render_fragment("goal_continuation", budget)]))
-        return items
-
-    def _goal_after_tools(self) -> None:
-        """Record a goal a tool changed; a goal just created gets its objective item at once."""
-        if self.goals.revision == self._goal_seen:
-            return
-        goal = self.goals.current
-        if goal is not None and goal.status == "active" and self.goals.objective_window is None:
-            self._append(goal_objective_item(goal.objective))
-            self.goals.objective_window = self.window
-        self.record_goal("tool")
-
-    def _account_goal(self, result: TurnResult, seconds: float) -> None:
-        """Add a goal turn's usage to the goal; stop the goal when its budget is spent."""
-        tokens = sum(
-            int(u.get("total_tokens") or (u.get("input_tokens") or 0) + (u.get("output_tokens") or 0))
-            for u in result.usage
-        )
-        goal = self.goals.account(tokens, seconds)
-        if goal is None:
-            return
-        if goal.status == "active" and goal.budget_spent:
-            self.goals.set_status("budget_limited")
-            self.notice(
-                f"goal budget spent: {goal.tokens_used} of {goal.token_budget} tokens used; "
-                "goal turns stopped (/goal shows it, /goal resume runs past the budget)"
-            )
-            self.record_goal("budget")
-        else:
-            self.record_goal("turn")
+        """What starts the turn: the prompt (and its skills), or the goal's continuation."""
+        if trigger == "goal":
+            return goal_turn_items(self)
+        return [user_message(prompt or ""), *self.context.selected_skill_items(prompt or "")]
 
     def _auto_compact(self, turn_id: str) -> None:
         """Compact when the next request would pass the limit; a failed compaction lets the turn go
@@ -434,7 +373,7 @@ class Agent:
                 if not calls:
                     break
                 end = self._run_tools(calls)
-                self._goal_after_tools()
+                goal_after_tools(self)
                 if end is not None:
                     result.stopped = "ended_by_mode"
                     break
@@ -456,7 +395,7 @@ class Agent:
             self.emit(TurnError(turn_id=turn_id, message=str(e)))
             raise
         if trigger == "goal":
-            self._account_goal(result, time.monotonic() - started)
+            account_goal_turn(self, result.usage, time.monotonic() - started)
         self.mode.on_turn_end(self, result)
         self.session.append(
             "event",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from harness.context import message_item, render_fragment
 from harness.goal.state import GoalState, GoalStatus
+from harness.goal.turns import record_goal
 from proxy.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ def start_goal(agent: Agent, objective: str, budget: int | None = None) -> GoalS
         raise ConfigError("a goal needs an objective: /goal <objective>")
     goal = agent.goals.set(objective, check_budget(budget))
     _status_message(agent, "active", objective)
-    agent.record_goal("user")
+    record_goal(agent, "user")
     return goal
 
 
@@ -69,7 +70,7 @@ def pause_goal(agent: Agent, reason: str = "user") -> GoalState:
     if _current(agent).status != "paused":
         agent.goals.set_status("paused")
         _status_message(agent, "paused")
-        agent.record_goal(reason)
+        record_goal(agent, reason)
     return _current(agent)
 
 
@@ -78,7 +79,7 @@ def resume_goal(agent: Agent) -> GoalState:
     if _current(agent).status != "active":
         agent.goals.set_status("active")
         _status_message(agent, "active")
-        agent.record_goal("user")
+        record_goal(agent, "user")
     return _current(agent)
 
 
@@ -86,7 +87,7 @@ def clear_goal(agent: Agent) -> None:
     """Forget the goal (nothing is sent: no goal turns follow)."""
     _current(agent)
     agent.goals.clear()
-    agent.record_goal("user")
+    record_goal(agent, "user")
 
 
 def describe_goal(agent: Agent) -> str:

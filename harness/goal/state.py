@@ -109,6 +109,8 @@ class GoalBook:
     thread_id: str = ""
     current: GoalState | None = None
     revision: int = 0
+    recorded: int = 0
+    """The revision last written to the session file (a tool's change is recorded after its call)."""
     objective_window: int | None = None
 
     def set(self, objective: str, token_budget: int | None = None) -> GoalState:
