@@ -113,7 +113,20 @@ def demo(
     """Run the agent offline on a demo repo with capture on, then show what changed turn by turn."""
     root = (workdir or Path(tempfile.mkdtemp(prefix="ctxscope-demo-"))).resolve()
     out = capture or new_recording_path("demo")
-    result = run_demo(root, out)
+    try:
+        result = run_demo(root, out)
+    except OSError as err:  # `--workdir /sys/x`, a full disk: one line, not a traceback
+        where = err.filename or root
+        raise ConfigError(
+            f"cannot build the demo in {where} ({err.strerror or err}); choose another --workdir"
+        ) from None
+    if workdir is None:
+        # Kept on purpose: the session in it can be resumed and the files the agent wrote looked at.
+        print(
+            f"\ndemo workspace kept in {root} (the repo, its session); remove it with: "
+            f"rm -rf {shlex.quote(str(root))}",
+            file=sys.stderr,
+        )
     console = Console(highlight=False)
     # Paths are printed as plain text (a `[` in a path is not markup) and never wrapped, so the
     # commands below can be copied from a narrow terminal.

@@ -10,6 +10,7 @@ global_agents_file = "AGENTS.md"    # global AGENTS.md (default: AGENTS.md in th
 reasoning_effort = "medium"
 reasoning_summary = "auto"
 max_steps = 50
+plan_profile = "codex"              # codex | claude | knightcode: how plan mode enters, submits, reviews
 max_goal_turns = 50                 # most goal turns one /goal run starts by itself
 model_context_window = 272000       # tokens; the model catalog's value when not set
 model_auto_compact_token_limit = 200000   # default: 90 % of the context window
@@ -44,6 +45,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from harness.modes.plan.state import PLAN_PROFILES
 from harness.tools.call_context import APPROVAL_POLICIES, SANDBOX_MODES
 from proxy.errors import ConfigError
 from proxy.home import config_dir
@@ -90,6 +92,8 @@ class HarnessConfig:
     reasoning_summary: str | None = "auto"
     parallel_tool_calls: bool = False
     max_steps: int = 50
+    plan_profile: str = "codex"
+    """Which plan-mode system to follow: codex, claude or knightcode (`harness.modes.plan`)."""
     max_goal_turns: int = 50
     """Most goal turns one `/goal` run starts by itself (a bound, not a budget)."""
     context_window: int | None = None
@@ -143,6 +147,10 @@ class HarnessConfig:
             raise ConfigError(f"unknown approval policy {self.approval!r}: use one of {', '.join(APPROVALS)}")
         if self.max_steps < 1:
             raise ConfigError("max_steps must be at least 1")
+        if self.plan_profile not in PLAN_PROFILES:
+            raise ConfigError(
+                f"unknown plan profile {self.plan_profile!r}: use one of {', '.join(PLAN_PROFILES)}"
+            )
         if self.max_goal_turns < 1:
             raise ConfigError("max_goal_turns must be at least 1")
         if self.compaction not in COMPACTION_FORMS:
@@ -173,6 +181,7 @@ _STRING_KEYS = (
     "reasoning_effort",
     "reasoning_summary",
     "developer_instructions",
+    "plan_profile",
     "compaction",
 )
 # config.toml name → field, for the whole-number settings (Codex's names for the compaction ones).

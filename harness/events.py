@@ -24,6 +24,9 @@ __all__ = [
     "ModeChange",
     "ModelSwitch",
     "Notice",
+    "PlanApproved",
+    "PlanDelta",
+    "PlanSubmitted",
     "ReasoningDelta",
     "SessionStarted",
     "TextDelta",
@@ -137,6 +140,31 @@ class ModeChange(_Event):
     to: str
 
 
+class PlanDelta(_Event):
+    """A piece of the plan block as it streams (plan mode; the block is not in `text_delta`)."""
+
+    type: Literal["plan_delta"] = "plan_delta"
+    delta: str
+
+
+class PlanSubmitted(_Event):
+    """The model submitted a plan: the whole draft, now revision `revision` of this session."""
+
+    type: Literal["plan_submitted"] = "plan_submitted"
+    revision: int
+    plan: str
+
+
+class PlanApproved(_Event):
+    """The user approved `revision`; implementation follows in this session or, `fresh`, a new one."""
+
+    type: Literal["plan_approved"] = "plan_approved"
+    revision: int
+    fresh: bool
+    session_id: str
+    """The session that implements it (a new one when `fresh`)."""
+
+
 class TurnError(_Event):
     """The turn failed (upstream or configuration error); the session file is intact."""
 
@@ -195,6 +223,9 @@ AgentEvent = Annotated[
     | Notice
     | ModelSwitch
     | ModeChange
+    | PlanDelta
+    | PlanSubmitted
+    | PlanApproved
     | TurnError
     | TurnCompleted
     | GoalUpdated

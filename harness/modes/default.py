@@ -44,6 +44,9 @@ class DefaultMode:
     def transform_event(self, agent: Agent, event: AgentEvent) -> Sequence[AgentEvent]:
         return (event,)
 
+    def revise_outcome(self, agent: Agent, outcome: ToolOutcome) -> ToolOutcome:
+        return outcome
+
     def on_tool_outcome(self, agent: Agent, outcome: ToolOutcome) -> EndStep | None:
         return None
 

@@ -69,6 +69,8 @@ def _turn_row(console: Console, doc: dict[str, Any]) -> None:
     )
     for sentence in doc["world_state_changes"]:
         _line(console, "        · ", (sentence, "cyan"))
+    for event in doc.get("mode_events", []):
+        _line(console, "        · ", (event["sentence"], "green"))
     if doc["compaction"]:
         _line(console, "        · ", (doc["compaction"]["sentence"], "magenta"))
     frags = doc["fragments_changed"]
