@@ -140,7 +140,13 @@ def test_goal_runs_turns_until_the_model_marks_it_complete(repo: Path, tmp_path:
     assert_calls_paired(sent[2]["input"])
     assert {metadata(b)["turn_trigger"] for b in sent} == {"goal"}
     assert [b["tools"] for b in sent[1:]] == [sent[0]["tools"]] * 2, "tools[] never changes"
-    assert [t["name"] for t in sent[0]["tools"]][-3:] == ["get_goal", "create_goal", "update_goal"]
+    goal_tools = {t["name"]: t["parameters"] for t in sent[0]["tools"] if t["name"].endswith("_goal")}
+    assert list(goal_tools) == ["get_goal", "create_goal", "update_goal"]
+    assert goal_tools["get_goal"]["properties"] == {} and goal_tools["get_goal"]["required"] == []
+    assert goal_tools["create_goal"]["required"] == ["objective"]
+    assert goal_tools["create_goal"]["properties"]["token_budget"]["type"] == "integer"
+    assert goal_tools["update_goal"]["properties"]["status"]["enum"] == ["complete", "blocked", "paused"]
+    assert all(p["additionalProperties"] is False for p in goal_tools.values())
     # State: the session holds the goal; events told the front end each change.
     assert "status: complete" in panel and "tokens used: 3600" in panel
     updates = [e for e in events if isinstance(e, GoalUpdated)]
