@@ -355,3 +355,24 @@ def test_remote_compaction_v2_ends_the_input_with_a_trigger(tmp_path: Path, home
     report = analyse_recording(capture).turn(3).compaction
     assert report is not None and report.trigger == "compaction_trigger"
     assert [i.kind for i in report.summary_items] == ["compaction"]
+
+
+def test_a_real_compaction_while_planning_ends_with_the_frozen_plan_recovery(
+    tmp_path: Path, home: Path
+) -> None:
+    repo = setup(tmp_path, home)
+    draft = "Looked around.\n<proposed_plan>\n# Add greet\n1. write greet()\n2. test it\n</proposed_plan>"
+    script = write_script(
+        tmp_path / "s.json",
+        [{"text": draft, "usage": SMALL}, {"text": "Summary: a plan for greet() was drafted."}],
+    )
+    capture = tmp_path / "cap.jsonl"
+    with AgentRuntime(options(repo, script, capture, plan=True)) as runtime:
+        assert runtime.agent is not None
+        runtime.agent.run_turn("add greet")
+        assert runtime.agent.compact() is True
+        window = runtime.agent.history
+    assert [kind(i) for i in window][-2:] == ["user[compaction_summary]", "developer[plan_mode_reminder]"]
+    recovery = classify_text(window[-1]["content"][0]["text"], "developer")
+    assert recovery is not None and recovery.values["event"] == "recovery"
+    assert "write greet()" in recovery.values["text"]
