@@ -366,3 +366,15 @@ def test_the_inspector_puts_goal_turns_on_the_timeline(repo: Path, tmp_path: Pat
         assert not any("unrecognised" in note for note in turn.notes)
     objective = [i for i in analysis.turns[0].turn.items if i.kind == "goal_objective"]
     assert [i.label for i in objective] == ['goal_objective "write a haiku"']
+
+
+def test_goal_turns_never_run_while_planning(repo: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.json", [{"text": "unused"}])
+    events: list[AgentEvent] = []
+    capture = tmp_path / "cap.jsonl"
+    with AgentRuntime(options(repo, script, capture, plan=True), emit=events.append) as runtime:
+        turn, _ = goal_command(runtime, "/goal ship the parser")
+        assert turn is None
+        assert runtime.agent is not None and runtime.agent.goals.current is not None
+    assert bodies(capture) == []
+    assert any(isinstance(e, Notice) and "goal turns do not run while planning" in e.message for e in events)
