@@ -8,6 +8,7 @@ the file, `--no-capture` turns it off. The lead's `ctxscope/cli.py` calls `regis
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -18,6 +19,7 @@ from harness.commands import is_command, run_command
 from harness.errors import UpstreamError
 from harness.events import SessionStarted
 from harness.goal.runner import check_budget, run_prompt
+from harness.modes.plan import split_proposed_plan
 from harness.output import InteractivePrinter, JsonPrinter, PrintModePrinter
 from harness.repl import run_repl
 from harness.runtime import AgentOptions, AgentRuntime
@@ -159,8 +161,12 @@ def _run_headless(runtime: AgentRuntime, prompt: str, json_out: bool) -> TurnRes
     else:
         result = run_command(prompt, runtime, sys.stderr if json_out else sys.stdout).turn
     plan = runtime.plan
-    if result is None or plan.agent is not runtime.agent or plan.state.revision == before:
+    if result is None or plan.agent is not runtime.agent:
         return result
+    if plan.state.revision == before:
+        # No plan this turn: what the person sees is the text without any (unclosed) plan block.
+        visible = split_proposed_plan(result.final_text).visible if plan.planning else result.final_text
+        return replace(result, final_text=visible)
     sid, revision = plan.agent.session_id, plan.state.revision
     sys.stderr.write(
         f"plan revision {revision} saved; approve and implement it with: "

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field, fields, replace
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,8 @@ __all__ = ["APPROVALS", "HarnessConfig", "RetrySettings", "SANDBOXES", "load_con
 # One list of each, owned by the tools that enforce them.
 SANDBOXES = SANDBOX_MODES
 APPROVALS = APPROVAL_POLICIES
-DEFAULT_INSTRUCTIONS = Path(__file__).parent / "prompts" / "base_instructions.md"
+DEFAULT_INSTRUCTIONS = resources.files("harness") / "prompts" / "base_instructions.md"
+"""The shipped base instructions (package data, read with importlib.resources)."""
 COMPACTION_FORMS = ("local", "remote", "remote_v2")
 DEFAULT_CONTEXT_WINDOW = 272_000
 """Tokens, for models with no window configured (Codex's GPT-5 family window)."""
@@ -113,7 +115,16 @@ class HarnessConfig:
     def instructions_for(self, model: str) -> str:
         """Base instructions for `model`: per-model file, else the global file, else the shipped default."""
         # A per-model file wins over the global one: instructions are tuned per model, as in Codex.
-        path = self.model_instructions.get(model) or self.instructions_file or DEFAULT_INSTRUCTIONS
+        path = self.model_instructions.get(model) or self.instructions_file
+        if path is None:
+            try:
+                return DEFAULT_INSTRUCTIONS.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                # Not the user's config: the package itself is incomplete.
+                raise ConfigError(
+                    f"the default instructions ({e.__class__.__name__}) are missing from this installation "
+                    "of ctxscope: reinstall it, or set instructions_file in config.toml"
+                ) from e
         try:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:

@@ -27,6 +27,8 @@ __all__ = [
     "PlanApproved",
     "PlanDelta",
     "PlanSubmitted",
+    "QuestionAnswered",
+    "QuestionAsked",
     "ReasoningDelta",
     "SessionStarted",
     "TextDelta",
@@ -165,6 +167,25 @@ class PlanApproved(_Event):
     """The session that implements it (a new one when `fresh`)."""
 
 
+class QuestionAsked(_Event):
+    """While planning, the model asked the user (`request_user_input`, `ask_user`)."""
+
+    type: Literal["question_asked"] = "question_asked"
+    call_id: str | None
+    tool: str
+    questions: JsonValue
+    """The call's arguments as the model sent them (questions and their options)."""
+
+
+class QuestionAnswered(_Event):
+    """The answer the model got; `assumed` when nobody was there and the recommended option was taken."""
+
+    type: Literal["question_answered"] = "question_answered"
+    call_id: str | None
+    answers: JsonValue
+    assumed: bool
+
+
 class TurnError(_Event):
     """The turn failed (upstream or configuration error); the session file is intact."""
 
@@ -226,6 +247,8 @@ AgentEvent = Annotated[
     | PlanDelta
     | PlanSubmitted
     | PlanApproved
+    | QuestionAsked
+    | QuestionAnswered
     | TurnError
     | TurnCompleted
     | GoalUpdated
