@@ -18,6 +18,7 @@ from harness.agent import TurnResult
 from harness.commands import is_command, run_command
 from harness.errors import UpstreamError
 from harness.events import SessionStarted
+from harness.goal.runner import check_budget, run_prompt
 from harness.modes.plan import split_proposed_plan
 from harness.output import InteractivePrinter, JsonPrinter, PrintModePrinter
 from harness.repl import run_repl
@@ -60,6 +61,9 @@ def agent_command(
     ] = None,
     auth_file: Annotated[Path | None, typer.Option(help="auth.json for --provider chatgpt.")] = None,
     max_steps: Annotated[int | None, typer.Option(help="Most model requests per turn.")] = None,
+    goal_budget: Annotated[
+        int | None, typer.Option(help='Token budget of the goal set by -p "/goal <objective>".')
+    ] = None,
     instructions: Annotated[
         Path | None, typer.Option(help="Base instructions file (instead of config / the shipped default).")
     ] = None,
@@ -89,6 +93,10 @@ def agent_command(
     for directory in skill_dir or []:
         if not directory.is_dir():
             raise ConfigError(f"--skill-dir {directory} is not a directory: give a directory of skills")
+    if goal_budget is not None:
+        if prompt is None or not prompt.strip().startswith("/goal "):
+            raise ConfigError('--goal-budget goes with a goal: -p "/goal <objective>" --goal-budget N')
+        check_budget(goal_budget)
     if session and fork:
         raise ConfigError("use either --session (resume) or --fork (copy), not both")
     headless = prompt is not None
@@ -108,6 +116,7 @@ def agent_command(
         config_path=config,
         auth_file=auth_file,
         max_steps=max_steps,
+        goal_budget=goal_budget,
         instructions_file=instructions.resolve() if instructions else None,
         skill_dirs=[d.resolve() for d in skill_dir or []],
         approver=None if headless else _terminal_approver,
@@ -148,7 +157,7 @@ def _run_headless(runtime: AgentRuntime, prompt: str, json_out: bool) -> TurnRes
     assert runtime.agent is not None and runtime.plan is not None
     before = runtime.plan.state.revision
     if not is_command(prompt):
-        result: TurnResult | None = runtime.agent.run_turn(prompt)
+        result: TurnResult | None = run_prompt(runtime.agent, prompt)
     else:
         result = run_command(prompt, runtime, sys.stderr if json_out else sys.stdout).turn
     plan = runtime.plan

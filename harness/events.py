@@ -18,7 +18,9 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, JsonValue, Type
 __all__ = [
     "AgentEvent",
     "AssistantMessage",
+    "Compacted",
     "EventSink",
+    "GoalUpdated",
     "ModeChange",
     "ModelSwitch",
     "Notice",
@@ -205,6 +207,32 @@ class TurnCompleted(_Event):
     """The server-reported usage of each request, in order."""
 
 
+class GoalUpdated(_Event):
+    """The thread goal was set, changed status, used tokens or was cleared (`objective` None)."""
+
+    type: Literal["goal_updated"] = "goal_updated"
+    objective: str | None
+    status: str | None
+    """active, paused, blocked, complete or budget_limited; None when the goal was cleared."""
+    tokens_used: int
+    token_budget: int | None
+    reason: str
+    """What changed it: `user`, `tool`, `turn` (usage counted), `interrupted`, `budget`."""
+
+
+class Compacted(_Event):
+    """The history was compacted: the next request sees a new context window."""
+
+    type: Literal["compacted"] = "compacted"
+    trigger: str
+    """`manual` (/compact), `auto` (the threshold was passed) or `context_length` (the backend
+    refused the request as too long)."""
+    window: int
+    """The new window's number (`x-codex-window-id` is `<thread>:<window>`)."""
+    items_before: int
+    items_after: int
+
+
 AgentEvent = Annotated[
     SessionStarted
     | TurnStarted
@@ -222,7 +250,9 @@ AgentEvent = Annotated[
     | QuestionAsked
     | QuestionAnswered
     | TurnError
-    | TurnCompleted,
+    | TurnCompleted
+    | GoalUpdated
+    | Compacted,
     Field(discriminator="type"),
 ]
 

@@ -96,10 +96,11 @@ def _count(n: int, noun: str) -> str:
 def _trigger(previous: Turn) -> str:
     if previous.endpoint == "responses/compact":
         return "remote /responses/compact"
-    if previous.request_kind == "compaction":
-        return "request_kind compaction"
+    # Checked before request_kind: a trigger request may also be marked `compaction`.
     if previous.items and previous.items[-1].kind == "compaction_trigger":
         return "compaction_trigger"
+    if previous.request_kind == "compaction":
+        return "request_kind compaction"
     return "in context"
 
 

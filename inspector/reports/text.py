@@ -79,9 +79,14 @@ def _turn_row(console: Console, doc: dict[str, Any]) -> None:
     detail = _token_detail(doc)
     if detail:
         _line(console, "        · ", (detail, "dim"))
+    events = doc.get("mode_events", [])
+    # A mode event says the collaboration-mode change better ("mode default → plan (revision 2
+    # approved)"); the world-state sentence for the same field would repeat it.
+    switched = any(e["kind"] == "mode_change" for e in events)
     for sentence in doc["world_state_changes"]:
-        _line(console, "        · ", (sentence, "cyan"))
-    for event in doc.get("mode_events", []):
+        if not (switched and sentence.startswith("collaboration mode ")):
+            _line(console, "        · ", (sentence, "cyan"))
+    for event in events:
         _line(console, "        · ", (event["sentence"], "green"))
     if doc["compaction"]:
         _line(console, "        · ", (doc["compaction"]["sentence"], "magenta"))

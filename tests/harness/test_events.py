@@ -12,6 +12,8 @@ import pytest
 from harness.events import (
     AgentEvent,
     AssistantMessage,
+    Compacted,
+    GoalUpdated,
     ModeChange,
     ModelSwitch,
     Notice,
@@ -54,6 +56,8 @@ WIRE_KEYS: dict[str, list[str]] = {
     "question_answered": ["type", "call_id", "answers", "assumed"],
     "error": ["type", "turn_id", "message"],
     "turn_completed": ["type", "turn_id", "final_text", "steps", "stopped", "usage"],
+    "goal_updated": ["type", "objective", "status", "tokens_used", "token_budget", "reason"],
+    "compacted": ["type", "trigger", "window", "items_before", "items_after"],
 }
 
 SAMPLES: list[AgentEvent] = [
@@ -74,6 +78,8 @@ SAMPLES: list[AgentEvent] = [
     QuestionAnswered(call_id="c2", answers={"answer": "a", "assumed": True}, assumed=True),
     TurnError(turn_id="t", message="upstream said no"),
     TurnCompleted(turn_id="t", final_text="hello", steps=2, stopped="max_steps", usage=[{"input_tokens": 3}]),
+    GoalUpdated(objective="ship it", status="active", tokens_used=0, token_budget=None, reason="user"),
+    Compacted(trigger="manual", window=1, items_before=9, items_after=4),
 ]
 
 

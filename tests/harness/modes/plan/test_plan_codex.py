@@ -421,3 +421,10 @@ def test_compaction_carries_the_rules_and_the_draft_into_the_new_window(repo: Pa
     said = [e.sentence for t in analyse_recording(capture).turns for e in t.mode_events]
     assert "plan recovery message (rules and plan carried over a compaction)" in said
     assert not any(s.startswith("mode ") for s in said[1:])
+
+
+def test_an_unknown_plan_profile_is_a_one_line_error(repo: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.json", [{"text": "unused"}])
+    proc = _cli(repo, script, "--plan-profile", "cursor", "-p", "hi", "--no-capture")
+    assert proc.returncode != 0 and proc.stdout == ""
+    assert proc.stderr.strip() == "error: unknown plan profile 'cursor': use one of codex, claude, knightcode"

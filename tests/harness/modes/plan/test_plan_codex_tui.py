@@ -26,6 +26,7 @@ from harness.context import classify_text
 from harness.modes.plan import IMPLEMENT_PROMPT
 from harness.repl import run_repl
 from harness.runtime import AgentOptions, AgentRuntime
+from inspector.analysis import analyse_recording
 from proxy.store.reader import read_recording
 from proxy.testing import (
     FakeUpstream,
@@ -205,6 +206,14 @@ def test_the_harness_plan_layout_matches_the_codex_tui(
         f"user: {IMPLEMENT_PROMPT}",
     ]
     assert ours[0]["tools"] == ours[1]["tools"] and codex[0]["tools"] == codex[1]["tools"]
+    # The inspector tells both sessions' plan mode the same way (side requests have no mode events).
+    for capture in (codex_capture, harness_capture):
+        said = [e.sentence for t in analyse_recording(capture).turns for e in t.mode_events]
+        assert said == [
+            "mode default → plan",
+            "plan submitted (revision 1)",
+            "mode plan → default (plan revision 1 approved)",
+        ]
 
 
 def _submit_through_pickers(tui: Tmux) -> None:
