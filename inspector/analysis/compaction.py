@@ -46,7 +46,8 @@ class CompactionReport:
     @property
     def dropped_names(self) -> list[str]:
         """The context fragments gone after the compaction and not brought back (`skill demo-skill`)."""
-        back = {p.kind for i in self.rematerialised for p in i.fragments} | {"compaction_summary"}
+        # the request's own prompt and the old summary are not context (the summary is said apart)
+        back = {p.kind for i in self.rematerialised for p in i.fragments} | _NOT_CONTEXT
         names = [_fragment_name(p) for i in self.dropped_context for p in i.fragments if p.kind not in back]
         return list(dict.fromkeys(names))
 
@@ -71,6 +72,7 @@ class CompactionReport:
         return text + tokens + " (input items, tools not counted)"
 
 
+_NOT_CONTEXT = frozenset({"compaction_summary", "compaction_prompt"})
 _FRAGMENT_WORDS = {
     "environment_context": "environment",
     "permissions": "permissions",
