@@ -1,0 +1,38 @@
+"""`ctxscope inspect`: the Textual app. It only routes: screens render what the view model returns,
+and the view model asks the analysis."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App
+
+from inspector.tui.commands import InspectorCommands
+from inspector.tui.screens.main import MainScreen
+
+
+class InspectorApp(App[None]):
+    """Walk one recording turn by turn (or two, aligned: see `CompareApp`)."""
+
+    CSS_PATH = "styles/inspector.tcss"
+    TITLE = "ctxscope inspect"
+    COMMANDS = App.COMMANDS | {InspectorCommands}
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        turn: int | None = None,
+        view: str = "turn",
+        pane: str = "timeline",
+        follow: bool = False,
+    ) -> None:
+        super().__init__()
+        self.path = path
+        self.turn, self.view, self.pane, self.follow = turn, view, pane, follow
+
+    def on_mount(self) -> None:
+        self.push_screen(MainScreen(self.path, turn=self.turn, view=self.view, pane=self.pane))
+
+
+__all__ = ["InspectorApp"]
