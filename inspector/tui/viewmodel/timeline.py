@@ -43,7 +43,7 @@ class TimelineRow:
     ok: bool
     world_changed: bool
 
-    def line(self, *, marked: bool = False, model_width: int = 10) -> Line:
+    def line(self, *, marked: bool = False, model_width: int = 9) -> Line:
         """The row as a display line; `marked` shows the mark-and-diff marker."""
         duration = "-" if self.duration_ms is None else f"{self.duration_ms / 1000:.1f}s"
         flags = (
@@ -58,7 +58,7 @@ class TimelineRow:
                 f"kind-{self.kind}",
             ),
             Run(f"{flags} ", "error" if not self.ok else "world"),
-            Run(f"{self.model[:model_width]:<{model_width}}", ""),
+            Run(f"{self.model[:model_width]:<{model_width}} ", ""),
             Run(f"{short_tokens(self.tokens):>6} ", ""),
             Run(bar(self.fill, 4), "bar"),
             Run(f"{duration:>5}", "dim"),
