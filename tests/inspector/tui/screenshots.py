@@ -6,14 +6,19 @@ then asserts the sentinel (the main screen's timeline mounted, the recording loa
 worker failed before exporting the SVG: a crashed app renders a near-blank screen that a blank
 baseline would accept forever. `compare` checks the SVG against `snapshots/<name>.svg` after
 removing the per-export id Textual puts in class names; run with CTXSCOPE_UPDATE_SNAPSHOTS=1 to
-write new baselines (look at each one before committing it).
+write new baselines (look at each one before committing it). Baselines belong to the Textual
+version in `snapshots/TEXTUAL_VERSION` (upgrades redraw screens): under another version the
+screens are still taken and checked for life, but not compared.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from importlib.metadata import version
 from pathlib import Path
+
+import pytest
 
 from textual.worker import WorkerState
 
@@ -58,6 +63,12 @@ def compare(name: str, svg: str) -> None:
     """Compare with the stored baseline (or write it when updating)."""
     baseline = SNAPSHOTS / f"{name}.svg"
     text = normalise(svg)
+    pinned = SNAPSHOTS / "TEXTUAL_VERSION"
+    if os.environ.get("CTXSCOPE_UPDATE_SNAPSHOTS") == "1":
+        SNAPSHOTS.mkdir(exist_ok=True)
+        pinned.write_text(version("textual") + "\n")
+    elif pinned.exists() and pinned.read_text().strip() != version("textual"):
+        pytest.skip(f"baselines are for Textual {pinned.read_text().strip()}, this is {version('textual')}")
     if os.environ.get("CTXSCOPE_UPDATE_SNAPSHOTS") == "1" or not baseline.exists():
         if os.environ.get("CI") and not baseline.exists():
             raise AssertionError(f"no baseline {baseline.name}: run with CTXSCOPE_UPDATE_SNAPSHOTS=1")
