@@ -19,7 +19,6 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
-
 from textual.worker import WorkerState
 
 from inspector.tui.screens.main import MainScreen
