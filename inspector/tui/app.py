@@ -8,11 +8,12 @@ from pathlib import Path
 from textual.app import App
 
 from inspector.tui.commands import InspectorCommands
+from inspector.tui.screens.compare import CompareScreen
 from inspector.tui.screens.main import MainScreen
 
 
 class InspectorApp(App[None]):
-    """Walk one recording turn by turn (or two, aligned: see `CompareApp`)."""
+    """Walk one recording turn by turn, or compare two aligned turn by turn (`other`)."""
 
     CSS_PATH = "styles/inspector.tcss"
     TITLE = "ctxscope inspect"
@@ -21,6 +22,7 @@ class InspectorApp(App[None]):
     def __init__(
         self,
         path: Path,
+        other: Path | None = None,
         *,
         turn: int | None = None,
         view: str = "turn",
@@ -28,10 +30,13 @@ class InspectorApp(App[None]):
         follow: bool = False,
     ) -> None:
         super().__init__()
-        self.path = path
+        self.path, self.other = path, other
         self.turn, self.view, self.pane, self.follow = turn, view, pane, follow
 
     def on_mount(self) -> None:
+        if self.other is not None:
+            self.push_screen(CompareScreen(self.path, self.other))
+            return
         self.push_screen(MainScreen(self.path, turn=self.turn, view=self.view, pane=self.pane))
 
 

@@ -47,7 +47,8 @@ def launch(
     from inspector.tui.app import InspectorApp
 
     main_view, pane = view_args(view)
-    InspectorApp(paths[0], turn=turn, view=main_view, pane=pane, follow=follow).run()
+    other = paths[1] if len(paths) == 2 else None
+    InspectorApp(paths[0], other, turn=turn, view=main_view, pane=pane, follow=follow).run()
 
 
 __all__ = ["launch"]
