@@ -9,7 +9,7 @@ from textual.app import App
 
 from inspector.tui.commands import InspectorCommands
 from inspector.tui.screens.compare import CompareScreen
-from inspector.tui.screens.main import MainScreen
+from inspector.tui.screens.main import FOLLOW_INTERVAL_S, MainScreen
 
 
 class InspectorApp(App[None]):
@@ -28,16 +28,27 @@ class InspectorApp(App[None]):
         view: str = "turn",
         pane: str = "timeline",
         follow: bool = False,
+        follow_interval: float = FOLLOW_INTERVAL_S,
     ) -> None:
         super().__init__()
         self.path, self.other = path, other
         self.turn, self.view, self.pane, self.follow = turn, view, pane, follow
+        self.follow_interval = follow_interval
 
     def on_mount(self) -> None:
         if self.other is not None:
             self.push_screen(CompareScreen(self.path, self.other))
             return
-        self.push_screen(MainScreen(self.path, turn=self.turn, view=self.view, pane=self.pane))
+        self.push_screen(
+            MainScreen(
+                self.path,
+                turn=self.turn,
+                view=self.view,
+                pane=self.pane,
+                follow=self.follow,
+                follow_interval=self.follow_interval,
+            )
+        )
 
 
 __all__ = ["InspectorApp"]

@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from inspector.analysis.analyse import Analysis, analyse_exchanges
+from inspector.analysis.incremental import IncrementalAnalysis
 from proxy.errors import ConfigError, RecordingError
 from proxy.home import recordings_dir
 from proxy.store import read_recording
+from proxy.store.follow import RecordingFollower
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,27 @@ def load(path: Path) -> Loaded:
     return Loaded(analysis, len(recording.exchanges) - len(analysis.turns))
 
 
+class LiveRecording:
+    """A recording still being written: each `poll` reads what was appended and analyses the new
+    turns only (`IncrementalAnalysis`)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.follower = RecordingFollower(path)
+        self.analysis = IncrementalAnalysis(source=path.name)
+        self._polled = False
+
+    def poll(self) -> Loaded | None:
+        """The analysis when something new arrived (always on the first call), else None."""
+        new = self.follower.poll()
+        if not new and self._polled:
+            return None
+        self._polled = True
+        self.analysis.header = self.follower.header
+        analysis = self.analysis.add(new, warnings=self.follower.warnings)
+        return Loaded(analysis, len(self.follower.exchanges) - len(analysis.turns))
+
+
 def newest_recording(folder: Path | None = None) -> Path:
     """The most recently modified `.jsonl` in the ctxscope home's recordings (or `folder`)."""
     where = folder or recordings_dir()
@@ -42,4 +65,4 @@ def newest_recording(folder: Path | None = None) -> Path:
     return candidates[-1]
 
 
-__all__ = ["Loaded", "load", "newest_recording"]
+__all__ = ["LiveRecording", "Loaded", "load", "newest_recording"]

@@ -12,7 +12,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from inspector.tui.app import InspectorApp
-from inspector.tui.screens.main import MainScreen
+from inspector.tui.screens.main import FOLLOW_GROUP, MainScreen
 from proxy.errors import ConfigError, RecordingError
 
 SNAPSHOT_VIEWS = ("timeline", "turn", "world", "compaction", "tokens")
@@ -37,18 +37,25 @@ def view_args(view: str) -> tuple[str, str]:
     return view, "turn"
 
 
+async def _workers_done(app: Any) -> None:
+    """Wait for every worker but the follow loop (which runs until the screen goes away)."""
+    others = [w for w in app.workers if w.group != FOLLOW_GROUP]
+    if others:  # an empty list would mean "every worker" to wait_for_complete
+        await app.workers.wait_for_complete(others)
+
+
 async def settle(pilot: Pilot[Any]) -> None:
     """Wait until the main screen has loaded (or failed) and no worker is running."""
     app = pilot.app
     for _ in range(MAX_SETTLE_ROUNDS):
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await _workers_done(app)
         mains = [s for s in app.screen_stack if isinstance(s, MainScreen)]
         screen = mains[-1] if mains else None
         if screen is None and len(app.screen_stack) > 1:
             return  # another app's screens (e.g. a comparison): nothing to wait for here
         if screen is not None and (screen.inspector is not None or screen.error):
-            await app.workers.wait_for_complete()
+            await _workers_done(app)
             await pilot.pause()
             return
 

@@ -7,6 +7,7 @@ two (timeline and the focused right pane) from 80, one below 80; Tab moves betwe
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from textual import work
@@ -18,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from inspector.tui.loader import Loaded, load
+from inspector.tui.loader import LiveRecording, Loaded, load
 from inspector.tui.screens.help import HelpScreen
 from inspector.tui.screens.item import ItemScreen
 from inspector.tui.screens.prompt import PromptScreen
@@ -28,6 +29,9 @@ from inspector.tui.widgets.timeline import Timeline
 from proxy.errors import CtxscopeError
 
 PANES = ("timeline", "turn", "world")
+FOLLOW_INTERVAL_S = 0.5
+"""How often a followed recording is checked for new lines."""
+FOLLOW_GROUP = "follow"
 
 
 class MainScreen(Screen[None]):
@@ -57,16 +61,25 @@ class MainScreen(Screen[None]):
     ]
 
     def __init__(
-        self, path: Path, *, turn: int | None = None, view: str = "turn", pane: str = "timeline"
+        self,
+        path: Path,
+        *,
+        turn: int | None = None,
+        view: str = "turn",
+        pane: str = "timeline",
+        follow: bool = False,
+        follow_interval: float = FOLLOW_INTERVAL_S,
     ) -> None:
         super().__init__(id="main")
         self.path = path
+        self.live = LiveRecording(path) if follow else None
+        self.follow_interval = follow_interval
         self.inspector: Inspector | None = None
         self.current: int | None = None
         self.start_turn = turn
         self.view = view if view in VIEWS else "turn"
         self.pane = pane if pane in PANES else "timeline"
-        self.following = False
+        self.following = follow
         self.new_turns = 0
         self.error: str | None = None
 
@@ -86,13 +99,57 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="load")
     def load_recording(self) -> None:
-        """Read and analyse the recording off the UI thread."""
+        """Read and analyse the recording off the UI thread; with --follow, keep reading."""
         try:
-            loaded = load(self.path)
+            loaded = self.live.poll() if self.live is not None else load(self.path)
         except (CtxscopeError, OSError, ValueError) as err:
             self.app.call_from_thread(self.show_error, str(err))
             return
-        self.app.call_from_thread(self.show_loaded, loaded)
+        if loaded is not None:
+            self.app.call_from_thread(self.show_loaded, loaded)
+        if self.live is not None:
+            self.app.call_from_thread(self.follow_recording, self.live)
+
+    @work(thread=True, exclusive=True, group=FOLLOW_GROUP)
+    def follow_recording(self, live: LiveRecording) -> None:
+        """Poll the followed file until the screen goes away (a worker that never completes on
+        its own: wait for the other groups when waiting for the app to settle)."""
+        worker = get_current_worker()
+        while not worker.is_cancelled:
+            time.sleep(self.follow_interval)
+            try:
+                loaded = live.poll()
+            except (CtxscopeError, OSError, ValueError) as err:
+                if not worker.is_cancelled:
+                    self.app.call_from_thread(self.follow_failed, str(err))
+                return
+            if loaded is not None and not worker.is_cancelled:
+                self.app.call_from_thread(self.grow, loaded)
+
+    def follow_failed(self, message: str) -> None:
+        """The followed file went away: keep what was read, say so."""
+        self.live = None
+        self.following = False
+        self.notify(f"stopped following: {message}", severity="error", timeout=10)
+        self._status(extra=f"not following: {message}")
+
+    def grow(self, loaded: Loaded) -> None:
+        """New turns landed: the cursor follows them, or a "+N new turns" notice says so."""
+        if self.inspector is None or not self.inspector.analysis.turns:
+            self.show_loaded(loaded)
+            if self.following and loaded.analysis.turns:
+                self.go_to_turn(loaded.analysis.turns[-1].turn.number)
+            return
+        added = self.inspector.replace(loaded.analysis, other_requests=loaded.other_requests)
+        timeline = self.query_one(Timeline)
+        timeline.show_lines(self.inspector.timeline())
+        if self.current is not None:
+            timeline.go_to(self.current)
+        if added and self.following:
+            self.go_to_turn(loaded.analysis.turns[-1].turn.number)
+        elif added:
+            self.new_turns += added
+            self._status()
 
     def show_error(self, message: str) -> None:
         """A recording that cannot be shown: say why in the app (no traceback)."""
@@ -106,8 +163,9 @@ class MainScreen(Screen[None]):
         timeline = self.query_one(Timeline)
         timeline.show_lines(self.inspector.timeline(), keep=False)
         if not loaded.analysis.turns:
+            waiting = " yet (following)" if self.live is not None else " to show"
             self.query_one("#turn", LinesView).show_lines(
-                [Line.plain(f"{self.path.name} has no model requests to show", "warn")]
+                [Line.plain(f"{self.path.name} has no model requests{waiting}", "warn")]
             )
             self._status()
             return
@@ -189,7 +247,7 @@ class MainScreen(Screen[None]):
         self.query_one(Timeline).show_lines(self.inspector.timeline())
         self.go_to_turn(b)
 
-    def _status(self) -> None:
+    def _status(self, extra: str = "") -> None:
         if self.inspector is None:
             return
         parts = [f"ctxscope inspect  {self.path.name}", self.inspector.timeline_title(self.current)]
@@ -202,6 +260,8 @@ class MainScreen(Screen[None]):
             parts.append("following")
         if self.new_turns:
             parts.append(f"+{self.new_turns} new turns (F to follow)")
+        if extra:
+            parts.append(extra)
         self.query_one("#status", Static).update("  |  ".join(parts))
 
     # -- layout --------------------------------------------------------------------------------
@@ -361,6 +421,9 @@ class MainScreen(Screen[None]):
         self.notify(f"turn {self.current} written to {target.name}")
 
     def action_toggle_follow(self) -> None:
+        if self.live is None:
+            self.notify("not following a recording: start with ctxscope inspect --follow FILE")
+            return
         self.following = not self.following
         if self.following and self.inspector is not None and self.inspector.analysis.turns:
             self.new_turns = 0
@@ -371,4 +434,4 @@ class MainScreen(Screen[None]):
         self.app.push_screen(HelpScreen())
 
 
-__all__ = ["PANES", "MainScreen"]
+__all__ = ["FOLLOW_GROUP", "FOLLOW_INTERVAL_S", "PANES", "MainScreen"]
