@@ -9,7 +9,7 @@ the proxy's real writer, then measures, as medians:
   switch              one step down the timeline until the new turn's diff is on screen
   jump                palette-free go-to across the recording (turn 1 -> N/2 -> N)
 
-Run: .venv/bin/python benchmarks/bench_inspect.py [--turns 1000] [--repeat 3] [--switches 20]
+Run: .venv/bin/python -m benchmarks.bench_inspect [--turns 1000] [--repeat 3] [--switches 20]
 A benchmark, not a test: it prints numbers and asserts nothing.
 """
 
@@ -25,16 +25,14 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root
-
-from benchmarks.bench_analysis import build, median_s, write  # noqa: E402
-from inspector.analysis import analyse_recording  # noqa: E402
-from inspector.analysis.tokens import get_tokenizer  # noqa: E402
-from inspector.reports import diff_report  # noqa: E402
-from inspector.tui.app import InspectorApp  # noqa: E402
-from inspector.tui.screens.main import MainScreen  # noqa: E402
-from inspector.tui.snapshot import settle  # noqa: E402
-from inspector.tui.widgets import LinesView, Timeline  # noqa: E402
+from benchmarks.bench_analysis import build, median_s, write
+from inspector.analysis import analyse_recording
+from inspector.analysis.tokens import get_tokenizer
+from inspector.reports import diff_report
+from inspector.tui.app import InspectorApp
+from inspector.tui.screens.main import MainScreen
+from inspector.tui.snapshot import settle
+from inspector.tui.widgets import LinesView, Timeline
 
 
 async def _shown(app: InspectorApp, number: int) -> None:

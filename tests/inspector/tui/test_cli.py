@@ -67,3 +67,11 @@ def test_without_a_file_the_newest_recording_in_the_home_is_opened(tmp_path: Pat
     new.write_text(recording("compaction").read_text())
     os.utime(old, (1_000, 1_000))
     assert newest_recording(folder) == new
+
+
+def test_the_readme_key_table_is_the_help_screen() -> None:
+    from inspector.tui.screens.help import KEYS
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    assert all(f"| {action} |" in readme for _, action in KEYS)
+    assert "docs/inspect-main.svg" in readme and "docs/inspect-compaction.svg" in readme
