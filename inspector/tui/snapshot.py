@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.worker import WorkerError, WorkerFailed
 
 from inspector.tui.app import InspectorApp
 from inspector.tui.screens.main import FOLLOW_GROUP, MainScreen
@@ -39,25 +40,35 @@ def view_args(view: str) -> tuple[str, str]:
 
 async def _workers_done(app: Any) -> None:
     """Wait for every worker but the follow loop (which runs until the screen goes away)."""
-    others = [w for w in app.workers if w.group != FOLLOW_GROUP]
-    if others:  # an empty list would mean "every worker" to wait_for_complete
-        await app.workers.wait_for_complete(others)
+    for worker in [w for w in app.workers if w.group != FOLLOW_GROUP]:
+        try:
+            await worker.wait()
+        except WorkerFailed:
+            raise
+        except WorkerError:  # cancelled (a stale render replaced by a newer one) or not started yet
+            continue
+
+
+def _busy(app: Any) -> bool:
+    return any(w.is_running for w in app.workers if w.group != FOLLOW_GROUP)
 
 
 async def settle(pilot: Pilot[Any]) -> None:
-    """Wait until the main screen has loaded (or failed) and no worker is running."""
+    """Wait until the main screen has loaded (or failed) and the app is quiet: no worker running
+    after a pause (a highlight message handled late may start one more render)."""
     app = pilot.app
     for _ in range(MAX_SETTLE_ROUNDS):
         await pilot.pause()
         await _workers_done(app)
         mains = [s for s in app.screen_stack if isinstance(s, MainScreen)]
         screen = mains[-1] if mains else None
-        if screen is None and len(app.screen_stack) > 1:
-            return  # another app's screens (e.g. a comparison): nothing to wait for here
-        if screen is not None and (screen.inspector is not None or screen.error):
-            await _workers_done(app)
+        loaded = screen is None or screen.inspector is not None or screen.error is not None
+        if screen is None and len(app.screen_stack) <= 1:
+            loaded = False  # the app has not pushed its screen yet
+        if loaded:
             await pilot.pause()
-            return
+            if not _busy(app):
+                return
 
 
 def snapshot_app(path: Path, *, turn: int | None, view: str) -> InspectorApp:

@@ -26,6 +26,8 @@ NEW_TEXT_LINES = 12
 ITEM_DIFF_LINES = 40
 """Lines of a changed item's diff shown before the rest is folded."""
 LABEL_WIDTH = 200
+LINE_CHARS = 2_000
+"""Longest diff line drawn; the rest is in the item's full text (Enter)."""
 
 
 @dataclass
@@ -45,6 +47,15 @@ def _fold(fold_id: str, text: str) -> Line:
 def _diff_line(op: str, text: str, spans: Iterable[tuple[int, int]] = (), indent: str = "    ") -> Line:
     marker = {"same": " ", "added": "+", "removed": "-"}[op]
     runs = [Run(f"{indent}{marker} ", op)]
+    if len(text) > LINE_CHARS:  # a 600 KB single-line value: draw its start, say what is left
+        cut = len(text) - LINE_CHARS
+        text = text[:LINE_CHARS]
+        spans = [(a, min(b, LINE_CHARS)) for a, b in spans if a < LINE_CHARS]
+        return Line((*_runs(runs, op, text, spans), Run(f" ... {cut:,} more characters", "fold")))
+    return Line(tuple(_runs(runs, op, text, spans)))
+
+
+def _runs(runs: list[Run], op: str, text: str, spans: Iterable[tuple[int, int]]) -> list[Run]:
     pos = 0
     for start, end in spans:
         if start > pos:
@@ -52,7 +63,7 @@ def _diff_line(op: str, text: str, spans: Iterable[tuple[int, int]] = (), indent
         runs.append(Run(text[start:end], f"{op}-strong"))
         pos = end
     runs.append(Run(text[pos:], op if op != "same" else ""))
-    return Line(tuple(runs))
+    return runs
 
 
 def text_diff_lines(

@@ -133,3 +133,15 @@ def test_filter_and_search_through_the_inspector(analysed: Callable[[str], Analy
     hit = inspector.next_hit(1)
     assert hit is not None and hit.turn == 2
     assert inspector.next_hit(2) == hit  # wraps around to the only hit
+
+
+def test_a_changed_600_kb_item_is_compared_whole_and_drawn_cut() -> None:
+    script = Script()
+    before, after = "a" * 600_000, "b" * 600_000
+    script.request(body([message("user", before)]), response=completed("r1"), headers={"session-id": "s"})
+    script.request(body([message("user", after)]), response=completed("r2"), headers={"session-id": "s"})
+    inspector = Inspector(analyse_exchanges(script.exchanges))
+    texts_ = texts(inspector.turn_lines(2))
+    drawn = [t for t in texts_ if "more characters" in t]
+    assert len(drawn) == 2 and all(len(t) < 2_100 for t in drawn)
+    assert any("too large to diff line by line" in t for t in texts_)  # no character diff attempted
