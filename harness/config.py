@@ -10,6 +10,7 @@ global_agents_file = "AGENTS.md"    # global AGENTS.md (default: AGENTS.md in th
 reasoning_effort = "medium"
 reasoning_summary = "auto"
 max_steps = 50
+plan_profile = "codex"              # codex | claude | knightcode: how plan mode enters, submits, reviews
 
 [models."gpt-5-codex"]              # per-model overrides
 instructions_file = "codex.md"
@@ -19,6 +20,9 @@ max_retries = 4
 backoff_base = 0.5                  # seconds; doubled per attempt, with jitter
 backoff_max = 20.0
 idle_timeout = 300.0
+
+[shell_environment]                 # commands never see the agent's credentials (tools/shell_env.py)
+allow = ["MY_TOKEN_COUNT"]          # names (globs) passed through even though they look like credentials
 
 [chatgpt]
 auth_file = "~/.codex/auth.json"
@@ -37,7 +41,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from harness.tools.context import APPROVAL_POLICIES, SANDBOX_MODES
+from harness.modes.plan.state import PLAN_PROFILES
+from harness.tools.call_context import APPROVAL_POLICIES, SANDBOX_MODES
 from proxy.errors import ConfigError
 from proxy.home import config_dir
 
@@ -78,9 +83,13 @@ class HarnessConfig:
     reasoning_summary: str | None = "auto"
     parallel_tool_calls: bool = False
     max_steps: int = 50
+    plan_profile: str = "codex"
+    """Which plan-mode system to follow: codex, claude or knightcode (`harness.modes.plan`)."""
     retry: RetrySettings = RetrySettings()
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     chatgpt: dict[str, Any] = field(default_factory=dict)
+    shell_env_allow: tuple[str, ...] = ()
+    """`[shell_environment] allow`: variables commands get even though their names look like credentials."""
     source: Path | None = None
     """The config file these settings came from, if any."""
 
@@ -111,6 +120,10 @@ class HarnessConfig:
             raise ConfigError(f"unknown approval policy {self.approval!r}: use one of {', '.join(APPROVALS)}")
         if self.max_steps < 1:
             raise ConfigError("max_steps must be at least 1")
+        if self.plan_profile not in PLAN_PROFILES:
+            raise ConfigError(
+                f"unknown plan profile {self.plan_profile!r}: use one of {', '.join(PLAN_PROFILES)}"
+            )
 
 
 def _path(value: Any, base: Path, key: str) -> Path:
@@ -129,6 +142,7 @@ _STRING_KEYS = (
     "reasoning_effort",
     "reasoning_summary",
     "developer_instructions",
+    "plan_profile",
 )
 
 
@@ -152,7 +166,7 @@ def load_config(path: Path | None = None) -> HarnessConfig:
         ("max_steps", int, "a whole number"),
         ("parallel_tool_calls", bool, "true or false"),
         ("skill_dirs", list, "a list of paths"),
-        *((k, dict, "a table") for k in ("models", "retry", "providers", "chatgpt")),
+        *((k, dict, "a table") for k in ("models", "retry", "providers", "chatgpt", "shell_environment")),
     ):
         if key in raw and (not isinstance(raw[key], kind) or (kind is int and isinstance(raw[key], bool))):
             raise ConfigError(f"{key} must be {what} in {path}")
@@ -180,6 +194,10 @@ def load_config(path: Path | None = None) -> HarnessConfig:
         ) from e
     kw["providers"] = dict(raw.get("providers") or {})
     kw["chatgpt"] = dict(raw.get("chatgpt") or {})
+    allow = (raw.get("shell_environment") or {}).get("allow", [])
+    if not isinstance(allow, list) or not all(isinstance(name, str) for name in allow):
+        raise ConfigError(f"[shell_environment] allow must be a list of variable names in {path}")
+    kw["shell_env_allow"] = tuple(allow)
     config = HarnessConfig(**kw)
     config.validate()
     return config

@@ -1,73 +1,49 @@
-"""The interactive chat: a plain terminal loop with slash commands.
-
-    /model NAME   switch model (history kept, a model-switch fragment is appended)
-    /status       session, model, provider, capture file, request count
-    /new          start a fresh session with the same settings
-    /cd DIR       change the working directory (the next request carries the diff)
-    /quit         leave (also Ctrl-D)
+"""The interactive chat: a plain terminal loop; slash commands come from `harness.commands`.
 
 Ctrl-C during a turn aborts the turn (a turn-aborted fragment is recorded) and returns to the prompt;
 Ctrl-C or Ctrl-D at the prompt leaves.
-Later issues add /plan, /goal, /compact as more entries in `COMMANDS`.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TextIO
 
+from harness.commands import COMMANDS, is_command, run_command
+from harness.modes.plan import PlanController
+from harness.modes.plan.profiles import REVIEW_CHOICES
 from harness.runtime import AgentRuntime
 from proxy.errors import CtxscopeError
 
-__all__ = ["COMMANDS", "run_repl"]
-
-COMMANDS: dict[str, str] = {
-    "/model": "/model NAME — switch model",
-    "/status": "/status — show session and backend",
-    "/new": "/new — start a new session",
-    "/cd": "/cd DIR — change the working directory",
-    "/quit": "/quit — leave",
-}
+__all__ = ["review_menu", "run_repl"]
 
 
-def _status(runtime: AgentRuntime, err: TextIO) -> None:
-    assert runtime.agent is not None
-    info = runtime.agent.status()
-    info["capture"] = str(runtime.capture_path) if runtime.capture_path else "off"
-    for key, value in info.items():
-        err.write(f"  {key}: {value}\n")
+def _line_reader(err: TextIO) -> Callable[[str], str]:
+    """`input` on a terminal; otherwise a reader whose `› ` prompt goes to stderr, so that the
+    answers are all a pipe reading stdout gets."""
+    if sys.stdin.isatty():
+        return input
+
+    def read(prompt: str) -> str:
+        err.write(prompt)
+        err.flush()
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        return line.rstrip("\n")
+
+    return read
 
 
-def handle_command(line: str, runtime: AgentRuntime, err: TextIO) -> bool:
-    """Run one slash command; False means quit."""
-    assert runtime.agent is not None
-    name, _, arg = line.strip().partition(" ")
-    arg = arg.strip()
-    if name in ("/quit", "/exit"):
-        return False
-    if name == "/model":
-        if not arg:
-            err.write(f"model: {runtime.agent.model} (usage: /model NAME)\n")
-        else:
-            runtime.agent.switch_model(arg)
-    elif name == "/cd":
-        err.write(f"cwd: {runtime.agent.change_cwd(Path(arg or '.'))}\n")
-    elif name == "/status":
-        _status(runtime, err)
-    elif name == "/new":
-        agent = runtime.new_session()
-        err.write(f"new session {agent.session_id}\n")
-    else:
-        err.write(f"unknown command {name}; commands: {', '.join(COMMANDS)}\n")
-    return True
-
-
-def run_repl(runtime: AgentRuntime, read: Callable[[str], str] = input, err: TextIO | None = None) -> None:
+def run_repl(
+    runtime: AgentRuntime, read: Callable[[str], str] | None = None, err: TextIO | None = None
+) -> None:
     """Read prompts until /quit or end of input."""
     err = err or sys.stderr
-    err.write(f"ctxscope agent — type a task, or {' '.join(COMMANDS)}\n")  # the table, so none is left out
+    read = read or _line_reader(err)
+    names = " ".join(c.name for c in COMMANDS)  # from the registry, so none is left out
+    err.write(f"ctxscope agent — type a task, or {names}\n")
     while True:
         try:
             line = read("› ")
@@ -77,18 +53,57 @@ def run_repl(runtime: AgentRuntime, read: Callable[[str], str] = input, err: Tex
             return
         if not line.strip():
             continue
-        if line.startswith("/"):
+        assert runtime.plan is not None
+        before = (runtime.plan, runtime.plan.state.revision)
+        if is_command(line):
             try:
-                if not handle_command(line, runtime, err):
+                if run_command(line, runtime, err).quit:
                     return
+                _review_if_submitted(runtime, before, read, err)
+            except KeyboardInterrupt:  # a command that runs a turn (/plan task) is interrupted alike
+                err.write("\nturn aborted\n")
             except CtxscopeError as e:
                 err.write(f"error: {e}\n")
             continue
         assert runtime.agent is not None
         try:
             runtime.agent.run_turn(line)
+            _review_if_submitted(runtime, before, read, err)
         except KeyboardInterrupt:
             err.write("\nturn aborted\n")
         except CtxscopeError as e:
             # The session file is intact: the person can retry or /quit and resume later.
             err.write(f"error: {e}\n")
+
+
+def review_menu(profile: str) -> str:
+    """The review picker's text for `profile` (first choice = Enter)."""
+    lines = [f"  {n}. {label}" for n, (_, label) in enumerate(REVIEW_CHOICES[profile], 1)]
+    return "Implement this plan?\n" + "\n".join(lines) + "\n"
+
+
+def _review_if_submitted(
+    runtime: AgentRuntime, before: tuple[PlanController, int], read: Callable[[str], str], err: TextIO
+) -> None:
+    """After a turn that submitted a plan: the profile's review choices (Enter = the first)."""
+    plan, revision = before
+    if runtime.plan is not plan or plan.state.revision == revision or not plan.planning:
+        return
+    choices = REVIEW_CHOICES[plan.state.profile]
+    err.write(review_menu(plan.state.profile))
+    try:
+        raw = read("choice [1]: ").strip() or "1"
+    except (EOFError, KeyboardInterrupt):
+        raw = ""
+    action = choices[int(raw) - 1][0] if raw.isdigit() and 1 <= int(raw) <= len(choices) else "stay"
+    if action in ("implement", "fresh"):
+        plan.approve(plan.state.revision, fresh=action == "fresh")
+    elif action == "exit":
+        plan.exit()
+        err.write("left plan mode; the draft is kept\n")
+    elif action == "revise":
+        feedback = read("feedback: ").strip()
+        if feedback:
+            plan.agent.run_turn(feedback)  # a typed message while planning is a revision request
+    else:
+        err.write("still planning: send feedback to revise, /plan approve to implement\n")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ._markup import child, children, escape, inner
-from ._spec import FragmentSpec, Values
+from ._spec import FragmentSpec, Values, WorldMeaning, takes
 
 __all__ = ["ENV_KEYS", "SPEC", "render_environment"]
 
@@ -136,4 +136,6 @@ SPEC = FragmentSpec(
     render=render_environment,
     label=label_environment,
     description="cwd, shell, date, timezone, network and filesystem roots; diffs carry changed children",
+    # Older Codex also put the approval policy and sandbox mode here.
+    world=WorldMeaning(takes(*_SCALARS, "network_enabled", "writable_roots")),
 )

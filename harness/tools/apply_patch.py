@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.tools.base import ToolError, ToolKind, ToolResult
-from harness.tools.context import ApprovalRequest, ToolContext
+from harness.tools.call_context import ApprovalRequest, ToolContext
 from harness.tools.patch_parser import (
     PATCH_GRAMMAR,
     AddFile,

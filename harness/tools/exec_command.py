@@ -10,7 +10,6 @@ returns when the command ends (or is killed), and `yield_time_ms` is accepted on
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import signal
 import subprocess
@@ -22,8 +21,9 @@ from typing import IO, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
-from harness.tools.context import ApprovalRequest, ToolContext
+from harness.tools.call_context import ApprovalRequest, ToolContext
 from harness.tools.sandbox import ESCALATE, SANDBOX_PERMISSIONS, exec_approval_reason, obtain_approval
+from harness.tools.shell_env import command_environment
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 3_600_000
@@ -101,14 +101,10 @@ def _kill_group(pid: int) -> None:
         pass  # already gone
 
 
-# Credentials in the agent's own environment (the model provider's key above all) are not handed
-# to commands the model writes: one `env` would put them in a tool output. `ctx.env` can still
-# pass a variable on purpose.
-_SECRET_ENV = re.compile(r"(KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
-
-
 def _command_env(ctx: ToolContext) -> dict[str, str]:
-    env = {name: value for name, value in os.environ.items() if not _SECRET_ENV.search(name)}
+    # Credentials in the agent's own environment are not handed to commands the model writes (the rule
+    # is in shell_env.py); `ctx.env` can still pass a variable on purpose.
+    env = command_environment(os.environ, ctx.env_allow)
     # Pagers and colour codes would hang or clutter a non-interactive run.
     env.update({"PAGER": "cat", "GIT_PAGER": "cat", "NO_COLOR": "1", "TERM": "dumb"})
     env.update(ctx.env or {})

@@ -2,8 +2,8 @@
 
 The router asks the gate twice: `hidden()` when building `tools[]` (a hidden tool is left out of the
 request) and `refusal()` at call time (a refused call still gets its one output item, carrying the
-rule's message, so the model learns why and does not loop). Plan mode adds rules here rather than
-changing the tools.
+rule's message, so the model learns why and does not loop). A mode adds its own rules through
+`AgentMode.gate_rules()` (the router checks them before these) rather than changing the tools.
 
 Built-in rules (Codex behaviour):
 - `update_plan` is refused in `plan` mode: it is a TODO checklist for doing work, not for planning.
@@ -35,6 +35,14 @@ def still_planning(tool: str) -> str:
         f"{tool} is blocked: still planning (Plan mode). Only read-only exploration is allowed until the "
         "user approves the plan and leaves Plan mode; describe the change in the plan instead."
     )
+
+
+def recognise_still_planning(output: str) -> str | None:
+    """The tool named by a `still_planning` refusal (the inspector reads outputs with it), or None."""
+    head, _, tail = still_planning("\0").partition("\0")
+    if output.startswith(head) and output.endswith(tail) and len(output) > len(head) + len(tail):
+        return output[len(head) : len(output) - len(tail)]
+    return None
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any
 
 from harness.tools.apply_patch import ApplyPatch
 from harness.tools.base import Tool, ToolError, ToolResult
-from harness.tools.context import ToolContext
+from harness.tools.call_context import ToolContext
 from harness.tools.exec_command import ExecCommand
 from harness.tools.gate import ToolGate
 from harness.tools.grep_files import GrepFiles
@@ -87,20 +87,21 @@ class ToolRouter:
 
     @property
     def mode(self) -> str:
-        """The current collaboration mode (kept on the context so tools can read it)."""
-        return self.ctx.collaboration_mode
-
-    def set_mode(self, mode: str) -> None:
-        """Switch the collaboration mode; the gate uses it from the next `specs()`/`handle()` on."""
-        self.ctx.collaboration_mode = mode
+        """The name of the session's current mode, read from the tool context at each use."""
+        return self.ctx.mode.name
 
     def set_gate(self, gate: ToolGate) -> None:
-        """Replace the gate (plan mode installs its own rules)."""
+        """Replace the router's own gate (a mode adds rules through `gate_rules()` instead)."""
         self.gate = gate
+
+    def active_gate(self) -> ToolGate:
+        """The rules in force now: the current mode's rules first, then the router's own."""
+        return self.gate.with_rules(self.ctx.mode.gate_rules())
 
     def visible(self) -> list[str]:
         """Names of the tools in the next request, in spec order."""
-        return [n for n in self.tools if n in self.enabled and not self.gate.hidden(n, self.mode)]
+        gate, mode = self.active_gate(), self.mode
+        return [n for n in self.tools if n in self.enabled and not gate.hidden(n, mode)]
 
     def specs(self) -> list[dict[str, Any]]:
         """The `tools[]` snapshot for the next request."""
@@ -135,7 +136,7 @@ class ToolRouter:
         if tool is None or name not in self.enabled:
             available = ", ".join(self.visible()) or "none"
             raise ToolError(f"unknown tool {name!r}; available tools: {available}")
-        refusal = self.gate.refusal(name, self.mode)
+        refusal = self.active_gate().refusal(name, self.mode)
         if refusal is not None:
             raise ToolError(refusal)
         return tool.handle(self._arguments(item, item_type, tool), self.ctx)

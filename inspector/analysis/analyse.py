@@ -17,9 +17,17 @@ from inspector.analysis.changes import COMPACTION_REQUEST_KINDS, TurnChange, com
 from inspector.analysis.compaction import CompactionReport, compaction_report
 from inspector.analysis.diffs import ToolDiff, instructions_diff, params_diff, tools_diff
 from inspector.analysis.items import Item, ItemClassifier
+from inspector.analysis.mode_events import ModeEvent, mode_events
 from inspector.analysis.threads import Thread, assign_threads
 from inspector.analysis.turns import Turn, extract_turns
-from inspector.analysis.world_state import describe_changes, fold_items, request_values
+from inspector.analysis.world_state import (
+    ObservedState,
+    StateChange,
+    empty_state,
+    fold_items,
+    state_changes,
+    with_request,
+)
 from proxy.errors import ConfigError, RecordingError
 from proxy.model import Exchange, RecordingHeader
 from proxy.store import read_recording
@@ -31,14 +39,18 @@ class TurnAnalysis:
 
     turn: Turn
     change: TurnChange
-    state: dict[str, Any]
-    state_changes: list[str]
+    state: ObservedState
+    """The world state after this turn's input, with the request's model and reasoning effort."""
+    state_changes: list[StateChange]
+    """World-state fields that differ from the previous turn of the thread (reports word them)."""
     instructions_diff: list[str]
     tools: ToolDiff
     params: dict[str, tuple[Any, Any]]
     tokens: TokenReport
     compaction: CompactionReport | None = None
     notes: list[str] = field(default_factory=list)
+    mode_events: list[ModeEvent] = field(default_factory=list)
+    """What plan mode did in the items this turn added (mode switches, submissions, blocked tools)."""
 
 
 @dataclass
@@ -75,11 +87,15 @@ class _Carry:
     """What the next turn of a thread continues from."""
 
     turn: Turn
-    items_state: dict[str, Any]
-    request_state: dict[str, Any]
+    items_state: ObservedState
+    request_state: ObservedState
     totals: ItemTotals
     unknown: list[str]
     """Labels of the unrecognised items and parts in the turn's input."""
+    mode: str | None = None
+    """The collaboration mode the thread's context was in (as its mode fragments said)."""
+    revisions: int = 0
+    """Plans submitted in the thread so far."""
 
 
 def _count(n: int, noun: str) -> str:
@@ -148,9 +164,9 @@ def _analyse_turn(
     )
     appended = carry is not None and change.kind == "append"
     items_state = fold_items(
-        carry.items_state if carry and appended else {}, change.added if appended else turn.items
+        carry.items_state if carry and appended else empty_state(), change.added if appended else turn.items
     )
-    state = request_values(items_state, turn.body)
+    state = with_request(items_state, turn.body)
     totals = item_totals(turn.items, carry.totals if carry and appended else None)
     unknown = _unknown_labels(change.added if appended else turn.items)
     if carry and appended:
@@ -172,14 +188,17 @@ def _analyse_turn(
     compaction_request = turn.request_kind in COMPACTION_REQUEST_KINDS and not turn.body.get("tools")
     if compaction_request and carry is not None:
         # A compaction request may leave out the model settings; it does not change them.
-        for key in ("model", "reasoning_effort"):
-            if state.get(key) is None:
-                state[key] = carry.request_state.get(key)
+        inherited = {
+            key: carry.request_state.value(key)
+            for key in ("model", "reasoning_effort")
+            if state.value(key) is None
+        }
+        state = state.model_copy(update=inherited)
     result = TurnAnalysis(
         turn=turn,
         change=change,
         state=state,
-        state_changes=describe_changes(carry.request_state if carry else None, state, change.added),
+        state_changes=state_changes(carry.request_state if carry else None, state, change.added),
         instructions_diff=instructions_diff(head.body.get("instructions"), turn.body.get("instructions"))
         if head
         else [],
@@ -198,7 +217,15 @@ def _analyse_turn(
             history = prev.items[:-1]
         result.compaction = compaction_report(history, prev, turn, change.kept)
     result.notes = _notes(turn, change, unknown)
-    return result, _Carry(turn, items_state, state, totals, unknown)
+    # Only what this turn brought: a fork or a compaction does not submit its shared history again.
+    events, mode, revisions = mode_events(
+        change.added if carry is not None else turn.items,
+        turn.items,
+        carry.mode if carry else None,
+        carry.revisions if carry else 0,
+    )
+    result.mode_events = events
+    return result, _Carry(turn, items_state, state, totals, unknown, mode, revisions)
 
 
 def analyse_exchanges(

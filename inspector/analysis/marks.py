@@ -24,11 +24,13 @@ def _mode_name(values: dict[str, Any]) -> str:
 
 
 def mode_marks(result: TurnAnalysis) -> list[str]:
-    """Marks for the mode fragments this turn added to its thread's context, in order."""
-    marks: list[str] = []
+    """Marks for this turn: the analysis's plan-mode events (`mode_events`), then the mode
+    fragments the turn added that no event covers (goal, aborted turn, model switch), in order."""
+    marks: list[str] = [event.sentence for event in result.mode_events]
+    covered = {"collaboration_mode", "plan_mode_reminder"} if marks else set()
     for item in result.change.added:
         for part in item.fragments:
-            if part.kind not in MODE_FRAGMENTS:
+            if part.kind not in MODE_FRAGMENTS or part.kind in covered:
                 continue
             mark = _mode_name(part.values) if part.kind == "collaboration_mode" else MODE_FRAGMENTS[part.kind]
             if mark not in marks:

@@ -43,8 +43,7 @@ def _predicate(key: str, value: str, history: WorldHistory) -> Callable[[TurnAna
         return lambda r: r.change.kind == value or (value == "compaction" and r.compaction is not None)
     if key == "changed":
         return lambda r: (
-            any(value in k.lower() and history.since(r.turn.number, k) == r.turn.number for k in r.state)
-            and r.change.kind != "initial"
+            r.turn.number in history.change_turns and any(value in c.field.lower() for c in r.state_changes)
         )
     if key == "tool":
         return lambda r: value in {n.lower() for n in _called_tools(r)}

@@ -28,6 +28,22 @@ class Tokenizer:
     count: Callable[[str], int]
 
 
+CHUNK_CHARS = 256_000
+
+
+def _pieces(text: str) -> list[str]:
+    pieces = []
+    start = 0
+    while start < len(text):
+        end = min(start + CHUNK_CHARS, len(text))
+        if end < len(text):
+            cut = max(text.rfind("\n", start, end), text.rfind(" ", start, end))
+            end = cut if cut > start + CHUNK_CHARS // 2 else end
+        pieces.append(text[start:end])
+        start = end
+    return pieces
+
+
 def _estimate(text: str) -> int:
     # About four characters per token for English prose and code; only used without the encoding.
     return (len(text) + 3) // 4
@@ -46,7 +62,12 @@ def get_tokenizer() -> Tokenizer:
     @functools.lru_cache(maxsize=65536)
     def count(text: str) -> int:
         # encode_ordinary: special-token text inside a prompt is plain text to the model's API.
-        return len(encoding.encode_ordinary(text))
+        if len(text) <= CHUNK_CHARS:
+            return len(encoding.encode_ordinary(text))
+        # The encoder refuses inputs near 1 MB ("Input too long"): long strings are counted in pieces
+        # cut at whitespace, where o200k's pre-tokenizer splits anyway (exact but for a rare token
+        # that would have spanned a cut).
+        return sum(len(encoding.encode_ordinary(piece)) for piece in _pieces(text))
 
     return Tokenizer(name=ENCODING, estimated=False, count=count)
 

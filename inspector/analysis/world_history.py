@@ -2,7 +2,7 @@
 value it has there, within the turn's thread (a fork continues its source's history).
 
 A viewer shows "cwd /repo/pkg (changed at turn 12)" and jumps between the turns where the world
-state changed; both facts come from the turns' folded state, so no second vocabulary is needed.
+state changed; both facts come from the analysis's `StateChange` records, so no second vocabulary.
 """
 
 from __future__ import annotations
@@ -36,26 +36,28 @@ class WorldHistory:
 
 
 def world_history(analysis: Analysis) -> WorldHistory:
-    """Fold the turns' states into "changed at" marks, thread by thread."""
-    by_number = {t.turn.number: t for t in analysis.turns}
+    """Fold the turns' `StateChange` records into "changed at" marks, thread by thread: a thread's
+    first turn sets every value it has; later turns move the mark of each field they changed."""
     marks: dict[int, dict[str, int]] = {}
     changes: set[int] = set()
+    by_number = {t.turn.number: t for t in analysis.turns}
     for thread in analysis.threads:
         previous: dict[str, int] | None = None
-        previous_state: dict[str, object] = {}
-        if thread.forked_from is not None and thread.forked_from in marks:
-            previous = marks[thread.forked_from]
-            previous_state = by_number[thread.forked_from].state
+        if thread.forked_from is not None:
+            previous = marks.get(thread.forked_from)
         for turn in thread.turns:
-            state = by_number[turn.number].state
-            current: dict[str, int] = {}
-            for key in set(state) | set(previous_state):
-                same = previous is not None and previous_state.get(key) == state.get(key) and key in previous
-                current[key] = previous[key] if same and previous is not None else turn.number
-            if previous is not None and any(current[k] == turn.number for k in current):
-                changes.add(turn.number)
-            marks[turn.number] = current
-            previous, previous_state = current, state
+            result = by_number[turn.number]
+            number = turn.number
+            if previous is None:
+                current = {k: number for k, v in result.state.values().items() if v is not None}
+            else:
+                current = dict(previous)
+                for change in result.state_changes:
+                    current[change.field] = number
+                if result.state_changes:
+                    changes.add(number)
+            marks[number] = current
+            previous = current
     return WorldHistory([marks.get(t.turn.number, {}) for t in analysis.turns], sorted(changes))
 
 

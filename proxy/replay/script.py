@@ -23,14 +23,29 @@ usage defaults to an estimate from the live request size (about 4 characters per
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from proxy.errors import RecordingError
-from proxy.replay.script_events import render_events
+from proxy.responses.builders import (
+    custom_tool_call,
+    function_call,
+    reasoning,
+    response_stream,
+    text_message,
+)
 
-__all__ = ["SCRIPT_FORMAT", "Script", "ScriptResponse", "parse_script", "read_script", "looks_like_script"]
+__all__ = [
+    "SCRIPT_FORMAT",
+    "Script",
+    "ScriptResponse",
+    "estimate_tokens",
+    "looks_like_script",
+    "parse_script",
+    "read_script",
+]
 
 SCRIPT_FORMAT = "ctxscope-script"
 SCRIPT_VERSION = 1
@@ -62,14 +77,83 @@ class ScriptResponse:
     pace_ms: float = DEFAULT_PACE_MS
 
     def events(self, request_body: Any, default_model: str, now: float | None = None) -> list[dict[str, Any]]:
-        """The SSE events (parsed `data` objects, in order) answering `request_body`."""
-        return render_events(self, request_body, default_model, now)
+        """The SSE events (parsed `data` objects, in order) answering `request_body`.
+
+        Ids are deterministic: `resp_0001`, and per item `msg_0001_0`, `fc_0001_1`, `call_0001_1`, ...
+        """
+        n = self.index + 1
+        model = (
+            self.model
+            or (request_body.get("model") if isinstance(request_body, dict) else None)
+            or default_model
+        )
+        items = [self._item_events(n, index, item) for index, item in enumerate(self.items)]
+
+        def scripted_usage(done_items: list[dict[str, Any]]) -> dict[str, Any]:
+            return _usage(self.usage or {}, request_body, done_items)
+
+        return response_stream(
+            *items,
+            model=model,
+            response_id=self.response_id or f"resp_{n:04d}",
+            usage=scripted_usage,
+            failed=(self.fail["code"], self.fail["message"]) if self.fail is not None else None,
+            incomplete=self.incomplete,
+            cut=self.cut,
+            created_at=int(now if now is not None else time.time()),
+        )
+
+    def _item_events(self, n: int, index: int, item: dict[str, Any]) -> list[dict[str, Any]]:
+        kind, value = next(iter(item.items()))
+        suffix = f"{n:04d}_{index}"
+        if kind == "text":
+            return text_message(value, self.chunks, item_id=f"msg_{suffix}")
+        if kind == "reasoning":
+            encrypted = f"script-reasoning-{n:04d}-{index}"
+            return reasoning(value, encrypted, self.chunks, item_id=f"rs_{suffix}")
+        call_id = value.get("call_id") or f"call_{suffix}"
+        if kind == "function_call":
+            return function_call(
+                value["name"],
+                value["arguments"],
+                call_id,
+                self.chunks,
+                item_id=f"fc_{suffix}",
+                namespace=value.get("namespace"),
+            )
+        return custom_tool_call(value["name"], value["input"], call_id, self.chunks, item_id=f"ctc_{suffix}")
 
     def output_items(self, default_model: str) -> list[dict[str, Any]]:
         """The finished output items (what `response.completed` carries), e.g. for /responses/compact."""
         return [
             e["item"] for e in self.events(None, default_model) if e["type"] == "response.output_item.done"
         ]
+
+
+def estimate_tokens(value: Any) -> int:
+    """A rough token count (4 characters per token) used when a script gives no usage."""
+    if value is None:
+        return 0
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return max(1, len(text) // 4)
+
+
+def _usage(given: dict[str, Any], request_body: Any, done_items: list[dict[str, Any]]) -> dict[str, Any]:
+    """The script's usage, estimated from the live request and the output where it gives none."""
+    output_text = json.dumps(done_items, ensure_ascii=False)
+    inp = int(given.get("input_tokens", estimate_tokens(request_body)))
+    out = int(given.get("output_tokens", estimate_tokens(output_text)))
+    cached = int(given.get("cached_tokens", given.get("input_tokens_details", {}).get("cached_tokens", 0)))
+    reasoning_tokens = int(
+        given.get("reasoning_tokens", given.get("output_tokens_details", {}).get("reasoning_tokens", 0))
+    )
+    return {
+        "input_tokens": inp,
+        "input_tokens_details": {"cached_tokens": cached},
+        "output_tokens": out,
+        "output_tokens_details": {"reasoning_tokens": reasoning_tokens},
+        "total_tokens": int(given.get("total_tokens", inp + out)),
+    }
 
 
 @dataclass
@@ -91,10 +175,14 @@ def looks_like_script(value: Any) -> bool:
 
 def read_script(path: Path) -> Script:
     """Load a script cassette file; `RecordingError` with a one-line message if it is malformed."""
+    if not path.is_file():  # /dev/zero, a FIFO: a read that may never end
+        raise RecordingError(f"{path} does not exist or is not a regular file; give a script cassette")
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as err:
         raise RecordingError(f"cannot read script cassette {path}: {err}") from err
+    except RecursionError:
+        raise RecordingError(f"{path}: JSON nested too deeply for a script cassette") from None
     except ValueError as err:
         raise RecordingError(
             f"{path} is not valid JSON ({err}); a script cassette is one JSON document"
@@ -106,6 +194,12 @@ def parse_script(document: Any, source: str = "script") -> Script:
     """Validate a script document (dict form or bare list of responses) and return a `Script`."""
     if isinstance(document, list):
         document = {"format": SCRIPT_FORMAT, "responses": document}
+    try:  # strings are sent as UTF-8: a lone surrogate (`"\ud800"`) would fail mid-replay
+        json.dumps(document, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise RecordingError(f"{source}: a string holds a lone surrogate ({err.reason}); fix it") from None
+    except (RecursionError, ValueError):
+        raise RecordingError(f"{source}: nested too deeply for a script cassette") from None
     if not isinstance(document, dict) or document.get("format") != SCRIPT_FORMAT:
         raise RecordingError(
             f'{source}: not a script cassette (expected {{"format": "{SCRIPT_FORMAT}", ...}})'
@@ -167,8 +261,15 @@ def _parse_response(entry: Any, index: int, where: str) -> ScriptResponse:
     if status is not None and (not isinstance(status, int) or not 100 <= status <= 599):
         raise RecordingError(f'{where}: "http_status" must be an HTTP status code')
     usage = entry.get("usage")
-    if usage is not None and not isinstance(usage, dict):
-        raise RecordingError(f'{where}: "usage" must be an object such as {{"input_tokens": 100}}')
+    if usage is not None and not _valid_usage(usage):
+        raise RecordingError(
+            f'{where}: "usage" must be an object of token counts such as {{"input_tokens": 100}}'
+        )
+    for key, kind in (("id", str), ("model", str), ("chunks", int), ("pace_ms", int | float)):
+        value = entry.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, kind)):
+            expected = "a string" if kind is str else "a number"
+            raise RecordingError(f'{where}: "{key}" must be {expected}, not {value!r}'[:200])
     headers = entry.get("headers", {})
     if not isinstance(headers, dict):
         raise RecordingError(f'{where}: "headers" must be an object of strings')
@@ -187,6 +288,19 @@ def _parse_response(entry: Any, index: int, where: str) -> ScriptResponse:
         chunks=max(1, int(entry.get("chunks", 3))),
         pace_ms=float(entry.get("pace_ms", DEFAULT_PACE_MS)),
     )
+
+
+def _valid_usage(usage: Any) -> bool:
+    """Token counts: non-negative numbers, or objects of them (`input_tokens_details`)."""
+    if not isinstance(usage, dict):
+        return False
+    for value in usage.values():
+        if isinstance(value, dict):
+            if not _valid_usage(value):
+                return False
+        elif isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            return False
+    return True
 
 
 def _parse_item(item: Any, where: str) -> dict[str, Any]:

@@ -20,8 +20,16 @@ from pathlib import Path
 import pytest
 
 from inspector.analysis import analyse_recording
-from proxy.testing import CaptureSession, FakeUpstream, SseReply
-from proxy.testing.sse_builders import function_call, response_stream, text_message, usage
+from inspector.reports import describe_changes
+from proxy.testing import (
+    CaptureSession,
+    FakeUpstream,
+    SseReply,
+    function_call,
+    response_stream,
+    text_message,
+    usage,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -144,10 +152,11 @@ def test_codex_cli_session_is_explained(capture: CaptureSession, tmp_path: Path)
     kinds = [t.change.kind for t in turns]
     assert kinds.count("compaction") == 2, kinds
     assert len(analysis.threads) == 1 and analysis.threads[0].hint == session.group(1)
-    resumed = next(t for t in turns if any("AGENTS.md replaced" in s for s in t.state_changes))
-    assert f"cwd {repo} → {repo / 'pkg'}" in resumed.state_changes
-    assert f"AGENTS.md replaced: {repo} → {repo / 'pkg'}" in resumed.state_changes
-    assert "skill demo-skill selected" in resumed.state_changes
+    told = [describe_changes(t.state_changes) for t in turns]
+    resumed = next(said for said in told if any("AGENTS.md replaced" in s for s in said))
+    assert f"cwd {repo} → {repo / 'pkg'}" in resumed
+    assert f"AGENTS.md replaced: {repo} → {repo / 'pkg'}" in resumed
+    assert "skill demo-skill selected" in resumed
     sentences = [t.compaction.sentence for t in turns if t.compaction]
     assert all(s.startswith("compaction (request_kind compaction): ") for s in sentences)
     assert "context re-materialised" in sentences[1]

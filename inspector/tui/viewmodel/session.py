@@ -136,7 +136,7 @@ class Inspector:
 
     def world(self, number: int, *, width: int = 60) -> list[Line]:
         """The world-state panel at `number`."""
-        return world_lines(self.result(number).state, self.history, number, width=width)
+        return world_lines(self.result(number).state.values(), self.history, number, width=width)
 
     def world_jump(self, number: int, forward: bool) -> int | None:
         """The next (or previous) turn where the world state changed."""

@@ -239,6 +239,7 @@ def turn_view(
     if turn.status != "completed":
         view.lines.append(Line.plain(f"  status {clip(status, LABEL_WIDTH)}", "error"))
     view.lines += [Line.plain(f"  note: {clip(n, LABEL_WIDTH)}", "note") for n in result.notes]
+    view.lines += [Line.plain(f"  {clip(e.sentence, LABEL_WIDTH)}", "modemark") for e in result.mode_events]
     for section in (_instructions, _input, _tools, _params):
         view.lines.append(Line.plain(""))
         view.lines += section(result, target, expanded)

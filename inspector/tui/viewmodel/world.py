@@ -13,38 +13,45 @@ FIELDS = (
     ("collaboration_mode", "mode"),
     ("goal", "goal"),
     ("cwd", "cwd"),
-    ("sandbox", "sandbox"),
-    ("approval", "approval"),
-    ("network", "network"),
+    ("sandbox_mode", "sandbox"),
+    ("approval_policy", "approval"),
+    ("network_enabled", "network"),
     ("writable_roots", "writable"),
     ("agents_md", "AGENTS.md"),
     ("skills", "skills"),
     ("selected_skills", "selected"),
     ("shell", "shell"),
-    ("date", "date"),
+    ("current_date", "date"),
     ("timezone", "timezone"),
     ("personality", "personality"),
     ("context_model", "switch"),
 )
-"""State key → label, in the order the panel lists them."""
+"""World-state field → label, in the order the panel lists them (other set fields follow)."""
+_HIDDEN = frozenset({"agents_docs"})
+"""Fields shown through another (the AGENTS.md documents are `agents_md` by path)."""
 
 
 def show_value(key: str, value: Any) -> str:
     """A state value as one short line."""
     if value is None:
         return "-"
-    if key == "network" and isinstance(value, bool):
+    if key == "network_enabled" and isinstance(value, bool):
         return "enabled" if value else "restricted"
     if key == "agents_md" and isinstance(value, dict):
         return ", ".join(sorted(str(k) for k in value)) or "none"
     if key == "personality":
         return "set"
     if isinstance(value, list):
-        return ", ".join(str(v) for v in value) or "none"
+        return ", ".join(str(getattr(v, "name", v)) for v in value) or "none"
     return str(value)
 
 
 def world_lines(state: dict[str, Any], history: WorldHistory, turn: int, *, width: int = 60) -> list[Line]:
+    """`state`: the turn's world-state values by field name (`ObservedState.values()`)."""
+    return _lines(state, history, turn, width)
+
+
+def _lines(state: dict[str, Any], history: WorldHistory, turn: int, width: int) -> list[Line]:
     """One line per known state value: label, `@N` (the turn it got its value; `*`: at this turn,
     where the world state changed), and the value."""
     changed_turn = turn in history.change_turns
@@ -52,8 +59,10 @@ def world_lines(state: dict[str, Any], history: WorldHistory, turn: int, *, widt
         Line.plain(f"World state at turn {turn}", "title"),
         Line.plain("@N: value since turn N, *: changed here", "dim"),
     ]
-    for key, label in FIELDS:
-        if key not in state and key not in ("model", "cwd"):
+    known = {key for key, _ in FIELDS}
+    extra = [(k, k) for k, v in state.items() if k not in known and k not in _HIDDEN and v is not None]
+    for key, label in (*FIELDS, *extra):
+        if state.get(key) is None and key not in ("model", "cwd"):
             continue
         since = history.since(turn, key)
         here = changed_turn and since == turn

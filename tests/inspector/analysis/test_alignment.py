@@ -61,7 +61,7 @@ def test_an_inserted_turn_is_exactly_one_gap_and_compare_uses_the_alignment(tmp_
     pairs = align_turns(analysis_a, analysis_b)
     assert [(p.a, p.b) for p in pairs] == [(0, 0), (1, 1), (None, 2), (2, 3), (3, 4)]
     doc = compare_report(compare_analyses(analysis_a, analysis_b))
-    rows = [(t["a_turn"], t["b_turn"]) for t in doc["turns"]]
+    rows = [(t.a_turn, t.b_turn) for t in doc.turns]
     assert rows == [(1, 1), (2, 2), (None, 3), (3, 4), (4, 5)]
 
 

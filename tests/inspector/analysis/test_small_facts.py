@@ -28,7 +28,7 @@ def test_base_prompt_sent_as_the_first_developer_message() -> None:
 
 def test_mode_messages_are_marked_where_they_enter(analysed: Callable[[str], Analysis]) -> None:
     turns = analysed("world").turns
-    assert [mode_marks(t) for t in turns] == [[], ["mode: plan"], ["goal"]]
+    assert [mode_marks(t) for t in turns] == [[], ["mode default → plan"], ["goal"]]
 
 
 def test_context_window_by_model_name() -> None:

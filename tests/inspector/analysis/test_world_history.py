@@ -13,7 +13,7 @@ def test_values_carry_the_turn_they_changed_at(analysed: Callable[[str], Analysi
     assert history.change_turns == [2, 3]
     assert history.since(3, "cwd") == 2
     assert history.since(3, "goal") == 3
-    assert history.since(3, "sandbox") == 1
+    assert history.since(3, "sandbox_mode") == 1
     assert history.since(1, "cwd") == 1
     assert history.since(9, "cwd") is None
 
