@@ -9,6 +9,8 @@
     session/       JSONL session files: resume, fork
     session_context  a session's context settings in, world state and context items out
     modes/         collaboration modes: the one object that owns what a mode changes
+    goal/          the thread goal (/goal): state, the goal tools' JSON, the goal loop
+    compaction/    compacting the history into a new context window (local and remote forms)
     events         the typed agent events (`--json`, the printers)
     commands       the slash-command registry (REPL and `-p "/command ..."`)
     agent          the loop; runtime assembles it; cli adds `ctxscope agent`

@@ -1,10 +1,14 @@
 """The agent loop: world state → request → stream → tool calls → repeat, all append-only.
 
 One turn:
-1. Rebuild the world state. The first request of a session (or after a compaction, later issue)
-   gets the full render (`initial_context_items`); every later request gets only the sections that
-   changed (`context_update_items(baseline, current)`), usually nothing.
-2. Append the user prompt, then the full text of each `$skill` it mentions.
+1. Compact first when the next request would pass the auto-compaction limit (`harness.compaction`).
+   Rebuild the world state. The first request of a session gets the full render
+   (`initial_context_items`); every later request gets only the sections that changed
+   (`context_update_items(baseline, current)`), usually nothing. A compaction rebuilds the window
+   with the full render in it and makes that state the baseline.
+2. Append the user prompt, then the full text of each `$skill` it mentions. A goal turn
+   (`trigger="goal"`, started by `harness.goal.runner`) appends the goal's objective item (once per
+   window) and a continuation message instead.
 3. Stream the request (tools = the router's snapshot for this step); append every output item.
 4. Answer each function/custom tool call with exactly one output item (`router.dispatch` never
    raises); loop until the model answers with no tool call, at most `max_steps` requests, or until
@@ -20,14 +24,17 @@ compaction). `before_request` hooks get the built request before each send (comp
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from harness.client import ResponsesClient, StreamResult
+from harness.compaction.run import compact, context_tokens, over_threshold
 from harness.config import HarnessConfig
+from harness.errors import UpstreamError
 from harness.events import (
     AgentEvent,
     AssistantMessage,
@@ -44,6 +51,8 @@ from harness.events import (
     TurnStarted,
     TurnStop,
 )
+from harness.goal.state import GoalBook
+from harness.goal.turns import account_goal_turn, goal_after_tools, goal_turn_items
 from harness.modes import AgentMode, CurrentMode, EndStep
 from harness.request import RequestOptions, TurnRequest, build_request
 from harness.session.store import ResumedSession, SessionStore
@@ -59,9 +68,11 @@ from harness.wire.types import (
 )
 from proxy.errors import ConfigError
 
-__all__ = ["Agent", "RequestHook", "TurnResult", "user_message"]
+__all__ = ["Agent", "RequestHook", "TurnResult", "TurnTrigger", "user_message"]
 
 RequestHook = Callable[["Agent", TurnRequest], None]
+TurnTrigger = Literal["user", "goal"]
+"""Who started a turn: the person (a prompt), or the harness continuing an active goal."""
 
 
 @dataclass
@@ -136,6 +147,13 @@ class Agent:
         self.before_request: list[RequestHook] = []
         self.window = 0
         """Compaction count (the `n` of `x-codex-window-id`)."""
+        self.goals: GoalBook = router.ctx.goal
+        """The thread goal, shared with the goal tools through the tool context."""
+        self.goals.thread_id = session.session_id
+        self.usage_mark: tuple[int | None, int] = (None, 0)
+        """(tokens the backend last reported for this window, history length they covered)."""
+        self.pending_baseline: Any = None
+        """The world state a compaction in progress rendered into the new window."""
         self._carried: list[dict[str, Any]] = []
         """Items the mode carries into the next context window (`on_compaction`)."""
         self.model = model or config.model
@@ -172,6 +190,8 @@ class Agent:
             self.instructions = self.config.instructions_for(self.model)
         if resumed.world_state is not None:
             self.baseline = self.context.restore(resumed.world_state)
+        self.window = resumed.window
+        self.goals.restore(resumed.goal)
         self._answer_orphans()
 
     def _answer_orphans(self) -> None:
@@ -181,7 +201,7 @@ class Agent:
             self._append(call_output(call, "aborted: the harness stopped before this call finished"))
 
     def append_item(self, item: Any) -> dict[str, Any]:
-        """Add one item to the history (and the session file); for modes that add messages."""
+        """Add one item to the history (and the session file); for modes, goals and compaction."""
         return self._append(item)
 
     def _append(self, item: Any) -> dict[str, Any]:
@@ -189,6 +209,10 @@ class Agent:
         self.history.append(data)
         self.session.append("response_item", {"item": data})
         return data
+
+    def compact(self, trigger: Literal["manual", "auto", "context_length"] = "manual") -> bool:
+        """Replace the history by a compacted window now (`/compact`); False when it failed."""
+        return compact(self, trigger)
 
     def notice(self, message: str) -> None:
         self.emit(Notice(message=message))
@@ -205,6 +229,7 @@ class Agent:
             "cwd": str(self.context.cwd),
             "mode": self.mode.name,
             "history_items": len(self.history),
+            "context_window": self.window,
             "requests": self.requests,
             "sandbox": self.config.sandbox,
             "approval": self.config.approval,
@@ -253,8 +278,9 @@ class Agent:
         self.emit(ModeChange(from_=old, to=mode.name))
 
     def reset_context(self) -> None:
-        """Start a new context window (compaction seam): the next request gets the full render again,
-        followed by whatever the mode carries over (`on_compaction`)."""
+        """Restart the world-state render in a new window number without touching the history (a
+        seam for tests of `on_compaction`). A real compaction is `compact()`: it rebuilds the window,
+        since a full render appended to the unchanged history would only grow it."""
         self.baseline = None
         self.window += 1
         self._carried = list(self.mode.on_compaction(self))
@@ -280,9 +306,30 @@ class Agent:
             self._carried = []
         self.baseline = state
 
-    def run_turn(self, prompt: str) -> TurnResult:
-        """Send `prompt` and loop until the model stops calling tools (or `max_steps`)."""
+    def _opening_items(self, prompt: str | None, trigger: TurnTrigger) -> list[dict[str, Any]]:
+        """What starts the turn: the prompt (and its skills), or the goal's continuation."""
+        if trigger == "goal":
+            return goal_turn_items(self)
+        return [user_message(prompt or ""), *self.context.selected_skill_items(prompt or "")]
+
+    def _auto_compact(self, turn_id: str) -> None:
+        """Compact when the next request would pass the limit; a failed compaction lets the turn go
+        on, unless the context no longer fits the model's window at all."""
+        if not over_threshold(self) or compact(self, "auto", turn_id):
+            return
+        window = self.config.context_window_for(self.model)
+        if context_tokens(self) > window:
+            raise UpstreamError(
+                f"the context ({context_tokens(self):,} tokens) is over {self.model}'s window "
+                f"({window:,}) and compacting it failed: retry /compact, or start a new session (/new)",
+                code="context_length_exceeded",
+            )
+
+    def run_turn(self, prompt: str | None = None, *, trigger: TurnTrigger = "user") -> TurnResult:
+        """Send `prompt` (or, for `trigger="goal"`, the goal's continuation) and loop until the
+        model stops calling tools (or `max_steps`)."""
         turn_id = str(uuid.uuid4())
+        started = time.monotonic()
         self.session.append(
             "turn_context",
             {
@@ -292,20 +339,22 @@ class Agent:
                 "mode": self.mode.name,
                 "sandbox": self.config.sandbox,
                 "approval": self.config.approval,
+                "trigger": trigger,
             },
         )
         self.emit(TurnStarted(turn_id=turn_id))
         result = TurnResult(final_text="", steps=0)
         try:
             self.mode.on_turn_start(self)
+            self._auto_compact(turn_id)
             self._sync_world()
-            self._append(user_message(prompt))
-            for item in self.context.selected_skill_items(prompt):
+            for item in self._opening_items(prompt, trigger):
                 self._append(item)
             for step in range(self.config.max_steps):
                 if step:
+                    self._auto_compact(turn_id)  # mid-turn: the summary ends the new window
                     self._sync_world()
-                streamed = self._request(turn_id)
+                streamed = self._request(turn_id, trigger)
                 self.rate_limits = _rate_limits(streamed.headers) or self.rate_limits
                 result.steps = step + 1
                 if streamed.response.usage is not None:
@@ -318,9 +367,15 @@ class Agent:
                         self.emit(AssistantMessage(text=result.final_text))
                     if is_tool_call(item):
                         calls.append(to_wire(item))
+                if streamed.response.usage is not None:
+                    usage = to_wire(streamed.response.usage)
+                    reported = int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
+                    self.usage_mark = (reported, len(self.history))
                 if not calls:
                     break
-                if self._run_tools(calls) is not None:
+                end = self._run_tools(calls)
+                goal_after_tools(self)
+                if end is not None:
                     result.stopped = "ended_by_mode"
                     break
             else:
@@ -340,6 +395,8 @@ class Agent:
             self.session.append("event", {"kind": "error", "turn_id": turn_id, "message": str(e)})
             self.emit(TurnError(turn_id=turn_id, message=str(e)))
             raise
+        if trigger == "goal":
+            account_goal_turn(self, result.usage, time.monotonic() - started)
         self.mode.on_turn_end(self, result)
         self.session.append(
             "event",
@@ -362,7 +419,17 @@ class Agent:
         )
         return result
 
-    def _request(self, turn_id: str) -> StreamResult:
+    def _request(self, turn_id: str, trigger: TurnTrigger) -> StreamResult:
+        """Send the history; a `context_length_exceeded` refusal gets one compaction and one retry."""
+        try:
+            return self._send(turn_id, trigger)
+        except UpstreamError as e:
+            if e.code != "context_length_exceeded" or not compact(self, "context_length", turn_id):
+                raise
+        self._sync_world()
+        return self._send(turn_id, trigger)
+
+    def _send(self, turn_id: str, trigger: TurnTrigger) -> StreamResult:
         request = build_request(
             model=self.model,
             instructions=self.instructions,
@@ -378,6 +445,7 @@ class Agent:
             ),
             window=self.window,
             workspaces=[str(self.context.cwd)],
+            turn_trigger=trigger,
         )
         for hook in self.before_request:
             hook(self, request)

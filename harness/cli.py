@@ -8,6 +8,7 @@ the file, `--no-capture` turns it off. The lead's `ctxscope/cli.py` calls `regis
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -17,6 +18,8 @@ from harness.agent import TurnResult
 from harness.commands import is_command, run_command
 from harness.errors import UpstreamError
 from harness.events import SessionStarted
+from harness.goal.runner import check_budget, run_prompt
+from harness.modes.plan import split_proposed_plan
 from harness.output import InteractivePrinter, JsonPrinter, PrintModePrinter
 from harness.repl import run_repl
 from harness.runtime import AgentOptions, AgentRuntime
@@ -58,6 +61,9 @@ def agent_command(
     ] = None,
     auth_file: Annotated[Path | None, typer.Option(help="auth.json for --provider chatgpt.")] = None,
     max_steps: Annotated[int | None, typer.Option(help="Most model requests per turn.")] = None,
+    goal_budget: Annotated[
+        int | None, typer.Option(help='Token budget of the goal set by -p "/goal <objective>".')
+    ] = None,
     instructions: Annotated[
         Path | None, typer.Option(help="Base instructions file (instead of config / the shipped default).")
     ] = None,
@@ -87,6 +93,10 @@ def agent_command(
     for directory in skill_dir or []:
         if not directory.is_dir():
             raise ConfigError(f"--skill-dir {directory} is not a directory: give a directory of skills")
+    if goal_budget is not None:
+        if prompt is None or not prompt.strip().startswith("/goal "):
+            raise ConfigError('--goal-budget goes with a goal: -p "/goal <objective>" --goal-budget N')
+        check_budget(goal_budget)
     if session and fork:
         raise ConfigError("use either --session (resume) or --fork (copy), not both")
     headless = prompt is not None
@@ -106,6 +116,7 @@ def agent_command(
         config_path=config,
         auth_file=auth_file,
         max_steps=max_steps,
+        goal_budget=goal_budget,
         instructions_file=instructions.resolve() if instructions else None,
         skill_dirs=[d.resolve() for d in skill_dir or []],
         approver=None if headless else _terminal_approver,
@@ -146,12 +157,16 @@ def _run_headless(runtime: AgentRuntime, prompt: str, json_out: bool) -> TurnRes
     assert runtime.agent is not None and runtime.plan is not None
     before = runtime.plan.state.revision
     if not is_command(prompt):
-        result: TurnResult | None = runtime.agent.run_turn(prompt)
+        result: TurnResult | None = run_prompt(runtime.agent, prompt)
     else:
         result = run_command(prompt, runtime, sys.stderr if json_out else sys.stdout).turn
     plan = runtime.plan
-    if result is None or plan.agent is not runtime.agent or plan.state.revision == before:
+    if result is None or plan.agent is not runtime.agent:
         return result
+    if plan.state.revision == before:
+        # No plan this turn: what the person sees is the text without any (unclosed) plan block.
+        visible = split_proposed_plan(result.final_text).visible if plan.planning else result.final_text
+        return replace(result, final_text=visible)
     sid, revision = plan.agent.session_id, plan.state.revision
     sys.stderr.write(
         f"plan revision {revision} saved; approve and implement it with: "

@@ -160,6 +160,26 @@ class ResponsesClient:
                 self._sleep(delay)
                 attempt += 1
 
+    def compact(self, request: TurnRequest) -> list[dict[str, Any]]:
+        """`POST {base_url}/responses/compact` (remote compaction): the items that replace the history.
+
+        One attempt: a failed compaction leaves the history as it was, and the caller says so."""
+        headers = {**request.headers, **self.provider.headers(), "Accept": "application/json"}
+        url = f"{self.base_url}/responses/compact"
+        try:
+            resp = self._http.post(url, json=request.body, headers=headers)
+        except (httpx.TransportError, httpx.InvalidURL) as e:
+            raise StreamError(f"request to {url} failed ({e.__class__.__name__})") from e
+        if resp.status_code != 200:
+            raise self._status_error(resp)
+        try:
+            output = resp.json().get("output")
+        except (ValueError, AttributeError):
+            output = None
+        if not isinstance(output, list):
+            return []
+        return [i for i in output if isinstance(i, dict)]
+
     def _attempt(self, request: TurnRequest, on_event: Callable[[Any], None] | None) -> StreamResult:
         headers = {**request.headers, **self.provider.headers()}
         url = f"{self.base_url}/responses"

@@ -104,12 +104,57 @@ def _quit(runtime: AgentRuntime, arg: str, out: TextIO) -> CommandResult:
     return CommandResult(quit=True)
 
 
+def _goal(runtime: AgentRuntime, arg: str, out: TextIO) -> CommandResult:
+    from harness.goal import runner  # the goal loop sits above the agent; load it when used
+
+    agent = _agent(runtime)
+    action = arg.split()[0] if arg else ""
+    if not arg:
+        out.write(runner.describe_goal(agent))
+        return CONTINUE
+    if action in ("pause", "clear") and arg == action:
+        runner.pause_goal(agent) if action == "pause" else runner.clear_goal(agent)
+        out.write(f"goal {'paused' if action == 'pause' else 'cleared'}\n")
+        return CONTINUE
+    if action == "resume" and arg == action:
+        runner.resume_goal(agent)
+    else:
+        budget, objective = _budget_and_objective(arg, runtime.options.goal_budget)
+        runner.start_goal(agent, objective, budget)
+    return CommandResult(turn=runner.run_goal(agent))
+
+
+def _budget_and_objective(arg: str, default: int | None) -> tuple[int | None, str]:
+    """`--budget N objective` (or the `--goal-budget` flag's value) and the objective."""
+    words = arg.split(maxsplit=2)
+    if words[0] != "--budget":
+        return default, arg
+    if len(words) < 3 or not words[1].lstrip("-").isdigit():
+        raise ConfigError("usage: /goal --budget TOKENS <objective> (TOKENS a whole number)")
+    return int(words[1]), words[2]
+
+
+def _compact(runtime: AgentRuntime, arg: str, out: TextIO) -> CommandResult:
+    agent = _agent(runtime)
+    before = len(agent.history)
+    if agent.compact("manual"):
+        out.write(f"compacted: {before} history items → {len(agent.history)} (window {agent.window})\n")
+    return CONTINUE
+
+
 COMMANDS: tuple[Command, ...] = (
     Command("/model", "/model NAME", "switch model", _model),
     Command("/status", "/status", "show session and backend", _status),
     Command("/new", "/new", "start a new session", _new),
     Command("/cd", "/cd DIR", "change the working directory", _cd),
     Command("/plan", PLAN_USAGE, "plan first: enter plan mode, approve or leave it", plan_command),
+    Command(
+        "/goal",
+        "/goal [--budget N] <objective> | pause | resume | clear",
+        "pursue a goal over several turns (no argument: show it)",
+        _goal,
+    ),
+    Command("/compact", "/compact", "summarise the history into a new context window", _compact),
     Command("/quit", "/quit", "leave", _quit, aliases=("/exit",)),
 )
 

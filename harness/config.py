@@ -11,6 +11,10 @@ reasoning_effort = "medium"
 reasoning_summary = "auto"
 max_steps = 50
 plan_profile = "codex"              # codex | claude | knightcode: how plan mode enters, submits, reviews
+max_goal_turns = 50                 # most goal turns one /goal run starts by itself
+model_context_window = 272000       # tokens; the model catalog's value when not set
+model_auto_compact_token_limit = 200000   # default: 90 % of the context window
+compaction = "local"                # local | remote (/responses/compact) | remote_v2 (compaction_trigger)
 
 [models."gpt-5-codex"]              # per-model overrides
 instructions_file = "codex.md"
@@ -38,6 +42,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field, fields, replace
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +56,13 @@ __all__ = ["APPROVALS", "HarnessConfig", "RetrySettings", "SANDBOXES", "load_con
 # One list of each, owned by the tools that enforce them.
 SANDBOXES = SANDBOX_MODES
 APPROVALS = APPROVAL_POLICIES
-DEFAULT_INSTRUCTIONS = Path(__file__).parent / "prompts" / "base_instructions.md"
+DEFAULT_INSTRUCTIONS = resources.files("harness") / "prompts" / "base_instructions.md"
+"""The shipped base instructions (package data, read with importlib.resources)."""
+COMPACTION_FORMS = ("local", "remote", "remote_v2")
+DEFAULT_CONTEXT_WINDOW = 272_000
+"""Tokens, for models with no window configured (Codex's GPT-5 family window)."""
+AUTO_COMPACT_FRACTION = 0.9
+"""Codex compacts at 90 % of the context window unless a lower limit is configured."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +96,14 @@ class HarnessConfig:
     max_steps: int = 50
     plan_profile: str = "codex"
     """Which plan-mode system to follow: codex, claude or knightcode (`harness.modes.plan`)."""
+    max_goal_turns: int = 50
+    """Most goal turns one `/goal` run starts by itself (a bound, not a budget)."""
+    context_window: int | None = None
+    """`model_context_window`: the model's window in tokens (None: the default)."""
+    auto_compact_token_limit: int | None = None
+    """`model_auto_compact_token_limit`: compact when the context would pass it (None: 90 % of the window)."""
+    compaction: str = "local"
+    """`local`, `remote` (`/responses/compact`) or `remote_v2` (a `compaction_trigger` item)."""
     retry: RetrySettings = RetrySettings()
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     chatgpt: dict[str, Any] = field(default_factory=dict)
@@ -96,7 +115,16 @@ class HarnessConfig:
     def instructions_for(self, model: str) -> str:
         """Base instructions for `model`: per-model file, else the global file, else the shipped default."""
         # A per-model file wins over the global one: instructions are tuned per model, as in Codex.
-        path = self.model_instructions.get(model) or self.instructions_file or DEFAULT_INSTRUCTIONS
+        path = self.model_instructions.get(model) or self.instructions_file
+        if path is None:
+            try:
+                return DEFAULT_INSTRUCTIONS.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                # Not the user's config: the package itself is incomplete.
+                raise ConfigError(
+                    f"the default instructions ({e.__class__.__name__}) are missing from this installation "
+                    "of ctxscope: reinstall it, or set instructions_file in config.toml"
+                ) from e
         try:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
@@ -104,6 +132,16 @@ class HarnessConfig:
                 f"cannot read instructions file {path} ({e.__class__.__name__}): "
                 "fix instructions_file in config.toml"
             ) from e
+
+    def context_window_for(self, model: str) -> int:
+        """The context window of `model` in tokens."""
+        return self.context_window or DEFAULT_CONTEXT_WINDOW
+
+    def auto_compact_limit(self, model: str) -> int:
+        """Tokens past which the next request is compacted first: the configured limit, capped at
+        90 % of the window (Codex's rule)."""
+        cap = int(self.context_window_for(model) * AUTO_COMPACT_FRACTION)
+        return min(self.auto_compact_token_limit, cap) if self.auto_compact_token_limit else cap
 
     def with_overrides(self, **flags: Any) -> HarnessConfig:
         """Flags win over the file; None means "not given"."""
@@ -124,6 +162,18 @@ class HarnessConfig:
             raise ConfigError(
                 f"unknown plan profile {self.plan_profile!r}: use one of {', '.join(PLAN_PROFILES)}"
             )
+        if self.max_goal_turns < 1:
+            raise ConfigError("max_goal_turns must be at least 1")
+        if self.compaction not in COMPACTION_FORMS:
+            raise ConfigError(
+                f"unknown compaction {self.compaction!r}: use one of {', '.join(COMPACTION_FORMS)}"
+            )
+        for name, value in (
+            ("model_context_window", self.context_window),
+            ("model_auto_compact_token_limit", self.auto_compact_token_limit),
+        ):
+            if value is not None and value < 1:
+                raise ConfigError(f"{name} must be a positive number of tokens")
 
 
 def _path(value: Any, base: Path, key: str) -> Path:
@@ -143,7 +193,15 @@ _STRING_KEYS = (
     "reasoning_summary",
     "developer_instructions",
     "plan_profile",
+    "compaction",
 )
+# config.toml name → field, for the whole-number settings (Codex's names for the compaction ones).
+_INT_KEYS = {
+    "max_steps": "max_steps",
+    "max_goal_turns": "max_goal_turns",
+    "model_context_window": "context_window",
+    "model_auto_compact_token_limit": "auto_compact_token_limit",
+}
 
 
 def load_config(path: Path | None = None) -> HarnessConfig:
@@ -163,16 +221,19 @@ def load_config(path: Path | None = None) -> HarnessConfig:
     # A wrong type would otherwise surface later as a traceback (int("a"), iterating a number ...).
     for key, kind, what in (
         *((k, str, "a string") for k in _STRING_KEYS),
-        ("max_steps", int, "a whole number"),
+        *((k, int, "a whole number") for k in _INT_KEYS),
         ("parallel_tool_calls", bool, "true or false"),
         ("skill_dirs", list, "a list of paths"),
         *((k, dict, "a table") for k in ("models", "retry", "providers", "chatgpt", "shell_environment")),
     ):
         if key in raw and (not isinstance(raw[key], kind) or (kind is int and isinstance(raw[key], bool))):
             raise ConfigError(f"{key} must be {what} in {path}")
-    for key in (*_STRING_KEYS, "parallel_tool_calls", "max_steps"):
+    for key in (*_STRING_KEYS, "parallel_tool_calls"):
         if key in raw:
             kw[key] = raw[key]
+    for key, name in _INT_KEYS.items():
+        if key in raw:
+            kw[name] = raw[key]
     if "skill_dirs" in raw:
         kw["skill_dirs"] = tuple(_path(p, base, "skill_dirs") for p in raw["skill_dirs"])
     for key in ("instructions_file", "global_agents_file"):

@@ -18,13 +18,17 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, JsonValue, Type
 __all__ = [
     "AgentEvent",
     "AssistantMessage",
+    "Compacted",
     "EventSink",
+    "GoalUpdated",
     "ModeChange",
     "ModelSwitch",
     "Notice",
     "PlanApproved",
     "PlanDelta",
     "PlanSubmitted",
+    "QuestionAnswered",
+    "QuestionAsked",
     "ReasoningDelta",
     "SessionStarted",
     "TextDelta",
@@ -163,6 +167,25 @@ class PlanApproved(_Event):
     """The session that implements it (a new one when `fresh`)."""
 
 
+class QuestionAsked(_Event):
+    """While planning, the model asked the user (`request_user_input`, `ask_user`)."""
+
+    type: Literal["question_asked"] = "question_asked"
+    call_id: str | None
+    tool: str
+    questions: JsonValue
+    """The call's arguments as the model sent them (questions and their options)."""
+
+
+class QuestionAnswered(_Event):
+    """The answer the model got; `assumed` when nobody was there and the recommended option was taken."""
+
+    type: Literal["question_answered"] = "question_answered"
+    call_id: str | None
+    answers: JsonValue
+    assumed: bool
+
+
 class TurnError(_Event):
     """The turn failed (upstream or configuration error); the session file is intact."""
 
@@ -184,6 +207,32 @@ class TurnCompleted(_Event):
     """The server-reported usage of each request, in order."""
 
 
+class GoalUpdated(_Event):
+    """The thread goal was set, changed status, used tokens or was cleared (`objective` None)."""
+
+    type: Literal["goal_updated"] = "goal_updated"
+    objective: str | None
+    status: str | None
+    """active, paused, blocked, complete or budget_limited; None when the goal was cleared."""
+    tokens_used: int
+    token_budget: int | None
+    reason: str
+    """What changed it: `user`, `tool`, `turn` (usage counted), `interrupted`, `budget`."""
+
+
+class Compacted(_Event):
+    """The history was compacted: the next request sees a new context window."""
+
+    type: Literal["compacted"] = "compacted"
+    trigger: str
+    """`manual` (/compact), `auto` (the threshold was passed) or `context_length` (the backend
+    refused the request as too long)."""
+    window: int
+    """The new window's number (`x-codex-window-id` is `<thread>:<window>`)."""
+    items_before: int
+    items_after: int
+
+
 AgentEvent = Annotated[
     SessionStarted
     | TurnStarted
@@ -198,8 +247,12 @@ AgentEvent = Annotated[
     | PlanDelta
     | PlanSubmitted
     | PlanApproved
+    | QuestionAsked
+    | QuestionAnswered
     | TurnError
-    | TurnCompleted,
+    | TurnCompleted
+    | GoalUpdated
+    | Compacted,
     Field(discriminator="type"),
 ]
 

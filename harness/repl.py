@@ -1,6 +1,8 @@
 """The interactive chat: a plain terminal loop; slash commands come from `harness.commands`.
 
-Ctrl-C during a turn aborts the turn (a turn-aborted fragment is recorded) and returns to the prompt;
+A prompt whose turn makes a goal active (`create_goal`) goes on with goal turns until the goal stops.
+Ctrl-C during a turn aborts the turn (a turn-aborted fragment is recorded; a goal is paused) and
+returns to the prompt;
 Ctrl-C or Ctrl-D at the prompt leaves.
 """
 
@@ -11,6 +13,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from harness.commands import COMMANDS, is_command, run_command
+from harness.goal.runner import run_prompt
 from harness.modes.plan import PlanController
 from harness.modes.plan.profiles import REVIEW_CHOICES
 from harness.runtime import AgentRuntime
@@ -67,7 +70,7 @@ def run_repl(
             continue
         assert runtime.agent is not None
         try:
-            runtime.agent.run_turn(line)
+            run_prompt(runtime.agent, line)
             _review_if_submitted(runtime, before, read, err)
         except KeyboardInterrupt:
             err.write("\nturn aborted\n")

@@ -68,17 +68,20 @@ def build_request(
     window: int = 0,
     request_kind: str = "turn",
     workspaces: list[str] | None = None,
+    turn_trigger: str | None = None,
 ) -> TurnRequest:
     """The body and headers of one `POST {base}/responses`.
 
     `window` counts compactions (Codex's `x-codex-window-id` is `<thread>:<n>`);
-    `request_kind` is `turn` here and `compaction` for a summarising request (later issue).
+    `request_kind` is `turn`, or `compaction` for a summarising request; `turn_trigger` says who
+    started the turn (`user`, or `goal` for a goal continuation).
     """
     window_id = f"{session_id}:{window}"
     turn_metadata = json.dumps(
         {
             "request_kind": request_kind,
             "turn_id": turn_id,
+            **({"turn_trigger": turn_trigger} if turn_trigger else {}),
             "sandbox": options.sandbox,
             "workspaces": workspaces or [],
         },

@@ -50,6 +50,8 @@ class AgentOptions:
     config_path: Path | None = None
     auth_file: Path | None = None
     max_steps: int | None = None
+    goal_budget: int | None = None
+    """Token budget for a goal set with `/goal <objective>` (`--goal-budget`)."""
     instructions_file: Path | None = None
     """Base instructions for every model (overrides config.toml and the shipped default)."""
     skill_dirs: list[Path] = field(default_factory=list)

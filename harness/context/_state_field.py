@@ -32,6 +32,9 @@ class ChangeStyle(StrEnum):
     """A free text that is set or cleared: `goal set: …` / `goal cleared`."""
     HIDDEN = "hidden"
     """A long text whose change is noted, not shown: `personality changed`."""
+    EVENTS = "events"
+    """A log that only grows, one sentence per new entry as worded: `goal paused`, `goal
+    continuation #2` (entries may repeat, so they are told by position, not by membership)."""
 
 
 @dataclass(frozen=True)

@@ -109,11 +109,14 @@ def context_update_items(
     parts: list[tuple[str, str]] = []
     if permissions_values(prev) != permissions_values(cur):
         parts.append(("developer", render_permissions(permissions_values(cur))))
+    mode_switch: list[Item] = []
     if prev.collaboration_mode != cur.collaboration_mode:
         # Leaving a mode altogether means going back to default behaviour; say so explicitly so
-        # the old mode's instructions do not linger.
+        # the old mode's instructions do not linger. As Codex does, the switch is a developer
+        # message of its own, the last one before the user's message.
         mode = cur.collaboration_mode or "default"
-        parts.append(("developer", render_collaboration_mode({"mode": mode, "text": collaboration_text})))
+        text = render_collaboration_mode({"mode": mode, "text": collaboration_text})
+        mode_switch.append(message_item("developer", [text]))
     if prev.skills != cur.skills:
         parts.append(("developer", render_skills_catalog(_skills_values(cur))))
     if prev.agents_docs != cur.agents_docs:
@@ -129,7 +132,7 @@ def context_update_items(
         parts.append(("user", render_environment(changed)))
     if cur.goal and cur.goal != prev.goal:
         parts.append(("user", GOAL_SPEC.render({"objective": cur.goal})))
-    return _merge(parts)
+    return _merge(parts) + mode_switch
 
 
 def context_items(

@@ -15,8 +15,10 @@ from .agents_fragments import (
     AGENTS_MD_SPEC,
     USER_INSTRUCTIONS_SPEC,
 )
+from .compaction_fragments import COMPACTION_PROMPT_SPEC
 from .developer import COLLABORATION_SPEC, MODEL_SWITCH_SPEC, PERMISSIONS_SPEC, PERSONALITY_SPEC
 from .environment import SPEC as ENVIRONMENT_SPEC
+from .goal_fragments import GOAL_CONTINUATION_SPEC, GOAL_STATUS_SPEC
 from .skill_fragments import SELECTED_SKILL_SPEC, SKILLS_CATALOG_SPEC
 from .turn_fragments import (
     COMPACTION_SUMMARY_SPEC,
@@ -53,11 +55,14 @@ FRAGMENT_SPECS: tuple[FragmentSpec, ...] = (
     USER_INSTRUCTIONS_SPEC,
     ENVIRONMENT_SPEC,
     SELECTED_SKILL_SPEC,
+    GOAL_STATUS_SPEC,
+    GOAL_CONTINUATION_SPEC,
     GOAL_SPEC,
     TURN_ABORTED_SPEC,
     USER_SHELL_COMMAND_SPEC,
     PLAN_MODE_REMINDER_SPEC,
     COMPACTION_SUMMARY_SPEC,
+    COMPACTION_PROMPT_SPEC,
 )
 
 FRAGMENT_KINDS: tuple[str, ...] = tuple(spec.kind for spec in FRAGMENT_SPECS)
@@ -118,9 +123,10 @@ def classify_text(text: str, role: str) -> FragmentMatch | None:
     Returns None for plain text (a prompt, a base prompt, an assistant message). Never raises on
     odd input: a recogniser that trips on malformed text counts as no match.
     """
-    if not text or text.lstrip()[:1] not in ("<", "#", "T", "A"):
+    if not text or text.lstrip()[:1] not in ("<", "#", "T", "A", "Y"):
         # Every known form starts with a marker tag, an AGENTS.md heading, or (older Codex / a
-        # Codex summary) a sentence starting "These"/"The"/"Another"; skip the rest cheaply.
+        # Codex summary / Codex's compaction prompt) a sentence starting "These"/"The"/"Another"/
+        # "You"; skip the rest cheaply.
         return None
     for spec in _specs:
         try:

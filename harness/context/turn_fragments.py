@@ -36,17 +36,23 @@ def render_goal(values: Values) -> str:
 
 
 def recognise_goal(text: str) -> Values | None:
-    """Objective from the current wrapper, or the text of a legacy `<goal_context>`."""
+    """Objective from the current wrapper (the seed's form, with an `<objective>` child), or the text
+    of a legacy `<goal_context>`."""
     stripped = text.strip()
     body = None
+    legacy_form = False
     if re.match(r'<codex_internal_context\s+source="goal"\s*>', stripped) and stripped.endswith(G_CLOSE):
         body = stripped[stripped.index(">") + 1 : -len(G_CLOSE)]
     if body is None:
+        legacy_form = True
         legacy = inner(text, "<goal_context>", "</goal_context>")
         if legacy is None:
             return None
         body = legacy
     objective = child(body, "objective")
+    if objective is None and not legacy_form:
+        # The current wrapper without an objective is a goal continuation (`goal_fragments.py`).
+        return None
     return {"objective": objective} if objective is not None else {"text": body.strip()}
 
 

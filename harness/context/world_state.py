@@ -62,7 +62,7 @@ class WorldState(BaseModel):
     )
     model: Annotated[str, StateField("model")] = ""
     reasoning_effort: Annotated[str | None, StateField("reasoning effort")] = None
-    goal: Annotated[str | None, StateField("goal", ChangeStyle.TEXT)] = None
+    goal: Annotated[str | None, StateField("goal", ChangeStyle.TEXT, on_first_turn=True)] = None
 
 
 def environment_values(state: WorldState) -> dict[str, Any]:

@@ -6,8 +6,9 @@ Entry types: `session_meta` (first line: session id, cwd, provider, model, forke
 `response_item` (one history item, in order), `world_state` (a full world-state snapshot: the
 baseline later requests diff against), `turn_context` (per-turn settings: model, cwd, sandbox...),
 `model_switch` ({from, to}), `plan_state` (plan mode's whole state after each change: the last one
-on the branch wins), `event` (notices, errors, usage). Later issues add more types (compaction);
-readers keep entries of unknown types.
+on the branch wins), `event` (notices, errors, usage), `goal` (the thread goal after each
+change, or null when cleared), `compacted` (the history that replaced everything before it, and
+the new window number). Readers keep entries of unknown types.
 
 Writers lock the file (`fcntl.flock`) while they append, and `locked()` holds the lock across a
 read-check-write, so a second process (`--session ID -p "/plan approve N"`) sees the latest entries
@@ -34,6 +35,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.goal.state import GoalState, parse_goal_entry
 from proxy.errors import ConfigError
 from proxy.files import open_private_append
 from proxy.home import sessions_dir
@@ -49,6 +51,8 @@ ENTRY_TYPES = (
     "model_switch",
     "plan_state",
     "event",
+    "goal",
+    "compacted",
 )
 
 
@@ -85,6 +89,10 @@ class ResumedSession:
     turns: int = 0
     plan_state: dict[str, Any] | None = None
     """The last `plan_state` entry's payload (validated by plan mode, which owns its shape)."""
+    goal: GoalState | None = None
+    """The thread goal as last recorded (None: never set, or cleared)."""
+    window: int = 0
+    """Compactions so far: the context window the next request belongs to."""
 
 
 class SessionStore:
@@ -261,6 +269,12 @@ class SessionStore:
                 state.turns += 1
             elif entry.type == "plan_state":
                 state.plan_state = entry.payload
+            elif entry.type == "goal":
+                state.goal = parse_goal_entry(entry.payload, f"session file {self.path}")
+            elif entry.type == "compacted":
+                # The compacted window replaces the history: a resume sends what the model saw last.
+                state.history = list(entry.payload.get("history") or [])
+                state.window = int(entry.payload.get("window") or state.window + 1)
         return state
 
     def fork(self, *, directory: Path | None = None, leaf: str | None = None) -> SessionStore:

@@ -3,8 +3,8 @@
 The context is one mutable object per session. The agent loop changes `cwd` and the permissions
 between turns; tools read it at call time, so a change takes effect at the next call. The mode is
 not copied here: `mode` is the session's mode holder (`harness.modes.CurrentMode`, seen through the
-`ModeView` protocol so this layer does not import the modes above it). `plan` is the one piece of
-state a tool writes (`update_plan`).
+`ModeView` protocol so this layer does not import the modes above it). `plan` and `goal` are the
+state tools write (`update_plan`, the goal tools).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
+from harness.goal.state import GoalBook
 from harness.tools.gate import GateRule
 from proxy.errors import ConfigError
 
@@ -134,6 +135,8 @@ class ToolContext:
     mode: ModeView = field(default_factory=NamedMode)
     """The session's current mode; the agent's `CurrentMode`, shared with the session context."""
     plan: PlanState = field(default_factory=PlanState)
+    goal: GoalBook = field(default_factory=GoalBook)
+    """The thread goal the goal tools read and change (the agent records each change)."""
     env: dict[str, str] | None = None
     """Extra environment for commands, laid over the harness's own environment."""
     env_allow: tuple[str, ...] = ()

@@ -20,6 +20,7 @@ from harness.tools.base import Tool, ToolError, ToolResult
 from harness.tools.call_context import ToolContext
 from harness.tools.exec_command import ExecCommand
 from harness.tools.gate import ToolGate
+from harness.tools.goal_tools import CreateGoal, GetGoal, UpdateGoal
 from harness.tools.grep_files import GrepFiles
 from harness.tools.list_dir import ListDir
 from harness.tools.read_file import ReadFile
@@ -40,6 +41,9 @@ def default_tools() -> list[Tool]:
         ReadFile(),
         ListDir(),
         GrepFiles(),
+        GetGoal(),
+        CreateGoal(),
+        UpdateGoal(),
     ]
 
 

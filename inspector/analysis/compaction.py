@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from inspector.analysis.items import Item
+from inspector.analysis.items import Item, Part
 from inspector.analysis.turns import Turn
 
 
@@ -39,16 +39,54 @@ class CompactionReport:
     tokens_after: int = 0
 
     @property
+    def replaced_summary(self) -> bool:
+        """The compacted history already held a summary, which the new one replaces."""
+        return any(_is_summary(i) for i in (*self.summarised, *self.dropped_context))
+
+    @property
+    def dropped_names(self) -> list[str]:
+        """The context fragments gone after the compaction and not brought back (`skill demo-skill`)."""
+        back = {p.kind for i in self.rematerialised for p in i.fragments} | {"compaction_summary"}
+        names = [_fragment_name(p) for i in self.dropped_context for p in i.fragments if p.kind not in back]
+        return list(dict.fromkeys(names))
+
+    @property
     def sentence(self) -> str:
         """One line for the timeline."""
         text = f"compaction ({self.trigger}): {_count(len(self.summarised), 'item')} summarised"
+        if self.replaced_summary:
+            text += " (previous summary replaced)"
         if self.rematerialised:
-            text += f", context re-materialised ({_count(len(self.rematerialised), 'item')})"
+            parts = (p for i in self.rematerialised for p in i.fragments)
+            names = ", ".join(dict.fromkeys(_fragment_name(p) for p in parts))
+            text += f", context re-materialised ({_count(len(self.rematerialised), 'item')}: {names})"
+        dropped = self.dropped_names
+        if dropped:
+            text += f", dropped: {', '.join(dropped)}"
         if self.kept:
             text += f", {_count(len(self.kept), 'recent message')} kept"
         if self.kept_in_place:
             text += f", {_count(self.kept_in_place, 'leading item')} kept in place"
-        return text + f"; tokens {self.tokens_before:,} → {self.tokens_after:,}"
+        tokens = f"; tokens {self.tokens_before:,} → {self.tokens_after:,}"
+        return text + tokens + " (input items, tools not counted)"
+
+
+_FRAGMENT_WORDS = {
+    "environment_context": "environment",
+    "permissions": "permissions",
+    "skills_catalog": "skills catalog",
+    "collaboration_mode": "collaboration mode",
+}
+
+
+def _fragment_name(part: Part) -> str:
+    """What a person calls a context fragment: `AGENTS.md of /repo/pkg`, `skill demo-skill`, `environment`."""
+    kind, label = part.kind, part.label
+    if kind.startswith("agents_md"):
+        return "AGENTS.md of " + label.split(":", 1)[1] if ":" in label else "AGENTS.md"
+    if kind == "selected_skill":
+        return "skill " + label.split(":", 1)[1] if ":" in label else "selected skill"
+    return _FRAGMENT_WORDS.get(kind, label)
 
 
 def _count(n: int, noun: str) -> str:
@@ -58,10 +96,11 @@ def _count(n: int, noun: str) -> str:
 def _trigger(previous: Turn) -> str:
     if previous.endpoint == "responses/compact":
         return "remote /responses/compact"
-    if previous.request_kind == "compaction":
-        return "request_kind compaction"
+    # Checked before request_kind: a trigger request may also be marked `compaction`.
     if previous.items and previous.items[-1].kind == "compaction_trigger":
         return "compaction_trigger"
+    if previous.request_kind == "compaction":
+        return "request_kind compaction"
     return "in context"
 
 

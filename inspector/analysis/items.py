@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.context.fragments import classify_text
+from harness.context.goal_fragments import goal_objective_of
 from inspector.analysis.normalise import item_key
 from inspector.analysis.tokens import count_text
 
@@ -179,7 +180,29 @@ def _tool_item(position: int, item: dict[str, Any], itype: str, key: str) -> Ite
     else:
         text = json.dumps(strip_none(item), ensure_ascii=False)
         label = itype
-    return Item(position, itype, None, itype, label, text, count_text(text), key, (), item)
+    parts = _goal_call_parts(item, itype, text)
+    return Item(position, itype, None, itype, label, text, count_text(text), key, parts, item)
+
+
+def _goal_call_parts(item: dict[str, Any], itype: str, text: str) -> tuple[Part, ...]:
+    """The model's own goal changes (`update_goal {status}`, `create_goal {objective}`), read with
+    the goal-status fragment's meaning so they reach the world state like the person's."""
+    name = item.get("name")
+    if itype != "function_call" or name not in ("update_goal", "create_goal"):
+        return ()
+    try:
+        args = json.loads(item.get("arguments") or "{}")
+    except (TypeError, ValueError):
+        return ()
+    if not isinstance(args, dict):
+        return ()
+    if name == "update_goal" and isinstance(args.get("status"), str):
+        values: dict[str, Any] = {"status": args["status"]}
+    elif name == "create_goal" and isinstance(args.get("objective"), str):
+        values = {"objective": args["objective"], "status": "active"}
+    else:
+        return ()
+    return (Part(0, itype, "goal_status", f"goal_status:{values['status']}", text, values),)
 
 
 def strip_none(item: dict[str, Any]) -> dict[str, Any]:
@@ -213,6 +236,24 @@ def classify_item(position: int, item: Any, key: str | None = None) -> Item:
         if opaque:
             label += f" (+{opaque} chars encrypted)"
         return Item(position, itype, None, "reasoning", label, text, count_text(text), key, (), item)
+    objective = goal_objective_of(item)
+    if objective is not None:
+        # Codex's goal objective: an output with no call, by design (not an orphan).
+        # Its meaning is the goal-status fragment's: it names the objective.
+        part = Part(0, itype, "goal_status", "goal_objective", objective, {"objective": objective})
+        label = f"goal_objective {_preview(objective, 50)}"
+        return Item(
+            position,
+            itype,
+            None,
+            "goal_objective",
+            label,
+            objective,
+            count_text(objective),
+            key,
+            (part,),
+            item,
+        )
     if itype in TOOL_ITEM_TYPES:
         return _tool_item(position, item, itype, key)
     if itype in COMPACTION_ITEM_TYPES:

@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 # Collections for which "never said" and "said empty" read the same (no AGENTS.md, no skills).
-_EMPTY_IS_UNSET = (ChangeStyle.DOCUMENTS, ChangeStyle.MEMBERS, ChangeStyle.SELECTED)
+_EMPTY_IS_UNSET = (ChangeStyle.DOCUMENTS, ChangeStyle.MEMBERS, ChangeStyle.SELECTED, ChangeStyle.EVENTS)
 
 
 class ObservedState(BaseModel):

@@ -215,6 +215,15 @@ def turn_detail(result: TurnAnalysis) -> TurnDetail:
     )
 
 
+def _first_cwd(analysis: Analysis) -> str | None:
+    """The working directory of the recording's first turn that names one."""
+    for result in analysis.turns:
+        cwd = world_state_doc(result.state).get("cwd")
+        if isinstance(cwd, str) and cwd:
+            return cwd
+    return None
+
+
 def diff_report(analysis: Analysis, *, turn: int | None = None, thread: str | None = None) -> DiffReport:
     """The `ctxscope diff` document: threads, the timeline, and optionally one turn in full."""
     rows = analysis.turns
@@ -225,6 +234,7 @@ def diff_report(analysis: Analysis, *, turn: int | None = None, thread: str | No
         **_head(),
         report="diff",
         source=analysis.source,
+        root=_first_cwd(analysis),
         warnings=analysis.warnings,
         threads=[
             ThreadDoc(

@@ -261,6 +261,8 @@ class DiffReport(_Head):
     threads: list[ThreadDoc]
     turns: list[TurnDoc]
     detail: TurnDetail | None
+    root: str | None = None
+    """The first turn's working directory; the text report writes paths under it as `./…`."""
 
 
 class ShowReport(_Head):

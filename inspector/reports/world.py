@@ -34,6 +34,7 @@ PUBLISHED_KEYS: dict[str, str] = {
     "skills": "skills",
     "selected_skills": "selected_skills",
     "goal": "goal",
+    "goal_events": "goal_events",
     "personality": "personality",
     "model": "model",
     "reasoning_effort": "reasoning_effort",
@@ -49,6 +50,7 @@ _STYLE_ORDER = (
     ChangeStyle.MEMBERS,
     ChangeStyle.SELECTED,
     ChangeStyle.TEXT,
+    ChangeStyle.EVENTS,
     ChangeStyle.HIDDEN,
 )
 
@@ -133,6 +135,10 @@ def describe_change(change: StateChange) -> list[str]:
         return [f"{label} set: {_short(after, marker, 80)}" if after else f"{label} cleared"]
     if marker.style is ChangeStyle.HIDDEN:
         return [f"{label} changed"]
+    if marker.style is ChangeStyle.EVENTS:
+        old, new = list(before or []), list(after or [])
+        # A log rebuilt shorter (a compaction) tells nothing until it grows past what was told.
+        return [f"{label} {entry}" for entry in new[len(old) :]] if new[: len(old)] == old else []
     return [f"{label} {_short(before, marker)} → {_short(after, marker)}"]
 
 

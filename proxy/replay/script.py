@@ -49,7 +49,7 @@ __all__ = [
 
 SCRIPT_FORMAT = "ctxscope-script"
 SCRIPT_VERSION = 1
-_ITEM_KEYS = ("text", "reasoning", "function_call", "custom_tool_call")
+_ITEM_KEYS = ("text", "reasoning", "function_call", "custom_tool_call", "item")
 _RESPONSE_KEYS = frozenset(
     {"output", "usage", "id", "model", "fail", "incomplete", "http_status", "body", "headers", "cut"}
     | {"chunks", "pace_ms", "note"}
@@ -111,6 +111,13 @@ class ScriptResponse:
         if kind == "reasoning":
             encrypted = f"script-reasoning-{n:04d}-{index}"
             return reasoning(value, encrypted, self.chunks, item_id=f"rs_{suffix}")
+        if kind == "item":
+            # Any other output item verbatim (a remote compaction's `compaction` item, ...).
+            done = {"id": f"item_{suffix}", **value}
+            return [
+                {"type": "response.output_item.added", "item": done},
+                {"type": "response.output_item.done", "item": done},
+            ]
         call_id = value.get("call_id") or f"call_{suffix}"
         if kind == "function_call":
             return function_call(
@@ -309,6 +316,11 @@ def _parse_item(item: Any, where: str) -> dict[str, Any]:
     if not isinstance(item, dict) or len(item) != 1 or next(iter(item)) not in _ITEM_KEYS:
         raise RecordingError(f"{where}: an item is one of {{{', '.join(_ITEM_KEYS)}: ...}}")
     kind, value = next(iter(item.items()))
+    if kind == "item":
+        # Any other output item verbatim (a remote compaction's `compaction` item, ...).
+        if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+            raise RecordingError(f'{where}: "item" must be an output item object with a "type"')
+        return {"item": dict(value)}
     if kind == "text":
         if not isinstance(value, str):
             raise RecordingError(f'{where}: "text" must be a string')

@@ -51,8 +51,9 @@ def test_demo_runs_offline_and_explains_each_change(tmp_path: Path) -> None:
 
     out = " ".join(proc.stdout.split())
     assert "initial" in out and "selected_skill:demo-skill" in out
-    assert f"AGENTS.md replaced: {repo} → {repo / 'pkg'}" in out
-    assert f"cwd {repo} → {repo / 'pkg'}" in out
+    assert f"paths ./… are relative to {repo}" in out
+    assert "AGENTS.md replaced: . → ./pkg" in out
+    assert "cwd . → ./pkg" in out
     assert "model gpt-5-codex → gpt-5-mini" in out
     assert "skill demo-skill selected" in out
     assert "model switch notice" not in out  # the notice confirms the model change; said once

@@ -12,12 +12,16 @@ import pytest
 from harness.events import (
     AgentEvent,
     AssistantMessage,
+    Compacted,
+    GoalUpdated,
     ModeChange,
     ModelSwitch,
     Notice,
     PlanApproved,
     PlanDelta,
     PlanSubmitted,
+    QuestionAnswered,
+    QuestionAsked,
     ReasoningDelta,
     SessionStarted,
     TextDelta,
@@ -48,8 +52,12 @@ WIRE_KEYS: dict[str, list[str]] = {
     "plan_delta": ["type", "delta"],
     "plan_submitted": ["type", "revision", "plan"],
     "plan_approved": ["type", "revision", "fresh", "session_id"],
+    "question_asked": ["type", "call_id", "tool", "questions"],
+    "question_answered": ["type", "call_id", "answers", "assumed"],
     "error": ["type", "turn_id", "message"],
     "turn_completed": ["type", "turn_id", "final_text", "steps", "stopped", "usage"],
+    "goal_updated": ["type", "objective", "status", "tokens_used", "token_budget", "reason"],
+    "compacted": ["type", "trigger", "window", "items_before", "items_after"],
 }
 
 SAMPLES: list[AgentEvent] = [
@@ -66,8 +74,12 @@ SAMPLES: list[AgentEvent] = [
     PlanDelta(delta="1. add"),
     PlanSubmitted(revision=2, plan="# Plan\n1. add\n"),
     PlanApproved(revision=2, fresh=True, session_id="s2"),
+    QuestionAsked(call_id="c2", tool="ask_user", questions={"question": "Which?", "options": []}),
+    QuestionAnswered(call_id="c2", answers={"answer": "a", "assumed": True}, assumed=True),
     TurnError(turn_id="t", message="upstream said no"),
     TurnCompleted(turn_id="t", final_text="hello", steps=2, stopped="max_steps", usage=[{"input_tokens": 3}]),
+    GoalUpdated(objective="ship it", status="active", tokens_used=0, token_budget=None, reason="user"),
+    Compacted(trigger="manual", window=1, items_before=9, items_after=4),
 ]
 
 

@@ -38,9 +38,10 @@ def test_local_compaction_is_named_and_explained(analysed: Callable[[str], Analy
     assert [i.label for i in report.kept] == ['user: "fix the failing test"']
     assert report.tokens_before > report.tokens_after > 0
     assert report.sentence.startswith(
-        "compaction (request_kind compaction): 5 items summarised, "
-        "context re-materialised (2 items), 1 recent message kept"
+        "compaction (request_kind compaction): 5 items summarised, context re-materialised "
+        "(2 items: permissions, skills catalog, AGENTS.md of /repo, environment), 1 recent message kept; "
     )
+    assert report.sentence.endswith(" (input items, tools not counted)")
     assert a.turn(5).tools.empty, "tools are compared with the turn before the compaction request"
 
 
@@ -140,3 +141,33 @@ def test_odd_input_is_shown_never_fatal(analysed: Callable[[str], Analysis]) -> 
     assert items[1].parts[0].kind == "unknown_part" and items[1].parts[0].label == "unknown_part:input_audio"
     assert items[4].label == "unknown:not-an-object"
     assert a.turn(2).turn.items[0].label == 'user: "just a string prompt"'
+
+
+def test_compaction_names_what_it_dropped_and_a_replaced_summary() -> None:
+    """A second compaction: the earlier summary is replaced, the selected skill is not brought back."""
+    from inspector.analysis import analyse_exchanges
+    from tests.inspector.builders import Script, body, completed, fragment, initial_context, message
+
+    s = Script()
+    ctx = initial_context()
+    skill = message(
+        "user",
+        fragment("selected_skill", name="demo-skill", path="/skills/demo-skill/SKILL.md", text="Say DEMO."),
+    )
+    old_summary = message("user", fragment("compaction_summary", summary="Earlier: the parser was fixed."))
+    history = [
+        *ctx,
+        old_summary,
+        message("user", "now use $demo-skill"),
+        skill,
+        message("assistant", "DEMO."),
+    ]
+    s.request(body(history), response=completed("resp_1"))
+    summary = "Later: the skill said DEMO."
+    s.request(body([*history, message("user", "Summarise.")], tools=[]), response=completed("resp_2"))
+    s.request(body([*ctx, message("user", fragment("compaction_summary", summary=summary))]))
+    analysis = analyse_exchanges(s.exchanges)
+    report = analysis.turn(3).compaction
+    assert report is not None and report.replaced_summary and report.dropped_names == ["skill demo-skill"]
+    assert "(previous summary replaced)" in report.sentence
+    assert ", dropped: skill demo-skill" in report.sentence

@@ -248,3 +248,11 @@ def test_recorder_works_under_plain_mitmdump(
     (ex,) = read_recording(out).exchanges
     assert ex.request_body == {"model": "md"}
     assert [json.loads(e.data)["type"] for e in ex.sse] == [e["type"] for e in events]
+
+
+def test_a_bad_capture_pattern_is_a_one_line_error(tmp_path: Path) -> None:
+    out = tmp_path / "never.jsonl"
+    result = run_cli("proxy", "--mode", "forward", "--only", "https://chatgpt.com", "--out", str(out))
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: bad --only or --exclude: bad capture pattern 'https://chatgpt.com'")
+    assert len(result.stderr.strip().splitlines()) == 1 and not out.exists()

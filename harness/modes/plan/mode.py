@@ -18,13 +18,17 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import JsonValue
 
 from harness.context import plan_mode_reminder_item
 from harness.events import (
     AgentEvent,
     AssistantMessage,
     PlanDelta,
+    QuestionAnswered,
+    QuestionAsked,
     TextDelta,
     ToolCall,
     TurnCompleted,
@@ -44,6 +48,9 @@ if TYPE_CHECKING:
     from harness.tools import ToolOutcome
 
 __all__ = ["PLANNING_TOOLS", "SHELL_TOOLS", "PlanMode"]
+
+QUESTION_TOOLS: frozenset[str] = frozenset({"request_user_input", "ask_user"})
+"""Calls that ask the user: shown as question events."""
 
 SHELL_TOOLS: frozenset[str] = frozenset({"exec_command", "write_stdin", "shell"})
 """Calls that run commands: allowed while planning, and watched for workspace changes."""
@@ -75,6 +82,8 @@ class PlanMode(DefaultMode):
     collaboration_mode: str | None = PLAN_MODE
     extra_tools: frozenset[str] = frozenset()
     """Planning tools the profile adds to `PLANNING_TOOLS`."""
+    parses_blocks: ClassVar[bool] = True
+    """The plan arrives as a `<proposed_plan>` block in the text (codex); False: through a tool."""
     _parser: ProposedPlanParser = field(default_factory=ProposedPlanParser)
     _turn_plan: str | None = None
     _problems: list[str] = field(default_factory=list)
@@ -95,19 +104,24 @@ class PlanMode(DefaultMode):
         if isinstance(event, TurnStarted):
             self._parser, self._turn_plan, self._problems = ProposedPlanParser(), None, []
             return [event]
-        if isinstance(event, TextDelta):
+        if not self.parses_blocks:
+            pass  # the plan arrives through a tool: the text is shown as it is
+        elif isinstance(event, TextDelta):
             return _shown(self._parser.feed(event.delta))
-        if isinstance(event, AssistantMessage):
+        elif isinstance(event, AssistantMessage):
             released = _shown(self._parser.finish())
             self._parser = ProposedPlanParser()
             split = split_proposed_plan(event.text)
             self._note(split.plan, split.extra_blocks, split.unclosed)
             return [*released, AssistantMessage(text=split.visible)]
+        if isinstance(event, ToolCall) and event.name in QUESTION_TOOLS:
+            questions = _json(event.arguments)
+            return [event, QuestionAsked(call_id=event.call_id, tool=event.name or "", questions=questions)]
         if isinstance(event, ToolCall) and event.name in SHELL_TOOLS:
             # Emitted right before the call runs: the moment to record the workspace.
             self._before = take_snapshot(agent.context.cwd)
             return [event]
-        if isinstance(event, TurnCompleted):
+        if isinstance(event, TurnCompleted) and self.parses_blocks:
             visible = split_proposed_plan(event.final_text).visible
             return [event.model_copy(update={"final_text": visible})]
         return [event]
@@ -137,6 +151,11 @@ class PlanMode(DefaultMode):
         return replace(outcome, item=item)
 
     def on_tool_outcome(self, agent: Agent, outcome: ToolOutcome) -> EndStep | None:
+        if outcome.tool in QUESTION_TOOLS:
+            output = outcome.result.output
+            assumed = HEADLESS_NOTE in output or '"assumed": true' in output
+            call_id = outcome.item.get("call_id")
+            agent.emit(QuestionAnswered(call_id=call_id, answers=_json(output), assumed=assumed))
         if outcome.tool == "request_user_input" and self.controller is not None:
             # Headless: the tool took the recommended options; they are the plan's assumptions now.
             for assumption in headless_assumptions(outcome.result.output):
@@ -170,6 +189,17 @@ def headless_assumptions(output: str) -> list[str]:
         if HEADLESS_NOTE in labels and labels:
             found.append(f"{qid} → {labels[0]} (recommended; no user to ask)")
     return found
+
+
+def _json(value: object) -> JsonValue:
+    """A JSON text as its value (the model's arguments, a tool's answer); other values as they are."""
+    if isinstance(value, str):
+        try:
+            parsed: JsonValue = json.loads(value)
+            return parsed
+        except ValueError:
+            return value
+    return value  # type: ignore[return-value]
 
 
 def _shown(segments: list[Segment]) -> list[AgentEvent]:

@@ -11,12 +11,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from harness.context import plan_mode_reminder_item
-from harness.events import AgentEvent
 from harness.modes.base import EndStep
 from harness.modes.plan.mode import PlanMode
 from harness.modes.plan.texts import (
@@ -59,9 +57,7 @@ class _ToolSubmitted(PlanMode):
     """A profile whose plan arrives through a tool: no block parsing; the submission ends the run."""
 
     submit_tool = ""
-
-    def transform_event(self, agent: Agent, event: AgentEvent) -> Sequence[AgentEvent]:
-        return (event,)
+    parses_blocks = False
 
     def on_tool_outcome(self, agent: Agent, outcome: ToolOutcome) -> EndStep | None:
         end = super().on_tool_outcome(agent, outcome)
@@ -70,7 +66,9 @@ class _ToolSubmitted(PlanMode):
         return end
 
     def on_turn_end(self, agent: Agent, result: TurnResult) -> None:
-        return None
+        for problem in self._problems:
+            agent.notice(problem)
+        self._problems = []
 
 
 @dataclass

@@ -100,6 +100,15 @@ SAMPLES: dict[str, list[dict[str, Any]]] = {
         {"event": "recovery", "text": "Plan so far:\n1. x"},
     ],
     "compaction_summary": [{"summary": "We fixed A.\n\nNext: B."}],
+    "compaction_prompt": [{"source": "ctxscope"}],
+    "goal_status": [
+        {"objective": 'Port the "parser" & ship', "status": "active"},
+        {"status": "paused"},
+    ],
+    "goal_continuation": [
+        {"tokens_used": 0, "token_budget": None, "tokens_remaining": None},
+        {"tokens_used": 4700, "token_budget": 30000, "tokens_remaining": 25300},
+    ],
 }
 
 ROLE = {spec.kind: spec.roles[0] for spec in FRAGMENT_SPECS}

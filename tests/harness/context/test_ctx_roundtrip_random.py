@@ -111,6 +111,21 @@ GENERATORS: dict[str, Callable[[random.Random], dict[str, Any]]] = {
     },
     "plan_mode_reminder": lambda r: {"event": slug(r), "text": text(r, 200)},
     "compaction_summary": lambda r: {"summary": text(r, 300)},
+    "compaction_prompt": lambda r: {"source": "ctxscope"},
+    "goal_status": lambda r: (
+        {"objective": text(r, 80), "status": r.choice(["active", "paused"])}
+        if r.random() < 0.5
+        else {"status": r.choice(["active", "paused", "complete"])}
+    ),
+    "goal_continuation": lambda r: (
+        {
+            "tokens_used": r.randint(0, 10**6),
+            "token_budget": None,
+            "tokens_remaining": None,
+        }
+        if r.random() < 0.5
+        else {"tokens_used": 5, "token_budget": 100, "tokens_remaining": 95}
+    ),
 }
 
 ROLE = {spec.kind: spec.roles[0] for spec in FRAGMENT_SPECS}

@@ -186,7 +186,10 @@ def test_permission_and_mode_changes_use_developer_fragments(ws: Workspace) -> N
         )
     )
     items = context_update_items(prev, cur)
-    assert [i["role"] for i in items] == ["developer", "user"]  # adjacent same-role parts merged
+    # Adjacent same-role parts are merged; the mode switch is a developer message of its own, last
+    # (before the user's message), as Codex sends it.
+    assert [i["role"] for i in items] == ["developer", "user", "developer"]
+    assert len(items[2]["content"]) == 1
     found = fragments(items)
     assert found[0] == (
         "developer",
@@ -198,8 +201,8 @@ def test_permission_and_mode_changes_use_developer_fragments(ws: Workspace) -> N
             "writable_roots": [],
         },
     )
-    assert found[1][:2] == ("developer", "collaboration_mode") and found[1][2]["mode"] == "plan"
-    assert found[2] == ("user", "environment_context", {"network_enabled": True, "writable_roots": []})
+    assert found[1] == ("user", "environment_context", {"network_enabled": True, "writable_roots": []})
+    assert found[2][:2] == ("developer", "collaboration_mode") and found[2][2]["mode"] == "plan"
     # Leaving the mode says "default" explicitly so plan instructions do not linger.
     back = collect_world_state(
         ws.settings(sandbox_mode="read-only", approval_policy="never", network_enabled=True)

@@ -43,7 +43,9 @@ def test_every_world_state_field_says_how_its_change_reads() -> None:
         "personality": "personality",
         "agents_md": "agents_md",
         "selected_skills": "selected_skill",
+        "goal_events": "goal_status",
     }
+    assert fields["goal_events"].marker == StateField("goal", ChangeStyle.EVENTS, on_first_turn=True)
     assert fields["selected_skills"].marker == StateField("skill", ChangeStyle.SELECTED, on_first_turn=True)
     assert fields["network_enabled"].marker.words == ("restricted", "enabled")
 
@@ -79,7 +81,13 @@ def test_the_environment_and_permissions_fragments_carry_the_harness_values() ->
 
 def test_kinds_without_world_meaning_are_the_event_fragments() -> None:
     silent = {spec.kind for spec in FRAGMENT_SPECS if spec.world is None}
-    assert silent == {"turn_aborted", "user_shell_command", "plan_mode_reminder", "compaction_summary"}
+    assert silent == {
+        "turn_aborted",
+        "user_shell_command",
+        "plan_mode_reminder",
+        "compaction_summary",
+        "compaction_prompt",
+    }
 
 
 def _spec(kind: str, fields: dict[str, Any]) -> FragmentSpec:

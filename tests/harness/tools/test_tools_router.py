@@ -76,6 +76,9 @@ def test_specs_are_stable_and_wire_shaped(tmp_path: Path) -> None:
             "read_file",
             "list_dir",
             "grep_files",
+            "get_goal",
+            "create_goal",
+            "update_goal",
         ]
     )
     assert specs == router.specs()  # same snapshot twice

@@ -36,7 +36,7 @@ from inspector.analysis import analyse_recording
 from proxy.errors import ConfigError
 from proxy.home import sessions_dir
 from proxy.store.reader import read_recording
-from tests.cli_support import run_cli
+from tests.cli_support import run_cli, run_cli_process
 from tests.harness.helpers import (
     PINNED_CONTEXT,
     assert_append_only,
@@ -66,6 +66,16 @@ def _collab(item: dict[str, Any]) -> list[str]:
     return [t for t in _texts(item) if t.startswith("<collaboration_mode>")]
 
 
+def _context_message(body: dict[str, Any]) -> dict[str, Any]:
+    """The initial developer context message (the one with the permissions fragment), wherever the
+    base prompt sits (`instructions` or a developer message of its own before it)."""
+    return next(
+        i
+        for i in body["input"]
+        if i.get("role") == "developer" and any(t.startswith("<permissions") for t in _texts(i))
+    )
+
+
 def _plan_states(session_file: Path) -> list[dict[str, Any]]:
     lines = [json.loads(line) for line in session_file.read_text().splitlines()]
     return [e["payload"] for e in lines if e["type"] == "plan_state"]
@@ -76,7 +86,7 @@ def test_plan_first_turn_streams_the_plan_apart_and_keeps_tools(repo: Path, tmp_
     run = run_agent(repo, script, ["add a greet function"], tmp_path / "cap.jsonl", plan=True)
     (body,) = run.bodies()
     # The Plan fragment is a part of the initial developer message, and only there.
-    developer = body["input"][0]
+    developer = _context_message(body)
     assert developer["role"] == "developer"
     (fragment,) = _collab(developer)
     assert CODEX_PLAN_TEXT in fragment
@@ -159,7 +169,7 @@ def test_fresh_implementation_reads_the_plan_from_a_file(
     # A new thread: the normal first layout with the Default fragment in the developer message,
     # then one plain sentence pointing at the approved plan; nothing of the old thread.
     assert body["prompt_cache_key"] != run.bodies()[0]["prompt_cache_key"]
-    assert "# Collaboration mode: Default" in _collab(body["input"][0])[0]
+    assert "# Collaboration mode: Default" in _collab(_context_message(body))[0]
     assert ANSWER not in json.dumps(body)
     (path,) = (ctxscope_home / "attachments").glob("*/approved-plan.md")
     assert path.read_text(encoding="utf-8") == PLAN
@@ -242,7 +252,21 @@ def test_print_mode_prints_exactly_the_plan_and_a_second_process_approves(repo: 
     )
     done_script = write_script(tmp_path / "d.json", [{"text": "greet added"}])
     capture = tmp_path / "c2.jsonl"
-    done = _cli(repo, done_script, "--session", sid, "-p", "/plan approve 1", "--capture", str(capture))
+    # The approval comes from another process (the real command), as a person would run it.
+    done = run_cli_process(
+        "agent",
+        "--provider",
+        "script",
+        "--script",
+        str(done_script),
+        "--session",
+        sid,
+        "-p",
+        "/plan approve 1",
+        "--capture",
+        str(capture),
+        cwd=repo,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "greet added\n"
     (body,) = [e.request_body for e in read_recording(capture).exchanges]
@@ -366,7 +390,7 @@ def test_the_chat_announces_default_mode_and_reviews_a_submitted_plan(repo: Path
     assert review_menu("codex") in err.getvalue()
     first, second, third = [e.request_body for e in read_recording(capture).exchanges]
     # Like the Codex TUI: the Default fragment is in the first developer message already.
-    assert "# Collaboration mode: Default" in _collab(first["input"][0])[0]
+    assert "# Collaboration mode: Default" in _collab(_context_message(first))[0]
     switch = second["input"][len(first["input"]) :]
     assert [i.get("role") for i in switch] == ["assistant", "developer", "user"]
     assert CODEX_PLAN_TEXT in _collab(switch[1])[0]
@@ -397,3 +421,10 @@ def test_compaction_carries_the_rules_and_the_draft_into_the_new_window(repo: Pa
     said = [e.sentence for t in analyse_recording(capture).turns for e in t.mode_events]
     assert "plan recovery message (rules and plan carried over a compaction)" in said
     assert not any(s.startswith("mode ") for s in said[1:])
+
+
+def test_an_unknown_plan_profile_is_a_one_line_error(repo: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.json", [{"text": "unused"}])
+    proc = _cli(repo, script, "--plan-profile", "cursor", "-p", "hi", "--no-capture")
+    assert proc.returncode != 0 and proc.stdout == ""
+    assert proc.stderr.strip() == "error: unknown plan profile 'cursor': use one of codex, claude, knightcode"

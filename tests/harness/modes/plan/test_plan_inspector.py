@@ -83,3 +83,4 @@ def test_the_timeline_states_every_plan_mode_message(repo: Path, tmp_path: Path)
     assert kinds[2] == ["tool_blocked", "workspace_changed"] and kinds[4] == ["plan_submitted", "mode_change"]
     text = run_cli("diff", str(capture), "--no-color")
     assert "mode plan → default (plan revision 2 approved)" in text.stdout
+    assert "collaboration mode " not in text.stdout  # the mode event says it, once

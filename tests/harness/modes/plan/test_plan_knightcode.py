@@ -16,7 +16,7 @@ import pytest
 
 from harness.commands import run_command
 from harness.context import classify_text
-from harness.events import Notice, PlanSubmitted
+from harness.events import Notice, PlanSubmitted, QuestionAnswered, QuestionAsked
 from harness.modes.plan import NO_DRAFT, NO_PLAN_TO_APPROVE
 from harness.modes.plan.texts import KNIGHT_PLAN_TEXT, PLAN_SUBMITTED_SIBLING
 from harness.runtime import AgentOptions, AgentRuntime
@@ -101,7 +101,7 @@ def test_a_submission_ends_the_run_and_blocks_the_rest_of_the_batch(repo: Path, 
     assert outputs[2].startswith("Plan submitted as revision 1.")
     assert outputs[3] == PLAN_SUBMITTED_SIBLING
     # The Knightcode planning rules went with the first request, in the mode fragment.
-    assert KNIGHT_PLAN_TEXT in json.dumps(run.bodies()[0]["input"][0], ensure_ascii=False).replace(
+    assert KNIGHT_PLAN_TEXT in json.dumps(run.bodies()[0]["input"][:2], ensure_ascii=False).replace(
         "\\n", "\n"
     )
     states = [
@@ -109,6 +109,10 @@ def test_a_submission_ends_the_run_and_blocks_the_rest_of_the_batch(repo: Path, 
     ]
     assert states[-1]["revisions"] == [PLAN]
     assert states[-1]["assumptions"] == ["Which file? → pkg/greet.py (recommended; no user to ask)"]
+    asked = [e for e in run.events if isinstance(e, QuestionAsked)]
+    answered = [e for e in run.events if isinstance(e, QuestionAnswered)]
+    assert [e.tool for e in asked] == ["ask_user"] and asked[0].questions["question"] == "Which file?"  # type: ignore[call-overload,index]
+    assert [(e.answers, e.assumed) for e in answered] == [({"answer": "pkg/greet.py", "assumed": True}, True)]
 
 
 def test_exact_messages_without_a_draft_and_the_stale_revision(repo: Path, tmp_path: Path) -> None:
