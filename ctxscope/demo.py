@@ -7,7 +7,8 @@ It builds a small git workspace (a root AGENTS.md, a package with its own AGENTS
 ctxscope's harness in it against the script cassette shipped in the package (`ctxscope/data/
 demo-script.json`, read with importlib.resources so an installed wheel has it too) with
 capture on, moves into the package (its AGENTS.md replaces the root one), switches model, and then
-prints the inspector's timeline of what the model saw and why each request changed.
+opens the inspector TUI on the capture (in a terminal; `--no-tui` or a pipe prints the inspector's
+timeline of what the model saw and why each request changed instead).
 """
 
 from __future__ import annotations
@@ -110,6 +111,12 @@ def _run_demo(root: Path, capture: Path, script: Path, model_after: str) -> Demo
     return DemoResult(workspace=repo, recording=capture, answers=answers)
 
 
+def opens_tui(no_tui: bool, *, stdin_tty: bool, stdout_tty: bool) -> bool:
+    """The demo ends in the inspector TUI only in a terminal and unless `--no-tui` asks for the
+    printed report (pipes and CI get the report)."""
+    return not no_tui and stdin_tty and stdout_tty
+
+
 def demo(
     workdir: Annotated[
         Path | None, typer.Option("--workdir", help="Build the demo workspace here (default: a temp dir).")
@@ -117,6 +124,9 @@ def demo(
     capture: Annotated[
         Path | None, typer.Option("--capture", help="Write the recording to this file.")
     ] = None,
+    no_tui: Annotated[
+        bool, typer.Option("--no-tui", help="Print the report instead of opening the inspector TUI.")
+    ] = False,
 ) -> None:
     """Run the agent offline on a demo repo with capture on, then show what changed turn by turn."""
     root = (workdir or Path(tempfile.mkdtemp(prefix="ctxscope-demo-"))).resolve()
@@ -135,6 +145,12 @@ def demo(
             f"rm -rf {shlex.quote(str(root))}",
             file=sys.stderr,
         )
+    if opens_tui(no_tui, stdin_tty=sys.stdin.isatty(), stdout_tty=sys.stdout.isatty()):
+        from inspector.tui.launch import launch  # Textual loads only when the TUI opens
+
+        launch([result.recording])
+        print(f"recording: {result.recording}  (ctxscope inspect to open it again)", file=sys.stderr)
+        return
     console = Console(highlight=False)
     # Paths are printed as plain text (a `[` in a path is not markup) and never wrapped, so the
     # commands below can be copied from a narrow terminal.

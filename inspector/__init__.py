@@ -2,8 +2,9 @@
 
 `inspector.analysis` is the engine (pure functions over recordings, no UI); `inspector.reports`
 turns an analysis into versioned report documents (pydantic models; `doc.wire()` is the JSON) and
-renders them as text or markdown;
-`inspector.cli.register` adds `diff`, `compare` and `show` to the `ctxscope` command.
+renders them as text or markdown; `inspector.tui` is the Textual inspector (`ctxscope inspect`),
+which renders what the analysis returns through a plain view model;
+`inspector.cli.register` adds `diff`, `compare`, `show` and `inspect` to the `ctxscope` command.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The inspector's commands: `diff` (timeline of what changed and why), `compare` (two recordings
-side by side) and `show` (the full context of one request). Wiring only: analysis and rendering
-live in `inspector.analysis` and `inspector.reports`.
+side by side), `show` (the full context of one request) and `inspect` (the TUI). Wiring only:
+analysis and rendering live in `inspector.analysis`, `inspector.reports` and `inspector.tui`.
 """
 
 from __future__ import annotations
@@ -105,8 +105,32 @@ def show(
     _emit(show_report(analysis, turn), fmt, color)
 
 
+def inspect(
+    files: Annotated[
+        list[Path] | None,
+        typer.Argument(help="A recording; two to compare them; none: the newest in the ctxscope home."),
+    ] = None,
+    follow: Annotated[
+        bool, typer.Option("--follow", help="Tail a recording still being written; new turns appear.")
+    ] = False,
+    snapshot: Annotated[
+        Path | None, typer.Option("--snapshot", help="Render one screen headless to this SVG file and exit.")
+    ] = None,
+    turn: Annotated[int | None, typer.Option("--turn", "-t", help="Start at turn N (1-based).")] = None,
+    view: Annotated[
+        str, typer.Option("--view", help="With --snapshot: timeline, turn, world, compaction or tokens.")
+    ] = "turn",
+    size: Annotated[str, typer.Option("--size", help="With --snapshot: columns x rows.")] = "120x40",
+) -> None:
+    """The inspector TUI: walk a recording turn by turn (keys: ? in the app)."""
+    from inspector.tui.launch import launch  # Textual loads only for this command
+
+    launch(files or [], follow=follow, snapshot=snapshot, turn=turn, view=view, size=size)
+
+
 def register(app: typer.Typer) -> None:
-    """Add `diff`, `compare` and `show` to the `ctxscope` app."""
+    """Add `diff`, `compare`, `show` and `inspect` to the `ctxscope` app."""
     app.command("diff")(diff)
     app.command("compare")(compare)
     app.command("show")(show)
+    app.command("inspect")(inspect)

@@ -15,31 +15,48 @@ field order. The analysis holds no sentences: `inspector.reports.describe_change
 
 from __future__ import annotations
 
+from inspector.analysis.alignment import AlignedPair, align_turns
 from inspector.analysis.analyse import Analysis, TurnAnalysis, analyse_exchanges, analyse_recording
 from inspector.analysis.attribution import TokenReport
 from inspector.analysis.changes import CHANGE_KINDS, TurnChange
 from inspector.analysis.compaction import CompactionReport
 from inspector.analysis.diffs import ToolDiff
+from inspector.analysis.incremental import IncrementalAnalysis
+from inspector.analysis.item_diff import ItemChange, TextDiff, diff_items, diff_text
 from inspector.analysis.items import Item, Part, classify_item
+from inspector.analysis.query import Hit, filter_turns, search
 from inspector.analysis.threads import Thread
 from inspector.analysis.turns import Turn
+from inspector.analysis.world_history import WorldHistory, world_history
 from inspector.analysis.world_state import ObservedState, StateChange
 
 __all__ = [
     "CHANGE_KINDS",
+    "AlignedPair",
     "Analysis",
     "CompactionReport",
+    "Hit",
+    "IncrementalAnalysis",
     "Item",
+    "ItemChange",
     "ObservedState",
     "Part",
     "StateChange",
+    "TextDiff",
     "Thread",
     "ToolDiff",
     "TokenReport",
     "Turn",
     "TurnAnalysis",
     "TurnChange",
+    "WorldHistory",
+    "align_turns",
     "analyse_exchanges",
     "analyse_recording",
     "classify_item",
+    "diff_items",
+    "diff_text",
+    "filter_turns",
+    "search",
+    "world_history",
 ]

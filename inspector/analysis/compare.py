@@ -11,10 +11,10 @@ from __future__ import annotations
 import difflib
 import json
 from dataclasses import dataclass, field
-from itertools import zip_longest
 from typing import Any
 from urllib.parse import urlsplit
 
+from inspector.analysis.alignment import align_turns
 from inspector.analysis.analyse import Analysis, TurnAnalysis
 from inspector.analysis.diffs import PARAM_KEYS, ToolDiff, instructions_diff, params_diff, tools_diff
 from inspector.analysis.normalise import cross_run
@@ -38,7 +38,7 @@ _NOISY_HEADERS = frozenset(
 
 @dataclass
 class TurnComparison:
-    """How turn `index` of A differs from turn `index` of B (None on a side that has no such turn)."""
+    """Row `index` of the alignment: how turn `a` differs from turn `b` (None: no counterpart)."""
 
     index: int
     a: TurnAnalysis | None
@@ -163,11 +163,18 @@ def _quote(text: str, limit: int = 40) -> str:
 
 
 def compare_analyses(a: Analysis, b: Analysis) -> Comparison:
-    """Align the model requests of two recordings by order and compare each pair."""
+    """Align the model requests of two recordings (`alignment.align_turns`) and compare each pair;
+    a turn with no counterpart is a pair with one side None."""
     norm_a = cross_run([t.turn.body for t in a.turns])
     norm_b = cross_run([t.turn.body for t in b.turns])
     pairs = [
-        _pair(index, ta, tb, norm_a, norm_b)
-        for index, (ta, tb) in enumerate(zip_longest(a.turns, b.turns), start=1)
+        _pair(
+            index,
+            a.turns[p.a] if p.a is not None else None,
+            b.turns[p.b] if p.b is not None else None,
+            norm_a,
+            norm_b,
+        )
+        for index, p in enumerate(align_turns(a, b), start=1)
     ]
     return Comparison(a, b, pairs, _task_note(a, b, norm_a, norm_b))

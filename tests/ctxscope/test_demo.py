@@ -70,3 +70,12 @@ def test_demo_says_where_its_temp_workspace_is(tmp_path: Path, monkeypatch: pyte
     [workspace] = list(tmp_path.glob("ctxscope-demo-*"))
     assert f"demo workspace kept in {workspace.resolve()}" in result.stderr
     assert "remove it with: rm -rf" in result.stderr and (workspace / "repo" / "pkg" / "greet.py").is_file()
+
+
+def test_the_demo_ends_in_the_tui_only_in_a_terminal_without_no_tui() -> None:
+    from ctxscope.demo import opens_tui
+
+    assert opens_tui(False, stdin_tty=True, stdout_tty=True)
+    assert not opens_tui(True, stdin_tty=True, stdout_tty=True)  # --no-tui: the printed report
+    assert not opens_tui(False, stdin_tty=False, stdout_tty=True)
+    assert not opens_tui(False, stdin_tty=True, stdout_tty=False)  # piped: the report

@@ -7,7 +7,18 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("module", ["inspector", "inspector.analysis", "inspector.reports"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "inspector",
+        "inspector.analysis",
+        "inspector.reports",
+        "inspector.tui",
+        "inspector.tui.viewmodel",
+        "inspector.tui.screens",
+        "inspector.tui.widgets",
+    ],
+)
 def test_all_names_exist(module: str) -> None:
     mod = importlib.import_module(module)
     assert mod.__all__, module
@@ -15,11 +26,11 @@ def test_all_names_exist(module: str) -> None:
     assert missing == []
 
 
-def test_cli_registers_three_commands() -> None:
+def test_cli_registers_the_inspector_commands() -> None:
     import typer
 
     from inspector.cli import register
 
     app = typer.Typer()
     register(app)
-    assert sorted(c.name or "" for c in app.registered_commands) == ["compare", "diff", "show"]
+    assert sorted(c.name or "" for c in app.registered_commands) == ["compare", "diff", "inspect", "show"]

@@ -1,0 +1,54 @@
+"""`ctxscope inspect`: the Textual app. It only routes: screens render what the view model returns,
+and the view model asks the analysis."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App
+
+from inspector.tui.commands import InspectorCommands
+from inspector.tui.screens.compare import CompareScreen
+from inspector.tui.screens.main import FOLLOW_INTERVAL_S, MainScreen
+
+
+class InspectorApp(App[None]):
+    """Walk one recording turn by turn, or compare two aligned turn by turn (`other`)."""
+
+    CSS_PATH = "styles/inspector.tcss"
+    TITLE = "ctxscope inspect"
+    COMMANDS = App.COMMANDS | {InspectorCommands}
+
+    def __init__(
+        self,
+        path: Path,
+        other: Path | None = None,
+        *,
+        turn: int | None = None,
+        view: str = "turn",
+        pane: str = "timeline",
+        follow: bool = False,
+        follow_interval: float = FOLLOW_INTERVAL_S,
+    ) -> None:
+        super().__init__()
+        self.path, self.other = path, other
+        self.turn, self.view, self.pane, self.follow = turn, view, pane, follow
+        self.follow_interval = follow_interval
+
+    def on_mount(self) -> None:
+        if self.other is not None:
+            self.push_screen(CompareScreen(self.path, self.other))
+            return
+        self.push_screen(
+            MainScreen(
+                self.path,
+                turn=self.turn,
+                view=self.view,
+                pane=self.pane,
+                follow=self.follow,
+                follow_interval=self.follow_interval,
+            )
+        )
+
+
+__all__ = ["InspectorApp"]

@@ -1,0 +1,54 @@
+"""What `ctxscope inspect` does with its arguments: pick the recording(s), check the options, then
+run the app in the terminal or render one screen to SVG. Every bad input is a one-line
+`CtxscopeError` raised before the app starts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspector.tui.loader import newest_recording
+from inspector.tui.snapshot import parse_size, view_args, write_snapshot
+from proxy.errors import ConfigError, RecordingError
+
+
+def _check_file(path: Path) -> Path:
+    if not path.exists():
+        raise RecordingError(f"{path}: no such file")
+    if path.is_dir():
+        raise RecordingError(f"{path} is a folder: pass a recording file (.jsonl)")
+    return path
+
+
+def launch(
+    files: list[Path],
+    *,
+    follow: bool = False,
+    snapshot: Path | None = None,
+    turn: int | None = None,
+    view: str = "turn",
+    size: str = "120x40",
+) -> None:
+    """Run `ctxscope inspect`."""
+    if len(files) > 2:
+        raise ConfigError("inspect takes one recording, or two to compare them")
+    paths = [_check_file(p) for p in files] or [newest_recording()]
+    if follow and len(paths) != 1:
+        raise ConfigError("--follow tails one recording")
+    if turn is not None and turn < 1:
+        raise ConfigError(f"--turn {turn}: turns are numbered from 1")
+    if snapshot is not None:
+        parse_size(size)
+        view_args(view)
+        if len(paths) == 2:
+            raise ConfigError("--snapshot renders one recording; compare two with `ctxscope compare`")
+        write_snapshot(paths[0], snapshot, turn=turn, view=view, size=size)
+        return
+    from inspector.tui.app import InspectorApp
+
+    main_view, pane = view_args(view)
+    other = paths[1] if len(paths) == 2 else None
+    InspectorApp(paths[0], other, turn=turn, view=main_view, pane=pane, follow=follow).run()
+
+
+__all__ = ["launch"]

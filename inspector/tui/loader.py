@@ -1,0 +1,68 @@
+"""Opening recordings for the inspector: read, analyse, and find the newest one in the ctxscope home.
+
+Runs in a worker thread (nothing here touches the UI); every failure is a one-line `CtxscopeError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspector.analysis.analyse import Analysis, analyse_exchanges
+from inspector.analysis.incremental import IncrementalAnalysis
+from proxy.errors import ConfigError, RecordingError
+from proxy.home import recordings_dir
+from proxy.store import read_recording
+from proxy.store.follow import RecordingFollower
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A recording analysed, and how many of its requests are not model turns."""
+
+    analysis: Analysis
+    other_requests: int
+
+
+def load(path: Path) -> Loaded:
+    """Read and analyse `path`; `RecordingError` when it is not a recording or has no model turns."""
+    if not path.exists():
+        raise RecordingError(f"{path}: no such file")
+    recording = read_recording(path)
+    analysis = analyse_exchanges(
+        recording.exchanges, source=path.name, header=recording.header, warnings=list(recording.warnings)
+    )
+    return Loaded(analysis, len(recording.exchanges) - len(analysis.turns))
+
+
+class LiveRecording:
+    """A recording still being written: each `poll` reads what was appended and analyses the new
+    turns only (`IncrementalAnalysis`)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.follower = RecordingFollower(path)
+        self.analysis = IncrementalAnalysis(source=path.name)
+        self._polled = False
+
+    def poll(self) -> Loaded | None:
+        """The analysis when something new arrived (always on the first call), else None."""
+        new = self.follower.poll()
+        if not new and self._polled:
+            return None
+        self._polled = True
+        self.analysis.header = self.follower.header
+        analysis = self.analysis.add(new, warnings=self.follower.warnings)
+        return Loaded(analysis, len(self.follower.exchanges) - len(analysis.turns))
+
+
+def newest_recording(folder: Path | None = None) -> Path:
+    """The most recently modified `.jsonl` in the ctxscope home's recordings (or `folder`)."""
+    where = folder or recordings_dir()
+    candidates = sorted(where.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)
+    if not candidates:
+        raise ConfigError(f"no recordings in {where}: pass a recording file, or capture one first")
+    return candidates[-1]
+
+
+__all__ = ["LiveRecording", "Loaded", "load", "newest_recording"]

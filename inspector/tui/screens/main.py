@@ -1,0 +1,437 @@
+"""The main screen: timeline | turn view | world state, one recording.
+
+Loading and turn rendering run in thread workers (`exclusive`, so holding a key down cancels the
+stale renders and only the turn under the cursor is drawn). Panes: three at 120 columns and more,
+two (timeline and the focused right pane) from 80, one below 80; Tab moves between them.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.events import Resize
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
+
+from inspector.tui.loader import LiveRecording, Loaded, load
+from inspector.tui.screens.help import HelpScreen
+from inspector.tui.screens.item import ItemScreen
+from inspector.tui.screens.prompt import PromptScreen
+from inspector.tui.viewmodel import VIEWS, Inspector, Line
+from inspector.tui.widgets.lines_view import LinesView
+from inspector.tui.widgets.timeline import Timeline
+from proxy.errors import CtxscopeError
+
+PANES = ("timeline", "turn", "world")
+FOLLOW_INTERVAL_S = 0.5
+"""How often a followed recording is checked for new lines."""
+FOLLOW_GROUP = "follow"
+
+
+class MainScreen(Screen[None]):
+    """One recording: its timeline, the highlighted turn diffed, and the world state there."""
+
+    BINDINGS = [
+        Binding("tab", "next_pane", "Pane", priority=True),
+        Binding("shift+tab", "previous_pane", "Pane", show=False, priority=True),
+        Binding("m", "mark", "Mark"),
+        Binding("d", "view('turn')", "Diff"),
+        Binding("c", "view('compaction')", "Compaction"),
+        Binding("t", "view('tokens')", "Tokens"),
+        Binding("s", "sort_tokens", "Sort", show=False),
+        Binding("w", "focus_pane('world')", "World", show=False),
+        Binding("left_square_bracket", "world_jump(False)", "World change", show=False),
+        Binding("right_square_bracket", "world_jump(True)", "World change", show=False),
+        Binding("slash", "search", "Search"),
+        Binding("n", "next_hit(True)", "Next hit", show=False),
+        Binding("N", "next_hit(False)", "Previous hit", show=False),
+        Binding("f", "filter", "Filter"),
+        Binding("g", "go_to", "Go to", show=False),
+        Binding("y", "copy_item", "Copy", show=False),
+        Binding("e", "export", "Export", show=False),
+        Binding("F", "toggle_follow", "Follow", show=False),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        turn: int | None = None,
+        view: str = "turn",
+        pane: str = "timeline",
+        follow: bool = False,
+        follow_interval: float = FOLLOW_INTERVAL_S,
+    ) -> None:
+        super().__init__(id="main")
+        self.path = path
+        self.live = LiveRecording(path) if follow else None
+        self.follow_interval = follow_interval
+        self.inspector: Inspector | None = None
+        self.current: int | None = None
+        self.start_turn = turn
+        self.view = view if view in VIEWS else "turn"
+        self.pane = pane if pane in PANES else "timeline"
+        self.following = follow
+        self.new_turns = 0
+        self.error: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"ctxscope inspect  {self.path.name}  loading...", id="status")
+        with Horizontal(id="panes"):
+            yield Timeline(id="timeline")
+            yield LinesView(id="turn")
+            yield LinesView(id="world")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._layout()
+        self.load_recording()
+
+    # -- loading -------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="load")
+    def load_recording(self) -> None:
+        """Read and analyse the recording off the UI thread; with --follow, keep reading."""
+        try:
+            loaded = self.live.poll() if self.live is not None else load(self.path)
+        except (CtxscopeError, OSError, ValueError) as err:
+            self.app.call_from_thread(self.show_error, str(err))
+            return
+        if loaded is not None:
+            self.app.call_from_thread(self.show_loaded, loaded)
+        if self.live is not None:
+            self.app.call_from_thread(self.follow_recording, self.live)
+
+    @work(thread=True, exclusive=True, group=FOLLOW_GROUP)
+    def follow_recording(self, live: LiveRecording) -> None:
+        """Poll the followed file until the screen goes away (a worker that never completes on
+        its own: wait for the other groups when waiting for the app to settle)."""
+        worker = get_current_worker()
+        while not worker.is_cancelled:
+            time.sleep(self.follow_interval)
+            try:
+                loaded = live.poll()
+            except (CtxscopeError, OSError, ValueError) as err:
+                if not worker.is_cancelled:
+                    self.app.call_from_thread(self.follow_failed, str(err))
+                return
+            if loaded is not None and not worker.is_cancelled:
+                self.app.call_from_thread(self.grow, loaded)
+
+    def follow_failed(self, message: str) -> None:
+        """The followed file went away: keep what was read, say so."""
+        self.live = None
+        self.following = False
+        self.notify(f"stopped following: {message}", severity="error", timeout=10)
+        self._status(extra=f"not following: {message}")
+
+    def grow(self, loaded: Loaded) -> None:
+        """New turns landed: the cursor follows them, or a "+N new turns" notice says so."""
+        if self.inspector is None or not self.inspector.analysis.turns:
+            self.show_loaded(loaded)
+            if self.following and loaded.analysis.turns:
+                self.go_to_turn(loaded.analysis.turns[-1].turn.number)
+            return
+        added = self.inspector.replace(loaded.analysis, other_requests=loaded.other_requests)
+        timeline = self.query_one(Timeline)
+        timeline.show_lines(self.inspector.timeline())
+        if self.current is not None:
+            timeline.go_to(self.current)
+        if added and self.following:
+            self.go_to_turn(loaded.analysis.turns[-1].turn.number)
+        elif added:
+            self.new_turns += added
+            self._status()
+
+    def show_error(self, message: str) -> None:
+        """A recording that cannot be shown: say why in the app (no traceback)."""
+        self.error = message
+        self.query_one("#status", Static).update(f"ctxscope inspect  {self.path.name}  error")
+        self.query_one("#turn", LinesView).show_lines([Line.plain(f"error: {message}", "error")])
+
+    def show_loaded(self, loaded: Loaded) -> None:
+        """First load: fill the timeline and show the start turn."""
+        self.inspector = Inspector(loaded.analysis, other_requests=loaded.other_requests)
+        timeline = self.query_one(Timeline)
+        timeline.show_lines(self.inspector.timeline(), keep=False)
+        if not loaded.analysis.turns:
+            waiting = " yet (following)" if self.live is not None else " to show"
+            self.query_one("#turn", LinesView).show_lines(
+                [Line.plain(f"{self.path.name} has no model requests{waiting}", "warn")]
+            )
+            self._status()
+            return
+        start = self.start_turn or 1
+        if not timeline.go_to(start):
+            timeline.go_to(1)
+        self.select(timeline.highlighted_turn() or 1)
+
+    # -- showing a turn ------------------------------------------------------------------------
+
+    def on_timeline_turn_highlighted(self, event: Timeline.TurnHighlighted) -> None:
+        self.select(event.number)
+
+    def select(self, number: int) -> None:
+        """Show turn `number` in the right panes (its diff is drawn by a worker)."""
+        if self.inspector is None:
+            return
+        self.current = number
+        world = self.query_one("#world", LinesView)
+        world.show_lines(self.inspector.world(number))
+        self._status()
+        self.render_turn(number, self.view)
+
+    @work(thread=True, exclusive=True, group="turn")
+    def render_turn(self, number: int, view: str) -> None:
+        """Compute the turn view; dropped when the cursor has moved on meanwhile."""
+        inspector = self.inspector
+        if inspector is None:
+            return
+        lines = inspector.turn_lines(number, view)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._apply_turn, number, view, lines)
+
+    def _apply_turn(self, number: int, view: str, lines: list[Line]) -> None:
+        if number == self.current and view == self.view:  # never a stale diff on screen
+            self.query_one("#turn", LinesView).show_lines(lines)
+
+    def redraw(self) -> None:
+        """Redraw the timeline (marks, filter) and the current turn."""
+        if self.inspector is None:
+            return
+        timeline = self.query_one(Timeline)
+        timeline.show_lines(self.inspector.timeline())
+        if self.current is not None and not timeline.go_to(self.current):
+            number = timeline.highlighted_turn()
+            if number is not None:
+                self.select(number)
+                return
+        if self.current is not None:
+            self.select(self.current)
+
+    def go_to_turn(self, number: int) -> None:
+        """Move to turn `number` (clearing a filter that hides it)."""
+        if self.inspector is None:
+            return
+        try:
+            self.inspector.check_turn(number)
+        except CtxscopeError as err:
+            self.notify(str(err), severity="error")
+            return
+        timeline = self.query_one(Timeline)
+        if not timeline.go_to(number):
+            self.inspector.set_filter("")
+            timeline.show_lines(self.inspector.timeline())
+            timeline.go_to(number)
+        self.select(number)
+
+    def diff_turns(self, a: int, b: int) -> None:
+        """Show turn `b` diffed against turn `a` (marks `a`)."""
+        if self.inspector is None:
+            return
+        try:
+            self.inspector.check_turn(a)
+        except CtxscopeError as err:
+            self.notify(str(err), severity="error")
+            return
+        self.inspector.marked = a
+        self.view = "turn"
+        self.query_one(Timeline).show_lines(self.inspector.timeline())
+        self.go_to_turn(b)
+
+    def _status(self, extra: str = "") -> None:
+        if self.inspector is None:
+            return
+        parts = [f"ctxscope inspect  {self.path.name}", self.inspector.timeline_title(self.current)]
+        parts.append(f"view {self.view}")
+        if self.inspector.marked is not None:
+            parts.append(f"diff vs marked turn {self.inspector.marked}")
+        if self.inspector.hits:
+            parts.append(f"search {self.inspector.needle!r}: {len(self.inspector.hits)} hits")
+        if self.following:
+            parts.append("following")
+        if self.new_turns:
+            parts.append(f"+{self.new_turns} new turns (F to follow)")
+        if extra:
+            parts.append(extra)
+        self.query_one("#status", Static).update("  |  ".join(parts))
+
+    # -- layout --------------------------------------------------------------------------------
+
+    def on_resize(self, event: Resize) -> None:
+        self._layout()
+
+    def _layout(self) -> None:
+        width = self.size.width
+        self.set_class(width >= 160, "-xwide")
+        self.set_class(width >= 120, "-wide")
+        self.set_class(80 <= width < 120, "-medium")
+        self.set_class(width < 80, "-narrow")
+        if width >= 120:
+            shown = set(PANES)
+        elif width >= 80:
+            shown = {"timeline", "world" if self.pane == "world" else "turn"}
+        else:
+            shown = {self.pane}
+        for name in PANES:
+            self.query_one(f"#{name}").display = name in shown
+        self.query_one(f"#{self.pane}").focus()
+
+    def action_focus_pane(self, name: str) -> None:
+        self.pane = name
+        self._layout()
+
+    def action_next_pane(self) -> None:
+        self.action_focus_pane(PANES[(PANES.index(self.pane) + 1) % len(PANES)])
+
+    def action_previous_pane(self) -> None:
+        self.action_focus_pane(PANES[(PANES.index(self.pane) - 1) % len(PANES)])
+
+    # -- actions -------------------------------------------------------------------------------
+
+    def on_lines_view_activated(self, event: LinesView.Activated) -> None:
+        if self.inspector is None or self.current is None:
+            return
+        if event.action.startswith("fold:"):
+            self.inspector.toggle_fold(event.action[len("fold:") :])
+            self.render_turn(self.current, self.view)
+        elif event.action.startswith("item:"):
+            detail = self.inspector.item(event.action)
+            if detail is not None:
+                full = self.inspector.item(event.action, full=True) if detail.truncated else None
+                self.app.push_screen(ItemScreen(detail, full))
+        elif event.action == "others":
+            self.notify(
+                f"{self.inspector.other_requests} requests are not model turns (ctxscope info lists them)"
+            )
+
+    def action_mark(self) -> None:
+        if self.inspector is None or self.current is None:
+            return
+        self.inspector.toggle_mark(self.current)
+        self.redraw()
+
+    def action_view(self, view: str) -> None:
+        self.view = view
+        if self.pane != "turn" and self.size.width < 120:
+            self.pane = "turn"
+            self._layout()
+        if self.current is not None:
+            self.select(self.current)
+
+    def action_sort_tokens(self) -> None:
+        if self.inspector is not None and self.view == "tokens":
+            self.inspector.cycle_token_sort()
+            self.redraw()
+
+    def action_world_jump(self, forward: bool) -> None:
+        if self.inspector is None or self.current is None:
+            return
+        target = self.inspector.world_jump(self.current, forward)
+        if target is None:
+            self.notify("no further world-state change in that direction")
+        else:
+            self.go_to_turn(target)
+
+    def action_search(self) -> None:
+        needle = self.inspector.needle if self.inspector else ""
+        self.app.push_screen(PromptScreen("search /", value=needle), self.search)
+
+    def search(self, needle: str | None) -> None:
+        """Search for `needle` and jump to the first hit at or after the current turn."""
+        if self.inspector is None or needle is None:
+            return
+        hits = self.inspector.find(needle)
+        if not hits:
+            self.notify(f"{needle!r}: not found", severity="warning")
+            self._status()
+            return
+        start = (self.current or 1) - 1
+        hit = self.inspector.next_hit(start)
+        if hit is not None:
+            self.go_to_turn(hit.turn)
+            self.notify(f"{len(hits)} hits; turn {hit.turn}: {hit.label}")
+
+    def action_next_hit(self, forward: bool) -> None:
+        if self.inspector is None or self.current is None:
+            return
+        hit = self.inspector.next_hit(self.current, forward)
+        if hit is None:
+            self.notify("no search: press / first")
+            return
+        self.go_to_turn(hit.turn)
+        self.notify(f"turn {hit.turn}: {hit.label}")
+
+    def action_filter(self) -> None:
+        value = self.inspector.filter if self.inspector else ""
+        self.app.push_screen(
+            PromptScreen("filter (empty: all turns)", value=value, placeholder="kind:compaction changed:cwd"),
+            self.apply_filter,
+        )
+
+    def apply_filter(self, expression: str | None) -> None:
+        """Show only the turns matching `expression`."""
+        if self.inspector is None or expression is None:
+            return
+        try:
+            self.inspector.set_filter(expression)
+        except CtxscopeError as err:
+            self.notify(str(err), severity="error")
+            return
+        if expression and not self.inspector.visible:
+            self.notify(f"no turn matches {expression!r}", severity="warning")
+        self.redraw()
+
+    def action_go_to(self) -> None:
+        self.app.push_screen(PromptScreen("go to turn"), self._go_to_text)
+
+    def _go_to_text(self, text: str | None) -> None:
+        if text is not None and text.strip().isdigit():
+            self.go_to_turn(int(text))
+        elif text:
+            self.notify(f"{text!r} is not a turn number", severity="error")
+
+    def action_copy_item(self) -> None:
+        action = self.query_one("#turn", LinesView).current_action
+        if self.inspector is None or not action or not action.startswith("item:"):
+            self.notify("move the cursor in the turn pane onto an item first")
+            return
+        detail = self.inspector.item(action, full=True)
+        if detail is not None:
+            self.app.copy_to_clipboard(detail.json)
+            self.notify("item JSON copied to the clipboard")
+
+    def action_export(self) -> None:
+        if self.inspector is None or self.current is None:
+            return
+        target = Path.cwd() / f"{self.path.stem}-turn{self.current}.md"
+        try:
+            target.write_text(self.inspector.markdown(self.current), encoding="utf-8")
+        except OSError as err:
+            self.notify(f"cannot write {target.name}: {err.strerror}", severity="error")
+            return
+        self.notify(f"turn {self.current} written to {target.name}")
+
+    def action_toggle_follow(self) -> None:
+        if self.live is None:
+            self.notify("not following a recording: start with ctxscope inspect --follow FILE")
+            return
+        self.following = not self.following
+        if self.following and self.inspector is not None and self.inspector.analysis.turns:
+            self.new_turns = 0
+            self.go_to_turn(self.inspector.analysis.turns[-1].turn.number)
+        self._status()
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+
+__all__ = ["FOLLOW_GROUP", "FOLLOW_INTERVAL_S", "PANES", "MainScreen"]

@@ -1,0 +1,116 @@
+"""Headless rendering of one inspector screen to SVG (`ctxscope inspect FILE --snapshot OUT.svg`),
+for bug reports, docs and CI: the app runs without a terminal at a fixed size, waits until the
+recording is loaded and every worker is done, and exports the screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.worker import WorkerError, WorkerFailed
+
+from inspector.tui.app import InspectorApp
+from inspector.tui.screens.main import FOLLOW_GROUP, MainScreen
+from proxy.errors import ConfigError, RecordingError
+
+SNAPSHOT_VIEWS = ("timeline", "turn", "world", "compaction", "tokens")
+MAX_SETTLE_ROUNDS = 200
+"""Bound on the wait for loading and rendering (each round yields to the app once)."""
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """`120x40` → (120, 40); a one-line `ConfigError` otherwise."""
+    width, sep, height = text.lower().partition("x")
+    if not sep or not width.isdigit() or not height.isdigit() or int(width) < 20 or int(height) < 8:
+        raise ConfigError(f"--size {text!r}: give columns x rows, at least 20x8, e.g. 120x40")
+    return int(width), int(height)
+
+
+def view_args(view: str) -> tuple[str, str]:
+    """A `--view` name → (main-pane view, focused pane)."""
+    if view not in SNAPSHOT_VIEWS:
+        raise ConfigError(f"--view {view!r}: choose one of {', '.join(SNAPSHOT_VIEWS)}")
+    if view in ("timeline", "world"):
+        return "turn", view
+    return view, "turn"
+
+
+async def _workers_done(app: Any) -> None:
+    """Wait for every worker but the follow loop (which runs until the screen goes away)."""
+    for worker in [w for w in app.workers if w.group != FOLLOW_GROUP]:
+        try:
+            await worker.wait()
+        except WorkerFailed:
+            raise
+        except WorkerError:  # cancelled (a stale render replaced by a newer one) or not started yet
+            continue
+
+
+def _busy(app: Any) -> bool:
+    return any(w.is_running for w in app.workers if w.group != FOLLOW_GROUP)
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Wait until the main screen has loaded (or failed) and the app is quiet: no worker running
+    after a pause (a highlight message handled late may start one more render)."""
+    app = pilot.app
+    for _ in range(MAX_SETTLE_ROUNDS):
+        await pilot.pause()
+        await _workers_done(app)
+        mains = [s for s in app.screen_stack if isinstance(s, MainScreen)]
+        screen = mains[-1] if mains else None
+        loaded = screen is None or screen.inspector is not None or screen.error is not None
+        if screen is None and len(app.screen_stack) <= 1:
+            loaded = False  # the app has not pushed its screen yet
+        if loaded:
+            await pilot.pause()
+            if not _busy(app):
+                return
+
+
+def snapshot_app(path: Path, *, turn: int | None, view: str) -> InspectorApp:
+    """The app configured for a snapshot of `view` at `turn`."""
+    main_view, pane = view_args(view)
+    return InspectorApp(path, turn=turn, view=main_view, pane=pane)
+
+
+def render_svg(path: Path, *, turn: int | None = None, view: str = "turn", size: tuple[int, int]) -> str:
+    """The SVG of one screen; `RecordingError` when the recording cannot be shown."""
+    app = snapshot_app(path, turn=turn, view=view)
+    result: dict[str, str] = {}
+
+    async def pilot_script(pilot: Pilot[object]) -> None:
+        await settle(pilot)
+        screen = app.screen
+        if isinstance(screen, MainScreen) and screen.error:
+            result["error"] = screen.error
+        elif isinstance(screen, MainScreen) and turn is not None and screen.current != turn:
+            result["error"] = f"there is no turn {turn} in {path.name}"
+        result["svg"] = app.export_screenshot(title=f"ctxscope inspect {path.name}")
+        app.exit()
+
+    asyncio.run(app.run_async(headless=True, size=size, auto_pilot=pilot_script))
+    if "error" in result:
+        raise RecordingError(result["error"])
+    if "svg" not in result:
+        raise RecordingError(f"{path.name}: the inspector did not finish rendering")
+    return result["svg"]
+
+
+def write_snapshot(
+    path: Path, out: Path, *, turn: int | None = None, view: str = "turn", size: str = "120x40"
+) -> None:
+    """Render and write the SVG (`ConfigError` for bad options, before anything runs)."""
+    dims = parse_size(size)
+    view_args(view)
+    svg = render_svg(path, turn=turn, view=view, size=dims)
+    try:
+        out.write_text(svg, encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"cannot write {out}: {err.strerror}") from err
+
+
+__all__ = ["SNAPSHOT_VIEWS", "parse_size", "render_svg", "settle", "snapshot_app", "write_snapshot"]

@@ -1,0 +1,69 @@
+"""Display lines: what the widgets draw, as plain data (text runs with semantic style names).
+
+Style names (`added`, `removed`, `fold`, `title`, `warn`, `kind-compaction`, ...) are mapped to
+colours by the widgets; every meaning is also carried by the text itself (`+`, `-`, `~` markers,
+words), so the inspector reads the same without colour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run of text with one semantic style ("" for plain)."""
+
+    text: str
+    style: str = ""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One display line; `action` names what Enter on it does (`fold:<id>`, `item:<side>:<pos>`)."""
+
+    runs: tuple[Run, ...]
+    action: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The line as plain text."""
+        return "".join(r.text for r in self.runs)
+
+    @classmethod
+    def plain(cls, text: str, style: str = "", action: str | None = None) -> Line:
+        """A line of one run."""
+        return cls((Run(text, style),), action)
+
+
+def count(n: int, noun: str) -> str:
+    """`1 item`, `3 items`."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def short_tokens(n: int | None) -> str:
+    """`950`, `12.3k`, `1.2M`; `-` when unknown."""
+    if n is None:
+        return "-"
+    if n < 1_000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{n / 1_000:.1f}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def bar(ratio: float, width: int = 5) -> str:
+    """A small fill bar in ASCII-safe block characters (`#` full, `.` empty)."""
+    filled = round(max(0.0, min(1.0, ratio)) * width)
+    if ratio > 0 and filled == 0:
+        filled = 1
+    return "#" * filled + "." * (width - filled)
+
+
+def clip(text: str, width: int) -> str:
+    """One line of at most `width` characters (newlines flattened)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: max(0, width - 1)] + "…"
+
+
+__all__ = ["Line", "Run", "bar", "clip", "count", "short_tokens"]

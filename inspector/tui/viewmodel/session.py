@@ -1,0 +1,188 @@
+"""The inspector's state between the analysis and the widgets: the analysis of a recording, the
+marked turn, the filter, search hits, open folds and the token sort. Plain Python, no Textual:
+widgets ask it for display lines and tell it what the reader did.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from inspector.analysis.analyse import Analysis, TurnAnalysis
+from inspector.analysis.item_diff import item_text
+from inspector.analysis.query import Hit, filter_turns, search
+from inspector.analysis.world_history import WorldHistory, world_history
+from inspector.reports import render_markdown, show_report
+from inspector.tui.viewmodel.lines import Line
+from inspector.tui.viewmodel.panels import TOKEN_SORTS, compaction_lines, token_lines
+from inspector.tui.viewmodel.timeline import TimelineRow, other_requests_line, timeline_row
+from inspector.tui.viewmodel.turn import turn_view
+from inspector.tui.viewmodel.world import world_lines
+
+VIEWS = ("turn", "compaction", "tokens")
+"""What the main pane shows for the highlighted turn."""
+TRUNCATE_CHARS = 64_000
+"""Item texts longer than this are cut in the item view until the reader expands them."""
+
+
+@dataclass(frozen=True)
+class ItemDetail:
+    """The full text of one item, possibly truncated, and its JSON for copying."""
+
+    title: str
+    text: str
+    truncated: int
+    """Characters left out (0: the whole text is shown)."""
+    json: str
+
+
+class Inspector:
+    """One recording being inspected."""
+
+    def __init__(self, analysis: Analysis, *, other_requests: int = 0) -> None:
+        self.analysis = analysis
+        self.other_requests = other_requests
+        self.history: WorldHistory = world_history(analysis)
+        self._rows: list[TimelineRow] = []
+        self.marked: int | None = None
+        self.expanded: set[str] = set()
+        self.filter = ""
+        self.visible: list[int] = []
+        self.needle = ""
+        self.hits: list[Hit] = []
+        self.token_sort = TOKEN_SORTS[0]
+        self._refresh_rows()
+
+    # -- loading -------------------------------------------------------------------------------
+
+    def _refresh_rows(self) -> None:
+        changes = set(self.history.change_turns)
+        self._rows = [timeline_row(r, world_changed=r.turn.number in changes) for r in self.analysis.turns]
+        self.visible = filter_turns(self.analysis, self.filter) if self.filter else self.numbers
+
+    def replace(self, analysis: Analysis, *, other_requests: int) -> int:
+        """Take a newer analysis of the same (growing) recording; returns how many turns are new.
+        Marks, folds, the filter and the search carry over."""
+        before = len(self.analysis.turns)
+        self.analysis, self.other_requests = analysis, other_requests
+        self.history = world_history(analysis)
+        self._refresh_rows()
+        if self.needle:
+            self.hits = search(analysis, self.needle)
+        return len(analysis.turns) - before
+
+    @property
+    def numbers(self) -> list[int]:
+        """Every turn number."""
+        return [r.turn.number for r in self.analysis.turns]
+
+    def result(self, number: int) -> TurnAnalysis:
+        """The analysed turn (a one-line `ConfigError` when there is none)."""
+        return self.analysis.turn(number)
+
+    # -- timeline ------------------------------------------------------------------------------
+
+    def timeline(self) -> list[Line]:
+        """One line per visible turn, then the folded line for non-turn requests."""
+        lines = [self._rows[n - 1].line(marked=n == self.marked) for n in self.visible]
+        if self.other_requests:
+            lines.append(other_requests_line(self.other_requests))
+        return lines
+
+    def timeline_title(self, current: int | None) -> str:
+        """`turn 5 of 120`, with the filter when one is set."""
+        total = len(self.analysis.turns)
+        where = f"turn {current} of {total}" if current else f"{total} turns"
+        if self.filter:
+            where += f"  filter {self.filter!r}: {len(self.visible)} shown"
+        return where
+
+    def set_filter(self, expression: str) -> None:
+        """Show only the turns matching `expression` (empty: all); `ConfigError` for a bad one."""
+        expression = expression.strip()
+        visible = filter_turns(self.analysis, expression) if expression else self.numbers
+        self.filter, self.visible = expression, visible
+
+    # -- turn ----------------------------------------------------------------------------------
+
+    def toggle_mark(self, number: int) -> None:
+        """Mark `number` as the diff target of every other turn, or clear the mark."""
+        self.marked = None if self.marked == number else number
+
+    def target(self, number: int) -> tuple[TurnAnalysis | None, str]:
+        """What `number` is diffed against: the marked turn, else the previous turn of its thread."""
+        if self.marked is not None and self.marked != number:
+            return self.result(self.marked), "marked"
+        previous = self.result(number).change.previous
+        return (self.result(previous), "previous in thread") if previous else (None, "")
+
+    def turn_lines(self, number: int, view: str = "turn") -> list[Line]:
+        """The main pane for `number` in one of `VIEWS`."""
+        result = self.result(number)
+        if view == "compaction":
+            return compaction_lines(result)
+        if view == "tokens":
+            return token_lines(result, sort=self.token_sort)
+        target, reason = self.target(number)
+        return turn_view(result, target, reason=reason, expanded=self.expanded).lines
+
+    def toggle_fold(self, fold_id: str) -> None:
+        """Open a folded run, or close it again."""
+        self.expanded ^= {fold_id}
+
+    def cycle_token_sort(self) -> None:
+        """Sort the tokens view by the next key."""
+        self.token_sort = TOKEN_SORTS[(TOKEN_SORTS.index(self.token_sort) + 1) % len(TOKEN_SORTS)]
+
+    def world(self, number: int, *, width: int = 60) -> list[Line]:
+        """The world-state panel at `number`."""
+        return world_lines(self.result(number).state.values(), self.history, number, width=width)
+
+    def world_jump(self, number: int, forward: bool) -> int | None:
+        """The next (or previous) turn where the world state changed."""
+        return self.history.next_change(number) if forward else self.history.previous_change(number)
+
+    def item(self, action: str, *, full: bool = False) -> ItemDetail | None:
+        """The item an `item:<turn>:<position>` action points at (None when there is none)."""
+        _, turn, position = action.split(":")
+        owner = self.result(int(turn))
+        items = owner.turn.items
+        index = int(position)
+        if not 0 <= index < len(items):
+            return None
+        item = items[index]
+        text = item_text(item)
+        cut = 0 if full or len(text) <= TRUNCATE_CHARS else len(text) - TRUNCATE_CHARS
+        raw = json.dumps(item.raw, indent=2, ensure_ascii=False, default=str)
+        title = f"turn {owner.turn.number} item #{item.position}: {item.label}"
+        return ItemDetail(title, text[:TRUNCATE_CHARS] if cut else text, cut, raw)
+
+    # -- search --------------------------------------------------------------------------------
+
+    def find(self, needle: str) -> list[Hit]:
+        """Search every turn for `needle`; the hits are kept for `next_hit`."""
+        self.needle = needle
+        self.hits = search(self.analysis, needle) if needle else []
+        return self.hits
+
+    def next_hit(self, number: int, forward: bool = True) -> Hit | None:
+        """The first hit after (or before) turn `number`, wrapping around."""
+        if not self.hits:
+            return None
+        if forward:
+            return next((h for h in self.hits if h.turn > number), self.hits[0])
+        return next((h for h in reversed(self.hits) if h.turn < number), self.hits[-1])
+
+    # -- export --------------------------------------------------------------------------------
+
+    def markdown(self, number: int) -> str:
+        """The `ctxscope show` report of a turn as markdown (what the export action writes)."""
+        return render_markdown(show_report(self.analysis, number))
+
+    def check_turn(self, number: int) -> int:
+        """`number` if the recording has that turn, else a one-line `ConfigError`."""
+        self.result(number)
+        return number
+
+
+__all__ = ["TRUNCATE_CHARS", "VIEWS", "Inspector", "ItemDetail"]

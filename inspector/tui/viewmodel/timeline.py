@@ -1,0 +1,96 @@
+"""The timeline's rows: one per turn (thread, change kind, model, mode marks, tokens with a window
+fill bar, duration, status), plus a folded row for requests that are not model turns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inspector.analysis.analyse import TurnAnalysis
+from inspector.analysis.marks import mode_marks
+from inspector.analysis.window import fill_ratio
+from inspector.tui.viewmodel.lines import Line, Run, bar, short_tokens
+
+KIND_WORDS = {
+    "initial": "initial",
+    "append": "append",
+    "rewrite": "REWRITE",
+    "compaction": "COMPACT",
+    "fork": "FORK",
+}
+"""Change kind → its timeline word (the kinds that break the cached prefix in capitals)."""
+KIND_GLYPHS = {
+    "initial": "*",
+    "append": "+",
+    "rewrite": "~",
+    "compaction": "v",
+    "fork": "Y",
+}
+"""Change kind → a glyph that keeps kinds apart without colour (the word is shown as well)."""
+
+
+@dataclass(frozen=True)
+class TimelineRow:
+    """One turn as the timeline shows it."""
+
+    number: int
+    thread: str
+    kind: str
+    model: str
+    marks: tuple[str, ...]
+    tokens: int | None
+    fill: float
+    duration_ms: float | None
+    ok: bool
+    world_changed: bool
+
+    def line(self, *, marked: bool = False, model_width: int = 9) -> Line:
+        """The row as a display line; `marked` shows the mark-and-diff marker."""
+        duration = "-" if self.duration_ms is None else f"{self.duration_ms / 1000:.1f}s"
+        flags = (
+            ("w" if self.world_changed else " ") + ("m" if self.marks else " ") + (" " if self.ok else "!")
+        )
+        runs = [
+            Run("M" if marked else " ", "mark"),
+            Run(f"{self.number:>4} ", "dim"),
+            Run(f"{self.thread:<3}", "thread"),
+            Run(
+                f"{KIND_GLYPHS.get(self.kind, '?')} {KIND_WORDS.get(self.kind, self.kind):<8}",
+                f"kind-{self.kind}",
+            ),
+            Run(f"{flags} ", "error" if not self.ok else "world"),
+            Run(f"{self.model[:model_width]:<{model_width}} ", ""),
+            Run(f"{short_tokens(self.tokens):>6} ", ""),
+            Run(bar(self.fill, 4), "bar"),
+            Run(f"{duration:>5}", "dim"),
+        ]
+        if self.marks:
+            runs.append(Run(" " + ", ".join(self.marks), "modemark"))
+        return Line(tuple(runs), f"turn:{self.number}")
+
+
+def timeline_row(result: TurnAnalysis, *, world_changed: bool) -> TimelineRow:
+    """The row of one analysed turn; tokens are the reported input tokens, else the counted total."""
+    turn = result.turn
+    reported = result.tokens.usage.get("input_tokens")
+    tokens = reported if reported is not None else result.tokens.total
+    return TimelineRow(
+        number=turn.number,
+        thread=turn.thread,
+        kind=result.change.kind,
+        model=turn.model or "?",
+        marks=tuple(mode_marks(result)),
+        tokens=tokens,
+        fill=fill_ratio(tokens, turn.model),
+        duration_ms=turn.exchange.duration_ms,
+        ok=turn.status == "completed" and not (turn.error and "after completion" not in turn.error),
+        world_changed=world_changed,
+    )
+
+
+def other_requests_line(count: int) -> Line:
+    """The folded row for requests that are not model turns (models lists and the like)."""
+    noun = "request" if count == 1 else "requests"
+    return Line.plain(f"  +{count} other {noun} (not model turns)", "dim", "others")
+
+
+__all__ = ["KIND_GLYPHS", "KIND_WORDS", "TimelineRow", "other_requests_line", "timeline_row"]

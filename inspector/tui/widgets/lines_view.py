@@ -1,0 +1,68 @@
+"""A list of display lines with a cursor: the base of every pane (an `OptionList`, so thousands of
+lines stay fast; `ListView` mounts a widget per row and is far too slow for long recordings)."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from inspector.tui.viewmodel import Line
+from inspector.tui.widgets.render import to_text
+
+
+class LinesView(OptionList):
+    """Shows `Line`s; Enter on a line with an action posts `LinesView.Activated`."""
+
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+    ]
+
+    class Activated(Message):
+        """Enter (or a click) on a line that has an action (`fold:...`, `item:...`, `turn:N`)."""
+
+        def __init__(self, view: LinesView, action: str) -> None:
+            super().__init__()
+            self.view = view
+            self.action = action
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.lines: list[Line] = []
+
+    def show_lines(self, lines: list[Line], *, keep: bool = True) -> None:
+        """Replace the lines; with `keep`, the cursor stays on the same line number (clamped)."""
+        at = self.highlighted if keep else None
+        self.lines = lines
+        self.set_options(Option(to_text(line), id=None) for line in lines)
+        if lines:
+            self.highlighted = min(at or 0, len(lines) - 1)
+
+    def action_cursor_down(self) -> None:
+        """Down one line; stops at the last line (holding the key never wraps to the top)."""
+        if self.option_count and (self.highlighted is None or self.highlighted < self.option_count - 1):
+            super().action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        """Up one line; stops at the first line."""
+        if self.option_count and (self.highlighted is None or self.highlighted > 0):
+            super().action_cursor_up()
+
+    @property
+    def current_action(self) -> str | None:
+        """The action of the highlighted line."""
+        index = self.highlighted
+        if index is None or not 0 <= index < len(self.lines):
+            return None
+        return self.lines[index].action
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        action = self.lines[event.option_index].action if event.option_index < len(self.lines) else None
+        if action:
+            self.post_message(self.Activated(self, action))
+
+
+__all__ = ["LinesView"]

@@ -1,0 +1,44 @@
+"""Display lines (`viewmodel.Line`) as Rich text: semantic style names mapped to colours once."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+
+from inspector.tui.viewmodel import Line
+
+STYLES: dict[str, Style] = {
+    "title": Style(bold=True),
+    "dim": Style(dim=True),
+    "note": Style(italic=True),
+    "fold": Style(dim=True, italic=True),
+    "added": Style(color="green"),
+    "added-strong": Style(color="green", bold=True, reverse=True),
+    "removed": Style(color="red"),
+    "removed-strong": Style(color="red", bold=True, reverse=True),
+    "changed": Style(color="yellow"),
+    "same": Style(dim=True),
+    "warn": Style(color="yellow", bold=True),
+    "error": Style(color="red", bold=True),
+    "mark": Style(color="magenta", bold=True),
+    "world": Style(color="cyan"),
+    "modemark": Style(color="magenta"),
+    "thread": Style(color="blue"),
+    "bar": Style(color="cyan"),
+    "kind-initial": Style(bold=True),
+    "kind-append": Style(),
+    "kind-rewrite": Style(color="yellow", bold=True),
+    "kind-compaction": Style(color="magenta", bold=True),
+    "kind-fork": Style(color="cyan", bold=True),
+}
+
+
+def to_text(line: Line) -> Text:
+    """One display line as a non-wrapping Rich `Text`."""
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    for run in line.runs:
+        text.append(run.text, STYLES.get(run.style))
+    return text
+
+
+__all__ = ["STYLES", "to_text"]

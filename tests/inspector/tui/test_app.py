@@ -1,0 +1,200 @@
+"""The inspector app driven with Pilot: open, navigate, panes, mark-and-diff, search, filter,
+palette, folds, items, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import OptionList
+
+from inspector.tui.screens.item import ItemScreen
+from inspector.tui.screens.main import MainScreen
+from inspector.tui.snapshot import settle
+from inspector.tui.widgets import LinesView, Timeline
+from proxy.store import RecordingWriter
+from tests.inspector.builders import Script, body, completed, message
+from tests.inspector.tui.conftest import recording, running
+
+pytestmark = pytest.mark.anyio
+
+
+def lines(screen: MainScreen, pane: str) -> list[str]:
+    view = screen.query_one(f"#{pane}", LinesView)
+    return [line.text for line in view.lines]
+
+
+async def test_opens_on_the_first_turn_with_every_turn_listed() -> None:
+    async with running(recording("compaction")) as (app, screen, _):
+        assert len(screen.query_one(Timeline).lines) == 5
+        assert screen.current == 1
+        assert lines(screen, "turn")[0].startswith("Turn 1")
+        assert lines(screen, "world")[0] == "World state at turn 1"
+        assert not [w for w in app.workers if w.error is not None]
+
+
+async def test_moving_down_the_timeline_shows_each_turn() -> None:
+    async with running(recording("compaction")) as (_, screen, pilot):
+        await pilot.press("down", "j")
+        await settle(pilot)
+        assert screen.current == 3
+        assert lines(screen, "turn")[0].startswith("Turn 3")
+        await pilot.press("k")
+        await settle(pilot)
+        assert lines(screen, "turn")[0].startswith("Turn 2")
+
+
+async def test_holding_a_key_down_leaves_the_turn_under_the_cursor_on_screen() -> None:
+    async with running(recording("compaction")) as (_, screen, pilot):
+        await pilot.press(*["down"] * 10, "up")
+        await settle(pilot)
+        assert screen.current == 4
+        assert lines(screen, "turn")[0].startswith("Turn 4")
+
+
+async def test_tab_switches_panes_and_narrow_terminals_show_fewer() -> None:
+    async with running(recording("world"), size=(120, 40)) as (_, screen, pilot):
+        shown = [p for p in ("timeline", "turn", "world") if screen.query_one(f"#{p}").display]
+        assert shown == ["timeline", "turn", "world"]
+        await pilot.press("tab")
+        assert screen.focused is screen.query_one("#turn")
+    async with running(recording("world"), size=(80, 24)) as (_, screen, pilot):
+        shown = [p for p in ("timeline", "turn", "world") if screen.query_one(f"#{p}").display]
+        assert shown == ["timeline", "turn"]
+        await pilot.press("tab", "tab")
+        shown = [p for p in ("timeline", "turn", "world") if screen.query_one(f"#{p}").display]
+        assert shown == ["timeline", "world"]
+    async with running(recording("world"), size=(70, 24)) as (_, screen, pilot):
+        shown = [p for p in ("timeline", "turn", "world") if screen.query_one(f"#{p}").display]
+        assert shown == ["timeline"]
+        await pilot.press("tab")
+        shown = [p for p in ("timeline", "turn", "world") if screen.query_one(f"#{p}").display]
+        assert shown == ["turn"]
+
+
+async def test_mark_then_move_diffs_against_the_marked_turn() -> None:
+    async with running(recording("world")) as (_, screen, pilot):
+        await pilot.press("m", "down", "down")
+        await settle(pilot)
+        assert screen.current == 3
+        assert lines(screen, "turn")[1].strip() == "vs turn 1 (marked)"
+        assert lines(screen, "timeline")[0].startswith("M")
+
+
+async def test_search_jumps_to_the_hit_and_n_moves_on() -> None:
+    async with running(recording("compaction")) as (_, screen, pilot):
+        await pilot.press("slash")
+        await pilot.press(*"FAILED", "enter")
+        await settle(pilot)
+        assert screen.current == 2
+        await pilot.press("n")
+        await settle(pilot)
+        assert screen.current == 2  # the only hit: n wraps to it
+
+
+async def test_filter_shows_only_matching_turns() -> None:
+    async with running(recording("compaction")) as (_, screen, pilot):
+        await pilot.press("f")
+        await pilot.press(*"kind:compaction", "enter")
+        await settle(pilot)
+        assert [line.action for line in screen.query_one(Timeline).lines] == ["turn:5"]
+        assert screen.current == 5
+        await pilot.press("f")
+        await pilot.press(*"colour:red", "enter")
+        await settle(pilot)
+        assert len(screen.query_one(Timeline).lines) == 1  # a bad filter changes nothing
+
+
+async def test_palette_goes_to_a_turn() -> None:
+    async with running(recording("compaction")) as (_, screen, pilot):
+        await pilot.press("ctrl+p")
+        await pilot.press(*"turn 4")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.current == 4
+        assert lines(screen, "turn")[0].startswith("Turn 4")
+
+
+async def test_palette_diffs_any_two_turns() -> None:
+    async with running(recording("world")) as (_, screen, pilot):
+        await pilot.press("ctrl+p")
+        await pilot.press(*"diff 1 with 3")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.current == 3
+        assert lines(screen, "turn")[1].strip() == "vs turn 1 (marked)"
+
+
+async def test_enter_opens_a_fold_and_an_item() -> None:
+    async with running(recording("world"), turn=3, pane="turn") as (app, screen, pilot):
+        turn = screen.query_one("#turn", LinesView)
+        fold = next(i for i, line in enumerate(turn.lines) if (line.action or "").startswith("fold:input"))
+        turn.highlighted = fold
+        await pilot.press("enter")
+        await settle(pilot)
+        assert sum(1 for text in lines(screen, "turn") if text.startswith("  = #")) == 8
+        item = next(i for i, line in enumerate(turn.lines) if (line.action or "").startswith("item:3:9"))
+        turn.highlighted = item
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ItemScreen)
+        assert "ship the parser" in app.screen.detail.text
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+async def test_views_and_world_jumps() -> None:
+    async with running(recording("world")) as (_, screen, pilot):
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert screen.current == 2
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert screen.current == 3
+        await pilot.press("left_square_bracket", "t")
+        await settle(pilot)
+        assert screen.current == 2 and lines(screen, "turn")[0].startswith("Tokens of turn 2")
+        await pilot.press("question_mark")
+        assert type(screen.app.screen).__name__ == "HelpScreen"
+
+
+async def test_export_writes_the_turn_as_markdown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    async with running(recording("world"), turn=2) as (_, _screen, pilot):
+        await pilot.press("e")
+    written = (tmp_path / "world-turn2.md").read_text()
+    assert "cwd" in written
+
+
+async def test_a_file_that_is_not_a_recording_says_so_in_the_app(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.jsonl"
+    bad.write_text("hello\n")
+    async with running(bad) as (_, screen, _pilot):
+        assert screen.error is not None and "not a ctxscope recording" in screen.error
+        assert lines(screen, "turn")[0].startswith("error: ")
+
+
+async def test_an_empty_recording_says_it_has_no_turns(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    with RecordingWriter(empty, meta={"mode": "test"}):
+        pass
+    async with running(empty) as (_, screen, _pilot):
+        assert lines(screen, "turn") == ["empty.jsonl has no model requests to show"]
+        assert screen.query_one(Timeline).option_count == 0
+
+
+async def test_a_600_kb_item_opens_truncated_and_expands(tmp_path: Path) -> None:
+    script = Script()
+    script.request(body([message("user", "y" * 600_000)]), response=completed("r1"))
+    path = script.write(tmp_path / "huge.jsonl")
+    async with running(path, pane="turn") as (app, screen, pilot):
+        turn = screen.query_one("#turn", LinesView)
+        turn.highlighted = next(i for i, line in enumerate(turn.lines) if line.action == "item:1:0")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ItemScreen) and app.screen.detail.truncated > 0
+        await pilot.press("x")
+        assert app.screen.detail.truncated == 0 and len(app.screen.detail.text) == 600_000
+        assert isinstance(screen.query_one("#timeline"), OptionList)

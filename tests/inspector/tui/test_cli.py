@@ -1,0 +1,77 @@
+"""`ctxscope inspect`: the snapshot mode writes an SVG; bad input is a one-line error."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from inspector.tui.launch import launch
+from inspector.tui.loader import newest_recording
+from proxy.errors import ConfigError, RecordingError
+from tests.inspector.helpers import invoke, run_ctxscope
+from tests.inspector.tui.conftest import recording
+
+
+def test_snapshot_writes_an_svg_of_the_asked_turn_and_view(tmp_path: Path) -> None:
+    out = tmp_path / "shot.svg"
+    result = invoke(
+        "inspect",
+        str(recording("compaction")),
+        "--snapshot",
+        str(out),
+        "--turn",
+        "5",
+        "--view",
+        "compaction",
+        "--size",
+        "100x30",
+    )
+    assert result.returncode == 0, result.stdout
+    svg = out.read_text()
+    assert svg.startswith("<svg") and "Compaction&#160;at&#160;turn&#160;5" in svg
+    assert str(tmp_path) not in svg and "compaction.jsonl" in svg
+
+
+def test_bad_options_and_inputs_are_one_line_errors(tmp_path: Path) -> None:
+    out = tmp_path / "x.svg"
+    with pytest.raises(ConfigError, match="--size"):
+        launch([recording("world")], snapshot=out, size="wide")
+    with pytest.raises(ConfigError, match="--view"):
+        launch([recording("world")], snapshot=out, view="graphs")
+    with pytest.raises(RecordingError, match="no such file"):
+        launch([tmp_path / "missing.jsonl"], snapshot=out)
+    with pytest.raises(RecordingError, match="there is no turn 9"):
+        launch([recording("world")], snapshot=out, turn=9)
+    not_one = tmp_path / "notes.jsonl"
+    not_one.write_text("hello\n")
+    with pytest.raises(RecordingError, match="not a ctxscope recording"):
+        launch([not_one], snapshot=out)
+    assert not out.exists() and not_one.read_text() == "hello\n"
+
+
+def test_the_real_command_prints_one_line_and_exits_2(tmp_path: Path) -> None:
+    result = run_ctxscope("inspect", str(tmp_path / "missing.jsonl"), "--snapshot", str(tmp_path / "x.svg"))
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [f"error: {tmp_path / 'missing.jsonl'}: no such file"]
+
+
+def test_without_a_file_the_newest_recording_in_the_home_is_opened(tmp_path: Path) -> None:
+    folder = tmp_path / "recordings"
+    folder.mkdir()
+    with pytest.raises(ConfigError, match="no recordings in"):
+        newest_recording(folder)
+    old, new = folder / "a.jsonl", folder / "b.jsonl"
+    old.write_text(recording("world").read_text())
+    new.write_text(recording("compaction").read_text())
+    os.utime(old, (1_000, 1_000))
+    assert newest_recording(folder) == new
+
+
+def test_the_readme_key_table_is_the_help_screen() -> None:
+    from inspector.tui.screens.help import KEYS
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    assert all(f"| {action} |" in readme for _, action in KEYS)
+    assert "docs/inspect-main.svg" in readme and "docs/inspect-compaction.svg" in readme

@@ -1,0 +1,105 @@
+"""`ctxscope inspect --follow`: turns appended to the file appear while the app runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from inspector.tui.app import InspectorApp
+from inspector.tui.screens.main import MainScreen
+from inspector.tui.snapshot import settle
+from inspector.tui.widgets import Timeline
+from tests.inspector.tui.conftest import recording
+
+pytestmark = pytest.mark.anyio
+INTERVAL = 0.05
+ROUNDS = 100
+"""Bound on waiting for the follower (each round pauses a little longer than one poll)."""
+
+
+def split_after_turn(source: Path, turns: int) -> tuple[bytes, list[bytes]]:
+    """The file up to and including its `turns`-th exchange line, and the lines after it."""
+    lines = source.read_bytes().splitlines(keepends=True)
+    seen = 0
+    for index, line in enumerate(lines):
+        if json.loads(line).get("kind") == "exchange":
+            seen += 1
+            if seen == turns:
+                return b"".join(lines[: index + 1]), lines[index + 1 :]
+    raise AssertionError("not enough exchanges")
+
+
+async def wait_for(pilot: Pilot[None], screen: MainScreen, turns: int) -> None:
+    for _ in range(ROUNDS):
+        await pilot.pause(INTERVAL * 2)
+        if screen.inspector is not None and len(screen.inspector.analysis.turns) >= turns:
+            await settle(pilot)
+            return
+    raise AssertionError(f"the app did not reach {turns} turns")
+
+
+async def started(pilot: Pilot[None]) -> MainScreen:
+    await pilot.pause()
+    for _ in range(ROUNDS):
+        screen = pilot.app.screen
+        if isinstance(screen, MainScreen) and screen.inspector is not None:
+            return screen
+        await pilot.pause(INTERVAL)
+    raise AssertionError("the app did not load")
+
+
+async def test_following_moves_the_cursor_to_each_new_turn(tmp_path: Path) -> None:
+    head, rest = split_after_turn(recording("compaction"), 2)
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(head)
+    app = InspectorApp(live, follow=True, follow_interval=INTERVAL)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await started(pilot)
+        assert len(screen.query_one(Timeline).lines) == 2
+        with live.open("ab") as fh:
+            fh.write(b"".join(rest))
+        await wait_for(pilot, screen, 5)
+        assert screen.current == 5 and len(screen.query_one(Timeline).lines) == 5
+
+
+async def test_with_follow_off_new_turns_are_announced_not_jumped_to(tmp_path: Path) -> None:
+    head, rest = split_after_turn(recording("compaction"), 2)
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(head)
+    app = InspectorApp(live, follow=True, follow_interval=INTERVAL)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("F")  # follow off
+        assert not screen.following
+        torn = rest[0][: len(rest[0]) // 2]
+        with live.open("ab") as fh:  # a torn last line first: tolerated, nothing new yet
+            fh.write(torn)
+        await pilot.pause(INTERVAL * 4)
+        assert screen.error is None and len(screen.inspector.analysis.turns) == 2  # type: ignore[union-attr]
+        with live.open("ab") as fh:
+            fh.write(rest[0][len(torn) :] + b"".join(rest[1:]))
+        await wait_for(pilot, screen, 5)
+        assert screen.current == 1
+        assert "+3 new turns" in str(screen.query_one("#status").render())
+        await pilot.press("F")
+        await settle(pilot)
+        assert screen.current == 5
+
+
+async def test_a_deleted_file_stops_following_with_a_message(tmp_path: Path) -> None:
+    head, _ = split_after_turn(recording("compaction"), 2)
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(head)
+    app = InspectorApp(live, follow=True, follow_interval=INTERVAL)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await started(pilot)
+        live.unlink()
+        for _ in range(ROUNDS):
+            await pilot.pause(INTERVAL * 2)
+            if screen.live is None:
+                break
+        assert "deleted while following" in str(screen.query_one("#status").render())
+        assert len(screen.query_one(Timeline).lines) == 2  # what was read stays

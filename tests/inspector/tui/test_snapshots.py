@@ -1,0 +1,57 @@
+"""SVG snapshots of the main screens at 80x24 and 120x40 on the shipped recordings.
+
+Each also asserts the sentinel widget and that no worker failed (see `screenshots.take`). The
+screens show no clock, absolute path of this machine or host name: only the file's name and what
+the recording holds.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.inspector.tui.conftest import recording
+from tests.inspector.tui.screenshots import compare, normalise, take
+
+pytestmark = pytest.mark.anyio
+
+WIDE, SMALL = (120, 40), (80, 24)
+CASES = [
+    # name, recording, size, turn, view, keys
+    ("compaction-turn-wide", "compaction", WIDE, 5, "turn", ()),
+    ("compaction-turn-small", "compaction", SMALL, 5, "turn", ()),
+    ("compaction-view-wide", "compaction", WIDE, 5, "compaction", ()),
+    ("compaction-view-small", "compaction", SMALL, 5, "compaction", ()),
+    ("tokens-view-wide", "compaction", WIDE, 3, "tokens", ()),
+    ("tokens-view-small", "compaction", SMALL, 3, "tokens", ()),
+    ("world-turn-wide", "world", WIDE, 2, "turn", ()),
+    ("world-pane-small", "world", SMALL, 3, "world", ()),
+    ("timeline-small", "world", SMALL, 1, "timeline", ()),
+    ("fork-wide", "fork", WIDE, 3, "turn", ()),
+    ("rewrite-wide", "rewrite", WIDE, 3, "turn", ()),
+    ("rewrite-small", "rewrite", SMALL, 3, "turn", ()),
+    ("remote-compaction-wide", "remote_compaction", WIDE, 4, "compaction", ()),
+    ("chain-wide", "chain", WIDE, 2, "turn", ()),
+    ("failed-stream-wide", "failed_stream", WIDE, 2, "turn", ()),
+    ("tools-reordered-wide", "tools_reordered", WIDE, 2, "turn", ()),
+    ("odd-input-small", "odd_input", SMALL, 1, "turn", ()),
+    ("marked-diff-wide", "world", WIDE, 1, "turn", ("m", "down", "down")),
+    ("help-wide", "world", WIDE, 1, "turn", ("question_mark",)),
+    ("codex-wide", "codex", WIDE, 4, "turn", ()),
+    ("codex-compaction-wide", "codex", WIDE, 3, "compaction", ()),
+    ("codex-compaction-small", "codex", SMALL, 3, "compaction", ()),
+]
+
+
+@pytest.mark.parametrize(("name", "source", "size", "turn", "view", "keys"), CASES, ids=[c[0] for c in CASES])
+async def test_screen(
+    name: str, source: str, size: tuple[int, int], turn: int | None, view: str, keys: tuple[str, ...]
+) -> None:
+    svg = await take(recording(source), size=size, turn=turn, view=view, keys=keys)
+    compare(name, svg)
+
+
+async def test_a_changed_screen_fails_the_comparison() -> None:
+    svg = await take(recording("world"), size=SMALL, turn=2)
+    baseline = normalise(svg)
+    assert baseline == normalise(await take(recording("world"), size=SMALL, turn=2))  # deterministic
+    assert baseline != normalise(await take(recording("world"), size=SMALL, turn=3))

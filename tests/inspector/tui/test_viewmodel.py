@@ -1,0 +1,147 @@
+"""The view model without Textual: timeline rows, turn diffs with folds, world panel, items."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from inspector.analysis import Analysis, analyse_exchanges
+from inspector.tui.viewmodel import TRUNCATE_CHARS, Inspector
+from tests.inspector.builders import Script, body, completed, message
+
+
+def texts(lines: list) -> list[str]:  # type: ignore[type-arg]
+    return [line.text for line in lines]
+
+
+def test_timeline_rows_keep_change_kinds_apart_without_colour(analysed: Callable[[str], Analysis]) -> None:
+    rows = texts(Inspector(analysed("compaction")).timeline())
+    assert len(rows) == 5
+    assert "* initial" in rows[0] and "+ append" in rows[1] and "v COMPACT" in rows[4]
+    fork = texts(Inspector(analysed("fork")).timeline())
+    assert any("Y FORK" in row for row in fork)
+    rewrite = texts(Inspector(analysed("rewrite")).timeline())
+    assert any("~ REWRITE" in row for row in rewrite)
+
+
+def test_timeline_marks_world_changes_and_mode_messages(analysed: Callable[[str], Analysis]) -> None:
+    rows = texts(Inspector(analysed("world")).timeline())
+    assert rows[1].endswith("mode default → plan") and " wm " in rows[1]
+    assert rows[2].endswith("goal")
+    assert " wm " not in rows[0]
+
+
+def test_requests_that_are_not_turns_are_folded() -> None:
+    script = Script()
+    script.request(None, endpoint="models", url="http://127.0.0.1:9/v1/models")
+    script.request(body([message("user", "hi")]), response=completed("r1"))
+    inspector = Inspector(analyse_exchanges(script.exchanges), other_requests=1)
+    assert texts(inspector.timeline())[-1].strip() == "+1 other request (not model turns)"
+
+
+def test_an_appending_turn_folds_what_it_kept(analysed: Callable[[str], Analysis]) -> None:
+    inspector = Inspector(analysed("world"))
+    lines = texts(inspector.turn_lines(3))
+    assert lines[1].strip() == "vs turn 2 (previous in thread)"
+    assert any("8 unchanged items #0-#7" in line for line in lines)
+    assert any(line.startswith("  + #9") and "<goal>" in line for line in lines)
+    assert any("3 unchanged tools" in line for line in lines)
+
+
+def test_opening_a_fold_lists_its_items_and_stays_open_on_the_next_turn(
+    analysed: Callable[[str], Analysis],
+) -> None:
+    inspector = Inspector(analysed("compaction"))
+    fold = next(
+        line for line in inspector.turn_lines(3) if line.action and line.action.startswith("fold:input")
+    )
+    inspector.toggle_fold(fold.action[len("fold:") :])  # type: ignore[index]
+    assert sum(1 for line in texts(inspector.turn_lines(3)) if line.startswith("  = #")) == 5
+    assert any(line.startswith("  = #0") for line in texts(inspector.turn_lines(4)))
+
+
+def test_the_marked_turn_is_the_diff_target_of_every_other_turn(analysed: Callable[[str], Analysis]) -> None:
+    inspector = Inspector(analysed("world"))
+    inspector.toggle_mark(1)
+    assert texts(inspector.turn_lines(3))[1].strip() == "vs turn 1 (marked)"
+    assert texts(inspector.timeline())[0].startswith("M")
+    assert texts(inspector.turn_lines(1))[1].strip() == "(first turn of its thread)"
+    inspector.toggle_mark(1)
+    assert inspector.marked is None
+
+
+def test_world_panel_says_where_each_value_changed(analysed: Callable[[str], Analysis]) -> None:
+    lines = texts(Inspector(analysed("world")).world(3))
+    cwd = next(line for line in lines if line.startswith("cwd"))
+    goal = next(line for line in lines if line.startswith("goal"))
+    sandbox = next(line for line in lines if line.startswith("sandbox"))
+    assert "@2 " in cwd and "/repo/pkg" in cwd
+    assert "@3*" in goal and "ship the parser" in goal
+    assert "@1 " in sandbox
+
+
+def test_compaction_and_tokens_views(analysed: Callable[[str], Analysis]) -> None:
+    inspector = Inspector(analysed("compaction"))
+    compaction = texts(inspector.turn_lines(5, "compaction"))
+    assert "  tokens: 1,485 -> 315" in compaction
+    assert any("summarised (gone)  (5 items)" in line for line in compaction)
+    assert not any("WARNING" in line for line in compaction)
+    assert "not the first turn after a compaction" in texts(inspector.turn_lines(2, "compaction"))[0]
+    tokens = texts(inspector.turn_lines(5, "tokens"))
+    counted = [line.split() for line in tokens if line.startswith("  ") and "#" in line]
+    numbers = [int(parts[1].replace(",", "")) for parts in counted]
+    assert numbers == sorted(numbers, reverse=True)
+    assert any("reported input" in line and "1,200" in line for line in tokens)
+    inspector.cycle_token_sort()
+    by_name = [line.split()[0] for line in texts(inspector.turn_lines(5, "tokens")) if "#" in line]
+    assert by_name == sorted(by_name)
+
+
+def test_a_growing_compaction_is_warned_about() -> None:
+    script = Script()
+    headers = {"session-id": "s", "x-codex-turn-metadata": '{"request_kind": "compaction"}'}
+    history = [message("user", "hi"), message("assistant", "ok")]
+    script.request(body(history), response=completed("r1"), headers={"session-id": "s"})
+    summary = "<summary>" + " padded summary" * 200 + "</summary>"
+    script.request(body([*history, message("user", "summarise")]), response=completed("r2"), headers=headers)
+    script.request(body([message("user", summary)]), response=completed("r3"), headers={"session-id": "s"})
+    inspector = Inspector(analyse_exchanges(script.exchanges))
+    lines = texts(inspector.turn_lines(3, "compaction"))
+    assert any("WARNING: the compacted context is not smaller" in line for line in lines)
+
+
+def test_a_600_kb_single_line_item_is_truncated_until_expanded() -> None:
+    script = Script()
+    huge = "x" * 600_000
+    script.request(body([message("user", huge)]), response=completed("r1"))
+    inspector = Inspector(analyse_exchanges(script.exchanges))
+    detail = inspector.item("item:1:0")
+    assert detail is not None and len(detail.text) == TRUNCATE_CHARS
+    assert detail.truncated == 600_000 - TRUNCATE_CHARS
+    full = inspector.item("item:1:0", full=True)
+    assert full is not None and full.truncated == 0 and len(full.text) == 600_000
+    assert inspector.item("item:1:7") is None
+
+
+def test_filter_and_search_through_the_inspector(analysed: Callable[[str], Analysis]) -> None:
+    inspector = Inspector(analysed("compaction"))
+    inspector.set_filter("kind:compaction")
+    assert [line.action for line in inspector.timeline()] == ["turn:5"]
+    assert "1 shown" in inspector.timeline_title(5)
+    inspector.set_filter("")
+    assert len(inspector.timeline()) == 5
+    inspector.find("FAILED")
+    hit = inspector.next_hit(1)
+    assert hit is not None and hit.turn == 2
+    assert inspector.next_hit(2) == hit  # wraps around to the only hit
+
+
+def test_a_changed_600_kb_item_is_compared_whole_and_drawn_cut() -> None:
+    script = Script()
+    before, after = "a" * 600_000, "b" * 600_000
+    script.request(body([message("user", before)]), response=completed("r1"), headers={"session-id": "s"})
+    script.request(body([message("user", after)]), response=completed("r2"), headers={"session-id": "s"})
+    inspector = Inspector(analyse_exchanges(script.exchanges))
+    texts_ = texts(inspector.turn_lines(2))
+    drawn = [t for t in texts_ if "more characters" in t]
+    assert len(drawn) == 2 and all(len(t) < 2_100 for t in drawn)
+    assert any("too large to diff line by line" in t for t in texts_)  # no character diff attempted
