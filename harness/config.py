@@ -116,6 +116,18 @@ class HarnessConfig:
             raise ConfigError(f"unknown approval policy {self.approval!r}: use one of {', '.join(APPROVALS)}")
         if self.max_steps < 1:
             raise ConfigError("max_steps must be at least 1")
+        retry = self.retry
+        # A zero idle timeout fails every stream at once; a negative count retries forever or never.
+        for name, value, low, strict in (
+            ("max_retries", retry.max_retries, 0, False),
+            ("backoff_base", retry.backoff_base, 0, False),
+            ("backoff_max", retry.backoff_max, 0, False),
+            ("idle_timeout", retry.idle_timeout, 0, True),
+            ("connect_timeout", retry.connect_timeout, 0, True),
+        ):
+            if value != value or value < low or (strict and value == low):  # value != value: NaN
+                bound = f"more than {low}" if strict else f"at least {low}"
+                raise ConfigError(f"[retry] {name} must be {bound}, not {value!r}")
 
 
 def _path(value: Any, base: Path, key: str) -> Path:
