@@ -10,6 +10,7 @@ global_agents_file = "AGENTS.md"    # global AGENTS.md (default: AGENTS.md in th
 reasoning_effort = "medium"
 reasoning_summary = "auto"
 max_steps = 50
+plan_profile = "codex"              # codex | claude | knightcode: how plan mode enters, submits, reviews
 
 [models."gpt-5-codex"]              # per-model overrides
 instructions_file = "codex.md"
@@ -37,9 +38,11 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field, fields, replace
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from harness.modes.plan.state import PLAN_PROFILES
 from harness.tools.call_context import APPROVAL_POLICIES, SANDBOX_MODES
 from proxy.errors import ConfigError
 from proxy.home import config_dir
@@ -49,7 +52,8 @@ __all__ = ["APPROVALS", "HarnessConfig", "RetrySettings", "SANDBOXES", "load_con
 # One list of each, owned by the tools that enforce them.
 SANDBOXES = SANDBOX_MODES
 APPROVALS = APPROVAL_POLICIES
-DEFAULT_INSTRUCTIONS = Path(__file__).parent / "prompts" / "base_instructions.md"
+DEFAULT_INSTRUCTIONS = resources.files("harness") / "prompts" / "base_instructions.md"
+"""The shipped base instructions (package data, read with importlib.resources)."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,8 @@ class HarnessConfig:
     reasoning_summary: str | None = "auto"
     parallel_tool_calls: bool = False
     max_steps: int = 50
+    plan_profile: str = "codex"
+    """Which plan-mode system to follow: codex, claude or knightcode (`harness.modes.plan`)."""
     retry: RetrySettings = RetrySettings()
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     chatgpt: dict[str, Any] = field(default_factory=dict)
@@ -92,7 +98,16 @@ class HarnessConfig:
     def instructions_for(self, model: str) -> str:
         """Base instructions for `model`: per-model file, else the global file, else the shipped default."""
         # A per-model file wins over the global one: instructions are tuned per model, as in Codex.
-        path = self.model_instructions.get(model) or self.instructions_file or DEFAULT_INSTRUCTIONS
+        path = self.model_instructions.get(model) or self.instructions_file
+        if path is None:
+            try:
+                return DEFAULT_INSTRUCTIONS.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                # Not the user's config: the package itself is incomplete.
+                raise ConfigError(
+                    f"the default instructions ({e.__class__.__name__}) are missing from this installation "
+                    "of ctxscope: reinstall it, or set instructions_file in config.toml"
+                ) from e
         try:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
@@ -116,6 +131,10 @@ class HarnessConfig:
             raise ConfigError(f"unknown approval policy {self.approval!r}: use one of {', '.join(APPROVALS)}")
         if self.max_steps < 1:
             raise ConfigError("max_steps must be at least 1")
+        if self.plan_profile not in PLAN_PROFILES:
+            raise ConfigError(
+                f"unknown plan profile {self.plan_profile!r}: use one of {', '.join(PLAN_PROFILES)}"
+            )
         retry = self.retry
         # A zero idle timeout fails every stream at once; a negative count retries forever or never.
         for name, value, low, strict in (
@@ -146,6 +165,7 @@ _STRING_KEYS = (
     "reasoning_effort",
     "reasoning_summary",
     "developer_instructions",
+    "plan_profile",
 )
 
 

@@ -5,8 +5,13 @@
 Entry types: `session_meta` (first line: session id, cwd, provider, model, forked_from),
 `response_item` (one history item, in order), `world_state` (a full world-state snapshot: the
 baseline later requests diff against), `turn_context` (per-turn settings: model, cwd, sandbox...),
-`model_switch` ({from, to}), `event` (notices, errors, usage). Later issues add more types (plan,
-compaction); readers keep entries of unknown types.
+`model_switch` ({from, to}), `plan_state` (plan mode's whole state after each change: the last one
+on the branch wins), `event` (notices, errors, usage). Later issues add more types (compaction);
+readers keep entries of unknown types.
+
+Writers lock the file (`fcntl.flock`) while they append, and `locked()` holds the lock across a
+read-check-write, so a second process (`--session ID -p "/plan approve N"`) sees the latest entries
+and its check (is N still the latest revision?) cannot race another writer.
 
 Each line is flushed as written, so a killed harness leaves a loadable file (a torn line is
 skipped, and the next entry starts on a fresh line). Payloads go through the same deterministic
@@ -16,26 +21,37 @@ recording shows.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import sys
 import threading
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from proxy.errors import ConfigError
-from proxy.files import PRIVATE_MODE
+from proxy.files import PRIVATE_MODE, open_private_append
 from proxy.home import sessions_dir
 from proxy.store.redact import Redactor
 
 __all__ = ["ENTRY_TYPES", "ResumedSession", "SessionEntry", "SessionStore", "new_session_id"]
 
-ENTRY_TYPES = ("session_meta", "response_item", "world_state", "turn_context", "model_switch", "event")
+ENTRY_TYPES = (
+    "session_meta",
+    "response_item",
+    "world_state",
+    "turn_context",
+    "model_switch",
+    "plan_state",
+    "event",
+)
 
 
 def new_session_id() -> str:
@@ -69,6 +85,8 @@ class ResumedSession:
     model: str | None = None
     turn_context: dict[str, Any] | None = None
     turns: int = 0
+    plan_state: dict[str, Any] | None = None
+    """The last `plan_state` entry's payload (validated by plan mode, which owns its shape)."""
 
 
 class SessionStore:
@@ -78,7 +96,9 @@ class SessionStore:
         """`entries`: the file's entries when the caller has just read them (saves a second parse)."""
         self.path = path
         self.session_id = session_id
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._file_lock: IO[str] | None = None
+        """The open file holding the `flock` while `locked()` runs (appends inside reuse it)."""
         self._redactor = Redactor()
         if entries is None:
             entries = self.entries() if path.exists() else []
@@ -168,6 +188,10 @@ class SessionStore:
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_MODE)
         try:
             os.fchmod(fd, PRIVATE_MODE)  # owner-only wherever the sessions folder is
+            # Inside `locked()` this process already holds the lock (through another open file:
+            # flock on a second one would wait for ourselves); closing `fd` releases this one.
+            if self._file_lock is None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
             data = (b"\n" if self._torn_tail() else b"") + b"".join(self._held)
             view = memoryview(data)
             while view:
@@ -175,6 +199,22 @@ class SessionStore:
             self._held.clear()
         finally:
             os.close(fd)
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[list[SessionEntry]]:
+        """Hold the file's lock; yields the entries as they are now (head moves to the file's last
+        entry, so what this process appends follows what another one wrote)."""
+        with self._lock, open_private_append(self.path) as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            self._file_lock = f
+            try:
+                entries = self.entries()
+                self._count = max(self._count, len(entries))
+                self.head = entries[-1].id if entries else None
+                yield entries
+            finally:
+                self._file_lock = None
+                fcntl.flock(f, fcntl.LOCK_UN)
 
     def _torn_tail(self) -> bool:
         try:
@@ -245,6 +285,8 @@ class SessionStore:
             elif entry.type == "turn_context":
                 state.turn_context = entry.payload
                 state.turns += 1
+            elif entry.type == "plan_state":
+                state.plan_state = entry.payload
         return state
 
     def fork(self, *, directory: Path | None = None, leaf: str | None = None) -> SessionStore:
