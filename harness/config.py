@@ -174,6 +174,18 @@ class HarnessConfig:
         ):
             if value is not None and value < 1:
                 raise ConfigError(f"{name} must be a positive number of tokens")
+        retry = self.retry
+        # A zero idle timeout fails every stream at once; a negative count retries forever or never.
+        for name, number, low, strict in (
+            ("max_retries", retry.max_retries, 0, False),
+            ("backoff_base", retry.backoff_base, 0, False),
+            ("backoff_max", retry.backoff_max, 0, False),
+            ("idle_timeout", retry.idle_timeout, 0, True),
+            ("connect_timeout", retry.connect_timeout, 0, True),
+        ):
+            if number != number or number < low or (strict and number == low):  # number != number: NaN
+                bound = f"more than {low}" if strict else f"at least {low}"
+                raise ConfigError(f"[retry] {name} must be {bound}, not {number!r}")
 
 
 def _path(value: Any, base: Path, key: str) -> Path:

@@ -25,6 +25,8 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import os
+import sys
 import threading
 import uuid
 from collections.abc import Iterator
@@ -37,7 +39,7 @@ from pydantic import BaseModel, ConfigDict
 
 from harness.goal.state import GoalState, parse_goal_entry
 from proxy.errors import ConfigError
-from proxy.files import open_private_append
+from proxy.files import PRIVATE_MODE, open_private_append
 from proxy.home import sessions_dir
 from proxy.store.redact import Redactor
 
@@ -111,6 +113,8 @@ class SessionStore:
         self._count = len(entries)
         self.head: str | None = entries[-1].id if entries else None
         """Id of the last entry: the parent of the next one."""
+        self._held: list[bytes] = []  # entry lines not yet on disk (a failed write)
+        self._trouble: str | None = None  # the write failure last reported
 
     # ---- creating and opening ----------------------------------------------------------------
 
@@ -170,17 +174,39 @@ class SessionStore:
                 payload=self._redactor.body(payload),
             )
             line = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
-            with open_private_append(self.path) as f:  # owner-only wherever the sessions folder is
-                # Inside `locked()` this process already holds the lock (through another open file:
-                # flock on a second one would wait for ourselves).
-                if self._file_lock is None:
-                    fcntl.flock(f, fcntl.LOCK_EX)
-                if self._torn_tail():
-                    f.write("\n")  # never glue a new entry onto a torn line
-                f.write(line + "\n")
-                f.flush()
+            self._held.append((line + "\n").encode("utf-8", "surrogatepass"))
+            try:
+                self._write_held()
+            except OSError as err:
+                # A full disk must not end the conversation: the entry is held and written with the next
+                # one; said once on stderr, with the cause.
+                reason = err.strerror or err.__class__.__name__
+                if self._trouble != reason:
+                    self._trouble = reason
+                    _stderr(f"ctxscope: cannot write session file {self.path}: {reason}; holding entries")
+            else:
+                if self._trouble is not None:
+                    self._trouble = None
+                    _stderr(f"ctxscope: writing session file {self.path} again")
             self.head = entry.id
             return entry
+
+    def _write_held(self) -> None:
+        """Append the held lines with one `os.write` loop (owner-only file, never glued to a torn line)."""
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_MODE)
+        try:
+            os.fchmod(fd, PRIVATE_MODE)  # owner-only wherever the sessions folder is
+            # Inside `locked()` this process already holds the lock (through another open file:
+            # flock on a second one would wait for ourselves); closing `fd` releases this one.
+            if self._file_lock is None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            data = (b"\n" if self._torn_tail() else b"") + b"".join(self._held)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            self._held.clear()
+        finally:
+            os.close(fd)
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[list[SessionEntry]]:
@@ -288,3 +314,10 @@ class SessionStore:
         for entry in chain[1:]:
             new.append(entry.type, entry.payload)
         return new
+
+
+def _stderr(line: str) -> None:
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # stderr closed: nothing more to say
+        pass

@@ -123,39 +123,27 @@ _OWN_SHAPES = (
     ),
 )
 
-# Cheap literal pre-check: text holding none of these has no shaped secret (most text, most of the time).
-# Substring tests, not one regex alternation: `in` runs at memory speed, an alternation of 20 branches
-# costs ~60 ns per character of a 600 KB body.
-_HINTS = (
-    "sk-",
-    "sk_",
-    "AKIA",
-    "ASIA",
-    "ABIA",
-    "ACCA",
-    "A3T",
-    "hp_",
-    "ho_",
-    "hu_",
-    "hs_",
-    "hr_",
-    "github_pat_",
-    "gl",
-    "GR1348941",
-    "xox",
-    "AIza",
-    "eyJ",
-    "BEGIN",
-    "PuTTY",
-    "://",
-    "earer",
-    "EARER",
-    "SG.",
-    "pypi-",
-    "sq0",
-    "AccountKey",
-    "aws",
-)
+# Cheap literal pre-checks per kind: a shape whose literals are absent from the text is not tried.
+# Substring tests, not one regex alternation: `in` costs far less per character than a 20-branch
+# alternation, and most text holds none of them.
+_KIND_HINTS: dict[str, tuple[str, ...]] = {
+    "private_key": ("PRIVATE KEY",),
+    "api_key": ("sk-",),
+    "aws_key": ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+    "aws_secret": ("aws", "AWS", "Aws"),
+    "github_token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "gitlab_token": ("gl", "GR1348941"),
+    "slack_token": ("xox", "hooks.slack.com"),
+    "stripe_key": ("k_live_",),
+    "pypi_token": ("pypi-",),
+    "sendgrid_key": ("SG.",),
+    "square_token": ("sq0",),
+    "azure_key": ("AccountKey",),
+    "password": ("://",),
+    "google_api_key": ("AIza",),
+    "jwt": ("eyJ",),
+    "bearer": ("earer", "EARER"),
+}
 
 
 @cache
@@ -174,11 +162,14 @@ def _standalone(text: str, start: int, end: int) -> bool:
 
 def find_secrets(text: str) -> list[Finding]:
     """Non-overlapping secrets in `text`, in order (the first shape to claim a span wins)."""
-    if not any(hint in text for hint in _HINTS):
+    present = {kind for kind, hints in _KIND_HINTS.items() if any(hint in text for hint in hints)}
+    if not present:
         return []
     found: list[Finding] = []
     taken: list[tuple[int, int]] = []
     for shape in shapes():
+        if shape.kind not in present:
+            continue
         for match in shape.pattern.finditer(text):
             start, end = match.span(shape.group)
             if start < 0 or end <= start:
