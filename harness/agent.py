@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from harness.client import ResponsesClient, StreamResult
 from harness.config import HarnessConfig
+from harness.context import base_prompt_item
 from harness.context_bridge import ContextBridge
 from harness.request import RequestOptions, TurnRequest, build_request
 from harness.session.store import ResumedSession, SessionStore
@@ -268,6 +269,9 @@ class Agent:
             self.notice(warning)
         if self.baseline is None:
             items = self.context.initial_items(state)
+            if not self.history and self.config.instructions_placement == "input":
+                # Codex 0.169 sends no `instructions`: the base prompt opens the history as input[0].
+                items.insert(0, base_prompt_item(self.instructions))
         else:
             items = self.context.update_items(self.baseline, state)
         if items or self.baseline is None:
@@ -362,7 +366,7 @@ class Agent:
     def _request(self, turn_id: str) -> StreamResult:
         request = build_request(
             model=self.model,
-            instructions=self.instructions,
+            instructions=self.instructions if self.config.instructions_placement == "field" else None,
             input_items=list(self.history),
             tools=self.router.specs(),
             session_id=self.session_id,

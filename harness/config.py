@@ -6,6 +6,7 @@ sandbox = "workspace-write"         # read-only | workspace-write | danger-full-
 approval = "on-request"             # never | on-request | untrusted
 skill_dirs = ["~/.ctxscope/skills"]
 instructions_file = "base.md"       # base instructions for every model (default: shipped prompt)
+instructions_placement = "input"    # input: input[0] developer message (Codex 0.169) | field: `instructions`
 global_agents_file = "AGENTS.md"    # global AGENTS.md (default: AGENTS.md in the ctxscope home)
 reasoning_effort = "medium"
 reasoning_summary = "auto"
@@ -47,6 +48,9 @@ __all__ = ["APPROVALS", "HarnessConfig", "RetrySettings", "SANDBOXES", "load_con
 SANDBOXES = SANDBOX_MODES
 APPROVALS = APPROVAL_POLICIES
 DEFAULT_INSTRUCTIONS = Path(__file__).parent / "prompts" / "base_instructions.md"
+INSTRUCTIONS_PLACEMENTS = ("input", "field")
+"""Where the base prompt travels: input[0] as a developer message (what Codex CLI 0.169 sends), or
+the request's `instructions` field (what other Responses clients use)."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,7 @@ class HarnessConfig:
     approval: str = "on-request"
     skill_dirs: tuple[Path, ...] = ()
     instructions_file: Path | None = None
+    instructions_placement: str = "input"
     global_agents_file: Path | None = None
     """Global AGENTS.md sent before the repo's (default: `AGENTS.md` in the ctxscope home, if present)."""
     model_instructions: dict[str, Path] = field(default_factory=dict)
@@ -107,6 +112,11 @@ class HarnessConfig:
     def validate(self) -> None:
         if self.sandbox not in SANDBOXES:
             raise ConfigError(f"unknown sandbox {self.sandbox!r}: use one of {', '.join(SANDBOXES)}")
+        if self.instructions_placement not in INSTRUCTIONS_PLACEMENTS:
+            raise ConfigError(
+                f"unknown instructions_placement {self.instructions_placement!r}: "
+                f"use one of {', '.join(INSTRUCTIONS_PLACEMENTS)}"
+            )
         if self.approval not in APPROVALS:
             raise ConfigError(f"unknown approval policy {self.approval!r}: use one of {', '.join(APPROVALS)}")
         if self.max_steps < 1:
@@ -129,6 +139,7 @@ _STRING_KEYS = (
     "reasoning_effort",
     "reasoning_summary",
     "developer_instructions",
+    "instructions_placement",
 )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .agents_md import discover_agents_docs, find_repo_root
 from .builder import (
+    base_prompt_item,
     compaction_summary_item,
     context_items,
     context_update_items,
@@ -48,6 +49,7 @@ __all__ = [
     "FragmentSpec",
     "SkillInfo",
     "WorldState",
+    "base_prompt_item",
     "classify_text",
     "collect_world_state",
     "compaction_summary_item",

@@ -29,6 +29,7 @@ from .turn_fragments import (
 from .world_state import WorldState, environment_values, permissions_values
 
 __all__ = [
+    "base_prompt_item",
     "compaction_summary_item",
     "context_items",
     "context_update_items",
@@ -47,6 +48,11 @@ Item = dict[str, Any]
 def message_item(role: str, texts: list[str]) -> Item:
     """A `message` item with one `input_text` part per text (the wire form Codex sends)."""
     return {"type": "message", "role": role, "content": [{"type": "input_text", "text": t} for t in texts]}
+
+
+def base_prompt_item(instructions: str) -> Item:
+    """The base prompt as input[0]: a developer message of plain text (Codex CLI 0.169's placement)."""
+    return message_item("developer", [instructions])
 
 
 def user_message_item(text: str) -> Item:

@@ -114,7 +114,7 @@ def test_before_request_hook_and_context_reset(repo: Path, tmp_path: Path) -> No
     assert second.request_headers["x-codex-window-id"].endswith(":1")
     added = labels({"input": second.request_body["input"][len(first.request_body["input"]) :]}, repo)
     # After a reset the full context is rendered again (what compaction will build on).
-    assert added[1:] == labels(first.request_body, repo)[:2] + ['user: "b"']
+    assert added[1:] == labels(first.request_body, repo)[1:3] + ['user: "b"']
 
 
 def test_router_follows_the_agent_mode(repo: Path, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ EXPECTED = {
     "ContextSettings",
     "FragmentMatch",
     "FragmentSpec",
+    "base_prompt_item",
     "SkillInfo",
     "WorldState",
     "classify_text",
