@@ -13,7 +13,13 @@ from .agents_fragments import (
     AGENTS_MD_SPEC,
     USER_INSTRUCTIONS_SPEC,
 )
-from .developer import COLLABORATION_SPEC, MODEL_SWITCH_SPEC, PERMISSIONS_SPEC, PERSONALITY_SPEC
+from .developer import (
+    COLLABORATION_SPEC,
+    DEFERRED_TOOLS_SPEC,
+    MODEL_SWITCH_SPEC,
+    PERMISSIONS_SPEC,
+    PERSONALITY_SPEC,
+)
 from .environment import SPEC as ENVIRONMENT_SPEC
 from .skill_fragments import SELECTED_SKILL_SPEC, SKILLS_CATALOG_SPEC
 from .turn_fragments import (
@@ -42,6 +48,7 @@ FRAGMENT_SPECS: tuple[FragmentSpec, ...] = (
     SKILLS_CATALOG_SPEC,
     MODEL_SWITCH_SPEC,
     PERSONALITY_SPEC,
+    DEFERRED_TOOLS_SPEC,
     AGENTS_MD_SPEC,
     AGENTS_MD_REPLACED_SPEC,
     AGENTS_MD_REMOVED_SPEC,

@@ -46,8 +46,13 @@ def test_cd_appends_environment_and_agents_md_diffs(repo: Path, tmp_path: Path) 
     assert_append_only(bodies)
     into_pkg = labels({"input": bodies[1]["input"][len(bodies[0]["input"]) :]}, repo)
     assert into_pkg[0] == 'assistant: "one"' and into_pkg[-1] == 'user: "b"'
-    assert "<agents_md_replaced:$ROOT/pkg>" in into_pkg[-2]
-    assert "<environment_context:cwd=$ROOT/pkg>" in into_pkg[-2]
+    # Codex 0.169's grouping: AGENTS.md (user), permissions (developer; the writable roots follow
+    # the cwd), then the whole environment_context (user).
+    assert into_pkg[1:4] == [
+        "user[<agents_md_replaced:$ROOT/pkg>]",
+        "developer[<permissions>]",
+        "user[<environment_context:cwd=$ROOT/pkg>]",
+    ]
     text = bodies[1]["input"][len(bodies[0]["input"]) + 1 :]
     assert "Package code uses tabs." in str(text)
     leaving = labels({"input": bodies[2]["input"][len(bodies[1]["input"]) :]}, repo)
