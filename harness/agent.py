@@ -29,7 +29,7 @@ from harness.client import ResponsesClient, StreamResult
 from harness.config import HarnessConfig
 from harness.context import base_prompt_item
 from harness.context_bridge import ContextBridge
-from harness.request import RequestOptions, TurnRequest, build_request
+from harness.request import TurnRequest, build_request
 from harness.session.store import ResumedSession, SessionStore
 from harness.wire.types import (
     MessageItem,
@@ -226,6 +226,7 @@ class Agent:
         instructions = self.config.instructions_for(name)
         old, self.model, self.instructions = self.model, name, instructions
         self.context.set_model(name)
+        self.router.set_apply_patch_tool(self.config.model_info(name).apply_patch_tool)
         if self.history:
             for item in self.context.model_switch_items(old, name, self.instructions):
                 self._append(item)
@@ -371,12 +372,7 @@ class Agent:
             tools=self.router.specs(),
             session_id=self.session_id,
             turn_id=turn_id,
-            options=RequestOptions(
-                reasoning_effort=self.config.reasoning_effort,
-                reasoning_summary=self.config.reasoning_summary,
-                parallel_tool_calls=self.config.parallel_tool_calls,
-                sandbox=self.config.sandbox,
-            ),
+            options=self.config.request_options(self.model),
             window=self.window,
             workspaces=[str(self.context.cwd)],
         )

@@ -8,12 +8,13 @@ skill_dirs = ["~/.ctxscope/skills"]
 instructions_file = "base.md"       # base instructions for every model (default: shipped prompt)
 instructions_placement = "input"    # input: input[0] developer message (Codex 0.169) | field: `instructions`
 global_agents_file = "AGENTS.md"    # global AGENTS.md (default: AGENTS.md in the ctxscope home)
-reasoning_effort = "medium"
-reasoning_summary = "auto"
+reasoning_effort = "medium"         # wins over the model catalog's entry (default: the catalog's)
+reasoning_summary = "auto"          # likewise
 max_steps = 50
 
-[models."gpt-5-codex"]              # per-model overrides
+[models."gpt-5-codex"]              # the model catalog's entry: see harness/model_catalog.py
 instructions_file = "codex.md"
+verbosity = "low"
 
 [retry]                             # the client's retry policy
 max_retries = 4
@@ -38,6 +39,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from harness.model_catalog import ModelInfo, model_info
+from harness.request import RequestOptions
 from harness.tools.context import APPROVAL_POLICIES, SANDBOX_MODES
 from proxy.errors import ConfigError
 from proxy.home import config_dir
@@ -77,11 +80,13 @@ class HarnessConfig:
     instructions_placement: str = "input"
     global_agents_file: Path | None = None
     """Global AGENTS.md sent before the repo's (default: `AGENTS.md` in the ctxscope home, if present)."""
-    model_instructions: dict[str, Path] = field(default_factory=dict)
     developer_instructions: str | None = None
-    reasoning_effort: str | None = "medium"
-    reasoning_summary: str | None = "auto"
-    parallel_tool_calls: bool = False
+    reasoning_effort: str | None = None
+    """None: the model catalog's entry decides (as for `reasoning_summary`, `parallel_tool_calls`)."""
+    reasoning_summary: str | None = None
+    parallel_tool_calls: bool | None = None
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """`[models."<slug>"]` tables: catalog entries added or overridden (see `harness.model_catalog`)."""
     max_steps: int = 50
     retry: RetrySettings = RetrySettings()
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -89,10 +94,30 @@ class HarnessConfig:
     source: Path | None = None
     """The config file these settings came from, if any."""
 
+    def model_info(self, model: str) -> ModelInfo:
+        """The catalog entry for `model`, with this config's `[models."<slug>"]` table applied."""
+        return model_info(model, self.models, str(self.source or "config.toml"))
+
+    def request_options(self, model: str) -> RequestOptions:
+        """Request settings for `model`: its catalog entry, then what this config sets explicitly."""
+        info = self.model_info(model)
+        effort = self.reasoning_effort if self.reasoning_effort is not None else info.reasoning_effort
+        summary = self.reasoning_summary if self.reasoning_summary is not None else info.reasoning_summary
+        parallel = (
+            self.parallel_tool_calls if self.parallel_tool_calls is not None else info.parallel_tool_calls
+        )
+        return RequestOptions(
+            reasoning_effort=effort or None,
+            reasoning_summary=summary or None,
+            parallel_tool_calls=parallel,
+            verbosity=info.verbosity,
+            sandbox=self.sandbox,
+        )
+
     def instructions_for(self, model: str) -> str:
         """Base instructions for `model`: per-model file, else the global file, else the shipped default."""
         # A per-model file wins over the global one: instructions are tuned per model, as in Codex.
-        path = self.model_instructions.get(model) or self.instructions_file or DEFAULT_INSTRUCTIONS
+        path = self.model_info(model).instructions_file or self.instructions_file or DEFAULT_INSTRUCTIONS
         try:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
@@ -176,11 +201,17 @@ def load_config(path: Path | None = None) -> HarnessConfig:
         if key in raw:
             kw[key] = _path(raw[key], base, key)
     models = raw.get("models") or {}
-    kw["model_instructions"] = {
-        name: _path(spec["instructions_file"], base, f"models.{name}.instructions_file")
-        for name, spec in models.items()
-        if isinstance(spec, dict) and "instructions_file" in spec
-    }
+    kw["models"] = {}
+    for name, spec in models.items():
+        if not isinstance(spec, dict):
+            raise ConfigError(f'[models."{name}"] must be a table in {path}')
+        table = dict(spec)
+        if "instructions_file" in table:
+            table["instructions_file"] = _path(
+                table["instructions_file"], base, f"models.{name}.instructions_file"
+            )
+        kw["models"][name] = table
+        model_info(name, kw["models"], str(path))  # a bad key or value is reported now, not mid-session
     retry = raw.get("retry") or {}
     try:
         kw["retry"] = RetrySettings(**{k: type(getattr(RetrySettings(), k))(v) for k, v in retry.items()})

@@ -41,8 +41,10 @@ class RequestOptions:
     """Per-session knobs of the request body."""
 
     reasoning_effort: str | None = "medium"
-    reasoning_summary: str | None = "auto"
-    parallel_tool_calls: bool = False
+    reasoning_summary: str | None = None
+    parallel_tool_calls: bool = True
+    verbosity: str | None = None
+    """`text: {verbosity}` when set (per the model catalog)."""
     sandbox: str = "workspace-write"
     extra_body: dict[str, Any] = field(default_factory=dict)
     """Fields merged into the body last (e.g. `text`, `service_tier`)."""
@@ -84,9 +86,11 @@ def build_request(
         },
         separators=(",", ":"),
     )
+    # Key order as Codex CLI 0.169 sends them (a diff of two bodies then lines up).
     body: dict[str, Any] = {"model": model}
     if instructions is not None:
         body["instructions"] = instructions
+    body["stream"] = True
     body["input"] = input_items
     body["tools"] = tools
     body["tool_choice"] = "auto"
@@ -97,9 +101,10 @@ def build_request(
     if reasoning:
         body["reasoning"] = reasoning
     body["store"] = False
-    body["stream"] = True
     body["include"] = ["reasoning.encrypted_content"] if reasoning else []
     body["prompt_cache_key"] = session_id
+    if options.verbosity:
+        body["text"] = {"verbosity": options.verbosity}
     body["client_metadata"] = {
         "session_id": session_id,
         "thread_id": session_id,

@@ -183,6 +183,7 @@ class AgentRuntime:
             resumed=resumed,
         )
         bridge.set_model(agent.model)
+        router.set_apply_patch_tool(self.config.model_info(agent.model).apply_patch_tool)
         return agent
 
     def new_session(self) -> Agent:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.tools.base import ToolError, ToolKind, ToolResult
+from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec
 from harness.tools.context import ApprovalRequest, ToolContext
 from harness.tools.patch_parser import (
     PATCH_GRAMMAR,
@@ -186,10 +186,20 @@ class ApplyPatch:
     """The `apply_patch` tool."""
 
     name = "apply_patch"
-    kind: ToolKind = "custom"
+
+    def __init__(self, kind: ToolKind = "custom") -> None:
+        """`kind`: a freeform `custom` tool (Codex's default) or a JSON `function` with one `input`
+        string, for models whose catalog entry says so."""
+        self.kind: ToolKind = kind
 
     def spec(self) -> dict[str, Any]:
-        """Wire spec: a freeform tool constrained by the patch grammar."""
+        """Wire spec: a freeform tool constrained by the patch grammar, or its function form."""
+        if self.kind == "function":
+            patch = {
+                "type": "string",
+                "description": "The whole patch, from *** Begin Patch to *** End Patch.",
+            }
+            return function_spec(self.name, DESCRIPTION, {"input": patch}, ["input"])
         return {
             "type": "custom",
             "name": self.name,

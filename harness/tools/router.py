@@ -81,6 +81,8 @@ class ToolRouter:
                     f"unknown tool(s) {', '.join(unknown)}; known tools: {', '.join(self.tools)}"
                 )
         self.enabled = set(self.tools) if enabled is None else set(enabled)
+        self.withheld: set[str] = set()
+        """Tools the current model's catalog entry does not offer."""
         self.gate = (
             gate if gate is not None else ToolGate.default(user_input_only_in_plan=user_input_only_in_plan)
         )
@@ -98,9 +100,24 @@ class ToolRouter:
         """Replace the gate (plan mode installs its own rules)."""
         self.gate = gate
 
+    def set_apply_patch_tool(self, kind: str) -> None:
+        """Offer apply_patch as the model's catalog entry says: `custom` (freeform), `function`, or
+        `none` (not offered); a model switch may change it, as in Codex."""
+        if "apply_patch" not in self.tools:
+            return
+        if kind == "none":
+            self.withheld.add("apply_patch")
+            return
+        self.withheld.discard("apply_patch")
+        self.tools["apply_patch"] = ApplyPatch("function" if kind == "function" else "custom")
+
     def visible(self) -> list[str]:
         """Names of the tools in the next request, in spec order."""
-        return [n for n in self.tools if n in self.enabled and not self.gate.hidden(n, self.mode)]
+        return [
+            n
+            for n in self.tools
+            if n in self.enabled and n not in self.withheld and not self.gate.hidden(n, self.mode)
+        ]
 
     def specs(self) -> list[dict[str, Any]]:
         """The `tools[]` snapshot for the next request."""
@@ -132,7 +149,7 @@ class ToolRouter:
                 f"cannot handle an item of type {item_type!r}; expected function_call or custom_tool_call"
             )
         tool = self.tools.get(name)
-        if tool is None or name not in self.enabled:
+        if tool is None or name not in self.enabled or name in self.withheld:
             available = ", ".join(self.visible()) or "none"
             raise ToolError(f"unknown tool {name!r}; available tools: {available}")
         refusal = self.gate.refusal(name, self.mode)
