@@ -19,6 +19,7 @@ and typed session entries.
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from harness.context import base_prompt_item
 from harness.context_bridge import ContextBridge
 from harness.request import TurnRequest, build_request
 from harness.session.store import ResumedSession, SessionStore
+from harness.turn_metadata import TurnIds, installation_id, message_id, workspace_status
 from harness.wire.types import (
     MessageItem,
     OutputTextDelta,
@@ -107,6 +109,26 @@ def history_form(item: Any) -> dict[str, Any]:
     return to_wire(item) if not isinstance(item, dict) else dict(item)
 
 
+_ID_PREFIXES = {"function_call_output": "fco", "custom_tool_call_output": "ctco"}
+
+
+def with_id(item: dict[str, Any]) -> dict[str, Any]:
+    """The item with an id if it has none: Codex 0.169 ids every message it injects (`msg_…`) and
+    every tool output (`fco_…`, `ctco_…`); items from the server keep the ids it gave."""
+    if item.get("id"):
+        return item
+    if item.get("type") == "message":
+        return {"type": "message", "id": message_id(), **{k: v for k, v in item.items() if k != "type"}}
+    prefix = _ID_PREFIXES.get(str(item.get("type")))
+    if prefix:
+        return {
+            "type": item["type"],
+            "id": f"{prefix}_{uuid.uuid4()}",
+            **{k: v for k, v in item.items() if k != "type"},
+        }
+    return item
+
+
 def missing_outputs(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Calls in `history` without an output item (e.g. the harness died mid-step)."""
     answered = {
@@ -152,6 +174,11 @@ class Agent:
         self.baseline: Any = None
         """The world state the last request was built from; None = next request gets the full render."""
         self.requests = 0
+        self.installation_id = installation_id()
+        self.history_initialization = "cold_resume" if resumed is not None else "new"
+        self.turn_trigger = "user"
+        """What starts turns (`user`, `exec` for headless `-p`, `goal`): sent in the turn metadata."""
+        self._turn_started_ms = 0
         self.rate_limits: dict[str, str] = {}
         """The backend's latest rate-limit headers (Codex's `x-codex-primary-*` and the like)."""
         if resumed is not None:
@@ -188,7 +215,7 @@ class Agent:
         }
 
     def _append(self, item: Any) -> dict[str, Any]:
-        data = history_form(item)
+        data = with_id(history_form(item))
         self.history.append(data)
         self.session.append("response_item", {"item": data})
         return data
@@ -284,6 +311,7 @@ class Agent:
     def run_turn(self, prompt: str) -> TurnResult:
         """Send `prompt` and loop until the model stops calling tools (or `max_steps`)."""
         turn_id = str(uuid.uuid4())
+        self._turn_started_ms = int(time.time() * 1000)
         self.session.append(
             "turn_context",
             {
@@ -373,8 +401,16 @@ class Agent:
             session_id=self.session_id,
             turn_id=turn_id,
             options=self.config.request_options(self.model),
-            window=self.window,
-            workspaces=[str(self.context.cwd)],
+            workspaces=workspace_status(self.context.cwd),
+            ids=TurnIds(
+                session_id=self.session_id,
+                turn_id=turn_id,
+                installation_id=self.installation_id,
+                window=self.window,
+                history_initialization=self.history_initialization,
+                turn_trigger=self.turn_trigger,
+                turn_started_ms=self._turn_started_ms,
+            ),
         )
         for hook in self.before_request:
             hook(self, request)

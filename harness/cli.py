@@ -104,6 +104,7 @@ def agent_command(
             run_repl(runtime)
             return
         sid = runtime.agent.session_id
+        runtime.agent.turn_trigger = "exec"  # a headless run, like `codex exec`
         try:
             result = runtime.agent.run_turn(prompt)
         except UpstreamError as e:
