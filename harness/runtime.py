@@ -194,10 +194,13 @@ class AgentRuntime:
         cwd = old.context.cwd
         store = self._new_store(old.session.path.parent, cwd, old.model)
         agent = self._make_agent(store, None, cwd, model=old.model)
+        old.router.close()
         self.agent = agent
         return agent
 
     def close(self) -> None:
+        if self.agent is not None:
+            self.agent.router.close()  # no command outlives the agent
         if self.client is not None:
             self.client.close()
             self.client = None

@@ -19,12 +19,14 @@ from harness.tools.apply_patch import ApplyPatch
 from harness.tools.base import Tool, ToolError, ToolResult
 from harness.tools.context import ToolContext
 from harness.tools.exec_command import ExecCommand
+from harness.tools.exec_sessions import SessionManager
 from harness.tools.gate import ToolGate
 from harness.tools.grep_files import GrepFiles
 from harness.tools.list_dir import ListDir
 from harness.tools.read_file import ReadFile
 from harness.tools.request_user_input import RequestUserInput
 from harness.tools.update_plan import UpdatePlan
+from harness.tools.write_stdin import WriteStdin
 from proxy.errors import ConfigError
 
 CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
@@ -32,11 +34,14 @@ CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "cust
 
 def default_tools() -> list[Tool]:
     """The built-in tools, in the order they appear in `tools[]`."""
+    sessions = SessionManager()  # exec_command starts sessions, write_stdin drives them
+    # Codex 0.169's order for the tools it has too; update_plan and the file tools are ctxscope's.
     return [
-        ExecCommand(),
+        ExecCommand(sessions),
+        WriteStdin(sessions),
+        RequestUserInput(),
         ApplyPatch(),
         UpdatePlan(),
-        RequestUserInput(),
         ReadFile(),
         ListDir(),
         GrepFiles(),
@@ -122,6 +127,13 @@ class ToolRouter:
     def specs(self) -> list[dict[str, Any]]:
         """The `tools[]` snapshot for the next request."""
         return [self.tools[n].spec() for n in self.visible()]
+
+    def close(self) -> None:
+        """Stop what tools keep running (exec sessions): the agent is exiting."""
+        for tool in self.tools.values():
+            close = getattr(tool, "close", None)
+            if callable(close):
+                close()
 
     def handle(self, item: dict[str, Any]) -> dict[str, Any]:
         """One output item for one call item; never raises."""

@@ -59,7 +59,7 @@ def test_request_fields_are_codex_shaped(repo: Path, tmp_path: Path) -> None:
     assert body["tool_choice"] == "auto" and body["store"] is False and body["stream"] is True
     assert body["include"] == ["reasoning.encrypted_content"]
     assert body["prompt_cache_key"] == run.session_id
-    assert [t["name"] for t in body["tools"]][:2] == ["exec_command", "apply_patch"]
+    assert [t["name"] for t in body["tools"]][:2] == ["exec_command", "write_stdin"]
     assert headers["session-id"] == headers["thread-id"] == run.session_id
     assert headers["originator"] == "ctxscope"
     assert headers["user-agent"].startswith("ctxscope/")

@@ -63,9 +63,10 @@ def test_specs_are_stable_and_wire_shaped(tmp_path: Path) -> None:
         == list(TOOL_NAMES)
         == [
             "exec_command",
+            "write_stdin",
+            "request_user_input",
             "apply_patch",
             "update_plan",
-            "request_user_input",
             "read_file",
             "list_dir",
             "grep_files",
@@ -108,7 +109,9 @@ def test_unknown_enabled_name_is_a_config_error(tmp_path: Path) -> None:
 
 def test_unknown_tool(tmp_path: Path) -> None:
     out = call(make_router(tmp_path), "web_search", {"q": "x"})
-    assert out.startswith("unknown tool 'web_search'; available tools: exec_command, apply_patch")
+    assert out.startswith(
+        "unknown tool 'web_search'; available tools: exec_command, write_stdin, request_user_input"
+    )
     out = custom_call(make_router(tmp_path), "mystery", "input")
     assert out.startswith("unknown tool 'mystery'")
 
