@@ -11,13 +11,10 @@ import json
 import threading
 from typing import Any
 
+from proxy.responses import encode_sse
+
 SPACING_S = 0.02
 EVENTS = 5
-
-
-def _sse(event: dict[str, Any]) -> bytes:
-    # compact JSON, as the Responses API sends it
-    return f"event: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n".encode()
 
 
 def _stream_events(n: int, echo: dict[str, Any]) -> list[bytes]:
@@ -51,7 +48,7 @@ def _stream_events(n: int, echo: dict[str, Any]) -> list[bytes]:
             },
         }
     )
-    return [_sse(e) for e in events]
+    return [encode_sse(e, compact=True) for e in events]  # compact JSON, as the Responses API sends it
 
 
 def _echo(body: bytes) -> dict[str, Any]:

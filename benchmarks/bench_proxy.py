@@ -22,6 +22,7 @@ import httpx
 
 from benchmarks._upstream import EVENTS, SPACING_S, BenchUpstream
 from proxy.recorder import Recorder
+from proxy.responses import SseParser
 from proxy.runner import ProxyServer
 from proxy.store import RecordingWriter
 from proxy.store.format import canonical_json
@@ -33,9 +34,10 @@ def _stream_once(client: httpx.Client, url: str, body: dict[str, Any]) -> tuple[
     """(time to first SSE event, whole stream, spread between first and last event), seconds."""
     start = time.perf_counter()
     first = last = None
+    parser = SseParser()
     with client.stream("POST", url, json=body) as response:
-        for line in response.iter_lines():
-            if line.startswith("data:"):
+        for chunk in response.iter_raw():
+            if parser.feed(chunk):
                 now = time.perf_counter()
                 first = first if first is not None else now
                 last = now

@@ -1,12 +1,16 @@
 """ctxscope's harness: a Codex-style coding agent that runs behind the recording proxy.
 
-    wire/          Responses API types and the typed SSE stream (over proxy.responses_fold)
+    wire/          Responses API types and the typed SSE stream (over proxy.responses)
     providers/     apikey, chatgpt (auth.json + refresh), custom endpoints, offline script
     client         HTTP/SSE streaming with retries, backoff and actionable errors
     request        the request body and headers, Codex-shaped
     context/       fragments, world state, AGENTS.md, skills (context helper)
     tools/         the tools and the router (tools helper)
     session/       JSONL session files: resume, fork
+    session_context  a session's context settings in, world state and context items out
+    modes/         collaboration modes: the one object that owns what a mode changes
+    events         the typed agent events (`--json`, the printers)
+    commands       the slash-command registry (REPL and `-p "/command ..."`)
     agent          the loop; runtime assembles it; cli adds `ctxscope agent`
 
 Names are loaded on first use, so `import harness.context` does not start mitmproxy imports.
@@ -16,11 +20,20 @@ from __future__ import annotations
 
 import importlib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # Problems the harness logs (a skipped SKILL.md ...) also reach the person once, as a notice; with
 # no logging configured, Python's last-resort handler would print them again on every request.
 logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
+    from harness.agent import Agent, TurnResult
+    from harness.client import ResponsesClient
+    from harness.config import HarnessConfig, load_config
+    from harness.providers import Provider, make_provider
+    from harness.request import TurnRequest, build_request
+    from harness.runtime import AgentOptions, AgentRuntime
+    from harness.session import SessionStore
 
 __all__ = [
     "Agent",

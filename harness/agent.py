@@ -6,34 +6,54 @@ One turn:
    changed (`context_update_items(baseline, current)`), usually nothing.
 2. Append the user prompt, then the full text of each `$skill` it mentions.
 3. Stream the request (tools = the router's snapshot for this step); append every output item.
-4. Answer each function/custom tool call with exactly one output item (`router.handle` never
-   raises); loop until the model answers with no tool call, at most `max_steps` requests.
+4. Answer each function/custom tool call with exactly one output item (`router.dispatch` never
+   raises); loop until the model answers with no tool call, at most `max_steps` requests, or until
+   the mode ends the step after a call (the rest of that batch is answered without running).
 
 Every history item and world-state snapshot goes to the session file as it happens, so a crash or
 an upstream failure mid-turn leaves a session that resumes where it stopped.
 
-Seams for later issues: `mode` (consulted for the tool router and the turn context: plan mode),
-`before_request` hooks (called with the built request before each send: compaction, goal),
-and typed session entries.
+Everything mode-specific is the mode object's (`harness.modes`): the loop only calls its hooks at
+fixed points (turn start/end, each stream event, each agent event shown, each tool outcome,
+compaction). `before_request` hooks get the built request before each send (compaction, goal).
 """
 
 from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from harness.client import ResponsesClient, StreamResult
 from harness.config import HarnessConfig
 from harness.context import base_prompt_item
-from harness.context_bridge import ContextBridge
+from harness.events import (
+    AgentEvent,
+    AssistantMessage,
+    EventSink,
+    ModeChange,
+    ModelSwitch,
+    Notice,
+    ReasoningDelta,
+    TextDelta,
+    ToolCall,
+    ToolOutput,
+    TurnCompleted,
+    TurnError,
+    TurnStarted,
+    TurnStop,
+)
+from harness.modes import AgentMode, CurrentMode, EndStep
 from harness.request import TurnRequest, build_request
 from harness.session.store import ResumedSession, SessionStore
+from harness.session_context import SessionContext
+from harness.tools import ToolRouter
 from harness.turn_metadata import TurnIds, installation_id, message_id, workspace_status
 from harness.wire.types import (
+    Event,
     MessageItem,
     OutputTextDelta,
     ReasoningSummaryTextDelta,
@@ -42,46 +62,7 @@ from harness.wire.types import (
 )
 from proxy.errors import ConfigError
 
-__all__ = ["Agent", "AgentMode", "DefaultMode", "EventSink", "RequestHook", "TurnResult", "user_message"]
-
-EventSink = Callable[[dict[str, Any]], None]
-"""Receives agent events: `{"type": "text_delta" | "tool_call" | "tool_output" | "notice" | ..., ...}`."""
-
-
-class AgentMode(Protocol):
-    """What the loop asks a collaboration mode (plan mode implements this in a later issue).
-
-    `name` goes to the tool router (its gate decides what is visible/refused); `collaboration_mode`
-    goes to the world state (None: no collaboration-mode fragment at all, like `codex exec`), so a
-    mode change reaches the model as an appended fragment, never a rewrite.
-    """
-
-    name: str
-    collaboration_mode: str | None
-
-    def on_turn_start(self, agent: Agent) -> None: ...
-
-    def on_stream_event(self, agent: Agent, event: Any) -> None: ...
-
-    def on_turn_end(self, agent: Agent, result: TurnResult) -> None: ...
-
-
-@dataclass
-class DefaultMode:
-    """No mode behaviour: every tool visible, nothing injected."""
-
-    name: str = "default"
-    collaboration_mode: str | None = None
-
-    def on_turn_start(self, agent: Agent) -> None:
-        return None
-
-    def on_stream_event(self, agent: Agent, event: Any) -> None:
-        return None
-
-    def on_turn_end(self, agent: Agent, result: TurnResult) -> None:
-        return None
-
+__all__ = ["Agent", "RequestHook", "TurnResult", "user_message"]
 
 RequestHook = Callable[["Agent", TurnRequest], None]
 
@@ -92,8 +73,9 @@ class TurnResult:
 
     final_text: str
     steps: int
-    stopped: str = "completed"
-    """`completed`, or `max_steps` when the loop hit its bound with tool calls still coming."""
+    stopped: TurnStop = "completed"
+    """`completed`; `max_steps` when the loop hit its bound with tool calls still coming;
+    `ended_by_mode` when the mode ended the step after a tool outcome."""
     usage: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -129,6 +111,12 @@ def with_id(item: dict[str, Any]) -> dict[str, Any]:
     return item
 
 
+def call_output(call: dict[str, Any], output: str) -> dict[str, Any]:
+    """An output item answering `call` (function or custom) with `output`."""
+    kind = "custom_tool_call_output" if call.get("type") == "custom_tool_call" else "function_call_output"
+    return {"type": kind, "call_id": call.get("call_id"), "output": output}
+
+
 def missing_outputs(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Calls in `history` without an output item (e.g. the harness died mid-step)."""
     answered = {
@@ -152,8 +140,8 @@ class Agent:
         config: HarnessConfig,
         client: ResponsesClient,
         session: SessionStore,
-        context: ContextBridge,
-        router: Any,
+        context: SessionContext,
+        router: ToolRouter,
         model: str | None = None,
         emit: EventSink | None = None,
         resumed: ResumedSession | None = None,
@@ -163,11 +151,16 @@ class Agent:
         self.session = session
         self.context = context
         self.router = router
-        self.emit: EventSink = emit or (lambda _e: None)
-        self.mode: AgentMode = DefaultMode()
+        self.sink: EventSink = emit or (lambda _e: None)
+        self.modes: CurrentMode = context.mode
+        """The session's one mode holder, shared with the router's tool context and the session context."""
+        if router.ctx.mode is not self.modes:
+            raise ValueError("the router's tool context and the session context must share one CurrentMode")
         self.before_request: list[RequestHook] = []
         self.window = 0
         """Compaction count (the `n` of `x-codex-window-id`)."""
+        self._carried: list[dict[str, Any]] = []
+        """Items the mode carries into the next context window (`on_compaction`)."""
         self.model = model or config.model
         self.instructions = config.instructions_for(self.model)
         self.history: list[dict[str, Any]] = []
@@ -188,6 +181,16 @@ class Agent:
     def session_id(self) -> str:
         return self.session.session_id
 
+    @property
+    def mode(self) -> AgentMode:
+        """The active collaboration mode (switch with `set_mode`)."""
+        return self.modes.mode
+
+    def emit(self, event: AgentEvent) -> None:
+        """Show `event`, after the mode had its say (it may hold back, rewrite or split it)."""
+        for shown in self.mode.transform_event(self, event):
+            self.sink(shown)
+
     # ---- state -------------------------------------------------------------------------------
 
     def _resume(self, resumed: ResumedSession) -> None:
@@ -203,16 +206,7 @@ class Agent:
         """A call left without output (crash or Ctrl-C mid-step) would make the next request
         invalid: answer it, so the model learns the call did not finish."""
         for call in missing_outputs(self.history):
-            self._append(self.router_aborted_output(call))
-
-    @staticmethod
-    def router_aborted_output(call: dict[str, Any]) -> dict[str, Any]:
-        kind = "custom_tool_call_output" if call.get("type") == "custom_tool_call" else "function_call_output"
-        return {
-            "type": kind,
-            "call_id": call.get("call_id"),
-            "output": "aborted: the harness stopped before this call finished",
-        }
+            self._append(call_output(call, "aborted: the harness stopped before this call finished"))
 
     def _append(self, item: Any) -> dict[str, Any]:
         data = with_id(history_form(item))
@@ -221,7 +215,7 @@ class Agent:
         return data
 
     def notice(self, message: str) -> None:
-        self.emit({"type": "notice", "message": message})
+        self.emit(Notice(message=message))
         self.session.append("event", {"kind": "notice", "message": message})
 
     def status(self) -> dict[str, Any]:
@@ -257,8 +251,12 @@ class Agent:
         if self.history:
             for item in self.context.model_switch_items(old, name, self.instructions):
                 self._append(item)
+            if self.baseline is not None and self.baseline.skills:
+                # Codex 0.169 re-sends the skills catalog after a model switch (with the next
+                # world-state update, so it merges with any other developer fragment).
+                self.baseline = self.baseline.model_copy(update={"skills": []})
         self.session.append("model_switch", {"from": old, "to": name})
-        self.emit({"type": "model_switch", "from": old, "to": name})
+        self.emit(ModelSwitch(from_=old, to=name))
 
     def change_cwd(self, path: Path) -> Path:
         """`/cd DIR`: the next request appends the environment diff (and the AGENTS.md change, if
@@ -268,6 +266,7 @@ class Agent:
         if not target.is_dir():
             raise ConfigError(f"{target} is not a directory: give an existing directory to /cd")
         self.context.set_cwd(target)
+        # Tools read the cwd from their own context (the permissions fragment reads the session's).
         self.router.ctx.cwd = target
         # Writable roots follow the cwd, matching what the permissions fragment tells the model.
         self.router.ctx.workspace_roots = [target]
@@ -275,18 +274,18 @@ class Agent:
         return target
 
     def set_mode(self, mode: AgentMode) -> None:
-        """Switch collaboration mode; the next request appends the mode fragment if it changed."""
-        old = self.mode.name
-        self.mode = mode
-        self.router.set_mode(mode.name)
-        self.context.set_collaboration_mode(mode.collaboration_mode)
+        """Switch collaboration mode; the router's gate follows at once and the next request
+        appends the mode's fragment if the collaboration mode changed."""
+        old = self.modes.switch(mode).name
         self.session.append("event", {"kind": "mode_change", "from": old, "to": mode.name})
-        self.emit({"type": "mode_change", "from": old, "to": mode.name})
+        self.emit(ModeChange(from_=old, to=mode.name))
 
     def reset_context(self) -> None:
-        """Start a new context window: the next request gets the full render again (compaction seam)."""
+        """Start a new context window (compaction seam): the next request gets the full render again,
+        followed by whatever the mode carries over (`on_compaction`)."""
         self.baseline = None
         self.window += 1
+        self._carried = list(self.mode.on_compaction(self))
 
     # ---- the loop ----------------------------------------------------------------------------
 
@@ -306,6 +305,10 @@ class Agent:
             for item in items:
                 self._append(item)
             self.session.append("world_state", {"state": self.context.snapshot(state)})
+        if self.baseline is None:
+            for item in self._carried:
+                self._append(item)
+            self._carried = []
         self.baseline = state
 
     def run_turn(self, prompt: str) -> TurnResult:
@@ -323,8 +326,7 @@ class Agent:
                 "approval": self.config.approval,
             },
         )
-        self.emit({"type": "turn_started", "turn_id": turn_id})
-        self.router.set_mode(self.mode.name)
+        self.emit(TurnStarted(turn_id=turn_id))
         result = TurnResult(final_text="", steps=0)
         try:
             self.mode.on_turn_start(self)
@@ -345,13 +347,14 @@ class Agent:
                     self._append(item)
                     if isinstance(item, MessageItem) and item.role == "assistant":
                         result.final_text = item.text()
-                        self.emit({"type": "assistant_message", "text": result.final_text})
+                        self.emit(AssistantMessage(text=result.final_text))
                     if is_tool_call(item):
-                        calls.append(item)
+                        calls.append(to_wire(item))
                 if not calls:
                     break
-                for call in calls:
-                    self._run_tool(call)
+                if self._run_tools(calls) is not None:
+                    result.stopped = "ended_by_mode"
+                    break
             else:
                 result.stopped = "max_steps"
                 self.notice(
@@ -367,7 +370,7 @@ class Agent:
         except Exception as e:
             self._answer_orphans()
             self.session.append("event", {"kind": "error", "turn_id": turn_id, "message": str(e)})
-            self.emit({"type": "error", "turn_id": turn_id, "message": str(e)})
+            self.emit(TurnError(turn_id=turn_id, message=str(e)))
             raise
         self.mode.on_turn_end(self, result)
         self.session.append(
@@ -381,14 +384,13 @@ class Agent:
             },
         )
         self.emit(
-            {
-                "type": "turn_completed",
-                "turn_id": turn_id,
-                "final_text": result.final_text,
-                "steps": result.steps,
-                "stopped": result.stopped,
-                "usage": result.usage,
-            }
+            TurnCompleted(
+                turn_id=turn_id,
+                final_text=result.final_text,
+                steps=result.steps,
+                stopped=result.stopped,
+                usage=result.usage,
+            )
         )
         return result
 
@@ -417,26 +419,37 @@ class Agent:
         self.requests += 1
         return self.client.stream(request, on_event=self._on_event)
 
-    def _on_event(self, event: Any) -> None:
+    def _on_event(self, event: Event) -> None:
         self.mode.on_stream_event(self, event)
         if isinstance(event, OutputTextDelta):
-            self.emit({"type": "text_delta", "delta": event.delta})
+            self.emit(TextDelta(delta=event.delta))
         elif isinstance(event, ReasoningSummaryTextDelta):
-            self.emit({"type": "reasoning_delta", "delta": event.delta})
+            self.emit(ReasoningDelta(delta=event.delta))
 
-    def _run_tool(self, call: Any) -> None:
-        wire = to_wire(call)
+    def _run_tools(self, calls: Sequence[dict[str, Any]]) -> EndStep | None:
+        """Answer each call in order. Once the mode ends the step, the calls after that one are
+        answered with the mode's message instead of running (each call still gets one output)."""
+        for n, call in enumerate(calls):
+            end = self._run_tool(call)
+            if end is not None:
+                for sibling in calls[n + 1 :]:
+                    data = self._append(call_output(sibling, end.sibling_output))
+                    self.emit(ToolOutput(call_id=data.get("call_id"), output=data.get("output")))
+                return end
+        return None
+
+    def _run_tool(self, call: dict[str, Any]) -> EndStep | None:
         self.emit(
-            {
-                "type": "tool_call",
-                "name": wire.get("name"),
-                "call_id": wire.get("call_id"),
-                "arguments": wire.get("arguments", wire.get("input")),
-            }
+            ToolCall(
+                name=call.get("name"),
+                call_id=call.get("call_id"),
+                arguments=call.get("arguments", call.get("input")),
+            )
         )
-        output = self.router.handle(wire)
-        data = self._append(output)
-        self.emit({"type": "tool_output", "call_id": data.get("call_id"), "output": data.get("output")})
+        outcome = self.router.dispatch(call)
+        data = self._append(outcome.item)
+        self.emit(ToolOutput(call_id=data.get("call_id"), output=data.get("output")))
+        return self.mode.on_tool_outcome(self, outcome)
 
 
 def _rate_limits(headers: dict[str, str]) -> dict[str, str]:

@@ -13,10 +13,14 @@ from typing import Annotated
 
 import typer
 
+from harness.agent import TurnResult
+from harness.commands import is_command, run_command
 from harness.errors import UpstreamError
+from harness.events import SessionStarted
 from harness.output import InteractivePrinter, JsonPrinter, PrintModePrinter
 from harness.repl import run_repl
 from harness.runtime import AgentOptions, AgentRuntime
+from harness.tools import Answer, ApprovalRequest, Question
 from proxy.errors import ConfigError
 
 __all__ = ["agent_command", "register"]
@@ -106,7 +110,7 @@ def agent_command(
         sid = runtime.agent.session_id
         runtime.agent.turn_trigger = "exec"  # a headless run, like `codex exec`
         try:
-            result = runtime.agent.run_turn(prompt)
+            result = _run_headless(runtime, prompt, json_out)
         except UpstreamError as e:
             raise UpstreamError(
                 f"{e}; the session is saved: continue with --session {sid}", status=e.status, code=e.code
@@ -115,34 +119,42 @@ def agent_command(
             # The agent already recorded the aborted turn; say how to pick it up (130 = SIGINT).
             sys.stderr.write(f"\ninterrupted; the session is saved: continue with --session {sid}\n")
             raise typer.Exit(130) from None
-        if not json_out:
+        if result is not None and not json_out:
             sys.stdout.write(result.final_text + ("\n" if not result.final_text.endswith("\n") else ""))
             sys.stdout.flush()
 
 
+def _run_headless(runtime: AgentRuntime, prompt: str, json_out: bool) -> TurnResult | None:
+    """`-p "task"` runs a turn; `-p "/command ..."` runs the command (the REPL's own registry).
+
+    A command's text goes to stdout, its result like any answer; with `--json` stdout holds only
+    events, so the text goes to stderr."""
+    assert runtime.agent is not None
+    if not is_command(prompt):
+        return runtime.agent.run_turn(prompt)
+    return run_command(prompt, runtime, sys.stderr if json_out else sys.stdout).turn
+
+
 def _announce(runtime: AgentRuntime, json_out: bool) -> None:
     assert runtime.agent is not None
-    info = {
-        "type": "session_started",
-        "session_id": runtime.agent.session_id,
-        "session_file": str(runtime.agent.session.path),
-        "model": runtime.agent.model,
-        "provider": runtime.provider.name,
-        "capture": str(runtime.capture_path) if runtime.capture_path else None,
-    }
+    info = SessionStarted(
+        session_id=runtime.agent.session_id,
+        session_file=str(runtime.agent.session.path),
+        model=runtime.agent.model,
+        provider=runtime.provider.name,
+        capture=str(runtime.capture_path) if runtime.capture_path else None,
+    )
     if json_out:
         JsonPrinter()(info)
         return
-    sys.stderr.write(f"session: {info['session_id']}\n")
-    sys.stderr.write(f"capture: {info['capture'] or 'off'}\n")
+    sys.stderr.write(f"session: {info.session_id}\n")
+    sys.stderr.write(f"capture: {info.capture or 'off'}\n")
     sys.stderr.flush()
 
 
-def _terminal_approver(request: object) -> bool:
+def _terminal_approver(request: ApprovalRequest) -> bool:
     """Ask on the terminal whether a tool action may run."""
-    summary = getattr(request, "summary", request)
-    reason = getattr(request, "reason", "")
-    sys.stderr.write(f"\napprove {getattr(request, 'tool', 'action')}: {summary}\n  ({reason}) [y/N] ")
+    sys.stderr.write(f"\napprove {request.tool}: {request.summary}\n  ({request.reason}) [y/N] ")
     sys.stderr.flush()
     try:
         return input().strip().lower() in ("y", "yes")
@@ -150,12 +162,12 @@ def _terminal_approver(request: object) -> bool:
         return False
 
 
-def _terminal_ask(questions: list[object]) -> dict[str, object]:
+def _terminal_ask(questions: list[Question]) -> dict[str, Answer]:
     """Ask structured questions on the terminal; an empty answer takes the recommended option."""
-    answers: dict[str, object] = {}
+    answers: dict[str, Answer] = {}
     for q in questions:
-        options = list(getattr(q, "options", ()))
-        sys.stderr.write(f"\n{getattr(q, 'question', q)}\n")
+        options = q.options
+        sys.stderr.write(f"\n{q.question}\n")
         for n, opt in enumerate(options, 1):
             sys.stderr.write(f"  {n}. {opt.label} — {opt.description}\n")
         sys.stderr.write("  choice (number or text, Enter = 1): ")
@@ -165,11 +177,11 @@ def _terminal_ask(questions: list[object]) -> dict[str, object]:
         except EOFError:
             raw = ""
         if not raw and options:
-            answers[q.id] = options[0].label  # type: ignore[attr-defined]
+            answers[q.id] = options[0].label
         elif raw.isdigit() and 1 <= int(raw) <= len(options):
-            answers[q.id] = options[int(raw) - 1].label  # type: ignore[attr-defined]
+            answers[q.id] = options[int(raw) - 1].label
         else:
-            answers[q.id] = raw  # type: ignore[attr-defined]
+            answers[q.id] = raw
     return answers
 
 

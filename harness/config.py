@@ -11,6 +11,7 @@ global_agents_file = "AGENTS.md"    # global AGENTS.md (default: AGENTS.md in th
 reasoning_effort = "medium"         # wins over the model catalog's entry (default: the catalog's)
 reasoning_summary = "auto"          # likewise
 max_steps = 50
+file_tools = true                   # read_file / list_dir / grep_files (Codex has none: false to match it)
 
 [models."gpt-5-codex"]              # the model catalog's entry: see harness/model_catalog.py
 instructions_file = "codex.md"
@@ -21,6 +22,9 @@ max_retries = 4
 backoff_base = 0.5                  # seconds; doubled per attempt, with jitter
 backoff_max = 20.0
 idle_timeout = 300.0
+
+[shell_environment]                 # commands never see the agent's credentials (tools/shell_env.py)
+allow = ["MY_TOKEN_COUNT"]          # names (globs) passed through even though they look like credentials
 
 [chatgpt]
 auth_file = "~/.codex/auth.json"
@@ -41,7 +45,7 @@ from typing import Any
 
 from harness.model_catalog import ModelInfo, model_info
 from harness.request import RequestOptions
-from harness.tools.context import APPROVAL_POLICIES, SANDBOX_MODES
+from harness.tools.call_context import APPROVAL_POLICIES, SANDBOX_MODES
 from proxy.errors import ConfigError
 from proxy.home import config_dir
 
@@ -88,9 +92,13 @@ class HarnessConfig:
     models: dict[str, dict[str, Any]] = field(default_factory=dict)
     """`[models."<slug>"]` tables: catalog entries added or overridden (see `harness.model_catalog`)."""
     max_steps: int = 50
+    file_tools: bool = True
+    """Offer ctxscope's read_file / list_dir / grep_files; Codex has no such tools (`false` = its profile)."""
     retry: RetrySettings = RetrySettings()
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     chatgpt: dict[str, Any] = field(default_factory=dict)
+    shell_env_allow: tuple[str, ...] = ()
+    """`[shell_environment] allow`: variables commands get even though their names look like credentials."""
     source: Path | None = None
     """The config file these settings came from, if any."""
 
@@ -187,12 +195,13 @@ def load_config(path: Path | None = None) -> HarnessConfig:
         *((k, str, "a string") for k in _STRING_KEYS),
         ("max_steps", int, "a whole number"),
         ("parallel_tool_calls", bool, "true or false"),
+        ("file_tools", bool, "true or false"),
         ("skill_dirs", list, "a list of paths"),
-        *((k, dict, "a table") for k in ("models", "retry", "providers", "chatgpt")),
+        *((k, dict, "a table") for k in ("models", "retry", "providers", "chatgpt", "shell_environment")),
     ):
         if key in raw and (not isinstance(raw[key], kind) or (kind is int and isinstance(raw[key], bool))):
             raise ConfigError(f"{key} must be {what} in {path}")
-    for key in (*_STRING_KEYS, "parallel_tool_calls", "max_steps"):
+    for key in (*_STRING_KEYS, "parallel_tool_calls", "max_steps", "file_tools"):
         if key in raw:
             kw[key] = raw[key]
     if "skill_dirs" in raw:
@@ -222,6 +231,10 @@ def load_config(path: Path | None = None) -> HarnessConfig:
         ) from e
     kw["providers"] = dict(raw.get("providers") or {})
     kw["chatgpt"] = dict(raw.get("chatgpt") or {})
+    allow = (raw.get("shell_environment") or {}).get("allow", [])
+    if not isinstance(allow, list) or not all(isinstance(name, str) for name in allow):
+        raise ConfigError(f"[shell_environment] allow must be a list of variable names in {path}")
+    kw["shell_env_allow"] = tuple(allow)
     config = HarnessConfig(**kw)
     config.validate()
     return config

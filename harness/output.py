@@ -11,6 +11,20 @@ import json
 import sys
 from typing import Any, TextIO
 
+from harness.events import (
+    AgentEvent,
+    AssistantMessage,
+    ModelSwitch,
+    Notice,
+    TextDelta,
+    ToolCall,
+    ToolOutput,
+    TurnCompleted,
+    TurnError,
+    TurnStarted,
+    event_json,
+)
+
 __all__ = ["InteractivePrinter", "JsonPrinter", "PrintModePrinter"]
 
 
@@ -26,8 +40,8 @@ class JsonPrinter:
     def __init__(self, out: TextIO | None = None) -> None:
         self.out = out or sys.stdout
 
-    def __call__(self, event: dict[str, Any]) -> None:
-        self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
+    def __call__(self, event: AgentEvent) -> None:
+        self.out.write(event_json(event) + "\n")
         self.out.flush()
 
 
@@ -38,14 +52,13 @@ class PrintModePrinter:
         self.err = err or sys.stderr
         self.verbose = verbose
 
-    def __call__(self, event: dict[str, Any]) -> None:
-        kind = event.get("type")
-        if kind == "notice":
-            self.err.write(f"note: {event['message']}\n")
-        elif self.verbose and kind == "tool_call":
-            self.err.write(f"• {event.get('name')} {_short(event.get('arguments'))}\n")
-        elif kind == "model_switch":
-            self.err.write(f"note: model {event['from']} → {event['to']}\n")
+    def __call__(self, event: AgentEvent) -> None:
+        if isinstance(event, Notice):
+            self.err.write(f"note: {event.message}\n")
+        elif self.verbose and isinstance(event, ToolCall):
+            self.err.write(f"• {event.name} {_short(event.arguments)}\n")
+        elif isinstance(event, ModelSwitch):
+            self.err.write(f"note: model {event.from_} → {event.to}\n")
         self.err.flush()
 
 
@@ -59,16 +72,15 @@ class InteractivePrinter:
         self._streamed = ""
         """Delta text shown but not yet matched to an `assistant_message` (a response may hold several)."""
 
-    def __call__(self, event: dict[str, Any]) -> None:
-        kind = event.get("type")
-        if kind == "text_delta":
-            self.out.write(event["delta"])
+    def __call__(self, event: AgentEvent) -> None:
+        if isinstance(event, TextDelta):
+            self.out.write(event.delta)
             self.out.flush()
             self._streaming = True
-            self._streamed += event["delta"]
+            self._streamed += event.delta
             return
-        if kind == "assistant_message":
-            text = str(event.get("text") or "")
+        if isinstance(event, AssistantMessage):
+            text = event.text
             if self._streamed.startswith(text):
                 self._streamed = self._streamed[len(text) :]
             elif text:
@@ -76,20 +88,20 @@ class InteractivePrinter:
                 self._streamed = ""
                 self.out.write(("\n" if self._streaming else "") + text)
                 self._streaming = True
-        elif kind in ("turn_started", "notice", "tool_call", "turn_completed", "error"):
+        elif isinstance(event, TurnStarted | Notice | ToolCall | TurnCompleted | TurnError):
             # Between responses (a retry notice means the text starts over); other events may come
             # mid-stream and must not drop what is still to be matched.
             self._streamed = ""
-        if self._streaming and kind in ("assistant_message", "tool_call", "turn_completed", "notice"):
+        if self._streaming and isinstance(event, AssistantMessage | ToolCall | TurnCompleted | Notice):
             self.out.write("\n")
             self.out.flush()
             self._streaming = False
-        if kind == "tool_call":
-            self.err.write(f"• {event.get('name')} {_short(event.get('arguments'))}\n")
-        elif kind == "tool_output":
-            self.err.write(f"  ↳ {_short(event.get('output'), 200)}\n")
-        elif kind == "notice":
-            self.err.write(f"note: {event['message']}\n")
-        elif kind == "model_switch":
-            self.err.write(f"model: {event['from']} → {event['to']}\n")
+        if isinstance(event, ToolCall):
+            self.err.write(f"• {event.name} {_short(event.arguments)}\n")
+        elif isinstance(event, ToolOutput):
+            self.err.write(f"  ↳ {_short(event.output, 200)}\n")
+        elif isinstance(event, Notice):
+            self.err.write(f"note: {event.message}\n")
+        elif isinstance(event, ModelSwitch):
+            self.err.write(f"model: {event.from_} → {event.to}\n")
         self.err.flush()

@@ -73,6 +73,8 @@ def open_route(provider: Provider, capture: Path | None, meta: dict[str, Any] | 
                     "client": "ctxscope agent",
                     **(meta or {}),
                 },
+                # headers a provider's config adds (`X-Auth-Token`, ...) are redacted like credentials
+                secret_headers=provider.extra_headers,
             )
         except OSError as e:
             raise ConfigError(

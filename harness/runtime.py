@@ -10,16 +10,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.agent import Agent, EventSink
+from harness.agent import Agent
 from harness.client import ResponsesClient
 from harness.config import HarnessConfig, load_config
 from harness.context import ContextSettings
-from harness.context_bridge import ContextBridge
+from harness.events import EventSink, Notice
+from harness.modes import CurrentMode
 from harness.providers import make_provider
 from harness.providers.base import Provider
 from harness.route import Route, open_route
 from harness.session.store import SessionStore
-from harness.tools import ToolContext, ToolRouter
+from harness.session_context import SessionContext
+from harness.tools import FILE_TOOLS, TOOL_NAMES, Approver, AskUser, ToolContext, ToolRouter
 from proxy.errors import ConfigError
 from proxy.home import ctxscope_home, new_recording_path, sessions_dir
 
@@ -50,9 +52,10 @@ class AgentOptions:
     """Base instructions for every model (overrides config.toml and the shipped default)."""
     skill_dirs: list[Path] = field(default_factory=list)
     sessions_dir: Path | None = None
-    approver: Any = None
+    approver: Approver | None = None
     """Interactive approval prompt for tools (None: headless, approvals refused)."""
-    ask_user: Any = None
+    ask_user: AskUser | None = None
+    """Answers `request_user_input` (None: headless, the recommended option is taken)."""
     context_overrides: dict[str, Any] = field(default_factory=dict)
     """Extra `ContextSettings` fields (tests pin `now`, `timezone`, `shell`, `global_agents_file`)."""
 
@@ -104,6 +107,10 @@ class AgentRuntime:
                 self.provider, base_url=self.route.base_url, retry=self.config.retry, notice=self._notice
             )
             self.agent = self._make_agent(store, resumed, cwd)
+            if resumed is not None and self.options.model and self.options.model != self.agent.model:
+                # `--model` with `--session`/`--fork` is a switch, as `/model` is: the model-switch
+                # fragment goes in and the history is kept (the session's own model would win otherwise).
+                self.agent.switch_model(self.options.model)
         except BaseException:
             self.close()
             if self.options.session is None:
@@ -117,7 +124,7 @@ class AgentRuntime:
         if self.agent is not None:
             self.agent.notice(message)
         elif self.emit is not None:
-            self.emit({"type": "notice", "message": message})
+            self.emit(Notice(message=message))
 
     def _cwd(self, resumed_cwd: str | None) -> Path:
         if self.options.cwd is not None:
@@ -163,26 +170,32 @@ class AgentRuntime:
             model=self.config.model,
             **overrides,
         )
-        bridge = ContextBridge(settings, developer_instructions=self.config.developer_instructions)
+        # One mode holder for the session: the agent switches it, the router and the context read it.
+        mode = CurrentMode()
+        context = SessionContext(
+            settings, developer_instructions=self.config.developer_instructions, mode=mode
+        )
         tool_ctx = ToolContext(
             cwd=cwd,
             sandbox_mode=self.config.sandbox,
             approval_policy=self.config.approval,
             approver=self.options.approver,
             ask_user=self.options.ask_user,
+            mode=mode,
+            env_allow=self.config.shell_env_allow,
         )
-        router = ToolRouter(tool_ctx)
+        router = ToolRouter(tool_ctx, None if self.config.file_tools else set(TOOL_NAMES) - set(FILE_TOOLS))
         agent = Agent(
             config=self.config,
             client=self.client,
             session=store,
-            context=bridge,
+            context=context,
             router=router,
             model=model,
             emit=self.emit,
             resumed=resumed,
         )
-        bridge.set_model(agent.model)
+        context.set_model(agent.model)
         router.set_apply_patch_tool(self.config.model_info(agent.model).apply_patch_tool)
         return agent
 

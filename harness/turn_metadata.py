@@ -112,7 +112,7 @@ def client_metadata(
     workspaces: dict[str, dict[str, Any]],
 ) -> dict[str, str]:
     """`client_metadata` of the body; its `x-codex-turn-metadata` value is also sent as a header."""
-    turn = {
+    turn: dict[str, Any] = {
         "installation_id": ids.installation_id,
         "session_id": ids.session_id,
         "thread_id": ids.session_id,
@@ -135,8 +135,9 @@ def client_metadata(
         "turn_started_at_unix_ms": ids.turn_started_ms or int(time.time() * 1000),
         "analytics_enabled": False,
         "model": model,
-        "reasoning_effort": reasoning_effort,
     }
+    if reasoning_effort:  # Codex leaves the key out for a model with no effort setting
+        turn["reasoning_effort"] = reasoning_effort
     return {
         "x-codex-installation-id": ids.installation_id,
         "session_id": ids.session_id,

@@ -1,7 +1,8 @@
 """ctxscope's inspector: what each request carried, what changed between turns, and why.
 
 `inspector.analysis` is the engine (pure functions over recordings, no UI); `inspector.reports`
-turns an analysis into versioned JSON documents and renders them as text or markdown;
+turns an analysis into versioned report documents (pydantic models; `doc.wire()` is the JSON) and
+renders them as text or markdown;
 `inspector.cli.register` adds `diff`, `compare` and `show` to the `ctxscope` command.
 """
 

@@ -9,14 +9,23 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from inspector.analysis.analyse import analyse_recording
 from inspector.analysis.compare import compare_analyses
-from inspector.reports import compare_report, diff_report, render_markdown, render_text, show_report
+from inspector.reports import (
+    CompareReport,
+    DiffReport,
+    ShowReport,
+    compare_report,
+    diff_report,
+    render_markdown,
+    render_text,
+    show_report,
+)
 
 __all__ = ["register"]
 
@@ -36,11 +45,12 @@ ColorOpt = Annotated[
 ]
 
 
-def _emit(report: dict[str, Any], fmt: Format, color: bool | None) -> None:
+def _emit(report: DiffReport | ShowReport | CompareReport, fmt: Format, color: bool | None) -> None:
+    doc = report.wire()
     if fmt is Format.json:
-        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n")
+        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
     elif fmt is Format.markdown:
-        sys.stdout.write(render_markdown(report))
+        sys.stdout.write(render_markdown(doc))
     else:
         console = Console(
             force_terminal=color,
@@ -48,7 +58,7 @@ def _emit(report: dict[str, Any], fmt: Format, color: bool | None) -> None:
             highlight=False,
             width=None if sys.stdout.isatty() else 160,
         )
-        render_text(report, console)
+        render_text(doc, console)
 
 
 def diff(

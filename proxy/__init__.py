@@ -1,10 +1,12 @@
 """ctxscope's bottom layer: capture, the recording file, and replay. Imports neither other package.
 
-    store/           the recording file: RecordingWriter, read_recording, Redactor
+    store/           the recording file: RecordingWriter, read_recording
+    redact/          Redactor: no credential reaches a file (names, shapes, numbered placeholders)
     model            Exchange and its parts, as the reader returns them
     runner           ProxyServer: in-process mitmproxy on its own thread
     recorder         Recorder: the capture addon (SSE tapped, never buffered; WebSocket turns)
-    responses_fold   accumulate: the one pure fold of Responses SSE events
+    responses/       the Responses stream toolkit: SSE parser and encoder, the fold, event builders,
+                     thread hints
     replay/          Replayer, cassettes, script cassettes, strict/sequential matching
     home             where recordings, sessions and the CA live (CTXSCOPE_HOME)
     errors           CtxscopeError and its subclasses
@@ -15,7 +17,18 @@ Names load on first use, so reading a recording never imports mitmproxy.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
+    from proxy.endpoints import classify_endpoint
+    from proxy.errors import ConfigError, CtxscopeError, ProxyStartError, RecordingError, ReplayMismatch
+    from proxy.model import Exchange, SseEvent
+    from proxy.recorder import Recorder
+    from proxy.redact import Redactor
+    from proxy.replay import Replayer, load_cassette, serve_cassette
+    from proxy.responses import SseParser, accumulate
+    from proxy.runner import ProxyServer
+    from proxy.store import Recording, RecordingWriter, read_recording
 
 __all__ = [
     "ConfigError",
@@ -51,13 +64,13 @@ _WHERE = {
     "Recorder": "proxy.recorder",
     "Recording": "proxy.store",
     "RecordingWriter": "proxy.store",
-    "Redactor": "proxy.store",
+    "Redactor": "proxy.redact",
     "read_recording": "proxy.store",
     "Replayer": "proxy.replay",
     "load_cassette": "proxy.replay",
     "serve_cassette": "proxy.replay",
-    "SseParser": "proxy.sse",
-    "accumulate": "proxy.responses_fold",
+    "SseParser": "proxy.responses",
+    "accumulate": "proxy.responses",
     "classify_endpoint": "proxy.endpoints",
 }
 

@@ -3,6 +3,10 @@
 ctxscope proxy                                   # reverse proxy to https://api.openai.com
 ctxscope proxy --upstream https://chatgpt.com/backend-api/codex
 ctxscope proxy --mode forward                    # HTTPS proxy with TLS interception
+ctxscope proxy --mode forward --only chatgpt.com --exclude '/backend-api/plugins/*'
+
+In forward mode the model API endpoints are recorded in full and the client's other traffic
+(telemetry, plugin sync) as one-line summary exchanges without bodies; `--only`/`--exclude` choose.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from typing import Annotated
 
 import typer
 
+from proxy.capture_filter import CaptureFilter
+from proxy.endpoints import client_base_url
 from proxy.errors import ConfigError, CtxscopeError
 from proxy.home import mitmproxy_confdir, new_recording_path
 
@@ -47,21 +53,39 @@ def _say(text: str) -> None:
     print(text, flush=True)
 
 
-def run_capture(mode: str, upstream: str, listen: str, out: Path | None, ssl_insecure: bool = False) -> Path:
+def run_capture(
+    mode: str,
+    upstream: str,
+    listen: str,
+    out: Path | None,
+    ssl_insecure: bool = False,
+    only: list[str] | None = None,
+    exclude: list[str] | None = None,
+) -> Path:
     """Run the capturing proxy until SIGINT/SIGTERM; return the recording path."""
+    try:
+        select = CaptureFilter.build(only or [], exclude or [], forward=mode == "forward")
+    except ValueError as err:
+        raise ConfigError(f"bad --only or --exclude: {err}") from None
     stop = threading.Event()
     with _stop_on_signals(stop):  # installed first: a Ctrl-C during start-up also stops cleanly
-        return _capture(mode, upstream, listen, out, ssl_insecure, stop)
+        return _capture(mode, upstream, listen, out, ssl_insecure, select, stop)
 
 
 def _capture(
-    mode: str, upstream: str, listen: str, out: Path | None, ssl_insecure: bool, stop: threading.Event
+    mode: str,
+    upstream: str,
+    listen: str,
+    out: Path | None,
+    ssl_insecure: bool,
+    select: CaptureFilter,
+    stop: threading.Event,
 ) -> Path:
     # mitmproxy takes most of a second to import: only the capture itself pays for it, not `--help`.
     from proxy.forward import client_env_lines, ensure_ca
     from proxy.live_log import LiveLog
     from proxy.recorder import Recorder
-    from proxy.runner import MODES, ProxyServer
+    from proxy.runner import MODES, ProxyServer, split_upstream
     from proxy.store.redact import Redactor
     from proxy.store.writer import RecordingWriter
 
@@ -80,14 +104,19 @@ def _capture(
     existed = path.exists()
     # The header is written as given: a key in the upstream URL (user:token@, ?key=) must not reach it.
     shown_upstream = Redactor().url(upstream) if mode == "reverse" else None
-    meta = {"mode": mode, "upstream": shown_upstream, "cwd": os.getcwd()}
+    meta = {
+        "mode": mode,
+        "upstream": shown_upstream,
+        "cwd": os.getcwd(),
+        "recorded_in_full": select.describe(),
+    }
     try:
         writer = RecordingWriter(path, meta=meta)
     except OSError as err:
         raise ConfigError(
             f"cannot write the recording {str(path)!r}: {err.strerror}; choose another --out"
         ) from None
-    recorder = Recorder(writer, on_exchange=LiveLog())
+    recorder = Recorder(writer, on_exchange=LiveLog(show_host=mode == "forward"), select=select)
     try:  # a bad --upstream is found here too: it must not leave an empty recording behind either
         server = ProxyServer(
             [recorder],
@@ -107,10 +136,12 @@ def _capture(
     try:
         _say(f"recording to {path}")
         if mode == "reverse":
-            _say(f"listening on {server.url} → {upstream} (paths kept: point clients at {server.url}/v1)")
+            base = client_base_url(server.url, split_upstream(upstream)[1])
+            _say(f"listening on {server.url} → {upstream} (point clients at {base})")
         else:
             assert ca_path is not None
             _say(f"forward proxy on {server.url}; CA certificate: {ca_path}")
+            _say(f"recorded in full: {select.summary_line()}; the rest as one-line summaries")
             _say("set these in the client's environment:")
             for line in client_env_lines(server.url, ca_path):
                 _say(f"  {line}")
@@ -162,10 +193,22 @@ def proxy_command(
             "--ssl-insecure", help="Do not verify the upstream's TLS certificate (local tests only)."
         ),
     ] = False,
+    only: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--only",
+            help="Record in full only what matches: host, *.host glob, /path glob or host/path (repeatable). "
+            "Forward mode default: the model API endpoints.",
+        ),
+    ] = None,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option("--exclude", help="Record what matches as a one-line summary, no bodies (repeatable)."),
+    ] = None,
 ) -> None:
     """Record every exchange between a client and the model backend, passing SSE through as it arrives."""
     try:
-        run_capture(mode, upstream, listen, out, ssl_insecure)
+        run_capture(mode, upstream, listen, out, ssl_insecure, list(only or []), list(exclude or []))
     except CtxscopeError as err:
         print(f"error: {err}", file=sys.stderr)
         raise typer.Exit(2) from None

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from proxy.model import EndpointKind
 
-__all__ = ["classify_endpoint"]
+__all__ = ["classify_endpoint", "client_base_url"]
 
 
 def classify_endpoint(url_or_path: str, headers: Mapping[str, str] | None = None) -> EndpointKind:
@@ -31,3 +31,14 @@ def classify_endpoint(url_or_path: str, headers: Mapping[str, str] | None = None
     if segments[-1] == "models" or (len(segments) >= 2 and segments[-2] == "models"):
         return "models"
     return "other"
+
+
+def client_base_url(proxy_url: str, upstream_prefix: str) -> str:
+    """The base URL a Responses client should be given for a proxy in front of an upstream.
+
+    A reverse proxy prepends the upstream's path prefix to what clients send. With none
+    (`https://api.openai.com`) clients use the usual `/v1` base; with one (`…/backend-api/codex`,
+    `…/v1`) the proxy's own URL is the base, so `{base}/responses` reaches `{upstream}/responses`.
+    """
+    base = proxy_url.rstrip("/")
+    return base if upstream_prefix.strip("/") else f"{base}/v1"

@@ -11,13 +11,15 @@ from mitmproxy import http
 from mitmproxy.net import encoding as mitm_encoding
 
 from proxy.model import SseEvent, TransportErrorKind
-from proxy.responses_fold import fold_events
+from proxy.responses import fold_events
 from proxy.store.format import loads as _loads
 from proxy.store.writer import MAX_TEXT_BODY
 
 __all__ = [
     "MAX_TEXT",
+    "TERMINAL_EVENTS",
     "classify_error",
+    "stream_ended",
     "decode_body",
     "fold_sse",
     "headers_dict",
@@ -43,12 +45,36 @@ _UNREACHABLE = (
 )
 
 
-def classify_error(message: str, got_response: bool) -> TransportErrorKind:
-    """Map mitmproxy's error message to a TransportErrorKind."""
+TERMINAL_EVENTS = frozenset({"response.completed", "response.failed", "response.incomplete", "error"})
+"""Events after which a Responses stream has nothing more to say."""
+
+
+def stream_ended(events: list[SseEvent]) -> str | None:
+    """The terminal event type if the stream already delivered one (`response.completed`, ...), else None."""
+    for event in reversed(events):
+        if not event.dispatched:
+            continue
+        if event.event in TERMINAL_EVENTS:
+            return event.event
+        obj = json_or_none(event.data) if '"type"' in event.data else None
+        kind = obj.get("type") if isinstance(obj, dict) else None
+        return kind if kind in TERMINAL_EVENTS else None
+    return None
+
+
+def classify_error(message: str, got_response: bool, client_closed_first: bool = False) -> TransportErrorKind:
+    """Map mitmproxy's error message to a TransportErrorKind, attributing a reset to the side that did it.
+
+    mitmproxy words an HTTP/2 RST_STREAM the same way whichever peer sent it ("stream reset by client
+    (CANCEL)"); CANCEL is what a client sends when it stops reading (mitmproxy maps it to 499 Client
+    Closed Request), and `client_closed_first` says the client's connection ended before the upstream's.
+    """
     text = message.lower()
     if "timed out" in text or "timeout" in text:
         return "timeout"
     if "client disconnected" in text or "client closed" in text or "killed" in text:
+        return "client_abort"
+    if client_closed_first or ("stream reset" in text and "(cancel)" in text):
         return "client_abort"
     if not got_response and any(marker in text for marker in _UNREACHABLE):
         return "upstream_unreachable"
@@ -92,8 +118,11 @@ def json_or_none(text: str) -> Any:
 
 
 def fold_sse(events: list[SseEvent]) -> dict[str, Any] | None:
-    """The Responses object rebuilt from recorded events (non-JSON data lines are skipped)."""
-    parsed = (json_or_none(event.data) for event in events)
+    """The Responses object rebuilt from recorded events (non-JSON data lines are skipped).
+
+    Only what a client dispatches counts: not a last event the stream ended inside.
+    """
+    parsed = (json_or_none(event.data) for event in events if event.dispatched)
     return fold_events(obj for obj in parsed if isinstance(obj, dict))
 
 

@@ -11,12 +11,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from proxy.responses.sse import encode_frame, wire_has_data, wire_terminated
+
 EndpointKind = Literal["responses", "responses/compact", "models", "websocket", "other"]
 TransportErrorKind = Literal["upstream_reset", "timeout", "client_abort", "upstream_unreachable", "other"]
 
 
 class SseEvent(BaseModel):
-    """One server-sent event as it arrived at the proxy."""
+    """One server-sent event (one block of the stream) as it arrived at the proxy.
+
+    `encode()` gives back the exact bytes received: the plain `event:`/`data:` form, or the kept
+    `wire` framing with the data put back in.
+    """
 
     model_config = ConfigDict(extra="allow")
 
@@ -25,7 +31,30 @@ class SseEvent(BaseModel):
     event: str | None = None
     """The `event:` field, if the server sent one (clients key on the JSON `type` instead)."""
     data: str
-    """The raw `data:` payload (usually one JSON object)."""
+    """The raw `data:` payload (usually one JSON object); empty for a block without a data line."""
+    wire: str | None = None
+    """The block as received with the data values left out, when it is not the plain
+    `event: NAME\\ndata: DATA\\n\\n`: comments, `id:`/`retry:`, `data:x`, CRLF or CR endings,
+    a block without data, or a last block the stream ended inside (see `proxy.responses.sse`)."""
+
+    @property
+    def has_data(self) -> bool:
+        """Whether the block dispatches an event at all (a lone comment or `event:` line does not)."""
+        return self.wire is None or wire_has_data(self.wire)
+
+    @property
+    def terminated(self) -> bool:
+        """False for a last block the stream ended inside: clients never dispatch it."""
+        return self.wire is None or wire_terminated(self.wire)
+
+    @property
+    def dispatched(self) -> bool:
+        """Whether an SSE client sees this block as an event."""
+        return self.has_data and self.terminated
+
+    def encode(self) -> bytes:
+        """The block's bytes exactly as received (data as stored: redacted where it had secrets)."""
+        return encode_frame(self.event, self.data, self.wire)
 
 
 class WsFrame(BaseModel):
@@ -78,6 +107,11 @@ class Exchange(BaseModel):
     response_body: Any = None
     """Parsed JSON body of a non-streaming response (e.g. /models, /responses/compact)."""
     response_text: str | None = None
+    response_layout: str | None = None
+    """How `response_body` was laid out on the wire (`compact`, `indent2+nl`, ... see
+    `proxy.store.json_layout`), so a replay sends the same bytes."""
+    response_raw: str | None = None
+    """The JSON body's exact text, kept only when no layout reproduces it."""
     response: dict[str, Any] | None = None
     """The reconstructed Responses object (id, model, status, output items, usage, error)."""
     ttfb_ms: float | None = None

@@ -6,6 +6,13 @@
         ...
 
 The fixture `ctxscope_cassette` yields a `CassetteFixture` (`.url` is the base URL, `str()` of it too).
+Marker options: `match=` (strict | sequential), `pace=`, `ignore=[json paths]`, `match_on=[matcher
+names]` (vcrpy-style; `proxy.replay.register_matcher` adds names), `map_paths=[(recorded, live)]`.
+
+For clients in the test's own process (the harness, openai-python, httpx), `in_process=True` serves the
+cassette through a `CassetteTransport` instead of a proxy: no mitmproxy runs, so a harness capturing
+through its own proxy does not collide with the replay. Give `ctxscope_cassette.transport` to the client
+(`httpx.Client(transport=...)`); `.url` is then a placeholder base URL the transport answers for.
 A relative cassette path is taken from the test file's directory; without a marker the cassette is
 `cassettes/<module>/<test>.jsonl` there. Script cassettes work the same way (they are never recorded).
 
@@ -35,6 +42,8 @@ import pytest
 __all__ = ["CassetteFixture", "RECORD_MODES"]
 
 RECORD_MODES = ("none", "once", "new", "all")
+IN_PROCESS_URL = "http://ctxscope-cassette.invalid"
+"""The base URL an in-process fixture hands out: only its transport answers it (`.invalid` never resolves)."""
 _MARKER = "ctxscope_cassette"
 
 
@@ -49,12 +58,15 @@ class CassetteFixture:
     recording: bool
     """True when this test records the cassette afresh (modes once-with-no-file and all)."""
     server: Any = field(default=None, repr=False)
-    """The `ReplayServer` when replaying (None while recording)."""
+    """The `ReplayServer` when replaying through a proxy (None while recording or in-process)."""
+    transport: Any = field(default=None, repr=False)
+    """The `CassetteTransport` with `in_process=True` (None otherwise)."""
 
     @property
     def report(self) -> Any:
         """The replay's `ReplayReport` so far (None while recording)."""
-        return self.server.report if self.server is not None else None
+        source = self.server if self.server is not None else self.transport
+        return source.report if source is not None else None
 
     def __str__(self) -> str:
         return self.url
@@ -85,7 +97,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{_MARKER}(path=None, *, upstream=None, match='strict', pace='fast', ignore=(), record_mode=None): "
+        f"{_MARKER}(path=None, *, upstream=None, match='strict', pace='fast', ignore=(), match_on=None, "
+        "map_paths=(), in_process=False, record_mode=None): "
         "replay (or record) this ctxscope cassette for the test; see the ctxscope_cassette fixture",
     )
 
@@ -152,9 +165,17 @@ def ctxscope_cassette(request: pytest.FixtureRequest) -> Iterator[CassetteFixtur
             "set CTXSCOPE_UPSTREAM, or give the marker upstream=...",
             pytrace=False,
         )
+    if options.get("in_process") and (record or mode == "new"):
+        pytest.fail(
+            f"in_process=True replays only (record mode {mode!r} needs the proxy to reach the upstream)",
+            pytrace=False,
+        )
     try:
         if record:
             yield from _record(path, mode, str(upstream))
+        elif options.get("in_process"):
+            assert cassette is not None
+            yield from _replay_in_process(cassette, path, mode, options)
         else:
             assert cassette is not None
             yield from _replay(
@@ -193,6 +214,46 @@ def _record(path: Path, mode: str, upstream: str) -> Iterator[CassetteFixture]:
         os.replace(partial, path)  # a whole cassette or none: a failed start leaves the old one
 
 
+def _matching(options: dict[str, Any]) -> dict[str, Any]:
+    """The marker's matching options, as `serve_cassette` / `CassetteTransport` take them."""
+    from proxy.replay.matching import DEFAULT_MATCH_ON, check_match_on
+
+    problem = None
+    try:
+        match_on = check_match_on(tuple(options.get("match_on") or DEFAULT_MATCH_ON))
+    except ValueError as err:
+        problem = str(err)
+    if problem is not None:  # outside the except: the one line, without the chained exception
+        pytest.fail(f"ctxscope cassette marker: {problem}", pytrace=False)
+    return {
+        "match": options.get("match", "strict"),
+        "pace": options.get("pace", "fast"),
+        "ignore": options.get("ignore", ()),
+        "match_on": match_on,
+        "map_paths": [tuple(pair) for pair in options.get("map_paths", ())],
+        "live_cwd": options.get("live_cwd"),
+    }
+
+
+def _fail_on_problems(report: Any) -> None:
+    problems = [m.line() for m in report.mismatches if not m.served]
+    problems += report.problems()[len(report.mismatches) :]
+    if problems:
+        pytest.fail("ctxscope replay went wrong:\n  " + "\n  ".join(problems), pytrace=False)
+
+
+def _replay_in_process(
+    cassette: Any, path: Path, mode: str, options: dict[str, Any]
+) -> Iterator[CassetteFixture]:
+    from proxy.replay.transport import CassetteTransport
+
+    transport = CassetteTransport(cassette, **_matching(options))
+    yield CassetteFixture(
+        url=IN_PROCESS_URL, path=path, record_mode=mode, recording=False, transport=transport
+    )
+    _fail_on_problems(transport.report)
+
+
 def _replay(
     cassette: Any, path: Path, mode: str, options: dict[str, Any], upstream: str | None
 ) -> Iterator[CassetteFixture]:
@@ -207,14 +268,11 @@ def _replay(
         writer = RecordingWriter(path)
         recorder = Recorder(writer)
         extra.append(_RecordNewOnly(recorder))
-    match = options.get("match", "strict")
+    matching = _matching(options)
     try:
         server = serve_cassette(
             cassette,
-            match=match,
-            pace=options.get("pace", "fast"),
-            ignore=options.get("ignore", ()),
-            live_cwd=options.get("live_cwd"),
+            **matching,
             upstream=upstream,
             passthrough_when_exhausted=upstream is not None,
             extra_addons=extra,
@@ -231,11 +289,7 @@ def _replay(
         server.stop()
         if writer is not None:
             writer.close()
-    report = server.report
-    problems = [m.line() for m in report.mismatches if not m.served]
-    problems += report.problems()[len(report.mismatches) :]
-    if problems:
-        pytest.fail("ctxscope replay went wrong:\n  " + "\n  ".join(problems), pytrace=False)
+    _fail_on_problems(server.report)
 
 
 class _RecordNewOnly:

@@ -23,32 +23,50 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from mitmproxy import ctx, http
 from pydantic import ValidationError
 
+from proxy.capture_filter import CaptureFilter
 from proxy.endpoints import classify_endpoint
 from proxy.flow_fields import (
+    MAX_TEXT,
     classify_error,
     decode_body,
     fold_sse,
     headers_dict,
     json_or_none,
     parse_body,
+    stream_ended,
     ws_close_reason,
 )
 from proxy.model import Exchange, SseEvent, TransportError, TransportErrorKind, WsFrame
-from proxy.responses_fold import fold_events
+from proxy.responses import fold_events
+from proxy.store.json_layout import layout_of
 from proxy.stream_tap import StreamTap
 
-__all__ = ["Recorder"]
+__all__ = ["ExchangeWriter", "Recorder"]
 
 log = logging.getLogger(__name__)
 
 OnExchange = Callable[[Exchange], None]
 _META = "ctxscope"  # key in flow.metadata
 _WS_TERMINAL = {"response.completed", "response.failed", "response.incomplete", "error"}
+
+
+class ExchangeWriter(Protocol):
+    """Where the recorder puts exchanges: `RecordingWriter`, or anything shaped like it."""
+
+    def next_id(self) -> int:
+        """A fresh exchange id (thread-safe: flows start on the proxy's loop)."""
+        ...
+
+    def write(self, exchange: Exchange) -> Exchange:
+        """Persist one finished exchange; returns it as stored."""
+        ...
+
+    def close(self) -> None: ...
 
 
 class _FlowState:
@@ -63,6 +81,11 @@ class _FlowState:
         self.done = False
         self.ws_turn: dict[str, Any] | None = None
         self.ws_frame_owner: dict[int, int] = {}  # frame index -> turn exchange id
+        self.closed_after: str | None = None
+        """Set when a peer hung up after the stream's terminal event (not an error)."""
+        self.summary = False
+        """Recorded as a summary exchange: no bodies (see `CaptureFilter`)."""
+        self.counter: _ByteCounter | None = None
 
     def ms(self) -> float:
         return round((time.monotonic() - self.t0) * 1000, 3)
@@ -71,9 +94,16 @@ class _FlowState:
 class Recorder:
     """mitmproxy addon recording every exchange to `writer` (a `RecordingWriter`)."""
 
-    def __init__(self, writer: Any = None, on_exchange: OnExchange | None = None) -> None:
+    def __init__(
+        self,
+        writer: ExchangeWriter | None = None,
+        on_exchange: OnExchange | None = None,
+        select: CaptureFilter | None = None,
+    ) -> None:
         self.writer = writer
         self.on_exchange = on_exchange
+        self.select = select
+        """Which requests are recorded in full; the others become summary exchanges (None: all full)."""
         self._own_writer = False
         self._queue: queue.Queue[Callable[[], Exchange | None] | None] = queue.Queue()
         self._worker: threading.Thread | None = None
@@ -131,7 +161,11 @@ class Recorder:
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         if self.writer is None:
             return
-        flow.metadata[_META] = _FlowState(self.writer.next_id())
+        state = _FlowState(self.writer.next_id())
+        if self.select is not None:
+            request = flow.request
+            state.summary = not self.select.full(request.pretty_host, request.path, request.headers)
+        flow.metadata[_META] = state
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         state = flow.metadata.get(_META)
@@ -141,6 +175,10 @@ class Recorder:
         state.ttfb_ms = state.ms()
         if response.status_code == 101:
             return  # WebSocket handshake: frames are handled by the websocket hooks
+        if state.summary:
+            state.counter = _ByteCounter()
+            response.stream = state.counter  # streamed through, counted, not kept
+            return
         state.tap = StreamTap(
             state.t0,
             response.headers.get("content-type", ""),
@@ -161,7 +199,14 @@ class Recorder:
         message = flow.error.msg if flow.error else "unknown error"
         if state.ttfb_ms is None and "client disconnected" in message.lower():
             message += f" (no response from the upstream after {state.ms():.0f} ms)"
-        kind = classify_error(message, flow.response is not None)
+        kind = classify_error(message, flow.response is not None, _client_closed_first(flow))
+        ended = stream_ended(state.tap.events) if state.tap is not None and state.tap.is_sse else None
+        if ended is not None and kind == "client_abort":
+            # The whole answer had arrived: a client hanging up after `response.completed` (Codex does,
+            # without waiting for the end of the chunked body) is how a stream ends, not an error.
+            state.closed_after = f"client closed the stream after {ended}"
+            self._finish_http(flow, state, None)
+            return
         self._finish_http(flow, state, TransportError(kind=kind, message=message))
 
     def _finish_http(self, flow: http.HTTPFlow, state: _FlowState, error: TransportError | None) -> None:
@@ -188,6 +233,14 @@ class Recorder:
             "error": error,
             "meta": {"transport": "http"},
         }
+        if state.closed_after is not None:
+            fields["meta"]["closed"] = state.closed_after
+        if state.summary:
+            fields["request_size"] = len(raw_body)
+            counted = state.counter.size if state.counter is not None else None
+            fields["meta"] |= {"summary": True, "response_size": counted}
+            self._submit(lambda: Exchange(**fields))
+            return
         body_bytes: bytes | None = None
         if response is not None and tap is None and response.raw_content:  # not streamed (rare)
             body_bytes = response.get_content(strict=False)
@@ -211,6 +264,10 @@ class Recorder:
         else:
             data = tap.body() if tap is not None else (body_bytes or b"")
             fields["response_body"], fields["response_text"] = parse_body(data)
+            if fields["response_body"] is not None:  # keep what a replay needs to send the same bytes
+                fields["response_layout"] = layout_of(data, fields["response_body"])
+                if fields["response_layout"] is None and len(data) <= MAX_TEXT:
+                    fields["response_raw"] = data.decode("utf-8", "replace")
             fields["meta"]["response_size"] = tap.size if tap is not None else len(data)
             if tap is not None and tap.truncated:
                 fields["meta"]["response_truncated"] = True
@@ -230,7 +287,8 @@ class Recorder:
 
     def websocket_message(self, flow: http.HTTPFlow) -> None:
         state = flow.metadata.get(_META)
-        if state is None or flow.websocket is None:
+        # A flow has state only if a writer was there when it started (see `request`).
+        if state is None or flow.websocket is None or self.writer is None or state.summary:
             return
         index = len(flow.websocket.messages) - 1
         message = flow.websocket.messages[-1]
@@ -284,7 +342,9 @@ class Recorder:
             frame = WsFrame(
                 t_ms=round((message.timestamp - t0_wall) * 1000, 3),
                 from_client=message.from_client,
-                text=None if index in state.ws_frame_owner or not message.is_text else message.text,
+                text=None
+                if index in state.ws_frame_owner or not message.is_text or state.summary
+                else message.text,
                 binary_size=None if message.is_text else len(message.content),
             )
             if index in state.ws_frame_owner:
@@ -362,6 +422,24 @@ class Recorder:
                     self.processed += 1
                     self.recorded += int(ok)
                     self._cond.notify_all()
+
+
+class _ByteCounter:
+    """`flow.response.stream` for a summary exchange: passes chunks through, keeps only their size."""
+
+    def __init__(self) -> None:
+        self.size = 0
+
+    def __call__(self, chunk: bytes) -> bytes:
+        self.size += len(chunk)
+        return chunk
+
+
+def _client_closed_first(flow: http.HTTPFlow) -> bool:
+    """The client's connection had ended and the upstream's had not (or ended later)."""
+    client_end = getattr(flow.client_conn, "timestamp_end", None)
+    server_end = getattr(flow.server_conn, "timestamp_end", None) if flow.server_conn else None
+    return client_end is not None and (server_end is None or client_end < server_end)
 
 
 def _describe_failure(exc: Exception) -> str:

@@ -3,8 +3,8 @@
 mitmproxy calls the tap with every response chunk (transfer-decoded but still content-encoded) and
 once with `b""` at the end. The tap returns the chunk unchanged at once — the client sees the
 stream as the upstream sends it — and on the side decodes gzip/deflate/br/zstd incrementally and feeds
-an `SseParser`, so each event gets its arrival time. If incremental decoding fails the raw bytes are
-kept and decoded after the fact (events then share the end time).
+an `SseParser`, so each event gets its arrival time and keeps its framing. If incremental decoding
+fails the raw bytes are kept and decoded after the fact (events then share the end time).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 from mitmproxy.net import encoding as mitm_encoding
 
 from proxy.model import SseEvent
-from proxy.sse import SseParser
+from proxy.responses import SseFrame, SseParser
 
 __all__ = ["StreamTap", "incremental_decoder"]
 
@@ -97,24 +97,28 @@ class StreamTap:
             except Exception:  # noqa: BLE001 - fall back to decoding the kept raw bytes at the end
                 self._decode_failed = True
                 return
-        self._add(self._parser.feed(data))
+        self._add(self._parser.feed_frames(data))
 
-    def _add(self, pairs: list[tuple[str | None, str]], t_ms: float | None = None) -> None:
-        if not pairs:
+    def _add(self, frames: list[SseFrame]) -> None:
+        if not frames:
             return
-        now = (time.monotonic() - self.t0) * 1000 if t_ms is None else t_ms
-        self.events.extend(SseEvent(t_ms=round(now, 3), event=name, data=data) for name, data in pairs)
+        now = round((time.monotonic() - self.t0) * 1000, 3)
+        # Every block is kept, framing included, so a replay sends the very bytes received.
+        self.events.extend(
+            SseEvent(t_ms=now, event=f.event, data=f.data, wire=None if f.plain else f.wire) for f in frames
+        )
 
     def _finish(self) -> None:
         self.finished = True
         if self.is_sse and not self._decode_failed:
-            self._add(self._parser.flush())
+            self._add(self._parser.flush_frames())
             return
         if self.is_sse:  # incremental decode failed: decode everything now, events share the end time
             body = self.body()
             parser = SseParser()
             self.events = []
-            self._add(parser.feed(body) + parser.flush())
+            # bytes that may not have decoded at all: keep real events, not framing around noise
+            self._add([f for f in parser.feed_frames(body) + parser.flush_frames() if f.has_data])
 
     def body(self) -> bytes:
         """The kept body, content-decoded when possible (raw bytes if decoding fails)."""

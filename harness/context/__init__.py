@@ -3,6 +3,7 @@ the typed world state, AGENTS.md and skill discovery, and the items of each requ
 
     fragments     FragmentSpec registry and classify_text (the inspector uses these too)
     world_state   WorldState snapshot, SkillInfo, diff_world_state
+    world_fields  every world-state field (WorldState's and fragment-declared) with its StateField
     collect       ContextSettings and collect_world_state (reads AGENTS.md and skills)
     agents_md     AGENTS.md discovery (global file + repo root down to cwd)
     skills        SKILL.md discovery and `$name` selection
@@ -12,6 +13,8 @@ the typed world state, AGENTS.md and skill discovery, and the items of each requ
 
 from __future__ import annotations
 
+from ._spec import WorldMeaning, takes
+from ._state_field import ChangeStyle, StateField
 from .agents_md import discover_agents_docs, find_repo_root
 from .builder import (
     base_prompt_item,
@@ -27,27 +30,34 @@ from .builder import (
     user_shell_command_item,
 )
 from .collect import ContextSettings, collect_world_state
-from .developer import register_mode_instructions
 from .fragments import (
     FRAGMENT_KINDS,
     FRAGMENT_SPECS,
     FragmentMatch,
     FragmentSpec,
     classify_text,
+    fragment_specs,
     get_spec,
+    register_fragment,
     render_fragment,
+    unregister_fragment,
 )
 from .labels import item_label, layout_labels
 from .skills import discover_skills, mentioned_skill_names, selected_skill_items
+from .world_fields import WorldField, world_fields, world_meaning
 from .world_state import SkillInfo, WorldState, diff_world_state
 
 __all__ = [
     "FRAGMENT_KINDS",
     "FRAGMENT_SPECS",
+    "ChangeStyle",
     "ContextSettings",
     "FragmentMatch",
     "FragmentSpec",
     "SkillInfo",
+    "StateField",
+    "WorldField",
+    "WorldMeaning",
     "WorldState",
     "base_prompt_item",
     "classify_text",
@@ -59,6 +69,7 @@ __all__ = [
     "discover_agents_docs",
     "discover_skills",
     "find_repo_root",
+    "fragment_specs",
     "get_spec",
     "initial_context_items",
     "item_label",
@@ -67,10 +78,14 @@ __all__ = [
     "message_item",
     "model_switch_items",
     "plan_mode_reminder_item",
-    "register_mode_instructions",
+    "register_fragment",
     "render_fragment",
     "selected_skill_items",
+    "takes",
     "turn_aborted_item",
+    "unregister_fragment",
     "user_message_item",
     "user_shell_command_item",
+    "world_fields",
+    "world_meaning",
 ]

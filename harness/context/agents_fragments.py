@@ -11,10 +11,12 @@ The replace/remove notices are ctxscope's own sentences; Codex's are recognised 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any
 
 from ._markup import inner, wrap
-from ._spec import FragmentSpec, Values
+from ._spec import FragmentSpec, Values, WorldMeaning
+from ._state_field import ChangeStyle, StateField
 
 __all__ = [
     "AGENTS_MD_REMOVED_SPEC",
@@ -123,6 +125,34 @@ def _label(kind: str, values: Values) -> str:
     return f"{kind}:{values['path']}" if values.get("path") else kind
 
 
+# --- world state -------------------------------------------------------------------------------
+# The AGENTS.md text the context carries, by the directory its heading names (the cwd it was sent
+# for), all documents of one fragment joined. Not `WorldState.agents_docs` (one entry per file):
+# Codex's form names no file per document, so a recording can only say which directory's set.
+_AGENTS_FIELDS: dict[str, Any] = {
+    "agents_md": Annotated[dict[str, str], StateField("AGENTS.md", ChangeStyle.DOCUMENTS)]
+}
+
+
+def _docs_text(values: Values) -> str:
+    docs = values.get("docs")
+    if isinstance(docs, list):
+        return "\n\n".join(str(d.get("text", "")) for d in docs if isinstance(d, dict))
+    return str(values.get("text", ""))
+
+
+def _agents_world(replace: bool) -> WorldMeaning:
+    """One more directory's AGENTS.md set (`replace`: the only set from now on)."""
+
+    def project(values: Values, state: Mapping[str, Any]) -> Values:
+        path = values.get("path") or state.get("cwd") or "?"
+        docs = {} if replace else dict(state.get("agents_md") or {})
+        docs[str(path)] = _docs_text(values)
+        return {"agents_md": docs}
+
+    return WorldMeaning(project, _AGENTS_FIELDS, replaces=("agents_md",) if replace else ())
+
+
 AGENTS_MD_SPEC = FragmentSpec(
     kind="agents_md",
     roles=("user",),
@@ -130,6 +160,7 @@ AGENTS_MD_SPEC = FragmentSpec(
     render=render_agents_md,
     label=lambda values: _label("agents_md", values),
     description="the active AGENTS.md documents (global file, repo root down to cwd)",
+    world=_agents_world(replace=False),
 )
 AGENTS_MD_REPLACED_SPEC = FragmentSpec(
     kind="agents_md_replaced",
@@ -138,6 +169,7 @@ AGENTS_MD_REPLACED_SPEC = FragmentSpec(
     render=render_agents_md_replaced,
     label=lambda values: _label("agents_md_replaced", values),
     description="a new AGENTS.md set that replaces every earlier one",
+    world=_agents_world(replace=True),
 )
 AGENTS_MD_REMOVED_SPEC = FragmentSpec(
     kind="agents_md_removed",
@@ -146,6 +178,7 @@ AGENTS_MD_REMOVED_SPEC = FragmentSpec(
     render=render_agents_md_removed,
     label=lambda values: "agents_md_removed",
     description="earlier AGENTS.md instructions no longer apply",
+    world=WorldMeaning(lambda values, state: {"agents_md": {}}, _AGENTS_FIELDS),
 )
 USER_INSTRUCTIONS_SPEC = FragmentSpec(
     kind="user_instructions",
@@ -158,4 +191,5 @@ USER_INSTRUCTIONS_SPEC = FragmentSpec(
     render=lambda values: wrap("<user_instructions>", values["text"], "</user_instructions>"),
     label=lambda values: "user_instructions",
     description="legacy wrapper of AGENTS.md text (Codex before late 2025)",
+    world=_agents_world(replace=False),
 )

@@ -81,8 +81,12 @@ def _merge(parts: list[tuple[str, str]]) -> list[Item]:
     return items
 
 
-def initial_context_items(state: WorldState, developer_instructions: str | None = None) -> list[Item]:
-    """Full render: one developer message, then one contextual user message."""
+def initial_context_items(
+    state: WorldState, developer_instructions: str | None = None, *, collaboration_text: str | None = None
+) -> list[Item]:
+    """Full render: one developer message, then one contextual user message.
+
+    `collaboration_text` is the active mode's own fragment text (the mode object supplies it)."""
     developer: list[str] = []
     if developer_instructions and developer_instructions.strip():
         developer.append(developer_instructions)
@@ -90,7 +94,8 @@ def initial_context_items(state: WorldState, developer_instructions: str | None 
         developer.append(render_skills_catalog(_skills_values(state)))
     developer.append(render_permissions(permissions_values(state)))
     if state.collaboration_mode is not None:
-        developer.append(render_collaboration_mode({"mode": state.collaboration_mode}))
+        values = {"mode": state.collaboration_mode, "text": collaboration_text}
+        developer.append(render_collaboration_mode(values))
     user: list[str] = []
     if state.agents_docs:
         user.append(render_agents_md(_agents_values(state)))
@@ -100,9 +105,12 @@ def initial_context_items(state: WorldState, developer_instructions: str | None 
     return [message_item("developer", developer), message_item("user", user)]
 
 
-def context_update_items(prev: WorldState, cur: WorldState) -> list[Item]:
+def context_update_items(
+    prev: WorldState, cur: WorldState, *, collaboration_text: str | None = None
+) -> list[Item]:
     """Items to append so the model learns what changed from `prev` to `cur`; [] if nothing did.
 
+    `collaboration_text` is the fragment text of the mode now active (see `initial_context_items`).
     Model and reasoning effort are not rendered here: a model change goes through
     `model_switch_items`, which also carries the new model's instructions.
     """
@@ -121,7 +129,8 @@ def context_update_items(prev: WorldState, cur: WorldState) -> list[Item]:
     if prev.collaboration_mode != cur.collaboration_mode:
         # Leaving a mode altogether means going back to default behaviour; say so explicitly so
         # the old mode's instructions do not linger.
-        parts.append(("developer", render_collaboration_mode({"mode": cur.collaboration_mode or "default"})))
+        mode = cur.collaboration_mode or "default"
+        parts.append(("developer", render_collaboration_mode({"mode": mode, "text": collaboration_text})))
     environment = environment_update(environment_values(prev), environment_values(cur))
     if environment:
         parts.append(("user", render_environment(environment)))
@@ -145,12 +154,16 @@ def environment_update(old: dict[str, Any], new: dict[str, Any]) -> dict[str, An
 
 
 def context_items(
-    prev: WorldState | None, cur: WorldState, developer_instructions: str | None = None
+    prev: WorldState | None,
+    cur: WorldState,
+    developer_instructions: str | None = None,
+    *,
+    collaboration_text: str | None = None,
 ) -> list[Item]:
     """Full render when there is no baseline (new session, after compaction), else the update."""
     if prev is None:
-        return initial_context_items(cur, developer_instructions)
-    return context_update_items(prev, cur)
+        return initial_context_items(cur, developer_instructions, collaboration_text=collaboration_text)
+    return context_update_items(prev, cur, collaboration_text=collaboration_text)
 
 
 def model_switch_items(old_model: str, new_model: str, new_instructions: str) -> list[Item]:

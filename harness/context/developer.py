@@ -10,9 +10,11 @@ also uses, so one recogniser reads both.
 from __future__ import annotations
 
 import re
+from typing import Annotated
 
 from ._markup import inner, wrap
-from ._spec import FragmentSpec, Values
+from ._spec import FragmentSpec, Values, WorldMeaning, takes
+from ._state_field import ChangeStyle, StateField
 
 __all__ = [
     "COLLABORATION_SPEC",
@@ -20,8 +22,6 @@ __all__ = [
     "MODEL_SWITCH_SPEC",
     "PERMISSIONS_SPEC",
     "PERSONALITY_SPEC",
-    "mode_instructions",
-    "register_mode_instructions",
     "render_collaboration_mode",
     "render_deferred_tools",
     "render_model_switch",
@@ -102,34 +102,20 @@ PERMISSIONS_SPEC = FragmentSpec(
     render=render_permissions,
     label=lambda values: "permissions",
     description="sandbox mode, approval policy, network access, writable roots",
+    world=WorldMeaning(takes("sandbox_mode", "approval_policy", "network_enabled", "writable_roots")),
 )
 
 # --- collaboration mode ------------------------------------------------------------------------
 
 C_OPEN, C_CLOSE = "<collaboration_mode>", "</collaboration_mode>"
 
-# Built-in short instructions per mode; the plan-mode code registers its fuller text.
-_MODE_TEXT: dict[str, str] = {
-    "default": "Work on the user's requests directly: read, edit and run what the task needs.",
-    "plan": "Plan only: explore read-only, ask about real trade-offs, then propose a complete "
-    "plan. Do not change files until the user approves the plan.",
-}
-
-
-def register_mode_instructions(mode: str, text: str) -> None:
-    """Set the instructions rendered for `mode` (used by the plan-mode package)."""
-    _MODE_TEXT[mode] = text
-
-
-def mode_instructions(mode: str) -> str:
-    """The instructions rendered for `mode`."""
-    return _MODE_TEXT.get(mode, f"Work in {mode} mode.")
-
 
 def render_collaboration_mode(values: Values) -> str:
-    """`# Collaboration mode: Plan` heading then the mode's instructions."""
+    """`# Collaboration mode: Plan` heading then the mode's instructions.
+
+    The text is the mode object's own (`harness.modes`); this module keeps no per-mode text."""
     mode = values["mode"]
-    text = values.get("text") or mode_instructions(mode)
+    text = values.get("text") or f"Work in {mode} mode."
     return wrap(C_OPEN, f"# Collaboration mode: {mode.capitalize()}\n\n{text}", C_CLOSE)
 
 
@@ -155,6 +141,7 @@ COLLABORATION_SPEC = FragmentSpec(
     render=render_collaboration_mode,
     label=lambda values: f"collaboration_mode:{values['mode']}",
     description="the active collaboration mode (default or plan) and its instructions",
+    world=WorldMeaning(lambda values, state: {"collaboration_mode": values.get("mode")}),
 )
 
 # --- model switch ------------------------------------------------------------------------------
@@ -191,6 +178,11 @@ MODEL_SWITCH_SPEC = FragmentSpec(
     render=render_model_switch,
     label=lambda values: "model_switch" + (f":{values['model']}" if values.get("model") else ""),
     description="the user switched models; carries the new model's instructions",
+    world=WorldMeaning(
+        lambda values, state: {"context_model": values["model"]} if values.get("model") else {},
+        # The model the context last named; the request's own model is `WorldState.model`.
+        fields={"context_model": Annotated[str, StateField("model switch notice", echo_of="model")]},
+    ),
 )
 
 # --- personality -------------------------------------------------------------------------------
@@ -206,6 +198,10 @@ PERSONALITY_SPEC = FragmentSpec(
     render=lambda values: wrap("<personality_spec>", values["text"], "</personality_spec>"),
     label=lambda values: "personality",
     description="the configured personality / tone",
+    world=WorldMeaning(
+        lambda values, state: {"personality": values.get("text")},
+        fields={"personality": Annotated[str, StateField("personality", ChangeStyle.HIDDEN)]},
+    ),
 )
 
 # --- deferred tools notice ---------------------------------------------------------------------

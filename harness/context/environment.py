@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from ._markup import child, children, escape, inner
-from ._spec import FragmentSpec, Values
+from ._spec import FragmentSpec, Values, WorldMeaning, takes
 
 __all__ = ["ENV_KEYS", "SPEC", "render_environment"]
 
@@ -148,4 +148,6 @@ SPEC = FragmentSpec(
     render=render_environment,
     label=label_environment,
     description="cwd, shell, date, timezone and filesystem roots; updates re-send what builder says",
+    # Older Codex also put the approval policy, sandbox mode and network here.
+    world=WorldMeaning(takes(*_SCALARS, "network_enabled", "writable_roots")),
 )

@@ -2,6 +2,8 @@
 
 The harness renders context with these specs; the inspector recognises the same fragments (and
 the Codex CLI's current and older forms) in any recorded request with `classify_text`.
+`register_fragment` adds a kind at run time (an extension, or a test); `FRAGMENT_SPECS` stays the
+built-in set, `fragment_specs()` is the registry as it is now.
 """
 
 from __future__ import annotations
@@ -36,8 +38,11 @@ __all__ = [
     "FragmentMatch",
     "FragmentSpec",
     "classify_text",
+    "fragment_specs",
     "get_spec",
+    "register_fragment",
     "render_fragment",
+    "unregister_fragment",
 ]
 
 # Order matters only where two recognisers could both accept a text; they are disjoint today
@@ -63,7 +68,41 @@ FRAGMENT_SPECS: tuple[FragmentSpec, ...] = (
 )
 
 FRAGMENT_KINDS: tuple[str, ...] = tuple(spec.kind for spec in FRAGMENT_SPECS)
+# The live registry: a new tuple on every change, so a reader holding one sees a consistent set.
+_specs: tuple[FragmentSpec, ...] = FRAGMENT_SPECS
 _BY_KIND = {spec.kind: spec for spec in FRAGMENT_SPECS}
+
+
+def fragment_specs() -> tuple[FragmentSpec, ...]:
+    """Every registered kind: the built-in ones in documentation order, then registered ones."""
+    return _specs
+
+
+def register_fragment(spec: FragmentSpec) -> None:
+    """Add a fragment kind, recognised after the built-in kinds (its texts must open with a `<`
+    marker tag, like every built-in kind). ValueError, and nothing registered, when the kind exists
+    or it declares a world-state field that is already defined (`world_fields`)."""
+    global _specs
+    if spec.kind in _BY_KIND:
+        raise ValueError(f"fragment kind {spec.kind!r} is already registered")
+    _specs = (*_specs, spec)
+    _BY_KIND[spec.kind] = spec
+    from .world_fields import world_fields  # the field table reads this registry; import late
+
+    try:
+        world_fields()
+    except ValueError:
+        unregister_fragment(spec.kind)
+        raise
+
+
+def unregister_fragment(kind: str) -> None:
+    """Remove a kind added with `register_fragment`; the built-in kinds stay."""
+    global _specs
+    if kind in FRAGMENT_KINDS:
+        raise ValueError(f"fragment kind {kind!r} is built in and cannot be removed")
+    _specs = tuple(spec for spec in _specs if spec.kind != kind)
+    _BY_KIND.pop(kind, None)
 
 
 def get_spec(kind: str) -> FragmentSpec:
@@ -71,7 +110,8 @@ def get_spec(kind: str) -> FragmentSpec:
     try:
         return _BY_KIND[kind]
     except KeyError:
-        raise KeyError(f"unknown fragment kind {kind!r}; known: {', '.join(FRAGMENT_KINDS)}") from None
+        known = ", ".join(spec.kind for spec in _specs)
+        raise KeyError(f"unknown fragment kind {kind!r}; known: {known}") from None
 
 
 def render_fragment(kind: str, values: Values) -> str:
@@ -89,7 +129,7 @@ def classify_text(text: str, role: str) -> FragmentMatch | None:
         # Every known form starts with a marker tag, an AGENTS.md heading, or (older Codex / a
         # Codex summary) a sentence starting "These"/"The"/"Another"; skip the rest cheaply.
         return None
-    for spec in FRAGMENT_SPECS:
+    for spec in _specs:
         try:
             match = spec.match(text, role)
         except (KeyError, ValueError, IndexError, TypeError):

@@ -8,9 +8,13 @@ full SKILL.md text. Explanatory wording is ctxscope's own.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Annotated, Any
 
 from ._markup import inner, wrap
-from ._spec import FragmentSpec, Values
+from ._spec import FragmentSpec, Values, WorldMeaning
+from ._state_field import ChangeStyle, StateField
+from .world_state import SkillInfo
 
 __all__ = ["SELECTED_SKILL_SPEC", "SKILLS_CATALOG_SPEC", "render_selected_skill", "render_skills_catalog"]
 
@@ -79,6 +83,29 @@ def recognise_selected_skill(text: str) -> Values | None:
     return values
 
 
+def _catalog_world(values: Values, state: Mapping[str, Any]) -> Values:
+    """The catalog's skills (a remote skill without a SKILL.md path gets an empty path)."""
+    skills = [s for s in values.get("skills", []) if isinstance(s, dict)]
+    return {
+        "skills": [
+            SkillInfo(
+                name=str(s.get("name")),
+                description=str(s.get("description", "")),
+                path=str(s.get("path", "")),
+            )
+            for s in skills
+        ]
+    }
+
+
+def _selected_world(values: Values, state: Mapping[str, Any]) -> Values:
+    """The selected skill joins the skills chosen so far (once)."""
+    selected = list(state.get("selected_skills") or [])
+    if values.get("name") not in selected:
+        selected.append(str(values.get("name")))
+    return {"selected_skills": selected}
+
+
 SKILLS_CATALOG_SPEC = FragmentSpec(
     kind="skills_catalog",
     roles=("developer", "user"),
@@ -86,6 +113,7 @@ SKILLS_CATALOG_SPEC = FragmentSpec(
     render=render_skills_catalog,
     label=lambda values: "skills_catalog",
     description="names, descriptions and paths of the available skills",
+    world=WorldMeaning(_catalog_world),
 )
 SELECTED_SKILL_SPEC = FragmentSpec(
     kind="selected_skill",
@@ -94,4 +122,13 @@ SELECTED_SKILL_SPEC = FragmentSpec(
     render=render_selected_skill,
     label=lambda values: f"selected_skill:{values['name']}",
     description="the full SKILL.md of a skill the user selected with $name",
+    world=WorldMeaning(
+        _selected_world,
+        # Skills the user selected with `$name` in this context, in order.
+        fields={
+            "selected_skills": Annotated[
+                list[str], StateField("skill", ChangeStyle.SELECTED, on_first_turn=True)
+            ]
+        },
+    ),
 )

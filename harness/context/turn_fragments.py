@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ._markup import child, escape, inner, unescape, wrap
-from ._spec import FragmentSpec, Values
+from ._spec import FragmentSpec, Values, WorldMeaning
 
 __all__ = [
     "COMPACTION_SUMMARY_SPEC",
@@ -57,6 +57,7 @@ GOAL_SPEC = FragmentSpec(
     render=render_goal,
     label=lambda values: "goal",
     description="the session goal the model should keep working toward",
+    world=WorldMeaning(lambda values, state: {"goal": values.get("objective") or values.get("text")}),
 )
 
 # --- turn aborted ------------------------------------------------------------------------------

@@ -7,9 +7,11 @@ Sessions persist it as JSON (`model_dump(mode="json")`) so a resumed session kee
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from ._state_field import ChangeStyle, StateField
 
 __all__ = ["SkillInfo", "WorldState", "diff_world_state", "environment_values", "permissions_values"]
 
@@ -28,28 +30,39 @@ class SkillInfo(BaseModel):
 
 
 class WorldState(BaseModel):
-    """Everything about the environment the model is told, as typed values."""
+    """Everything about the environment the model is told, as typed values.
+
+    Each field is defined here once, with its `StateField` (label and how a change is told); the
+    fragment specs say which fields a fragment sets (`FragmentSpec.world`), and the inspector folds
+    recognised fragments into an all-optional variant of this model.
+    """
 
     # Unknown keys from newer session files are dropped, so an old ctxscope can still resume.
     model_config = ConfigDict(extra="ignore")
 
-    cwd: str
-    shell: str = "bash"
-    current_date: str = ""
+    cwd: Annotated[str, StateField("cwd")]
+    shell: Annotated[str, StateField("shell")] = "bash"
+    current_date: Annotated[str, StateField("date")] = ""
     """YYYY-MM-DD in `timezone`."""
-    timezone: str = "UTC"
-    network_enabled: bool = False
-    sandbox_mode: str = "workspace-write"
-    approval_policy: str = "on-request"
-    writable_roots: list[str] = Field(default_factory=list)
-    collaboration_mode: str | None = None
+    timezone: Annotated[str, StateField("timezone")] = "UTC"
+    network_enabled: Annotated[bool, StateField("network", words=("restricted", "enabled"))] = False
+    sandbox_mode: Annotated[str, StateField("sandbox")] = "workspace-write"
+    approval_policy: Annotated[str, StateField("approval policy")] = "on-request"
+    writable_roots: Annotated[list[str], StateField("writable roots", ChangeStyle.LIST)] = Field(
+        default_factory=list
+    )
+    collaboration_mode: Annotated[str | None, StateField("collaboration mode")] = None
     """None: no mode fragment is sent (like `codex exec`); else "default" or "plan"."""
-    agents_docs: list[tuple[str, str]] = Field(default_factory=list)
+    agents_docs: Annotated[list[tuple[str, str]], StateField("AGENTS.md files", ChangeStyle.LIST)] = Field(
+        default_factory=list
+    )
     """Active AGENTS.md documents in order (global first, then repo root down to cwd): (path, text)."""
-    skills: list[SkillInfo] = Field(default_factory=list)
-    model: str = ""
-    reasoning_effort: str | None = None
-    goal: str | None = None
+    skills: Annotated[list[SkillInfo], StateField("skills catalog", ChangeStyle.MEMBERS, key="name")] = Field(
+        default_factory=list
+    )
+    model: Annotated[str, StateField("model")] = ""
+    reasoning_effort: Annotated[str | None, StateField("reasoning effort")] = None
+    goal: Annotated[str | None, StateField("goal", ChangeStyle.TEXT)] = None
 
 
 def environment_values(state: WorldState) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from proxy.errors import ConfigError
+from proxy.files import open_private_append
 from proxy.home import sessions_dir
 from proxy.store.redact import Redactor
 
@@ -141,7 +142,7 @@ class SessionStore:
                 payload=self._redactor.body(payload),
             )
             line = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
-            with self.path.open("a", encoding="utf-8") as f:
+            with open_private_append(self.path) as f:  # owner-only wherever the sessions folder is
                 if self._torn_tail():
                     f.write("\n")  # never glue a new entry onto a torn line
                 f.write(line + "\n")

@@ -2,8 +2,9 @@
 
     ToolRouter(ctx, enabled=None)   .specs() -> tools[] for the next request
                                     .handle(call_item) -> exactly one output item (never raises)
-                                    .set_mode(mode) / .set_gate(gate) for collaboration modes
-    ToolContext                     cwd, workspace roots, sandbox mode, approval policy, prompts, plan
+                                    .mode (read from ctx.mode) / .set_gate(gate)
+    ToolContext                     cwd, workspace roots, sandbox mode, approval policy, prompts, plan,
+                                    and the session's current mode (a `ModeView`; `NamedMode` standalone)
     ToolGate / GateRule             which tools a mode hides or refuses (plan mode adds rules)
     Tool / ToolResult / ToolError   the protocol a tool implements
 
@@ -13,10 +14,15 @@ Sandbox modes and approval policies are enforced here, in the tool layer (see `s
 from __future__ import annotations
 
 from harness.tools.base import Tool, ToolError, ToolResult
-from harness.tools.context import (
+from harness.tools.call_context import (
     APPROVAL_POLICIES,
     SANDBOX_MODES,
+    Answer,
     ApprovalRequest,
+    Approver,
+    AskUser,
+    ModeView,
+    NamedMode,
     PlanState,
     PlanStep,
     Question,
@@ -24,16 +30,22 @@ from harness.tools.context import (
     ToolContext,
 )
 from harness.tools.gate import PLAN_MODE, GateRule, ToolGate, in_modes, outside_modes, still_planning
-from harness.tools.router import TOOL_NAMES, ToolOutcome, ToolRouter, default_tools
+from harness.tools.router import FILE_TOOLS, TOOL_NAMES, ToolOutcome, ToolRouter, default_tools
 from harness.tools.sandbox import is_known_safe_command
 
 __all__ = [
+    "FILE_TOOLS",
     "APPROVAL_POLICIES",
     "PLAN_MODE",
     "SANDBOX_MODES",
     "TOOL_NAMES",
+    "Answer",
     "ApprovalRequest",
+    "Approver",
+    "AskUser",
     "GateRule",
+    "ModeView",
+    "NamedMode",
     "PlanState",
     "PlanStep",
     "Question",

@@ -16,12 +16,13 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec
-from harness.tools.context import ApprovalRequest, ToolContext
+from harness.tools.call_context import ApprovalRequest, ToolContext
 from harness.tools.patch_parser import (
     PATCH_GRAMMAR,
     AddFile,
@@ -214,6 +215,7 @@ class ApplyPatch:
             raise ToolError(
                 'apply_patch needs the patch text (for a function call: {"input": "*** Begin Patch..."})'
             )
+        start = time.monotonic()
         plan = plan_patch(text, ctx)
         summary_lines = []
         for c in plan.changes:
@@ -233,4 +235,6 @@ class ApplyPatch:
         out = f"Success. Updated the following files:\n{summary}\n"
         if note:
             out += f"Approval: {note}\n"
-        return ToolResult(out)
+        # Codex 0.169 reports a patch like a command: exit code and wall time, then the output.
+        head = f"Exit code: 0\nWall time: {time.monotonic() - start:.4f} seconds\nOutput:\n"
+        return ToolResult(head + out)

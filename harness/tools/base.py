@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ValidationError
 
-from harness.tools.context import ToolContext
+from harness.tools.call_context import ToolContext
 
 ToolKind = Literal["function", "custom"]
 M = TypeVar("M", bound=BaseModel)
@@ -25,6 +25,8 @@ class ToolResult:
 
     output: str
     success: bool = True
+    content: tuple[dict[str, Any], ...] = ()
+    """Content parts (e.g. an `input_image`) sent as the output instead of `output`, when given."""
 
 
 class ToolError(Exception):

@@ -12,7 +12,6 @@ which. Each call's output is bounded by a head+tail buffer, with a marker for wh
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import shutil
 import time
@@ -22,9 +21,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
-from harness.tools.context import ApprovalRequest, ToolContext
+from harness.tools.call_context import ApprovalRequest, ToolContext
 from harness.tools.exec_sessions import SessionManager
 from harness.tools.sandbox import ESCALATE, SANDBOX_PERMISSIONS, exec_approval_reason, obtain_approval
+from harness.tools.shell_env import command_environment
 
 DEFAULT_YIELD_MS = 10_000
 MAX_YIELD_MS = 300_000
@@ -86,14 +86,10 @@ class HeadTail:
         )
 
 
-# Credentials in the agent's own environment (the model provider's key above all) are not handed
-# to commands the model writes: one `env` would put them in a tool output. `ctx.env` can still
-# pass a variable on purpose.
-_SECRET_ENV = re.compile(r"(KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
-
-
 def _command_env(ctx: ToolContext) -> dict[str, str]:
-    env = {name: value for name, value in os.environ.items() if not _SECRET_ENV.search(name)}
+    # Credentials in the agent's own environment are not handed to commands the model writes (the rule
+    # is in shell_env.py); `ctx.env` can still pass a variable on purpose.
+    env = command_environment(os.environ, ctx.env_allow)
     # Pagers and colour codes would hang or clutter a non-interactive run.
     env.update({"PAGER": "cat", "GIT_PAGER": "cat", "NO_COLOR": "1", "TERM": "dumb"})
     env.update(ctx.env or {})

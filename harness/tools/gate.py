@@ -2,8 +2,8 @@
 
 The router asks the gate twice: `hidden()` when building `tools[]` (a hidden tool is left out of the
 request) and `refusal()` at call time (a refused call still gets its one output item, carrying the
-rule's message, so the model learns why and does not loop). Plan mode adds rules here rather than
-changing the tools.
+rule's message, so the model learns why and does not loop). A mode adds its own rules through
+`AgentMode.gate_rules()` (the router checks them before these) rather than changing the tools.
 
 Built-in rules (Codex behaviour):
 - `update_plan` is refused in `plan` mode: it is a TODO checklist for doing work, not for planning.

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
-from harness.tools.context import ToolContext
+from harness.tools.call_context import ToolContext
 from harness.tools.sandbox import resolve_path
 
 DEFAULT_LIMIT = 100

@@ -17,7 +17,7 @@ from typing import Any
 
 from harness.tools.apply_patch import ApplyPatch
 from harness.tools.base import Tool, ToolError, ToolResult
-from harness.tools.context import ToolContext
+from harness.tools.call_context import ToolContext
 from harness.tools.exec_command import ExecCommand
 from harness.tools.exec_sessions import SessionManager
 from harness.tools.gate import ToolGate
@@ -26,6 +26,7 @@ from harness.tools.list_dir import ListDir
 from harness.tools.read_file import ReadFile
 from harness.tools.request_user_input import RequestUserInput
 from harness.tools.update_plan import UpdatePlan
+from harness.tools.view_image import ViewImage
 from harness.tools.write_stdin import WriteStdin
 from proxy.errors import ConfigError
 
@@ -41,6 +42,7 @@ def default_tools() -> list[Tool]:
         WriteStdin(sessions),
         RequestUserInput(),
         ApplyPatch(),
+        ViewImage(),
         UpdatePlan(),
         ReadFile(),
         ListDir(),
@@ -49,6 +51,8 @@ def default_tools() -> list[Tool]:
 
 
 TOOL_NAMES: tuple[str, ...] = tuple(t.name for t in default_tools())
+FILE_TOOLS: tuple[str, ...] = ("read_file", "list_dir", "grep_files")
+"""ctxscope's own file tools (Codex reads files with exec_command); `file_tools = false` hides them."""
 
 
 @dataclass(frozen=True)
@@ -94,16 +98,16 @@ class ToolRouter:
 
     @property
     def mode(self) -> str:
-        """The current collaboration mode (kept on the context so tools can read it)."""
-        return self.ctx.collaboration_mode
-
-    def set_mode(self, mode: str) -> None:
-        """Switch the collaboration mode; the gate uses it from the next `specs()`/`handle()` on."""
-        self.ctx.collaboration_mode = mode
+        """The name of the session's current mode, read from the tool context at each use."""
+        return self.ctx.mode.name
 
     def set_gate(self, gate: ToolGate) -> None:
-        """Replace the gate (plan mode installs its own rules)."""
+        """Replace the router's own gate (a mode adds rules through `gate_rules()` instead)."""
         self.gate = gate
+
+    def active_gate(self) -> ToolGate:
+        """The rules in force now: the current mode's rules first, then the router's own."""
+        return self.gate.with_rules(self.ctx.mode.gate_rules())
 
     def set_apply_patch_tool(self, kind: str) -> None:
         """Offer apply_patch as the model's catalog entry says: `custom` (freeform), `function`, or
@@ -118,11 +122,9 @@ class ToolRouter:
 
     def visible(self) -> list[str]:
         """Names of the tools in the next request, in spec order."""
-        return [
-            n
-            for n in self.tools
-            if n in self.enabled and n not in self.withheld and not self.gate.hidden(n, self.mode)
-        ]
+        gate, mode = self.active_gate(), self.mode
+        shown = [n for n in self.tools if n in self.enabled and n not in self.withheld]
+        return [n for n in shown if not gate.hidden(n, mode)]
 
     def specs(self) -> list[dict[str, Any]]:
         """The `tools[]` snapshot for the next request."""
@@ -153,7 +155,8 @@ class ToolRouter:
             result = ToolResult(
                 f"{name or 'tool'} failed with an internal error: {type(e).__name__}: {e}", success=False
             )
-        return ToolOutcome({"type": out_type, "call_id": call_id, "output": result.output}, result, name)
+        output: Any = [dict(part) for part in result.content] if result.content else result.output
+        return ToolOutcome({"type": out_type, "call_id": call_id, "output": output}, result, name)
 
     def _run(self, item: Any, item_type: Any, name: str) -> ToolResult:
         if item_type not in CALL_TYPES:
@@ -164,7 +167,7 @@ class ToolRouter:
         if tool is None or name not in self.enabled or name in self.withheld:
             available = ", ".join(self.visible()) or "none"
             raise ToolError(f"unknown tool {name!r}; available tools: {available}")
-        refusal = self.gate.refusal(name, self.mode)
+        refusal = self.active_gate().refusal(name, self.mode)
         if refusal is not None:
             raise ToolError(refusal)
         return tool.handle(self._arguments(item, item_type, tool), self.ctx)

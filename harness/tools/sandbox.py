@@ -25,7 +25,7 @@ import shlex
 from pathlib import Path
 
 from harness.tools.base import ToolError
-from harness.tools.context import ApprovalRequest, ToolContext
+from harness.tools.call_context import ApprovalRequest, ToolContext
 
 # Commands that only read. Kept small on purpose: a false "safe" would skip a prompt.
 _SAFE_PROGRAMS = frozenset({"ls", "cat", "grep", "rg", "pwd", "head", "tail", "wc", "find", "echo", "true"})

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
-from harness.tools.context import PLAN_STATUSES, PlanStep, ToolContext
+from harness.tools.call_context import PLAN_STATUSES, PlanStep, ToolContext
 
 
 class _Step(BaseModel):

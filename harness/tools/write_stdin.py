@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.tools.base import ToolKind, ToolResult, function_spec, parse_args
-from harness.tools.context import ToolContext
+from harness.tools.call_context import ToolContext
 from harness.tools.exec_command import format_output, output_cap, yield_seconds
 from harness.tools.exec_sessions import SessionManager
 

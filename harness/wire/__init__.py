@@ -1,7 +1,7 @@
 """Responses API wire types (pydantic, discriminated on `type`) and the typed stream wrapper.
 
 types     one model per item / content part / SSE event; `parse_item`, `parse_event`, `to_wire`
-stream    `ResponseStream`: bytes → typed events, folded with `proxy.responses_fold.accumulate`
+stream    `ResponseStream`: bytes → typed events, folded with `proxy.responses.accumulate`
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Typed view of a Responses SSE stream, built on the proxy's pure fold.
 
 `ResponseStream` takes raw bytes as they arrive, parses them with the proxy's `SseParser`, folds each
-event into the response snapshot with `proxy.responses_fold.accumulate` (the one fold shared with
+event into the response snapshot with `proxy.responses.accumulate` (the one fold shared with
 the proxy and the inspector; never re-implemented here) and hands back typed events.
 `.response` is the typed `ResponseObject`; `.completed` says whether `response.completed` arrived.
 """
@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from harness.wire.types import ResponseObject, parse_event, parse_items
-from proxy.responses_fold import SseParser, accumulate
+from proxy.responses import SseParser, accumulate
 
 __all__ = ["ResponseStream"]
 

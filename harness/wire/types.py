@@ -226,7 +226,7 @@ class Usage(WireModel):
 
 
 class ResponseObject(WireModel):
-    """The Responses object as folded from a stream (see `proxy.responses_fold.accumulate`)."""
+    """The Responses object as folded from a stream (see `proxy.responses.accumulate`)."""
 
     id: str | None = None
     model: str | None = None
@@ -297,6 +297,12 @@ class ReasoningSummaryTextDone(_Event):
 
 class ReasoningSummaryPartAdded(_Event):
     type: Literal["response.reasoning_summary_part.added"] = "response.reasoning_summary_part.added"
+    item_id: str | None = None
+    summary_index: int | None = None
+
+
+class ReasoningSummaryPartDone(_Event):
+    type: Literal["response.reasoning_summary_part.done"] = "response.reasoning_summary_part.done"
     item_id: str | None = None
     summary_index: int | None = None
 
@@ -379,6 +385,7 @@ _EVENT_TYPES: dict[str, type[WireModel]] = {
         ReasoningSummaryTextDelta,
         ReasoningSummaryTextDone,
         ReasoningSummaryPartAdded,
+        ReasoningSummaryPartDone,
         ReasoningTextDelta,
         OutputTextDone,
         FunctionCallArgumentsDone,
@@ -410,6 +417,7 @@ Event = (
     | ReasoningSummaryTextDelta
     | ReasoningSummaryTextDone
     | ReasoningSummaryPartAdded
+    | ReasoningSummaryPartDone
     | ReasoningTextDelta
     | OutputTextDone
     | FunctionCallArgumentsDone

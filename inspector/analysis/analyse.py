@@ -20,7 +20,14 @@ from inspector.analysis.instructions import effective_instructions, mark_base_pr
 from inspector.analysis.items import Item, ItemClassifier
 from inspector.analysis.threads import Thread, assign_threads
 from inspector.analysis.turns import Turn, extract_turns
-from inspector.analysis.world_state import describe_changes, fold_items, request_values
+from inspector.analysis.world_state import (
+    ObservedState,
+    StateChange,
+    empty_state,
+    fold_items,
+    state_changes,
+    with_request,
+)
 from proxy.errors import ConfigError, RecordingError
 from proxy.model import Exchange, RecordingHeader
 from proxy.store import read_recording
@@ -32,8 +39,10 @@ class TurnAnalysis:
 
     turn: Turn
     change: TurnChange
-    state: dict[str, Any]
-    state_changes: list[str]
+    state: ObservedState
+    """The world state after this turn's input, with the request's model and reasoning effort."""
+    state_changes: list[StateChange]
+    """World-state fields that differ from the previous turn of the thread (reports word them)."""
     instructions_diff: list[str]
     tools: ToolDiff
     params: dict[str, tuple[Any, Any]]
@@ -76,8 +85,8 @@ class _Carry:
     """What the next turn of a thread continues from."""
 
     turn: Turn
-    items_state: dict[str, Any]
-    request_state: dict[str, Any]
+    items_state: ObservedState
+    request_state: ObservedState
     totals: ItemTotals
     unknown: list[str]
     """Labels of the unrecognised items and parts in the turn's input."""
@@ -149,9 +158,9 @@ def _analyse_turn(
     )
     appended = carry is not None and change.kind == "append"
     items_state = fold_items(
-        carry.items_state if carry and appended else {}, change.added if appended else turn.items
+        carry.items_state if carry and appended else empty_state(), change.added if appended else turn.items
     )
-    state = request_values(items_state, turn.body)
+    state = with_request(items_state, turn.body)
     totals = item_totals(turn.items, carry.totals if carry and appended else None)
     unknown = _unknown_labels(change.added if appended else turn.items)
     if carry and appended:
@@ -173,14 +182,17 @@ def _analyse_turn(
     compaction_request = turn.request_kind in COMPACTION_REQUEST_KINDS and not turn.body.get("tools")
     if compaction_request and carry is not None:
         # A compaction request may leave out the model settings; it does not change them.
-        for key in ("model", "reasoning_effort"):
-            if state.get(key) is None:
-                state[key] = carry.request_state.get(key)
+        inherited = {
+            key: carry.request_state.value(key)
+            for key in ("model", "reasoning_effort")
+            if state.value(key) is None
+        }
+        state = state.model_copy(update=inherited)
     result = TurnAnalysis(
         turn=turn,
         change=change,
         state=state,
-        state_changes=describe_changes(carry.request_state if carry else None, state, change.added),
+        state_changes=state_changes(carry.request_state if carry else None, state, change.added),
         instructions_diff=instructions_diff(
             effective_instructions(head.body, head.items), effective_instructions(turn.body, turn.items)
         )

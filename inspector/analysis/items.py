@@ -25,6 +25,12 @@ TOOL_ITEM_TYPES = frozenset(
         "custom_tool_call_output",
         "local_shell_call",
         "local_shell_call_output",
+        "shell_call",
+        "shell_call_output",
+        "apply_patch_call",
+        "apply_patch_call_output",
+        "program",
+        "program_output",
         "web_search_call",
         "file_search_call",
         "computer_call",
@@ -160,6 +166,16 @@ def _tool_item(position: int, item: dict[str, Any], itype: str, key: str) -> Ite
     elif itype.endswith("_output"):
         text = _output_text(item.get("output", ""))
         label = f"{itype}: {_preview(text, 50)}"
+    elif itype in ("shell_call", "local_shell_call") and isinstance(item.get("action"), dict):
+        action = item["action"]
+        commands = action.get("commands") or action.get("command") or []
+        shown = " && ".join(map(str, commands)) if isinstance(commands, list) else str(commands)
+        text = json.dumps(strip_none(item), ensure_ascii=False)
+        label = f"{itype} {_preview(shown, 40)}"
+    elif itype == "apply_patch_call" and isinstance(item.get("operation"), dict):
+        operation = item["operation"]
+        text = json.dumps(strip_none(item), ensure_ascii=False)
+        label = f"{itype} {operation.get('type', '?')} {operation.get('path', '')}".rstrip()
     else:
         text = json.dumps(strip_none(item), ensure_ascii=False)
         label = itype
@@ -185,6 +201,13 @@ def classify_item(position: int, item: Any, key: str | None = None) -> Item:
     if itype == "reasoning":
         summary = item.get("summary") or []
         text = "\n".join(str(s.get("text", "")) for s in summary if isinstance(s, dict))
+        if not text:  # open-weight models stream raw `reasoning_text` content and no summary
+            content = item.get("content") or []
+            text = "\n".join(
+                str(c.get("text", ""))
+                for c in content
+                if isinstance(c, dict) and c.get("type") == "reasoning_text"
+            )
         opaque = len(str(item.get("encrypted_content") or ""))
         label = f"reasoning {_preview(text, 40)}" if text else "reasoning"
         if opaque:

@@ -29,6 +29,8 @@ class Thread:
     turns: list[Turn] = field(default_factory=list)
     forked_from: int | None = None
     """Turn number this thread was forked from, if it was."""
+    side: str | None = None
+    """For the thread collecting side requests of one kind (`thread_title`): that kind."""
 
 
 def _shared_prefix(a: Turn, b: Turn) -> int:
@@ -84,8 +86,19 @@ def assign_threads(turns: list[Turn]) -> list[Thread]:
             by_hint[turn.thread_hint] = thread
         return thread
 
+    sides: dict[str, Thread] = {}
     done: list[Turn] = []
     for turn in turns:
+        if turn.side is not None:
+            # Side requests (a session title) each come on a thread id of their own: one thread per
+            # kind collects them, so they fold instead of each opening a new conversation.
+            side = sides.get(turn.side)
+            if side is None:
+                side = sides[turn.side] = Thread(f"S{len(sides) + 1}", None, side=turn.side)
+                threads.append(side)
+            side.turns.append(turn)
+            turn.thread = side.name
+            continue
         thread: Thread | None = None
         if turn.previous_response_id and turn.chain_resolved:
             thread = by_response.get(turn.previous_response_id)
@@ -110,7 +123,7 @@ def _by_prefix(
     """Without ids: join the thread whose latest turn this one extends or rewrites, else fork/new."""
     best: tuple[int, Thread | None] = (0, None)
     for thread in threads:
-        if thread.hint is not None:
+        if thread.hint is not None or thread.side is not None:
             continue
         latest = thread.turns[-1]
         kept = _shared_prefix(latest, turn)
@@ -126,7 +139,7 @@ def _by_prefix(
         return chosen
     if carries_compaction(turn.items, set()):
         # A compacted history need not share a prefix: it continues the thread that asked for it.
-        open_threads = [t for t in threads if t.hint is None]
+        open_threads = [t for t in threads if t.hint is None and t.side is None]
         asked = [t for t in open_threads if t.turns[-1].request_kind in COMPACTION_REQUEST_KINDS]
         if asked or open_threads:
             return (asked or open_threads)[-1]

@@ -14,8 +14,12 @@ from typing import Any
 
 from inspector.analysis.items import Item
 from proxy.model import Exchange
+from proxy.responses import thread_hint
 
 _SKIP_QUIETLY = ("models",)
+_TERMINAL_STATUSES = ("completed", "failed", "incomplete", "cancelled")
+SIDE_SOURCES = frozenset({"thread_title"})
+"""Codex `thread_source` values of requests made beside the conversation, not part of it."""
 
 
 @dataclass
@@ -46,6 +50,9 @@ class Turn:
     """From `x-codex-turn-metadata`: `turn`, `prewarm`, `compaction`, `memory`; `compact` for remote."""
     thread_hint: str | None
     """An explicit conversation id (session/thread headers, client_metadata, prompt_cache_key)."""
+    side: str | None = None
+    """A side request beside the conversation (Codex's `thread_source`, e.g. `thread_title`: the TUI
+    asks for a session title on a thread of its own), or None for the conversation's own requests."""
     items: list[Item] = field(default_factory=list)
     thread: str = ""
 
@@ -98,20 +105,6 @@ def _turn_metadata(exchange: Exchange, body: dict[str, Any]) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {}
 
 
-def _thread_hint(exchange: Exchange, body: dict[str, Any]) -> str | None:
-    for name in ("thread-id", "session-id", "session_id", "x-session-id"):
-        value = _header(exchange.request_headers, name)
-        if value:
-            return value
-    meta = body.get("client_metadata")
-    if isinstance(meta, dict):
-        for name in ("thread_id", "session_id"):
-            if isinstance(meta.get(name), str) and meta[name]:
-                return str(meta[name])
-    key = body.get("prompt_cache_key")
-    return key if isinstance(key, str) and key else None
-
-
 def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any], dict[str, Any] | None]:
     """(status, error, response id, output items, usage) of one exchange."""
     response = exchange.response
@@ -138,8 +131,8 @@ def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any]
         return "no response", None, rid, output, usage
     err = response.get("error")
     status = str(response.get("status") or ("completed" if exchange.endpoint == "responses/compact" else "?"))
-    if status == "in_progress":
-        status = "incomplete stream"
+    if status == "in_progress" or (exchange.sse and status not in _TERMINAL_STATUSES):
+        status = "incomplete stream"  # the stream ended without a terminal event
     message = None
     if isinstance(err, dict):
         message = f"{err.get('code') or err.get('type') or 'error'}: {err.get('message', '')}".strip()
@@ -188,6 +181,7 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
         status, error, rid, output, usage = _outcome(exchange)
         meta = _turn_metadata(exchange, body)
         kind = meta.get("request_kind")
+        source = meta.get("thread_source")
         if exchange.endpoint == "responses/compact":
             kind = "compact"
         turn = Turn(
@@ -206,7 +200,8 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
             status=status,
             error=error,
             request_kind=kind if isinstance(kind, str) else None,
-            thread_hint=_thread_hint(exchange, body),
+            thread_hint=thread_hint(exchange.request_headers, body),
+            side=source if isinstance(source, str) and source in SIDE_SOURCES else None,
         )
         turns.append(turn)
         if rid:

@@ -1,176 +1,197 @@
-"""World state: the typed values a turn's context carries, and what changed between turns.
+"""World state: the typed values a turn's context carries, and records of what changed between turns.
 
 The state of a turn is the fold of every recognised fragment in its input, in order (Codex appends
 only the sections that changed, so a later fragment overrides an earlier one), plus the model and
-reasoning effort of the request. Changes are described as sentences a person reads in a timeline:
-"cwd /repo → /repo/pkg", "AGENTS.md replaced: /repo → /repo/pkg", "skill demo-skill selected".
+reasoning effort of the request. What a fragment means for the state is the harness's own
+declaration (`FragmentSpec.world`); the state is an all-optional variant of the harness's
+`WorldState` with the fields fragment kinds declare (`harness.context.world_fields`), where None
+means the context never said. A change is a `StateChange` record; the reports word it.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any, cast
 
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
+
+from harness.context import ChangeStyle, WorldField, world_fields, world_meaning
 from inspector.analysis.items import Item
 
-# Fragment value name → state key, for the scalar values environment and permissions carry.
-_SCALARS = {
-    "cwd": "cwd",
-    "shell": "shell",
-    "current_date": "date",
-    "timezone": "timezone",
-    "sandbox_mode": "sandbox",
-    "approval_policy": "approval",
-    "network_enabled": "network",
-    "writable_roots": "writable_roots",
-}
+__all__ = [
+    "ObservedState",
+    "StateChange",
+    "empty_state",
+    "fold_items",
+    "observed_state_model",
+    "state_changes",
+    "with_request",
+]
+
+# Collections for which "never said" and "said empty" read the same (no AGENTS.md, no skills).
+_EMPTY_IS_UNSET = (ChangeStyle.DOCUMENTS, ChangeStyle.MEMBERS, ChangeStyle.SELECTED)
 
 
-def _docs_text(values: dict[str, Any]) -> str:
-    docs = values.get("docs")
-    if isinstance(docs, list):
-        return "\n\n".join(str(d.get("text", "")) for d in docs if isinstance(d, dict))
-    return str(values.get("text", ""))
+class ObservedState(BaseModel):
+    """The world state as a recording shows it: one optional field per world-state field.
+
+    The concrete class is `observed_state_model()`, built from the field table, so its fields are
+    known only at run time; read them with `value(name)` (or as attributes where the name is known).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    def value(self, name: str) -> Any:
+        """The field's value; None when the context never set it (or there is no such field)."""
+        return getattr(self, name, None)
+
+    def values(self) -> dict[str, Any]:
+        """Every field by name, None for the unset ones, in field order."""
+        return dict(self)
 
 
-def apply_fragment(state: dict[str, Any], kind: str, values: dict[str, Any]) -> None:
-    """Fold one fragment's values into `state` (in place)."""
-    if kind in ("environment_context", "permissions"):
-        for name, key in _SCALARS.items():
-            if name in values:
-                state[key] = values[name]
-    elif kind == "collaboration_mode":
-        state["collaboration_mode"] = values.get("mode")
-    elif kind in ("agents_md", "agents_md_replaced", "user_instructions"):
-        path = values.get("path") or state.get("cwd") or "?"
-        docs = {} if kind == "agents_md_replaced" else dict(state.get("agents_md") or {})
-        docs[str(path)] = _docs_text(values)
-        state["agents_md"] = docs
-    elif kind == "agents_md_removed":
-        state["agents_md"] = {}
-    elif kind == "skills_catalog":
-        state["skills"] = sorted(str(s.get("name")) for s in values.get("skills", []) if isinstance(s, dict))
-    elif kind == "selected_skill":
-        selected = list(state.get("selected_skills") or [])
-        if values.get("name") not in selected:
-            selected.append(str(values.get("name")))
-        state["selected_skills"] = selected
-    elif kind == "goal":
-        state["goal"] = values.get("objective") or values.get("text")
-    elif kind == "personality":
-        state["personality"] = values.get("text")
-    elif kind == "model_switch" and values.get("model"):
-        state["context_model"] = values.get("model")
+@dataclass(frozen=True)
+class StateChange:
+    """One world-state field that differs from the previous turn of the thread.
+
+    field:    the field name (`WorldState`'s, or one a fragment kind declared); its `StateField`
+              (`harness.context.world_fields()[field].marker`) says how to tell the change.
+    before:   the old value; None when the field was unset, or on a thread's first turn.
+    after:    the new value (None: no longer set).
+    replaced: a fragment of this turn restated the whole value (AGENTS.md "replaces all
+              previous"), so the change is a replacement rather than an edit.
+    """
+
+    field: str
+    before: Any
+    after: Any
+    replaced: bool = False
 
 
-def fold_items(state: dict[str, Any], items: Iterable[Item]) -> dict[str, Any]:
+_model_cache: tuple[dict[str, WorldField], type[ObservedState]] | None = None
+
+
+def observed_state_model() -> type[ObservedState]:
+    """The all-optional state model for the current field table (rebuilt when fragments register)."""
+    global _model_cache
+    fields = world_fields()
+    if _model_cache is not None and _model_cache[0] is fields:
+        return _model_cache[1]
+    definitions: dict[str, Any] = {
+        name: (Annotated[f.annotation | None, f.marker], None) for name, f in fields.items()
+    }
+    model = cast(
+        "type[ObservedState]", create_model("ObservedWorldState", __base__=ObservedState, **definitions)
+    )
+    _model_cache = (fields, model)
+    return model
+
+
+def empty_state() -> ObservedState:
+    """A state with nothing said yet (before a thread's first turn)."""
+    return observed_state_model()()
+
+
+def _adapters() -> dict[str, TypeAdapter[Any]]:
+    """A validator per field of the current model (rebuilt with it)."""
+    global _adapter_cache
+    model = observed_state_model()
+    if _adapter_cache is None or _adapter_cache[0] is not model:
+        fields = world_fields()
+        _adapter_cache = (model, {name: TypeAdapter(f.annotation | None) for name, f in fields.items()})
+    return _adapter_cache[1]
+
+
+_adapter_cache: tuple[type[ObservedState], dict[str, TypeAdapter[Any]]] | None = None
+
+
+def _fitting(updates: dict[str, Any]) -> dict[str, Any]:
+    """The updates whose value fits its field's type; the rest (and names that are no field) are
+    dropped, so those fields keep their previous value."""
+    adapters = _adapters()
+    fitting: dict[str, Any] = {}
+    for name, value in updates.items():
+        adapter = adapters.get(name)
+        if adapter is None:
+            continue
+        try:
+            fitting[name] = adapter.validate_python(value)
+        except ValidationError:
+            continue
+    return fitting
+
+
+def _updated(state: ObservedState, fitting: dict[str, Any]) -> ObservedState:
+    model = observed_state_model()
+    if type(state) is not model:  # the registry changed since `state` was made
+        state = model.model_validate({k: v for k, v in state.values().items() if k in model.model_fields})
+    return state.model_copy(update=fitting)
+
+
+def fold_items(state: ObservedState, items: Iterable[Item]) -> ObservedState:
     """A new state: `state` with every fragment of `items` applied in order."""
-    out = copy.copy(state)
+    values: dict[str, Any] | None = None
+    updates: dict[str, Any] = {}
     for item in items:
         for part in item.fragments:
-            apply_fragment(out, part.kind, part.values)
-    return out
+            meaning = world_meaning(part.kind)
+            if meaning is None:
+                continue
+            if values is None:
+                values = state.values()
+            try:
+                update = _fitting(meaning.project(part.values, values))
+            except (KeyError, TypeError, ValueError, AttributeError):
+                continue  # a recorded form with odd values says nothing we can read
+            values.update(update)  # later fragments read what earlier ones set
+            updates.update(update)
+    return _updated(state, updates) if updates else state
 
 
-def request_values(state: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
-    """The state completed with the request's own model and reasoning effort."""
-    out = dict(state)
-    out["model"] = body.get("model")
+def with_request(state: ObservedState, body: dict[str, Any]) -> ObservedState:
+    """The state completed with the request's own model and reasoning effort (None when unset)."""
     reasoning = body.get("reasoning")
-    out["reasoning_effort"] = reasoning.get("effort") if isinstance(reasoning, dict) else None
-    return out
+    effort = reasoning.get("effort") if isinstance(reasoning, dict) else None
+    request = {"model": None, "reasoning_effort": None}
+    return _updated(state, {**request, **_fitting({"model": body.get("model"), "reasoning_effort": effort})})
 
 
-def _short(value: Any, limit: int = 200) -> str:
-    if value is None:
-        return "unset"
-    if isinstance(value, bool):
-        return "enabled" if value else "restricted"
-    if isinstance(value, list):
-        text = ", ".join(str(v) for v in value) or "none"
-    else:
-        text = " ".join(str(value).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _same(field: WorldField, old: Any, new: Any) -> bool:
+    if field.marker.style in _EMPTY_IS_UNSET and not old and not new:
+        return True
+    key = field.marker.key
+    if key is not None and isinstance(old, list) and isinstance(new, list):
+        return sorted(str(getattr(m, key, m)) for m in old) == sorted(str(getattr(m, key, m)) for m in new)
+    return bool(old == new)
 
 
-def _agents_sentences(before: dict[str, str], after: dict[str, str], replaced: bool) -> list[str]:
-    if before == after:
-        return []
-    if replaced or (before and after and not set(before) & set(after)):
-        old = ", ".join(sorted(before)) or "none"
-        new = ", ".join(sorted(after)) or "none"
+def state_changes(before: ObservedState | None, after: ObservedState, added: list[Item]) -> list[StateChange]:
+    """Every field that differs between two states, in field order (`before` None: a first turn,
+    where only the fields marked `on_first_turn` are changes; the rest is listed as fragments)."""
+    fields = world_fields()
+    if before is None:
         return [
-            f"AGENTS.md replaced: {old} → {new}"
-            if old != new
-            else f"AGENTS.md replaced: {new} (text changed)"
+            StateChange(name, None, after.value(name))
+            for name, f in fields.items()
+            if f.marker.on_first_turn and after.value(name)
         ]
-    out = [f"AGENTS.md added: {p}" for p in sorted(set(after) - set(before))]
-    out += [f"AGENTS.md removed: {p}" for p in sorted(set(before) - set(after))]
-    out += [f"AGENTS.md changed: {p}" for p in sorted(set(before) & set(after)) if before[p] != after[p]]
-    return out
-
-
-_NAMES = {
-    "cwd": "cwd",
-    "shell": "shell",
-    "date": "date",
-    "timezone": "timezone",
-    "sandbox": "sandbox",
-    "approval": "approval policy",
-    "network": "network",
-    "collaboration_mode": "collaboration mode",
-    "model": "model",
-    "reasoning_effort": "reasoning effort",
-    "personality": "personality",
-    "context_model": "model switch notice",
-}
-
-
-def describe_changes(before: dict[str, Any] | None, after: dict[str, Any], added: list[Item]) -> list[str]:
-    """Sentences for every value that differs between two states (`before` None: the first turn)."""
-    if before is None:  # the initial context is listed as fragments; only say what the user chose
-        return [f"skill {name} selected" for name in after.get("selected_skills") or []]
-    sentences: list[str] = []
-    added_kinds = {p.kind for item in added for p in item.fragments}
-    for key in (
-        "cwd",
-        "shell",
-        "date",
-        "timezone",
-        "sandbox",
-        "approval",
-        "network",
-        "collaboration_mode",
-        "model",
-        "reasoning_effort",
-        "context_model",
-    ):
-        if key == "context_model" and after.get(key) == after.get("model") != before.get("model"):
-            continue  # the model-switch notice only confirms the model change already described
-        if before.get(key) != after.get(key):
-            sentences.append(f"{_NAMES[key]} {_short(before.get(key))} → {_short(after.get(key))}")
-    if before.get("writable_roots") != after.get("writable_roots"):
-        sentences.append(
-            f"writable roots changed: {_short(before.get('writable_roots'))} → "
-            f"{_short(after.get('writable_roots'))}"
-        )
-    sentences += _agents_sentences(
-        before.get("agents_md") or {}, after.get("agents_md") or {}, "agents_md_replaced" in added_kinds
-    )
-    old_skills, new_skills = set(before.get("skills") or []), set(after.get("skills") or [])
-    if old_skills != new_skills:
-        delta = [f"+{s}" for s in sorted(new_skills - old_skills)] + [
-            f"-{s}" for s in sorted(old_skills - new_skills)
-        ]
-        sentences.append("skills catalog changed: " + " ".join(delta))
-    for name in after.get("selected_skills") or []:
-        if name not in (before.get("selected_skills") or []):
-            sentences.append(f"skill {name} selected")
-    if before.get("goal") != after.get("goal"):
-        sentences.append(
-            f"goal set: {_short(after.get('goal'), 80)}" if after.get("goal") else "goal cleared"
-        )
-    if before.get("personality") != after.get("personality"):
-        sentences.append("personality changed")
-    return sentences
+    if type(before) is type(after) and before.__dict__ == after.__dict__:
+        return []  # the usual turn: nothing changed (one C-level comparison)
+    replaced = {
+        name
+        for item in added
+        for part in item.fragments
+        if (meaning := world_meaning(part.kind)) is not None
+        for name in meaning.replaces
+    }
+    changes: list[StateChange] = []
+    for name, f in fields.items():
+        old, new = before.value(name), after.value(name)
+        if _same(f, old, new):
+            continue
+        echo = f.marker.echo_of
+        if echo is not None and new == after.value(echo) != before.value(echo):
+            continue  # only repeats the change of `echo`, which is told already
+        changes.append(StateChange(name, old, new, name in replaced))
+    return changes

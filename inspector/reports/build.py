@@ -1,8 +1,9 @@
-"""Report documents: the analysis turned into plain JSON-ready dicts (schema `ctxscope-report/1`).
+"""Report documents: the analysis turned into the models of `ctxscope-report/1` (`reports.models`).
 
-Every output format renders these dicts, so the JSON a CI job asserts on and the text a person
-reads never disagree. The schema is documented in `docs/report-schema.md`; add fields freely,
-but bump the version for any removal or change of meaning.
+Every output format renders a document's `wire()` form, so the JSON a CI job asserts on and the
+text a person reads never disagree. The schema is documented in `docs/report-schema.md` and
+generated into `docs/report-schema.json`; add fields freely, but bump the version for any removal
+or change of meaning.
 """
 
 from __future__ import annotations
@@ -14,74 +15,91 @@ from inspector.analysis.compaction import CompactionReport
 from inspector.analysis.compare import Comparison, TurnComparison
 from inspector.analysis.diffs import ToolDiff, tool_name
 from inspector.analysis.instructions import effective_instructions
-from inspector.analysis.items import Item
+from inspector.analysis.items import Item, Part
 from inspector.analysis.tokens import get_tokenizer
+from inspector.reports.models import (
+    AB,
+    SCHEMA,
+    BeforeAfter,
+    BodyKeysDoc,
+    ChangeDoc,
+    CompactionDetail,
+    CompactionDoc,
+    CompareReport,
+    CompareSummary,
+    DiffReport,
+    FragmentChangeDoc,
+    HeadersDoc,
+    ItemDoc,
+    PairDoc,
+    PartDoc,
+    ShowReport,
+    ThreadDoc,
+    TokenizerDoc,
+    TokensDoc,
+    ToolsDoc,
+    TurnDetail,
+    TurnDoc,
+    WorldStateDoc,
+)
+from inspector.reports.world import describe_changes, world_state_doc
 
-SCHEMA = "ctxscope-report/1"
+__all__ = ["SCHEMA", "compare_report", "diff_report", "params_to_show", "show_report"]
 
 
-def _head(kind: str) -> dict[str, Any]:
+def _head() -> dict[str, Any]:
     tokenizer = get_tokenizer()
-    return {
-        "schema": SCHEMA,
-        "report": kind,
-        "tokenizer": {"name": tokenizer.name, "estimated": tokenizer.estimated},
-    }
+    return {"schema": SCHEMA, "tokenizer": TokenizerDoc(name=tokenizer.name, estimated=tokenizer.estimated)}
 
 
-def item_doc(item: Item, *, text: bool = False) -> dict[str, Any]:
+def _part_doc(part: Part, *, text: bool) -> PartDoc:
+    optional: dict[str, Any] = {}
+    if part.is_fragment:
+        optional["values"] = part.values
+    if text:
+        optional["text"] = part.text
+    return PartDoc(kind=part.kind, label=part.label, tokens=part.tokens, **optional)
+
+
+def item_doc(item: Item, *, text: bool = False) -> ItemDoc:
     """One classified item."""
-    doc: dict[str, Any] = {
-        "position": item.position,
-        "type": item.type,
-        "role": item.role,
-        "kind": item.kind,
-        "label": item.label,
-        "tokens": item.tokens,
-    }
+    optional: dict[str, Any] = {}  # keys present only in some documents (left unset otherwise)
     if item.parts:
-        doc["parts"] = [
-            {
-                "kind": p.kind,
-                "label": p.label,
-                "tokens": p.tokens,
-                **({"values": p.values} if p.is_fragment else {}),
-                **({"text": p.text} if text else {}),
-            }
-            for p in item.parts
-        ]
+        optional["parts"] = [_part_doc(p, text=text) for p in item.parts]
     if text and not item.parts:
-        doc["text"] = item.text
-    return doc
+        optional["text"] = item.text
+    return ItemDoc(
+        position=item.position,
+        type=item.type,
+        role=item.role,
+        kind=item.kind,
+        label=item.label,
+        tokens=item.tokens,
+        **optional,
+    )
 
 
-def tools_doc(diff: ToolDiff) -> dict[str, Any]:
+def tools_doc(diff: ToolDiff) -> ToolsDoc:
     """Tools added/removed/changed by name."""
-    return {
-        "added": diff.added,
-        "removed": diff.removed,
-        "changed": diff.changed,
-        "reordered": diff.reordered,
-    }
+    return ToolsDoc(added=diff.added, removed=diff.removed, changed=diff.changed, reordered=diff.reordered)
 
 
-def _fragments_changed(result: TurnAnalysis) -> list[dict[str, str]]:
+def _fragments_changed(result: TurnAnalysis) -> list[FragmentChangeDoc]:
     out = [
-        {"change": "added", "kind": p.kind, "label": p.label}
+        FragmentChangeDoc(change="added", kind=p.kind, label=p.label)
         for i in result.change.added
         for p in i.fragments
     ]
     out += [
-        {"change": "removed", "kind": p.kind, "label": p.label}
+        FragmentChangeDoc(change="removed", kind=p.kind, label=p.label)
         for i in result.change.removed
         for p in i.fragments
     ]
     return out
 
 
-def compaction_doc(report: CompactionReport, *, detail: bool = False) -> dict[str, Any]:
-    """Compaction forensics of one turn."""
-    doc: dict[str, Any] = {
+def _compaction_fields(report: CompactionReport) -> dict[str, Any]:
+    return {
         "sentence": report.sentence,
         "trigger": report.trigger,
         "request_turn": report.request_turn,
@@ -94,15 +112,24 @@ def compaction_doc(report: CompactionReport, *, detail: bool = False) -> dict[st
         "tokens_after": report.tokens_after,
         "summary": report.summary,
     }
-    if detail:
-        doc["summarised_items"] = [item_doc(i) for i in report.summarised]
-        doc["dropped_context_items"] = [item_doc(i) for i in report.dropped_context]
-        doc["kept_items"] = [item_doc(i) for i in report.kept]
-    return doc
 
 
-def turn_doc(result: TurnAnalysis) -> dict[str, Any]:
-    """One row of the timeline."""
+def compaction_doc(report: CompactionReport) -> CompactionDoc:
+    """Compaction forensics of one turn."""
+    return CompactionDoc(**_compaction_fields(report))
+
+
+def compaction_detail(report: CompactionReport) -> CompactionDetail:
+    """Compaction forensics with the items summarised, dropped and kept."""
+    return CompactionDetail(
+        **_compaction_fields(report),
+        summarised_items=[item_doc(i) for i in report.summarised],
+        dropped_context_items=[item_doc(i) for i in report.dropped_context],
+        kept_items=[item_doc(i) for i in report.kept],
+    )
+
+
+def _turn_fields(result: TurnAnalysis) -> dict[str, Any]:
     turn, change, tokens = result.turn, result.change, result.tokens
     return {
         "turn": turn.number,
@@ -112,34 +139,40 @@ def turn_doc(result: TurnAnalysis) -> dict[str, Any]:
         "endpoint": turn.endpoint,
         "model": turn.model,
         "request_kind": turn.request_kind,
+        "side": turn.side,
         "status": turn.status,
         "error": turn.error,
         "items": len(turn.items),
         "sent_items": turn.sent_items,
-        "change": {
-            "kind": change.kind,
-            "previous": change.previous,
-            "kept": change.kept,
-            "added": len(change.added),
-            "removed": len(change.removed),
-        },
+        "change": ChangeDoc(
+            kind=change.kind,  # type: ignore[arg-type]  # one of CHANGE_KINDS
+            previous=change.previous,
+            kept=change.kept,
+            added=len(change.added),
+            removed=len(change.removed),
+        ),
         "fragments_changed": _fragments_changed(result),
-        "world_state_changes": result.state_changes,
+        "world_state_changes": describe_changes(result.state_changes),
         "instructions_changed": bool(result.instructions_diff),
         "tools": tools_doc(result.tools),
-        "params": {k: {"before": a, "after": b} for k, (a, b) in result.params.items()},
-        "tokens": {
-            "total": tokens.total,
-            "estimated": tokens.estimated,
-            "by_kind": tokens.by_kind,
-            "usage": tokens.usage,
-            "unaccounted": tokens.unaccounted,
-            "shared_prefix": tokens.shared_prefix,
-            "predicted_cached": tokens.predicted_cached,
-        },
+        "params": {k: BeforeAfter(before=a, after=b) for k, (a, b) in result.params.items()},
+        "tokens": TokensDoc(
+            total=tokens.total,
+            estimated=tokens.estimated,
+            by_kind=tokens.by_kind,
+            usage=tokens.usage,
+            unaccounted=tokens.unaccounted,
+            shared_prefix=tokens.shared_prefix,
+            predicted_cached=tokens.predicted_cached,
+        ),
         "compaction": compaction_doc(result.compaction) if result.compaction else None,
         "notes": result.notes,
     }
+
+
+def turn_doc(result: TurnAnalysis) -> TurnDoc:
+    """One row of the timeline."""
+    return TurnDoc(**_turn_fields(result))
 
 
 def params_to_show(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -167,89 +200,100 @@ def _without_effort(value: Any) -> Any:
     return {k: v for k, v in value.items() if k != "effort"} if isinstance(value, dict) else value
 
 
-def turn_detail(result: TurnAnalysis) -> dict[str, Any]:
+def turn_detail(result: TurnAnalysis) -> TurnDetail:
     """One turn against its predecessor, in full."""
-    return {
-        **turn_doc(result),
-        "added_items": [item_doc(i, text=True) for i in result.change.added],
-        "removed_items": [item_doc(i, text=True) for i in result.change.removed],
-        "instructions_diff": result.instructions_diff,
-        "world_state": result.state,
-        "compaction": compaction_doc(result.compaction, detail=True) if result.compaction else None,
-    }
+    return TurnDetail(
+        **{
+            **_turn_fields(result),
+            "compaction": compaction_detail(result.compaction) if result.compaction else None,
+        },
+        added_items=[item_doc(i, text=True) for i in result.change.added],
+        removed_items=[item_doc(i, text=True) for i in result.change.removed],
+        instructions_diff=result.instructions_diff,
+        world_state=WorldStateDoc(**world_state_doc(result.state)),
+    )
 
 
-def diff_report(analysis: Analysis, *, turn: int | None = None, thread: str | None = None) -> dict[str, Any]:
+def diff_report(analysis: Analysis, *, turn: int | None = None, thread: str | None = None) -> DiffReport:
     """The `ctxscope diff` document: threads, the timeline, and optionally one turn in full."""
     rows = analysis.turns
     if thread is not None:
         chosen = analysis.thread(thread)
         rows = [r for r in rows if r.turn.thread == chosen.name]
-    return {
-        **_head("diff"),
-        "source": analysis.source,
-        "warnings": analysis.warnings,
-        "threads": [
-            {"name": t.name, "id": t.hint, "turns": [x.number for x in t.turns], "forked_from": t.forked_from}
+    return DiffReport(
+        **_head(),
+        report="diff",
+        source=analysis.source,
+        warnings=analysis.warnings,
+        threads=[
+            ThreadDoc(
+                name=t.name,
+                id=t.hint,
+                turns=[x.number for x in t.turns],
+                forked_from=t.forked_from,
+                side=t.side,
+            )
             for t in analysis.threads
         ],
-        "turns": [turn_doc(r) for r in rows],
-        "detail": turn_detail(analysis.turn(turn)) if turn is not None else None,
-    }
+        turns=[turn_doc(r) for r in rows],
+        detail=turn_detail(analysis.turn(turn)) if turn is not None else None,
+    )
 
 
-def show_report(analysis: Analysis, number: int) -> dict[str, Any]:
+def show_report(analysis: Analysis, number: int) -> ShowReport:
     """The `ctxscope show` document: the full context of one request."""
     result = analysis.turn(number)
     body = result.turn.body
-    return {
-        **_head("show"),
-        "source": analysis.source,
-        "turn": turn_doc(result),
-        "instructions": effective_instructions(body, result.turn.items) or None,
-        "tools": [tool_name(t) for t in body.get("tools") or []],
-        "layout": [i.label for i in result.turn.items],
-        "input": [item_doc(i, text=True) for i in result.turn.items],
-        "world_state": result.state,
-    }
+    return ShowReport(
+        **_head(),
+        report="show",
+        source=analysis.source,
+        turn=turn_doc(result),
+        instructions=effective_instructions(body, result.turn.items) or None,
+        tools=[tool_name(t) for t in body.get("tools") or []],
+        layout=[i.label for i in result.turn.items],
+        input=[item_doc(i, text=True) for i in result.turn.items],
+        world_state=WorldStateDoc(**world_state_doc(result.state)),
+    )
 
 
-def _pair_doc(pair: TurnComparison) -> dict[str, Any]:
-    return {
-        "turn": pair.index,
-        "a_turn": pair.a.turn.number if pair.a else None,
-        "b_turn": pair.b.turn.number if pair.b else None,
-        "same": pair.same,
-        "endpoint": list(pair.endpoint) if pair.endpoint else None,
-        "transport": list(pair.transport) if pair.transport else None,
-        "headers": {
-            "only_a": pair.headers_only_a,
-            "only_b": pair.headers_only_b,
-            "changed": {k: list(v) for k, v in pair.headers_changed.items()},
-        },
-        "params": {k: {"a": a, "b": b} for k, (a, b) in pair.params.items()},
-        "body_keys": {"only_a": pair.body_keys_only_a, "only_b": pair.body_keys_only_b},
-        "instructions_diff": pair.instructions,
-        "tools": tools_doc(pair.tools),
-        "items_diff": pair.items,
-        "usage": {k: {"a": a, "b": b} for k, (a, b) in pair.usage.items()},
-        "status": list(pair.status) if pair.status else None,
-    }
+def _pair_doc(pair: TurnComparison) -> PairDoc:
+    return PairDoc(
+        turn=pair.index,
+        a_turn=pair.a.turn.number if pair.a else None,
+        b_turn=pair.b.turn.number if pair.b else None,
+        same=pair.same,
+        endpoint=list(pair.endpoint) if pair.endpoint else None,
+        transport=list(pair.transport) if pair.transport else None,
+        headers=HeadersDoc(
+            only_a=pair.headers_only_a,
+            only_b=pair.headers_only_b,
+            changed={k: list(v) for k, v in pair.headers_changed.items()},
+        ),
+        params={k: AB(a=a, b=b) for k, (a, b) in pair.params.items()},
+        body_keys=BodyKeysDoc(only_a=pair.body_keys_only_a, only_b=pair.body_keys_only_b),
+        instructions_diff=pair.instructions,
+        tools=tools_doc(pair.tools),
+        items_diff=pair.items,
+        usage={k: AB(a=a, b=b) for k, (a, b) in pair.usage.items()},
+        status=list(pair.status) if pair.status else None,
+    )
 
 
-def compare_report(comparison: Comparison) -> dict[str, Any]:
+def compare_report(comparison: Comparison) -> CompareReport:
     """The `ctxscope compare` document."""
     pairs = comparison.turns
-    return {
-        **_head("compare"),
-        "a": comparison.a.source,
-        "b": comparison.b.source,
-        "warnings": [f"A: {w}" for w in comparison.a.warnings] + [f"B: {w}" for w in comparison.b.warnings],
-        "notes": comparison.notes,
-        "summary": {
-            "turns_a": len(comparison.a.turns),
-            "turns_b": len(comparison.b.turns),
-            "same_turns": sum(1 for p in pairs if p.same),
-        },
-        "turns": [_pair_doc(p) for p in pairs],
-    }
+    return CompareReport(
+        **_head(),
+        report="compare",
+        a=comparison.a.source,
+        b=comparison.b.source,
+        warnings=[f"A: {w}" for w in comparison.a.warnings] + [f"B: {w}" for w in comparison.b.warnings],
+        notes=comparison.notes,
+        summary=CompareSummary(
+            turns_a=len(comparison.a.turns),
+            turns_b=len(comparison.b.turns),
+            same_turns=sum(1 for p in pairs if p.same),
+        ),
+        turns=[_pair_doc(p) for p in pairs],
+    )

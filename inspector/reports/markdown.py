@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from inspector.reports.build import params_to_show
+from inspector.reports.models import CompareReport, DiffReport, ShowReport
 
 
 def _cell(text: Any) -> str:
@@ -132,7 +133,8 @@ def _compare(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render_markdown(report: dict[str, Any]) -> str:
-    """Markdown text of any report document."""
-    render = {"diff": _diff, "show": _show, "compare": _compare}[report["report"]]
-    return "\n".join(render(report)) + "\n"
+def render_markdown(report: DiffReport | ShowReport | CompareReport | dict[str, Any]) -> str:
+    """Markdown text of any report document (a model, or its `wire()` form)."""
+    doc = report if isinstance(report, dict) else report.wire()
+    render = {"diff": _diff, "show": _show, "compare": _compare}[doc["report"]]
+    return "\n".join(render(doc)) + "\n"

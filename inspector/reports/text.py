@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.text import Text
 
 from inspector.reports.build import params_to_show
+from inspector.reports.models import CompareReport, DiffReport, ShowReport
 
 KIND_STYLE = {
     "initial": "bold cyan",
@@ -61,7 +62,7 @@ def _turn_row(console: Console, doc: dict[str, Any]) -> None:
         status = f"  [{doc['transport']}]" + status
     _line(
         console,
-        (f"  #{doc['turn']:<4}", "bold"),
+        (f"  turn {doc['turn']:<3}", "bold"),
         (f"{kind:<11}", KIND_STYLE.get(kind, "")),
         f"{doc['items']:>4} {'item ' if doc['items'] == 1 else 'items'}  {delta:<18} {_tokens(doc)}",
         (status, "bold red"),
@@ -167,7 +168,12 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
         numbers = [n for n in thread["turns"] if n in shown]
         if not numbers:
             continue
+        if thread.get("side") and len(numbers) > 1 and report["detail"] is None:
+            _side_thread(console, thread, [by_number[n] for n in numbers])
+            continue
         head = f"thread {thread['name']}" + (f"  id {thread['id']}" if thread["id"] else "")
+        if thread.get("side"):
+            head += f"  side requests ({thread['side']})"
         if thread["forked_from"]:
             head += f"  forked from turn {thread['forked_from']}"
         _line(console, (head, "bold"))
@@ -177,6 +183,18 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
         _line(console, "no model requests in this recording")
     if report["detail"]:
         _detail(console, report["detail"])
+
+
+def _side_thread(console: Console, thread: dict[str, Any], docs: list[dict[str, Any]]) -> None:
+    """Side requests (e.g. Codex's session titles) fold into one line: they are not the conversation."""
+    turns = ", ".join(str(d["turn"]) for d in docs)
+    failed = [d["turn"] for d in docs if d["status"] != "completed"]
+    _line(
+        console,
+        (f"thread {thread['name']}", "bold"),
+        (f"  {_plural(len(docs), 'side request')} ({thread['side']}), folded: turns {turns}", "dim"),
+        (f"  [not completed: {', '.join(map(str, failed))}]" if failed else "", "bold red"),
+    )
 
 
 def render_show(report: dict[str, Any], console: Console) -> None:
@@ -223,13 +241,13 @@ def render_compare(report: dict[str, Any], console: Console) -> None:
             side = "A" if pair["a_turn"] is None else "B"
             _line(
                 console,
-                (f"  #{pair['turn']:<4}", "bold"),
+                (f"  turn {pair['turn']:<3}", "bold"),
                 (f"only in {'B' if side == 'A' else 'A'}", "yellow"),
             )
             continue
         _line(
             console,
-            (f"  #{pair['turn']:<4}", "bold"),
+            (f"  turn {pair['turn']:<3}", "bold"),
             ("same" if pair["same"] else "differs", "green" if pair["same"] else "yellow"),
         )
         for key in ("endpoint", "transport", "status"):
@@ -267,6 +285,7 @@ def render_compare(report: dict[str, Any], console: Console) -> None:
             )
 
 
-def render_text(report: dict[str, Any], console: Console) -> None:
-    """Render any report document."""
-    {"diff": render_diff, "show": render_show, "compare": render_compare}[report["report"]](report, console)
+def render_text(report: DiffReport | ShowReport | CompareReport | dict[str, Any], console: Console) -> None:
+    """Render any report document (a model, or its `wire()` form)."""
+    doc = report if isinstance(report, dict) else report.wire()
+    {"diff": render_diff, "show": render_show, "compare": render_compare}[doc["report"]](doc, console)

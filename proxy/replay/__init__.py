@@ -5,10 +5,13 @@
         ...  # point any client at f"{server.url}/v1"
 
 Layers, kept apart as in vcrpy: `cassette` (load a recording or a script as ordered answers),
-`script` (the hand-written script format) and `script_events` (→ Codex-wire SSE events),
-`normalise` (volatile values), `matching` (named matchers and a JSON-path diff), `addon` (the
-`Replayer` mitmproxy addon), `report` (what a replay did), `pacer` (streams answers with their
-recorded timing), `server` (start it in-process), `cli` (`ctxscope replay`).
+`script` (the hand-written script format, rendered with `proxy.responses` builders),
+`normalise` (volatile values), `paths` (which recorded directory stands for which live one),
+`matching` (named matchers and a JSON-path diff; `register_matcher`), `session` (the replay rules:
+which answer each request gets), `addon` (the `Replayer` mitmproxy addon), `transport`
+(`CassetteTransport`, the same replay for httpx clients in-process), `report` (what a replay did),
+`pacer` (streams answers with their recorded timing), `server` (start it in-process), `cli`
+(`ctxscope replay`).
 
 Names load on first use, so commands that do not replay (`ctxscope --help`, `info`) never import
 mitmproxy.
@@ -20,43 +23,65 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from proxy.replay.addon import MATCH_MODES, PACE_MODES, Replayer
+    from proxy.replay.addon import Replayer
     from proxy.replay.cassette import Answer, Cassette, CassetteEntry, load_cassette
-    from proxy.replay.matching import json_diff
+    from proxy.replay.matching import MATCHERS, Matcher, RequestView, json_diff, register_matcher
     from proxy.replay.normalise import Normaliser
+    from proxy.replay.options import MATCH_MODES, PACE_MODES, MatchMode, PaceMode
+    from proxy.replay.paths import PathMap
     from proxy.replay.report import Mismatch, ReplayReport
     from proxy.replay.script import Script, parse_script, read_script
     from proxy.replay.server import ReplayServer, serve_cassette, serve_script
+    from proxy.replay.session import ReplaySession
+    from proxy.replay.transport import CassetteTransport
 
 __all__ = [
+    "MATCHERS",
     "MATCH_MODES",
     "PACE_MODES",
     "Answer",
     "Cassette",
     "CassetteEntry",
+    "CassetteTransport",
+    "MatchMode",
+    "Matcher",
     "Mismatch",
     "Normaliser",
+    "PaceMode",
+    "PathMap",
     "ReplayReport",
     "ReplayServer",
+    "ReplaySession",
     "Replayer",
+    "RequestView",
     "Script",
     "json_diff",
     "load_cassette",
     "parse_script",
     "read_script",
+    "register_matcher",
     "serve_cassette",
     "serve_script",
 ]
 
 _WHERE = {
-    "MATCH_MODES": "addon",
-    "PACE_MODES": "addon",
+    "MATCH_MODES": "options",
+    "PACE_MODES": "options",
+    "MatchMode": "options",
+    "PaceMode": "options",
     "Replayer": "addon",
     "Answer": "cassette",
     "Cassette": "cassette",
     "CassetteEntry": "cassette",
     "load_cassette": "cassette",
     "json_diff": "matching",
+    "MATCHERS": "matching",
+    "Matcher": "matching",
+    "RequestView": "matching",
+    "register_matcher": "matching",
+    "PathMap": "paths",
+    "ReplaySession": "session",
+    "CassetteTransport": "transport",
     "Normaliser": "normalise",
     "Mismatch": "report",
     "ReplayReport": "report",

@@ -28,39 +28,29 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from mitmproxy import ctx, exceptions, http
 
-from proxy.endpoints import classify_endpoint
 from proxy.errors import CtxscopeError
-from proxy.replay.cassette import Answer, Cassette, CassetteEntry, load_cassette
-from proxy.replay.matching import RequestView, match_requests, request_path
-from proxy.replay.normalise import Normaliser
+from proxy.replay.cassette import Answer, Cassette, load_cassette
+from proxy.replay.matching import DEFAULT_MATCH_ON, check_match_on, request_path
+from proxy.replay.options import MATCH_MODES, PACE_MODES, MatchMode, PaceMode
 from proxy.replay.pacer import TICKET_HEADER, Pacer
-from proxy.replay.report import Mismatch, ReplayReport
+from proxy.replay.report import ReplayReport
+from proxy.replay.session import ReplaySession, error_answer, is_model_path
 from proxy.replay.ws import WsSession
-from proxy.store.redact import Redactor
 
 __all__ = ["Replayer", "MATCH_MODES", "PACE_MODES", "REPLAYED", "is_model_path"]
 
 log = logging.getLogger("ctxscope.replay")
 
-MATCH_MODES = ("strict", "sequential")
-PACE_MODES = ("recorded", "fast")
 REPLAYED = "ctxscope_replayed"
 """`flow.metadata` key set on flows the replayer answered, so an addon running alongside (record mode
 `new`) can tell replayed exchanges from new ones."""
 _ORIGIN = "ctxscope_replay_origin"
 _IN_FLIGHT = "ctxscope_replay_in_flight"
-
-
-def is_model_path(method: str, path: str) -> bool:
-    """True for `POST …/responses` and `POST …/responses/compact`."""
-    return method.upper() == "POST" and classify_endpoint(path) in ("responses", "responses/compact")
 
 
 class Replayer:
@@ -70,45 +60,47 @@ class Replayer:
         self,
         cassette: Cassette | None = None,
         *,
-        match: str = "strict",
-        pace: str = "fast",
+        match: MatchMode = "strict",
+        pace: PaceMode = "fast",
         ignore: Iterable[str] = (),
+        match_on: Iterable[str] = DEFAULT_MATCH_ON,
+        map_paths: Iterable[tuple[str, str]] = (),
         live_cwd: str | None = None,
         passthrough_when_exhausted: bool = False,
         on_event: Callable[[str], None] | None = None,
     ) -> None:
-        if match not in MATCH_MODES:
-            raise ValueError(f"match must be one of {MATCH_MODES}, not {match!r}")
-        if pace not in PACE_MODES:
-            raise ValueError(f"pace must be one of {PACE_MODES}, not {pace!r}")
-        self.match = match
-        self.pace = pace
-        self.ignore = tuple(ignore)
-        self.live_cwd = live_cwd if live_cwd is not None else os.getcwd()
-        self.passthrough_when_exhausted = passthrough_when_exhausted
-        self.on_event = on_event
+        self.session = ReplaySession(
+            cassette,
+            match=match,
+            pace=pace,
+            ignore=ignore,
+            match_on=match_on,
+            map_paths=map_paths,
+            live_cwd=live_cwd,
+            passthrough_when_exhausted=passthrough_when_exhausted,
+            on_event=on_event,
+        )
         self._pacer = Pacer()
-        self._lock = threading.Lock()
-        self._redactor = Redactor()
-        self.cassette: Cassette | None = None
-        self.report = ReplayReport(cassette="<none>", match=match, model_entries=0)
-        if cassette is not None:
-            self.use(cassette)
+
+    @property
+    def cassette(self) -> Cassette | None:
+        return self.session.cassette
+
+    @property
+    def report(self) -> ReplayReport:
+        return self.session.report
+
+    @property
+    def match(self) -> MatchMode:
+        return self.session.match
+
+    @property
+    def pace(self) -> PaceMode:
+        return self.session.pace
 
     def use(self, cassette: Cassette) -> None:
         """Serve `cassette` from its start."""
-        with self._lock:
-            self.cassette = cassette
-            self._cursor = 0
-            self._other_used: set[int] = set()
-            self._recorded_side = Normaliser(
-                cwds={cassette.cwd} if cassette.cwd else set(), ignore=self.ignore
-            )
-            cwds = {self.live_cwd} if self.live_cwd and self.live_cwd != "/" else set()
-            self._live_side = Normaliser(cwds=cwds, ignore=self.ignore)
-            self.report = ReplayReport(
-                cassette=cassette.name, match=self.match, model_entries=len(cassette.model_entries)
-            )
+        self.session.use(cassette)
 
     # ---- mitmdump options (in-process users pass arguments instead) ----
 
@@ -116,6 +108,8 @@ class Replayer:
         loader.add_option("cassette", str, "", "Recording or script cassette to replay")
         loader.add_option("replay_match", str, self.match, "strict | sequential")
         loader.add_option("replay_pace", str, self.pace, "recorded | fast")
+        match_on = ",".join(self.session.match_on)
+        loader.add_option("replay_match_on", str, match_on, "matchers, e.g. method,path,body")
 
     def configure(self, updated: set[str]) -> None:
         for option, allowed in (("replay_match", MATCH_MODES), ("replay_pace", PACE_MODES)):
@@ -124,10 +118,17 @@ class Replayer:
                 message = f"{option} must be one of {', '.join(allowed)}, not {value!r}"
                 raise exceptions.OptionsError(message)  # type: ignore[no-untyped-call]
         if "replay_match" in updated:
-            self.match = ctx.options.replay_match
+            self.session.match = ctx.options.replay_match
             self.report.match = self.match
         if "replay_pace" in updated:
-            self.pace = ctx.options.replay_pace
+            self.session.pace = ctx.options.replay_pace
+        if "replay_match_on" in updated:
+            try:
+                names = [n.strip() for n in ctx.options.replay_match_on.split(",") if n.strip()]
+                self.session.match_on = check_match_on(names)
+            except ValueError as err:
+                message = f"replay_match_on: {err}"
+                raise exceptions.OptionsError(message) from None  # type: ignore[no-untyped-call]
         if "cassette" in updated and ctx.options.cassette:
             try:
                 self.use(load_cassette(ctx.options.cassette))
@@ -141,31 +142,24 @@ class Replayer:
             return
         # Counted until its `response`/`error` hook: a replay is only over once every answer is out.
         flow.metadata[_IN_FLIGHT] = True
-        self._count_in_flight(+1)
+        self.session.count_in_flight(+1)
         cassette = self.cassette
         if cassette is None:
-            self._set(
-                flow,
-                _error_answer(503, "ctxscope_no_cassette", "no cassette loaded (set the cassette option)"),
-            )
+            message = "no cassette loaded (set the cassette option)"
+            self._set(flow, error_answer(503, "ctxscope_no_cassette", message))
             return
         if flow.request.headers.get("upgrade", "").lower() == "websocket":
             if not any(e.endpoint == "websocket" for e in cassette.model_entries):
                 # Codex falls back to HTTP/SSE at once on 426; the cassette holds HTTP exchanges.
                 message = "this cassette was recorded over HTTP; use HTTP/SSE"
-                self._set(flow, _error_answer(426, "ctxscope_websocket_not_recorded", message))
+                self._set(flow, error_answer(426, "ctxscope_websocket_not_recorded", message))
                 return
             await self._route_to_pacer(
                 flow, WsSession(self._ws_answer, self._ws_done, self.pace == "recorded")
             )
             return
         method, live_path = flow.request.method, request_path(flow.request.path)
-        body = _json_body(flow)
-        with self._lock:
-            if is_model_path(method, live_path):
-                answer = self._model_answer(cassette, method, live_path, body)
-            else:
-                answer = self._other_answer(cassette, method, live_path)
+        answer = self.session.answer(method, live_path, _json_body(flow))
         if answer is None:
             return  # record mode `new`: let it go upstream
         flow.metadata[REPLAYED] = True
@@ -187,84 +181,14 @@ class Replayer:
 
     def response(self, flow: http.HTTPFlow) -> None:
         if flow.metadata.pop(_IN_FLIGHT, None):
-            self._count_in_flight(-1)
+            self.session.count_in_flight(-1)
 
     def error(self, flow: http.HTTPFlow) -> None:
         if flow.metadata.pop(_IN_FLIGHT, None):
-            self._count_in_flight(-1)
-
-    def _count_in_flight(self, delta: int) -> None:
-        with self.report._lock:
-            self.report.in_flight += delta
+            self.session.count_in_flight(-1)
 
     async def done(self) -> None:
         await self._pacer.close()
-
-    # ---- choosing an answer (called with the lock held) ----
-
-    def _model_answer(self, cassette: Cassette, method: str, live_path: str, body: Any) -> Answer | None:
-        """The next model entry's answer, an error answer, or None (forward it: record mode `new`)."""
-        what = f"{method} {live_path}"
-        if self._cursor >= len(cassette.model_entries):
-            if self.passthrough_when_exhausted:
-                self._note("passed_through", what)
-                return None
-            self._note("exhausted", what)
-            self._emit(f"exhausted: {what}")
-            total = len(cassette.model_entries)
-            return _error_answer(
-                410,
-                "ctxscope_cassette_exhausted",
-                f"cassette {cassette.name} has no more model responses (all {total} served) for {what}; "
-                "re-record it or extend the script",
-            )
-        entry = cassette.model_entries[self._cursor]
-        differences, live_redacted = self._compare(entry, method, live_path, body)
-        if differences:
-            served = self.match == "sequential"
-            mismatch = Mismatch(
-                cassette.name,
-                entry.label,
-                entry.index,
-                differences,
-                served=served,
-                exchange_id=entry.exchange_id,
-                live_body=live_redacted,
-            )
-            with self.report._lock:
-                self.report.mismatches.append(mismatch)
-            log.warning("replay mismatch: %s", mismatch.line())
-            self._emit(f"mismatch: {mismatch.line()}")
-            if not served:
-                return _mismatch_answer(cassette, entry, differences)
-        self._cursor += 1
-        with self.report._lock:
-            self.report.served += 1
-        self._emit(f"{what} → {entry.label}")
-        return entry.render(live_path, body, self.pace)
-
-    def _other_answer(self, cassette: Cassette, method: str, live_path: str) -> Answer | None:
-        candidates = [
-            e
-            for e in cassette.other_entries
-            if e.method.upper() == method.upper() and _same_path(e.path, live_path)
-        ]
-        what = f"{method} {live_path}"
-        if not candidates:
-            if self.passthrough_when_exhausted:
-                self._note("passed_through", what)
-                return None
-            self._note("unmatched", what)
-            self._emit(f"unmatched: {what}")
-            message = f"cassette {cassette.name} has no answer for {what}"
-            return _error_answer(404, "ctxscope_no_recorded_answer", message)
-        unused = [e for e in candidates if e.index not in self._other_used]
-        entry = unused[0] if unused else candidates[-1]  # reuse the last one once all were served
-        self._other_used.add(entry.index)
-        with self.report._lock:
-            self.report.other_served += 1
-        self._emit(f"{what} → {entry.label}")
-        return entry.render(live_path, None, self.pace)
 
     # ---- WebSocket turns (called by the pacer's WebSocket server, on the proxy's loop) ----
 
@@ -272,31 +196,13 @@ class Replayer:
         """The answer to one client `response.create` frame (an error answer if there is none)."""
         cassette = self.cassette
         assert cassette is not None
-        self._count_in_flight(+1)  # until `_ws_done`: the turn's frames are still to be sent
-        with self._lock:
-            answer = self._model_answer(cassette, "WS", path, frame)
-        return answer or _error_answer(502, "ctxscope_no_upstream", "nothing to forward WebSocket turns to")
+        self.session.count_in_flight(+1)  # until `_ws_done`: the turn's frames are still to be sent
+        with self.session.lock:
+            answer = self.session.model_answer(cassette, "WS", self.session.redact_path(path), frame)
+        return answer or error_answer(502, "ctxscope_no_upstream", "nothing to forward WebSocket turns to")
 
     def _ws_done(self) -> None:
-        self._count_in_flight(-1)
-
-    def _compare(
-        self, entry: CassetteEntry, method: str, live_path: str, body: Any
-    ) -> tuple[list[str], Any]:
-        """The differences, and the redacted live body (compared, and kept by a `Mismatch`)."""
-        if entry.path is None:
-            return [], None  # script entries answer whatever comes
-        redacted = self._redactor.body(body)  # once: bodies run to hundreds of KB, on the proxy's loop
-        recorded_body, live_body = entry.request_body, redacted
-        if entry.endpoint == "websocket" or method == "WS":
-            # A WebSocket `response.create` frame is a request body plus its `type`, without `stream`.
-            recorded_body, live_body = _as_request(recorded_body), _as_request(live_body)
-            method, live_path = entry.method, entry.path  # frames are compared on their bodies alone
-        self._recorded_side.learn(recorded_body)
-        self._live_side.learn(live_body)
-        recorded = RequestView(entry.method, entry.path, self._recorded_side.body(recorded_body))
-        live = RequestView(method, live_path, self._live_side.body(live_body))
-        return match_requests(live, recorded), redacted
+        self.session.count_in_flight(-1)
 
     # ---- answering ----
 
@@ -314,39 +220,6 @@ class Replayer:
     def _set(flow: http.HTTPFlow, answer: Answer) -> None:
         flow.response = http.Response.make(answer.status, answer.body, answer.headers)
 
-    def _note(self, kind: str, what: str) -> None:
-        with self.report._lock:
-            getattr(self.report, kind).append(what)
-
-    def _emit(self, line: str) -> None:
-        if self.on_event is not None:
-            try:
-                self.on_event(line)
-            except Exception:  # a broken printer must not break the replay
-                log.exception("replay event callback failed")
-
-
-def _error_answer(status: int, kind: str, message: str, extra: dict[str, Any] | None = None) -> Answer:
-    """A JSON error answer; `x-should-retry: false` so clients fail at once instead of retrying."""
-    body = {"error": {"type": kind, "code": kind, "message": f"ctxscope replay: {message}", **(extra or {})}}
-    return Answer(
-        status=status,
-        headers={"content-type": "application/json", "x-should-retry": "false"},
-        body=json.dumps(body, ensure_ascii=False).encode(),
-    )
-
-
-def _mismatch_answer(cassette: Cassette, entry: CassetteEntry, differences: list[str]) -> Answer:
-    message = f"request does not match cassette {cassette.name} {entry.label}: " + "; ".join(differences[:5])
-    extra = {"cassette": cassette.name, "exchange": entry.exchange_id, "index": entry.index}
-    return _error_answer(409, "ctxscope_replay_mismatch", message, {**extra, "differences": differences})
-
-
-def _as_request(body: Any) -> Any:
-    if not isinstance(body, dict):
-        return body
-    return {k: v for k, v in body.items() if k != "stream" and not (k == "type" and v == "response.create")}
-
 
 def _json_body(flow: http.HTTPFlow) -> Any:
     raw = flow.request.get_content(strict=False) or b""
@@ -356,14 +229,6 @@ def _json_body(flow: http.HTTPFlow) -> Any:
         return json.loads(raw)
     except ValueError:
         return raw.decode("utf-8", "replace")
-
-
-def _same_path(recorded: str | None, live: str) -> bool:
-    if recorded is None:
-        return False
-    return recorded.split("?", 1)[0].rstrip("/") == live.split("?", 1)[0].rstrip("/") and (
-        "?" not in recorded or recorded == live
-    )
 
 
 addons = [Replayer()]

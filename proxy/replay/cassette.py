@@ -18,12 +18,15 @@ from typing import Any, Literal
 
 from proxy.endpoints import classify_endpoint
 from proxy.errors import CtxscopeError, RecordingError
-from proxy.model import Exchange
+from proxy.model import Exchange, SseEvent
 from proxy.replay.matching import request_path
+from proxy.replay.options import PaceMode
 from proxy.replay.script import Script, ScriptResponse, looks_like_script, parse_script
+from proxy.store.json_layout import LAYOUTS
+from proxy.store.json_layout import render as render_json
 from proxy.store.reader import read_recording
 
-__all__ = ["Answer", "Cassette", "CassetteEntry", "load_cassette", "cassette_from_script", "encode_event"]
+__all__ = ["Answer", "Cassette", "CassetteEntry", "load_cassette", "cassette_from_script"]
 
 # Hop-by-hop and body-framing headers: the replayer frames the body itself (decoded, unencoded).
 _DROP_HEADERS = frozenset(
@@ -39,8 +42,8 @@ class Answer:
     status: int
     headers: dict[str, str]
     body: bytes = b""
-    sse: list[tuple[float, str | None, str]] | None = None
-    """For SSE: (milliseconds since the request, event name, data) in order; `body` is then unused."""
+    sse: list[SseEvent] | None = None
+    """For SSE: the events in order (`t_ms` after the request, framing kept); `body` is then unused."""
     cut: bool = False
     """Drop the connection after the events, without ending the body (a recorded transport error)."""
 
@@ -50,8 +53,8 @@ class Answer:
 
     @property
     def events(self) -> list[tuple[float, bytes]]:
-        """The SSE events in wire form, with their offsets."""
-        return [(t_ms, encode_event(name, data)) for t_ms, name, data in self.sse or []]
+        """The SSE events in wire form (the bytes recorded, framing included), with their offsets."""
+        return [(event.t_ms, event.encode()) for event in self.sse or []]
 
     def stream_bytes(self) -> bytes:
         """The whole SSE body at once."""
@@ -69,15 +72,16 @@ class CassetteEntry:
     """Path and query the answer belongs to; None for script entries (any `…/responses`)."""
     endpoint: str
     request_body: Any
-    render: Callable[[str, Any, str], Answer]
+    render: Callable[[str, Any, PaceMode], Answer]
     """(live path, live request body, pace) → the answer."""
     exchange_id: int | None = None
 
     @property
     def label(self) -> str:
         where = f"{self.method} {self.path}" if self.path else "script response"
-        ident = f"#{self.exchange_id}" if self.exchange_id is not None else f"#{self.index}"
-        return f"exchange {ident} ({where})"
+        if self.exchange_id is None:
+            return f"script response {self.index + 1}"  # 1-based, as a person counts a script's entries
+        return f"exchange {self.exchange_id} ({where})"
 
 
 @dataclass
@@ -97,13 +101,6 @@ class Cassette:
     @property
     def name(self) -> str:
         return str(self.path) if self.path else "<script>"
-
-
-def encode_event(event: str | None, data: str) -> bytes:
-    """One SSE event in wire form; multi-line data becomes several `data:` lines."""
-    lines = [f"event: {event}"] if event else []
-    lines += [f"data: {line}" for line in data.split("\n")]
-    return ("\n".join(lines) + "\n\n").encode()
 
 
 def load_cassette(path: Path | str) -> Cassette:
@@ -186,8 +183,8 @@ def _from_recording(path: Path) -> Cassette:
     )
 
 
-def _recorded_renderer(exchange: Exchange) -> Callable[[str, Any, str], Answer]:
-    def render(live_path: str, live_body: Any, pace: str) -> Answer:
+def _recorded_renderer(exchange: Exchange) -> Callable[[str, Any, PaceMode], Answer]:
+    def render(live_path: str, live_body: Any, pace: PaceMode) -> Answer:
         return recorded_answer(exchange)
 
     return render
@@ -200,16 +197,19 @@ def recorded_answer(exchange: Exchange) -> Answer:
     if exchange.sse:
         headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
         headers["content-type"] = "text/event-stream"
-        events = [(ev.t_ms, ev.event, ev.data) for ev in exchange.sse]
         cut = error is not None and error.kind in _CUT_ERRORS
-        return Answer(status=exchange.status or 200, headers=headers, sse=events, cut=cut)
+        return Answer(status=exchange.status or 200, headers=headers, sse=list(exchange.sse), cut=cut)
     if exchange.status is None:
         message = (
             f"recorded transport error: {error.kind}: {error.message}" if error else "no response recorded"
         )
         body = json.dumps({"error": {"type": "ctxscope_recorded_error", "message": message}}).encode()
         return Answer(status=502, headers={"content-type": "application/json"}, body=body)
-    if exchange.response_body is not None:
+    if exchange.response_raw is not None:
+        body = exchange.response_raw.encode()
+    elif exchange.response_body is not None and exchange.response_layout in LAYOUTS:
+        body = render_json(exchange.response_body, exchange.response_layout)
+    elif exchange.response_body is not None:  # recorded before layouts were kept
         body = json.dumps(exchange.response_body, ensure_ascii=False).encode()
     else:
         body = (exchange.response_text or "").encode()
@@ -246,8 +246,8 @@ def cassette_from_script(script: Script, path: Path | None = None) -> Cassette:
     return Cassette(path=path, kind="script", model_entries=model, other_entries=other)
 
 
-def _script_renderer(spec: ScriptResponse, default_model: str) -> Callable[[str, Any, str], Answer]:
-    def render(live_path: str, live_body: Any, pace: str) -> Answer:
+def _script_renderer(spec: ScriptResponse, default_model: str) -> Callable[[str, Any, PaceMode], Answer]:
+    def render(live_path: str, live_body: Any, pace: PaceMode) -> Answer:
         headers = {"x-request-id": f"req_script_{spec.index + 1:04d}", **spec.headers}
         if spec.http_status is not None:
             body = spec.body if spec.body is not None else _error_body(spec.http_status)
@@ -266,14 +266,16 @@ def _script_renderer(spec: ScriptResponse, default_model: str) -> Callable[[str,
                 return Answer(status=502, headers=headers, body=json.dumps(_error_body(502)).encode())
             return Answer(status=200, headers=headers, body=json.dumps(final).encode())
         headers["content-type"] = "text/event-stream"
-        timed = [(i * spec.pace_ms, e["type"], json.dumps(e)) for i, e in enumerate(events)]
+        timed = [
+            SseEvent(t_ms=i * spec.pace_ms, event=e["type"], data=json.dumps(e)) for i, e in enumerate(events)
+        ]
         return Answer(status=200, headers=headers, sse=timed, cut=spec.cut)
 
     return render
 
 
-def _endpoint_renderer(endpoint: dict[str, Any]) -> Callable[[str, Any, str], Answer]:
-    def render(live_path: str, live_body: Any, pace: str) -> Answer:
+def _endpoint_renderer(endpoint: dict[str, Any]) -> Callable[[str, Any, PaceMode], Answer]:
+    def render(live_path: str, live_body: Any, pace: PaceMode) -> Answer:
         body = endpoint.get("body")
         headers = {str(k): str(v) for k, v in endpoint.get("headers", {}).items()}
         if isinstance(body, str):

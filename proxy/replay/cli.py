@@ -3,6 +3,7 @@
 ctxscope replay recordings/script-example.json              # the offline model on 127.0.0.1:8787
 ctxscope replay capture.jsonl --match sequential --pace recorded
 ctxscope replay capture.jsonl --ignore 'metadata.run' --ignore 'input[*].id'
+ctxscope replay capture.jsonl --map-path /home/ann/tools=/opt/tools --match-on method,path,body
 ctxscope replay capture.jsonl --exit-when-done --report replay.json    # for CI: exit 1 on problems
 
 Prints the URL to point clients at, one line per request (and each mismatch), and a summary at the end
@@ -20,8 +21,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from proxy.capture_cli import _stop_on_signals, parse_listen
+from proxy.endpoints import client_base_url
 from proxy.errors import ConfigError, CtxscopeError
+from proxy.files import write_private
+from proxy.replay.matching import DEFAULT_MATCH_ON, check_match_on
 from proxy.replay.normalise import parse_json_path
+from proxy.replay.options import MATCH_MODES, PACE_MODES, is_match_mode, is_pace_mode
+from proxy.replay.paths import parse_map_path
 
 if TYPE_CHECKING:
     from proxy.replay.server import ReplayServer
@@ -43,22 +49,28 @@ def run_replay(
     ignore: list[str] | None = None,
     exit_when_done: bool = False,
     report_path: Path | None = None,
+    match_on: str = ",".join(DEFAULT_MATCH_ON),
+    map_path: list[str] | None = None,
 ) -> bool:
     """Serve `file` until SIGINT/SIGTERM (or until done); return True if nothing went wrong."""
     # mitmproxy takes most of a second to import: only a replay pays for it, not `ctxscope --help`.
-    from proxy.replay.addon import MATCH_MODES, PACE_MODES
     from proxy.replay.cassette import load_cassette
     from proxy.replay.server import serve_cassette
 
-    if match not in MATCH_MODES:
+    if not is_match_mode(match):
         raise ConfigError(f"unknown --match {match!r}: use one of {', '.join(MATCH_MODES)}")
-    if pace not in PACE_MODES:
+    if not is_pace_mode(pace):
         raise ConfigError(f"unknown --pace {pace!r}: use one of {', '.join(PACE_MODES)}")
     for path in ignore or []:
         try:
             parse_json_path(path)
         except ValueError as err:
             raise ConfigError(f"bad --ignore: {err}") from None
+    try:
+        matchers = check_match_on([n.strip() for n in match_on.split(",") if n.strip()])
+        mappings = [parse_map_path(spec) for spec in map_path or []]
+    except ValueError as err:
+        raise ConfigError(f"bad --match-on or --map-path: {err}") from None
     if report_path is not None and not report_path.parent.is_dir():
         # checked before serving: a replay's outcome must not be lost to a typo in the report path
         raise ConfigError(
@@ -79,6 +91,8 @@ def run_replay(
             match=match,
             pace=pace,
             ignore=ignore or [],
+            match_on=matchers,
+            map_paths=mappings,
             listen_host=host,
             listen_port=port,
             on_event=on_event,
@@ -90,7 +104,8 @@ def run_replay(
             f"replaying {file} ({kind}, {len(cassette.model_entries)} model responses, "
             f"{len(cassette.other_entries)} other; match {match}, pace {pace})"
         )
-        _say(f"listening on {server.url} (point clients at {server.url}/v1)")
+        base = client_base_url(server.url, cassette.upstream_prefix)
+        _say(f"listening on {server.url} (point clients at {base})")
         _say("Ctrl-C to stop" if not exit_when_done else "stops when every model response was served")
         try:
             _wait(server, changed, stop, exit_when_done)
@@ -101,12 +116,11 @@ def run_replay(
     for problem in report.problems():
         _say(f"  {problem}")
     if report_path is not None:
-        try:
-            report_path.write_text(json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n")
-        except OSError as err:
-            raise ConfigError(
-                f"cannot write the --report file {str(report_path)!r}: {err.strerror}"
-            ) from None
+        text = json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n"
+        try:  # owner-only: the report quotes (redacted) request bodies
+            write_private(report_path, lambda stream: stream.write(text), inputs=[file])
+        except ConfigError as err:
+            raise ConfigError(f"--report: {err}") from None
     return not report.problems()
 
 
@@ -149,10 +163,30 @@ def replay_command(
     report: Annotated[
         Path | None, typer.Option("--report", help="Write what the replay did as JSON to this file.")
     ] = None,
+    match_on: Annotated[
+        str,
+        typer.Option(
+            "--match-on", help="Matchers a request must pass, comma-separated (method,path,query,body)."
+        ),
+    ] = ",".join(DEFAULT_MATCH_ON),
+    map_path: Annotated[
+        list[str] | None,
+        typer.Option("--map-path", help="OLD=NEW: recorded directory OLD stands for live NEW (repeatable)."),
+    ] = None,
 ) -> None:
     """Serve a recording or a script cassette as the model backend, for any client (Codex, SDKs, harness)."""
     try:
-        ok = run_replay(file, listen, match, pace, list(ignore or []), exit_when_done, report)
+        ok = run_replay(
+            file,
+            listen,
+            match,
+            pace,
+            list(ignore or []),
+            exit_when_done,
+            report,
+            match_on,
+            list(map_path or []),
+        )
     except CtxscopeError as err:
         print(f"error: {err}", file=sys.stderr)
         raise typer.Exit(2) from None

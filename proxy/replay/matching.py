@@ -16,7 +16,17 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["RequestView", "Matcher", "MATCHERS", "match_requests", "json_diff", "request_path"]
+__all__ = [
+    "DEFAULT_MATCH_ON",
+    "MATCHERS",
+    "Matcher",
+    "RequestView",
+    "check_match_on",
+    "json_diff",
+    "match_requests",
+    "register_matcher",
+    "request_path",
+]
 
 MAX_DIFFERENCES = 20
 _SNIPPET = 60
@@ -60,11 +70,47 @@ def body(live: RequestView, recorded: RequestView) -> list[str]:
     return json_diff(recorded.body, live.body)
 
 
-MATCHERS: dict[str, Matcher] = {"method": method, "path": path, "body": body}
+def query(live: RequestView, recorded: RequestView) -> list[str]:
+    """The query string must be the same (`path` compares it too; `query` alone ignores the path)."""
+    rec_query, live_query = recorded.path.partition("?")[2], live.path.partition("?")[2]
+    if rec_query == live_query:
+        return []
+    return [f"query differs: recorded {rec_query!r} vs live {live_query!r}"]
+
+
+MATCHERS: dict[str, Matcher] = {"method": method, "path": path, "query": query, "body": body}
+"""Matchers by name; `match_on` picks from these. Add one with `register_matcher`."""
+
+DEFAULT_MATCH_ON: tuple[str, ...] = ("method", "path", "body")
+
+
+def register_matcher(name: str, matcher: Matcher) -> None:
+    """Make `matcher` selectable as `name` in `match_on` (replayer, `--match-on`, the pytest marker).
+
+    A matcher is `(live, recorded) -> list of differences` (empty when they match), over `RequestView`s
+    whose bodies are already normalised. Registering a taken name replaces that matcher.
+    """
+    if not name or not name.replace("_", "").isalnum():
+        raise ValueError(f"a matcher name is a word (letters, digits, _), not {name!r}")
+    if not callable(matcher):
+        raise TypeError(f"matcher {name!r} must be callable, not {type(matcher).__name__}")
+    MATCHERS[name] = matcher
+
+
+def check_match_on(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """`names` as a tuple if each names a registered matcher; ValueError (one line) otherwise."""
+    chosen = tuple(names)
+    unknown = [n for n in chosen if n not in MATCHERS]
+    if unknown:
+        known = ", ".join(MATCHERS)
+        raise ValueError(f"unknown matcher {', '.join(map(repr, unknown))}: use some of {known}")
+    if not chosen:
+        raise ValueError(f"match_on names no matcher: use some of {', '.join(MATCHERS)}")
+    return chosen
 
 
 def match_requests(
-    live: RequestView, recorded: RequestView, matchers: tuple[str, ...] = ("method", "path", "body")
+    live: RequestView, recorded: RequestView, matchers: tuple[str, ...] = DEFAULT_MATCH_ON
 ) -> list[str]:
     """All differences found by the named matchers, capped at `MAX_DIFFERENCES` (with a count of the rest)."""
     found: list[str] = []

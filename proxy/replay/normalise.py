@@ -56,7 +56,7 @@ _TMP_RE = re.compile(
     r"(?:/private)?/(?:var/)?tmp/(?:pytest-of-[^/\s\"'<>]+/pytest-\d+/[^/\s\"'<>]+|[^/\s\"'<>]+)"
     r"|/var/folders/[^/\s]+/[^/\s]+/T/[^/\s\"'<>]+"
 )
-_REDACTED_RE = re.compile(r"<redacted:([a-z_]+):[0-9a-f]{6}>")
+_REDACTED_RE = re.compile(r"<redacted:([a-z_]+):(?:\d+|[0-9a-f]{6})>")
 _ID_RE = re.compile(
     r"\b(msg|rs|fc|fco|ctc|ctco|cc|resp|call|ws|lsh|ig|cmp|comp|item|sess|conv|turn|req|ci|mcp|tc|wsc)"
     r"_(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{4,}\b"
@@ -73,8 +73,12 @@ _TEXT_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"Wall time: [\d.]+ ?\w*"), "Wall time: <n>"),
     (re.compile(r"Chunk ID: \w+"), "Chunk ID: <id>"),
     (re.compile(r"Duration: [\d.]+ ?(?:ms|s|seconds)\b"), "Duration: <n>"),
+    # Counted over the output, whose paths differ in length between checkouts; the output is compared.
+    (re.compile(r"Original token count: \d+"), "Original token count: <n>"),
 )
-_TEXT_RULES_HINT = re.compile(r"<current_date>|<timezone>|Wall time: |Chunk ID: |Duration: ")
+_TEXT_RULES_HINT = re.compile(
+    r"<current_date>|<timezone>|Wall time: |Chunk ID: |Duration: |Original token count: "
+)
 _DIGIT_RE = re.compile(r"\d")
 _CACHE_SIZE = 50_000
 _CWD_TAG_RE = re.compile(r"<cwd>([^<]+)</cwd>")
@@ -152,13 +156,20 @@ class Normaliser:
     cwds: set[str] = field(default_factory=set)
     """Working directories of this side; each becomes `<cwd>` (longest first)."""
     ignore: tuple[str, ...] = ()
-    """User JSON paths replaced by `<ignored>` after normalisation."""
+    """User JSON paths replaced by `<ignored>` after normalisation (also where only one side has them)."""
+    roots: dict[str, str] = field(default_factory=dict)
+    """Directory prefixes of this side → the placeholder shared with the other side (see `paths.PathMap`);
+    every path under a prefix keeps its tail (`/a/w/repo/pkg` → `<root>/repo/pkg`)."""
+    keep_placeholders: bool = False
+    """Keep redaction placeholders' numbers (replay binds them as variables, see `PlaceholderBinding`);
+    by default `<redacted:KIND:N>` becomes `<redacted:KIND>`, for comparing two recordings."""
 
     def __post_init__(self) -> None:
         self._ignore_paths = [parse_json_path(p) for p in self.ignore]
         self._cwd_re: re.Pattern[str] | None = None
-        self._cwd_key: tuple[str, ...] = ()
-        self._cache_key: tuple[str, ...] = ()
+        self._cwd_key: tuple[object, ...] = ()
+        self._replacements: dict[str, str] = {}
+        self._cache_key: tuple[object, ...] = ()
         self._cache: dict[str, str] = {}
         temp_root = tempfile.gettempdir().rstrip("/")
         extra = [] if temp_root in ("/tmp", "/var/tmp", "") else [re.escape(temp_root) + r"/[^/\s\"'<>]+"]
@@ -178,7 +189,7 @@ class Normaliser:
     def text(self, value: str) -> str:
         """Normalise one string (paths, ids, dates, versions, placeholders)."""
         # Requests repeat their whole history every turn: the same strings come back again and again.
-        key = tuple(sorted(self.cwds))
+        key = (*sorted(self.cwds), *sorted(self.roots.items()))
         if key != self._cache_key:
             self._cache_key, self._cache = key, {}
         cached = self._cache.get(value)
@@ -191,7 +202,7 @@ class Normaliser:
 
     def _text(self, value: str) -> str:
         value = self._paths(value)
-        if "<redacted:" in value:
+        if "<redacted:" in value and not self.keep_placeholders:
             value = _REDACTED_RE.sub(r"<redacted:\1>", value)
         if _DIGIT_RE.search(value):  # every id, uuid, date and version below has a digit
             value = _UUID_RE.sub("<uuid>", value)
@@ -208,12 +219,16 @@ class Normaliser:
     def _paths(self, value: str) -> str:
         if "/" not in value:
             return value
-        key = tuple(sorted(self.cwds, key=len, reverse=True))
+        key = (*sorted(self.cwds), *sorted(self.roots.items()))
         if key != self._cwd_key:
             self._cwd_key = key
-            self._cwd_re = re.compile("|".join(re.escape(c) + _PATH_TAIL for c in key)) if key else None
+            self._replacements = {c: "<cwd>" for c in self.cwds} | self.roots
+            longest_first = sorted(self._replacements, key=len, reverse=True)
+            pattern = "|".join(re.escape(c) + _PATH_TAIL for c in longest_first)
+            self._cwd_re = re.compile(pattern) if pattern else None
         if self._cwd_re is not None:
-            value = self._cwd_re.sub("<cwd>", value)
+            replacements = self._replacements
+            value = self._cwd_re.sub(lambda m: replacements[m.group(0)], value)
         return self._tmp_re.sub("<tmp>", value)
 
     def _value(self, value: Any, key: str | None) -> Any:
@@ -245,7 +260,11 @@ def _replace_path(value: Any, segments: list[str | int]) -> Any:
     if isinstance(value, dict):
         keys: Iterable[str] = value.keys() if head == "*" else [str(head)] if str(head) in value else []
         selected = set(keys)
-        return {k: (_replace_path(v, rest) if k in selected else v) for k, v in value.items()}
+        out = {k: (_replace_path(v, rest) if k in selected else v) for k, v in value.items()}
+        if not rest and head != "*" and str(head) not in value:
+            # A key one side has and the other lacks is covered too: both read `<ignored>`.
+            out[str(head)] = IGNORED
+        return out
     if isinstance(value, list):
         if head == "*":
             return [_replace_path(v, rest) for v in value]

@@ -36,23 +36,32 @@ class Pacer:
 
     def __init__(self) -> None:
         self._server: asyncio.Server | None = None
+        self._starting: asyncio.Future[int] | None = None
         self._tickets: dict[str, Parked] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self.port: int | None = None
 
     async def ensure_started(self) -> int:
-        """Start listening (once) on the running loop; returns the port."""
-        if self._server is None:
-            self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
-            self.port = int(self._server.sockets[0].getsockname()[1])
-        assert self.port is not None
+        """Start listening (once) on the running loop; returns the port.
+
+        Concurrent first requests share one start: checking `_server` and then awaiting the start
+        let each of them open a listening socket, and all but the last leaked.
+        """
+        if self._starting is None:
+            self._starting = asyncio.ensure_future(self._start())
+        return await asyncio.shield(self._starting)
+
+    async def _start(self) -> int:
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.port = int(self._server.sockets[0].getsockname()[1])
         return self.port
 
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()
             self._server = None
+        self._starting = None
 
     def park(self, parked: Parked) -> str:
         """Keep `(answer, paced)` or a `WsSession` until the proxy comes for it; returns its ticket."""

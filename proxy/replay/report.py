@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from proxy.errors import ReplayMismatch
+from proxy.replay.options import MatchMode
 
 __all__ = ["Mismatch", "ReplayReport"]
 
@@ -22,7 +23,7 @@ class Mismatch:
 
     cassette: str
     entry: str
-    """The entry's label, e.g. `exchange #3 (POST /v1/responses)`."""
+    """The entry's label, e.g. `exchange 3 (POST /v1/responses)` or `script response 2`."""
     index: int
     """Position of the entry among the cassette's model entries."""
     differences: list[str]
@@ -43,7 +44,7 @@ class ReplayReport:
     """Counters and notes of one replay session."""
 
     cassette: str
-    match: str
+    match: MatchMode
     model_entries: int
     served: int = 0
     """Model requests answered from the cassette."""

@@ -23,14 +23,29 @@ usage defaults to an estimate from the live request size (about 4 characters per
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from proxy.errors import RecordingError
-from proxy.replay.script_events import render_events
+from proxy.responses.builders import (
+    custom_tool_call,
+    function_call,
+    reasoning,
+    response_stream,
+    text_message,
+)
 
-__all__ = ["SCRIPT_FORMAT", "Script", "ScriptResponse", "parse_script", "read_script", "looks_like_script"]
+__all__ = [
+    "SCRIPT_FORMAT",
+    "Script",
+    "ScriptResponse",
+    "estimate_tokens",
+    "looks_like_script",
+    "parse_script",
+    "read_script",
+]
 
 SCRIPT_FORMAT = "ctxscope-script"
 SCRIPT_VERSION = 1
@@ -62,14 +77,83 @@ class ScriptResponse:
     pace_ms: float = DEFAULT_PACE_MS
 
     def events(self, request_body: Any, default_model: str, now: float | None = None) -> list[dict[str, Any]]:
-        """The SSE events (parsed `data` objects, in order) answering `request_body`."""
-        return render_events(self, request_body, default_model, now)
+        """The SSE events (parsed `data` objects, in order) answering `request_body`.
+
+        Ids are deterministic: `resp_0001`, and per item `msg_0001_0`, `fc_0001_1`, `call_0001_1`, ...
+        """
+        n = self.index + 1
+        model = (
+            self.model
+            or (request_body.get("model") if isinstance(request_body, dict) else None)
+            or default_model
+        )
+        items = [self._item_events(n, index, item) for index, item in enumerate(self.items)]
+
+        def scripted_usage(done_items: list[dict[str, Any]]) -> dict[str, Any]:
+            return _usage(self.usage or {}, request_body, done_items)
+
+        return response_stream(
+            *items,
+            model=model,
+            response_id=self.response_id or f"resp_{n:04d}",
+            usage=scripted_usage,
+            failed=(self.fail["code"], self.fail["message"]) if self.fail is not None else None,
+            incomplete=self.incomplete,
+            cut=self.cut,
+            created_at=int(now if now is not None else time.time()),
+        )
+
+    def _item_events(self, n: int, index: int, item: dict[str, Any]) -> list[dict[str, Any]]:
+        kind, value = next(iter(item.items()))
+        suffix = f"{n:04d}_{index}"
+        if kind == "text":
+            return text_message(value, self.chunks, item_id=f"msg_{suffix}")
+        if kind == "reasoning":
+            encrypted = f"script-reasoning-{n:04d}-{index}"
+            return reasoning(value, encrypted, self.chunks, item_id=f"rs_{suffix}")
+        call_id = value.get("call_id") or f"call_{suffix}"
+        if kind == "function_call":
+            return function_call(
+                value["name"],
+                value["arguments"],
+                call_id,
+                self.chunks,
+                item_id=f"fc_{suffix}",
+                namespace=value.get("namespace"),
+            )
+        return custom_tool_call(value["name"], value["input"], call_id, self.chunks, item_id=f"ctc_{suffix}")
 
     def output_items(self, default_model: str) -> list[dict[str, Any]]:
         """The finished output items (what `response.completed` carries), e.g. for /responses/compact."""
         return [
             e["item"] for e in self.events(None, default_model) if e["type"] == "response.output_item.done"
         ]
+
+
+def estimate_tokens(value: Any) -> int:
+    """A rough token count (4 characters per token) used when a script gives no usage."""
+    if value is None:
+        return 0
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return max(1, len(text) // 4)
+
+
+def _usage(given: dict[str, Any], request_body: Any, done_items: list[dict[str, Any]]) -> dict[str, Any]:
+    """The script's usage, estimated from the live request and the output where it gives none."""
+    output_text = json.dumps(done_items, ensure_ascii=False)
+    inp = int(given.get("input_tokens", estimate_tokens(request_body)))
+    out = int(given.get("output_tokens", estimate_tokens(output_text)))
+    cached = int(given.get("cached_tokens", given.get("input_tokens_details", {}).get("cached_tokens", 0)))
+    reasoning_tokens = int(
+        given.get("reasoning_tokens", given.get("output_tokens_details", {}).get("reasoning_tokens", 0))
+    )
+    return {
+        "input_tokens": inp,
+        "input_tokens_details": {"cached_tokens": cached},
+        "output_tokens": out,
+        "output_tokens_details": {"reasoning_tokens": reasoning_tokens},
+        "total_tokens": int(given.get("total_tokens", inp + out)),
+    }
 
 
 @dataclass

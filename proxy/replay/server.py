@@ -18,6 +18,8 @@ from typing import Any
 
 from proxy.replay.addon import Replayer
 from proxy.replay.cassette import Cassette, cassette_from_script, load_cassette
+from proxy.replay.matching import DEFAULT_MATCH_ON
+from proxy.replay.options import MatchMode, PaceMode
 from proxy.replay.report import ReplayReport
 from proxy.replay.script import Script, parse_script
 from proxy.runner import ProxyServer
@@ -76,9 +78,11 @@ def _as_cassette(source: Cassette | Script | Path | str | list[Any] | dict[str, 
 def serve_cassette(
     source: Cassette | Script | Path | str | list[Any] | dict[str, Any],
     *,
-    match: str = "strict",
-    pace: str = "fast",
+    match: MatchMode = "strict",
+    pace: PaceMode = "fast",
     ignore: Iterable[str] = (),
+    match_on: Iterable[str] = DEFAULT_MATCH_ON,
+    map_paths: Iterable[tuple[str, str]] = (),
     live_cwd: str | None = None,
     listen_host: str = "127.0.0.1",
     listen_port: int = 0,
@@ -89,7 +93,9 @@ def serve_cassette(
 ) -> ReplayServer:
     """Load `source` (a recording or script file, a parsed script, or a Cassette) and start serving it.
 
-    Raises `RecordingError` for a bad file and `ProxyStartError` if the port is taken. `upstream`,
+    `match_on` names the matchers a live request must pass (`register_matcher` adds more); `map_paths`
+    pairs (recorded, live) directory prefixes the requests do not reveal. Raises `RecordingError` for
+    a bad file, `ValueError` for an unknown matcher and `ProxyStartError` if the port is taken. `upstream`,
     `passthrough_when_exhausted` and `extra_addons` exist for record mode `new` (forward what the
     cassette cannot answer and record it); plain replays leave them alone.
     """
@@ -99,6 +105,8 @@ def serve_cassette(
         match=match,
         pace=pace,
         ignore=ignore,
+        match_on=match_on,
+        map_paths=map_paths,
         live_cwd=live_cwd,
         on_event=on_event,
         passthrough_when_exhausted=passthrough_when_exhausted,
@@ -115,7 +123,7 @@ def serve_cassette(
 
 
 def serve_script(
-    script: list[Any] | dict[str, Any] | Path | str, *, pace: str = "fast", **kwargs: Any
+    script: list[Any] | dict[str, Any] | Path | str, *, pace: PaceMode = "fast", **kwargs: Any
 ) -> ReplayServer:
     """Serve a script cassette (a document or a file) in order; same handle as `serve_cassette`."""
     return serve_cassette(script, match="sequential", pace=pace, **kwargs)

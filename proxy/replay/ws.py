@@ -88,12 +88,14 @@ async def _send_answer(writer: asyncio.StreamWriter, answer: Answer, paced: bool
         )
         return
     start = time.monotonic()
-    for offset_ms, _name, data in answer.sse or []:
+    for event in answer.sse or []:
+        if not event.dispatched:
+            continue  # a comment, a data-less block or a cut-off last event (recorded over HTTP) is no frame
         if paced:
-            delay = start + offset_ms / 1000.0 - time.monotonic()
+            delay = start + event.t_ms / 1000.0 - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
-        await _send(writer, _TEXT, data.encode())
+        await _send(writer, _TEXT, event.data.encode())
 
 
 async def _send(writer: asyncio.StreamWriter, opcode: int, payload: bytes) -> None:

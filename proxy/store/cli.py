@@ -6,11 +6,11 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, TextIO
+from typing import IO, Annotated, Any
 
 import typer
 
-from ..errors import ConfigError
+from ..files import refuse_same_file, write_private
 from ..model import Exchange
 from .reader import read_recording
 from .summary import summarise
@@ -49,10 +49,13 @@ def info(
         if summary.request_bytes
         else ""
     )
+    hosts = ", ".join(f"{h} {n}" for h, n in sorted(summary.hosts.items(), key=lambda kv: (-kv[1], kv[0])))
+    summarised = f"; {summary.summarised} summarised without bodies" if summary.summarised else ""
     lines = [
         f"recording   {summary.path}",
         f"format      {summary.version} written by {summary.tool}",
-        f"exchanges   {summary.exchanges} ({endpoints})",
+        f"exchanges   {summary.exchanges} ({endpoints}{summarised})",
+        f"hosts       {hosts or 'none'}",
         f"threads     {summary.threads}",
         f"models      {models}",
         f"tokens      {summary.input_tokens} in, {summary.output_tokens} out",
@@ -60,7 +63,8 @@ def info(
         f"size        {_human_bytes(summary.file_bytes)} on disk, "
         f"{_human_bytes(summary.request_bytes)} of request "
         f"bodies{ratio}, {summary.blobs} stored parts",
-        f"errors      {len(summary.errors)}",
+        f"errors      {len(summary.errors)}"
+        + (f" (and {summary.summarised_errors} in summarised traffic)" if summary.summarised_errors else ""),
     ]
     lines += [f"  {e}" for e in summary.errors[:20]]
     if len(summary.errors) > 20:
@@ -93,21 +97,22 @@ def export(
     Bodies are resolved and redacted, in recording order. Exchanges without that part (a GET has no
     request body) are skipped.
     """
+    if out is not None:
+        refuse_same_file(out, [file])
     recording = read_recording(file)
     for warning in recording.warnings:
         typer.echo(f"warning: {warning}", err=True)
-    try:
-        stream: TextIO = out.open("w", encoding="utf-8") if out else sys.stdout
-    except OSError as err:
-        raise ConfigError(f"cannot write {str(out)!r}: {err.strerror}") from None
-    try:
+
+    def write(stream: IO[str]) -> None:
         for exchange in recording.exchanges:
             value = _export_value(exchange, what)
             if value is not None:
                 stream.write(json.dumps(value, ensure_ascii=False) + "\n")
-    finally:
-        if out:
-            stream.close()
+
+    if out is None:
+        write(sys.stdout)
+    else:  # owner-only, via a temporary file, and never over the recording it reads
+        write_private(out, write, inputs=[file])
 
 
 def register(app: typer.Typer) -> None:

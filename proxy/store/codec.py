@@ -13,16 +13,20 @@ from typing import Any
 
 import orjson
 
-from .format import ITEMS, MIN_BLOB_CHARS, REF, SET, loads
+from .format import ITEMS, MIN_BLOB_CHARS, ORDER, REF, SET, canonical_json, content_hash, loads
 
 __all__ = [
     "BlobSink",
     "Decoder",
     "MissingBlob",
+    "OrderLookup",
     "VOLATILE_HEADERS",
+    "apply_order",
     "encode_body",
     "encode_headers",
     "encode_sse_data",
+    "key_order",
+    "ordered_hash",
 ]
 
 # Headers that change on every request; kept inline so the rest of the set dedupes.
@@ -49,6 +53,73 @@ VOLATILE_HEADERS = frozenset(
 
 # BlobSink(value) -> hash: stores `value` (already redacted) if new and returns its hash.
 BlobSink = Callable[[Any], str]
+# OrderLookup(hash) -> `ordered_hash` of the blob as it was first stored, or None if not known.
+OrderLookup = Callable[[str], str | None]
+
+
+def ordered_hash(value: Any) -> str:
+    """A hash of `value` serialised in its own key order: equal iff two equal values also share order."""
+    try:
+        return content_hash(orjson.dumps(value))
+    except (TypeError, orjson.JSONEncodeError):
+        return content_hash(canonical_json(value))  # not stored as exact JSON anyway
+
+
+def key_order(value: Any) -> Any:
+    """The key order of every object inside `value`, as JSON; None if it holds no object.
+
+    An object becomes the list of its keys, a key whose value holds objects as `[key, its order]`;
+    an array becomes `{"<index>": order}` for the entries that hold objects.
+    """
+    if isinstance(value, dict):
+        out: list[Any] = []
+        for key, child in value.items():
+            inner = key_order(child)
+            out.append(key if inner is None else [key, inner])
+        return out
+    if isinstance(value, list):
+        indexed = {str(i): inner for i, child in enumerate(value) if (inner := key_order(child)) is not None}
+        return indexed or None
+    return None
+
+
+def apply_order(value: Any, order: Any) -> Any:
+    """`value` with its objects' keys in the order `key_order` recorded (unnamed keys go last)."""
+    if isinstance(value, dict) and isinstance(order, list):
+        out: dict[str, Any] = {}
+        for entry in order:
+            key, inner = (
+                (entry[0], entry[1]) if isinstance(entry, list) and len(entry) == 2 else (entry, None)
+            )
+            if isinstance(key, str) and key in value:
+                out[key] = value[key] if inner is None else apply_order(value[key], inner)
+        for key, child in value.items():
+            out.setdefault(key, child)
+        return out
+    if isinstance(value, list) and isinstance(order, dict):
+        return [
+            apply_order(child, order[str(i)]) if str(i) in order else child for i, child in enumerate(value)
+        ]
+    return value
+
+
+def _sse_ref(value: Any, sink: BlobSink, stored_order: OrderLookup) -> dict[str, Any] | None:
+    """A blob reference that restores this occurrence's own key order; None if that cannot be checked.
+
+    Blobs are shared by content (keys sorted), so the first occurrence's key order is the stored one;
+    an occurrence with another order carries its own, verified here to give back the same JSON.
+    """
+    h = sink(value)
+    if stored_order(h) == ordered_hash(value):
+        return {REF: h}
+    order = key_order(value)
+    try:
+        restored = apply_order(loads(canonical_json(value)), order)
+        if orjson.dumps(restored) != orjson.dumps(value):
+            return None
+    except (TypeError, ValueError, orjson.JSONEncodeError):
+        return None
+    return {REF: h, ORDER: order} if order is not None else {REF: h}
 
 
 def blob_of(value: Any, sink: BlobSink) -> dict[str, str]:
@@ -93,15 +164,16 @@ def encode_body(
     return out
 
 
-def encode_sse_data(data: str, sink: BlobSink) -> dict[str, Any] | None:
+def encode_sse_data(data: str, sink: BlobSink, stored_order: OrderLookup) -> dict[str, Any] | None:
     """An SSE `data` payload as JSON whose large parts are blob references, or None to keep it raw.
 
     Response streams repeat what the file already holds: each `output_item.done` carries an item the
     next request sends back as input, and `response.created`/`completed` echo the whole response —
     with the real API that includes `instructions` and `tools`, tens of KB every turn. Parsed, those
     parts become references. Only payloads that orjson re-serialises to exactly the bytes received
-    (compact JSON, as the API sends) are stored this way, so the reader restores the raw text
-    byte for byte; anything else stays a raw string.
+    (compact JSON, as the API sends) are stored this way, and each stored part keeps this
+    occurrence's key order (`$order` when the stored blob has another), so the reader restores the
+    raw text byte for byte; anything else stays a raw string.
     """
     if len(data) < MIN_BLOB_CHARS or not data.startswith("{"):
         return None
@@ -112,8 +184,14 @@ def encode_sse_data(data: str, sink: BlobSink) -> dict[str, Any] | None:
     except (ValueError, TypeError, UnicodeDecodeError):
         return None
     out = dict(event)
+    refs: list[dict[str, Any] | None] = []
+
+    def ref(value: Any) -> Any:
+        refs.append(_sse_ref(value, sink, stored_order))
+        return refs[-1]
+
     if isinstance(out.get("item"), dict):
-        out["item"] = {REF: sink(out["item"])}
+        out["item"] = ref(out["item"])
     if isinstance(out.get("response"), dict):
         response = dict(out["response"])
         for key in ("instructions", "tools"):
@@ -121,13 +199,13 @@ def encode_sse_data(data: str, sink: BlobSink) -> dict[str, Any] | None:
             if (isinstance(value, str) and len(value) >= MIN_BLOB_CHARS) or (
                 isinstance(value, list) and value
             ):
-                response[key] = {REF: sink(value)}
+                response[key] = ref(value)
         if isinstance(response.get("output"), list):
             response["output"] = [
-                {REF: sink(item)} if isinstance(item, dict) else item for item in response["output"]
+                ref(item) if isinstance(item, dict) else item for item in response["output"]
             ]
         out["response"] = response
-    return out
+    return None if any(r is None for r in refs) else out
 
 
 class MissingBlob(KeyError):
@@ -183,8 +261,9 @@ class Decoder:
         return out
 
     def _ref(self, value: Any) -> Any:
-        if isinstance(value, dict) and len(value) == 1 and REF in value:
-            return self.blob(value[REF])
+        if isinstance(value, dict) and REF in value and len(value) == 1 + (ORDER in value):
+            blob = self.blob(value[REF])
+            return apply_order(blob, value[ORDER]) if ORDER in value else blob
         return value
 
     def sse_event(self, stored: dict[str, Any]) -> dict[str, Any]:

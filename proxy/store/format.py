@@ -15,7 +15,8 @@ from typing import Any
 import orjson
 
 FORMAT_NAME = "ctxscope-recording"
-FORMAT_VERSION = "1.0"
+FORMAT_VERSION = "1.1"
+"""1.1 added SSE framing (`wire`) and per-occurrence key order (`$order`); 1.0 files read the same."""
 MAJOR_VERSION = 1
 
 KIND_HEADER = "header"
@@ -26,6 +27,7 @@ KIND_EXCHANGE = "exchange"
 REF = "$blob"  # {"$blob": h}: the blob's value
 ITEMS = "$items"  # {"$items": {"base": id?, "keep": n, "add": [h, ...]}}: an input list
 SET = "$set"  # extra keys merged over a referenced header set
+ORDER = "$order"  # next to "$blob" in an SSE event: this occurrence's key order (see codec.key_order)
 
 # Request strings shorter than this stay inline: a reference would cost more than it saves.
 MIN_BLOB_CHARS = 64

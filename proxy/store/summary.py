@@ -5,25 +5,16 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..model import Exchange
+from ..responses.threads import thread_hint
 from .reader import Recording
 
 __all__ = ["RecordingSummary", "summarise"]
 
-_THREAD_HEADERS = ("thread-id", "session-id", "session_id", "x-session-id")
 
-
-def thread_key(exchange: Exchange) -> str | None:
-    """A cheap thread identity: session headers, then prompt_cache_key (the inspector does better)."""
-    headers = {k.lower(): v for k, v in exchange.request_headers.items()}
-    for name in _THREAD_HEADERS:
-        if headers.get(name):
-            return f"{name}:{headers[name]}"
-    body = exchange.request_body
-    if isinstance(body, dict) and isinstance(body.get("prompt_cache_key"), str):
-        return f"prompt_cache_key:{body['prompt_cache_key']}"
-    return None
+_TERMINAL_STATUSES = ("completed", "failed", "incomplete", "cancelled")
 
 
 def exchange_errors(exchange: Exchange) -> list[str]:
@@ -36,8 +27,14 @@ def exchange_errors(exchange: Exchange) -> list[str]:
     response = exchange.response or {}
     if response.get("status") in ("failed", "incomplete") or response.get("error"):
         error = response.get("error") or {}
+        if isinstance(error, dict) and isinstance(error.get("error"), dict):
+            error = error["error"]  # an `error` event folded by an older ctxscope
         code = error.get("code") if isinstance(error, dict) else None
-        problems.append(f"response {response.get('status', 'failed')}" + (f" ({code})" if code else ""))
+        message = error.get("message") if isinstance(error, dict) else None
+        detail = ": ".join(str(v) for v in (code, message) if v)
+        problems.append(f"response {response.get('status', 'failed')}" + (f" ({detail})" if detail else ""))
+    elif exchange.sse and exchange.error is None and response.get("status") not in _TERMINAL_STATUSES:
+        problems.append("response incomplete (the stream ended without a terminal event)")
     return problems
 
 
@@ -58,6 +55,12 @@ class RecordingSummary:
     duration_s: float
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    hosts: dict[str, int] = field(default_factory=dict)
+    """Exchanges per host (a forward-mode capture holds the client's other traffic too)."""
+    summarised: int = 0
+    """Exchanges recorded without bodies (not selected by the capture filter)."""
+    summarised_errors: int = 0
+    """Errors among the summarised exchanges (not in `errors`: that traffic is not the model's)."""
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -68,19 +71,26 @@ def summarise(recording: Recording) -> RecordingSummary:
     models: Counter[str] = Counter()
     threads: set[str] = set()
     errors: list[str] = []
+    hosts: Counter[str] = Counter()
+    summarised = summarised_errors = 0
     input_tokens = output_tokens = 0
     for exchange in exchanges:
+        hosts[urlsplit(exchange.url).hostname or "?"] += 1
+        if exchange.meta.get("summary"):
+            summarised += 1
+            summarised_errors += bool(exchange_errors(exchange))
+            continue
         body = exchange.request_body
         if isinstance(body, dict) and isinstance(body.get("model"), str):
             models[body["model"]] += 1
-        key = thread_key(exchange)
+        key = thread_hint(exchange.request_headers, body)
         if key and exchange.is_model_request:
             threads.add(key)
         usage = (exchange.response or {}).get("usage") or {}
         input_tokens += int(usage.get("input_tokens") or 0)
         output_tokens += int(usage.get("output_tokens") or 0)
         errors.extend(
-            f"#{exchange.id} {exchange.method} {exchange.url}: {p}" for p in exchange_errors(exchange)
+            f"exchange {exchange.id} {exchange.method} {exchange.url}: {p}" for p in exchange_errors(exchange)
         )
     starts = [e.started_at for e in exchanges]
     ends = [e.ended_at or e.started_at for e in exchanges]
@@ -100,4 +110,7 @@ def summarise(recording: Recording) -> RecordingSummary:
         duration_s=(max(ends) - min(starts)) if exchanges else 0.0,
         errors=errors,
         warnings=list(recording.warnings),
+        hosts=dict(hosts),
+        summarised=summarised,
+        summarised_errors=summarised_errors,
     )

@@ -10,13 +10,16 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
 from ..errors import RecordingError
+from ..files import open_private_append
 from ..model import Exchange, RecordingHeader
-from .codec import encode_body, encode_headers, encode_sse_data
+from ..redact import Redactor, redact_events
+from .codec import encode_body, encode_headers, encode_sse_data, ordered_hash
 from .format import (
     FORMAT_VERSION,
     ITEMS,
@@ -30,7 +33,6 @@ from .format import (
     dump_line,
     loads,
 )
-from .redact import Redactor
 
 __all__ = ["RecordingWriter", "MAX_TEXT_BODY"]
 
@@ -57,11 +59,15 @@ class RecordingWriter:
     An existing recording at `path` is appended to, never overwritten.
     """
 
-    def __init__(self, path: Path | str, meta: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, path: Path | str, meta: dict[str, Any] | None = None, secret_headers: Iterable[str] = ()
+    ) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
-        self._redactor = Redactor()
+        self._redactor = Redactor(secret_headers)
         self._stored: set[str] = set()
+        # stored hash -> `ordered_hash` of the blob as written, so SSE parts can restore their own key order
+        self._orders: dict[str, str] = {}
         # raw content hash -> stored (redacted) hash; memory only, so raw hashes never hit the disk
         self._raw_to_stored: dict[str, str] = {}
         self._recent: deque[tuple[int, list[str]]] = deque(maxlen=RECENT_INPUTS)
@@ -74,9 +80,9 @@ class RecordingWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists() and self.path.stat().st_size > 0:
             self._resume_existing()
-            self._file = self.path.open("a", encoding="utf-8")
+            self._file = open_private_append(self.path)
             return
-        self._file = self.path.open("w", encoding="utf-8")
+        self._file = open_private_append(self.path)  # append even when empty: never truncate
         header = RecordingHeader(
             version=FORMAT_VERSION, created_at=time.time(), tool=_tool_version(), meta=self._redact_meta(meta)
         )
@@ -103,8 +109,10 @@ class RecordingWriter:
             fh.seek(-1, 2)
             torn = fh.read(1) != b"\n"
         if torn:  # start our lines on a fresh line so the torn one stays isolated
-            with self.path.open("a", encoding="utf-8") as fh:
+            with open_private_append(self.path) as fh:
                 fh.write("\n")
+        # new secrets are numbered after the ones already in the file
+        self._redactor.placeholders.continue_after(self.path.read_text("utf-8", "replace"))
         self._stored.update(existing.blob_hashes)
         self._next_id = max((e.id for e in existing.exchanges), default=-1) + 1
         for exchange_id, hashes in existing.input_hashes.items():
@@ -153,6 +161,7 @@ class RecordingWriter:
         h = content_hash(text)
         if h not in self._stored:
             self._stored.add(h)
+            self._orders[h] = ordered_hash(value)
             self._emit({"kind": KIND_BLOB, "h": h, "v": value})
         return h
 
@@ -209,20 +218,26 @@ class RecordingWriter:
         )
         line["id"] = exchange.id
         line["url"] = red.url(exchange.url)
-        for key in ("request_text", "response_text"):
+        for key in ("request_text", "response_text", "response_raw"):
             if key in line and isinstance(line[key], str):
                 line[key] = red.text(line[key])
         if "response_body" in line:
             line["response_body"] = red.body(line["response_body"])
         if "sse" in line:
-            for event in line["sse"]:
-                data = red.text(event.pop("data"))
-                as_json = encode_sse_data(data, self._sink)
+            # deltas are redacted as the text they assemble to: a key streamed in pieces is still a key
+            datas = redact_events(red, [event.pop("data") for event in line["sse"]])
+            for event, data in zip(line["sse"], datas, strict=True):
+                if "wire" in event:  # comment lines are free text too
+                    event["wire"] = red.text(event["wire"])
+                as_json = encode_sse_data(data, self._sink, self._orders.get)
                 event["json" if as_json is not None else "data"] = as_json if as_json is not None else data
         if "ws_frames" in line:
+            # frames that are not turns (session updates, pings, errors) get the same JSON redaction
+            texts = [frame["text"] for frame in line["ws_frames"] if frame.get("text")]
+            redacted = iter(redact_events(red, texts))
             for frame in line["ws_frames"]:
                 if frame.get("text"):
-                    frame["text"] = red.text(frame["text"])
+                    frame["text"] = next(redacted)
         if "error" in line:
             line["error"]["message"] = red.text(line["error"]["message"])
 
@@ -241,7 +256,7 @@ class RecordingWriter:
             line["request_body"] = red.body(body)
 
         if exchange.response is not None:
-            response = red.body(exchange.response)
+            response = dict(red.body(exchange.response))  # a copy: the caller's exchange stays as it is
             output = response.get("output")
             if isinstance(output, list) and output:
                 response["output"] = {ITEMS: {"add": [self._sink(item) for item in output]}}

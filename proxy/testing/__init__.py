@@ -1,12 +1,13 @@
 """Test helpers shipped with the package: a local Responses-like upstream and SSE stream builders.
 
+The builders and encoders are `proxy.responses`'s, re-exported here for tests.
+
 Used by ctxscope's own tests and usable by anyone testing a client against a fake model backend.
 """
 
 from __future__ import annotations
 
-from proxy.testing.capture import CaptureSession, capture_proxy
-from proxy.testing.sse_builders import (
+from proxy.responses import (
     custom_tool_call,
     encode_sse,
     encode_stream,
@@ -16,6 +17,7 @@ from proxy.testing.sse_builders import (
     text_message,
     usage,
 )
+from proxy.testing.capture import CaptureSession, capture_proxy
 from proxy.testing.upstream import (
     CloseReply,
     FakeUpstream,

@@ -49,13 +49,16 @@ def capture_proxy(
     confdir: Path | None = None,
     ssl_insecure: bool = False,
     meta: dict[str, Any] | None = None,
+    select: Any = None,
 ) -> Iterator[CaptureSession]:
-    """Run a recording proxy toward `upstream` writing to `path` for the duration of the block."""
+    """Run a recording proxy toward `upstream` writing to `path` for the duration of the block.
+
+    `select` is a `CaptureFilter` (what is recorded in full; None records everything in full)."""
     from proxy.store.writer import RecordingWriter
 
     seen: list[Exchange] = []
     with RecordingWriter(path, meta=meta or {"mode": mode, "upstream": upstream}) as writer:
-        recorder = Recorder(writer, on_exchange=seen.append)
+        recorder = Recorder(writer, on_exchange=seen.append, select=select)
         server = ProxyServer(
             [recorder], mode=mode, upstream=upstream, confdir=confdir, ssl_insecure=ssl_insecure
         )

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.context import layout_labels
+from harness.events import AgentEvent
 from harness.runtime import AgentOptions, AgentRuntime
 from proxy.model import Exchange
 from proxy.store.reader import read_recording
@@ -72,7 +73,7 @@ class Run:
     capture: Path
     session_id: str
     session_file: Path
-    events: list[dict[str, Any]]
+    events: list[AgentEvent]
     results: list[Any]
 
     def exchanges(self) -> list[Exchange]:
@@ -95,7 +96,7 @@ def run_agent(
     """Run prompts in one session through the real proxy (script provider, capture on).
 
     `commands(runtime, i)` runs before prompt i (e.g. a model switch)."""
-    events: list[dict[str, Any]] = []
+    events: list[AgentEvent] = []
     opts = AgentOptions(
         provider="script",
         script=script,

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness.errors import StreamError, UpstreamError
+from harness.events import Notice
 from harness.session import SessionStore
 from proxy.errors import ConfigError
 from tests.harness.helpers import (
@@ -230,6 +232,21 @@ def test_resume_sends_only_diffs(repo: Path, tmp_path: Path) -> None:
     assert resumed["prompt_cache_key"] == first.session_id
 
 
+@pytest.mark.parametrize("how", ["session", "fork"])
+def test_model_flag_on_a_resume_switches_the_model_as_slash_model_does(
+    repo: Path, tmp_path: Path, how: str
+) -> None:
+    script1 = write_script(tmp_path / "s1.json", [{"text": "one"}])
+    first = run_agent(repo, script1, ["a"], tmp_path / "c1.jsonl")
+    script2 = write_script(tmp_path / "s2.json", [{"text": "two"}])
+    resume: dict[str, Any] = {how: first.session_id, "model": "gpt-other"}
+    second = run_agent(repo, script2, ["b"], tmp_path / "c2.jsonl", **resume)
+    (body,) = second.bodies()
+    assert first.bodies()[0]["model"] == "gpt-test" and body["model"] == "gpt-other"
+    assert any("model_switch" in label for label in labels(body, repo))
+    assert SessionStore.open(second.session_id).load().model == "gpt-other"
+
+
 def test_fork_copies_to_new_session(repo: Path, tmp_path: Path) -> None:
     first = run_agent(
         repo, write_script(tmp_path / "s1.json", [{"text": "one"}]), ["a"], tmp_path / "c1.jsonl"
@@ -270,7 +287,7 @@ def test_dropped_stream_is_retried(repo: Path, tmp_path: Path) -> None:
     first, second = run.bodies()
     assert first == second  # the same request, sent again
     assert run.results[0].final_text == "whole"
-    assert any(e["type"] == "notice" and "retrying" in e["message"] for e in run.events)
+    assert any(isinstance(e, Notice) and "retrying" in e.message for e in run.events)
 
 
 def test_stream_that_keeps_dropping_fails_clearly_and_keeps_the_session(
@@ -338,7 +355,7 @@ def test_malformed_skill_is_a_notice_not_a_failure(repo: Path, tmp_path: Path) -
     (broken / "SKILL.md").write_bytes(b"no front matter at all \xff\n")
     script = write_script(tmp_path / "s.json", [{"text": "one"}, {"text": "two"}])
     run = run_agent(repo, script, ["a $greet", "b"], tmp_path / "cap.jsonl")
-    notices = [e["message"] for e in run.events if e["type"] == "notice"]
+    notices = [e.message for e in run.events if isinstance(e, Notice)]
     assert len(notices) == 1 and "broken" in notices[0]  # told once, not on every request
     first = run.bodies()[0]
     assert labels(first, repo)[-1] == "user[<selected_skill:greet>]"  # the good skill still works

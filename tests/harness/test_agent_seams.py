@@ -8,9 +8,13 @@ from typing import Any
 
 import pytest
 
+from harness.agent import Agent
+from harness.events import AgentEvent, TextDelta, ToolCall
+from harness.modes import DefaultMode
 from harness.request import TurnRequest
 from harness.runtime import AgentOptions, AgentRuntime
 from harness.session import SessionStore
+from harness.session_context import SessionContext
 from proxy.store.reader import read_recording
 from tests.harness.helpers import (
     PINNED_CONTEXT,
@@ -84,8 +88,8 @@ def test_interrupted_turn_is_recorded_and_told_to_the_model(repo: Path, tmp_path
     )
     interrupt = {"armed": True}
 
-    def emit(event: dict[str, Any]) -> None:
-        if event["type"] == "text_delta" and interrupt["armed"]:
+    def emit(event: AgentEvent) -> None:
+        if isinstance(event, TextDelta) and interrupt["armed"]:
             interrupt["armed"] = False
             raise KeyboardInterrupt
 
@@ -122,14 +126,28 @@ def test_before_request_hook_and_context_reset(repo: Path, tmp_path: Path) -> No
     assert added[1:] == labels(first.request_body, repo)[1:3] + ['user: "b"']
 
 
-def test_router_follows_the_agent_mode(repo: Path, tmp_path: Path) -> None:
+def test_the_mode_lives_in_one_place(repo: Path, tmp_path: Path) -> None:
     script = write_script(tmp_path / "s.json", [{"text": "one"}])
     options = AgentOptions(provider="script", script=script, cwd=repo, no_capture=True)
     with AgentRuntime(options) as runtime:
-        assert runtime.agent is not None
-        runtime.agent.router.set_mode("something-else")
-        runtime.agent.run_turn("hi")
-        assert runtime.agent.router.mode == runtime.agent.mode.name == "default"
+        agent = runtime.agent
+        assert agent is not None
+        # Router, tool context and session context read the agent's one holder; nobody keeps a copy.
+        assert agent.router.ctx.mode is agent.modes is agent.context.mode
+        agent.set_mode(DefaultMode(name="review"))
+        assert agent.router.mode == agent.mode.name == "review"
+        agent.run_turn("hi")
+        assert agent.router.mode == "review"
+        # An agent whose parts hold different mode holders would drift apart: refused at construction.
+        apart = SessionContext(agent.context.settings)
+        with pytest.raises(ValueError, match="share one CurrentMode"):
+            Agent(
+                config=agent.config,
+                client=agent.client,
+                session=agent.session,
+                context=apart,
+                router=agent.router,
+            )
 
 
 def test_ctrl_c_during_a_tool_still_answers_the_call(repo: Path, tmp_path: Path) -> None:
@@ -149,8 +167,8 @@ def test_ctrl_c_during_a_tool_still_answers_the_call(repo: Path, tmp_path: Path)
     )
     armed = {"on": True}
 
-    def emit(event: dict[str, Any]) -> None:
-        if event["type"] == "tool_call" and armed["on"]:
+    def emit(event: AgentEvent) -> None:
+        if isinstance(event, ToolCall) and armed["on"]:
             armed["on"] = False
             raise KeyboardInterrupt
 
@@ -195,11 +213,14 @@ def test_a_mode_object_drives_router_and_context(repo: Path, tmp_path: Path) -> 
     from dataclasses import dataclass, field
 
     @dataclass
-    class PlanLike:
+    class PlanLike(DefaultMode):
         name: str = "plan"
         collaboration_mode: str | None = "plan"
         events: list[str] = field(default_factory=list)
         ended: list[str] = field(default_factory=list)
+
+        def fragment_text(self) -> str:
+            return "Plan first."
 
         def on_turn_start(self, agent: Any) -> None:
             self.events.append("start")
@@ -233,6 +254,7 @@ def test_a_mode_object_drives_router_and_context(repo: Path, tmp_path: Path) -> 
     first, second, third = run.bodies()
     added = labels({"input": second["input"][len(first["input"]) :]}, repo)
     assert added == ['assistant: "one"', "developer[<collaboration_mode:plan>]", 'user: "b"']
+    assert "Plan first." in second["input"][-2]["content"][0]["text"]  # the mode's own text
     (output,) = [i for i in third["input"] if i["type"] == "function_call_output"]
     assert "not allowed in Plan mode" in output["output"]
     assert mode.events[0] == "start" and "response.completed" in mode.events

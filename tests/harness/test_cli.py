@@ -14,7 +14,9 @@ import pytest
 from harness.session import SessionStore
 from proxy.store.reader import read_recording
 from proxy.testing import FakeUpstream, SseReply, function_call, response_stream, text_message
+from tests.cli_support import run_cli
 from tests.harness.helpers import assert_golden, labels, make_repo, write_config, write_script
+from tests.harness.test_events import WIRE_KEYS
 
 TIMEOUT_S = 120
 
@@ -96,6 +98,7 @@ def test_json_mode_and_resume(repo: Path, tmp_path: Path) -> None:
     assert events[0]["type"] == "session_started" and events[-1]["type"] == "turn_completed"
     assert events[-1]["final_text"] == "first"
     assert "first" in "".join(e.get("delta", "") for e in events if e["type"] == "text_delta")
+    assert all(list(e) == WIRE_KEYS[e["type"]] for e in events)  # the keys consumers already read
     session_id = events[0]["session_id"]
 
     script2 = write_script(tmp_path / "s2.json", [{"text": "second"}])
@@ -168,7 +171,7 @@ def test_interactive_over_stdin(repo: Path, tmp_path: Path) -> None:
 
 
 def test_missing_key_is_one_clear_line(repo: Path) -> None:
-    proc = ctxscope("agent", "-p", "hi", "--provider", "apikey", cwd=repo, env={"OPENAI_API_KEY": ""})
+    proc = run_cli("agent", "-p", "hi", "--provider", "apikey", cwd=repo, env={"OPENAI_API_KEY": ""})
     assert proc.returncode == 2
     assert proc.stderr == (
         "error: OPENAI_API_KEY is not set: export OPENAI_API_KEY=<your key> "

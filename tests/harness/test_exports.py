@@ -7,6 +7,7 @@ import importlib
 import pytest
 
 import harness
+from tests.lazy_exports import lazy_names, type_checking_imports
 
 EXPECTED = {
     "harness": {
@@ -23,6 +24,7 @@ EXPECTED = {
         "load_config",
         "make_provider",
     },
+    "harness.modes": {"DEFAULT_MODE_TEXT", "AgentMode", "CurrentMode", "DefaultMode", "EndStep"},
     "harness.session": {"ENTRY_TYPES", "ResumedSession", "SessionEntry", "SessionStore", "new_session_id"},
     "harness.providers": {
         "CHATGPT_BASE_URL",
@@ -54,3 +56,9 @@ def test_wire_exports_resolve() -> None:
 def test_unknown_attribute_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError):
         harness.not_a_thing  # noqa: B018
+
+
+def test_lazy_names_are_typed_for_users() -> None:
+    # `from harness import Agent` is the real class to mypy and editors, not `Any` from __getattr__.
+    assert type_checking_imports("harness") == lazy_names("harness")
+    assert set(lazy_names("harness")) == set(harness.__all__)

@@ -48,9 +48,11 @@ def test_catalog_entries_shape_the_request(repo: Path, tmp_path: Path, ctxscope_
     assert configured["reasoning"] == {"effort": "low"} and configured["text"] == {"verbosity": "high"}
     patch = {t["name"]: t for t in configured["tools"]}["apply_patch"]
     assert patch["type"] == "function" and list(patch["parameters"]["properties"]) == ["input"]
-    switch_text = configured["input"][-2]["content"][0]["text"]
+    # The switch fragment carries the new base prompt; the skills catalog is re-sent after it.
+    switch_text = configured["input"][-3]["content"][0]["text"]
+    assert labels(configured, repo)[-2] == "developer[<skills_catalog>]"
     assert (
-        labels(configured, repo)[-2].startswith("developer[<model_switch")
+        labels(configured, repo)[-3].startswith("developer[<model_switch")
         and "Mini base prompt." in switch_text
     )
     # A model nobody described gets Codex's fallback: a reasoning summary, no `text`.

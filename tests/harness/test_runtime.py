@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.events import AgentEvent, TurnError
 from harness.repl import run_repl
 from harness.runtime import AgentOptions, AgentRuntime
 from harness.session import SessionStore
@@ -132,7 +133,7 @@ def test_chatgpt_backend_through_capture_redacts_tokens(
 ) -> None:
     import time
 
-    from tests.harness.test_providers import jwt, write_auth
+    from tests.harness.providers.test_providers import jwt, write_auth
 
     token = jwt(time.time() + 3600)
     auth = write_auth(tmp_path / "auth.json", token)
@@ -175,7 +176,7 @@ def test_status_shows_rate_limit_headers(
 def test_failed_turn_is_an_error_entry_in_the_session(repo: Path, tmp_path: Path) -> None:
     (repo / "AGENTS.md").write_bytes(b"\xff\xfe broken\n")
     script = write_script(tmp_path / "s.json", [{"text": "never"}])
-    events: list[dict[str, object]] = []
+    events: list[AgentEvent] = []
     options = AgentOptions(provider="script", script=script, cwd=repo, no_capture=True)
     with AgentRuntime(options, emit=events.append) as runtime:
         assert runtime.agent is not None
@@ -183,7 +184,7 @@ def test_failed_turn_is_an_error_entry_in_the_session(repo: Path, tmp_path: Path
             runtime.agent.run_turn("hi")
         entries = runtime.agent.session.entries()
     assert entries[-1].type == "event" and entries[-1].payload["kind"] == "error"
-    assert events[-1]["type"] == "error" and "AGENTS.md" in str(events[-1]["message"])
+    assert isinstance(events[-1], TurnError) and "AGENTS.md" in events[-1].message
 
 
 def test_new_session_keeps_the_cwd_after_cd(repo: Path, tmp_path: Path, ctxscope_home: Path) -> None:

@@ -1,35 +1,17 @@
-"""Running the inspector's commands in tests: as the real `ctxscope` subprocess, or in-process."""
+"""Running the inspector's commands in tests: in-process through the real entry point, or as a subprocess."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from tests.cli_support import CliResult, run_cli, run_cli_process
+
+__all__ = ["invoke", "run_ctxscope"]
 
 
-def run_ctxscope(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """The real `ctxscope` command as a subprocess (same interpreter and venv as the tests)."""
-    return subprocess.run(
-        [sys.executable, "-m", "ctxscope.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
+def run_ctxscope(*args: str, timeout: float = 60) -> CliResult:
+    """The real `ctxscope` command as a subprocess: for the entry-point smoke tests only."""
+    return run_cli_process(*args, timeout=timeout)
 
 
-def invoke(*args: str) -> subprocess.CompletedProcess[str]:
-    """The inspector's commands in-process (typer's runner), for the many success-path checks.
-
-    The real `ctxscope` subprocess (`run_ctxscope`) imports every package and takes seconds to
-    start, so it is kept for the checks that need the real entry point (errors, exit codes).
-    """
-    import typer
-    from typer.testing import CliRunner
-
-    from inspector.cli import register
-
-    app = typer.Typer()
-    register(app)
-    result = CliRunner().invoke(app, list(args), catch_exceptions=False)
-    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, "")
+def invoke(*args: str) -> CliResult:
+    """`ctxscope ARGS` in-process through `ctxscope.cli.main`: errors, exit codes, output as a user sees."""
+    return run_cli(*args)

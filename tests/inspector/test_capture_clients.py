@@ -94,6 +94,6 @@ def test_harness_recording_classifies_completely(tmp_path: Path, ctxscope_home: 
         for t in analysis.turns
         for i in t.turn.items
     )
-    assert first.state["cwd"] == str(repo) and "greet" in first.state["selected_skills"]
+    assert first.state.value("cwd") == str(repo) and "greet" in first.state.value("selected_skills")
     assert second.change.kind == "append"
     assert [i.kind for i in second.change.added][-2:] == ["function_call", "function_call_output"]

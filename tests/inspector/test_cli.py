@@ -26,7 +26,7 @@ def test_diff_text_tells_what_changed(edge: Callable[[str], Path]) -> None:
         "goal set: ship the parser",
     ):
         assert sentence in out
-    assert "#2" in out and "append" in out
+    assert "turn 2" in out and "#2" not in out and "append" in out
 
 
 def test_diff_colour_when_forced(edge: Callable[[str], Path]) -> None:
@@ -77,7 +77,10 @@ def test_diff_json_follows_the_schema(edge: Callable[[str], Path]) -> None:
     detail = doc["detail"]
     assert detail["turn"] == 5 and detail["compaction"]["summarised_items"]
     assert detail["removed_items"] and detail["added_items"][0]["parts"][0]["text"]
-    assert doc["threads"] == [{"name": "T1", "id": "sess-A", "turns": [1, 2, 3, 4, 5], "forked_from": None}]
+    [thread] = doc["threads"]
+    assert thread == {"name": "T1", "id": "sess-A", "turns": [1, 2, 3, 4, 5], "forked_from": None} | {
+        "side": None
+    }
 
 
 def test_diff_thread_filter_and_markdown(edge: Callable[[str], Path]) -> None:
@@ -135,7 +138,7 @@ def test_bad_files_fail_with_one_line(tmp_path: Path, make: Callable[[Path], obj
     if expected == "is empty":  # every command goes through the same reader; check each once
         commands += [["show", str(path), "--turn", "1"], ["compare", str(path), str(path)]]
     for args in commands:
-        result = run_ctxscope(*args)
+        result = invoke(*args)
         assert result.returncode == 2
         assert result.stderr.startswith("error: ") and expected in result.stderr
         assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
@@ -145,7 +148,7 @@ def test_truncated_recording_loads_what_is_complete(edge: Callable[[str], Path])
     path = edge("world")
     data = path.read_bytes()
     path.write_bytes(data[: len(data) - 40])  # tear the last line
-    result = run_ctxscope("diff", str(path), "--format", "json")
+    result = invoke("diff", str(path), "--format", "json")
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     assert any("incomplete" in w for w in doc["warnings"])
@@ -154,9 +157,9 @@ def test_truncated_recording_loads_what_is_complete(edge: Callable[[str], Path])
 
 def test_turn_out_of_range_and_unknown_thread(edge: Callable[[str], Path]) -> None:
     path = edge("world")
-    result = run_ctxscope("show", str(path), "--turn", "9")
+    result = invoke("show", str(path), "--turn", "9")
     assert result.returncode == 2 and result.stderr == f"error: there is no turn 9: {path} has turns 1–3\n"
-    result = run_ctxscope("diff", str(path), "--thread", "T7")
+    result = invoke("diff", str(path), "--thread", "T7")
     assert result.returncode == 2 and "there is no thread 'T7'" in result.stderr
 
 
@@ -192,7 +195,7 @@ def test_without_the_tokenizer_counts_are_labelled_estimates(edge: Callable[[str
     code = (
         "import sys, json; sys.modules['bpe_openai'] = None\n"  # as if the package were not installed
         "from inspector import analyse_recording, diff_report\n"
-        f"doc = diff_report(analyse_recording({str(edge('world'))!r}))\n"
+        f"doc = diff_report(analyse_recording({str(edge('world'))!r})).wire()\n"
         "print(json.dumps([doc['tokenizer'], doc['turns'][0]['tokens']['estimated'],"
         " doc['turns'][0]['tokens']['total']]))"
     )

@@ -39,7 +39,7 @@ def test_input0_base_prompt_is_the_instructions() -> None:
     assert first.turn.items[0].kind == "instructions"
     assert first.tokens.by_kind["instructions"] > 0
     assert "developer_message" not in first.tokens.by_kind
-    assert show_report(analysis, 1)["instructions"] == BASE_A
+    assert show_report(analysis, 1).instructions == BASE_A
 
 
 def test_model_switch_body_changes_the_instructions() -> None:
@@ -47,9 +47,9 @@ def test_model_switch_body_changes_the_instructions() -> None:
     assert analysis.turns[1].instructions_diff == []
     diff = analysis.turns[2].instructions_diff
     assert "-You are agent A. Be careful." in diff and "+You are agent B. Be quick." in diff
-    assert [t["instructions_changed"] for t in diff_report(analysis)["turns"]] == [False, False, True]
+    assert [t.instructions_changed for t in diff_report(analysis).turns] == [False, False, True]
     # input[0] stays the old base prompt; what is in effect is the switch's.
-    assert show_report(analysis, 3)["instructions"] == BASE_B.rstrip("\n")
+    assert show_report(analysis, 3).instructions == BASE_B.rstrip("\n")
 
 
 def test_plain_developer_input0_with_an_instructions_field_is_not_the_base_prompt() -> None:

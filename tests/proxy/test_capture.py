@@ -64,7 +64,8 @@ def test_request_and_response_are_recorded_completely(
     assert ex.ended_at is not None and ex.ended_at >= ex.started_at
     assert ex.error is None
     line = format_line(live)
-    assert line.startswith(f"#{live.id}  POST  /v1/responses  200  gpt-5  in 1,234 (cached 1,024)  out 56  ")
+    expected = f"exchange {live.id}  POST  /v1/responses  200  gpt-5  in 1,234 (cached 1,024)  out 56  "
+    assert line.startswith(expected)
     assert line.endswith(" s")
 
 

@@ -20,6 +20,7 @@ import pytest
 
 from proxy.store.reader import read_recording
 from proxy.testing import FakeUpstream, SseReply, response_stream, text_message
+from tests.cli_support import run_cli
 
 LINE_TIMEOUT_S = 30.0
 
@@ -111,7 +112,7 @@ def test_start_prints_the_path_live_lines_and_sigint_stops_cleanly(
     assert path.parent == ctxscope_home / "recordings"  # default: a new file in the recordings dir
     r = httpx.post(f"{url}/v1/responses", json={"model": "gpt-cli", "input": "hi"}, timeout=20)
     assert r.status_code == 200
-    proc.expect(r"^#0  POST  /v1/responses  200  gpt-cli  in 10  out 5  \d+\.\d\d s$")
+    proc.expect(r"^exchange 0  POST  /v1/responses  200  gpt-cli  in 10  out 5  \d+\.\d\d s$")
     proc.popen.send_signal(signal.SIGINT)
     assert proc.popen.wait(timeout=LINE_TIMEOUT_S) == 0
     proc.expect(rf"^stopped; 1 exchange\(s\) recorded in {re.escape(str(path))}$")
@@ -121,19 +122,29 @@ def test_start_prints_the_path_live_lines_and_sigint_stops_cleanly(
     assert read_recording(path).header.meta["upstream"] == upstream.url
 
 
-def test_port_taken_is_a_one_line_error_with_exit_2(env: dict[str, str], tmp_path: Path) -> None:
+def test_the_hint_gives_the_base_url_that_fits_the_upstream_path(
+    upstream: FakeUpstream, run: list[Proc], env: dict[str, str]
+) -> None:
+    """A ChatGPT-backend upstream has no /v1: the printed base URL reaches its /responses."""
+    proc = Proc(
+        _ctxscope("proxy", "--listen", "127.0.0.1:0", "--upstream", f"{upstream.url}/backend-api/codex"), env
+    )
+    run.append(proc)
+    base = proc.expect(r"^listening on \S+ → \S+ \(point clients at (\S+)\)$").group(1)
+    assert not base.endswith("/v1")
+    assert httpx.post(f"{base}/responses", json={"model": "m"}, timeout=20).status_code == 200
+    assert upstream.requests[-1].path == "/backend-api/codex/responses"
+    proc.popen.send_signal(signal.SIGINT)
+    assert proc.popen.wait(timeout=LINE_TIMEOUT_S) == 0
+
+
+def test_port_taken_is_a_one_line_error_with_exit_2(tmp_path: Path) -> None:
     out = tmp_path / "never.jsonl"
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        done = subprocess.run(
-            _ctxscope("proxy", "--listen", f"127.0.0.1:{port}", "--out", str(out)),
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=LINE_TIMEOUT_S,
-        )
+        done = run_cli("proxy", "--listen", f"127.0.0.1:{port}", "--out", str(out))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"error: cannot listen on 127.0.0.1:{port}: the port is already in use; choose another with --listen"
@@ -141,10 +152,8 @@ def test_port_taken_is_a_one_line_error_with_exit_2(env: dict[str, str], tmp_pat
     assert not out.exists()
 
 
-def test_bad_listen_value_is_a_one_line_error(env: dict[str, str]) -> None:
-    done = subprocess.run(
-        _ctxscope("proxy", "--listen", "localhost:http"), capture_output=True, text=True, env=env, timeout=60
-    )
+def test_bad_listen_value_is_a_one_line_error() -> None:
+    done = run_cli("proxy", "--listen", "localhost:http")
     assert done.returncode == 2
     assert done.stderr.startswith("error: bad --listen") and len(done.stderr.strip().splitlines()) == 1
 
@@ -179,7 +188,7 @@ def test_sigkill_mid_session_leaves_complete_exchanges_loadable(
                 "input": [{"type": "message", "role": "user", "content": f"turn {n} " * 50}],
             }
             assert client.post("/responses", json=body).status_code == 200
-            proc.expect(rf"^#{n}  POST  /v1/responses  200 ")  # printed after the line was written
+            proc.expect(rf"^exchange {n}  POST  /v1/responses  200 ")  # printed after the line was written
         # A fourth stream is in flight (its first event received) when the writer dies.
         upstream.reply(SseReply(response_stream(text_message("interrupted")), gated=True))
         with pytest.raises(httpx.HTTPError):

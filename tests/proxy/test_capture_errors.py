@@ -123,3 +123,33 @@ def test_unreachable_upstream(tmp_path: Path) -> None:
     assert ex.error is not None and ex.error.kind == "upstream_unreachable"
     (stored,) = read_recording(tmp_path / "r.jsonl").exchanges
     assert stored.error == ex.error
+
+
+def test_a_client_closing_after_response_completed_is_not_an_error(
+    upstream: FakeUpstream, capture: CaptureSession
+) -> None:
+    """Codex stops reading at `response.completed` and hangs up before the chunked body ends."""
+    events: list[dict[str, object] | bytes] = [*response_stream(text_message("all here"))]
+    # every event is sent, then the upstream holds the body open (the comment after them never goes)
+    upstream.reply(SseReply([*events, b": still here\n\n"], stall_after=len(events)))
+    seen: list[str] = []
+    with httpx.stream("POST", f"{capture.url}/v1/responses", json={}, timeout=TIMEOUT) as r:
+        for line in r.iter_lines():
+            seen.append(line)
+            if line.startswith("data:") and '"response.completed"' in line:
+                break  # closing here, as Codex does
+    (ex,) = capture.wait_for(1)
+    assert ex.status == 200 and ex.error is None, ex.error
+    assert ex.meta.get("closed") == "client closed the stream after response.completed", ex.meta
+    assert ex.response is not None and ex.response["status"] == "completed"
+    _still_serving(capture)
+
+
+def test_resets_are_attributed_to_the_side_that_sent_them() -> None:
+    from proxy.flow_fields import classify_error
+
+    # mitmproxy words every HTTP/2 RST_STREAM "by client"; CANCEL is a client that stopped reading
+    assert classify_error("stream reset by client (CANCEL)", True) == "client_abort"
+    assert classify_error("stream reset by client (INTERNAL_ERROR)", True) == "upstream_reset"
+    assert classify_error("peer closed connection", True, client_closed_first=True) == "client_abort"
+    assert classify_error("peer closed connection", True) == "upstream_reset"

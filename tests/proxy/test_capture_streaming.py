@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 from openai import OpenAI
 
-from proxy.sse import SseParser
+from proxy.responses import SseParser
 from proxy.store.reader import read_recording
 from proxy.testing import CaptureSession, FakeUpstream, SseReply, function_call, response_stream, text_message
 

@@ -105,7 +105,7 @@ def test_live_line_for_failures() -> None:
         error=TransportError(kind="upstream_reset", message="Server disconnected."),
     )
     assert format_line(ex) == (
-        "#4  POST  /v1/responses  200  gpt-5  1.50 s  response failed (context_length_exceeded)"
+        "exchange 4  POST  /v1/responses  200  gpt-5  1.50 s  response failed (context_length_exceeded)"
         "  error: upstream_reset: Server disconnected."
     )
 

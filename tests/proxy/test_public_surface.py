@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import proxy
+from tests.lazy_exports import lazy_names, type_checking_imports
 
 
 def test_every_exported_name_resolves() -> None:
@@ -14,10 +15,13 @@ def test_every_exported_name_resolves() -> None:
     assert sorted(dir(proxy)) == sorted(proxy.__all__)
 
 
+def test_type_checkers_see_the_lazy_names_where_they_load_from() -> None:
+    assert type_checking_imports("proxy") == lazy_names("proxy")
+
+
 def test_reading_a_recording_does_not_import_mitmproxy() -> None:
     code = (
-        "import sys, proxy; proxy.read_recording; "
-        "assert 'mitmproxy' not in sys.modules, 'mitmproxy imported'"
+        "import sys, proxy; proxy.read_recording; assert 'mitmproxy' not in sys.modules, 'mitmproxy imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 

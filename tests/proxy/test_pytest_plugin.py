@@ -95,7 +95,7 @@ def test_d(ctxscope_cassette):
     # the client swallowed the 409, so the plugin fails the test at teardown
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(
-        ["*ctxscope replay went wrong:*", "*d.jsonl exchange #0*rejected: input differs*"]
+        ["*ctxscope replay went wrong:*", "*d.jsonl exchange 0 (POST*rejected: input differs*"]
     )
 
 
@@ -175,3 +175,62 @@ def test_g(ctxscope_cassette):
     [entry] = load_cassette(cassette).model_entries
     assert b"new answer" in entry.render("", None, "fast").stream_bytes()
     assert not (pytester.path / "cassettes" / "g.jsonl.partial").exists()
+
+
+def test_in_process_replay_and_match_on_through_the_marker(pytester: pytest.Pytester) -> None:
+    """`in_process=True` serves the cassette through a CassetteTransport (no proxy); `match_on` and a
+    registered matcher decide what counts as a mismatch; a mismatch fails the test at teardown."""
+    pytester.makepyfile(
+        test_h=ASK
+        + """
+@pytest.mark.ctxscope_cassette("cassettes/h.jsonl")
+def test_record(ctxscope_cassette):
+    ask(ctxscope_cassette.url, "PROMPT")
+"""
+    )
+    with FakeUpstream() as upstream:
+        upstream.reply(_greeting("hi"))
+        pytester.runpytest("--record-mode", "once", "--ctxscope-upstream", upstream.url).assert_outcomes(
+            passed=1
+        )
+    pytester.makeconftest(
+        """
+from proxy.replay import register_matcher
+
+def same_model(live, recorded):
+    return [] if live.body.get("model") == recorded.body.get("model") else ["model differs"]
+
+register_matcher("same_model", same_model)
+"""
+    )
+    (pytester.path / "test_h.py").unlink()
+    pytester.makepyfile(
+        test_i="""
+import httpx, pytest
+
+def ask(fixture, prompt, model="m"):
+    with httpx.Client(transport=fixture.transport, base_url=fixture.url) as client:
+        r = client.post("/v1/responses", json={"model": model, "input": prompt, "stream": True})
+    return r.status_code
+
+@pytest.mark.ctxscope_cassette("cassettes/h.jsonl", in_process=True, match_on=["method", "same_model"])
+def test_other_prompt_same_model(ctxscope_cassette):
+    assert ctxscope_cassette.server is None  # no proxy was started
+    assert ask(ctxscope_cassette, "ANOTHER PROMPT") == 200
+    assert ctxscope_cassette.report.served == 1
+
+@pytest.mark.ctxscope_cassette("cassettes/h.jsonl", in_process=True)
+def test_other_prompt_strict(ctxscope_cassette):
+    assert ask(ctxscope_cassette, "ANOTHER PROMPT") == 409
+
+@pytest.mark.ctxscope_cassette("cassettes/h.jsonl", in_process=True, match_on=["method", "nope"])
+def test_unknown_matcher(ctxscope_cassette):
+    pass
+"""
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, errors=2)
+    went_wrong = ["*ctxscope replay went wrong:*", "*h.jsonl exchange*rejected: input differs*"]
+    result.stdout.fnmatch_lines(went_wrong)
+    result.stdout.fnmatch_lines(["*ctxscope cassette marker: unknown matcher 'nope'*"])
+    assert "During handling" not in result.stdout.str()

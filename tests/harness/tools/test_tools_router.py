@@ -13,6 +13,7 @@ import harness.tools as tools_pkg
 from harness.tools import (
     TOOL_NAMES,
     GateRule,
+    NamedMode,
     ToolContext,
     ToolGate,
     ToolResult,
@@ -28,11 +29,17 @@ def test_public_surface_is_pinned() -> None:
     assert sorted(tools_pkg.__all__) == sorted(
         [
             "APPROVAL_POLICIES",
+            "FILE_TOOLS",
             "PLAN_MODE",
             "SANDBOX_MODES",
             "TOOL_NAMES",
+            "Answer",
             "ApprovalRequest",
+            "Approver",
+            "AskUser",
             "GateRule",
+            "ModeView",
+            "NamedMode",
             "PlanState",
             "PlanStep",
             "Question",
@@ -66,6 +73,7 @@ def test_specs_are_stable_and_wire_shaped(tmp_path: Path) -> None:
             "write_stdin",
             "request_user_input",
             "apply_patch",
+            "view_image",
             "update_plan",
             "read_file",
             "list_dir",
@@ -168,13 +176,13 @@ def test_exception_inside_a_tool_becomes_output(tmp_path: Path) -> None:
 def test_plan_mode_refuses_update_plan_codex_style(tmp_path: Path) -> None:
     router = make_router(tmp_path)
     plan = {"plan": [{"step": "a", "status": "in_progress"}]}
-    router.set_mode("plan")
-    assert router.mode == "plan" and router.ctx.collaboration_mode == "plan"
+    router.ctx.mode = NamedMode("plan")
+    assert router.mode == "plan"
     assert "update_plan" in [s["name"] for s in router.specs()]  # visible, refused at call time
     out = call(router, "update_plan", plan)
     assert out.startswith("update_plan is a TODO/checklist tool") and "not allowed in Plan mode" in out
     assert router.ctx.plan.revision == 0
-    router.set_mode("default")
+    router.ctx.mode = NamedMode("default")
     assert call(router, "update_plan", plan) == "Plan updated"
     assert router.ctx.plan.revision == 1
 
@@ -189,7 +197,7 @@ def test_gate_rules_block_and_hide_while_planning(tmp_path: Path) -> None:
     router = make_router(tmp_path)
     router.set_gate(gate)
     assert "exec_command" in [s["name"] for s in router.specs()]
-    router.set_mode("plan")
+    router.ctx.mode = NamedMode("plan")
     assert [s["name"] for s in router.specs()] == [n for n in TOOL_NAMES if n != "exec_command"]
     out = custom_call(router, "apply_patch", "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch")
     assert out.startswith("apply_patch is blocked: still planning (Plan mode).")
@@ -200,7 +208,7 @@ def test_gate_rules_block_and_hide_while_planning(tmp_path: Path) -> None:
 def test_wildcard_rule_with_exceptions(tmp_path: Path) -> None:
     rule = GateRule("*", in_modes("plan"), still_planning, except_tools=frozenset({"read_file", "list_dir"}))
     router = make_router(tmp_path, gate=ToolGate([rule]))
-    router.set_mode("plan")
+    router.ctx.mode = NamedMode("plan")
     assert call(router, "list_dir", {}).startswith("Absolute path:")
     assert "still planning" in call(router, "grep_files", {"pattern": "x"})
 
@@ -215,9 +223,20 @@ def test_codex_rule_for_user_input_outside_plan(tmp_path: Path) -> None:
     assert call(router, "request_user_input", q).startswith(
         "request_user_input is only available in Plan mode"
     )
-    router.set_mode("plan")
+    router.ctx.mode = NamedMode("plan")
     assert json.loads(call(router, "request_user_input", q))["answers"]["a"]["answers"][0] == "x"
     # Default router: allowed in default mode too (documented choice).
     assert (
         json.loads(call(make_router(tmp_path), "request_user_input", q))["answers"]["a"]["answers"][0] == "x"
     )
+
+
+def test_the_current_mode_adds_its_own_rules_first(tmp_path: Path) -> None:
+    # A mode's rules win over the router's own gate and leave with the mode; tools[] keeps its tools.
+    submitting = GateRule("update_plan", in_modes("review"), "review mode: describe the plan instead")
+    router = make_router(tmp_path)
+    router.ctx.mode = NamedMode("review", rules=(submitting,))
+    assert "update_plan" in [s["name"] for s in router.specs()]
+    assert call(router, "update_plan", {"plan": []}) == "review mode: describe the plan instead"
+    router.ctx.mode = NamedMode("default")
+    assert call(router, "update_plan", {"plan": []}) == "Plan updated"

@@ -1,0 +1,135 @@
+"""`ctxscope demo`: the whole loop on one machine, offline, in one command.
+
+A workflow across all three packages (the harness runs, the proxy records, the inspector explains),
+so it lives with the command that joins them rather than in any one of them.
+
+It builds a small git workspace (a root AGENTS.md, a package with its own AGENTS.md, a skill), runs
+ctxscope's harness in it against the shipped script cassette (`recordings/demo-script.json`) with
+capture on, moves into the package (its AGENTS.md replaces the root one), switches model, and then
+prints the inspector's timeline of what the model saw and why each request changed.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from harness.output import InteractivePrinter
+from harness.runtime import AgentOptions, AgentRuntime
+from inspector.analysis import analyse_recording
+from inspector.reports import diff_report
+from inspector.reports.text import render_text
+from proxy.errors import ConfigError
+from proxy.home import new_recording_path
+
+__all__ = ["DemoResult", "build_workspace", "run_demo", "register", "DEMO_SCRIPT"]
+
+DEMO_SCRIPT = Path(__file__).resolve().parents[1] / "recordings" / "demo-script.json"
+
+_ROOT_AGENTS = "# Project rules\n\nKeep functions small and typed. Explain changes in one sentence.\n"
+_PKG_AGENTS = "# pkg rules\n\nTests live next to the code in pkg/. Use plain asserts.\n"
+_SKILL = (
+    "---\nname: demo-skill\ndescription: House style for small Python helpers (typed, one-line docstring).\n"
+    "---\n\n# demo-skill\n\nWrite helpers with type hints and return early. Name tests test_<function>.\n"
+)
+PROMPTS = (
+    "Add a greet(name) helper in pkg/. Follow $demo-skill.",
+    "Now add a test for it.",
+    "Summarise what changed.",
+)
+
+
+@dataclass
+class DemoResult:
+    workspace: Path
+    recording: Path
+    answers: list[str]
+
+
+def build_workspace(root: Path) -> tuple[Path, Path]:
+    """Create the demo repository and skill directory under `root`; returns (repo, skills dir)."""
+    repo, skills = root / "repo", root / "skills"
+    (repo / "pkg").mkdir(parents=True, exist_ok=True)
+    (repo / "AGENTS.md").write_text(_ROOT_AGENTS)
+    (repo / "pkg" / "AGENTS.md").write_text(_PKG_AGENTS)
+    (repo / "pkg" / "__init__.py").write_text("")
+    (skills / "demo-skill").mkdir(parents=True, exist_ok=True)
+    (skills / "demo-skill" / "SKILL.md").write_text(_SKILL)
+    try:  # a git repo makes AGENTS.md discovery walk from the repo root, as Codex does
+        subprocess.run(["git", "init", "-q", str(repo)], check=True, capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        pass  # without git the workspace still works; discovery then starts at the cwd
+    return repo, skills
+
+
+def run_demo(root: Path, capture: Path, model_after: str = "gpt-5-mini") -> DemoResult:
+    """Run the three demo turns with capture into `capture`."""
+    if not DEMO_SCRIPT.is_file():
+        raise ConfigError(f"the demo script {DEMO_SCRIPT} is missing: run the demo from a source checkout")
+    repo, skills = build_workspace(root)
+    options = AgentOptions(
+        provider="script",
+        script=DEMO_SCRIPT,
+        cwd=repo,
+        capture=capture,
+        skill_dirs=[skills],
+        sandbox="workspace-write",
+        approval="never",
+        sessions_dir=root / "sessions",
+    )
+    answers: list[str] = []
+    printer = InteractivePrinter(out=sys.stderr, err=sys.stderr)
+    with AgentRuntime(options, emit=printer) as runtime:
+        agent = runtime.agent
+        assert agent is not None
+        for index, prompt in enumerate(PROMPTS):
+            if index == 1:
+                agent.change_cwd(Path("pkg"))
+                print(f"\n/cd pkg   (now in {repo / 'pkg'})", file=sys.stderr)
+            if index == 2:
+                agent.switch_model(model_after)
+            print(f"\nuser: {prompt}", file=sys.stderr)
+            answers.append(agent.run_turn(prompt).final_text)
+    return DemoResult(workspace=repo, recording=capture, answers=answers)
+
+
+def demo(
+    workdir: Annotated[
+        Path | None, typer.Option("--workdir", help="Build the demo workspace here (default: a temp dir).")
+    ] = None,
+    capture: Annotated[
+        Path | None, typer.Option("--capture", help="Write the recording to this file.")
+    ] = None,
+) -> None:
+    """Run the agent offline on a demo repo with capture on, then show what changed turn by turn."""
+    root = (workdir or Path(tempfile.mkdtemp(prefix="ctxscope-demo-"))).resolve()
+    out = capture or new_recording_path("demo")
+    result = run_demo(root, out)
+    console = Console(highlight=False)
+    # Paths are printed as plain text (a `[` in a path is not markup) and never wrapped, so the
+    # commands below can be copied from a narrow terminal.
+    heading = Text("\nWhat the model saw, turn by turn", style="bold")
+    heading.append(f"  (recording: {result.recording})\n", style="")
+    console.print(heading, soft_wrap=True)
+    render_text(diff_report(analyse_recording(result.recording)), console)
+    console.print("\nNext:")
+    where = shlex.quote(str(result.recording))
+    for command, comment in (
+        (f"ctxscope show {where} --turn 1", "the full context of the first request"),
+        (f"ctxscope diff {where} --turn 4", "the cwd change in full"),
+        (f"ctxscope replay {where}", "serve it as a cassette"),
+    ):
+        console.print(f"  {command}     # {comment}", markup=False, soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("demo")(demo)

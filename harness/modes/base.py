@@ -1,0 +1,87 @@
+"""What the agent loop asks a collaboration mode: the `AgentMode` protocol and the `EndStep` verdict.
+
+A mode is one object that owns everything mode-specific, so plan mode, /goal and the like each land in
+one place instead of as branches in the loop:
+
+- `name` is what the tool gate matches rules against; `gate_rules()` adds rules while the mode is
+  active (checked before the router's own), so tools[] never changes and refusals happen at call time.
+- `collaboration_mode` + `fragment_text()` are the world state's mode fragment: the mode supplies its
+  own instructions (None = no fragment at all, like `codex exec`).
+- `transform_event` sees every agent event before the front end does and may hold it back, rewrite it
+  or split it (plan mode strips a `<proposed_plan>` block from the visible text). The history keeps
+  what the model sent; only what the person sees changes.
+- `on_tool_outcome` may end the step after a call (a submitted plan): the loop answers the remaining
+  calls of the batch with `EndStep.sibling_output` and sends no further request this turn.
+- `on_compaction` returns items carried into the new context window (a frozen plan recovery message);
+  the loop appends them right after the window's full context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from harness.agent import Agent, TurnResult
+    from harness.events import AgentEvent
+    from harness.tools import GateRule, ToolOutcome
+    from harness.wire.types import Event
+
+__all__ = ["AgentMode", "EndStep"]
+
+SIBLING_BLOCKED = "not run: an earlier call in the same batch ended the step"
+
+
+@dataclass(frozen=True)
+class EndStep:
+    """A mode's verdict on a tool outcome: nothing more runs in this step, and the turn ends."""
+
+    sibling_output: str = SIBLING_BLOCKED
+    """The output every later call of the same batch gets instead of running."""
+
+
+class AgentMode(Protocol):
+    """A collaboration mode as the loop, the tool router and the context builder see it."""
+
+    @property
+    def name(self) -> str:
+        """The mode's name, matched by gate rules (`default`, `plan`, ...)."""
+        ...
+
+    @property
+    def collaboration_mode(self) -> str | None:
+        """The mode named in the collaboration-mode fragment; None sends no fragment."""
+        ...
+
+    def fragment_text(self) -> str:
+        """The instructions inside the collaboration-mode fragment when this mode becomes active."""
+        ...
+
+    def gate_rules(self) -> Sequence[GateRule]:
+        """Extra gate rules while this mode is active, checked before the router's own."""
+        ...
+
+    def on_turn_start(self, agent: Agent) -> None:
+        """Called before the turn's world state and prompt are appended."""
+        ...
+
+    def on_stream_event(self, agent: Agent, event: Event) -> None:
+        """Observes every wire stream event of every request (read-only)."""
+        ...
+
+    def transform_event(self, agent: Agent, event: AgentEvent) -> Sequence[AgentEvent]:
+        """The events to show instead of `event`: `[event]` passes it, `[]` holds it back."""
+        ...
+
+    def on_tool_outcome(self, agent: Agent, outcome: ToolOutcome) -> EndStep | None:
+        """Called after each tool call is answered; an `EndStep` ends the step there."""
+        ...
+
+    def on_turn_end(self, agent: Agent, result: TurnResult) -> None:
+        """Called when a turn completed (not when it failed or was interrupted)."""
+        ...
+
+    def on_compaction(self, agent: Agent) -> Sequence[dict[str, Any]]:
+        """Items to carry into the new context window, appended after its full context."""
+        ...

@@ -1,0 +1,54 @@
+"""The default mode: every tool as the router's own gate allows, no mode fragment, no hooks.
+
+Other modes subclass `DefaultMode` and override only the hooks they need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.agent import Agent, TurnResult
+    from harness.events import AgentEvent
+    from harness.modes.base import EndStep
+    from harness.tools import GateRule, ToolOutcome
+    from harness.wire.types import Event
+
+__all__ = ["DEFAULT_MODE_TEXT", "DefaultMode"]
+
+DEFAULT_MODE_TEXT = "Work on the user's requests directly: read, edit and run what the task needs."
+"""Sent when the session returns to default behaviour from another mode, so its rules do not linger."""
+
+
+@dataclass
+class DefaultMode:
+    """No mode behaviour. `collaboration_mode=None`: no fragment until another mode was active."""
+
+    name: str = "default"
+    collaboration_mode: str | None = None
+
+    def fragment_text(self) -> str:
+        return DEFAULT_MODE_TEXT
+
+    def gate_rules(self) -> Sequence[GateRule]:
+        return ()
+
+    def on_turn_start(self, agent: Agent) -> None:
+        return None
+
+    def on_stream_event(self, agent: Agent, event: Event) -> None:
+        return None
+
+    def transform_event(self, agent: Agent, event: AgentEvent) -> Sequence[AgentEvent]:
+        return (event,)
+
+    def on_tool_outcome(self, agent: Agent, outcome: ToolOutcome) -> EndStep | None:
+        return None
+
+    def on_turn_end(self, agent: Agent, result: TurnResult) -> None:
+        return None
+
+    def on_compaction(self, agent: Agent) -> Sequence[dict[str, Any]]:
+        return ()

@@ -1,0 +1,307 @@
+"""The report documents of `ctxscope-report/1` as pydantic models: the JSON a CI job asserts on, the
+documents text and markdown render from, and the source of the generated JSON schema
+(`docs/report-schema.json`, see `inspector.reports.schema`).
+
+Field names are the published key names. A key that is present only in some documents (an
+item's `text`, a fragment part's `values`, a compaction's item lists) defaults to None and is left
+out of `wire()` unless it was set; every other key is always written, `null` meaning "not known".
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, TypeAdapter
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
+
+from harness.context import world_fields
+from inspector.reports.world import PUBLISHED_KEYS
+
+__all__ = [
+    "SCHEMA",
+    "ChangeDoc",
+    "CompactionDetail",
+    "CompactionDoc",
+    "CompareReport",
+    "DiffReport",
+    "FragmentChangeDoc",
+    "ItemDoc",
+    "PairDoc",
+    "PartDoc",
+    "ReportDoc",
+    "ShowReport",
+    "ThreadDoc",
+    "TokensDoc",
+    "ToolsDoc",
+    "TurnDetail",
+    "TurnDoc",
+    "WorldStateDoc",
+]
+
+SCHEMA = "ctxscope-report/1"
+
+
+class Doc(BaseModel):
+    """A part of a report document."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, populate_by_name=True)
+
+    def wire(self) -> dict[str, Any]:
+        """The published JSON form (plain dicts and lists, published key names)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+class TokenizerDoc(Doc):
+    name: str
+    """`o200k_base`, or `estimate (chars/4)` when the tokenizer could not be loaded."""
+    estimated: bool
+
+
+class BeforeAfter(Doc):
+    before: Any
+    after: Any
+
+
+class AB(Doc):
+    a: Any
+    b: Any
+
+
+class WorldStateDoc(BaseModel):
+    """The world state after a turn under its published key names (`inspector.reports.world`);
+    a key is absent when the context never set it, except `model` and `reasoning_effort`."""
+
+    model_config = ConfigDict(extra="allow")
+
+    def wire(self) -> dict[str, Any]:
+        """The published JSON form."""
+        return self.model_dump(mode="json")
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        """Document every world-state field the registry knows, under its published key."""
+        schema = handler(core_schema)
+        fields = world_fields()
+        names = [n for n in PUBLISHED_KEYS if n in fields] + [n for n in fields if n not in PUBLISHED_KEYS]
+        properties: dict[str, Any] = {}
+        for name in names:
+            field = fields[name]
+            if field.marker.key is not None:
+                value: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+            else:
+                value = TypeAdapter(field.annotation | None).json_schema()
+            value.pop("$defs", None)
+            value["description"] = f"{field.marker.label} (world-state field `{name}`)"
+            properties[PUBLISHED_KEYS.get(name, name)] = value
+        schema["properties"] = properties
+        schema["required"] = ["model", "reasoning_effort"]
+        return schema
+
+
+class ToolsDoc(Doc):
+    added: list[str]
+    removed: list[str]
+    changed: dict[str, list[str]]
+    """Tool name → the JSON paths that differ."""
+    reordered: bool
+    """Same tools in another order: no change of content, but it breaks the cached prefix."""
+
+
+class PartDoc(Doc):
+    kind: str
+    label: str
+    tokens: int
+    values: dict[str, Any] | None = None
+    """Fragment parts only: the typed values the fragment carries."""
+    text: str | None = None
+    """Only where the report shows full text."""
+
+
+class ItemDoc(Doc):
+    position: int
+    """0-based index into the turn's full `input[]`."""
+    type: str
+    role: str | None
+    kind: str
+    label: str
+    tokens: int
+    parts: list[PartDoc] | None = None
+    """Message items only."""
+    text: str | None = None
+    """Items without parts, only where the report shows full text."""
+
+
+class ChangeDoc(Doc):
+    kind: Literal["initial", "append", "rewrite", "compaction", "fork"]
+    previous: int | None
+    kept: int
+    added: int
+    removed: int
+
+
+class FragmentChangeDoc(Doc):
+    change: Literal["added", "removed"]
+    kind: str
+    label: str
+
+
+class TokensDoc(Doc):
+    total: int
+    estimated: bool
+    by_kind: dict[str, int]
+    usage: dict[str, int | None]
+    unaccounted: int | None
+    """Reported `input_tokens` − `total`."""
+    shared_prefix: int
+    predicted_cached: int
+
+
+class CompactionDoc(Doc):
+    sentence: str
+    trigger: str
+    request_turn: int | None
+    summarised: int
+    dropped_context: int
+    kept: int
+    kept_in_place: int
+    rematerialised: list[str]
+    tokens_before: int
+    tokens_after: int
+    summary: str | None
+
+
+class CompactionDetail(CompactionDoc):
+    summarised_items: list[ItemDoc]
+    dropped_context_items: list[ItemDoc]
+    kept_items: list[ItemDoc]
+
+
+class TurnDoc(Doc):
+    """One row of the timeline."""
+
+    turn: int
+    thread: str
+    exchange: int
+    transport: str
+    endpoint: str
+    model: str | None
+    request_kind: str | None
+    side: str | None = None
+    """A side request beside the conversation (Codex `thread_source`, e.g. `thread_title`)."""
+    status: str
+    error: str | None
+    items: int
+    sent_items: int
+    change: ChangeDoc
+    fragments_changed: list[FragmentChangeDoc]
+    world_state_changes: list[str]
+    """Sentences, one or more per changed world-state field (`inspector.reports.world`)."""
+    instructions_changed: bool
+    tools: ToolsDoc
+    params: dict[str, BeforeAfter]
+    tokens: TokensDoc
+    compaction: CompactionDoc | None
+    notes: list[str]
+
+
+class TurnDetail(TurnDoc):
+    """A turn against its predecessor, in full."""
+
+    compaction: CompactionDetail | None
+    added_items: list[ItemDoc]
+    removed_items: list[ItemDoc]
+    instructions_diff: list[str]
+    world_state: WorldStateDoc
+
+
+class ThreadDoc(Doc):
+    name: str
+    id: str | None
+    turns: list[int]
+    forked_from: int | None
+    side: str | None = None
+    """Set on the thread collecting side requests of one kind (`thread_title`); they fold on the timeline."""
+
+
+class _Head(Doc):
+    schema_: Literal["ctxscope-report/1"] = Field(alias="schema")
+    """Major version 1: keys are only ever added; a removal or change of meaning is version 2."""
+    report: str
+    tokenizer: TokenizerDoc
+
+
+class DiffReport(_Head):
+    """`ctxscope diff`: threads, the timeline, and optionally one turn in full."""
+
+    report: Literal["diff"]
+    source: str
+    warnings: list[str]
+    threads: list[ThreadDoc]
+    turns: list[TurnDoc]
+    detail: TurnDetail | None
+
+
+class ShowReport(_Head):
+    """`ctxscope show`: the full context of one request."""
+
+    report: Literal["show"]
+    source: str
+    turn: TurnDoc
+    instructions: str | None
+    tools: list[str]
+    layout: list[str]
+    input: list[ItemDoc]
+    world_state: WorldStateDoc
+
+
+class HeadersDoc(Doc):
+    only_a: list[str]
+    only_b: list[str]
+    changed: dict[str, list[str]]
+
+
+class BodyKeysDoc(Doc):
+    only_a: list[str]
+    only_b: list[str]
+
+
+class PairDoc(Doc):
+    turn: int
+    a_turn: int | None
+    b_turn: int | None
+    same: bool
+    endpoint: list[str] | None
+    transport: list[str] | None
+    headers: HeadersDoc
+    params: dict[str, AB]
+    body_keys: BodyKeysDoc
+    instructions_diff: list[str]
+    tools: ToolsDoc
+    items_diff: list[str]
+    usage: dict[str, AB]
+    status: list[str] | None
+
+
+class CompareSummary(Doc):
+    turns_a: int
+    turns_b: int
+    same_turns: int
+
+
+class CompareReport(_Head):
+    """`ctxscope compare`: two recordings of the same task, turn by turn."""
+
+    report: Literal["compare"]
+    a: str
+    b: str
+    warnings: list[str]
+    notes: list[str]
+    summary: CompareSummary
+    turns: list[PairDoc]
+
+
+ReportDoc = Annotated[DiffReport | ShowReport | CompareReport, Field(discriminator="report")]
+"""Any report document, told apart by `report`."""

@@ -1,0 +1,272 @@
+"""`Redactor`: replaces credentials in headers, URLs, JSON bodies and free text before anything is written.
+
+One `Redactor` serves one file (a recording, a session): its `Placeholders` number the secrets it meets,
+so the same secret reads the same everywhere in that file. What counts as a secret:
+
+- a header, query parameter, JSON key or `KEY=value` name that marks a credential (`names.py`), plus
+  any custom header names given (provider headers from the harness's config);
+- a value of a known shape anywhere in text (`shapes.py`: keys, tokens, JWTs, PEM keys, URL passwords);
+- logprobs tokens that spell part of a redacted text are rewritten with it, so no token keeps a piece.
+
+Results for long strings are cached by value: request bodies repeat their whole history every turn.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import unquote_plus, urlsplit, urlunsplit
+
+from .assignments import find_assignments, looks_like_placeholder
+from .names import is_secret_name, name_words
+from .placeholders import PLACEHOLDER_RE, Placeholders
+from .shapes import find_secrets
+
+__all__ = ["Redactor", "Span", "resplit", "rewrite_logprobs"]
+
+Span = tuple[int, int, str]
+"""(start, end, placeholder): a secret's place in the original text and what replaced it."""
+
+# Headers whose whole value is a credential, with the placeholder kind they get.
+_SECRET_HEADERS = {
+    "authorization": "bearer",
+    "proxy-authorization": "bearer",
+    "chatgpt-account-id": "account_id",
+    "cookie": "cookie",
+    "set-cookie": "cookie",
+    "openai-organization": "org",
+    "openai-project": "project",
+}
+# Names that look like credentials but are identifiers the analysis needs.
+_PUBLIC_NAMES = frozenset({"x-codex-turn-metadata", "prompt_cache_key"})
+_SCHEMES = ("bearer", "basic", "token")
+_CACHE_MIN = 64  # shorter strings are cheaper to scan than to hash and store
+_CACHE_MAX_CHARS = 64_000_000
+_MAX_DEPTH = 400
+
+
+def _kind_for_name(name: str) -> str:
+    words = set(name_words(name))
+    if words & {"password", "passwd", "pwd", "pass", "passphrase"}:
+        return "password"
+    if words & {"cookie", "cookies"}:
+        return "cookie"
+    if "account" in words and "id" in words:
+        return "account_id"
+    return "secret"
+
+
+def resplit(pieces: list[str], spans: list[Span], redacted: str) -> list[str]:
+    """Cut `redacted` (the joined pieces after `spans` were replaced) where the pieces were cut.
+
+    A cut inside a secret moves to the end of its placeholder: the piece where the secret started
+    carries the whole placeholder, the pieces after it lose the rest, so the pieces still join to the
+    redacted text and none holds a part of the secret.
+    """
+    out: list[str] = []
+    pos = 0
+    new_start = 0
+    for piece in pieces:
+        pos += len(piece)
+        new_end = _new_position(pos, spans)
+        out.append(redacted[new_start:new_end])
+        new_start = new_end
+    return out
+
+
+def _new_position(offset: int, spans: list[Span]) -> int:
+    shift = 0
+    for start, end, placeholder in spans:
+        if offset >= end:
+            shift += len(placeholder) - (end - start)
+        elif offset > start:
+            return start + shift + len(placeholder)
+        else:
+            break
+    return offset + shift
+
+
+class Redactor:
+    """Replaces credentials in headers, JSON bodies, URLs and free text (see the module docstring)."""
+
+    def __init__(self, secret_headers: Iterable[str] = (), placeholders: Placeholders | None = None) -> None:
+        self.placeholders = placeholders or Placeholders()
+        self._secret_headers = {name.lower() for name in secret_headers}
+        self._cache: dict[str, tuple[str, list[Span]]] = {}
+        self._cache_chars = 0
+        self._cache_lock = threading.Lock()
+
+    # -- text ------------------------------------------------------------------------------
+    def spans(self, value: str) -> tuple[str, list[Span]]:
+        """The redacted text and where its secrets were (empty when nothing was found)."""
+        if len(value) < 4:
+            return value, []
+        cacheable = len(value) >= _CACHE_MIN
+        if cacheable:
+            hit = self._cache.get(value)
+            if hit is not None:
+                return hit
+        result = self._scan(value)
+        if cacheable:
+            with self._cache_lock:
+                if self._cache_chars + len(value) > _CACHE_MAX_CHARS:
+                    self._cache.clear()
+                    self._cache_chars = 0
+                self._cache[value] = result
+                self._cache_chars += len(value)
+        return result
+
+    def _scan(self, value: str) -> tuple[str, list[Span]]:
+        found: list[tuple[int, int, str]] = [(f.start, f.end, f.kind) for f in find_secrets(value)]
+        for assignment in find_assignments(value):
+            if not any(s < assignment.end and assignment.start < e for s, e, _ in found):
+                found.append((assignment.start, assignment.end, _kind_for_name(assignment.name)))
+        if not found:
+            return value, []
+        found.sort()
+        parts: list[str] = []
+        spans: list[Span] = []
+        pos = 0
+        for start, end, kind in found:
+            if start < pos:
+                continue
+            secret = value[start:end]
+            if PLACEHOLDER_RE.fullmatch(secret):
+                continue
+            placeholder = self.placeholders(kind, secret)
+            parts += [value[pos:start], placeholder]
+            spans.append((start, end, placeholder))
+            pos = end
+        if not spans:
+            return value, []
+        parts.append(value[pos:])
+        return "".join(parts), spans
+
+    def text(self, value: str) -> str:
+        """Redact secret-shaped substrings and credential assignments in free text."""
+        return self.spans(value)[0]
+
+    # -- headers ---------------------------------------------------------------------------
+    def is_secret_header(self, name: str) -> bool:
+        lname = name.lower()
+        if lname in _PUBLIC_NAMES:
+            return False
+        return lname in _SECRET_HEADERS or lname in self._secret_headers or is_secret_name(lname, "header")
+
+    def header_value(self, name: str, value: str) -> str:
+        if not self.is_secret_header(name):
+            return self.text(value)
+        if not value or PLACEHOLDER_RE.fullmatch(value.split(" ", 1)[-1]):
+            return value
+        kind = _SECRET_HEADERS.get(name.lower()) or _kind_for_name(name)
+        scheme, sep, rest = value.partition(" ")
+        if sep and scheme.lower() in _SCHEMES and rest:
+            # Keep the scheme: whether a client sent Bearer or Basic is worth seeing.
+            return f"{scheme} {self._whole(kind, rest)}"
+        return self._whole(kind, value)
+
+    def headers(self, headers: dict[str, str]) -> dict[str, str]:
+        return {name: self.header_value(name, value) for name, value in headers.items()}
+
+    def _whole(self, kind: str, secret: str) -> str:
+        """A placeholder for a whole value, named after its shape when it has one (same key, same name)."""
+        shaped = find_secrets(secret)
+        if len(shaped) == 1 and shaped[0].start == 0 and shaped[0].end == len(secret):
+            kind = shaped[0].kind
+        return self.placeholders(kind, secret)
+
+    # -- URLs ------------------------------------------------------------------------------
+    def url(self, url: str) -> str:
+        """Userinfo and credential query values become placeholders; the rest is kept byte for byte."""
+        parts = urlsplit(url)
+        netloc = parts.netloc
+        if "@" in netloc:
+            userinfo, _, hostport = netloc.rpartition("@")
+            if not PLACEHOLDER_RE.fullmatch(userinfo):
+                netloc = f"{self.placeholders('userinfo', userinfo)}@{hostport}"
+        query = "&".join(self._query_pair(pair) for pair in parts.query.split("&")) if parts.query else ""
+        path = self.text(parts.path)
+        if (netloc, path, query) == (parts.netloc, parts.path, parts.query):
+            return url
+        return urlunsplit((parts.scheme, netloc, path, query, parts.fragment))
+
+    def _query_pair(self, pair: str) -> str:
+        name, sep, value = pair.partition("=")
+        if not sep or not value:
+            return pair
+        if is_secret_name(unquote_plus(name), "query") and not looks_like_placeholder(unquote_plus(value)):
+            return f"{name}={self._whole(_kind_for_name(name), unquote_plus(value))}"
+        return f"{name}={self.text(value)}"
+
+    # -- JSON ------------------------------------------------------------------------------
+    def body(self, value: Any) -> Any:
+        """A redacted JSON value; unchanged parts are the very same objects (cheap to compare)."""
+        return self._value(value, 0)
+
+    def _value(self, value: Any, depth: int) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if depth > _MAX_DEPTH:  # deeper than any real request; not worth a RecursionError
+            return self.placeholders("too_deep", repr(id(value)))
+        if isinstance(value, list):
+            items = [self._value(v, depth + 1) for v in value]
+            return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+        if isinstance(value, dict):
+            return self._dict(value, depth)
+        return value
+
+    def _dict(self, value: dict[Any, Any], depth: int) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
+        changed = False
+        for key, item in value.items():
+            new = self._keyed(key, item) if isinstance(key, str) else None
+            if new is None:
+                new = self._value(item, depth + 1)
+            out[key] = new
+            changed = changed or new is not item
+        text, logprobs = out.get("text"), out.get("logprobs")
+        if isinstance(text, str) and isinstance(logprobs, list) and text is not value.get("text"):
+            out["logprobs"] = self._logprobs(value["text"], logprobs)
+        return out if changed else value
+
+    def _keyed(self, key: str, item: Any) -> Any:
+        """The placeholder for a credential-named key's scalar value, or None to redact it as usual."""
+        if key in _PUBLIC_NAMES or not is_secret_name(key, "json"):
+            return None
+        if isinstance(item, bool) or not isinstance(item, str | int | float):
+            return None  # structures are walked: a JSON schema `"password": {"type": "string"}` stays
+        secret = str(item)
+        if looks_like_placeholder(secret):
+            return item
+        scheme, sep, rest = secret.partition(" ")
+        if sep and scheme.lower() in _SCHEMES and rest:
+            return f"{scheme} {self._whole(_kind_for_name(key), rest)}"
+        return self._whole(_kind_for_name(key), secret)
+
+    def _logprobs(self, original: str, logprobs: list[Any]) -> list[Any]:
+        """Logprobs whose tokens spell `original`, re-cut along its redaction (see `resplit`)."""
+        redacted, spans = self.spans(original)
+        tokens = [lp.get("token") if isinstance(lp, dict) else None for lp in logprobs]
+        if not spans or any(not isinstance(t, str) for t in tokens):
+            return logprobs
+        pieces: list[str] = [t for t in tokens if isinstance(t, str)]
+        if "".join(pieces) != original:  # not a tiling: blank every token rather than guess
+            return [{**lp, "token": "", "bytes": [], "top_logprobs": []} for lp in logprobs]
+        return rewrite_logprobs(logprobs, pieces, resplit(pieces, spans, redacted))
+
+
+def rewrite_logprobs(logprobs: list[Any], old: list[str], new: list[str]) -> list[Any]:
+    """Logprob entries with their tokens replaced; alternatives dropped where a token changed."""
+    out = []
+    for lp, before, after in zip(logprobs, old, new, strict=True):
+        if before == after:
+            out.append(lp)
+            continue
+        entry = {**lp, "token": after, "top_logprobs": []}
+        if "bytes" in entry:
+            entry["bytes"] = list(after.encode("utf-8", "surrogatepass"))
+        out.append(entry)
+    return out
+
+

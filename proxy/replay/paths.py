@@ -1,0 +1,199 @@
+"""Path mapping for replay: which directory of the recording corresponds to which live directory.
+
+A session recorded in `/home/ann/w/repo` and replayed in `/srv/ci/w-second/repo` names paths under
+both checkouts, and also outside them: Codex lists its skill roots (`$CODEX_HOME/skills`, beside the
+repository, not under it) and the selected skill's file by absolute path. Comparing such requests needs
+to know which recorded prefix stands for which live one. `PathMap` learns that from each pair of
+requests being compared:
+
+- the working directories each request names (environment_context `<cwd>`, a `cwd` key, the keys of
+  Codex's turn-metadata `workspaces`) are paired, and the common trailing components are stripped
+  (`…/w/repo` vs `…/w-second/repo` → `…/w` stands for `…/w-second`), so every path under that root maps;
+- the owners of skill roots (`X/skills`, `X/skills/.system`, `<skill><path>X/skills/…`) that are not
+  under a root already known are paired in order of appearance (`$CODEX_HOME`, or the home holding
+  `~/.codex` / `~/.agents`);
+- the user adds what cannot be inferred: `--map-path OLD=NEW` (recorded OLD, live NEW).
+
+Each pair gets one placeholder (`<root>`, `<home>`, `<mapped>`, numbered from the second on), which
+each side's `Normaliser` writes in place of its own prefix. A request that names no working directory
+falls back to the process-level one (the recording header's `cwd`, the replayer's own).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["PathMap", "infer_roots", "parse_map_path", "request_cwds", "request_workspaces", "skill_owners"]
+
+_CWD_TAG_RE = re.compile(r"<cwd>([^<]+)</cwd>")
+# An absolute path up to a `skills` component: the owner of a skill root (CODEX_HOME, ~/.agents, a repo).
+_SKILLS_RE = re.compile(r"(/[^\s`'\"<>()|,;]*?)/skills(?=/|`|<|\s|\)|$)")
+_HOME_MARKERS = (".codex", ".agents")
+
+
+def _walk_strings(value: Any) -> list[tuple[str | None, Any]]:
+    """(key, value) for every node in document order, JSON-in-strings parsed (depth-first)."""
+    out: list[tuple[str | None, Any]] = []
+
+    def walk(node: Any, key: str | None) -> None:
+        out.append((key, node))
+        if isinstance(node, dict):
+            for k, child in node.items():
+                walk(child, k)
+        elif isinstance(node, list):
+            for child in node:
+                walk(child, None)
+        elif isinstance(node, str):
+            stripped = node.strip()
+            if len(stripped) >= 2 and stripped[0] in "{[" and stripped[-1] in "}]":
+                try:
+                    parsed = json.loads(stripped)
+                except ValueError:
+                    return
+                if isinstance(parsed, dict | list):
+                    walk(parsed, key)
+
+    walk(value, None)
+    return out
+
+
+def _clean(path: str) -> str | None:
+    path = path.strip().rstrip("/")
+    return path if path.startswith("/") and path != "" else None
+
+
+def _ordered(paths: list[str]) -> list[str]:
+    """Distinct, in order of first appearance."""
+    return list(dict.fromkeys(paths))
+
+
+def request_cwds(body: Any) -> list[str]:
+    """The working directories a request names, distinct, in order of appearance (the last is current)."""
+    found: list[str] = []
+    for key, node in _walk_strings(body):
+        if key == "cwd" and isinstance(node, str):
+            cleaned = _clean(node)
+            if cleaned:
+                found.append(cleaned)
+        elif isinstance(node, str) and "<cwd>" in node:
+            found += [c for m in _CWD_TAG_RE.finditer(node) if (c := _clean(m.group(1)))]
+    return _ordered(found)
+
+
+def request_workspaces(body: Any) -> list[str]:
+    """The workspace roots of Codex's turn metadata (`workspaces: {path: {...}}`), in order."""
+    found: list[str] = []
+    for key, node in _walk_strings(body):
+        if key == "workspaces" and isinstance(node, dict):
+            found += [c for k in node if (c := _clean(k))]
+    return _ordered(found)
+
+
+def skill_owners(body: Any) -> list[str]:
+    """Directories holding skill roots (`X` of `X/skills/…`; the home for `~/.codex`, `~/.agents`)."""
+    found: list[str] = []
+    for _, node in _walk_strings(body):
+        if isinstance(node, str) and "/skills" in node:
+            for match in _SKILLS_RE.finditer(node):
+                owner = match.group(1)
+                parent, _, last = owner.rpartition("/")
+                if last in _HOME_MARKERS and parent:
+                    owner = parent
+                found.append(owner)
+    return _ordered(found)
+
+
+def infer_roots(recorded_cwd: str, live_cwd: str) -> tuple[str, str] | None:
+    """The recorded and live directories that stand for each other, or None if the cwds are equal.
+
+    The common trailing components are stripped while each side keeps at least one:
+    `/a/w/repo` and `/b/w-second/repo` → (`/a/w`, `/b/w-second`).
+    """
+    if recorded_cwd == live_cwd:
+        return None
+    rec = [p for p in recorded_cwd.split("/") if p]
+    live = [p for p in live_cwd.split("/") if p]
+    while len(rec) > 1 and len(live) > 1 and rec[-1] == live[-1]:
+        rec.pop()
+        live.pop()
+    return "/" + "/".join(rec), "/" + "/".join(live)
+
+
+def parse_map_path(spec: str) -> tuple[str, str]:
+    """`OLD=NEW` (absolute paths; OLD as recorded, NEW as live) → (OLD, NEW); ValueError otherwise."""
+    old, sep, new = spec.partition("=")
+    old_c, new_c = _clean(old), _clean(new)
+    if not sep or old_c is None or new_c is None:
+        raise ValueError(f"--map-path wants OLD=NEW with two absolute paths, not {spec!r}")
+    return old_c, new_c
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root + "/")
+
+
+@dataclass
+class PathMap:
+    """Pairs of (recorded prefix, live prefix), each with the placeholder both sides write for it."""
+
+    recorded: dict[str, str] = field(default_factory=dict)
+    """Recorded prefix → placeholder."""
+    live: dict[str, str] = field(default_factory=dict)
+    """Live prefix → placeholder."""
+
+    def add(self, recorded: str, live: str, label: str) -> bool:
+        """Pair two prefixes (the first pairing of a prefix wins); True if something new was learned."""
+        if recorded == live or recorded in self.recorded or live in self.live:
+            return False
+        used = sum(1 for p in self.recorded.values() if p.startswith(f"<{label}"))
+        placeholder = f"<{label}>" if used == 0 else f"<{label}{used + 1}>"
+        self.recorded[recorded] = placeholder
+        self.live[live] = placeholder
+        return True
+
+    def learn(
+        self,
+        recorded_body: Any,
+        live_body: Any,
+        recorded_default: str | None = None,
+        live_default: str | None = None,
+    ) -> bool:
+        """Learn pairs from two requests compared with each other; True if something new was learned."""
+        learned = False
+        rec_cwds, live_cwds = request_cwds(recorded_body), request_cwds(live_body)
+        pairs: list[tuple[str, str]] = []
+        if len(rec_cwds) == len(live_cwds):
+            pairs += zip(rec_cwds, live_cwds, strict=True)
+        rec_current = rec_cwds[-1] if rec_cwds else recorded_default
+        live_current = live_cwds[-1] if live_cwds else live_default
+        if rec_current and live_current and rec_current != "/" and live_current != "/":
+            pairs.append((rec_current, live_current))
+        rec_ws, live_ws = request_workspaces(recorded_body), request_workspaces(live_body)
+        if len(rec_ws) == len(live_ws):
+            pairs += zip(rec_ws, live_ws, strict=True)
+        for rec, live in pairs:
+            roots = infer_roots(rec, live)
+            if roots is not None and not self._covered(*roots):
+                learned |= self.add(roots[0], roots[1], "root")
+        rec_owners = [o for o in skill_owners(recorded_body) if not self._known(o, self.recorded)]
+        live_owners = [o for o in skill_owners(live_body) if not self._known(o, self.live)]
+        if len(rec_owners) == len(live_owners):
+            for rec, live in zip(rec_owners, live_owners, strict=True):
+                learned |= self.add(rec, live, "home")
+        return learned
+
+    def _covered(self, recorded: str, live: str) -> bool:
+        """Both already map under one pair (a deeper cwd of a known checkout)."""
+        for rec_root, placeholder in self.recorded.items():
+            if _under(recorded, rec_root):
+                live_root = next((p for p, ph in self.live.items() if ph == placeholder), None)
+                if live_root is not None and _under(live, live_root):
+                    return recorded[len(rec_root) :] == live[len(live_root) :]
+        return False
+
+    @staticmethod
+    def _known(path: str, side: dict[str, str]) -> bool:
+        return any(_under(path, root) for root in side)

@@ -1,0 +1,249 @@
+"""`ReplaySession`: which answer a cassette gives to each request, and the report of what happened.
+
+The one place the replay rules live, with no HTTP server and no mitmproxy in it: the `Replayer` addon
+(any client, through a proxy) and `CassetteTransport` (httpx clients in the same process) both ask a
+session for answers, so they match, answer and report alike.
+
+- Model requests (`POST …/responses`, `…/responses/compact`, WebSocket `response.create`) take the
+  cassette's model entries in order. `strict`: the live request must equal the next entry after
+  normalisation, on the matchers named by `match_on`; otherwise the answer is HTTP 409 naming the
+  cassette, the entry and the differences, and the position does not advance. `sequential`: serve in
+  order, noting mismatches.
+- Other endpoints are answered by method and path (the first unused recorded answer, then the last).
+- Past the end: HTTP 410 (or None with `passthrough_when_exhausted`, for record mode `new`).
+
+Paths are compared through a `PathMap` learned from each pair of requests (see `paths.py`): each
+request's own working directory, for both sides; the process-level cwds only when a request names none.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from proxy.endpoints import classify_endpoint
+from proxy.redact import PLACEHOLDER_RE, PlaceholderBinding, Redactor
+from proxy.replay.cassette import Answer, Cassette, CassetteEntry
+from proxy.replay.matching import DEFAULT_MATCH_ON, RequestView, check_match_on, match_requests, request_path
+from proxy.replay.normalise import Normaliser
+from proxy.replay.options import MATCH_MODES, PACE_MODES, MatchMode, PaceMode, is_match_mode, is_pace_mode
+from proxy.replay.paths import PathMap
+from proxy.replay.report import Mismatch, ReplayReport
+
+__all__ = ["ReplaySession", "error_answer", "is_model_path"]
+
+log = logging.getLogger("ctxscope.replay")
+
+
+def is_model_path(method: str, path: str) -> bool:
+    """True for `POST …/responses` and `POST …/responses/compact`."""
+    return method.upper() == "POST" and classify_endpoint(path) in ("responses", "responses/compact")
+
+
+class ReplaySession:
+    """Serves one cassette from its start; thread-safe (answers are chosen under a lock)."""
+
+    def __init__(
+        self,
+        cassette: Cassette | None = None,
+        *,
+        match: MatchMode = "strict",
+        pace: PaceMode = "fast",
+        ignore: Iterable[str] = (),
+        match_on: Iterable[str] = DEFAULT_MATCH_ON,
+        map_paths: Iterable[tuple[str, str]] = (),
+        live_cwd: str | None = None,
+        passthrough_when_exhausted: bool = False,
+        on_event: Callable[[str], None] | None = None,
+    ) -> None:
+        if not is_match_mode(match):
+            raise ValueError(f"match must be one of {MATCH_MODES}, not {match!r}")
+        if not is_pace_mode(pace):
+            raise ValueError(f"pace must be one of {PACE_MODES}, not {pace!r}")
+        self.match: MatchMode = match
+        self.pace: PaceMode = pace
+        self.ignore = tuple(ignore)
+        self.match_on = check_match_on(tuple(match_on))
+        self.map_paths = tuple(map_paths)
+        self.live_cwd = live_cwd if live_cwd is not None else os.getcwd()
+        self.passthrough_when_exhausted = passthrough_when_exhausted
+        self.on_event = on_event
+        self.lock = threading.Lock()
+        self._redactor = Redactor()
+        self.cassette: Cassette | None = None
+        self.report = ReplayReport(cassette="<none>", match=match, model_entries=0)
+        if cassette is not None:
+            self.use(cassette)
+
+    def use(self, cassette: Cassette) -> None:
+        """Serve `cassette` from its start."""
+        with self.lock:
+            self.cassette = cassette
+            self._cursor = 0
+            self._other_used: set[int] = set()
+            self.paths = PathMap()
+            for old, new in self.map_paths:
+                self.paths.add(old, new, "mapped")
+            self._recorded_side = Normaliser(
+                ignore=self.ignore, roots=self.paths.recorded, keep_placeholders=True
+            )
+            self._live_side = Normaliser(ignore=self.ignore, roots=self.paths.live, keep_placeholders=True)
+            # each side numbers its own secrets: a recorded placeholder binds to one live secret
+            self._binding = PlaceholderBinding()
+            self.report = ReplayReport(
+                cassette=cassette.name, match=self.match, model_entries=len(cassette.model_entries)
+            )
+
+    def answer(self, method: str, path: str, body: Any) -> Answer | None:
+        """The answer to one HTTP request (path with query), or None to forward it (record mode `new`)."""
+        cassette = self.cassette
+        if cassette is None:
+            return error_answer(503, "ctxscope_no_cassette", "no cassette loaded (set the cassette option)")
+        # redacted exactly as a recording is, before anything compares, prints or reports it
+        path = self.redact_path(path)
+        with self.lock:
+            if is_model_path(method, path):
+                return self.model_answer(cassette, method, path, body)
+            return self._other_answer(cassette, method, path)
+
+    def redact_path(self, path: str) -> str:
+        """A live request path (with query) redacted as a recording's URL is."""
+        return request_path(self._redactor.url(path))
+
+    # ---- choosing an answer (called with the lock held) ----
+
+    def model_answer(self, cassette: Cassette, method: str, live_path: str, body: Any) -> Answer | None:
+        """The next model entry's answer, an error answer, or None (forward it: record mode `new`)."""
+        what = f"{method} {live_path}"
+        if self._cursor >= len(cassette.model_entries):
+            if self.passthrough_when_exhausted:
+                self._note("passed_through", what)
+                return None
+            self._note("exhausted", what)
+            self._emit(f"exhausted: {what}")
+            total = len(cassette.model_entries)
+            return error_answer(
+                410,
+                "ctxscope_cassette_exhausted",
+                f"cassette {cassette.name} has no more model responses (all {total} served) for {what}; "
+                "re-record it or extend the script",
+            )
+        entry = cassette.model_entries[self._cursor]
+        differences, live_redacted = self._compare(entry, method, live_path, body)
+        if differences:
+            served = self.match == "sequential"
+            mismatch = Mismatch(
+                cassette.name,
+                entry.label,
+                entry.index,
+                differences,
+                served=served,
+                exchange_id=entry.exchange_id,
+                live_body=live_redacted,
+            )
+            with self.report._lock:
+                self.report.mismatches.append(mismatch)
+            log.warning("replay mismatch: %s", mismatch.line())
+            self._emit(f"mismatch: {mismatch.line()}")
+            if not served:
+                return _mismatch_answer(cassette, entry, differences)
+        self._cursor += 1
+        with self.report._lock:
+            self.report.served += 1
+        self._emit(f"{what} → {entry.label}")
+        return entry.render(live_path, body, self.pace)
+
+    def _other_answer(self, cassette: Cassette, method: str, live_path: str) -> Answer | None:
+        candidates = [
+            e
+            for e in cassette.other_entries
+            if e.method.upper() == method.upper() and _same_path(e.path, live_path)
+        ]
+        what = f"{method} {live_path}"
+        if not candidates:
+            if self.passthrough_when_exhausted:
+                self._note("passed_through", what)
+                return None
+            self._note("unmatched", what)
+            self._emit(f"unmatched: {what}")
+            message = f"cassette {cassette.name} has no answer for {what}"
+            return error_answer(404, "ctxscope_no_recorded_answer", message)
+        unused = [e for e in candidates if e.index not in self._other_used]
+        entry = unused[0] if unused else candidates[-1]  # reuse the last one once all were served
+        self._other_used.add(entry.index)
+        with self.report._lock:
+            self.report.other_served += 1
+        self._emit(f"{what} → {entry.label}")
+        return entry.render(live_path, None, self.pace)
+
+    def _compare(self, entry: CassetteEntry, method: str, live_path: str, body: Any) -> tuple[list[str], Any]:
+        """The differences, and the redacted live body (compared, and kept by a `Mismatch`)."""
+        if entry.path is None:
+            return [], None  # script entries answer whatever comes
+        redacted = self._redactor.body(body)  # once: bodies run to hundreds of KB, on the proxy's loop
+        recorded_body, live_body = entry.request_body, redacted
+        if entry.endpoint == "websocket" or method == "WS":
+            # A WebSocket `response.create` frame is a request body plus its `type`, without `stream`.
+            recorded_body, live_body = _as_request(recorded_body), _as_request(live_body)
+            method, live_path = entry.method, entry.path  # frames are compared on their bodies alone
+        cassette = self.cassette
+        recorded_cwd = cassette.cwd if cassette is not None else None
+        self.paths.learn(recorded_body, live_body, recorded_cwd, self.live_cwd)
+        recorded_norm = self._recorded_side.body(recorded_body)
+        live_path, live_norm = self._binding.bind(
+            [entry.path, recorded_norm], [live_path, self._live_side.body(live_body)]
+        )
+        recorded = RequestView(entry.method, entry.path, recorded_norm)
+        live = RequestView(method, live_path, live_norm)
+        return match_requests(live, recorded, self.match_on), redacted
+
+    def count_in_flight(self, delta: int) -> None:
+        with self.report._lock:
+            self.report.in_flight += delta
+
+    def _note(self, kind: str, what: str) -> None:
+        with self.report._lock:
+            getattr(self.report, kind).append(what)
+
+    def _emit(self, line: str) -> None:
+        if self.on_event is not None:
+            try:
+                self.on_event(line)
+            except Exception:  # a broken printer must not break the replay
+                log.exception("replay event callback failed")
+
+
+def error_answer(status: int, kind: str, message: str, extra: dict[str, Any] | None = None) -> Answer:
+    """A JSON error answer; `x-should-retry: false` so clients fail at once instead of retrying."""
+    body = {"error": {"type": kind, "code": kind, "message": f"ctxscope replay: {message}", **(extra or {})}}
+    return Answer(
+        status=status,
+        headers={"content-type": "application/json", "x-should-retry": "false"},
+        body=json.dumps(body, ensure_ascii=False).encode(),
+    )
+
+
+def _mismatch_answer(cassette: Cassette, entry: CassetteEntry, differences: list[str]) -> Answer:
+    message = f"request does not match cassette {cassette.name} {entry.label}: " + "; ".join(differences[:5])
+    extra = {"cassette": cassette.name, "exchange": entry.exchange_id, "index": entry.index}
+    return error_answer(409, "ctxscope_replay_mismatch", message, {**extra, "differences": differences})
+
+
+def _as_request(body: Any) -> Any:
+    if not isinstance(body, dict):
+        return body
+    return {k: v for k, v in body.items() if k != "stream" and not (k == "type" and v == "response.create")}
+
+
+def _same_path(recorded: str | None, live: str) -> bool:
+    if recorded is None:
+        return False
+    # each side numbers its own secrets; a credential in the query is not what selects an answer
+    recorded, live = (PLACEHOLDER_RE.sub(r"<redacted:\1>", p) for p in (recorded, live))
+    return recorded.split("?", 1)[0].rstrip("/") == live.split("?", 1)[0].rstrip("/") and (
+        "?" not in recorded or recorded == live
+    )

@@ -1,0 +1,101 @@
+"""Running the `ctxscope` command in tests: in-process through `ctxscope.cli.main`, or as a subprocess.
+
+In-process is the default: the real entry point (`main`, with its one-line error handling and exit
+codes), the real argument parsing and the real command code, without paying an interpreter start and
+every package import per call. A subprocess is kept for what only a process boundary shows: signals,
+exit on Ctrl-C, a full disk, the console script itself (one smoke test per command).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["CliResult", "run_cli", "run_cli_process"]
+
+
+@dataclass(frozen=True)
+class CliResult:
+    """What a `ctxscope` run left behind: like `subprocess.CompletedProcess`, for either way of running."""
+
+    args: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+class _Stdin(io.StringIO):
+    """A stdin that is not a terminal, like a subprocess's pipe."""
+
+    def isatty(self) -> bool:
+        return False
+
+
+@contextlib.contextmanager
+def _environment(cwd: Path | None, env: Mapping[str, str] | None) -> Iterator[None]:
+    old_cwd = os.getcwd()
+    saved = {key: os.environ.get(key) for key in (env or {})}
+    try:
+        os.environ.update(env or {})
+        if cwd is not None:
+            os.chdir(cwd)
+        yield
+    finally:
+        os.chdir(old_cwd)
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def run_cli(
+    *args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None, stdin: str = ""
+) -> CliResult:
+    """`ctxscope ARGS` in this process: `ctxscope.cli.main` with argv, cwd, env and stdin set for the call.
+
+    Output is captured by swapping sys.stdout/stderr (the commands print through them, rich included,
+    as consoles are made per call). `SystemExit` becomes the return code, as the shell would see it.
+    """
+    from ctxscope.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    old_argv, old_stdin = sys.argv, sys.stdin
+    code = 0
+    with _environment(cwd, env), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        sys.argv, sys.stdin = ["ctxscope", *args], _Stdin(stdin)
+        try:
+            main()
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+        finally:
+            sys.argv, sys.stdin = old_argv, old_stdin
+    return CliResult(tuple(args), code, out.getvalue(), err.getvalue())
+
+
+def run_cli_process(
+    *args: str,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    stdin: str | None = None,
+    timeout: float = 120,
+) -> CliResult:
+    """The real `ctxscope` as a subprocess (same interpreter and venv as the tests)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "ctxscope.cli", *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    return CliResult(tuple(args), proc.returncode, proc.stdout, proc.stderr)

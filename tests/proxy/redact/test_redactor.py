@@ -1,0 +1,106 @@
+"""The Redactor on planted secrets (every kind gone) and look-alikes (every one unchanged)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from proxy.redact import PLACEHOLDER_RE, Redactor
+from tests.proxy.redact import samples
+
+
+@pytest.mark.parametrize(("secret", "text"), samples.IN_TEXT, ids=[t[:24] for _, t in samples.IN_TEXT])
+def test_every_planted_kind_is_redacted_in_text(secret: str, text: str) -> None:
+    redacted = Redactor().text(text)
+    assert secret not in redacted
+    assert "<redacted:" in redacted
+
+
+@pytest.mark.parametrize("text", samples.NOT_SECRETS, ids=[t[:24] for t in samples.NOT_SECRETS])
+def test_look_alikes_are_left_exactly_as_they_are(text: str) -> None:
+    assert Redactor().text(text) == text
+
+
+def test_a_pem_key_goes_as_a_whole_block() -> None:
+    out = Redactor().text(f"before\n{samples.PEM}\nafter")
+    assert out == "before\n<redacted:private_key:1>\nafter"
+
+
+def test_a_password_in_a_database_url_leaves_the_rest_of_the_url() -> None:
+    out = Redactor().text(f"postgres://app:{samples.DB_PASSWORD}@db:5432/x")
+    assert out == "postgres://app:<redacted:password:1>@db:5432/x"
+
+
+def test_placeholders_are_numbered_by_first_appearance_and_reveal_nothing() -> None:
+    red = Redactor()
+    a, b = samples.OPENAI_KEY, samples.ANTHROPIC_KEY
+    out = red.text(f"{a} {b} {a}")
+    assert out == "<redacted:api_key:1> <redacted:api_key:2> <redacted:api_key:1>"
+    # the same secret in a header or a JSON field is the same placeholder
+    assert red.header_value("Authorization", f"Bearer {b}") == "Bearer <redacted:api_key:2>"
+    assert red.body({"api_key": a}) == {"api_key": "<redacted:api_key:1>"}
+    assert all(m.group(2).isdigit() for m in PLACEHOLDER_RE.finditer(out))
+
+
+def test_headers_by_name_and_ids_kept() -> None:
+    headers = {
+        "x-auth-token": samples.X_AUTH,
+        "private-token": samples.PRIVATE_TOKEN,
+        "x-amz-security-token": samples.AMZ_TOKEN,
+        "X-Custom-Provider": "custom-value-0123",
+        "session-id": "019342f7-8e1c-7a2b-9c3d-4e5f6a7b8c9d",
+        "thread-id": "thr_1",
+        "x-ratelimit-remaining-tokens": "149990",
+    }
+    out = Redactor(secret_headers=["x-custom-provider"]).headers(headers)
+    for name in ("x-auth-token", "private-token", "x-amz-security-token", "X-Custom-Provider"):
+        assert PLACEHOLDER_RE.fullmatch(out[name]), name
+    for name in ("session-id", "thread-id", "x-ratelimit-remaining-tokens"):
+        assert out[name] == headers[name]
+
+
+def test_json_keys_numeric_and_nested_passwords_but_not_logprobs_tokens() -> None:
+    body = {
+        "auth_token": "at-0123456789",
+        "config": {"db": {"password": samples.NUMERIC_PASSWORD, "host": "db"}},
+        "logprobs": [{"token": "Hello", "logprob": -0.1}],
+        "schema": {"properties": {"password": {"type": "string"}}},
+        "prompt_cache_key": "019342f7",
+    }
+    out = Redactor().body(body)
+    assert PLACEHOLDER_RE.fullmatch(out["auth_token"])
+    assert PLACEHOLDER_RE.fullmatch(out["config"]["db"]["password"]) and out["config"]["db"]["host"] == "db"
+    assert out["logprobs"] == body["logprobs"] and out["schema"] == body["schema"]
+    assert out["prompt_cache_key"] == "019342f7"
+
+
+def test_unchanged_json_is_returned_as_the_same_object() -> None:
+    body = {"model": "gpt-5", "input": [{"type": "message", "content": "hello"}]}
+    assert Redactor().body(body) is body
+
+
+def test_urls_keep_every_byte_but_the_secret() -> None:
+    red = Redactor()
+    url = f"https://h/v1/models?alt=json&key={samples.GOOGLE_KEY}&q=a+b%20c"
+    out = red.url(url)
+    assert samples.GOOGLE_KEY not in out
+    assert re.fullmatch(r"https://h/v1/models\?alt=json&key=<redacted:google_api_key:1>&q=a\+b%20c", out)
+    assert red.url("https://h/v1/responses?x=1") == "https://h/v1/responses?x=1"
+
+
+def test_redacting_twice_changes_nothing_more() -> None:
+    red = Redactor()
+    once = [red.text(text) for _, text in samples.IN_TEXT]
+    assert [red.text(text) for text in once] == once
+
+
+def test_logprobs_tokens_spelling_a_secret_are_recut() -> None:
+    key = samples.OPENAI_KEY
+    text = f"ok: {key} done"
+    tokens = ["ok", ": sk", "-proj-", key[8:30], key[30:], " done"]
+    item = {"type": "output_text", "text": text, "logprobs": [{"token": t, "logprob": -1.0} for t in tokens]}
+    out = Redactor().body(item)
+    assert out["text"] == "ok: <redacted:api_key:1> done"
+    assert "".join(lp["token"] for lp in out["logprobs"]) == out["text"]
+    assert not any(key[10:20] in lp["token"] for lp in out["logprobs"])

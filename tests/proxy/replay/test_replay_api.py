@@ -1,0 +1,56 @@
+"""The public surface of `proxy.replay` is deliberate: pin it."""
+
+from __future__ import annotations
+
+import proxy
+import proxy.replay
+from tests.lazy_exports import lazy_names, type_checking_imports
+
+
+def test_exported_members() -> None:
+    assert sorted(proxy.replay.__all__) == sorted(
+        [
+            "MATCHERS",
+            "MATCH_MODES",
+            "PACE_MODES",
+            "Answer",
+            "Cassette",
+            "CassetteEntry",
+            "CassetteTransport",
+            "MatchMode",
+            "Matcher",
+            "Mismatch",
+            "Normaliser",
+            "PaceMode",
+            "PathMap",
+            "ReplayReport",
+            "ReplayServer",
+            "ReplaySession",
+            "Replayer",
+            "RequestView",
+            "Script",
+            "json_diff",
+            "load_cassette",
+            "parse_script",
+            "read_script",
+            "register_matcher",
+            "serve_cassette",
+            "serve_script",
+        ]
+    )
+    for name in proxy.replay.__all__:
+        assert getattr(proxy.replay, name) is not None
+
+
+def test_match_and_pace_modes_are_the_literal_types() -> None:
+    from typing import get_args
+
+    assert proxy.replay.MATCH_MODES == get_args(proxy.replay.MatchMode) == ("strict", "sequential")
+    assert proxy.replay.PACE_MODES == get_args(proxy.replay.PaceMode) == ("recorded", "fast")
+
+
+def test_lazy_names_are_typed_for_users() -> None:
+    # `from proxy import Recorder` is the real class to mypy and editors, not `Any` from __getattr__.
+    for package in ("proxy", "proxy.replay"):
+        assert type_checking_imports(package) == lazy_names(package)
+    assert set(lazy_names("proxy")) == set(proxy.__all__)

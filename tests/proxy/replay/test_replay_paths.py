@@ -1,0 +1,90 @@
+"""Path mapping between the recorded and the live checkout, learned from the requests compared."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from proxy.replay.normalise import Normaliser
+from proxy.replay.paths import (
+    PathMap,
+    infer_roots,
+    parse_map_path,
+    request_cwds,
+    request_workspaces,
+    skill_owners,
+)
+
+
+def codex_like(root: str, codex_home: str, cwd: str) -> dict[str, object]:
+    """The path-bearing parts of a Codex request: skill roots, a selected skill, env context, metadata."""
+    catalog = (
+        "<skills_instructions>\n### Skill roots\n"
+        f"- `r0` = `{codex_home}/skills`\n- `r1` = `{codex_home}/skills/.system`\n</skills_instructions>"
+    )
+    skill = f"<skill>\n<name>demo</name>\n<path>{codex_home}/skills/demo/SKILL.md</path>\nSay DEMO.\n</skill>"
+    env = f"<environment_context>\n  <cwd>{cwd}</cwd>\n</environment_context>"
+    meta = {"workspaces": {root: {"has_changes": True}}, "turn_id": "t"}
+    return {
+        "input": [
+            {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": catalog}]},
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": env}]},
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": skill}]},
+        ],
+        "client_metadata": {"x-codex-turn-metadata": json.dumps(meta)},
+    }
+
+
+def test_the_common_suffix_of_the_two_cwds_is_stripped() -> None:
+    assert infer_roots("/home/ann/w/repo", "/srv/ci/w-second/repo") == ("/home/ann/w", "/srv/ci/w-second")
+    assert infer_roots("/a/x/repo/pkg", "/b/x/repo/pkg") == ("/a", "/b")
+    assert infer_roots("/repo", "/srv/repo") == ("/repo", "/srv/repo")  # a root is never `/`
+    assert infer_roots("/same/place", "/same/place") is None
+
+
+def test_cwds_workspaces_and_skill_owners_are_read_from_the_request() -> None:
+    body = codex_like("/a/w/repo", "/a/codex-home", "/a/w/repo/pkg")
+    assert request_cwds(body) == ["/a/w/repo/pkg"]
+    assert request_workspaces(body) == ["/a/w/repo"]
+    assert skill_owners(body) == ["/a/codex-home"]
+    # ~/.codex and ~/.agents stand for the home that holds them
+    assert skill_owners("`/home/ann/.agents/skills` and /home/bob/.codex/skills/x/SKILL.md") == [
+        "/home/ann",
+        "/home/bob",
+    ]
+
+
+def test_a_codex_home_beside_the_checkout_maps_and_both_sides_normalise_alike() -> None:
+    recorded = codex_like("/a/w/repo", "/a/codex-home", "/a/w/repo/pkg")
+    live = codex_like("/b/w-second/repo", "/b/other-home", "/b/w-second/repo/pkg")
+    paths = PathMap()
+    assert paths.learn(recorded, live)
+    assert paths.recorded == {"/a/w": "<root>", "/a/codex-home": "<home>"}
+    assert paths.live == {"/b/w-second": "<root>", "/b/other-home": "<home>"}
+    rec_side, live_side = Normaliser(roots=paths.recorded), Normaliser(roots=paths.live)
+    assert rec_side.body(recorded) == live_side.body(live)
+    assert "<home>/skills/demo/SKILL.md" in json.dumps(rec_side.body(recorded))
+    assert not paths.learn(recorded, live)  # nothing new the second time
+
+
+def test_the_process_cwds_are_used_only_when_a_request_names_none() -> None:
+    paths = PathMap()
+    paths.learn({"input": "<cwd>/a/repo</cwd>"}, {"input": "<cwd>/b/repo</cwd>"}, "/x", "/launched/here")
+    assert paths.live == {"/b": "<root>"}
+    bare = PathMap()
+    rec, live = {"input": "/home/ann/proj/x.py"}, {"input": "/srv/ci/proj/x.py"}
+    bare.learn(rec, live, "/home/ann/proj", "/srv/ci/proj")
+    assert bare.recorded == {"/home/ann": "<root>"} and bare.live == {"/srv/ci": "<root>"}
+
+
+def test_a_user_mapping_and_its_errors() -> None:
+    assert parse_map_path("/old/place=/new/place/") == ("/old/place", "/new/place")
+    for bad in ("/only-one", "relative=/x", "/x="):
+        with pytest.raises(ValueError, match="--map-path wants OLD=NEW"):
+            parse_map_path(bad)
+    paths = PathMap()
+    paths.add("/opt/tools", "/usr/local/tools", "mapped")
+    rec, live = Normaliser(roots=paths.recorded), Normaliser(roots=paths.live)
+    assert rec.text("/opt/tools/bin/x") == live.text("/usr/local/tools/bin/x") == "<mapped>/bin/x"
+    assert live.text("/usr/local/tools-2/bin") == "/usr/local/tools-2/bin"  # a path ends at a component
