@@ -4,7 +4,8 @@ A workflow across all three packages (the harness runs, the proxy records, the i
 so it lives with the command that joins them rather than in any one of them.
 
 It builds a small git workspace (a root AGENTS.md, a package with its own AGENTS.md, a skill), runs
-ctxscope's harness in it against the shipped script cassette (`recordings/demo-script.json`) with
+ctxscope's harness in it against the script cassette shipped in the package (`ctxscope/data/
+demo-script.json`, read with importlib.resources so an installed wheel has it too) with
 capture on, moves into the package (its AGENTS.md replaces the root one), switches model, and then
 prints the inspector's timeline of what the model saw and why each request changed.
 """
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
@@ -33,7 +35,8 @@ from proxy.home import new_recording_path
 
 __all__ = ["DemoResult", "build_workspace", "run_demo", "register", "DEMO_SCRIPT"]
 
-DEMO_SCRIPT = Path(__file__).resolve().parents[1] / "recordings" / "demo-script.json"
+DEMO_SCRIPT = resources.files("ctxscope") / "data" / "demo-script.json"
+"""The offline model's answers, shipped as package data."""
 
 _ROOT_AGENTS = "# Project rules\n\nKeep functions small and typed. Explain changes in one sentence.\n"
 _PKG_AGENTS = "# pkg rules\n\nTests live next to the code in pkg/. Use plain asserts.\n"
@@ -74,11 +77,16 @@ def build_workspace(root: Path) -> tuple[Path, Path]:
 def run_demo(root: Path, capture: Path, model_after: str = "gpt-5-mini") -> DemoResult:
     """Run the three demo turns with capture into `capture`."""
     if not DEMO_SCRIPT.is_file():
-        raise ConfigError(f"the demo script {DEMO_SCRIPT} is missing: run the demo from a source checkout")
+        raise ConfigError("the demo script is missing from this installation of ctxscope: reinstall it")
+    with resources.as_file(DEMO_SCRIPT) as script:  # a real file even if the package is zipped
+        return _run_demo(root, capture, script, model_after)
+
+
+def _run_demo(root: Path, capture: Path, script: Path, model_after: str) -> DemoResult:
     repo, skills = build_workspace(root)
     options = AgentOptions(
         provider="script",
-        script=DEMO_SCRIPT,
+        script=script,
         cwd=repo,
         capture=capture,
         skill_dirs=[skills],
@@ -113,7 +121,20 @@ def demo(
     """Run the agent offline on a demo repo with capture on, then show what changed turn by turn."""
     root = (workdir or Path(tempfile.mkdtemp(prefix="ctxscope-demo-"))).resolve()
     out = capture or new_recording_path("demo")
-    result = run_demo(root, out)
+    try:
+        result = run_demo(root, out)
+    except OSError as err:  # `--workdir /sys/x`, a full disk: one line, not a traceback
+        where = err.filename or root
+        raise ConfigError(
+            f"cannot build the demo in {where} ({err.strerror or err}); choose another --workdir"
+        ) from None
+    if workdir is None:
+        # Kept on purpose: the session in it can be resumed and the files the agent wrote looked at.
+        print(
+            f"\ndemo workspace kept in {root} (the repo, its session); remove it with: "
+            f"rm -rf {shlex.quote(str(root))}",
+            file=sys.stderr,
+        )
     console = Console(highlight=False)
     # Paths are printed as plain text (a `[` in a path is not markup) and never wrapped, so the
     # commands below can be copied from a narrow terminal.

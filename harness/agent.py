@@ -208,6 +208,10 @@ class Agent:
         for call in missing_outputs(self.history):
             self._append(call_output(call, "aborted: the harness stopped before this call finished"))
 
+    def append_item(self, item: Any) -> dict[str, Any]:
+        """Add one item to the history (and the session file); for modes that add messages."""
+        return self._append(item)
+
     def _append(self, item: Any) -> dict[str, Any]:
         data = with_id(history_form(item))
         self.history.append(data)
@@ -224,7 +228,8 @@ class Agent:
             "session_file": str(self.session.path),
             "model": self.model,
             "provider": self.client.provider.name,
-            "base_url": self.client.base_url,
+            # the backend the requests are for; a capture proxy in between is the runtime's (/status)
+            "backend": self.client.provider.base_url,
             "cwd": str(self.context.cwd),
             "mode": self.mode.name,
             "history_items": len(self.history),
@@ -446,7 +451,7 @@ class Agent:
                 arguments=call.get("arguments", call.get("input")),
             )
         )
-        outcome = self.router.dispatch(call)
+        outcome = self.mode.revise_outcome(self, self.router.dispatch(call))
         data = self._append(outcome.item)
         self.emit(ToolOutput(call_id=data.get("call_id"), output=data.get("output")))
         return self.mode.on_tool_outcome(self, outcome)

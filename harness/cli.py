@@ -8,6 +8,7 @@ the file, `--no-capture` turns it off. The lead's `ctxscope/cli.py` calls `regis
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -17,6 +18,7 @@ from harness.agent import TurnResult
 from harness.commands import is_command, run_command
 from harness.errors import UpstreamError
 from harness.events import SessionStarted
+from harness.modes.plan import split_proposed_plan
 from harness.output import InteractivePrinter, JsonPrinter, PrintModePrinter
 from harness.repl import run_repl
 from harness.runtime import AgentOptions, AgentRuntime
@@ -64,6 +66,16 @@ def agent_command(
     skill_dir: Annotated[
         list[Path] | None, typer.Option("--skill-dir", help="Extra skill directory (repeatable).")
     ] = None,
+    plan_profile: Annotated[
+        str | None,
+        typer.Option("--plan-profile", help="codex | claude | knightcode: which plan-mode system to follow."),
+    ] = None,
+    plan: Annotated[
+        bool,
+        typer.Option(
+            "--plan", help="Start in plan mode; with -p, print exactly the submitted plan on stdout."
+        ),
+    ] = False,
 ) -> None:
     """Run ctxscope's Codex-style coding agent (with capture on by default)."""
     if json_out and prompt is None:
@@ -100,6 +112,10 @@ def agent_command(
         skill_dirs=[d.resolve() for d in skill_dir or []],
         approver=None if headless else _terminal_approver,
         ask_user=None if headless else _terminal_ask,
+        plan=plan,
+        plan_profile=plan_profile,
+        # The chat announces Default mode from the first request (Codex TUI); -p does not (codex exec).
+        announce_mode=not headless,
     )
     with AgentRuntime(options, emit=emit) as runtime:
         assert runtime.agent is not None
@@ -128,11 +144,28 @@ def _run_headless(runtime: AgentRuntime, prompt: str, json_out: bool) -> TurnRes
     """`-p "task"` runs a turn; `-p "/command ..."` runs the command (the REPL's own registry).
 
     A command's text goes to stdout, its result like any answer; with `--json` stdout holds only
-    events, so the text goes to stderr."""
-    assert runtime.agent is not None
+    events, so the text goes to stderr. A planning turn that submitted a plan prints exactly the plan
+    (and says on stderr how to approve it)."""
+    assert runtime.agent is not None and runtime.plan is not None
+    before = runtime.plan.state.revision
     if not is_command(prompt):
-        return runtime.agent.run_turn(prompt)
-    return run_command(prompt, runtime, sys.stderr if json_out else sys.stdout).turn
+        result: TurnResult | None = runtime.agent.run_turn(prompt)
+    else:
+        result = run_command(prompt, runtime, sys.stderr if json_out else sys.stdout).turn
+    plan = runtime.plan
+    if result is None or plan.agent is not runtime.agent:
+        return result
+    if plan.state.revision == before:
+        # No plan this turn: what the person sees is the text without any (unclosed) plan block.
+        visible = split_proposed_plan(result.final_text).visible if plan.planning else result.final_text
+        return replace(result, final_text=visible)
+    sid, revision = plan.agent.session_id, plan.state.revision
+    sys.stderr.write(
+        f"plan revision {revision} saved; approve and implement it with: "
+        f'ctxscope agent --session {sid} -p "/plan approve {revision}" '
+        '(add "fresh" to implement in a new session)\n'
+    )
+    return TurnResult(final_text=plan.state.draft or "", steps=result.steps, stopped=result.stopped)
 
 
 def _announce(runtime: AgentRuntime, json_out: bool) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from harness.modes.plan.command import PLAN_USAGE, plan_command
 from proxy.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -76,6 +77,12 @@ def _model(runtime: AgentRuntime, arg: str, out: TextIO) -> CommandResult:
 
 def _status(runtime: AgentRuntime, arg: str, out: TextIO) -> CommandResult:
     info = _agent(runtime).status()
+    route = runtime.route.base_url if runtime.route is not None else None
+    if runtime.provider.name == "script" and route:
+        info["backend"] = f"{route} (script cassette {runtime.config.script})"
+    # Requests go to the capture proxy, which forwards them to the backend: show both, apart.
+    capturing = runtime.capture_path is not None and route is not None
+    info["capture_proxy"] = route if capturing else "none"
     info["capture"] = str(runtime.capture_path) if runtime.capture_path else "off"
     for key, value in info.items():
         out.write(f"  {key}: {value}\n")
@@ -102,6 +109,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("/status", "/status", "show session and backend", _status),
     Command("/new", "/new", "start a new session", _new),
     Command("/cd", "/cd DIR", "change the working directory", _cd),
+    Command("/plan", PLAN_USAGE, "plan first: enter plan mode, approve or leave it", plan_command),
     Command("/quit", "/quit", "leave", _quit, aliases=("/exit",)),
 )
 

@@ -12,6 +12,7 @@ reasoning_effort = "medium"         # wins over the model catalog's entry (defau
 reasoning_summary = "auto"          # likewise
 max_steps = 50
 file_tools = true                   # read_file / list_dir / grep_files (Codex has none: false to match it)
+plan_profile = "codex"              # codex | claude | knightcode: how plan mode enters, submits, reviews
 
 [models."gpt-5-codex"]              # the model catalog's entry: see harness/model_catalog.py
 instructions_file = "codex.md"
@@ -40,10 +41,12 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field, fields, replace
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from harness.model_catalog import ModelInfo, model_info
+from harness.modes.plan.state import PLAN_PROFILES
 from harness.request import RequestOptions
 from harness.tools.call_context import APPROVAL_POLICIES, SANDBOX_MODES
 from proxy.errors import ConfigError
@@ -54,7 +57,8 @@ __all__ = ["APPROVALS", "HarnessConfig", "RetrySettings", "SANDBOXES", "load_con
 # One list of each, owned by the tools that enforce them.
 SANDBOXES = SANDBOX_MODES
 APPROVALS = APPROVAL_POLICIES
-DEFAULT_INSTRUCTIONS = Path(__file__).parent / "prompts" / "base_instructions.md"
+DEFAULT_INSTRUCTIONS = resources.files("harness") / "prompts" / "base_instructions.md"
+"""The shipped base instructions (package data, read with importlib.resources)."""
 INSTRUCTIONS_PLACEMENTS = ("input", "field")
 """Where the base prompt travels: input[0] as a developer message (what Codex CLI 0.169 sends), or
 the request's `instructions` field (what other Responses clients use)."""
@@ -94,6 +98,8 @@ class HarnessConfig:
     max_steps: int = 50
     file_tools: bool = True
     """Offer ctxscope's read_file / list_dir / grep_files; Codex has no such tools (`false` = its profile)."""
+    plan_profile: str = "codex"
+    """Which plan-mode system to follow: codex, claude or knightcode (`harness.modes.plan`)."""
     retry: RetrySettings = RetrySettings()
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     chatgpt: dict[str, Any] = field(default_factory=dict)
@@ -125,7 +131,16 @@ class HarnessConfig:
     def instructions_for(self, model: str) -> str:
         """Base instructions for `model`: per-model file, else the global file, else the shipped default."""
         # A per-model file wins over the global one: instructions are tuned per model, as in Codex.
-        path = self.model_info(model).instructions_file or self.instructions_file or DEFAULT_INSTRUCTIONS
+        path = self.model_info(model).instructions_file or self.instructions_file
+        if path is None:
+            try:
+                return DEFAULT_INSTRUCTIONS.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                # Not the user's config: the package itself is incomplete.
+                raise ConfigError(
+                    f"the default instructions ({e.__class__.__name__}) are missing from this installation "
+                    "of ctxscope: reinstall it, or set instructions_file in config.toml"
+                ) from e
         try:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
@@ -154,6 +169,10 @@ class HarnessConfig:
             raise ConfigError(f"unknown approval policy {self.approval!r}: use one of {', '.join(APPROVALS)}")
         if self.max_steps < 1:
             raise ConfigError("max_steps must be at least 1")
+        if self.plan_profile not in PLAN_PROFILES:
+            raise ConfigError(
+                f"unknown plan profile {self.plan_profile!r}: use one of {', '.join(PLAN_PROFILES)}"
+            )
 
 
 def _path(value: Any, base: Path, key: str) -> Path:
@@ -173,6 +192,7 @@ _STRING_KEYS = (
     "reasoning_summary",
     "developer_instructions",
     "instructions_placement",
+    "plan_profile",
 )
 
 

@@ -22,6 +22,11 @@ __all__ = [
     "ModeChange",
     "ModelSwitch",
     "Notice",
+    "PlanApproved",
+    "PlanDelta",
+    "PlanSubmitted",
+    "QuestionAnswered",
+    "QuestionAsked",
     "ReasoningDelta",
     "SessionStarted",
     "TextDelta",
@@ -135,6 +140,50 @@ class ModeChange(_Event):
     to: str
 
 
+class PlanDelta(_Event):
+    """A piece of the plan block as it streams (plan mode; the block is not in `text_delta`)."""
+
+    type: Literal["plan_delta"] = "plan_delta"
+    delta: str
+
+
+class PlanSubmitted(_Event):
+    """The model submitted a plan: the whole draft, now revision `revision` of this session."""
+
+    type: Literal["plan_submitted"] = "plan_submitted"
+    revision: int
+    plan: str
+
+
+class PlanApproved(_Event):
+    """The user approved `revision`; implementation follows in this session or, `fresh`, a new one."""
+
+    type: Literal["plan_approved"] = "plan_approved"
+    revision: int
+    fresh: bool
+    session_id: str
+    """The session that implements it (a new one when `fresh`)."""
+
+
+class QuestionAsked(_Event):
+    """While planning, the model asked the user (`request_user_input`, `ask_user`)."""
+
+    type: Literal["question_asked"] = "question_asked"
+    call_id: str | None
+    tool: str
+    questions: JsonValue
+    """The call's arguments as the model sent them (questions and their options)."""
+
+
+class QuestionAnswered(_Event):
+    """The answer the model got; `assumed` when nobody was there and the recommended option was taken."""
+
+    type: Literal["question_answered"] = "question_answered"
+    call_id: str | None
+    answers: JsonValue
+    assumed: bool
+
+
 class TurnError(_Event):
     """The turn failed (upstream or configuration error); the session file is intact."""
 
@@ -167,6 +216,11 @@ AgentEvent = Annotated[
     | Notice
     | ModelSwitch
     | ModeChange
+    | PlanDelta
+    | PlanSubmitted
+    | PlanApproved
+    | QuestionAsked
+    | QuestionAnswered
     | TurnError
     | TurnCompleted,
     Field(discriminator="type"),

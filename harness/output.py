@@ -16,6 +16,8 @@ from harness.events import (
     AssistantMessage,
     ModelSwitch,
     Notice,
+    PlanApproved,
+    PlanSubmitted,
     TextDelta,
     ToolCall,
     ToolOutput,
@@ -104,4 +106,13 @@ class InteractivePrinter:
             self.err.write(f"note: {event.message}\n")
         elif isinstance(event, ModelSwitch):
             self.err.write(f"model: {event.from_} → {event.to}\n")
+        elif isinstance(event, PlanSubmitted):
+            # The block was kept out of the streamed text; it is shown once, whole, as a panel.
+            self.out.write(f"\n── proposed plan (revision {event.revision}) ──\n{event.plan}")
+            self.out.write("" if event.plan.endswith("\n") else "\n")
+            self.out.write("──\n")
+            self.out.flush()
+        elif isinstance(event, PlanApproved):
+            where = "a new session " + event.session_id if event.fresh else "this session"
+            self.err.write(f"plan revision {event.revision} approved; implementing in {where}\n")
         self.err.flush()

@@ -39,9 +39,12 @@ class Route:
         """Stop the proxy first (in-flight exchanges get written), then close the recording."""
         if self.recorder is not None:
             self.recorder.drain()
+            self.recorder.shutting_down = True  # what the stop cuts is "interrupted by shutdown"
         if self.proxy is not None:
             self.proxy.stop()
             self.proxy = None
+        if self.recorder is not None:
+            self.recorder.drain()  # the flows the stop ended
         if self.writer is not None:
             self.writer.close()
             self.writer = None

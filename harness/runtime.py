@@ -15,13 +15,15 @@ from harness.client import ResponsesClient
 from harness.config import HarnessConfig, load_config
 from harness.context import ContextSettings
 from harness.events import EventSink, Notice
-from harness.modes import CurrentMode
+from harness.modes import CurrentMode, DefaultMode
+from harness.modes.plan import PLAN_PROFILES, PlanController, PlanProfileName, PlanState, default_mode
+from harness.modes.plan.tools import profile_tools
 from harness.providers import make_provider
 from harness.providers.base import Provider
 from harness.route import Route, open_route
 from harness.session.store import SessionStore
 from harness.session_context import SessionContext
-from harness.tools import FILE_TOOLS, TOOL_NAMES, Approver, AskUser, ToolContext, ToolRouter
+from harness.tools import FILE_TOOLS, Approver, AskUser, ToolContext, ToolRouter, default_tools
 from proxy.errors import ConfigError
 from proxy.home import ctxscope_home, new_recording_path, sessions_dir
 
@@ -56,6 +58,13 @@ class AgentOptions:
     """Interactive approval prompt for tools (None: headless, approvals refused)."""
     ask_user: AskUser | None = None
     """Answers `request_user_input` (None: headless, the recommended option is taken)."""
+    plan: bool = False
+    plan_profile: str | None = None
+    """`--plan-profile`: codex | claude | knightcode (a resumed session keeps the profile it planned with)."""
+    """`--plan`: a new session starts in plan mode (a resumed or forked one keeps its saved state)."""
+    announce_mode: bool = False
+    """Send the Default-mode fragment from the first request, as the Codex TUI does (the REPL);
+    False sends none until a mode change, as `codex exec` does (`-p`)."""
     context_overrides: dict[str, Any] = field(default_factory=dict)
     """Extra `ContextSettings` fields (tests pin `now`, `timezone`, `shell`, `global_agents_file`)."""
 
@@ -76,6 +85,7 @@ class AgentRuntime:
             approval=options.approval,
             max_steps=options.max_steps,
             instructions_file=options.instructions_file,
+            plan_profile=options.plan_profile,
             # Skill dirs from flags add to those in config.toml (a per-run extra, not a replacement).
             skill_dirs=(*base.skill_dirs, *options.skill_dirs) if options.skill_dirs else None,
         )
@@ -83,6 +93,8 @@ class AgentRuntime:
         self.route: Route | None = None
         self.client: ResponsesClient | None = None
         self.agent: Agent | None = None
+        self.plan: PlanController | None = None
+        """The current session's plan state and actions (replaced with the agent by `/new`)."""
 
     @property
     def capture_path(self) -> Path | None:
@@ -111,6 +123,11 @@ class AgentRuntime:
                 # `--model` with `--session`/`--fork` is a switch, as `/model` is: the model-switch
                 # fragment goes in and the history is kept (the session's own model would win otherwise).
                 self.agent.switch_model(self.options.model)
+            if self.options.plan and resumed is None:
+                assert self.plan is not None
+                self.plan.enter()
+            elif self.options.plan:
+                self._notice("--plan is ignored for a resumed session: it continues in its saved mode")
         except BaseException:
             self.close()
             if self.options.session is None:
@@ -171,7 +188,7 @@ class AgentRuntime:
             **overrides,
         )
         # One mode holder for the session: the agent switches it, the router and the context read it.
-        mode = CurrentMode()
+        mode = CurrentMode(self._initial_mode(resumed))
         context = SessionContext(
             settings, developer_instructions=self.config.developer_instructions, mode=mode
         )
@@ -184,7 +201,13 @@ class AgentRuntime:
             mode=mode,
             env_allow=self.config.shell_env_allow,
         )
-        router = ToolRouter(tool_ctx, None if self.config.file_tools else set(TOOL_NAMES) - set(FILE_TOOLS))
+        saved = resumed.plan_state if resumed is not None else None
+        profile = self._plan_profile(saved)
+        # A profile's planning tools are in tools[] from the first request (tools[] never changes).
+        tools = [*default_tools(), *profile_tools(profile, self._plan_hooks)]
+        # `file_tools = false` (Codex has no such tools) leaves ctxscope's file tools out of tools[].
+        enabled = None if self.config.file_tools else {t.name for t in tools} - set(FILE_TOOLS)
+        router = ToolRouter(tool_ctx, enabled, tools=tools)
         agent = Agent(
             config=self.config,
             client=self.client,
@@ -197,7 +220,33 @@ class AgentRuntime:
         )
         context.set_model(agent.model)
         router.set_apply_patch_tool(self.config.model_info(agent.model).apply_patch_tool)
+        if saved is not None:
+            # A malformed state fails here, before any request (a one-line error naming the file).
+            self.plan = PlanController.restore(agent, saved, self._new_plan_session)
+        else:
+            self.plan = PlanController(agent, PlanState(profile=profile), self._new_plan_session)
         return agent
+
+    def _plan_profile(self, saved: Any) -> PlanProfileName:
+        if isinstance(saved, dict) and saved.get("profile") in PLAN_PROFILES:
+            return saved["profile"]  # type: ignore[no-any-return]
+        return self.config.plan_profile  # type: ignore[return-value]
+
+    def _plan_hooks(self) -> PlanController:
+        if self.plan is None:
+            raise ConfigError("plan mode is not ready: the session has not started")
+        return self.plan
+
+    def _initial_mode(self, resumed: Any) -> DefaultMode:
+        """Default mode; announced (its fragment sent) when asked to, or when the resumed session's
+        last world state already carried it."""
+        last = ((resumed.world_state or {}).get("collaboration_mode")) if resumed is not None else None
+        return default_mode() if self.options.announce_mode or last is not None else DefaultMode()
+
+    def _new_plan_session(self) -> PlanController:
+        self.new_session()
+        assert self.plan is not None
+        return self.plan
 
     def new_session(self) -> Agent:
         """`/new`: a fresh session (new id, full context on the next request), same settings,

@@ -6,6 +6,7 @@ live in `inspector.analysis` and `inspector.reports`.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -56,7 +57,8 @@ def _emit(report: DiffReport | ShowReport | CompareReport, fmt: Format, color: b
             force_terminal=color,
             no_color=color is False,
             highlight=False,
-            width=None if sys.stdout.isatty() else 160,
+            # $COLUMNS when set (rich reads it); a pipe without it gets a wide page, not 80 columns
+            width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160,
         )
         render_text(doc, console)
 

@@ -12,6 +12,7 @@ In forward mode the model API endpoints are recorded in full and the client's ot
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import os
 import signal
 import sys
@@ -20,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 from typing import Annotated
+from urllib.parse import urlsplit
 
 import typer
 
@@ -28,7 +30,7 @@ from proxy.endpoints import client_base_url
 from proxy.errors import ConfigError, CtxscopeError
 from proxy.home import mitmproxy_confdir, new_recording_path
 
-__all__ = ["register", "parse_listen", "run_capture"]
+__all__ = ["is_loopback", "register", "parse_listen", "remote_warning", "run_capture"]
 
 DEFAULT_UPSTREAM = "https://api.openai.com"
 DEFAULT_LISTEN = "127.0.0.1:8787"
@@ -47,6 +49,36 @@ def parse_listen(value: str) -> tuple[str, int]:
     if not 0 <= port <= 65535:
         raise ConfigError(f"bad --listen {value!r}: the port must be 0-65535")
     return host, port
+
+
+def is_loopback(host: str) -> bool:
+    """True for addresses only this machine can reach (127.0.0.0/8, ::1, localhost)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to anything
+
+
+def remote_warning(host: str) -> str | None:
+    """The warning for a listen address other machines can reach, or None for loopback."""
+    if is_loopback(host):
+        return None
+    return (
+        f"warning: listening on {host}: the proxy, and the conversations it relays, are reachable "
+        "from the network; use 127.0.0.1 unless that is intended"
+    )
+
+
+def _check_upstream(upstream: str) -> None:
+    try:
+        parts = urlsplit(upstream)
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError as err:
+        raise ConfigError(f"bad --upstream {upstream!r} ({err}): use e.g. https://api.openai.com") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"bad --upstream {upstream!r}: use an http(s) URL such as https://api.openai.com")
 
 
 def _say(text: str) -> None:
@@ -91,7 +123,12 @@ def _capture(
 
     if mode not in MODES:
         raise ConfigError(f"unknown --mode {mode!r}: use one of {', '.join(MODES)}")
+    if mode == "reverse":
+        _check_upstream(upstream)
     host, port = parse_listen(listen)
+    warning = remote_warning(host)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
     try:  # ctxscope's home (recordings, the CA) may be unwritable
         path = out if out is not None else new_recording_path()
         confdir = mitmproxy_confdir() if mode == "forward" else None
@@ -149,10 +186,14 @@ def _capture(
         while not stop.wait(0.5):  # bounded waits so the signal is seen promptly on every platform
             pass
     finally:
+        recorder.shutting_down = True  # flows cut by the stop are the shutdown's, not a side's
         server.stop()
         recorder.drain()
         writer.close()
-    _say(f"stopped; {recorder.recorded} exchange(s) recorded in {path}")
+    _say(f"stopped; {writer.exchanges_written} exchange(s) recorded in {path}")
+    if writer.held or writer.dropped:
+        lost = writer.held + writer.dropped
+        print(f"warning: {lost} exchange(s) could not be written ({writer.last_error})", file=sys.stderr)
     return path
 
 

@@ -2,6 +2,7 @@
 
     CtxscopeError            the message is one line: what is wrong and what to do
     ├── RecordingError       a file that is not a recording, is torn beyond use, or is from a newer ctxscope
+    │   └── RecordingWriteError   a write failed (disk full, file too large): the exchange is held for retry
     ├── ProxyStartError      the proxy could not listen (port taken, bad address)
     ├── ReplayMismatch       a live request did not match the cassette
     └── ConfigError          bad command-line values, missing keys/auth, malformed config files
@@ -18,6 +19,10 @@ class CtxscopeError(Exception):
 
 class RecordingError(CtxscopeError):
     """A recording file cannot be read as asked."""
+
+
+class RecordingWriteError(RecordingError):
+    """Writing to a recording failed; the recorder reports it once and keeps relaying."""
 
 
 class ProxyStartError(CtxscopeError):

@@ -20,7 +20,7 @@ from typing import IO, Any
 
 from .errors import ConfigError
 
-__all__ = ["PRIVATE_MODE", "open_private_append", "refuse_same_file", "write_private"]
+__all__ = ["PRIVATE_MODE", "check_writable", "open_private_append", "refuse_same_file", "write_private"]
 
 PRIVATE_MODE = 0o600
 
@@ -50,6 +50,22 @@ def refuse_same_file(out: Path, inputs: Iterable[Path]) -> None:
             continue
         if (target.st_dev, target.st_ino) == (other.st_dev, other.st_ino):
             raise ConfigError(f"refusing to write {out}: it is the input {source}; choose another path")
+
+
+def check_writable(out: Path, what: str) -> None:
+    """Raise `ConfigError` now if `out` could not be written later (checked before a long run)."""
+    if out.is_dir():
+        raise ConfigError(f"bad {what} {str(out)!r}: it is a folder; give a file path")
+    if out.exists() and not out.is_file():
+        return  # /dev/stdout and the like: written directly
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent or Path("."))
+    except OSError as err:
+        raise ConfigError(
+            f"bad {what} {str(out)!r}: cannot write in {str(out.parent)!r} ({err.strerror or err})"
+        ) from None
+    os.close(fd)
+    os.unlink(tmp)
 
 
 def write_private(out: Path, write: Callable[[IO[str]], Any], inputs: Iterable[Path] = ()) -> None:

@@ -14,7 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from proxy.responses.sse import encode_frame, wire_has_data, wire_terminated
 
 EndpointKind = Literal["responses", "responses/compact", "models", "websocket", "other"]
-TransportErrorKind = Literal["upstream_reset", "timeout", "client_abort", "upstream_unreachable", "other"]
+TransportErrorKind = Literal[
+    "upstream_reset", "timeout", "client_abort", "upstream_unreachable", "shutdown", "other"
+]
 
 
 class SseEvent(BaseModel):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -30,6 +31,7 @@ from pydantic import ValidationError
 
 from proxy.capture_filter import CaptureFilter
 from proxy.endpoints import classify_endpoint
+from proxy.errors import RecordingWriteError
 from proxy.flow_fields import (
     MAX_TEXT,
     classify_error,
@@ -113,6 +115,9 @@ class Recorder:
         self.processed = 0
         """How many finished exchanges the worker has handled (written or failed)."""
         self.failures: list[str] = []
+        self._write_trouble: str | None = None  # the write failure last reported on stderr
+        self.shutting_down = False
+        """Set by the host before it stops the proxy: flows cut from then on are "interrupted by shutdown"."""
 
     # -- mitmproxy options (for `mitmdump -s`) --------------------------------------------
     def load(self, loader: Any) -> None:
@@ -197,6 +202,9 @@ class Recorder:
         if state is None or state.done:
             return
         message = flow.error.msg if flow.error else "unknown error"
+        if self.shutting_down:  # neither side gave up: the proxy was stopped with this flow in flight
+            self._finish_http(flow, state, _interrupted(message))
+            return
         if state.ttfb_ms is None and "client disconnected" in message.lower():
             message += f" (no response from the upstream after {state.ms():.0f} ms)"
         kind = classify_error(message, flow.response is not None, _client_closed_first(flow))
@@ -335,7 +343,8 @@ class Recorder:
             reason = ws_close_reason(flow)
             by_client = flow.websocket is not None and flow.websocket.closed_by_client
             kind: TransportErrorKind = "client_abort" if by_client else "upstream_reset"
-            self._finish_ws_turn(flow, state, TransportError(kind=kind, message=f"connection {reason}"))
+            error = TransportError(kind=kind, message=f"connection {reason}")
+            self._finish_ws_turn(flow, state, _interrupted(reason) if self.shutting_down else error)
         frames = []
         t0_wall = state.started_at
         for index, message in enumerate(flow.websocket.messages if flow.websocket else []):
@@ -411,8 +420,16 @@ class Recorder:
                 if exchange is not None and self.writer is not None:
                     self.writer.write(exchange)
                     ok = True
+                    self._writing_again()
                     if self.on_exchange is not None:
                         self.on_exchange(exchange)
+            except RecordingWriteError as exc:
+                # The writer holds the exchange and retries it with the next one; the proxy keeps
+                # relaying. Said at once on stderr, once per cause, not per exchange.
+                self.failures.append(str(exc))
+                if self._write_trouble != str(exc):
+                    self._write_trouble = str(exc)
+                    _stderr(f"ctxscope: {exc}; holding exchanges in memory and retrying, traffic still flows")
             except Exception as exc:  # noqa: BLE001 - one bad exchange must not stop the recording
                 self.failures.append(_describe_failure(exc))
                 log.error("ctxscope: could not record an exchange: %s", self.failures[-1])
@@ -422,6 +439,23 @@ class Recorder:
                     self.processed += 1
                     self.recorded += int(ok)
                     self._cond.notify_all()
+
+
+    def _writing_again(self) -> None:
+        if self._write_trouble is not None:
+            self._write_trouble = None
+            _stderr(f"ctxscope: writing {getattr(self.writer, 'path', 'the recording')} again")
+
+
+def _interrupted(detail: str) -> TransportError:
+    return TransportError(kind="shutdown", message=f"interrupted by shutdown ({detail})")
+
+
+def _stderr(line: str) -> None:
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # stderr closed: nothing more to say
+        pass
 
 
 class _ByteCounter:

@@ -10,6 +10,8 @@ one place instead of as branches in the loop:
 - `transform_event` sees every agent event before the front end does and may hold it back, rewrite it
   or split it (plan mode strips a `<proposed_plan>` block from the visible text). The history keeps
   what the model sent; only what the person sees changes.
+- `revise_outcome` may change a call's output before the model sees it (plan mode adds a note when
+  a planning shell command changed the workspace).
 - `on_tool_outcome` may end the step after a call (a submitted plan): the loop answers the remaining
   calls of the batch with `EndStep.sibling_output` and sends no further request this turn.
 - `on_compaction` returns items carried into the new context window (a frozen plan recovery message);
@@ -72,6 +74,10 @@ class AgentMode(Protocol):
 
     def transform_event(self, agent: Agent, event: AgentEvent) -> Sequence[AgentEvent]:
         """The events to show instead of `event`: `[event]` passes it, `[]` holds it back."""
+        ...
+
+    def revise_outcome(self, agent: Agent, outcome: ToolOutcome) -> ToolOutcome:
+        """The outcome to record for a call (`outcome` itself to keep it), before it is appended."""
         ...
 
     def on_tool_outcome(self, agent: Agent, outcome: ToolOutcome) -> EndStep | None:

@@ -18,7 +18,12 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_MODE_TEXT", "DefaultMode"]
 
-DEFAULT_MODE_TEXT = "Work on the user's requests directly: read, edit and run what the task needs."
+DEFAULT_MODE_TEXT = """\
+Default mode: work on the user's requests directly; read, edit and run what the task needs.
+Instructions of any earlier mode no longer apply; only a later collaboration-mode message changes
+the mode again. Prefer a stated, reasonable assumption to a question. Ask with `request_user_input`
+only for an optional choice that would clearly improve the result, never for permission; otherwise
+ask one plain question in your answer."""
 """Sent when the session returns to default behaviour from another mode, so its rules do not linger."""
 
 
@@ -43,6 +48,9 @@ class DefaultMode:
 
     def transform_event(self, agent: Agent, event: AgentEvent) -> Sequence[AgentEvent]:
         return (event,)
+
+    def revise_outcome(self, agent: Agent, outcome: ToolOutcome) -> ToolOutcome:
+        return outcome
 
     def on_tool_outcome(self, agent: Agent, outcome: ToolOutcome) -> EndStep | None:
         return None

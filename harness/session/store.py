@@ -5,8 +5,13 @@
 Entry types: `session_meta` (first line: session id, cwd, provider, model, forked_from),
 `response_item` (one history item, in order), `world_state` (a full world-state snapshot: the
 baseline later requests diff against), `turn_context` (per-turn settings: model, cwd, sandbox...),
-`model_switch` ({from, to}), `event` (notices, errors, usage). Later issues add more types (plan,
-compaction); readers keep entries of unknown types.
+`model_switch` ({from, to}), `plan_state` (plan mode's whole state after each change: the last one
+on the branch wins), `event` (notices, errors, usage). Later issues add more types (compaction);
+readers keep entries of unknown types.
+
+Writers lock the file (`fcntl.flock`) while they append, and `locked()` holds the lock across a
+read-check-write, so a second process (`--session ID -p "/plan approve N"`) sees the latest entries
+and its check (is N still the latest revision?) cannot race another writer.
 
 Each line is flushed as written, so a killed harness leaves a loadable file (a torn line is
 skipped, and the next entry starts on a fresh line). Payloads go through the same deterministic
@@ -16,13 +21,16 @@ recording shows.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import threading
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -33,7 +41,15 @@ from proxy.store.redact import Redactor
 
 __all__ = ["ENTRY_TYPES", "ResumedSession", "SessionEntry", "SessionStore", "new_session_id"]
 
-ENTRY_TYPES = ("session_meta", "response_item", "world_state", "turn_context", "model_switch", "event")
+ENTRY_TYPES = (
+    "session_meta",
+    "response_item",
+    "world_state",
+    "turn_context",
+    "model_switch",
+    "plan_state",
+    "event",
+)
 
 
 def new_session_id() -> str:
@@ -67,6 +83,8 @@ class ResumedSession:
     model: str | None = None
     turn_context: dict[str, Any] | None = None
     turns: int = 0
+    plan_state: dict[str, Any] | None = None
+    """The last `plan_state` entry's payload (validated by plan mode, which owns its shape)."""
 
 
 class SessionStore:
@@ -76,7 +94,9 @@ class SessionStore:
         """`entries`: the file's entries when the caller has just read them (saves a second parse)."""
         self.path = path
         self.session_id = session_id
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._file_lock: IO[str] | None = None
+        """The open file holding the `flock` while `locked()` runs (appends inside reuse it)."""
         self._redactor = Redactor()
         if entries is None:
             entries = self.entries() if path.exists() else []
@@ -143,12 +163,32 @@ class SessionStore:
             )
             line = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
             with open_private_append(self.path) as f:  # owner-only wherever the sessions folder is
+                # Inside `locked()` this process already holds the lock (through another open file:
+                # flock on a second one would wait for ourselves).
+                if self._file_lock is None:
+                    fcntl.flock(f, fcntl.LOCK_EX)
                 if self._torn_tail():
                     f.write("\n")  # never glue a new entry onto a torn line
                 f.write(line + "\n")
                 f.flush()
             self.head = entry.id
             return entry
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[list[SessionEntry]]:
+        """Hold the file's lock; yields the entries as they are now (head moves to the file's last
+        entry, so what this process appends follows what another one wrote)."""
+        with self._lock, open_private_append(self.path) as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            self._file_lock = f
+            try:
+                entries = self.entries()
+                self._count = max(self._count, len(entries))
+                self.head = entries[-1].id if entries else None
+                yield entries
+            finally:
+                self._file_lock = None
+                fcntl.flock(f, fcntl.LOCK_UN)
 
     def _torn_tail(self) -> bool:
         try:
@@ -219,6 +259,8 @@ class SessionStore:
             elif entry.type == "turn_context":
                 state.turn_context = entry.payload
                 state.turns += 1
+            elif entry.type == "plan_state":
+                state.plan_state = entry.payload
         return state
 
     def fork(self, *, directory: Path | None = None, leaf: str | None = None) -> SessionStore:

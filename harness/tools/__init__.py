@@ -29,7 +29,15 @@ from harness.tools.call_context import (
     QuestionOption,
     ToolContext,
 )
-from harness.tools.gate import PLAN_MODE, GateRule, ToolGate, in_modes, outside_modes, still_planning
+from harness.tools.gate import (
+    PLAN_MODE,
+    GateRule,
+    ToolGate,
+    in_modes,
+    outside_modes,
+    recognise_still_planning,
+    still_planning,
+)
 from harness.tools.router import FILE_TOOLS, TOOL_NAMES, ToolOutcome, ToolRouter, default_tools
 from harness.tools.sandbox import is_known_safe_command
 
@@ -61,5 +69,6 @@ __all__ = [
     "in_modes",
     "is_known_safe_command",
     "outside_modes",
+    "recognise_still_planning",
     "still_planning",
 ]

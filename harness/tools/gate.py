@@ -37,6 +37,14 @@ def still_planning(tool: str) -> str:
     )
 
 
+def recognise_still_planning(output: str) -> str | None:
+    """The tool named by a `still_planning` refusal (the inspector reads outputs with it), or None."""
+    head, _, tail = still_planning("\0").partition("\0")
+    if output.startswith(head) and output.endswith(tail) and len(output) > len(head) + len(tail):
+        return output[len(head) : len(output) - len(tail)]
+    return None
+
+
 @dataclass(frozen=True)
 class GateRule:
     """One rule: in the modes where `applies(mode)` is true, `tool` is refused with `message`.

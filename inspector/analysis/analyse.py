@@ -18,6 +18,7 @@ from inspector.analysis.compaction import CompactionReport, compaction_report
 from inspector.analysis.diffs import ToolDiff, instructions_diff, params_diff, tools_diff
 from inspector.analysis.instructions import effective_instructions, mark_base_prompt
 from inspector.analysis.items import Item, ItemClassifier
+from inspector.analysis.mode_events import ModeEvent, mode_events
 from inspector.analysis.threads import Thread, assign_threads
 from inspector.analysis.turns import Turn, extract_turns
 from inspector.analysis.world_state import (
@@ -49,6 +50,8 @@ class TurnAnalysis:
     tokens: TokenReport
     compaction: CompactionReport | None = None
     notes: list[str] = field(default_factory=list)
+    mode_events: list[ModeEvent] = field(default_factory=list)
+    """What plan mode did in the items this turn added (mode switches, submissions, blocked tools)."""
 
 
 @dataclass
@@ -90,6 +93,10 @@ class _Carry:
     totals: ItemTotals
     unknown: list[str]
     """Labels of the unrecognised items and parts in the turn's input."""
+    mode: str | None = None
+    """The collaboration mode the thread's context was in (as its mode fragments said)."""
+    revisions: int = 0
+    """Plans submitted in the thread so far."""
 
 
 def _count(n: int, noun: str) -> str:
@@ -213,7 +220,15 @@ def _analyse_turn(
             history = prev.items[:-1]
         result.compaction = compaction_report(history, prev, turn, change.kept)
     result.notes = _notes(turn, change, unknown)
-    return result, _Carry(turn, items_state, state, totals, unknown)
+    # Only what this turn brought: a fork or a compaction does not submit its shared history again.
+    events, mode, revisions = mode_events(
+        change.added if carry is not None else turn.items,
+        turn.items,
+        carry.mode if carry else None,
+        carry.revisions if carry else 0,
+    )
+    result.mode_events = events
+    return result, _Carry(turn, items_state, state, totals, unknown, mode, revisions)
 
 
 def analyse_exchanges(

@@ -31,6 +31,7 @@ from inspector.reports.models import (
     FragmentChangeDoc,
     HeadersDoc,
     ItemDoc,
+    ModeEventDoc,
     PairDoc,
     PartDoc,
     ShowReport,
@@ -153,6 +154,7 @@ def _turn_fields(result: TurnAnalysis) -> dict[str, Any]:
         ),
         "fragments_changed": _fragments_changed(result),
         "world_state_changes": describe_changes(result.state_changes),
+        "mode_events": [ModeEventDoc(kind=e.kind, sentence=e.sentence) for e in result.mode_events],
         "instructions_changed": bool(result.instructions_diff),
         "tools": tools_doc(result.tools),
         "params": {k: BeforeAfter(before=a, after=b) for k, (a, b) in result.params.items()},
@@ -214,6 +216,15 @@ def turn_detail(result: TurnAnalysis) -> TurnDetail:
     )
 
 
+def _first_cwd(analysis: Analysis) -> str | None:
+    """The working directory of the recording's first turn that names one."""
+    for result in analysis.turns:
+        cwd = world_state_doc(result.state).get("cwd")
+        if isinstance(cwd, str) and cwd:
+            return cwd
+    return None
+
+
 def diff_report(analysis: Analysis, *, turn: int | None = None, thread: str | None = None) -> DiffReport:
     """The `ctxscope diff` document: threads, the timeline, and optionally one turn in full."""
     rows = analysis.turns
@@ -224,6 +235,7 @@ def diff_report(analysis: Analysis, *, turn: int | None = None, thread: str | No
         **_head(),
         report="diff",
         source=analysis.source,
+        root=_first_cwd(analysis),
         warnings=analysis.warnings,
         threads=[
             ThreadDoc(

@@ -27,6 +27,7 @@ __all__ = [
     "DiffReport",
     "FragmentChangeDoc",
     "ItemDoc",
+    "ModeEventDoc",
     "PairDoc",
     "PartDoc",
     "ReportDoc",
@@ -148,6 +149,22 @@ class FragmentChangeDoc(Doc):
     label: str
 
 
+class ModeEventDoc(Doc):
+    """One thing plan mode did in a turn (`inspector.analysis.mode_events`)."""
+
+    kind: Literal[
+        "mode_change",
+        "plan_submitted",
+        "tool_blocked",
+        "tool_not_run",
+        "workspace_changed",
+        "plan_reminder",
+        "plan_handoff",
+    ]
+    sentence: str
+    """`mode default → plan`, `plan submitted (revision 2)`, `tool apply_patch blocked while planning`."""
+
+
 class TokensDoc(Doc):
     total: int
     estimated: bool
@@ -199,6 +216,8 @@ class TurnDoc(Doc):
     fragments_changed: list[FragmentChangeDoc]
     world_state_changes: list[str]
     """Sentences, one or more per changed world-state field (`inspector.reports.world`)."""
+    mode_events: list[ModeEventDoc] = Field(default_factory=list)
+    """Plan mode in this turn's added items: mode switches, submissions, blocked tools, reminders."""
     instructions_changed: bool
     tools: ToolsDoc
     params: dict[str, BeforeAfter]
@@ -242,6 +261,8 @@ class DiffReport(_Head):
     threads: list[ThreadDoc]
     turns: list[TurnDoc]
     detail: TurnDetail | None
+    root: str | None = None
+    """The first turn's working directory; the text report writes paths under it as `./…`."""
 
 
 class ShowReport(_Head):

@@ -7,6 +7,7 @@ text goes through `rich.text.Text`, never markup, so brackets in labels print as
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rich.console import Console
@@ -25,13 +26,14 @@ KIND_STYLE = {
 
 
 def _line(console: Console, *parts: tuple[str, str] | str) -> None:
+    """One logical line; wrapped at the console width (`$COLUMNS`) rather than running past it."""
     text = Text()
     for part in parts:
         if isinstance(part, tuple):
             text.append(part[0], style=part[1])
         else:
             text.append(part)
-    console.print(text, soft_wrap=True)
+    console.print(text, overflow="fold")
 
 
 def _plural(n: int, noun: str) -> str:
@@ -40,13 +42,20 @@ def _plural(n: int, noun: str) -> str:
 
 def _tokens(doc: dict[str, Any]) -> str:
     tokens = doc["tokens"]
-    usage = tokens["usage"]
     est = "~" if tokens["estimated"] else ""
-    text = f"{est}{tokens['total']:,} tok"
-    if usage.get("input_tokens") is not None:
-        text += f" (reported {usage['input_tokens']:,}, cached {usage.get('cached_tokens') or 0:,}"
-        text += f", predicted cached {tokens['predicted_cached']:,})"
-    return text
+    return f"{est}{tokens['total']:,} tok"
+
+
+def _token_detail(doc: dict[str, Any]) -> str | None:
+    """What the backend reported, for its own line under the row (None when it reported nothing)."""
+    tokens = doc["tokens"]
+    usage = tokens["usage"]
+    if usage.get("input_tokens") is None:
+        return None
+    return (
+        f"tokens: reported {usage['input_tokens']:,}, cached {usage.get('cached_tokens') or 0:,}, "
+        f"predicted cached {tokens['predicted_cached']:,}"
+    )
 
 
 def _turn_row(console: Console, doc: dict[str, Any]) -> None:
@@ -67,8 +76,13 @@ def _turn_row(console: Console, doc: dict[str, Any]) -> None:
         f"{doc['items']:>4} {'item ' if doc['items'] == 1 else 'items'}  {delta:<18} {_tokens(doc)}",
         (status, "bold red"),
     )
+    detail = _token_detail(doc)
+    if detail:
+        _line(console, "        · ", (detail, "dim"))
     for sentence in doc["world_state_changes"]:
         _line(console, "        · ", (sentence, "cyan"))
+    for event in doc.get("mode_events", []):
+        _line(console, "        · ", (event["sentence"], "green"))
     if doc["compaction"]:
         _line(console, "        · ", (doc["compaction"]["sentence"], "magenta"))
     frags = doc["fragments_changed"]
@@ -99,6 +113,49 @@ def _item_line(console: Console, sign: str, item: dict[str, Any], style: str) ->
     )
 
 
+_CONTENT_LINES = 12
+
+
+def _size(chars: int) -> str:
+    return f"{chars} chars" if chars < 1024 else f"{chars / 1024:.1f} KB"
+
+
+def _item_content(console: Console, item: dict[str, Any]) -> None:
+    """The text an added item carries (AGENTS.md, environment, a selected skill, a tool output), with
+    its size; long texts show their first lines and say how many more there are."""
+    # Fragment parts (AGENTS.md, environment, a skill...): a plain message's label already quotes it.
+    texts = [(p["label"], p.get("text")) for p in item.get("parts") or [] if p.get("values") is not None]
+    if not item.get("parts") and item.get("text") is not None:
+        texts = [(item["label"], item["text"])]
+    for label, text in texts:
+        if not text:
+            continue
+        lines = text.strip("\n").splitlines()
+        _line(console, (f"        {label}, {_size(len(text))}", "dim"))
+        for line in lines[:_CONTENT_LINES]:
+            _line(console, "          │ ", line)
+        if len(lines) > _CONTENT_LINES:
+            _line(console, ("          │ ", "dim"), (f"… {len(lines) - _CONTENT_LINES} more lines", "dim"))
+
+
+def _world_state(console: Console, state: dict[str, Any]) -> None:
+    """The world state as `key: value` lines (multi-line values such as AGENTS.md texts by path)."""
+    _line(console, ("world state:", "bold"))
+    for key, value in state.items():
+        if value in (None, [], {}):
+            continue
+        if isinstance(value, dict):
+            _line(console, f"  {key}:")
+            for sub, inner in value.items():
+                shown = inner if isinstance(inner, str) else json.dumps(inner, ensure_ascii=False)
+                first = shown.strip().splitlines()[0] if shown.strip() else ""
+                more = f" (+{len(shown.splitlines()) - 1} lines)" if len(shown.splitlines()) > 1 else ""
+                _line(console, f"    {sub}: ", (first + more, "dim"))
+        else:
+            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            _line(console, f"  {key}: {shown}")
+
+
 def _against(doc: dict[str, Any]) -> str:
     previous = doc["change"]["previous"]
     return "first turn of its thread" if previous is None else f"vs turn {previous}"
@@ -120,6 +177,7 @@ def _detail(console: Console, doc: dict[str, Any]) -> None:
         _line(console, ("  added:", "bold green"))
         for item in doc["added_items"]:
             _item_line(console, "+", item, "green")
+            _item_content(console, item)
     if doc["instructions_diff"]:
         _line(console, ("  instructions:", "bold"))
         for line in doc["instructions_diff"]:
@@ -150,8 +208,25 @@ def _detail(console: Console, doc: dict[str, Any]) -> None:
         _line(console, f"    {kind:<24} {count:>8,}")
 
 
+_RELATIVE_KEYS = frozenset({"label", "world_state_changes", "sentence", "notes", "rematerialised"})
+
+
+def _relative(value: Any, root: str, key: str | None = None) -> Any:
+    """`value` with `root/...` written `./...` in labels and sentences (texts the model saw stay exact)."""
+    if isinstance(value, dict):
+        return {k: _relative(v, root, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_relative(v, root, key) for v in value]
+    if isinstance(value, str) and key in _RELATIVE_KEYS and root in value:
+        return re.sub(re.escape(root) + r"(?=/|\b|$)(?![\w.-])", ".", value)
+    return value
+
+
 def render_diff(report: dict[str, Any], console: Console) -> None:
-    """The timeline, thread by thread, then the `--turn` detail if asked for."""
+    """The timeline, thread by thread; or, with `--turn`, that turn alone in full."""
+    root = report.get("root")
+    if root and root != "/":
+        report = _relative(report, root)
     tok = report["tokenizer"]
     _line(
         console,
@@ -160,8 +235,14 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
         f"  ({_plural(len(report['turns']), 'turn')}, {_plural(len(report['threads']), 'thread')}; "
         f"tokens: {tok['name']}{' (estimates)' if tok['estimated'] else ''})",
     )
+    if root and root != "/":
+        _line(console, ("paths ", "dim"), ("./… are relative to ", "dim"), root)
     for warning in report["warnings"]:
         _line(console, ("warning: ", "yellow"), warning)
+    if report["detail"]:
+        # One turn asked for: that turn only (the timeline is `ctxscope diff FILE`).
+        _detail(console, report["detail"])
+        return
     shown = {t["turn"] for t in report["turns"]}
     by_number = {t["turn"]: t for t in report["turns"]}
     for thread in report["threads"]:
@@ -181,8 +262,6 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
             _turn_row(console, by_number[number])
     if not report["turns"]:
         _line(console, "no model requests in this recording")
-    if report["detail"]:
-        _detail(console, report["detail"])
 
 
 def _side_thread(console: Console, thread: dict[str, Any], docs: list[dict[str, Any]]) -> None:
@@ -225,6 +304,7 @@ def render_show(report: dict[str, Any], console: Console) -> None:
             (item["label"], style),
             (f"  {item['tokens']} tok", "dim"),
         )
+    _world_state(console, report["world_state"])
 
 
 def render_compare(report: dict[str, Any], console: Console) -> None:

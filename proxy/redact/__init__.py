@@ -1,11 +1,11 @@
 """Redaction: no credential reaches a file ctxscope writes.
 
-    names          which header names, JSON keys, query parameters and variables mark a credential
-    shapes         secrets recognised by shape (detect-secrets' regex detectors plus our own)
-    assignments    values assigned to credential names in text (`KEY=value`, `Name: value`, JSON pairs)
-    placeholders   `<redacted:KIND:N>` numbering per file, and binding placeholders on replay
-    redactor       Redactor: headers, URLs, JSON bodies, text
-    stream         redact_events: streamed deltas redacted as the text they assemble to
+names          which header names, JSON keys, query parameters and variables mark a credential
+shapes         secrets recognised by shape (detect-secrets' regex detectors plus our own)
+assignments    values assigned to credential names in text (`KEY=value`, `Name: value`, JSON pairs)
+placeholders   `<redacted:KIND:N>` numbering per file, and binding placeholders on replay
+redactor       Redactor: headers, URLs, JSON bodies, text
+stream         redact_events: streamed deltas redacted as the text they assemble to
 """
 
 from __future__ import annotations

@@ -18,10 +18,10 @@ from .placeholders import PLACEHOLDER_RE
 
 __all__ = ["Assignment", "find_assignments", "looks_like_placeholder"]
 
-# `NAME=value` (env output, .env files, shell, form bodies and query strings).
-_ASSIGN_RE = re.compile(
-    r"(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)=(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s&;,\"'<>\\]+)"
-)
+# `NAME=value` (env output, .env files, shell, form bodies and query strings): found from each `=`
+# backwards, since a pattern starting at every word would cost far more on long text with few `=`.
+_NAME_BEFORE_RE = re.compile(r"(?<![A-Za-z0-9_.-])[A-Za-z_][A-Za-z0-9_.-]{0,100}\Z")
+_VALUE_AFTER_RE = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'|[^\s&;,\"'<>\\]+")
 # `Name: value` alone on a line (headers in `curl -v`, YAML); the value is one token, maybe after a scheme,
 # so prose such as "Password: use the reset link" is left alone.
 _LINE_RE = re.compile(
@@ -32,7 +32,6 @@ _LINE_RE = re.compile(
 _JSON_PAIR_RE = re.compile(
     r"\"(?P<name>[A-Za-z0-9_.-]+)\"\s*:\s*(?:\"(?P<value>(?:[^\"\\\n]|\\.)*)\"|(?P<num>-?\d+(?:\.\d+)?)\b)"
 )
-_HINT = re.compile(r"(?i)pass|pwd|secret|token|key|auth|cookie|credential|bearer|dsn|jwt|pat|account")
 _NOT_SECRET_WORDS = frozenset({"null", "none", "nil", "true", "false", "undefined", "redacted", "empty"})
 
 
@@ -41,6 +40,21 @@ class Assignment:
     start: int
     end: int
     name: str
+
+
+def _assignments(text: str) -> Iterator[Assignment]:
+    at = text.find("=")
+    while at >= 0:
+        name_match = _NAME_BEFORE_RE.search(text, max(0, at - 101), at)
+        value_match = _VALUE_AFTER_RE.match(text, at + 1) if name_match else None
+        if name_match and value_match and is_secret_name(name_match.group(0), "assignment"):
+            start, end = value_match.span()
+            value = value_match.group(0)
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                start, end, value = start + 1, end - 1, value[1:-1]
+            if not looks_like_placeholder(value):
+                yield Assignment(start, end, name_match.group(0))
+        at = text.find("=", at + 1)
 
 
 def looks_like_placeholder(value: str) -> bool:
@@ -55,14 +69,17 @@ def looks_like_placeholder(value: str) -> bool:
 
 def find_assignments(text: str) -> Iterator[Assignment]:
     """Spans of values assigned to credential names in `text` (they may overlap; callers merge)."""
-    if not _HINT.search(text):
-        return
-    rules: tuple[tuple[re.Pattern[str], NameContext], ...] = (
-        (_ASSIGN_RE, "assignment"),
-        (_LINE_RE, "header"),
-        (_JSON_PAIR_RE, "json"),
+    # each rule is anchored on a rare character (`=`, a line start before `:`, `"`), so text without
+    # them costs one substring test
+    if "=" in text:
+        yield from _assignments(text)
+    rules: tuple[tuple[re.Pattern[str], NameContext, str], ...] = (
+        (_LINE_RE, "header", ":"),
+        (_JSON_PAIR_RE, "json", '"'),
     )
-    for pattern, context in rules:
+    for pattern, context, needed in rules:
+        if needed not in text:
+            continue
         for match in pattern.finditer(text):
             name = match.group("name")
             if not is_secret_name(name, context):

@@ -179,7 +179,10 @@ class Redactor:
     # -- URLs ------------------------------------------------------------------------------
     def url(self, url: str) -> str:
         """Userinfo and credential query values become placeholders; the rest is kept byte for byte."""
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+        except ValueError:  # not a URL after all (`http://[::1`): still scanned as text
+            return self.text(url)
         netloc = parts.netloc
         if "@" in netloc:
             userinfo, _, hostport = netloc.rpartition("@")
@@ -268,5 +271,3 @@ def rewrite_logprobs(logprobs: list[Any], old: list[str], new: list[str]) -> lis
             entry["bytes"] = list(after.encode("utf-8", "surrogatepass"))
         out.append(entry)
     return out
-
-

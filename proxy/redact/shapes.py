@@ -124,9 +124,37 @@ _OWN_SHAPES = (
 )
 
 # Cheap literal pre-check: text holding none of these has no shaped secret (most text, most of the time).
-_HINTS = re.compile(
-    r"sk[-_]|AKIA|ASIA|ABIA|ACCA|A3T|gh[pousr]_|github_pat_|gl[a-z]+-|GR1348941|xox|AIza|eyJ|BEGIN|PuTTY|"
-    r"://|[Bb][Ee][Aa][Rr][Ee][Rr]|SG\.|pypi-|sq0|AccountKey|aws"
+# Substring tests, not one regex alternation: `in` runs at memory speed, an alternation of 20 branches
+# costs ~60 ns per character of a 600 KB body.
+_HINTS = (
+    "sk-",
+    "sk_",
+    "AKIA",
+    "ASIA",
+    "ABIA",
+    "ACCA",
+    "A3T",
+    "hp_",
+    "ho_",
+    "hu_",
+    "hs_",
+    "hr_",
+    "github_pat_",
+    "gl",
+    "GR1348941",
+    "xox",
+    "AIza",
+    "eyJ",
+    "BEGIN",
+    "PuTTY",
+    "://",
+    "earer",
+    "EARER",
+    "SG.",
+    "pypi-",
+    "sq0",
+    "AccountKey",
+    "aws",
 )
 
 
@@ -146,7 +174,7 @@ def _standalone(text: str, start: int, end: int) -> bool:
 
 def find_secrets(text: str) -> list[Finding]:
     """Non-overlapping secrets in `text`, in order (the first shape to claim a span wins)."""
-    if not _HINTS.search(text):
+    if not any(hint in text for hint in _HINTS):
         return []
     found: list[Finding] = []
     taken: list[tuple[int, int]] = []

@@ -32,7 +32,7 @@ __all__ = ["Answer", "Cassette", "CassetteEntry", "load_cassette", "cassette_fro
 _DROP_HEADERS = frozenset(
     {"content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive", "date", "server"}
 )
-_CUT_ERRORS = frozenset({"upstream_reset", "timeout", "other"})
+_CUT_ERRORS = frozenset({"upstream_reset", "timeout", "shutdown", "other"})
 
 
 @dataclass
@@ -120,7 +120,7 @@ def load_cassette(path: Path | str) -> Cassette:
         return _from_recording(path)
     try:
         document = json.loads(path.read_bytes())
-    except ValueError:
+    except (ValueError, RecursionError):
         document = None
     if looks_like_script(document):
         return cassette_from_script(parse_script(document, source=str(path)), path)
@@ -134,7 +134,7 @@ def load_cassette(path: Path | str) -> Cassette:
 def _json_or_none(raw: bytes) -> Any:
     try:
         return json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

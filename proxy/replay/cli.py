@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from proxy.capture_cli import _stop_on_signals, parse_listen
+from proxy.capture_cli import _stop_on_signals, is_loopback, parse_listen
 from proxy.endpoints import client_base_url
 from proxy.errors import ConfigError, CtxscopeError
-from proxy.files import write_private
+from proxy.files import check_writable, write_private
 from proxy.replay.matching import DEFAULT_MATCH_ON, check_match_on
 from proxy.replay.normalise import parse_json_path
 from proxy.replay.options import MATCH_MODES, PACE_MODES, is_match_mode, is_pace_mode
@@ -51,6 +51,7 @@ def run_replay(
     report_path: Path | None = None,
     match_on: str = ",".join(DEFAULT_MATCH_ON),
     map_path: list[str] | None = None,
+    allow_remote: bool = False,
 ) -> bool:
     """Serve `file` until SIGINT/SIGTERM (or until done); return True if nothing went wrong."""
     # mitmproxy takes most of a second to import: only a replay pays for it, not `ctxscope --help`.
@@ -76,7 +77,14 @@ def run_replay(
         raise ConfigError(
             f"bad --report {str(report_path)!r}: the folder {str(report_path.parent)!r} does not exist"
         )
+    if report_path is not None:
+        check_writable(report_path, "--report")  # a read-only folder, too, is found now, not at the end
     host, port = parse_listen(listen)
+    if not is_loopback(host) and not allow_remote:
+        raise ConfigError(
+            f"--listen {listen} is reachable from the network: anyone who can reach it gets the recorded "
+            "conversations; add --allow-remote if that is what you want"
+        )
     stop = threading.Event()
     with _stop_on_signals(stop):  # installed first: a Ctrl-C while loading or starting also stops cleanly
         cassette = load_cassette(file)
@@ -173,6 +181,10 @@ def replay_command(
         list[str] | None,
         typer.Option("--map-path", help="OLD=NEW: recorded directory OLD stands for live NEW (repeatable)."),
     ] = None,
+    allow_remote: Annotated[
+        bool,
+        typer.Option("--allow-remote", help="Allow a --listen address other machines can reach."),
+    ] = False,
 ) -> None:
     """Serve a recording or a script cassette as the model backend, for any client (Codex, SDKs, harness)."""
     try:
@@ -186,6 +198,7 @@ def replay_command(
             report,
             match_on,
             list(map_path or []),
+            allow_remote,
         )
     except CtxscopeError as err:
         print(f"error: {err}", file=sys.stderr)

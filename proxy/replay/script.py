@@ -175,10 +175,14 @@ def looks_like_script(value: Any) -> bool:
 
 def read_script(path: Path) -> Script:
     """Load a script cassette file; `RecordingError` with a one-line message if it is malformed."""
+    if not path.is_file():  # /dev/zero, a FIFO: a read that may never end
+        raise RecordingError(f"{path} does not exist or is not a regular file; give a script cassette")
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as err:
         raise RecordingError(f"cannot read script cassette {path}: {err}") from err
+    except RecursionError:
+        raise RecordingError(f"{path}: JSON nested too deeply for a script cassette") from None
     except ValueError as err:
         raise RecordingError(
             f"{path} is not valid JSON ({err}); a script cassette is one JSON document"
@@ -190,6 +194,12 @@ def parse_script(document: Any, source: str = "script") -> Script:
     """Validate a script document (dict form or bare list of responses) and return a `Script`."""
     if isinstance(document, list):
         document = {"format": SCRIPT_FORMAT, "responses": document}
+    try:  # strings are sent as UTF-8: a lone surrogate (`"\ud800"`) would fail mid-replay
+        json.dumps(document, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise RecordingError(f"{source}: a string holds a lone surrogate ({err.reason}); fix it") from None
+    except (RecursionError, ValueError):
+        raise RecordingError(f"{source}: nested too deeply for a script cassette") from None
     if not isinstance(document, dict) or document.get("format") != SCRIPT_FORMAT:
         raise RecordingError(
             f'{source}: not a script cassette (expected {{"format": "{SCRIPT_FORMAT}", ...}})'
@@ -251,8 +261,15 @@ def _parse_response(entry: Any, index: int, where: str) -> ScriptResponse:
     if status is not None and (not isinstance(status, int) or not 100 <= status <= 599):
         raise RecordingError(f'{where}: "http_status" must be an HTTP status code')
     usage = entry.get("usage")
-    if usage is not None and not isinstance(usage, dict):
-        raise RecordingError(f'{where}: "usage" must be an object such as {{"input_tokens": 100}}')
+    if usage is not None and not _valid_usage(usage):
+        raise RecordingError(
+            f'{where}: "usage" must be an object of token counts such as {{"input_tokens": 100}}'
+        )
+    for key, kind in (("id", str), ("model", str), ("chunks", int), ("pace_ms", int | float)):
+        value = entry.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, kind)):
+            expected = "a string" if kind is str else "a number"
+            raise RecordingError(f'{where}: "{key}" must be {expected}, not {value!r}'[:200])
     headers = entry.get("headers", {})
     if not isinstance(headers, dict):
         raise RecordingError(f'{where}: "headers" must be an object of strings')
@@ -271,6 +288,19 @@ def _parse_response(entry: Any, index: int, where: str) -> ScriptResponse:
         chunks=max(1, int(entry.get("chunks", 3))),
         pace_ms=float(entry.get("pace_ms", DEFAULT_PACE_MS)),
     )
+
+
+def _valid_usage(usage: Any) -> bool:
+    """Token counts: non-negative numbers, or objects of them (`input_tokens_details`)."""
+    if not isinstance(usage, dict):
+        return False
+    for value in usage.values():
+        if isinstance(value, dict):
+            if not _valid_usage(value):
+                return False
+        elif isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            return False
+    return True
 
 
 def _parse_item(item: Any, where: str) -> dict[str, Any]:

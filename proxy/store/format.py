@@ -64,4 +64,7 @@ def loads(data: bytes | str) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
-        return json.loads(data)
+        try:
+            return json.loads(data)
+        except RecursionError:  # orjson stops at 1024 levels; `json` would recurse until it crashes
+            raise ValueError("JSON nested too deeply") from None

@@ -78,6 +78,8 @@ def read_recording(path: Path | str) -> Recording:
         raise RecordingError(f"{path} does not exist")
     if path.is_dir():
         raise RecordingError(f"{path} is a directory, not a recording file")
+    if not path.is_file():  # /dev/zero, a FIFO: a read that may never end
+        raise RecordingError(f"{path} is not a regular file; give a recording file")
     decoder = Decoder()
     header: RecordingHeader | None = None
     exchanges: list[Exchange] = []
@@ -140,6 +142,10 @@ def _decode_exchange(
         return Exchange.model_validate(data)
     except MissingBlob as missing:
         warnings.append(f"line {number}: exchange references missing data ({missing}); skipped")
-    except (ValidationError, TypeError, ValueError) as err:
-        warnings.append(f"line {number}: malformed exchange ({str(err).splitlines()[0]}); skipped")
+    except (ValidationError, TypeError, ValueError, AttributeError, KeyError) as err:
+        # hand-edited references (`"$items": "oops"`) and wrong types land here, not in a traceback
+        first = (str(err).splitlines() or [type(err).__name__])[0]
+        warnings.append(f"line {number}: malformed exchange ({first}); skipped")
+    except RecursionError:
+        warnings.append(f"line {number}: exchange nested too deeply; skipped")
     return None

@@ -87,8 +87,8 @@ def summarise(recording: Recording) -> RecordingSummary:
         if key and exchange.is_model_request:
             threads.add(key)
         usage = (exchange.response or {}).get("usage") or {}
-        input_tokens += int(usage.get("input_tokens") or 0)
-        output_tokens += int(usage.get("output_tokens") or 0)
+        input_tokens += _count(usage.get("input_tokens") if isinstance(usage, dict) else None)
+        output_tokens += _count(usage.get("output_tokens") if isinstance(usage, dict) else None)
         errors.extend(
             f"exchange {exchange.id} {exchange.method} {exchange.url}: {p}" for p in exchange_errors(exchange)
         )
@@ -114,3 +114,10 @@ def summarise(recording: Recording) -> RecordingSummary:
         summarised=summarised,
         summarised_errors=summarised_errors,
     )
+
+
+def _count(value: object) -> int:
+    """A token count as recorded, or 0 for what is not a number (a hand-edited or foreign recording)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    return int(value)

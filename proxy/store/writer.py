@@ -1,22 +1,27 @@
-"""Appending exchanges to a recording: redact, dedupe, write one flushed line at a time.
+"""Appending exchanges to a recording: redact, dedupe, write each exchange's lines in one write.
 
 Nothing reaches the file before the `Redactor` has seen it. Parts already stored (items,
 instructions, tools, header sets) are written once; an input list that extends an earlier exchange's
 list is stored as a reference to it plus what was appended.
+
+The file is locked for as long as the writer has it open (`lock.py`): a second writer is refused.
+A write that fails (a full disk, a file-size limit) raises `RecordingWriteError`; the exchange stays
+in memory (up to `MAX_HELD` of them) and is written before the next one, so nothing is lost if the
+disk recovers, and no blob is counted as stored unless its line reached the file.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import Any
 
-from ..errors import RecordingError
-from ..files import open_private_append
+from ..errors import RecordingError, RecordingWriteError
 from ..model import Exchange, RecordingHeader
 from ..redact import Redactor, redact_events
 from .codec import encode_body, encode_headers, encode_sse_data, ordered_hash
@@ -33,13 +38,16 @@ from .format import (
     dump_line,
     loads,
 )
+from .lock import open_locked
 
-__all__ = ["RecordingWriter", "MAX_TEXT_BODY"]
+__all__ = ["RecordingWriter", "MAX_TEXT_BODY", "MAX_HELD"]
 
 # Non-JSON bodies are kept as text up to this many characters (the size is always recorded).
 MAX_TEXT_BODY = 1_000_000
 # How many earlier input lists are candidates for a `base` reference (covers interleaved threads).
 RECENT_INPUTS = 64
+# Exchanges kept in memory while writing fails; beyond this the oldest is dropped (and counted).
+MAX_HELD = 256
 
 
 def _tool_version() -> str:
@@ -72,21 +80,42 @@ class RecordingWriter:
         self._raw_to_stored: dict[str, str] = {}
         self._recent: deque[tuple[int, list[str]]] = deque(maxlen=RECENT_INPUTS)
         self._next_id = 0
-        self._file: IO[str] | None = None
+        self._fd: int | None = None
+        self._lines: list[str] = []  # the lines of the exchange being written
+        self._new_blobs: set[str] = set()  # blobs among them: stored only once the write succeeds
+        self._new_raw: list[str] = []  # item cache entries made for them: forgotten if the write fails
+        self._torn = False  # a failed write left part of a line: start the next write on a new line
+        self._held: deque[Exchange] = deque()
+        self.exchanges_written = 0
+        """Exchanges this writer wrote to the file."""
+        self.dropped = 0
+        """Exchanges given up because more than `MAX_HELD` were waiting for the disk."""
+        self.last_error: str | None = None
+        """Why the last write failed, or None once writing works again."""
         self._open(meta or {})
 
     # -- lifecycle -------------------------------------------------------------------------
     def _open(self, meta: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.path.exists() and self.path.stat().st_size > 0:
-            self._resume_existing()
-            self._file = open_private_append(self.path)
-            return
-        self._file = open_private_append(self.path)  # append even when empty: never truncate
-        header = RecordingHeader(
-            version=FORMAT_VERSION, created_at=time.time(), tool=_tool_version(), meta=self._redact_meta(meta)
-        )
-        self._emit({"kind": KIND_HEADER, **header.model_dump()})
+        fd = open_locked(self.path)  # appended to, never truncated; refused if another writer has it
+        try:
+            if os.fstat(fd).st_size > 0:
+                self._resume_existing()
+                self._fd = fd
+                return
+            self._fd = fd
+            header = RecordingHeader(
+                version=FORMAT_VERSION,
+                created_at=time.time(),
+                tool=_tool_version(),
+                meta=self._redact_meta(meta),
+            )
+            self._emit({"kind": KIND_HEADER, **header.model_dump()})
+            self._flush()
+        except BaseException:
+            self._fd = None
+            os.close(fd)
+            raise
 
     def _redact_meta(self, meta: dict[str, Any]) -> dict[str, Any]:
         """Header metadata comes from callers (upstream URLs, cwd): redacted like everything else."""
@@ -107,10 +136,8 @@ class RecordingWriter:
             ) from err
         with self.path.open("rb") as fh:
             fh.seek(-1, 2)
-            torn = fh.read(1) != b"\n"
-        if torn:  # start our lines on a fresh line so the torn one stays isolated
-            with open_private_append(self.path) as fh:
-                fh.write("\n")
+            # start our lines on a fresh line so a torn one stays isolated
+            self._torn = fh.read(1) != b"\n"
         # new secrets are numbered after the ones already in the file
         self._redactor.placeholders.continue_after(self.path.read_text("utf-8", "replace"))
         self._stored.update(existing.blob_hashes)
@@ -119,10 +146,21 @@ class RecordingWriter:
             self._recent.append((exchange_id, hashes))
 
     def close(self) -> None:
+        """Write what is held (one last try), release the lock and close. Never raises for a write."""
         with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
+            if self._fd is None:
+                return
+            try:
+                self._write_held()
+            except RecordingWriteError:
+                pass  # `held` says how many exchanges never reached the file
+            os.close(self._fd)
+            self._fd = None
+
+    @property
+    def held(self) -> int:
+        """Exchanges waiting in memory for a write to succeed."""
+        return len(self._held)
 
     def __enter__(self) -> RecordingWriter:
         return self
@@ -141,26 +179,87 @@ class RecordingWriter:
             return value
 
     def write(self, exchange: Exchange) -> Exchange:
-        """Redact, dedupe and append one exchange. Returns it with its id (the caller's copy stays as is)."""
+        """Redact, dedupe and append one exchange. Returns it with its id (the caller's copy stays as is).
+
+        Raises `RecordingWriteError` when the file cannot be written; the exchange is then held and
+        written before the next one (or at `close`).
+        """
         with self._lock:
-            if self._file is None:
+            if self._fd is None:
                 raise RecordingError(f"{self.path} is closed")
             if exchange.id < 0 or exchange.id >= self._next_id:
                 if exchange.id < 0:
                     exchange = exchange.model_copy(update={"id": self._next_id})
                 self._next_id = exchange.id + 1
-            return self._write_locked(exchange)
+            try:
+                self._write_held()
+            except RecordingWriteError:
+                self._hold(exchange)
+                raise
+            try:
+                return self._write_one(exchange)
+            except RecordingWriteError:
+                self._hold(exchange)
+                raise
+
+    def _hold(self, exchange: Exchange) -> None:
+        self._held.append(exchange)
+        while len(self._held) > MAX_HELD:
+            self._held.popleft()
+            self.dropped += 1
+
+    def _write_held(self) -> None:
+        while self._held:
+            self._write_one(self._held[0])
+            self._held.popleft()
+
+    def _write_one(self, exchange: Exchange) -> Exchange:
+        """All lines of one exchange in one write; on failure nothing of it counts as stored."""
+        new_raw: list[str] = []
+        self._new_raw = new_raw
+        recent = len(self._recent), self._recent[-1] if self._recent else None
+        try:
+            written = self._write_locked(exchange)
+            self._flush()
+        except RecordingWriteError:
+            for raw in new_raw:
+                self._raw_to_stored.pop(raw, None)
+            if (len(self._recent), self._recent[-1] if self._recent else None) != recent:
+                self._recent.pop()
+            raise
+        finally:
+            self._lines.clear()
+            self._new_blobs.clear()
+        self.exchanges_written += 1
+        return written
 
     def _emit(self, obj: dict[str, Any]) -> None:
-        assert self._file is not None
-        self._file.write(dump_line(obj))
-        self._file.flush()
+        self._lines.append(dump_line(obj))
+
+    def _flush(self) -> None:
+        """Write the pending lines with `os.write` (no buffer left holding half a line after a failure)."""
+        assert self._fd is not None
+        data = ("\n" if self._torn else "").encode() + "".join(self._lines).encode("utf-8", "surrogatepass")
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self._fd, view) :]
+        except OSError as err:
+            self._torn = self._torn or len(view) < len(data)
+            self.last_error = err.strerror or type(err).__name__
+            raise RecordingWriteError(f"cannot write {self.path}: {self.last_error}") from err
+        finally:
+            self._lines.clear()
+        self._torn = False
+        self.last_error = None
+        self._stored |= self._new_blobs
+        self._new_blobs.clear()
 
     def _sink(self, value: Any) -> str:
         text = canonical_json(value)
         h = content_hash(text)
-        if h not in self._stored:
-            self._stored.add(h)
+        if h not in self._stored and h not in self._new_blobs:
+            self._new_blobs.add(h)
             self._orders[h] = ordered_hash(value)
             self._emit({"kind": KIND_BLOB, "h": h, "v": value})
         return h
@@ -171,6 +270,7 @@ class RecordingWriter:
         if stored is None:
             stored = self._sink(self._redactor.body(item))
             self._raw_to_stored[raw] = stored
+            self._new_raw.append(raw)
         return stored
 
     def _pick_base(self, hashes: list[str]) -> tuple[int, int] | None:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from proxy.store import read_recording
 
 
@@ -49,8 +51,22 @@ def test_demo_runs_offline_and_explains_each_change(tmp_path: Path) -> None:
 
     out = " ".join(proc.stdout.split())
     assert "initial" in out and "selected_skill:demo-skill" in out
-    assert f"AGENTS.md replaced: {repo} → {repo / 'pkg'}" in out
-    assert f"cwd {repo} → {repo / 'pkg'}" in out
+    assert f"paths ./… are relative to {repo}" in out
+    assert "AGENTS.md replaced: . → ./pkg" in out
+    assert "cwd . → ./pkg" in out
     assert "model gpt-5-codex → gpt-5-mini" in out
     assert "skill demo-skill selected" in out
     assert "model switch notice" not in out  # the notice confirms the model change; said once
+
+
+def test_demo_says_where_its_temp_workspace_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    from tests.cli_support import run_cli
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # mkdtemp puts the workspace here
+    result = run_cli("demo", "--capture", str(tmp_path / "demo.jsonl"), env={"NO_COLOR": "1"})
+    assert result.returncode == 0, result.stderr[-2000:]
+    [workspace] = list(tmp_path.glob("ctxscope-demo-*"))
+    assert f"demo workspace kept in {workspace.resolve()}" in result.stderr
+    assert "remove it with: rm -rf" in result.stderr and (workspace / "repo" / "pkg" / "greet.py").is_file()

@@ -167,6 +167,7 @@ def test_interactive_over_stdin(repo: Path, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "pong" in proc.stdout
+    assert "›" not in proc.stdout and "›" in proc.stderr  # a pipe reading stdout gets the answers only
     assert "capture: off" in proc.stderr and "requests: 1" in proc.stderr
 
 

@@ -44,7 +44,7 @@ def _ask(runtime: AgentRuntime, arg: str, out: TextIO) -> CommandResult:
 
 def test_the_registry_is_one_table_with_help_for_each_command() -> None:
     names = [c.name for c in COMMANDS]
-    assert names == ["/model", "/status", "/new", "/cd", "/quit"]
+    assert names == ["/model", "/status", "/new", "/cd", "/plan", "/quit"]
     assert all(c.usage.startswith(c.name) and c.help for c in COMMANDS)
     assert find_command("/exit") is find_command("/quit") and find_command("/nope") is None
     assert find_command("/model") is not None
@@ -63,9 +63,9 @@ def test_the_repl_lists_every_command_and_reaches_them_all(repo: Path, tmp_path:
         run_repl(runtime, read=lambda _p: next(lines), err=err)
         assert runtime.agent is not None and runtime.agent.model == "gpt-b"
     shown = err.getvalue()
-    assert shown.splitlines()[0] == "ctxscope agent — type a task, or /model /status /new /cd /quit"
+    assert shown.splitlines()[0] == "ctxscope agent — type a task, or /model /status /new /cd /plan /quit"
     assert f"cwd: {repo / 'sub'}" in shown and "  model: gpt-b" in shown
-    assert "error: unknown command /frob; commands: /model, /status, /new, /cd, /quit" in shown
+    assert "error: unknown command /frob; commands: /model, /status, /new, /cd, /plan, /quit" in shown
 
 
 def test_print_mode_runs_a_command_without_a_request(
@@ -87,7 +87,8 @@ def test_print_mode_rejects_an_unknown_command_in_one_line(
     argv = ["-p", "/frob x", "--provider", "script", "--script", str(script), "--no-capture"]
     assert _agent_cli(argv, monkeypatch, repo) == 2
     err = capsys.readouterr().err
-    assert err.splitlines()[-1] == "error: unknown command /frob; commands: /model, /status, /new, /cd, /quit"
+    known = "/model, /status, /new, /cd, /plan, /quit"
+    assert err.splitlines()[-1] == f"error: unknown command /frob; commands: {known}"
 
 
 def test_a_command_that_runs_a_turn_prints_its_answer_in_print_mode(

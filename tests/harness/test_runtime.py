@@ -243,3 +243,22 @@ def test_resuming_a_session_whose_directory_is_gone_says_so(tmp_path: Path, ctxs
     with pytest.raises(ConfigError, match=f"working directory {gone} does not exist: .* --cwd"):
         AgentRuntime(resume).start()
     assert (sessions / f"{session_id}.jsonl").is_file()  # a resumed session is never removed
+
+
+def test_status_shows_the_backend_and_the_capture_proxy_apart(
+    repo: Path, upstream: FakeUpstream, ctxscope_home: Path, tmp_path: Path
+) -> None:
+    from harness.commands import run_command
+
+    write_config(ctxscope_home, tmp_path / "skills", extra="[providers.local]\n")
+    captured, plain = io.StringIO(), io.StringIO()
+    with AgentRuntime(_local_options(repo, upstream, capture=tmp_path / "cap.jsonl")) as runtime:
+        run_command("/status", runtime, captured)
+        proxy_url = runtime.route.base_url if runtime.route else ""
+    with AgentRuntime(_local_options(repo, upstream, no_capture=True)) as runtime:
+        run_command("/status", runtime, plain)
+    shown = dict(line.strip().split(": ", 1) for line in captured.getvalue().splitlines())
+    assert shown["backend"] == f"{upstream.url}/v1"
+    assert shown["capture_proxy"] == proxy_url and proxy_url.startswith("http://127.0.0.1:")
+    assert proxy_url != shown["backend"] and "base_url" not in shown
+    assert "  capture_proxy: none" in plain.getvalue() and f"  backend: {upstream.url}/v1" in plain.getvalue()

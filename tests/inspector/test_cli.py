@@ -18,9 +18,10 @@ def test_diff_text_tells_what_changed(edge: Callable[[str], Path]) -> None:
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "\x1b[" not in out
+    assert "paths ./… are relative to /repo" in out
     for sentence in (
-        "cwd /repo → /repo/pkg",
-        "AGENTS.md replaced: /repo → /repo/pkg",
+        "cwd . → ./pkg",
+        "AGENTS.md replaced: . → ./pkg",
         "writable roots changed",
         "skill demo-skill selected",
         "goal set: ship the parser",

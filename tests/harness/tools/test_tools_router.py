@@ -55,6 +55,7 @@ def test_public_surface_is_pinned() -> None:
             "in_modes",
             "is_known_safe_command",
             "outside_modes",
+            "recognise_still_planning",
             "still_planning",
         ]
     )

@@ -37,7 +37,17 @@ def test_every_document_reads_back_into_the_same_model(
 def test_published_key_names_and_optional_keys(analysed: Callable[[str], Analysis]) -> None:
     a = analysed("world")
     doc = diff_report(a, turn=2).wire()
-    assert list(doc) == ["schema", "report", "tokenizer", "source", "warnings", "threads", "turns", "detail"]
+    assert list(doc) == [
+        "schema",
+        "report",
+        "tokenizer",
+        "source",
+        "warnings",
+        "threads",
+        "turns",
+        "detail",
+        "root",
+    ]
     assert doc["schema"] == SCHEMA and doc["report"] == "diff"
     detail = doc["detail"]
     assert list(detail)[-4:] == ["added_items", "removed_items", "instructions_diff", "world_state"]

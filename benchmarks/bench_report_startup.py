@@ -1,0 +1,76 @@
+"""Benchmark: `ctxscope diff` / `ctxscope show` start-up on a small recording, cold and warm.
+
+Records the demo session once (`ctxscope demo`, 7 turns, offline), then runs each report as a fresh
+process, five times each way, and prints median and worst wall time and peak memory (the child's
+max RSS from `os.wait4`):
+
+  cold   a new, empty CTXSCOPE_HOME every run: no token counts cached, the encoding is loaded
+  warm   the same CTXSCOPE_HOME every run: token counts come from the per-user cache, no encoding
+
+Run: .venv/bin/python -m benchmarks.bench_report_startup [--repeat 5]
+A benchmark, not a test: it prints numbers and asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def _run(args: list[str], home: Path) -> tuple[float, float]:
+    """(seconds, peak MB) of one `ctxscope ARGS` process."""
+    env = {**os.environ, "CTXSCOPE_HOME": str(home), "NO_COLOR": "1", "COLUMNS": "100"}
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ctxscope.cli", *args],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"ctxscope {' '.join(args)} failed ({proc.returncode})")
+    return elapsed, usage.ru_maxrss / 1024  # KB on Linux
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--repeat", type=int, default=5)
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="ctxscope-bench-") as tmp:
+        root = Path(tmp)
+        recording = root / "demo.jsonl"
+        _run(["demo", "--workdir", str(root / "work"), "--capture", str(recording)], root / "demo-home")
+        print(f"recording: the demo session, {recording.stat().st_size:,} bytes, 7 turns")
+        print(f"{'report':<22} {'mode':<5} {'median s':>9} {'worst s':>8} {'median MB':>10} {'worst MB':>9}")
+        for name, args in (
+            ("diff", ["diff", str(recording)]),
+            ("show --turn 4", ["show", str(recording), "-t", "4"]),
+        ):
+            warm_home = root / "warm-home"
+            _run(args, warm_home)  # fills the warm cache
+            for mode in ("cold", "warm"):
+                runs = [
+                    _run(args, root / f"cold-{name}-{i}" if mode == "cold" else warm_home)
+                    for i in range(options.repeat)
+                ]
+                seconds, megabytes = [r[0] for r in runs], [r[1] for r in runs]
+                print(
+                    f"{name:<22} {mode:<5} {statistics.median(seconds):>9.2f} {max(seconds):>8.2f} "
+                    f"{statistics.median(megabytes):>10.0f} {max(megabytes):>9.0f}"
+                )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,206 @@
+"""`PlanMode`: the collaboration mode while planning (the codex profile's behaviour; other profiles
+subclass it).
+
+- The gate: while planning only read, search, ask and shell tools (plus a profile's own planning
+  tools) run; every other call is answered "still planning" at call time, so tools[] never changes.
+  `update_plan` keeps the router's own Codex-style refusal.
+- The stream: each assistant message goes through a `ProposedPlanParser`; the visible text loses
+  its `<proposed_plan>` block, which streams as `plan_delta` events instead. The history keeps the
+  model's words as sent.
+- The submission: the first complete block of a turn becomes the next revision of the draft when
+  the turn ends (`PlanController.submit`).
+- Compaction: the new window gets a frozen recovery message (the planning rules and the current
+  draft), so the plan survives; later revisions never rewrite it (every profile).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import JsonValue
+
+from harness.context import plan_mode_reminder_item
+from harness.events import (
+    AgentEvent,
+    AssistantMessage,
+    PlanDelta,
+    QuestionAnswered,
+    QuestionAsked,
+    TextDelta,
+    ToolCall,
+    TurnCompleted,
+    TurnStarted,
+)
+from harness.modes.default import DefaultMode
+from harness.modes.plan.parser import ProposedPlanParser, Segment, split_proposed_plan
+from harness.modes.plan.texts import CODEX_PLAN_TEXT, plan_recovery, workspace_changed, workspace_note
+from harness.modes.plan.workspace import Snapshot, changed_paths, take_snapshot
+from harness.tools import PLAN_MODE, GateRule, in_modes, still_planning
+from harness.tools.request_user_input import HEADLESS_NOTE
+
+if TYPE_CHECKING:
+    from harness.agent import Agent, TurnResult
+    from harness.modes.base import EndStep
+    from harness.modes.plan.controller import PlanController
+    from harness.tools import ToolOutcome
+
+__all__ = ["PLANNING_TOOLS", "SHELL_TOOLS", "PlanMode"]
+
+QUESTION_TOOLS: frozenset[str] = frozenset({"request_user_input", "ask_user"})
+"""Calls that ask the user: shown as question events."""
+
+SHELL_TOOLS: frozenset[str] = frozenset({"exec_command", "write_stdin", "shell"})
+"""Calls that run commands: allowed while planning, and watched for workspace changes."""
+
+PLANNING_TOOLS: frozenset[str] = frozenset(
+    {
+        # read and search
+        "read_file",
+        "list_dir",
+        "grep_files",
+        "view_image",
+        "web_search",
+        # ask
+        "request_user_input",
+        # shell: allowed but watched (a command may still change files)
+        "exec_command",
+        "write_stdin",
+    }
+)
+"""Tools that run while planning, whatever the profile; a profile adds its own (submit, ask)."""
+
+
+@dataclass
+class PlanMode(DefaultMode):
+    """Planning, as the loop and the tool router see it."""
+
+    controller: PlanController | None = None
+    name: str = PLAN_MODE
+    collaboration_mode: str | None = PLAN_MODE
+    extra_tools: frozenset[str] = frozenset()
+    """Planning tools the profile adds to `PLANNING_TOOLS`."""
+    parses_blocks: ClassVar[bool] = True
+    """The plan arrives as a `<proposed_plan>` block in the text (codex); False: through a tool."""
+    _parser: ProposedPlanParser = field(default_factory=ProposedPlanParser)
+    _turn_plan: str | None = None
+    _problems: list[str] = field(default_factory=list)
+    _before: Snapshot | None = None
+    """The workspace as it was when the running shell call started."""
+
+    def fragment_text(self) -> str:
+        return CODEX_PLAN_TEXT
+
+    def gate_rules(self) -> Sequence[GateRule]:
+        # update_plan is left to the router's own rule, which refuses it in plan mode in our words.
+        allowed = PLANNING_TOOLS | self.extra_tools | {"update_plan"}
+        return [GateRule("*", in_modes(PLAN_MODE), still_planning, except_tools=allowed)]
+
+    # ---- the stream -----------------------------------------------------------------------------
+
+    def transform_event(self, agent: Agent, event: AgentEvent) -> Sequence[AgentEvent]:
+        if isinstance(event, TurnStarted):
+            self._parser, self._turn_plan, self._problems = ProposedPlanParser(), None, []
+            return [event]
+        if not self.parses_blocks:
+            pass  # the plan arrives through a tool: the text is shown as it is
+        elif isinstance(event, TextDelta):
+            return _shown(self._parser.feed(event.delta))
+        elif isinstance(event, AssistantMessage):
+            released = _shown(self._parser.finish())
+            self._parser = ProposedPlanParser()
+            split = split_proposed_plan(event.text)
+            self._note(split.plan, split.extra_blocks, split.unclosed)
+            return [*released, AssistantMessage(text=split.visible)]
+        if isinstance(event, ToolCall) and event.name in QUESTION_TOOLS:
+            questions = _json(event.arguments)
+            return [event, QuestionAsked(call_id=event.call_id, tool=event.name or "", questions=questions)]
+        if isinstance(event, ToolCall) and event.name in SHELL_TOOLS:
+            # Emitted right before the call runs: the moment to record the workspace.
+            self._before = take_snapshot(agent.context.cwd)
+            return [event]
+        if isinstance(event, TurnCompleted) and self.parses_blocks:
+            visible = split_proposed_plan(event.final_text).visible
+            return [event.model_copy(update={"final_text": visible})]
+        return [event]
+
+    def _note(self, plan: str | None, extra: int, unclosed: bool) -> None:
+        if plan is not None and self._turn_plan is None:
+            self._turn_plan = plan
+        elif plan is not None:
+            extra += 1
+        if extra:
+            self._problems.append(
+                f"the answer held {extra} more <proposed_plan> block(s); only the first one of a turn "
+                "is the plan, the others were ignored"
+            )
+        if unclosed:
+            self._problems.append("a <proposed_plan> block was not closed; it was not taken as a plan")
+
+    def revise_outcome(self, agent: Agent, outcome: ToolOutcome) -> ToolOutcome:
+        before, self._before = self._before, None
+        if outcome.tool not in SHELL_TOOLS or before is None:
+            return outcome
+        changed = changed_paths(before, take_snapshot(before.root))
+        if not changed:
+            return outcome
+        agent.notice(workspace_changed(changed))
+        item = {**outcome.item, "output": f"{outcome.item.get('output', '')}\n\n{workspace_note(changed)}"}
+        return replace(outcome, item=item)
+
+    def on_tool_outcome(self, agent: Agent, outcome: ToolOutcome) -> EndStep | None:
+        if outcome.tool in QUESTION_TOOLS:
+            output = outcome.result.output
+            assumed = HEADLESS_NOTE in output or '"assumed": true' in output
+            call_id = outcome.item.get("call_id")
+            agent.emit(QuestionAnswered(call_id=call_id, answers=_json(output), assumed=assumed))
+        if outcome.tool == "request_user_input" and self.controller is not None:
+            # Headless: the tool took the recommended options; they are the plan's assumptions now.
+            for assumption in headless_assumptions(outcome.result.output):
+                self.controller.assume(assumption)
+        return None
+
+    def on_compaction(self, agent: Agent) -> Sequence[dict[str, Any]]:
+        state = self.controller.state if self.controller else None
+        plan = state.draft if state else None
+        text = plan_recovery(self.fragment_text(), plan, bool(state and state.approved))
+        return [plan_mode_reminder_item("recovery", text)]
+
+    def on_turn_end(self, agent: Agent, result: TurnResult) -> None:
+        for problem in self._problems:
+            agent.notice(problem)
+        self._problems = []
+        if self._turn_plan is not None and self.controller is not None:
+            self.controller.submit(self._turn_plan)
+        self._turn_plan = None
+
+
+def headless_assumptions(output: str) -> list[str]:
+    """`id → label` for each question `request_user_input` answered without a user."""
+    try:
+        answers = json.loads(output).get("answers", {})
+    except (ValueError, AttributeError):
+        return []
+    found = []
+    for qid, answer in answers.items() if isinstance(answers, dict) else ():
+        labels = answer.get("answers", []) if isinstance(answer, dict) else []
+        if HEADLESS_NOTE in labels and labels:
+            found.append(f"{qid} → {labels[0]} (recommended; no user to ask)")
+    return found
+
+
+def _json(value: object) -> JsonValue:
+    """A JSON text as its value (the model's arguments, a tool's answer); other values as they are."""
+    if isinstance(value, str):
+        try:
+            parsed: JsonValue = json.loads(value)
+            return parsed
+        except ValueError:
+            return value
+    return value  # type: ignore[return-value]
+
+
+def _shown(segments: list[Segment]) -> list[AgentEvent]:
+    return [TextDelta(delta=s.text) if s.kind == "text" else PlanDelta(delta=s.text) for s in segments]

@@ -1,0 +1,109 @@
+"""The plan profiles: how each seed system enters, submits and reviews; one engine underneath.
+
+- codex (`PlanMode` itself): the plan is a `<proposed_plan>` block in the answer.
+- knightcode (`KnightPlanMode`): `submit_plan` replaces the draft and ends the run (the rest of the
+  batch is not run), `ask_user` asks.
+- claude (`ClaudePlanMode`): `exit_plan_mode(plan)` submits and ends the run, each further planning
+  turn gets a reminder, planning again after an implementation gets the re-entry reminder.
+
+`REVIEW_CHOICES` lists what the person may do with a submitted plan, per profile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from harness.context import plan_mode_reminder_item
+from harness.modes.base import EndStep
+from harness.modes.plan.mode import PlanMode
+from harness.modes.plan.texts import (
+    CLAUDE_ACTIVE_REMINDER,
+    CLAUDE_PLAN_TEXT,
+    KNIGHT_PLAN_TEXT,
+    PLAN_SUBMITTED_SIBLING,
+    claude_reentry_reminder,
+)
+
+if TYPE_CHECKING:
+    from harness.agent import Agent, TurnResult
+    from harness.modes.plan.controller import PlanController
+    from harness.tools import ToolOutcome
+
+__all__ = ["REVIEW_CHOICES", "ClaudePlanMode", "KnightPlanMode", "planning_mode"]
+
+REVIEW_CHOICES: dict[str, tuple[tuple[str, str], ...]] = {
+    "codex": (
+        ("implement", "implement (switch to Default mode in this session)"),
+        ("fresh", "clear context and implement (a new session that reads the approved plan)"),
+        ("stay", "stay in plan mode"),
+    ),
+    "knightcode": (
+        ("implement", "Implement"),
+        ("fresh", "Implement in a fresh session (the plan is its first message)"),
+        ("stay", "Keep planning (optional note)"),
+        ("revise", "Revise the plan (your feedback is the next planning message)"),
+        ("exit", "Exit planning"),
+    ),
+    "claude": (
+        ("implement", "approve and implement"),
+        ("revise", "request changes (your feedback is the next planning message)"),
+        ("exit", "reject (leave plan mode)"),
+    ),
+}
+
+
+class _ToolSubmitted(PlanMode):
+    """A profile whose plan arrives through a tool: no block parsing; the submission ends the run."""
+
+    submit_tool = ""
+    parses_blocks = False
+
+    def on_tool_outcome(self, agent: Agent, outcome: ToolOutcome) -> EndStep | None:
+        end = super().on_tool_outcome(agent, outcome)
+        if outcome.tool == self.submit_tool and outcome.result.success:
+            return EndStep(PLAN_SUBMITTED_SIBLING)
+        return end
+
+    def on_turn_end(self, agent: Agent, result: TurnResult) -> None:
+        for problem in self._problems:
+            agent.notice(problem)
+        self._problems = []
+
+
+@dataclass
+class KnightPlanMode(_ToolSubmitted):
+    extra_tools: frozenset[str] = frozenset({"submit_plan", "ask_user"})
+    submit_tool = "submit_plan"
+
+    def fragment_text(self) -> str:
+        return KNIGHT_PLAN_TEXT
+
+
+@dataclass
+class ClaudePlanMode(_ToolSubmitted):
+    extra_tools: frozenset[str] = frozenset({"exit_plan_mode", "enter_plan_mode"})
+    submit_tool = "exit_plan_mode"
+
+    def fragment_text(self) -> str:
+        return CLAUDE_PLAN_TEXT
+
+    def on_turn_start(self, agent: Agent) -> None:
+        # The last request already carried plan mode: this is a further planning turn.
+        baseline = agent.baseline
+        if baseline is not None and getattr(baseline, "collaboration_mode", None) == self.collaboration_mode:
+            agent.append_item(plan_mode_reminder_item("active", CLAUDE_ACTIVE_REMINDER, role="user"))
+            return
+        state = self.controller.state if self.controller else None
+        if state is not None and state.cycles > 1 and state.draft is not None:
+            text = claude_reentry_reminder(state.draft)
+            agent.append_item(plan_mode_reminder_item("reentered", text, role="user"))
+
+
+def planning_mode(profile: str, controller: PlanController) -> PlanMode:
+    """The mode object for planning under `profile`."""
+    if profile == "knightcode":
+        return KnightPlanMode(controller=controller)
+    if profile == "claude":
+        return ClaudePlanMode(controller=controller)
+    return PlanMode(controller=controller)

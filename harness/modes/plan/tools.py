@@ -1,0 +1,186 @@
+"""The tools a plan profile adds: `submit_plan` and `ask_user` (knightcode), `enter_plan_mode` and
+`exit_plan_mode` (claude). The codex profile adds none (its plan is a `<proposed_plan>` block).
+
+They are in tools[] from the first request of every session that uses the profile (tools[] never
+changes mid-session) and refused at call time when they do not fit the mode. A tool reaches the
+session's plan state through `PlanHooks`, looked up at call time (the controller is replaced by
+`/new` and a fresh handoff).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.modes.plan.texts import SUBMITTED_OUTPUT
+from harness.tools import Question, QuestionOption, Tool, ToolContext, ToolError, ToolResult
+from harness.tools.base import ToolKind, function_spec, parse_args
+
+__all__ = ["AskUserTool", "EnterPlanMode", "ExitPlanMode", "PlanHooks", "SubmitPlan", "profile_tools"]
+
+
+class PlanHooks(Protocol):
+    """What the profile tools ask of the session's plan controller."""
+
+    @property
+    def planning(self) -> bool: ...
+
+    def submit(self, plan: str) -> int: ...
+
+    def enter(self) -> None: ...
+
+    def assume(self, assumption: str) -> None: ...
+
+
+Hooks = Callable[[], PlanHooks]
+
+NOT_PLANNING = "{tool} is only for plan mode, and the session is not planning; carry on with the task."
+
+
+class _PlanArgs(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    plan: str = Field(min_length=1)
+
+
+class _SubmitBase:
+    kind: ToolKind = "function"
+    name = ""
+    description = ""
+
+    def __init__(self, hooks: Hooks) -> None:
+        self.hooks = hooks
+
+    def spec(self) -> dict[str, Any]:
+        return function_spec(
+            self.name,
+            self.description,
+            {"plan": {"type": "string", "description": "The complete plan in Markdown."}},
+            ["plan"],
+        )
+
+    def handle(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        a = parse_args(self.name, _PlanArgs, args)
+        hooks = self.hooks()
+        if not hooks.planning:
+            raise ToolError(NOT_PLANNING.format(tool=self.name))
+        revision = hooks.submit(a.plan)
+        return ToolResult(SUBMITTED_OUTPUT.format(revision=revision))
+
+
+class SubmitPlan(_SubmitBase):
+    """knightcode: replaces the whole draft; the submission ends the run."""
+
+    name = "submit_plan"
+    description = (
+        "Submit your complete plan for the user's review (plan mode only). Each call replaces the whole "
+        "draft. Include the goal, the specific changes with paths, how to verify, and assumptions."
+    )
+
+
+class ExitPlanMode(_SubmitBase):
+    """claude: present the plan and ask to leave plan mode; only the user decides."""
+
+    name = "exit_plan_mode"
+    description = (
+        "Present your finished plan to the user and ask to leave plan mode (plan mode only). "
+        "The user approves, asks for changes or rejects it; you cannot approve it yourself."
+    )
+
+
+class EnterPlanMode:
+    """claude: the model asks to plan first; the user consents (headless: refused)."""
+
+    name = "enter_plan_mode"
+    kind: ToolKind = "function"
+
+    def __init__(self, hooks: Hooks) -> None:
+        self.hooks = hooks
+
+    def spec(self) -> dict[str, Any]:
+        return function_spec(
+            self.name,
+            "Ask the user to switch to plan mode before a complex or ambiguous change: explore "
+            "read-only and present a plan before editing. The user must consent.",
+            {},
+            [],
+        )
+
+    def handle(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        hooks = self.hooks()
+        if hooks.planning:
+            return ToolResult("Already in plan mode: keep exploring and present the plan.")
+        if ctx.approver is None:
+            raise ToolError(
+                "enter_plan_mode was refused: this session is headless, so nobody can consent to plan "
+                "mode. Continue without it, or tell the user to start with --plan."
+            )
+        from harness.tools import ApprovalRequest
+
+        request = ApprovalRequest(self.name, "switch to plan mode", "the model asks to plan first", ctx.cwd)
+        if not ctx.approver(request):
+            raise ToolError("The user declined plan mode. Continue with the task as asked.")
+        hooks.enter()
+        return ToolResult("Plan mode is on: explore read-only, then present the plan with exit_plan_mode.")
+
+
+class _Option(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    label: str = Field(min_length=1)
+    description: str = ""
+
+
+class _AskArgs(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    question: str = Field(min_length=1)
+    options: list[_Option] = Field(min_length=2, max_length=4)
+
+
+class AskUserTool:
+    """knightcode `ask_user`: one question, 2-4 options (recommended first) plus a free-text answer."""
+
+    name = "ask_user"
+    kind: ToolKind = "function"
+
+    def __init__(self, hooks: Hooks) -> None:
+        self.hooks = hooks
+
+    def spec(self) -> dict[str, Any]:
+        option = {
+            "type": "object",
+            "properties": {"label": {"type": "string"}, "description": {"type": "string"}},
+            "required": ["label", "description"],
+            "additionalProperties": False,
+        }
+        return function_spec(
+            self.name,
+            "Ask the user one question about a trade-off you cannot settle from the workspace. Offer 2-4 "
+            "options, the recommended one first; the user may also answer in their own words.",
+            {"question": {"type": "string"}, "options": {"type": "array", "items": option}},
+            ["question", "options"],
+        )
+
+    def handle(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        a = parse_args(self.name, _AskArgs, args)
+        options = tuple(QuestionOption(o.label, o.description) for o in a.options)
+        if ctx.ask_user is None:
+            # Headless: the recommended option, recorded as an assumption of the plan.
+            choice = options[0].label
+            self.hooks().assume(f"{a.question} → {choice} (recommended; no user to ask)")
+            return ToolResult(json.dumps({"answer": choice, "assumed": True}, ensure_ascii=False))
+        answers = ctx.ask_user([Question("q", "question", a.question, options)])
+        answer = answers.get("q")
+        if not answer:
+            raise ToolError("The user did not answer. Ask again later or make a stated assumption.")
+        return ToolResult(json.dumps({"answer": answer, "assumed": False}, ensure_ascii=False))
+
+
+def profile_tools(profile: str, hooks: Hooks) -> list[Tool]:
+    """The tools `profile` adds to tools[] (empty for codex)."""
+    if profile == "knightcode":
+        return [SubmitPlan(hooks), AskUserTool(hooks)]
+    if profile == "claude":
+        return [EnterPlanMode(hooks), ExitPlanMode(hooks)]
+    return []

@@ -1,0 +1,86 @@
+"""The built wheel works on its own: installed into a fresh venv, `ctxscope demo` and `agent --help` run.
+
+The wheel is built from this checkout without build isolation (offline, with the test environment's
+setuptools) and installed with `--no-deps` into a new venv that borrows the test environment's
+dependencies through a path entry (not its editable ctxscope: `.pth` files on that path are not
+run). Commands run from a directory outside the checkout, so nothing can come from the source tree.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT_S = 300
+
+pytestmark = pytest.mark.slow
+
+
+def _run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        args, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL
+    )
+
+
+def _build_wheel(out: Path) -> Path:
+    """Build from a copy of the sources, so no build/ or egg-info lands in the checkout (or comes from it)."""
+    import setuptools
+
+    if tuple(int(p) for p in setuptools.__version__.split(".")[:2]) < (70, 1):
+        pytest.skip(f"setuptools {setuptools.__version__} cannot build wheels alone: pip install -e '.[dev]'")
+    source = out.parent / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, source / name)
+    for package in ("proxy", "harness", "inspector", "ctxscope"):
+        shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
+    args = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out)]
+    built = _run([*args, str(source)], cwd=out)
+    assert built.returncode == 0, built.stderr[-3000:]
+    [wheel] = out.glob("ctxscope-*.whl")
+    return wheel
+
+
+def test_the_wheel_carries_its_data_and_runs_from_a_fresh_venv(tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    wheel = _build_wheel(dist)
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {"harness/prompts/base_instructions.md", "ctxscope/data/demo-script.json"} <= names
+
+    target = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False).create(target)
+    python = target / "bin" / "python"
+    site = Path(
+        _run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], tmp_path
+        ).stdout.strip()
+    )
+    # the dependencies come from the test environment; ctxscope itself only from the wheel
+    (site / "borrowed-deps.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    installed = _run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)],
+        tmp_path,
+    )
+    assert installed.returncode == 0, installed.stderr[-3000:]
+
+    where = _run([str(python), "-c", "import ctxscope, harness; print(ctxscope.__file__)"], tmp_path)
+    assert where.returncode == 0 and where.stdout.startswith(str(site)), where.stdout + where.stderr
+    command = [str(target / "bin" / "ctxscope")]  # the console script the wheel declares
+    env = {**os.environ, "CTXSCOPE_HOME": str(tmp_path / "home"), "NO_COLOR": "1", "COLUMNS": "200"}
+    env.pop("PYTHONPATH", None)
+    helped = _run([*command, "agent", "--help"], tmp_path, env)
+    assert helped.returncode == 0 and "--provider" in helped.stdout, helped.stderr[-2000:]
+    demo = _run([*command, "demo", "--workdir", str(tmp_path / "work")], tmp_path, env)
+    assert demo.returncode == 0, demo.stderr[-3000:]
+    assert "What the model saw, turn by turn" in demo.stdout and "initial" in demo.stdout
+    assert (tmp_path / "work" / "repo" / "pkg" / "greet.py").is_file()

@@ -1,0 +1,225 @@
+"""The codex profile against the real thing: Codex 0.169's TUI in tmux, captured through the proxy.
+
+The TUI is driven with the key sequences of `codex-observed.md` §4.1 (`/plan <task>` + Enter, the
+trust and model pickers on a first launch, Enter on "Implement this plan?"); the harness's chat runs
+the same session (`/plan <task>`, Enter at its review). Both go through a recording proxy to a local
+fake model. Their plan-mode layouts are compared as labels: where the `<collaboration_mode>`
+fragments sit, what the implement request appends. Only labels and our own texts are asserted;
+Codex's prompt text stays in the temporary capture. Skipped (saying why) without tmux or the CLI.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.context import classify_text
+from harness.modes.plan import IMPLEMENT_PROMPT
+from harness.repl import run_repl
+from harness.runtime import AgentOptions, AgentRuntime
+from proxy.store.reader import read_recording
+from proxy.testing import (
+    FakeUpstream,
+    RecordedRequest,
+    SseReply,
+    capture_proxy,
+    response_stream,
+    text_message,
+)
+from tests.harness.helpers import PINNED_CONTEXT, make_repo, write_script
+from tests.proxy.replay.codex_support import codex_binary
+
+pytestmark = pytest.mark.slow
+
+TASK = "add a greet function"
+ANSWER = "Looked around.\n<proposed_plan>\n# Greet\n1. Add greet() to pkg/greet.py\n</proposed_plan>\n"
+SCREEN_TIMEOUT_S = 60
+
+
+def _model(request: RecordedRequest) -> SseReply:
+    """The fake model: a title for title requests, the plan, then "done" once asked to implement."""
+    if "thread_title" in request.headers.get("x-codex-turn-metadata", ""):
+        return SseReply(response_stream(text_message('{"title": "greet"}')))
+    last = json.dumps(request.json().get("input", [])[-1:])
+    return SseReply(response_stream(text_message("done" if IMPLEMENT_PROMPT in last else ANSWER)))
+
+
+class Tmux:
+    """One detached tmux session running a command; keys in, screen text out."""
+
+    def __init__(self, name: str, cwd: Path, command: list[str]) -> None:
+        self.name = name
+        subprocess.run(
+            ["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", "-c", str(cwd), *command],
+            check=True,
+        )
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        subprocess.run(
+            ["tmux", "send-keys", "-t", self.name, *(["-l"] if literal else []), *keys], check=True
+        )
+
+    def screen(self) -> str:
+        done = subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True)
+        return done.stdout
+
+    def wait_for(self, text: str) -> str:
+        """Poll until `text` is on screen, answering the first-launch pickers on the way."""
+        deadline = time.monotonic() + SCREEN_TIMEOUT_S
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            if "Trust this folder?" in screen:
+                self.keys("Enter")
+            elif "Use existing model" in screen:
+                self.keys("Down")
+                time.sleep(0.3)
+                self.keys("Enter")
+            time.sleep(0.5)
+        pytest.fail(f"the Codex TUI never showed {text!r}; last screen:\n{self.screen()}")
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+def _daemons(codex_home: Path) -> list[int]:
+    """The TUI's background app-server processes (they outlive the TUI; found by their CODEX_HOME)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if str(codex_home) in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.fixture
+def codex_tui(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed: cannot drive the Codex TUI")
+    binary = codex_binary()
+    home = tmp_path / "codex_home"
+    yield binary, home
+    for pid in _daemons(home):
+        try:
+            os.kill(pid, 15)
+        except ProcessLookupError:
+            pass
+
+
+def _projection(items: list[dict[str, Any]]) -> list[str]:
+    """The plan-mode shape of an input: mode fragments (with the permissions part next to them in the
+    context message), user prompts and assistant answers; everything else left out."""
+    shape = []
+    for item in items:
+        if item.get("type") != "message":
+            continue
+        role = item.get("role", "")
+        texts = [p.get("text", "") for p in item.get("content", []) if isinstance(p, dict)]
+        kinds = [m.label if (m := classify_text(t, role)) else "text" for t in texts]
+        modes = [k for k in kinds if k.startswith(("collaboration_mode", "permissions"))]
+        if any(k.startswith("collaboration_mode") for k in kinds):
+            shape.append(f"{role}[{', '.join(modes)}]")
+        elif role == "assistant":
+            shape.append("assistant")
+        elif role == "user" and kinds == ["text"] and len(texts) == 1:
+            shape.append(f"user: {texts[0]}")
+    return shape
+
+
+def _turn_requests(capture: Path) -> list[dict[str, Any]]:
+    bodies = []
+    for exchange in read_recording(capture).exchanges:
+        meta = exchange.request_headers.get("x-codex-turn-metadata", "") if exchange.request_headers else ""
+        if exchange.endpoint == "responses" and "thread_title" not in meta:
+            bodies.append(exchange.request_body)
+    return bodies
+
+
+def test_the_harness_plan_layout_matches_the_codex_tui(
+    codex_tui: tuple[Path, Path], tmp_path: Path, ctxscope_home: Path
+) -> None:
+    binary, codex_home = codex_tui
+    repo = make_repo(tmp_path / "ws")
+    codex_capture = tmp_path / "codex.jsonl"
+    with FakeUpstream(_model) as upstream, capture_proxy(upstream.url, codex_capture) as proxy:
+        codex_home.mkdir()
+        (codex_home / "config.toml").write_text(
+            'model = "gpt-5.5"\nmodel_provider = "local"\nsandbox_mode = "workspace-write"\n'
+            'approval_policy = "never"\n[model_providers.local]\nname = "local"\n'
+            f'base_url = "{proxy.url}/v1"\nwire_api = "responses"\nenv_key = "LOCAL_KEY"\n'
+            "request_max_retries = 0\nstream_max_retries = 0\n"
+        )
+        env = [f"CODEX_HOME={codex_home}", f"HOME={tmp_path / 'home'}", "LOCAL_KEY=x", "TERM=xterm-256color"]
+        tui = Tmux(f"ctxscope-plan-{os.getpid()}", repo, ["env", *env, str(binary)])
+        try:
+            tui.wait_for("Ask Codex to do anything")
+            tui.keys(f"/plan {TASK}", literal=True)
+            time.sleep(0.5)
+            tui.keys("Enter")
+            # A first launch shows the pickers after the command was typed: it is submitted then.
+            _submit_through_pickers(tui)
+            screen = tui.wait_for("Implement this plan?")
+            assert "Proposed Plan" in screen
+            tui.keys("Enter")
+            tui.wait_for("done")
+        finally:
+            tui.close()
+    codex = _turn_requests(codex_capture)
+
+    harness_capture = tmp_path / "harness.jsonl"
+    script = write_script(tmp_path / "s.json", [{"text": ANSWER}, {"text": "done"}])
+    options = AgentOptions(
+        provider="script",
+        script=script,
+        cwd=repo,
+        capture=harness_capture,
+        announce_mode=True,
+        context_overrides=dict(PINNED_CONTEXT),
+    )
+    lines = iter([f"/plan {TASK}", "", "/quit"])
+    with AgentRuntime(options) as runtime:
+        run_repl(runtime, read=lambda _p: next(lines), err=io.StringIO())
+    ours = _turn_requests(harness_capture)
+
+    assert len(codex) == len(ours) == 2
+    for theirs, mine in zip(codex, ours, strict=True):
+        assert _projection(mine["input"]) == _projection(theirs["input"])
+    assert _projection(ours[1]["input"]) == [
+        "developer[permissions, collaboration_mode:plan]",
+        f"user: {TASK}",
+        "assistant",
+        "developer[collaboration_mode:default]",
+        f"user: {IMPLEMENT_PROMPT}",
+    ]
+    assert ours[0]["tools"] == ours[1]["tools"] and codex[0]["tools"] == codex[1]["tools"]
+
+
+def _submit_through_pickers(tui: Tmux) -> None:
+    """Answer the first launch's pickers; they keep the typed command, which then needs an Enter."""
+    deadline = time.monotonic() + SCREEN_TIMEOUT_S
+    while time.monotonic() < deadline:
+        screen = tui.screen()
+        if "Implement this plan?" in screen:
+            return
+        if "Trust this folder?" in screen:
+            tui.keys("Enter")
+        elif "Use existing model" in screen:
+            tui.keys("Down")
+            time.sleep(0.3)
+            tui.keys("Enter")
+        elif f"› /plan {TASK}" in screen:
+            tui.keys("Enter")
+        time.sleep(0.5)
