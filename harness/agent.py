@@ -34,6 +34,7 @@ from typing import Any, Literal
 from harness.client import ResponsesClient, StreamResult
 from harness.compaction.run import compact, context_tokens, over_threshold
 from harness.config import HarnessConfig
+from harness.context import base_prompt_item
 from harness.errors import UpstreamError
 from harness.events import (
     AgentEvent,
@@ -54,10 +55,11 @@ from harness.events import (
 from harness.goal.state import GoalBook
 from harness.goal.turns import account_goal_turn, goal_after_tools, goal_turn_items
 from harness.modes import AgentMode, CurrentMode, EndStep
-from harness.request import RequestOptions, TurnRequest, build_request
+from harness.request import TurnRequest, build_request
 from harness.session.store import ResumedSession, SessionStore
 from harness.session_context import SessionContext
 from harness.tools import ToolRouter
+from harness.turn_metadata import TurnIds, installation_id, message_id, workspace_status
 from harness.wire.types import (
     Event,
     MessageItem,
@@ -97,6 +99,26 @@ def history_form(item: Any) -> dict[str, Any]:
     openai-python's input types require the `id` of a reasoning item, and the inspector needs
     them to pair items across requests)."""
     return to_wire(item) if not isinstance(item, dict) else dict(item)
+
+
+_ID_PREFIXES = {"function_call_output": "fco", "custom_tool_call_output": "ctco"}
+
+
+def with_id(item: dict[str, Any]) -> dict[str, Any]:
+    """The item with an id if it has none: Codex 0.169 ids every message it injects (`msg_…`) and
+    every tool output (`fco_…`, `ctco_…`); items from the server keep the ids it gave."""
+    if item.get("id"):
+        return item
+    if item.get("type") == "message":
+        return {"type": "message", "id": message_id(), **{k: v for k, v in item.items() if k != "type"}}
+    prefix = _ID_PREFIXES.get(str(item.get("type")))
+    if prefix:
+        return {
+            "type": item["type"],
+            "id": f"{prefix}_{uuid.uuid4()}",
+            **{k: v for k, v in item.items() if k != "type"},
+        }
+    return item
 
 
 def call_output(call: dict[str, Any], output: str) -> dict[str, Any]:
@@ -162,6 +184,11 @@ class Agent:
         self.baseline: Any = None
         """The world state the last request was built from; None = next request gets the full render."""
         self.requests = 0
+        self.installation_id = installation_id()
+        self.history_initialization = "cold_resume" if resumed is not None else "new"
+        self.turn_trigger = "user"
+        """What starts turns (`user`, `exec` for headless `-p`, `goal`): sent in the turn metadata."""
+        self._turn_started_ms = 0
         self.rate_limits: dict[str, str] = {}
         """The backend's latest rate-limit headers (Codex's `x-codex-primary-*` and the like)."""
         if resumed is not None:
@@ -205,7 +232,13 @@ class Agent:
         return self._append(item)
 
     def _append(self, item: Any) -> dict[str, Any]:
-        data = history_form(item)
+        if not self.history and self.config.instructions_placement == "input":
+            # Codex 0.169 sends no `instructions`: the base prompt opens every thread as input[0],
+            # also when a mode or a goal speaks first (the goal status precedes the context).
+            base = with_id(history_form(base_prompt_item(self.instructions)))
+            self.history.append(base)
+            self.session.append("response_item", {"item": base})
+        data = with_id(history_form(item))
         self.history.append(data)
         self.session.append("response_item", {"item": data})
         return data
@@ -249,9 +282,14 @@ class Agent:
         instructions = self.config.instructions_for(name)
         old, self.model, self.instructions = self.model, name, instructions
         self.context.set_model(name)
+        self.router.set_apply_patch_tool(self.config.model_info(name).apply_patch_tool)
         if self.history:
             for item in self.context.model_switch_items(old, name, self.instructions):
                 self._append(item)
+            if self.baseline is not None and self.baseline.skills:
+                # Codex 0.169 re-sends the skills catalog after a model switch (with the next
+                # world-state update, so it merges with any other developer fragment).
+                self.baseline = self.baseline.model_copy(update={"skills": []})
         self.session.append("model_switch", {"from": old, "to": name})
         self.emit(ModelSwitch(from_=old, to=name))
 
@@ -293,7 +331,7 @@ class Agent:
         for warning in warnings:
             self.notice(warning)
         if self.baseline is None:
-            items = self.context.initial_items(state)
+            items = self.context.initial_items(state)  # after the base prompt (see `_append`)
         else:
             items = self.context.update_items(self.baseline, state)
         if items or self.baseline is None:
@@ -330,6 +368,7 @@ class Agent:
         model stops calling tools (or `max_steps`)."""
         turn_id = str(uuid.uuid4())
         started = time.monotonic()
+        self._turn_started_ms = int(time.time() * 1000)
         self.session.append(
             "turn_context",
             {
@@ -432,20 +471,23 @@ class Agent:
     def _send(self, turn_id: str, trigger: TurnTrigger) -> StreamResult:
         request = build_request(
             model=self.model,
-            instructions=self.instructions,
+            instructions=self.instructions if self.config.instructions_placement == "field" else None,
             input_items=list(self.history),
             tools=self.router.specs(),
             session_id=self.session_id,
             turn_id=turn_id,
-            options=RequestOptions(
-                reasoning_effort=self.config.reasoning_effort,
-                reasoning_summary=self.config.reasoning_summary,
-                parallel_tool_calls=self.config.parallel_tool_calls,
-                sandbox=self.config.sandbox,
+            options=self.config.request_options(self.model),
+            workspaces=workspace_status(self.context.cwd),
+            ids=TurnIds(
+                session_id=self.session_id,
+                turn_id=turn_id,
+                installation_id=self.installation_id,
+                window=self.window,
+                history_initialization=self.history_initialization,
+                # a goal continuation says so; otherwise the session's trigger (`user`, `exec` for -p)
+                turn_trigger=self.turn_trigger if trigger == "user" else trigger,
+                turn_started_ms=self._turn_started_ms,
             ),
-            window=self.window,
-            workspaces=[str(self.context.cwd)],
-            turn_trigger=trigger,
         )
         for hook in self.before_request:
             hook(self, request)

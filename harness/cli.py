@@ -133,6 +133,7 @@ def agent_command(
             run_repl(runtime)
             return
         sid = runtime.agent.session_id
+        runtime.agent.turn_trigger = "exec"  # a headless run, like `codex exec`
         try:
             result = _run_headless(runtime, prompt, json_out)
         except UpstreamError as e:

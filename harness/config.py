@@ -6,18 +6,21 @@ sandbox = "workspace-write"         # read-only | workspace-write | danger-full-
 approval = "on-request"             # never | on-request | untrusted
 skill_dirs = ["~/.ctxscope/skills"]
 instructions_file = "base.md"       # base instructions for every model (default: shipped prompt)
+instructions_placement = "input"    # input: input[0] developer message (Codex 0.169) | field: `instructions`
 global_agents_file = "AGENTS.md"    # global AGENTS.md (default: AGENTS.md in the ctxscope home)
-reasoning_effort = "medium"
-reasoning_summary = "auto"
+reasoning_effort = "medium"         # wins over the model catalog's entry (default: the catalog's)
+reasoning_summary = "auto"          # likewise
 max_steps = 50
+file_tools = true                   # read_file / list_dir / grep_files (Codex has none: false to match it)
 plan_profile = "codex"              # codex | claude | knightcode: how plan mode enters, submits, reviews
 max_goal_turns = 50                 # most goal turns one /goal run starts by itself
 model_context_window = 272000       # tokens; the model catalog's value when not set
 model_auto_compact_token_limit = 200000   # default: 90 % of the context window
 compaction = "local"                # local | remote (/responses/compact) | remote_v2 (compaction_trigger)
 
-[models."gpt-5-codex"]              # per-model overrides
+[models."gpt-5-codex"]              # the model catalog's entry: see harness/model_catalog.py
 instructions_file = "codex.md"
+verbosity = "low"
 
 [retry]                             # the client's retry policy
 max_retries = 4
@@ -46,7 +49,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from harness.model_catalog import ModelInfo, model_info
 from harness.modes.plan.state import PLAN_PROFILES
+from harness.request import RequestOptions
 from harness.tools.call_context import APPROVAL_POLICIES, SANDBOX_MODES
 from proxy.errors import ConfigError
 from proxy.home import config_dir
@@ -63,6 +68,9 @@ DEFAULT_CONTEXT_WINDOW = 272_000
 """Tokens, for models with no window configured (Codex's GPT-5 family window)."""
 AUTO_COMPACT_FRACTION = 0.9
 """Codex compacts at 90 % of the context window unless a lower limit is configured."""
+INSTRUCTIONS_PLACEMENTS = ("input", "field")
+"""Where the base prompt travels: input[0] as a developer message (what Codex CLI 0.169 sends), or
+the request's `instructions` field (what other Responses clients use)."""
 
 
 @dataclass(frozen=True)
@@ -86,14 +94,19 @@ class HarnessConfig:
     approval: str = "on-request"
     skill_dirs: tuple[Path, ...] = ()
     instructions_file: Path | None = None
+    instructions_placement: str = "input"
     global_agents_file: Path | None = None
     """Global AGENTS.md sent before the repo's (default: `AGENTS.md` in the ctxscope home, if present)."""
-    model_instructions: dict[str, Path] = field(default_factory=dict)
     developer_instructions: str | None = None
-    reasoning_effort: str | None = "medium"
-    reasoning_summary: str | None = "auto"
-    parallel_tool_calls: bool = False
+    reasoning_effort: str | None = None
+    """None: the model catalog's entry decides (as for `reasoning_summary`, `parallel_tool_calls`)."""
+    reasoning_summary: str | None = None
+    parallel_tool_calls: bool | None = None
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """`[models."<slug>"]` tables: catalog entries added or overridden (see `harness.model_catalog`)."""
     max_steps: int = 50
+    file_tools: bool = True
+    """Offer ctxscope's read_file / list_dir / grep_files; Codex has no such tools (`false` = its profile)."""
     plan_profile: str = "codex"
     """Which plan-mode system to follow: codex, claude or knightcode (`harness.modes.plan`)."""
     max_goal_turns: int = 50
@@ -112,10 +125,30 @@ class HarnessConfig:
     source: Path | None = None
     """The config file these settings came from, if any."""
 
+    def model_info(self, model: str) -> ModelInfo:
+        """The catalog entry for `model`, with this config's `[models."<slug>"]` table applied."""
+        return model_info(model, self.models, str(self.source or "config.toml"))
+
+    def request_options(self, model: str) -> RequestOptions:
+        """Request settings for `model`: its catalog entry, then what this config sets explicitly."""
+        info = self.model_info(model)
+        effort = self.reasoning_effort if self.reasoning_effort is not None else info.reasoning_effort
+        summary = self.reasoning_summary if self.reasoning_summary is not None else info.reasoning_summary
+        parallel = (
+            self.parallel_tool_calls if self.parallel_tool_calls is not None else info.parallel_tool_calls
+        )
+        return RequestOptions(
+            reasoning_effort=effort or None,
+            reasoning_summary=summary or None,
+            parallel_tool_calls=parallel,
+            verbosity=info.verbosity,
+            sandbox=self.sandbox,
+        )
+
     def instructions_for(self, model: str) -> str:
         """Base instructions for `model`: per-model file, else the global file, else the shipped default."""
         # A per-model file wins over the global one: instructions are tuned per model, as in Codex.
-        path = self.model_instructions.get(model) or self.instructions_file
+        path = self.model_info(model).instructions_file or self.instructions_file
         if path is None:
             try:
                 return DEFAULT_INSTRUCTIONS.read_text(encoding="utf-8")
@@ -134,8 +167,8 @@ class HarnessConfig:
             ) from e
 
     def context_window_for(self, model: str) -> int:
-        """The context window of `model` in tokens."""
-        return self.context_window or DEFAULT_CONTEXT_WINDOW
+        """The context window of `model` in tokens: `model_context_window` when set, else the catalog's."""
+        return self.context_window or self.model_info(model).context_window or DEFAULT_CONTEXT_WINDOW
 
     def auto_compact_limit(self, model: str) -> int:
         """Tokens past which the next request is compacted first: the configured limit, capped at
@@ -154,6 +187,11 @@ class HarnessConfig:
     def validate(self) -> None:
         if self.sandbox not in SANDBOXES:
             raise ConfigError(f"unknown sandbox {self.sandbox!r}: use one of {', '.join(SANDBOXES)}")
+        if self.instructions_placement not in INSTRUCTIONS_PLACEMENTS:
+            raise ConfigError(
+                f"unknown instructions_placement {self.instructions_placement!r}: "
+                f"use one of {', '.join(INSTRUCTIONS_PLACEMENTS)}"
+            )
         if self.approval not in APPROVALS:
             raise ConfigError(f"unknown approval policy {self.approval!r}: use one of {', '.join(APPROVALS)}")
         if self.max_steps < 1:
@@ -204,6 +242,7 @@ _STRING_KEYS = (
     "reasoning_effort",
     "reasoning_summary",
     "developer_instructions",
+    "instructions_placement",
     "plan_profile",
     "compaction",
 )
@@ -235,12 +274,13 @@ def load_config(path: Path | None = None) -> HarnessConfig:
         *((k, str, "a string") for k in _STRING_KEYS),
         *((k, int, "a whole number") for k in _INT_KEYS),
         ("parallel_tool_calls", bool, "true or false"),
+        ("file_tools", bool, "true or false"),
         ("skill_dirs", list, "a list of paths"),
         *((k, dict, "a table") for k in ("models", "retry", "providers", "chatgpt", "shell_environment")),
     ):
         if key in raw and (not isinstance(raw[key], kind) or (kind is int and isinstance(raw[key], bool))):
             raise ConfigError(f"{key} must be {what} in {path}")
-    for key in (*_STRING_KEYS, "parallel_tool_calls"):
+    for key in (*_STRING_KEYS, "parallel_tool_calls", "file_tools"):
         if key in raw:
             kw[key] = raw[key]
     for key, name in _INT_KEYS.items():
@@ -252,11 +292,17 @@ def load_config(path: Path | None = None) -> HarnessConfig:
         if key in raw:
             kw[key] = _path(raw[key], base, key)
     models = raw.get("models") or {}
-    kw["model_instructions"] = {
-        name: _path(spec["instructions_file"], base, f"models.{name}.instructions_file")
-        for name, spec in models.items()
-        if isinstance(spec, dict) and "instructions_file" in spec
-    }
+    kw["models"] = {}
+    for name, spec in models.items():
+        if not isinstance(spec, dict):
+            raise ConfigError(f'[models."{name}"] must be a table in {path}')
+        table = dict(spec)
+        if "instructions_file" in table:
+            table["instructions_file"] = _path(
+                table["instructions_file"], base, f"models.{name}.instructions_file"
+            )
+        kw["models"][name] = table
+        model_info(name, kw["models"], str(path))  # a bad key or value is reported now, not mid-session
     retry = raw.get("retry") or {}
     try:
         kw["retry"] = RetrySettings(**{k: type(getattr(RetrySettings(), k))(v) for k, v in retry.items()})

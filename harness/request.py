@@ -1,21 +1,22 @@
 """Build one Responses request (body + headers) the way Codex does, for every provider alike.
 
 The body carries the whole history each time (`store: false`), the tools snapshot the router gave
-for this step, and the session id as `prompt_cache_key`; the headers carry session/turn metadata
-(`session-id`, `thread-id`, `x-client-request-id`, `x-codex-window-id`, `x-codex-turn-metadata`,
-`originator: ctxscope`, a `User-Agent`). Credentials are added later by the client, from the
+for this step, the session id as `prompt_cache_key`, and Codex's `client_metadata` keys
+(`harness.turn_metadata`); the headers carry session/turn metadata (`session-id`, `thread-id`,
+`x-client-request-id`, `x-codex-window-id`, `x-codex-turn-metadata`, `originator: ctxscope`, a
+`User-Agent`). Credentials are added later by the client, from the
 provider, so nothing built here is secret and it can be logged or stored.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import platform
-import uuid
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
+
+from harness.turn_metadata import TurnIds, client_metadata
 
 __all__ = ["ORIGINATOR", "RequestOptions", "TurnRequest", "build_request", "user_agent"]
 
@@ -41,8 +42,10 @@ class RequestOptions:
     """Per-session knobs of the request body."""
 
     reasoning_effort: str | None = "medium"
-    reasoning_summary: str | None = "auto"
-    parallel_tool_calls: bool = False
+    reasoning_summary: str | None = None
+    parallel_tool_calls: bool = True
+    verbosity: str | None = None
+    """`text: {verbosity}` when set (per the model catalog)."""
     sandbox: str = "workspace-write"
     extra_body: dict[str, Any] = field(default_factory=dict)
     """Fields merged into the body last (e.g. `text`, `service_tier`)."""
@@ -67,29 +70,30 @@ def build_request(
     options: RequestOptions = RequestOptions(),
     window: int = 0,
     request_kind: str = "turn",
-    workspaces: list[str] | None = None,
-    turn_trigger: str | None = None,
+    workspaces: dict[str, dict[str, Any]] | None = None,
+    ids: TurnIds | None = None,
 ) -> TurnRequest:
     """The body and headers of one `POST {base}/responses`.
 
-    `window` counts compactions (Codex's `x-codex-window-id` is `<thread>:<n>`);
-    `request_kind` is `turn`, or `compaction` for a summarising request; `turn_trigger` says who
-    started the turn (`user`, or `goal` for a goal continuation).
+    `ids` carries the thread/turn/window ids and what started the turn (built from `session_id`,
+    `turn_id` and `window` when not given); `request_kind` is `turn`, or `compaction` for a
+    summarising request; `workspaces` is `turn_metadata.workspace_status` of the cwd.
     """
-    window_id = f"{session_id}:{window}"
-    turn_metadata = json.dumps(
-        {
-            "request_kind": request_kind,
-            "turn_id": turn_id,
-            **({"turn_trigger": turn_trigger} if turn_trigger else {}),
-            "sandbox": options.sandbox,
-            "workspaces": workspaces or [],
-        },
-        separators=(",", ":"),
+    if ids is None:
+        ids = TurnIds(session_id=session_id, turn_id=turn_id, installation_id="", window=window)
+    metadata = client_metadata(
+        ids,
+        request_kind=request_kind,
+        model=model,
+        reasoning_effort=options.reasoning_effort,
+        sandbox_mode=options.sandbox,
+        workspaces=workspaces or {},
     )
+    # Key order as Codex CLI 0.169 sends them (a diff of two bodies then lines up).
     body: dict[str, Any] = {"model": model}
     if instructions is not None:
         body["instructions"] = instructions
+    body["stream"] = True
     body["input"] = input_items
     body["tools"] = tools
     body["tool_choice"] = "auto"
@@ -100,25 +104,21 @@ def build_request(
     if reasoning:
         body["reasoning"] = reasoning
     body["store"] = False
-    body["stream"] = True
     body["include"] = ["reasoning.encrypted_content"] if reasoning else []
-    body["prompt_cache_key"] = session_id
-    body["client_metadata"] = {
-        "session_id": session_id,
-        "thread_id": session_id,
-        "turn_id": turn_id,
-        "x-codex-window-id": window_id,
-        "x-codex-turn-metadata": turn_metadata,
-    }
+    body["prompt_cache_key"] = ids.session_id
+    if options.verbosity:
+        body["text"] = {"verbosity": options.verbosity}
+    body["client_metadata"] = metadata
     body.update(options.extra_body)
     headers = {
         "Content-Type": "application/json",
         "Accept": "text/event-stream",
-        "session-id": session_id,
-        "thread-id": session_id,
-        "x-client-request-id": str(uuid.uuid4()),
-        "x-codex-window-id": window_id,
-        "x-codex-turn-metadata": turn_metadata,
+        "session-id": ids.session_id,
+        "thread-id": ids.session_id,
+        # Constant per thread, as in Codex (it is the thread id there too).
+        "x-client-request-id": ids.session_id,
+        "x-codex-window-id": ids.window_id,
+        "x-codex-turn-metadata": metadata["x-codex-turn-metadata"],
         "originator": ORIGINATOR,
         "User-Agent": user_agent(),
     }

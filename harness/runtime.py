@@ -23,7 +23,7 @@ from harness.providers.base import Provider
 from harness.route import Route, open_route
 from harness.session.store import SessionStore
 from harness.session_context import SessionContext
-from harness.tools import Approver, AskUser, ToolContext, ToolRouter, default_tools
+from harness.tools import FILE_TOOLS, Approver, AskUser, ToolContext, ToolRouter, default_tools
 from proxy.errors import ConfigError
 from proxy.home import ctxscope_home, new_recording_path, sessions_dir
 
@@ -207,7 +207,9 @@ class AgentRuntime:
         profile = self._plan_profile(saved)
         # A profile's planning tools are in tools[] from the first request (tools[] never changes).
         tools = [*default_tools(), *profile_tools(profile, self._plan_hooks)]
-        router = ToolRouter(tool_ctx, tools=tools)
+        # `file_tools = false` (Codex has no such tools) leaves ctxscope's file tools out of tools[].
+        enabled = None if self.config.file_tools else {t.name for t in tools} - set(FILE_TOOLS)
+        router = ToolRouter(tool_ctx, enabled, tools=tools)
         agent = Agent(
             config=self.config,
             client=self.client,
@@ -219,6 +221,7 @@ class AgentRuntime:
             resumed=resumed,
         )
         context.set_model(agent.model)
+        router.set_apply_patch_tool(self.config.model_info(agent.model).apply_patch_tool)
         if saved is not None:
             # A malformed state fails here, before any request (a one-line error naming the file).
             self.plan = PlanController.restore(agent, saved, self._new_plan_session)
@@ -255,10 +258,13 @@ class AgentRuntime:
         cwd = old.context.cwd
         store = self._new_store(old.session.path.parent, cwd, old.model)
         agent = self._make_agent(store, None, cwd, model=old.model)
+        old.router.close()
         self.agent = agent
         return agent
 
     def close(self) -> None:
+        if self.agent is not None:
+            self.agent.router.close()  # no command outlives the agent
         if self.client is not None:
             self.client.close()
             self.client = None

@@ -27,7 +27,8 @@ from harness.compaction.window import approx_tokens, real_user_messages, rebuild
 from harness.context import message_item, render_fragment
 from harness.errors import UpstreamError
 from harness.events import Compacted
-from harness.request import RequestOptions, TurnRequest, build_request
+from harness.request import TurnRequest, build_request
+from harness.turn_metadata import TurnIds, workspace_status
 from harness.wire.types import MessageItem, to_wire
 
 if TYPE_CHECKING:
@@ -56,23 +57,27 @@ def over_threshold(agent: Agent) -> bool:
 
 
 def _request(agent: Agent, items: list[dict[str, Any]], turn_id: str, *, tools: bool = False) -> TurnRequest:
+    """A compaction request: the turn's own settings, ids and metadata, marked `compaction`."""
     config = agent.config
     return build_request(
         model=agent.model,
-        instructions=agent.instructions,
+        instructions=agent.instructions if config.instructions_placement == "field" else None,
         input_items=items,
         tools=agent.router.specs() if tools else [],
         session_id=agent.session_id,
         turn_id=turn_id,
-        options=RequestOptions(
-            reasoning_effort=config.reasoning_effort,
-            reasoning_summary=config.reasoning_summary,
-            parallel_tool_calls=config.parallel_tool_calls,
-            sandbox=config.sandbox,
-        ),
+        options=config.request_options(agent.model),
         window=agent.window,
         request_kind="compaction",
-        workspaces=[str(agent.context.cwd)],
+        workspaces=workspace_status(agent.context.cwd),
+        ids=TurnIds(
+            session_id=agent.session_id,
+            turn_id=turn_id,
+            installation_id=agent.installation_id,
+            window=agent.window,
+            history_initialization=agent.history_initialization,
+            turn_trigger=agent.turn_trigger,
+        ),
     )
 
 
@@ -144,6 +149,11 @@ def compact(agent: Agent, trigger: CompactionTrigger, turn_id: str | None = None
         agent.notice(f"compaction failed: {result}; the history is unchanged")
         agent.session.append("event", {"kind": "compaction_failed", "trigger": trigger, "message": result})
         return False
+    first = agent.history[0]
+    base_prompt_first = agent.config.instructions_placement == "input" and first.get("role") == "developer"
+    if base_prompt_first and result[:1] != [first]:
+        # The base prompt travels as input[0] and Codex keeps it through a compaction (observed).
+        result = [first, *result]
     agent.window += 1
     agent.history = result
     agent.session.append(

@@ -17,6 +17,7 @@ from ._spec import WorldMeaning, takes
 from ._state_field import ChangeStyle, StateField
 from .agents_md import discover_agents_docs, find_repo_root
 from .builder import (
+    base_prompt_item,
     compaction_summary_item,
     context_items,
     context_update_items,
@@ -58,6 +59,7 @@ __all__ = [
     "WorldField",
     "WorldMeaning",
     "WorldState",
+    "base_prompt_item",
     "classify_text",
     "collect_world_state",
     "compaction_summary_item",

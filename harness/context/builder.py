@@ -1,12 +1,14 @@
 """The context items of a request, as Responses wire item dicts.
 
 - `initial_context_items`: the full render — exactly one developer message (optional developer
-  instructions, permissions, collaboration mode, skills catalog) then one contextual user message
+  instructions, skills catalog, permissions, collaboration mode) then one contextual user message
   (AGENTS.md, environment_context, goal). Used for the first request and the first after a
-  compaction.
+  compaction. (The base prompt, when it travels in input[0], is added before these by the agent.)
 - `context_update_items`: only the sections whose values changed since the previous snapshot,
-  appended after the existing history (which is never rewritten); adjacent same-role fragments
-  share one message.
+  appended after the existing history (which is never rewritten), in Codex 0.169's section order
+  (AGENTS.md, skills, permissions, collaboration mode, environment, goal); adjacent same-role
+  fragments share one message. A cwd change re-sends the whole environment_context; any other
+  environment change re-sends the date and timezone plus the changed filesystem.
 - Per-event items: model switch, turn aborted, user shell command, plan-mode reminder,
   compaction summary, plain user message.
 """
@@ -29,6 +31,7 @@ from .turn_fragments import (
 from .world_state import WorldState, environment_values, permissions_values
 
 __all__ = [
+    "base_prompt_item",
     "compaction_summary_item",
     "context_items",
     "context_update_items",
@@ -47,6 +50,11 @@ Item = dict[str, Any]
 def message_item(role: str, texts: list[str]) -> Item:
     """A `message` item with one `input_text` part per text (the wire form Codex sends)."""
     return {"type": "message", "role": role, "content": [{"type": "input_text", "text": t} for t in texts]}
+
+
+def base_prompt_item(instructions: str) -> Item:
+    """The base prompt as input[0]: a developer message of plain text (Codex CLI 0.169's placement)."""
+    return message_item("developer", [instructions])
 
 
 def user_message_item(text: str) -> Item:
@@ -82,12 +90,12 @@ def initial_context_items(
     developer: list[str] = []
     if developer_instructions and developer_instructions.strip():
         developer.append(developer_instructions)
+    if state.skills:
+        developer.append(render_skills_catalog(_skills_values(state)))
     developer.append(render_permissions(permissions_values(state)))
     if state.collaboration_mode is not None:
         values = {"mode": state.collaboration_mode, "text": collaboration_text}
         developer.append(render_collaboration_mode(values))
-    if state.skills:
-        developer.append(render_skills_catalog(_skills_values(state)))
     user: list[str] = []
     if state.agents_docs:
         user.append(render_agents_md(_agents_values(state)))
@@ -107,6 +115,15 @@ def context_update_items(
     `model_switch_items`, which also carries the new model's instructions.
     """
     parts: list[tuple[str, str]] = []
+    if prev.agents_docs != cur.agents_docs:
+        if not cur.agents_docs:
+            parts.append(("user", render_agents_md_removed({})))
+        elif not prev.agents_docs:
+            parts.append(("user", render_agents_md(_agents_values(cur))))
+        else:
+            parts.append(("user", render_agents_md_replaced(_agents_values(cur))))
+    if prev.skills != cur.skills:
+        parts.append(("developer", render_skills_catalog(_skills_values(cur))))
     if permissions_values(prev) != permissions_values(cur):
         parts.append(("developer", render_permissions(permissions_values(cur))))
     mode_switch: list[Item] = []
@@ -117,22 +134,26 @@ def context_update_items(
         mode = cur.collaboration_mode or "default"
         text = render_collaboration_mode({"mode": mode, "text": collaboration_text})
         mode_switch.append(message_item("developer", [text]))
-    if prev.skills != cur.skills:
-        parts.append(("developer", render_skills_catalog(_skills_values(cur))))
-    if prev.agents_docs != cur.agents_docs:
-        if not cur.agents_docs:
-            parts.append(("user", render_agents_md_removed({})))
-        elif not prev.agents_docs:
-            parts.append(("user", render_agents_md(_agents_values(cur))))
-        else:
-            parts.append(("user", render_agents_md_replaced(_agents_values(cur))))
-    old_env, new_env = environment_values(prev), environment_values(cur)
-    changed = {key: value for key, value in new_env.items() if old_env[key] != value}
-    if changed:
-        parts.append(("user", render_environment(changed)))
+    environment = environment_update(environment_values(prev), environment_values(cur))
+    if environment:
+        parts.append(("user", render_environment(environment)))
     if cur.goal and cur.goal != prev.goal:
         parts.append(("user", GOAL_SPEC.render({"objective": cur.goal})))
     return _merge(parts) + mode_switch
+
+
+def environment_update(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The environment children an update re-sends (Codex 0.169): all of them when the cwd or
+    shell changed; otherwise the date and timezone, plus the filesystem when it changed."""
+    changed = {key for key, value in new.items() if old.get(key) != value}
+    if not changed:
+        return {}
+    if changed & {"cwd", "shell"}:
+        return dict(new)
+    keys = ["current_date", "timezone"]
+    if changed & {"workspace_roots", "writable_roots"}:
+        keys += ["workspace_roots", "writable_roots"]
+    return {key: new[key] for key in keys}
 
 
 def context_items(

@@ -40,7 +40,7 @@ class ContextSettings(BaseModel):
     approval_policy: str = "on-request"
     network_enabled: bool = False
     writable_roots: list[Path] | None = None
-    """None: [cwd] in workspace-write mode, [] otherwise."""
+    """None: the cwd, /tmp and $TMPDIR in workspace-write mode, / without a sandbox, [] read-only."""
     collaboration_mode: str | None = None
     model: str = ""
     reasoning_effort: str | None = None
@@ -89,6 +89,19 @@ def _current_date(now: datetime | None, timezone: str) -> str:
     return now.date().isoformat()
 
 
+def _default_writable_roots(cwd: Path, sandbox_mode: str) -> list[str]:
+    """Codex's defaults: commands may write the workspace and the temp directories."""
+    if sandbox_mode == "danger-full-access":
+        return ["/"]
+    if sandbox_mode != "workspace-write":
+        return []
+    roots = [str(cwd), "/tmp"]
+    tmpdir = os.environ.get("TMPDIR")
+    if tmpdir and os.path.realpath(tmpdir) not in roots:
+        roots.append(os.path.realpath(tmpdir))
+    return roots
+
+
 def collect_world_state(settings: ContextSettings, warnings: list[str] | None = None) -> WorldState:
     """Snapshot the world: AGENTS.md files and skills are read now; problems with skills and cut
     AGENTS.md files go to `warnings`; a bad setting or a non-UTF-8 AGENTS.md raises `ConfigError`
@@ -107,7 +120,7 @@ def collect_world_state(settings: ContextSettings, warnings: list[str] | None = 
     if settings.writable_roots is not None:
         roots = [str(Path(r).expanduser().resolve()) for r in settings.writable_roots]
     else:
-        roots = [str(cwd)] if settings.sandbox_mode == "workspace-write" else []
+        roots = _default_writable_roots(cwd, settings.sandbox_mode)
     timezone = settings.timezone or local_timezone()
     shell = settings.shell or Path(os.environ.get("SHELL") or "bash").name
     repo_root = settings.repo_root.expanduser().resolve() if settings.repo_root else None

@@ -1,4 +1,5 @@
-"""Developer-role fragments: permissions, collaboration mode, model switch, personality.
+"""Developer-role fragments: permissions, collaboration mode, model switch, personality, and the
+deferred-tools notice (`<tools>`).
 
 Wrapper shapes follow Codex (`<permissions instructions>`, `<collaboration_mode>`,
 `<model_switch>`, `<personality_spec>`); the wording inside is ctxscope's own. The typed values
@@ -17,10 +18,12 @@ from ._state_field import ChangeStyle, StateField
 
 __all__ = [
     "COLLABORATION_SPEC",
+    "DEFERRED_TOOLS_SPEC",
     "MODEL_SWITCH_SPEC",
     "PERMISSIONS_SPEC",
     "PERSONALITY_SPEC",
     "render_collaboration_mode",
+    "render_deferred_tools",
     "render_model_switch",
     "render_permissions",
 ]
@@ -199,4 +202,50 @@ PERSONALITY_SPEC = FragmentSpec(
         lambda values, state: {"personality": values.get("text")},
         fields={"personality": Annotated[str, StateField("personality", ChangeStyle.HIDDEN)]},
     ),
+)
+
+# --- deferred tools notice ---------------------------------------------------------------------
+
+T_OPEN, T_CLOSE = "<tools>", "</tools>"
+_NAMESPACE_RE = re.compile(r"^- (?P<name>[^:\n]+): (?P<description>[^\n]*)$", re.MULTILINE)
+
+
+def render_deferred_tools(values: Values) -> str:
+    """Tool namespaces the model can load on request (and those no longer offered)."""
+    lines: list[str] = []
+    if values.get("namespaces"):
+        lines.append("Tool namespaces you can load on request with tool_search:")
+        lines += [f"- {n['name']}: {n['description']}" for n in values["namespaces"]]
+    if values.get("removed"):
+        lines.append("Tool namespaces no longer offered (removed):")
+        lines += [f"- {n['name']}: {n['description']}" for n in values["removed"]]
+    return wrap(T_OPEN, "\n".join(lines), T_CLOSE)
+
+
+def recognise_deferred_tools(text: str) -> Values | None:
+    """Namespaces of Codex's `<tools>` notice (0.169) or ctxscope's; a "removed" heading starts
+    the list of withdrawn ones."""
+    body = inner(text, T_OPEN, T_CLOSE)
+    if body is None:
+        return None
+    values: Values = {"namespaces": [], "removed": []}
+    target = values["namespaces"]
+    for line in body.strip("\n").splitlines():
+        entry = _NAMESPACE_RE.match(line)
+        if entry:
+            target.append({"name": entry.group("name").strip(), "description": entry.group("description")})
+        elif "removed" in line.lower():
+            target = values["removed"]
+    return {key: value for key, value in values.items() if value}
+
+
+DEFERRED_TOOLS_SPEC = FragmentSpec(
+    kind="deferred_tools",
+    roles=("developer",),
+    recognise=recognise_deferred_tools,
+    render=render_deferred_tools,
+    label=lambda values: (
+        "tools" + (":removed" if values.get("removed") and not values.get("namespaces") else "")
+    ),
+    description="tool namespaces the model can load on request (Codex's `<tools>` notice)",
 )

@@ -1,9 +1,11 @@
-"""The environment_context fragment (user role): cwd, shell, date, timezone, network, filesystem.
+"""The environment_context fragment (user role): cwd, shell, date, timezone, filesystem.
 
-Codex shape: `<environment_context>` with one child element per value, indented two spaces;
-diffs carry only the children that changed. The `<filesystem>` child follows Codex's managed
-permission profile: each writable root is an `<entry access="write">`; Codex's
-`<workspace_roots>` are reported separately. Older Codex (before 2026-01) also put
+Codex shape (0.169): `<environment_context>` with one child element per value, indented two
+spaces, and no network element (network access is said in the permissions fragment). The
+`<filesystem>` child lists the `<workspace_roots>` then Codex's managed permission profile: read
+access to everything (`:root`) unless the sandbox is off, then one `<entry access="write">` per
+writable root (`/tmp` as the `:slash_tmp` special path). Which children an update re-sends is
+decided in `builder` (Codex re-sends all of them on a cwd change). Older Codex (before 2026-01) also put
 `<approval_policy>`, `<sandbox_mode>`, `<network_access>` and `<writable_roots>` here; those are
 recognised into the same typed values (`network_access` becomes `network_enabled`).
 """
@@ -21,7 +23,7 @@ OPEN = "<environment_context>"
 CLOSE = "</environment_context>"
 
 # Order of children in ctxscope's render (same order Codex uses).
-ENV_KEYS: tuple[str, ...] = ("cwd", "shell", "current_date", "timezone", "network_enabled", "writable_roots")
+ENV_KEYS: tuple[str, ...] = ("cwd", "shell", "current_date", "timezone", "writable_roots")
 _SCALARS = ("cwd", "shell", "current_date", "timezone", "approval_policy", "sandbox_mode")
 
 
@@ -31,22 +33,34 @@ def render_environment(values: Values) -> str:
     for key in ("cwd", "shell", "current_date", "timezone"):
         if key in values and values[key] is not None:
             lines.append(f"  <{key}>{escape(str(values[key]))}</{key}>")
-    if "network_enabled" in values:
+    if "network_enabled" in values:  # older forms only; ctxscope's state no longer sends it here
         flag = "true" if values["network_enabled"] else "false"
         lines.append(f'  <network enabled="{flag}" />')
     if "writable_roots" in values:
-        # Codex's managed permission profile shape: one write entry per writable root.
-        entries = "".join(
-            f'<entry access="write"><path>{escape(str(r))}</path></entry>' for r in values["writable_roots"]
-        )
-        file_system = (
-            f'<file_system type="restricted">{entries}</file_system>'
-            if entries
-            else '<file_system type="restricted" />'
-        )
-        profile = f'<permission_profile type="managed">{file_system}</permission_profile>'
-        lines.append(f"  <filesystem>{profile}</filesystem>")
+        lines.append(f"  <filesystem>{_render_filesystem(values)}</filesystem>")
     return OPEN + "\n" + "\n".join(lines) + ("\n" if lines else "") + CLOSE
+
+
+def _render_filesystem(values: Values) -> str:
+    """Workspace roots, then the managed profile: read everything, write the writable roots."""
+    roots = ""
+    if "workspace_roots" in values:
+        roots = "".join(f"<root>{escape(str(r))}</root>" for r in values["workspace_roots"])
+        roots = f"<workspace_roots>{roots}</workspace_roots>"
+    if list(values["writable_roots"]) == ["/"]:  # no sandbox
+        unrestricted = '<file_system type="unrestricted" />'
+        return f'{roots}<permission_profile type="managed">{unrestricted}</permission_profile>'
+
+    entries = '<entry access="read"><special>:root</special></entry>'
+    for root in values["writable_roots"]:
+        target = (
+            f"<special>{_SPECIAL_OF[root]}</special>"
+            if root in _SPECIAL_OF
+            else f"<path>{escape(root)}</path>"
+        )
+        entries += f'<entry access="write">{target}</entry>'
+    profile = f'<permission_profile type="managed"><file_system type="restricted">{entries}</file_system>'
+    return f"{roots}{profile}</permission_profile>"
 
 
 def recognise_environment(text: str) -> Values | None:
@@ -81,6 +95,7 @@ def recognise_environment(text: str) -> Values | None:
 
 # Codex's special paths in permission entries, as the directories they stand for.
 _SPECIAL_PATHS = {":root": "/", ":slash_tmp": "/tmp", ":tmpdir": "$TMPDIR"}
+_SPECIAL_OF = {"/tmp": ":slash_tmp", "$TMPDIR": ":tmpdir"}
 
 
 def _filesystem_values(block: str) -> Values:
@@ -114,18 +129,15 @@ def _filesystem_values(block: str) -> Values:
 
 
 def label_environment(values: Values) -> str:
-    """`environment_context:cwd=/repo`, or the changed keys for a diff without cwd."""
+    """`environment_context:cwd=/repo`, or the children an update carries: scalars with their
+    value, the filesystem block by name only (its entries differ in detail between clients)."""
     if "cwd" in values:
         return f"environment_context:cwd={values['cwd']}"
-    shown = []
-    for key in ENV_KEYS:
-        if key in values:
-            value = values[key]
-            if isinstance(value, bool):
-                value = str(value).lower()
-            elif isinstance(value, list):
-                value = ",".join(str(v) for v in value)
-            shown.append(f"{key}={value}")
+    shown = [f"{key}={values[key]}" for key in ("shell", "current_date", "timezone") if key in values]
+    if "network_enabled" in values:
+        shown.append(f"network={str(values['network_enabled']).lower()}")
+    if "writable_roots" in values or "workspace_roots" in values:
+        shown.append("filesystem")
     return "environment_context" + (":" + ",".join(shown) if shown else "")
 
 
@@ -135,7 +147,7 @@ SPEC = FragmentSpec(
     recognise=recognise_environment,
     render=render_environment,
     label=label_environment,
-    description="cwd, shell, date, timezone, network and filesystem roots; diffs carry changed children",
-    # Older Codex also put the approval policy and sandbox mode here.
+    description="cwd, shell, date, timezone and filesystem roots; updates re-send what builder says",
+    # Older Codex also put the approval policy, sandbox mode and network here.
     world=WorldMeaning(takes(*_SCALARS, "network_enabled", "writable_roots")),
 )

@@ -16,7 +16,13 @@ from .agents_fragments import (
     USER_INSTRUCTIONS_SPEC,
 )
 from .compaction_fragments import COMPACTION_PROMPT_SPEC
-from .developer import COLLABORATION_SPEC, MODEL_SWITCH_SPEC, PERMISSIONS_SPEC, PERSONALITY_SPEC
+from .developer import (
+    COLLABORATION_SPEC,
+    DEFERRED_TOOLS_SPEC,
+    MODEL_SWITCH_SPEC,
+    PERMISSIONS_SPEC,
+    PERSONALITY_SPEC,
+)
 from .environment import SPEC as ENVIRONMENT_SPEC
 from .goal_fragments import GOAL_CONTINUATION_SPEC, GOAL_STATUS_SPEC
 from .skill_fragments import SELECTED_SKILL_SPEC, SKILLS_CATALOG_SPEC
@@ -49,6 +55,7 @@ FRAGMENT_SPECS: tuple[FragmentSpec, ...] = (
     SKILLS_CATALOG_SPEC,
     MODEL_SWITCH_SPEC,
     PERSONALITY_SPEC,
+    DEFERRED_TOOLS_SPEC,
     AGENTS_MD_SPEC,
     AGENTS_MD_REPLACED_SPEC,
     AGENTS_MD_REMOVED_SPEC,

@@ -1,7 +1,8 @@
 """Compact layout labels of a request's `input[]`, one line per item, for golden snapshots and
 the inspector's `show` view (in the spirit of Codex's own context snapshot tests):
 
-    developer[<permissions>, <skills_catalog>]
+    developer[<instructions>]
+    developer[<skills_catalog>, <permissions>]
     user[<agents_md:$ROOT>, <environment_context:cwd=$ROOT>]
     user: "fix the failing test"
     function_call exec_command
@@ -64,9 +65,24 @@ def item_label(item: Any, limit: int = 60) -> str:
     return str(kind)
 
 
+def _is_base_prompt(item: Any) -> bool:
+    """input[0] as a developer message of plain text: the base prompt (Codex 0.169's placement)."""
+    if not isinstance(item, dict) or item.get("type", "message") != "message":
+        return False
+    content = item.get("content")
+    if item.get("role") != "developer":
+        return False
+    if not isinstance(content, list) or not content:
+        return False
+    texts = [p.get("text") if isinstance(p, dict) else None for p in content]
+    return all(isinstance(t, str) and classify_text(t, "developer") is None for t in texts)
+
+
 def layout_labels(items: list[dict[str, Any]], root: Path | None = None, limit: int = 60) -> list[str]:
     """One label per item; with `root`, absolute paths under it are shown as `$ROOT/...`."""
     labels = [item_label(item, limit) for item in items]
+    if labels and _is_base_prompt(items[0]):
+        labels[0] = "developer[<instructions>]"
     if root is None:
         return labels
     # Longest spelling first so a resolved path is not half-replaced by a shorter alias.

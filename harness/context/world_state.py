@@ -66,13 +66,14 @@ class WorldState(BaseModel):
 
 
 def environment_values(state: WorldState) -> dict[str, Any]:
-    """The environment_context children for `state`, keyed like the fragment's values."""
+    """The environment_context children for `state`, keyed like the fragment's values (network
+    access is told in the permissions fragment only, as Codex 0.169 does)."""
     return {
         "cwd": state.cwd,
         "shell": state.shell,
         "current_date": state.current_date,
         "timezone": state.timezone,
-        "network_enabled": state.network_enabled,
+        "workspace_roots": [state.cwd],
         "writable_roots": list(state.writable_roots),
     }
 

@@ -38,10 +38,11 @@ from harness.tools.gate import (
     recognise_still_planning,
     still_planning,
 )
-from harness.tools.router import TOOL_NAMES, ToolOutcome, ToolRouter, default_tools
+from harness.tools.router import FILE_TOOLS, TOOL_NAMES, ToolOutcome, ToolRouter, default_tools
 from harness.tools.sandbox import is_known_safe_command
 
 __all__ = [
+    "FILE_TOOLS",
     "APPROVAL_POLICIES",
     "PLAN_MODE",
     "SANDBOX_MODES",

@@ -16,11 +16,12 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.tools.base import ToolError, ToolKind, ToolResult
+from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec
 from harness.tools.call_context import ApprovalRequest, ToolContext
 from harness.tools.patch_parser import (
     PATCH_GRAMMAR,
@@ -186,10 +187,20 @@ class ApplyPatch:
     """The `apply_patch` tool."""
 
     name = "apply_patch"
-    kind: ToolKind = "custom"
+
+    def __init__(self, kind: ToolKind = "custom") -> None:
+        """`kind`: a freeform `custom` tool (Codex's default) or a JSON `function` with one `input`
+        string, for models whose catalog entry says so."""
+        self.kind: ToolKind = kind
 
     def spec(self) -> dict[str, Any]:
-        """Wire spec: a freeform tool constrained by the patch grammar."""
+        """Wire spec: a freeform tool constrained by the patch grammar, or its function form."""
+        if self.kind == "function":
+            patch = {
+                "type": "string",
+                "description": "The whole patch, from *** Begin Patch to *** End Patch.",
+            }
+            return function_spec(self.name, DESCRIPTION, {"input": patch}, ["input"])
         return {
             "type": "custom",
             "name": self.name,
@@ -204,6 +215,7 @@ class ApplyPatch:
             raise ToolError(
                 'apply_patch needs the patch text (for a function call: {"input": "*** Begin Patch..."})'
             )
+        start = time.monotonic()
         plan = plan_patch(text, ctx)
         summary_lines = []
         for c in plan.changes:
@@ -223,4 +235,6 @@ class ApplyPatch:
         out = f"Success. Updated the following files:\n{summary}\n"
         if note:
             out += f"Approval: {note}\n"
-        return ToolResult(out)
+        # Codex 0.169 reports a patch like a command: exit code and wall time, then the output.
+        head = f"Exit code: 0\nWall time: {time.monotonic() - start:.4f} seconds\nOutput:\n"
+        return ToolResult(head + out)

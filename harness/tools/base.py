@@ -25,6 +25,8 @@ class ToolResult:
 
     output: str
     success: bool = True
+    content: tuple[dict[str, Any], ...] = ()
+    """Content parts (e.g. an `input_image`) sent as the output instead of `output`, when given."""
 
 
 class ToolError(Exception):

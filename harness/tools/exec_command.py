@@ -1,37 +1,36 @@
-"""`exec_command`: run a shell command line as a real subprocess and report it the way Codex does.
+"""`exec_command`: run a shell command line as a session, the way Codex CLI 0.169 does.
 
-The command runs as `bash -lc <cmd>` in its own process group, with stdin closed and stderr merged
-into stdout. A timeout kills the whole group. Output is read by a thread into a bounded head+tail
-buffer, so a command that prints gigabytes costs a fixed amount of memory; the model gets the head
-and the tail with a marker saying how much was left out. There is no `write_stdin` session: the call
-returns when the command ends (or is killed), and `yield_time_ms` is accepted only for compatibility.
+The command runs as `<shell> -lc <cmd>` (bash by default) in its own process group, stderr merged
+into stdout, stdin closed unless `tty` asks for a terminal (`exec_sessions`). The call returns when
+the command exits (plus a short grace for its last output) or when `yield_time_ms` has passed;
+a command still running is then a session that `write_stdin` polls or types into. There is no
+timeout: a session lives until its command exits or the agent does. Processes a command leaves
+behind (background jobs, `setsid`/`nohup` children) are killed when it exits, and the output says
+which. Each call's output is bounded by a head+tail buffer, with a marker for what was left out.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
-import signal
-import subprocess
-import threading
+import shutil
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
 from harness.tools.call_context import ApprovalRequest, ToolContext
+from harness.tools.exec_sessions import SessionManager
 from harness.tools.sandbox import ESCALATE, SANDBOX_PERMISSIONS, exec_approval_reason, obtain_approval
 from harness.tools.shell_env import command_environment
 
-DEFAULT_TIMEOUT_MS = 120_000
-MAX_TIMEOUT_MS = 3_600_000
+DEFAULT_YIELD_MS = 10_000
+MAX_YIELD_MS = 300_000
 DEFAULT_MAX_OUTPUT_TOKENS = 10_000
 MAX_OUTPUT_TOKENS = 100_000  # the buffer is held in memory; a model asking for more gets this
 BYTES_PER_TOKEN = 4  # the usual rough estimate; exact counts are not worth a tokenizer here
-# How long to wait for background children that keep the output pipe open after the shell exits.
-_DRAIN_GRACE_S = 2.0
 
 
 def approx_tokens(n_bytes: int) -> int:
@@ -43,13 +42,14 @@ class _Args(BaseModel):
     model_config = ConfigDict(extra="ignore")
     cmd: str = Field(min_length=1)
     workdir: str | None = None
-    timeout_ms: int | None = Field(default=None, gt=0)
+    shell: str | None = None
+    tty: bool = False
     yield_time_ms: int | None = Field(default=None, ge=0)
     max_output_tokens: int | None = Field(default=None, gt=0)
+    login: bool = True
     sandbox_permissions: str | None = None
     justification: str | None = None
-    tty: bool | None = None
-    login: bool = True
+    prefix_rule: list[str] | None = None
 
 
 class HeadTail:
@@ -86,21 +86,6 @@ class HeadTail:
         )
 
 
-def _pump(stream: IO[bytes], sink: HeadTail) -> None:
-    while True:
-        chunk = stream.read1(65536)  # type: ignore[attr-defined]
-        if not chunk:
-            return
-        sink.feed(chunk)
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass  # already gone
-
-
 def _command_env(ctx: ToolContext) -> dict[str, str]:
     # Credentials in the agent's own environment are not handed to commands the model writes (the rule
     # is in shell_env.py); `ctx.env` can still pass a variable on purpose.
@@ -111,53 +96,108 @@ def _command_env(ctx: ToolContext) -> dict[str, str]:
     return env
 
 
+def format_output(
+    start: float,
+    output: bytes,
+    cap: int,
+    *,
+    exit_code: int | None,
+    session_id: int | None,
+    killed: dict[int, str] | None = None,
+    approval_note: str | None = None,
+) -> str:
+    """Codex's header (chunk id, wall time, status, token count) then the output of this call."""
+    sink = HeadTail(cap)
+    sink.feed(output)
+    status = (
+        f"Process exited with code {exit_code}"
+        if session_id is None
+        else f"Process running with session ID {session_id}"
+    )
+    lines = [
+        f"Chunk ID: {secrets.token_hex(3)}",
+        f"Wall time: {time.monotonic() - start:.4f} seconds",
+        status,
+        f"Original token count: {approx_tokens(sink.total)}",
+    ]
+    if killed:
+        shown = ", ".join(f"{pid} ({name})" for pid, name in sorted(killed.items()))
+        lines.append(f"Killed processes the command left running: {shown}")
+    if approval_note:
+        lines.append(f"Approval: {approval_note}")
+    lines.append("Output:")
+    return "\n".join(lines) + "\n" + sink.text()
+
+
+def output_cap(max_output_tokens: int | None) -> int:
+    """Bytes of output one call returns at most."""
+    return min(max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS, MAX_OUTPUT_TOKENS) * BYTES_PER_TOKEN
+
+
+def yield_seconds(yield_time_ms: int | None, default_ms: int) -> float:
+    return min(default_ms if yield_time_ms is None else yield_time_ms, MAX_YIELD_MS) / 1000
+
+
 class ExecCommand:
     """The `exec_command` tool."""
 
     name = "exec_command"
     kind: ToolKind = "function"
 
+    def __init__(self, sessions: SessionManager | None = None) -> None:
+        self.sessions = sessions or SessionManager()
+
     def spec(self) -> dict[str, Any]:
-        """Wire spec."""
+        """Wire spec (Codex 0.169's parameter set; the descriptions are ctxscope's)."""
         return function_spec(
             self.name,
-            "Runs a command line with `bash -lc` in the working directory (or `workdir`) and returns its "
-            "exit code and combined stdout/stderr. Long output keeps its beginning and end. The command "
-            "is killed when it exceeds timeout_ms.",
+            "Runs a command line in a shell in the working directory (or `workdir`). Returns when the "
+            "command exits or after yield_time_ms; a command still running keeps going as a session "
+            "whose id is in the output: read more of its output or type into it with write_stdin. "
+            "Processes a command leaves behind are stopped when it exits.",
             {
                 "cmd": {"type": "string", "description": "Shell command line to run."},
                 "workdir": {"type": "string", "description": "Directory to run in; defaults to the cwd."},
-                "timeout_ms": {
-                    "type": "number",
-                    "description": f"Kill after this long (default {DEFAULT_TIMEOUT_MS}).",
+                "shell": {
+                    "type": "string",
+                    "description": "Shell binary to run the command with (default bash).",
+                },
+                "tty": {
+                    "type": "boolean",
+                    "description": "Give the command a terminal, so write_stdin can type into it.",
                 },
                 "yield_time_ms": {
                     "type": "number",
-                    "description": "Accepted for compatibility; the call waits for the command to finish.",
+                    "description": f"Return after this many ms if running (default {DEFAULT_YIELD_MS}).",
                 },
                 "max_output_tokens": {
                     "type": "number",
-                    "description": f"Output budget in tokens (default {DEFAULT_MAX_OUTPUT_TOKENS}).",
+                    "description": f"Output budget of a call (default {DEFAULT_MAX_OUTPUT_TOKENS} tokens).",
+                },
+                "login": {
+                    "type": "boolean",
+                    "description": "Run as a login shell (`-lc`, the default) or plain `-c`.",
                 },
                 "sandbox_permissions": {
                     "type": "string",
                     "enum": list(SANDBOX_PERMISSIONS),
                     "description": f"`{ESCALATE}` asks to run outside the sandbox (needs approval).",
                 },
-                "login": {
-                    "type": "boolean",
-                    "description": "Run as a login shell (`bash -lc`, the default) or plain `bash -c`.",
-                },
                 "justification": {
                     "type": "string",
                     "description": "Why the command needs escalation; shown to the user when asking.",
+                },
+                "prefix_rule": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "With an escalation: the command prefix the user could allow from now on.",
                 },
             },
             ["cmd"],
         )
 
     def handle(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        """Check the rules, run the command, format the result."""
+        """Check the rules, start the command, wait for its exit or the yield time."""
         a = parse_args(self.name, _Args, args)
         if a.sandbox_permissions is not None and a.sandbox_permissions not in SANDBOX_PERMISSIONS:
             raise ToolError(
@@ -167,76 +207,36 @@ class ExecCommand:
         workdir = ctx.cwd if a.workdir is None else Path(os.path.normpath(ctx.cwd / a.workdir))
         if not workdir.is_dir():
             raise ToolError(f"workdir {workdir} does not exist or is not a directory")
+        shell = a.shell or "bash"
+        if shutil.which(shell) is None:
+            raise ToolError(f"shell {shell!r} was not found; leave `shell` out to use bash")
         approval_note = None
         reason = exec_approval_reason(ctx, a.cmd, a.sandbox_permissions == ESCALATE)
         if reason is not None:
-            request = ApprovalRequest(self.name, a.cmd, reason, workdir, a.justification)
+            justification = a.justification
+            if a.prefix_rule:
+                rule = " ".join(a.prefix_rule)
+                justification = (
+                    f"{justification or ''} (asks to allow commands starting with: {rule})".strip()
+                )
+            request = ApprovalRequest(self.name, a.cmd, reason, workdir, justification)
             approval_note = obtain_approval(ctx, request)
-        timeout_ms = min(a.timeout_ms or DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS)
-        cap = min(a.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS, MAX_OUTPUT_TOKENS) * BYTES_PER_TOKEN
-        argv = ["bash", "-lc" if a.login else "-c", a.cmd]
-        return self._run(argv, workdir, timeout_ms, cap, ctx, approval_note)
-
-    def _run(
-        self,
-        argv: list[str],
-        workdir: Path,
-        timeout_ms: int,
-        cap: int,
-        ctx: ToolContext,
-        approval_note: str | None,
-    ) -> ToolResult:
-        sink = HeadTail(cap)
         start = time.monotonic()
-        try:
-            proc = subprocess.Popen(
-                argv,
-                cwd=workdir,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # own process group, so a timeout kills children too
-                env=_command_env(ctx),
-            )
-        except OSError as e:
-            raise ToolError(f"could not start bash: {e}") from e
-        assert proc.stdout is not None
-        reader = threading.Thread(target=_pump, args=(proc.stdout, sink), daemon=True)
-        reader.start()
-        timed_out = False
-        try:
-            code = proc.wait(timeout=timeout_ms / 1000)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(proc.pid)
-            code = proc.wait()
-        except BaseException:
-            _kill_group(proc.pid)  # interrupted (Ctrl-C): do not leave the command running
-            proc.wait()
-            raise
-        finally:
-            reader.join(_DRAIN_GRACE_S)
-            if reader.is_alive():
-                # Background children still hold the pipe: the command is over, end them.
-                _kill_group(proc.pid)
-                reader.join(_DRAIN_GRACE_S)
-            proc.stdout.close()
-        wall = time.monotonic() - start
-        if timed_out:
-            status = (
-                f"Process timed out after {timeout_ms / 1000:g} seconds and was killed "
-                f"(timeout_ms={timeout_ms})"
-            )
-        else:
-            status = f"Process exited with code {code}"
-        lines = [
-            f"Chunk ID: {secrets.token_hex(3)}",
-            f"Wall time: {wall:.4f} seconds",
-            status,
-            f"Original token count: {approx_tokens(sink.total)}",
-        ]
-        if approval_note:
-            lines.append(f"Approval: {approval_note}")
-        lines.append("Output:")
-        text = "\n".join(lines) + "\n" + sink.text()
-        return ToolResult(text, success=not timed_out and code == 0)
+        session = self.sessions.start(
+            [shell, "-lc" if a.login else "-c", a.cmd], workdir, _command_env(ctx), a.tty
+        )
+        snap = self.sessions.collect(session, yield_seconds(a.yield_time_ms, DEFAULT_YIELD_MS))
+        text = format_output(
+            start,
+            snap.output,
+            output_cap(a.max_output_tokens),
+            exit_code=snap.exit.code if snap.exit else None,
+            session_id=None if snap.exit else session.id,
+            killed=snap.exit.killed if snap.exit else None,
+            approval_note=approval_note,
+        )
+        return ToolResult(text, success=snap.exit is None or snap.exit.code == 0)
+
+    def close(self) -> None:
+        """Kill every running session (the agent is exiting)."""
+        self.sessions.close()

@@ -19,6 +19,7 @@ from harness.tools.apply_patch import ApplyPatch
 from harness.tools.base import Tool, ToolError, ToolResult
 from harness.tools.call_context import ToolContext
 from harness.tools.exec_command import ExecCommand
+from harness.tools.exec_sessions import SessionManager
 from harness.tools.gate import ToolGate
 from harness.tools.goal_tools import CreateGoal, GetGoal, UpdateGoal
 from harness.tools.grep_files import GrepFiles
@@ -26,6 +27,8 @@ from harness.tools.list_dir import ListDir
 from harness.tools.read_file import ReadFile
 from harness.tools.request_user_input import RequestUserInput
 from harness.tools.update_plan import UpdatePlan
+from harness.tools.view_image import ViewImage
+from harness.tools.write_stdin import WriteStdin
 from proxy.errors import ConfigError
 
 CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
@@ -33,11 +36,15 @@ CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "cust
 
 def default_tools() -> list[Tool]:
     """The built-in tools, in the order they appear in `tools[]`."""
+    sessions = SessionManager()  # exec_command starts sessions, write_stdin drives them
+    # Codex 0.169's order for the tools it has too; update_plan and the file tools are ctxscope's.
     return [
-        ExecCommand(),
-        ApplyPatch(),
-        UpdatePlan(),
+        ExecCommand(sessions),
+        WriteStdin(sessions),
         RequestUserInput(),
+        ApplyPatch(),
+        ViewImage(),
+        UpdatePlan(),
         ReadFile(),
         ListDir(),
         GrepFiles(),
@@ -48,6 +55,8 @@ def default_tools() -> list[Tool]:
 
 
 TOOL_NAMES: tuple[str, ...] = tuple(t.name for t in default_tools())
+FILE_TOOLS: tuple[str, ...] = ("read_file", "list_dir", "grep_files")
+"""ctxscope's own file tools (Codex reads files with exec_command); `file_tools = false` hides them."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +94,8 @@ class ToolRouter:
                     f"unknown tool(s) {', '.join(unknown)}; known tools: {', '.join(self.tools)}"
                 )
         self.enabled = set(self.tools) if enabled is None else set(enabled)
+        self.withheld: set[str] = set()
+        """Tools the current model's catalog entry does not offer."""
         self.gate = (
             gate if gate is not None else ToolGate.default(user_input_only_in_plan=user_input_only_in_plan)
         )
@@ -102,14 +113,33 @@ class ToolRouter:
         """The rules in force now: the current mode's rules first, then the router's own."""
         return self.gate.with_rules(self.ctx.mode.gate_rules())
 
+    def set_apply_patch_tool(self, kind: str) -> None:
+        """Offer apply_patch as the model's catalog entry says: `custom` (freeform), `function`, or
+        `none` (not offered); a model switch may change it, as in Codex."""
+        if "apply_patch" not in self.tools:
+            return
+        if kind == "none":
+            self.withheld.add("apply_patch")
+            return
+        self.withheld.discard("apply_patch")
+        self.tools["apply_patch"] = ApplyPatch("function" if kind == "function" else "custom")
+
     def visible(self) -> list[str]:
         """Names of the tools in the next request, in spec order."""
         gate, mode = self.active_gate(), self.mode
-        return [n for n in self.tools if n in self.enabled and not gate.hidden(n, mode)]
+        shown = [n for n in self.tools if n in self.enabled and n not in self.withheld]
+        return [n for n in shown if not gate.hidden(n, mode)]
 
     def specs(self) -> list[dict[str, Any]]:
         """The `tools[]` snapshot for the next request."""
         return [self.tools[n].spec() for n in self.visible()]
+
+    def close(self) -> None:
+        """Stop what tools keep running (exec sessions): the agent is exiting."""
+        for tool in self.tools.values():
+            close = getattr(tool, "close", None)
+            if callable(close):
+                close()
 
     def handle(self, item: dict[str, Any]) -> dict[str, Any]:
         """One output item for one call item; never raises."""
@@ -129,7 +159,8 @@ class ToolRouter:
             result = ToolResult(
                 f"{name or 'tool'} failed with an internal error: {type(e).__name__}: {e}", success=False
             )
-        return ToolOutcome({"type": out_type, "call_id": call_id, "output": result.output}, result, name)
+        output: Any = [dict(part) for part in result.content] if result.content else result.output
+        return ToolOutcome({"type": out_type, "call_id": call_id, "output": output}, result, name)
 
     def _run(self, item: Any, item_type: Any, name: str) -> ToolResult:
         if item_type not in CALL_TYPES:
@@ -137,7 +168,7 @@ class ToolRouter:
                 f"cannot handle an item of type {item_type!r}; expected function_call or custom_tool_call"
             )
         tool = self.tools.get(name)
-        if tool is None or name not in self.enabled:
+        if tool is None or name not in self.enabled or name in self.withheld:
             available = ", ".join(self.visible()) or "none"
             raise ToolError(f"unknown tool {name!r}; available tools: {available}")
         refusal = self.active_gate().refusal(name, self.mode)

@@ -16,6 +16,7 @@ from inspector.analysis.attribution import ItemTotals, TokenReport, attribute, i
 from inspector.analysis.changes import COMPACTION_REQUEST_KINDS, TurnChange, compare_turns
 from inspector.analysis.compaction import CompactionReport, compaction_report
 from inspector.analysis.diffs import ToolDiff, instructions_diff, params_diff, tools_diff
+from inspector.analysis.instructions import effective_instructions, mark_base_prompt
 from inspector.analysis.items import Item, ItemClassifier
 from inspector.analysis.mode_events import ModeEvent, mode_events
 from inspector.analysis.threads import Thread, assign_threads
@@ -199,7 +200,9 @@ def _analyse_turn(
         change=change,
         state=state,
         state_changes=state_changes(carry.request_state if carry else None, state, change.added),
-        instructions_diff=instructions_diff(head.body.get("instructions"), turn.body.get("instructions"))
+        instructions_diff=instructions_diff(
+            effective_instructions(head.body, head.items), effective_instructions(turn.body, turn.items)
+        )
         if head
         else [],
         tools=tools_diff(head.body.get("tools"), turn.body.get("tools"))
@@ -239,7 +242,7 @@ def analyse_exchanges(
     turns, skipped = extract_turns(exchanges)
     classifier = ItemClassifier()
     for turn in turns:
-        turn.items = classifier.classify(turn.raw_input)
+        turn.items = mark_base_prompt(classifier.classify(turn.raw_input), turn.body)
     threads = assign_threads(turns)
     by_number: dict[int, TurnAnalysis] = {}
     carries: dict[int, _Carry] = {}

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from inspector.analysis.alignment import align_turns
 from inspector.analysis.analyse import Analysis, TurnAnalysis
 from inspector.analysis.diffs import PARAM_KEYS, ToolDiff, instructions_diff, params_diff, tools_diff
+from inspector.analysis.instructions import effective_instructions
 from inspector.analysis.normalise import cross_run
 
 # Headers that differ on every request whatever the backend: not a difference worth showing.
@@ -126,7 +127,11 @@ def _pair(
     ignore = {"input", "instructions", "tools", *PARAM_KEYS}  # those are compared above
     result.body_keys_only_a = sorted(set(ba) - set(bb) - ignore)
     result.body_keys_only_b = sorted(set(bb) - set(ba) - ignore)
-    result.instructions = instructions_diff(ba.get("instructions"), bb.get("instructions"))
+    # Wherever each side sends its base prompt (field, input[0], model switch), compare the texts.
+    result.instructions = instructions_diff(
+        norm_a.text(effective_instructions(ta.body, ta.items)),
+        norm_b.text(effective_instructions(tb.body, tb.items)),
+    )
     result.tools = tools_diff(ba.get("tools"), bb.get("tools"))
     labels_a = [norm_a.text(i.label) for i in ta.items]
     labels_b = [norm_b.text(i.label) for i in tb.items]

@@ -13,7 +13,8 @@ from typing import Any
 from inspector.analysis.analyse import Analysis, TurnAnalysis
 from inspector.analysis.compaction import CompactionReport
 from inspector.analysis.compare import Comparison, TurnComparison
-from inspector.analysis.diffs import ToolDiff, instructions_text, tool_name
+from inspector.analysis.diffs import ToolDiff, tool_name
+from inspector.analysis.instructions import effective_instructions
 from inspector.analysis.items import Item, Part
 from inspector.analysis.tokens import get_tokenizer
 from inspector.reports.models import (
@@ -260,7 +261,7 @@ def show_report(analysis: Analysis, number: int) -> ShowReport:
         report="show",
         source=analysis.source,
         turn=turn_doc(result),
-        instructions=instructions_text(body["instructions"]) if body.get("instructions") else None,
+        instructions=effective_instructions(body, result.turn.items) or None,
         tools=[tool_name(t) for t in body.get("tools") or []],
         layout=[i.label for i in result.turn.items],
         input=[item_doc(i, text=True) for i in result.turn.items],

@@ -54,11 +54,14 @@ def test_request_fields_are_codex_shaped(repo: Path, tmp_path: Path) -> None:
     body, headers = exchange.request_body, {k.lower(): v for k, v in exchange.request_headers.items()}
     assert exchange.url.endswith("/v1/responses")
     assert body["model"] == "gpt-test"
-    assert body["instructions"].startswith("You are ctxscope's coding agent")
+    # Codex 0.169's placement: no `instructions` field, the base prompt is input[0] (developer).
+    assert "instructions" not in body
+    assert body["input"][0]["role"] == "developer"
+    assert body["input"][0]["content"][0]["text"].startswith("You are ctxscope's coding agent")
     assert body["tool_choice"] == "auto" and body["store"] is False and body["stream"] is True
     assert body["include"] == ["reasoning.encrypted_content"]
     assert body["prompt_cache_key"] == run.session_id
-    assert [t["name"] for t in body["tools"]][:2] == ["exec_command", "apply_patch"]
+    assert [t["name"] for t in body["tools"]][:2] == ["exec_command", "write_stdin"]
     assert headers["session-id"] == headers["thread-id"] == run.session_id
     assert headers["originator"] == "ctxscope"
     assert headers["user-agent"].startswith("ctxscope/")
@@ -70,7 +73,7 @@ def test_agents_md_and_skill_items(repo: Path, tmp_path: Path) -> None:
     script = write_script(tmp_path / "s.json", [{"text": "ok"}])
     run = run_agent(repo, script, ["please $greet me"], tmp_path / "cap.jsonl")
     items = run.bodies()[0]["input"]
-    developer, context_user, prompt, skill = items
+    _base_prompt, developer, context_user, prompt, skill = items
     assert developer["role"] == "developer"
     assert any("greet: Greet the user by name" in p["text"] for p in developer["content"])
     agents = context_user["content"][0]["text"]
@@ -140,13 +143,39 @@ def test_model_switch_keeps_history_and_appends_fragment(
     run = run_agent(repo, script, ["a", "b"], tmp_path / "cap.jsonl", commands=switch)
     first, second = run.bodies()
     assert (first["model"], second["model"]) == ("gpt-test", "gpt-other")
-    assert second["instructions"] == "Other model instructions.\n" != first["instructions"]
+    # input[0] keeps the first model's base prompt; the new one travels in the switch fragment.
+    assert "instructions" not in second and second["input"][0] == first["input"][0]
     assert_append_only([first, second])
     added = second["input"][len(first["input"]) :]
     assert labels({"input": added}, repo)[1].startswith("developer[<model_switch")
     assert "Other model instructions." in added[1]["content"][0]["text"]
     entries = SessionStore.open(run.session_id).entries()
     assert any(e.type == "model_switch" and e.payload["to"] == "gpt-other" for e in entries)
+
+
+def test_instructions_field_placement_is_a_config_choice(
+    repo: Path, tmp_path: Path, ctxscope_home: Path
+) -> None:
+    (tmp_path / "other.md").write_text("Other model instructions.\n", encoding="utf-8")
+    write_config(
+        ctxscope_home,
+        tmp_path / "skills",
+        extra='instructions_placement = "field"\n'
+        f'[models."gpt-other"]\ninstructions_file = "{tmp_path / "other.md"}"\n',
+    )
+    script = write_script(tmp_path / "s.json", [{"text": "one"}, {"text": "two"}])
+
+    def switch(runtime: object, i: int) -> None:
+        if i == 1:
+            runtime.agent.switch_model("gpt-other")  # type: ignore[attr-defined]
+
+    run = run_agent(repo, script, ["a", "b"], tmp_path / "cap.jsonl", commands=switch)
+    first, second = run.bodies()
+    assert first["instructions"].startswith("You are ctxscope's coding agent")
+    assert second["instructions"] == "Other model instructions.\n"
+    # No base-prompt message: input[0] is the context developer message.
+    assert not labels(first, repo)[0].startswith("developer[<instructions>")
+    assert_append_only([first, second])
 
 
 def test_model_switch_before_the_first_request_sends_no_switch_fragment(
@@ -185,7 +214,7 @@ def test_model_switch_with_unreadable_instructions_keeps_the_old_model(
     run = run_agent(repo, script, ["a", "b"], tmp_path / "cap.jsonl", commands=switch)
     first, second = run.bodies()
     assert first["model"] == second["model"] == "gpt-test"
-    assert second["instructions"] == first["instructions"]
+    assert second["input"][0] == first["input"][0]
     assert not any("model_switch" in label for label in labels(second, repo))
 
 
@@ -233,7 +262,7 @@ def test_fork_copies_to_new_session(repo: Path, tmp_path: Path) -> None:
     (body,) = forked.bodies()
     assert body["prompt_cache_key"] == forked.session_id
     assert labels(body, repo)[-3:] == ['user: "a"', 'assistant: "one"', 'user: "b"']
-    assert len(SessionStore.open(first.session_id).load().history) == 4  # the original is untouched
+    assert len(SessionStore.open(first.session_id).load().history) == 5  # the original is untouched
 
 
 def test_invalid_json_arguments_get_an_output(repo: Path, tmp_path: Path) -> None:
@@ -336,5 +365,5 @@ def test_global_agents_md_from_the_ctxscope_home(repo: Path, tmp_path: Path, ctx
     (ctxscope_home / "AGENTS.md").write_text("Global: answer in English.\n", encoding="utf-8")
     script = write_script(tmp_path / "s.json", [{"text": "ok"}])
     run = run_agent(repo, script, ["hi"], tmp_path / "cap.jsonl")
-    agents = run.bodies()[0]["input"][1]["content"][0]["text"]
+    agents = run.bodies()[0]["input"][2]["content"][0]["text"]
     assert agents.index("Global: answer in English.") < agents.index("Run the tests before you finish.")

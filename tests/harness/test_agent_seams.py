@@ -50,8 +50,13 @@ def test_cd_appends_environment_and_agents_md_diffs(repo: Path, tmp_path: Path) 
     assert_append_only(bodies)
     into_pkg = labels({"input": bodies[1]["input"][len(bodies[0]["input"]) :]}, repo)
     assert into_pkg[0] == 'assistant: "one"' and into_pkg[-1] == 'user: "b"'
-    assert "<agents_md_replaced:$ROOT/pkg>" in into_pkg[-2]
-    assert "<environment_context:cwd=$ROOT/pkg>" in into_pkg[-2]
+    # Codex 0.169's grouping: AGENTS.md (user), permissions (developer; the writable roots follow
+    # the cwd), then the whole environment_context (user).
+    assert into_pkg[1:4] == [
+        "user[<agents_md_replaced:$ROOT/pkg>]",
+        "developer[<permissions>]",
+        "user[<environment_context:cwd=$ROOT/pkg>]",
+    ]
     text = bodies[1]["input"][len(bodies[0]["input"]) + 1 :]
     assert "Package code uses tabs." in str(text)
     leaving = labels({"input": bodies[2]["input"][len(bodies[1]["input"]) :]}, repo)
@@ -118,7 +123,7 @@ def test_before_request_hook_and_context_reset(repo: Path, tmp_path: Path) -> No
     assert second.request_headers["x-codex-window-id"].endswith(":1")
     added = labels({"input": second.request_body["input"][len(first.request_body["input"]) :]}, repo)
     # After a reset the full context is rendered again (what compaction will build on).
-    assert added[1:] == labels(first.request_body, repo)[:2] + ['user: "b"']
+    assert added[1:] == labels(first.request_body, repo)[1:3] + ['user: "b"']
 
 
 def test_the_mode_lives_in_one_place(repo: Path, tmp_path: Path) -> None:

@@ -147,8 +147,8 @@ def test_instructions_and_skill_dir_flags(repo: Path, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     (body,) = [e.request_body for e in read_recording(tmp_path / "cap.jsonl").exchanges]
-    assert body["instructions"] == "Be terse.\n"
-    catalog = body["input"][0]["content"][-1]["text"]
+    assert body["input"][0]["content"][0]["text"] == "Be terse.\n"
+    catalog = next(p["text"] for p in body["input"][1]["content"] if "greet" in p["text"])
     assert "greet" in catalog and "lint" in catalog  # config's skill dir plus the flag's
     assert labels(body, repo)[-1] == "user[<selected_skill:lint>]"
 

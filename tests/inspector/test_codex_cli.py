@@ -1,7 +1,8 @@
 """The real Codex CLI through the proxy against a local upstream (codex-wire.md §9).
 
-The CLI is installed once with npm into a cache outside the repository (`CTXSCOPE_TEST_CACHE`,
-default `~/.cache/ctxscope-tests`); without npm or the package the test is skipped, saying why.
+The CLI (pinned in `tests/proxy/replay/codex_support.py`) is installed once with npm into a cache
+outside the repository (`CTXSCOPE_TEST_CACHE`, default `~/.cache/ctxscope-tests`); without npm or
+the package the test is skipped, saying why.
 One session: a first run in /repo that calls a tool and compacts, then `codex exec resume` in
 /repo/pkg (its own AGENTS.md) with a skill named in the prompt, which compacts again.
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 from collections import Counter
@@ -30,39 +30,12 @@ from proxy.testing import (
     text_message,
     usage,
 )
+from tests.proxy.replay.codex_support import CODEX_VERSION, codex_binary
 
 pytestmark = pytest.mark.slow
 
 RUN_TIMEOUT_S = 120
-INSTALL_TIMEOUT_S = 600
 SUMMARY = "SUMMARY: the user asked to say hi; we ran echo."
-
-
-def codex_binary() -> Path:
-    """The Codex CLI from the test cache, installed with npm on first use; skip when impossible."""
-    cache = Path(os.environ.get("CTXSCOPE_TEST_CACHE", Path.home() / ".cache" / "ctxscope-tests")) / "codex"
-    binary = cache / "node_modules" / ".bin" / "codex"
-    if binary.exists():
-        return binary
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.skip("npm is not installed: cannot install @openai/codex for the real-CLI test")
-    cache.mkdir(parents=True, exist_ok=True)
-    try:
-        proc = subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund", "--prefix", str(cache), "@openai/codex"],
-            capture_output=True,
-            text=True,
-            timeout=INSTALL_TIMEOUT_S,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.skip(f"npm install @openai/codex took over {INSTALL_TIMEOUT_S} s (no registry access?)")
-    if proc.returncode != 0 or not binary.exists():
-        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        pytest.skip(f"npm install @openai/codex failed: {last}")
-    return binary
 
 
 def model(request: object) -> SseReply:
@@ -113,7 +86,8 @@ def upstream() -> FakeUpstream:  # type: ignore[misc]
 
 
 def test_codex_cli_session_is_explained(capture: CaptureSession, tmp_path: Path) -> None:
-    binary = codex_binary()
+    binary = codex_binary()  # pinned: @openai/codex@CODEX_VERSION
+    print(f"\nCodex CLI {CODEX_VERSION} ({binary})")
     home, repo = tmp_path / "codex-home", tmp_path / "repo"
     (repo / "pkg").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(repo)], check=True)

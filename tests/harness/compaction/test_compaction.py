@@ -114,8 +114,10 @@ def test_automatic_compaction_before_a_turn_rebuilds_the_window(tmp_path: Path, 
     )
     # The new window replaces the history: context before the last user message, then the summary,
     # then (compaction before a turn) the new prompt.
-    kinds = [kind(i) for i in second["input"]]
-    assert kinds[1].startswith("developer[permissions")
+    # input[0], the base prompt, is kept (Codex 0.169 sends no `instructions` field)
+    assert second["input"][0] == first["input"][0] and "instructions" not in second
+    kinds = [kind(i) for i in second["input"][1:]]
+    assert kinds[1].startswith("developer[")
     assert kinds[:1] + kinds[2:] == [
         "user: read the README",
         "user[agents_md,environment_context]",
@@ -123,7 +125,7 @@ def test_automatic_compaction_before_a_turn_rebuilds_the_window(tmp_path: Path, 
         "user[compaction_summary]",
         "user: now summarise it",
     ]
-    summary = classify_text(second["input"][4]["content"][0]["text"], "user")
+    summary = classify_text(second["input"][5]["content"][0]["text"], "user")
     assert (
         summary is not None
         and summary.values["summary"] == "The user asked to read the README; it says hello."
@@ -132,8 +134,9 @@ def test_automatic_compaction_before_a_turn_rebuilds_the_window(tmp_path: Path, 
     # Later diffs are computed against the new window's state: only what changed is appended.
     added = third["input"][len(second["input"]) + 1 :]
     assert [kind(i) for i in added] == [
+        "user[agents_md_replaced]",  # a cwd change appends three messages, in Codex's order
         "developer[permissions]",  # writable roots follow the cwd
-        "user[agents_md_replaced,environment_context]",
+        "user[environment_context]",
         "user: look at pkg",
     ]
     compacted = [e for e in events if isinstance(e, Compacted)]
@@ -179,6 +182,7 @@ def test_mid_turn_compaction_puts_the_summary_last(tmp_path: Path, home: Path) -
     _, compaction, after = [e.request_body for e in exchanges(capture)]
     assert kind(compaction["input"][-2]) == "function_call_output"
     assert [kind(i) for i in after["input"]][1:] == [
+        "developer[skills_catalog,permissions]",
         "user[agents_md,environment_context]",
         "user: list the files",
         "user[compaction_summary]",
@@ -352,7 +356,13 @@ def test_remote_compaction_v2_ends_the_input_with_a_trigger(tmp_path: Path, home
     assert trigger["input"][-1] == {"type": "compaction_trigger"}
     assert recorded[1].request_headers.get("x-codex-beta-features") == "remote_compaction_v2"
     kinds = [kind(i) for i in after["input"]]
-    assert kinds[1:] == ["user[agents_md,environment_context]", "user: first", "compaction", "user: second"]
+    assert kinds[1:] == [
+            "developer[skills_catalog,permissions]",
+            "user[agents_md,environment_context]",
+            "user: first",
+            "compaction",
+            "user: second",
+        ]
     report = analyse_recording(capture).turn(3).compaction
     assert report is not None and report.trigger == "compaction_trigger"
     assert [i.kind for i in report.summary_items] == ["compaction"]

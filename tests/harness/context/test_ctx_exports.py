@@ -20,6 +20,7 @@ EXPECTED = {
     "ContextSettings",
     "FragmentMatch",
     "FragmentSpec",
+    "base_prompt_item",
     "SkillInfo",
     "WorldState",
     "classify_text",
@@ -74,6 +75,7 @@ def test_fragment_kinds_cover_the_contract() -> None:
         "plan_mode_reminder",
         "compaction_summary",
         "user_instructions",
+        "deferred_tools",
     }
     assert set(context.FRAGMENT_KINDS) == required
     assert len(context.FRAGMENT_KINDS) == len(set(context.FRAGMENT_KINDS))

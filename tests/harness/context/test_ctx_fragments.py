@@ -74,13 +74,18 @@ SAMPLES: dict[str, list[dict[str, Any]]] = {
             "shell": "bash",
             "current_date": "2026-11-29",
             "timezone": "UTC",
-            "network_enabled": False,
-            "writable_roots": ["/repo", "/tmp/a&b"],
+            "workspace_roots": ["/repo"],
+            "writable_roots": ["/repo", "/tmp", "/tmp/a&b"],
         },
         {"cwd": "/repo/pkg"},
-        {"current_date": "2026-11-30"},
-        {"network_enabled": True, "writable_roots": []},
+        {"current_date": "2026-11-30", "timezone": "UTC", "workspace_roots": ["/r"], "writable_roots": []},
+        {"workspace_roots": ["/r"], "writable_roots": ["/"]},
+        {"network_enabled": True, "writable_roots": []},  # the older form with a network element
         {"cwd": "/x <y>"},
+    ],
+    "deferred_tools": [
+        {"namespaces": [{"name": "multi_agent_v1", "description": "Sub-agents."}]},
+        {"removed": [{"name": "multi_agent_v1", "description": "Sub-agents."}]},
     ],
     "selected_skill": [
         {
@@ -155,8 +160,8 @@ def test_labels() -> None:
         ("agents_md_replaced", 0): "agents_md_replaced:/repo/pkg",
         ("agents_md_removed", 0): "agents_md_removed",
         ("environment_context", 0): "environment_context:cwd=/repo",
-        ("environment_context", 2): "environment_context:current_date=2026-11-30",
-        ("environment_context", 3): "environment_context:network_enabled=true,writable_roots=",
+        ("environment_context", 2): "environment_context:current_date=2026-11-30,timezone=UTC,filesystem",
+        ("environment_context", 4): "environment_context:network=true,filesystem",
         ("selected_skill", 0): "selected_skill:demo-skill",
         ("model_switch", 0): "model_switch:gpt-b",
         ("plan_mode_reminder", 1): "plan_mode_reminder:recovery",
@@ -164,3 +169,15 @@ def test_labels() -> None:
     for (kind, index), label in cases.items():
         match = classify_text(render_fragment(kind, SAMPLES[kind][index]), "any")
         assert match is not None and match.label == label
+
+
+def test_codex_style_tools_notice_is_recognised() -> None:
+    # Synthetic text in the shape Codex 0.169 sends (heading line, `- name: description` entries).
+    offered = "<tools>\nDeferred namespaces:\n- agents_v1: Spawn helpers.\n</tools>"
+    match = classify_text(offered, "developer")
+    assert match is not None and match.label == "tools"
+    assert match.values == {"namespaces": [{"name": "agents_v1", "description": "Spawn helpers."}]}
+    withdrawn = "<tools>\nRemoved deferred namespaces:\n- agents_v1: Spawn helpers.\nNone remain.\n</tools>"
+    match = classify_text(withdrawn, "developer")
+    assert match is not None and match.label == "tools:removed"
+    assert classify_text("please list the <tools> you have", "developer") is None

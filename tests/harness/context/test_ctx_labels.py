@@ -39,8 +39,11 @@ def test_labels_for_item_types() -> None:
         "not a dict",
     ]
     labels = layout_labels(items)
-    assert labels[:3] == [
-        'developer: "You are a careful agent."',
+    # A plain developer message at input[0] is the base prompt (Codex 0.169's placement) ...
+    assert labels[0] == "developer[<instructions>]"
+    # ... anywhere else it is plain developer text.
+    assert layout_labels([items[1], items[0]])[1] == 'developer: "You are a careful agent."'
+    assert labels[1:3] == [
         'user: "plain string content"',
         'assistant: "' + ("Done. " * 30).strip()[:59] + '…"',
     ]

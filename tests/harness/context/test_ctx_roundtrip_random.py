@@ -78,6 +78,11 @@ GENERATORS: dict[str, Callable[[random.Random], dict[str, Any]]] = {
     },
     "model_switch": lambda r: {"previous_model": slug(r), "model": slug(r), "instructions": text(r, 200)},
     "personality": lambda r: {"text": text(r, 80)},
+    "deferred_tools": lambda r: {
+        key: value
+        for key in ("namespaces", "removed")
+        if (value := [{"name": slug(r), "description": line(r)} for _ in range(r.randint(0, 3))])
+    },
     "agents_md": lambda r: {
         "path": path(r),
         "docs": [{"path": path(r) + "/AGENTS.md", "text": text(r, 120)} for _ in range(r.randint(1, 3))],

@@ -48,14 +48,15 @@ def fragments(items: list[dict]) -> list[tuple[str, str, dict]]:
     return out
 
 
-def test_first_turn_layout_golden(ws: Workspace) -> None:
+def test_first_turn_layout_golden(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TMPDIR", raising=False)  # a set $TMPDIR is one more writable root
     state = collect_world_state(ws.settings())
     prompt = "Please look at $demo-skill and fix the build."
     items = initial_context_items(state, developer_instructions=None)
     items += [user_message_item(prompt), *selected_skill_items(prompt, state.skills)]
     labels = layout_labels(items, root=ws.root)
     assert labels == [
-        "developer[<permissions>, <skills_catalog>]",
+        "developer[<skills_catalog>, <permissions>]",
         "user[<agents_md:$ROOT/repo>, <environment_context:cwd=$ROOT/repo>]",
         'user: "Please look at $demo-skill and fix the build."',
         "user[<selected_skill:demo-skill>]",
@@ -75,19 +76,24 @@ def test_first_turn_values(ws: Workspace) -> None:
     found = fragments(items)
     assert [(role, kind) for role, kind, _ in found] == [
         ("developer", "text"),
+        ("developer", "skills_catalog"),
         ("developer", "permissions"),
         ("developer", "collaboration_mode"),
-        ("developer", "skills_catalog"),
         ("user", "agents_md"),
         ("user", "environment_context"),
         ("user", "goal"),
     ]
-    perms, agents, env = found[1][2], found[4][2], found[5][2]
+    perms, agents, env = found[2][2], found[4][2], found[5][2]
+    writable = [
+        str(ws.repo),
+        "/tmp",
+        *([os.path.realpath(os.environ["TMPDIR"])] if "TMPDIR" in os.environ else []),
+    ]
     assert perms == {
         "sandbox_mode": "workspace-write",
         "approval_policy": "on-request",
         "network_enabled": False,
-        "writable_roots": [str(ws.repo)],
+        "writable_roots": writable,
     }
     assert [d["path"] for d in agents["docs"]] == [str(ws.global_file), str(ws.repo / "AGENTS.md")]
     assert agents["docs"][1]["text"] == "# Root rules\n\nRun the tests before you finish."
@@ -96,11 +102,11 @@ def test_first_turn_values(ws: Workspace) -> None:
         "shell": "bash",
         "current_date": "2026-11-29",
         "timezone": "UTC",
-        "network_enabled": False,
-        "writable_roots": [str(ws.repo)],
+        "workspace_roots": [str(ws.repo)],
+        "writable_roots": writable,
     }
-    assert [s["name"] for s in found[3][2]["skills"]] == ["demo-skill", "lint"]
-    assert found[3][2]["skills"][1]["description"] == "Run the linters and fix what they report"
+    assert [s["name"] for s in found[1][2]["skills"]] == ["demo-skill", "lint"]
+    assert found[1][2]["skills"][1]["description"] == "Run the linters and fix what they report"
 
 
 def test_cd_into_dir_with_agents_md_appends_replaced_form(ws: Workspace) -> None:
@@ -118,15 +124,27 @@ def test_cd_into_dir_with_agents_md_appends_replaced_form(ws: Workspace) -> None
         str(ws.repo / "AGENTS.md"),
         str(ws.pkg / "AGENTS.md"),
     ]
-    assert env == {"cwd": str(ws.pkg)}  # only the changed child
+    # A cwd change re-sends every child (Codex 0.169), not only the changed one.
+    assert env["cwd"] == str(ws.pkg) and set(env) == {
+        "cwd",
+        "shell",
+        "current_date",
+        "timezone",
+        "workspace_roots",
+        "writable_roots",
+    }
 
 
 def test_cd_into_plain_subdir_changes_only_cwd(ws: Workspace) -> None:
     prev = collect_world_state(ws.settings(writable_roots=[ws.repo]))
     cur = collect_world_state(ws.settings(ws.src, writable_roots=[ws.repo]))
-    assert fragments(context_update_items(prev, cur)) == [
-        ("user", "environment_context", {"cwd": str(ws.src)})
-    ]
+    ((role, kind, env),) = fragments(context_update_items(prev, cur))
+    assert (role, kind, env["cwd"], env["workspace_roots"]) == (
+        "user",
+        "environment_context",
+        str(ws.src),
+        [str(ws.src)],
+    )
 
 
 def test_leaving_every_agents_md_appends_removed_form(ws: Workspace) -> None:
@@ -153,21 +171,21 @@ def test_first_agents_md_after_none_is_full_form(ws: Workspace) -> None:
     ]
 
 
-def test_only_changed_environment_children_are_sent(ws: Workspace) -> None:
+def test_other_environment_changes_resend_date_and_timezone(ws: Workspace) -> None:
     from datetime import datetime
 
     prev = collect_world_state(ws.settings())
     cur = collect_world_state(ws.settings(now=datetime(2026, 11, 30, 0, 5, tzinfo=UTC)))
     assert diff_world_state(prev, cur) == {"current_date": ("2026-11-29", "2026-11-30")}
     assert fragments(context_update_items(prev, cur)) == [
-        ("user", "environment_context", {"current_date": "2026-11-30"})
+        ("user", "environment_context", {"current_date": "2026-11-30", "timezone": "UTC"})
     ]
     # The same instant in another zone is still the 29th there; the zone change is sent with it.
     cur = collect_world_state(
         ws.settings(timezone="America/New_York", now=datetime(2026, 11, 30, 0, 5, tzinfo=UTC))
     )
     assert fragments(context_update_items(prev, cur)) == [
-        ("user", "environment_context", {"timezone": "America/New_York"})
+        ("user", "environment_context", {"current_date": "2026-11-29", "timezone": "America/New_York"})
     ]
 
 
@@ -191,6 +209,7 @@ def test_permission_and_mode_changes_use_developer_fragments(ws: Workspace) -> N
     assert [i["role"] for i in items] == ["developer", "user", "developer"]
     assert len(items[2]["content"]) == 1
     found = fragments(items)
+    # A sandbox change re-sends date, timezone and filesystem; network is in permissions only.
     assert found[0] == (
         "developer",
         "permissions",
@@ -201,7 +220,17 @@ def test_permission_and_mode_changes_use_developer_fragments(ws: Workspace) -> N
             "writable_roots": [],
         },
     )
-    assert found[1] == ("user", "environment_context", {"network_enabled": True, "writable_roots": []})
+    assert found[1] == (
+        "user",
+        "environment_context",
+        {
+            "current_date": "2026-11-29",
+            "timezone": "UTC",
+            "workspace_roots": [str(ws.repo)],
+            "writable_roots": [],
+        },
+    )
+    # the mode switch is a developer message of its own, the last before the user's message
     assert found[2][:2] == ("developer", "collaboration_mode") and found[2][2]["mode"] == "plan"
     # Leaving the mode says "default" explicitly so plan instructions do not linger.
     back = collect_world_state(
@@ -242,12 +271,12 @@ def test_history_is_append_only(ws: Workspace) -> None:
     ]
     for prev, cur in zip(states, states[1:], strict=False):
         added = context_items(prev, cur)
-        # Default writable roots follow the cwd: a new permissions (developer) message, then the
-        # AGENTS.md/environment (user) message.
-        assert [item["role"] for item in added] == ["developer", "user"]
+        # Default writable roots follow the cwd (Codex 0.169's order): AGENTS.md (user), the new
+        # permissions (developer), then the whole environment_context (user).
+        assert [item["role"] for item in added] == ["user", "developer", "user"]
         history += added
         assert history[: len(snapshot)] == snapshot
-    assert len(history) == len(snapshot) + 6
+    assert len(history) == len(snapshot) + 9
 
 
 def test_world_state_json_round_trip_keeps_the_baseline(ws: Workspace) -> None:

@@ -99,9 +99,12 @@ def test_goal_runs_turns_until_the_model_marks_it_complete(repo: Path, tmp_path:
     sent = bodies(capture)
     assert len(sent) == 3, "complete → one more request for the report, then the loop stops"
     first = sent[0]["input"]
-    # No user message: the goal status, the initial context, the objective item, a continuation.
+    # No user message: the base prompt (input[0]), the goal status, the initial context, the objective
+    # item, a continuation (Codex 0.169's order).
+    assert first[0]["role"] == "developer" and "instructions" not in sent[0]
+    first = first[1:]
     kinds = [kind(i) for i in first]
-    assert kinds[1].startswith("developer[permissions"), kinds
+    assert kinds[1].startswith("developer[skills_catalog,permissions"), kinds
     assert kinds[:1] + kinds[2:] == [
         "user[goal_status]",
         "user[agents_md,environment_context]",
@@ -116,7 +119,7 @@ def test_goal_runs_turns_until_the_model_marks_it_complete(repo: Path, tmp_path:
     assert "write a haiku" not in first[4]["content"][0]["text"], "the objective is not in the continuation"
     assert continuation_budget(first[4]) == {"tokens_used": 0, "token_budget": None, "tokens_remaining": None}
     # The next goal turn appends the reply and a fresh continuation with the new usage.
-    second = sent[1]["input"]
+    second = sent[1]["input"][1:]
     assert second[: len(first)] == first
     assert [kind(i) for i in second[len(first) :]] == [
         "assistant: First stanza drafted.",

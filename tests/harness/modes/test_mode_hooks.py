@@ -214,7 +214,7 @@ def test_compaction_carries_the_modes_items_into_the_new_window(repo: Path, tmp_
     added = second["input"][len(first["input"]) :]
     added_labels = labels({"input": added}, repo)
     # The new window: the full context again, then the carried reminder, then the prompt.
-    assert added_labels[1:3] == labels(first, repo)[:2]
+    assert added_labels[1:3] == labels(first, repo)[1:3]  # input[0] (the base prompt) is kept
     assert added[3]["content"][0]["text"] == "<reminder>window 1: keep the draft</reminder>"
     assert added_labels[-1] == 'user: "b"' and len(added) == 5
     assert mode.compactions == 1

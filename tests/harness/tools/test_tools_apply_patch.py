@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -14,6 +15,15 @@ def patch(*body: str) -> str:
     return "\n".join(["*** Begin Patch", *body, "*** End Patch"]) + "\n"
 
 
+HEAD = re.compile(r"^Exit code: 0\nWall time: \d+\.\d{4} seconds\nOutput:\n")
+
+
+def success(out: str) -> str:
+    """The report after Codex's command-style header (exit code, wall time), which must be there."""
+    assert HEAD.match(out), out
+    return HEAD.sub("", out)
+
+
 def snapshot(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
@@ -22,7 +32,7 @@ def test_add_creates_parent_directories(tmp_path: Path) -> None:
     out = custom_call(
         make_router(tmp_path), "apply_patch", patch("*** Add File: pkg/sub/new.py", "+x = 1", "+", "+y = 2")
     )
-    assert out == "Success. Updated the following files:\nA pkg/sub/new.py\n"
+    assert success(out) == "Success. Updated the following files:\nA pkg/sub/new.py\n"
     new = tmp_path / "pkg/sub/new.py"
     assert new.read_text() == "x = 1\n\ny = 2\n"
     umask = os.umask(0)
@@ -43,7 +53,7 @@ def test_update_with_context_header_and_two_hunks(tmp_path: Path) -> None:
         "+    return 3",
     )
     out = custom_call(make_router(tmp_path), "apply_patch", p)
-    assert out == "Success. Updated the following files:\nM m.py\n"
+    assert success(out) == "Success. Updated the following files:\nM m.py\n"
     assert (
         src.read_text() == "def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n"
     )
@@ -236,7 +246,7 @@ def test_danger_full_access_may_write_outside(tmp_path: Path) -> None:
         "apply_patch",
         patch("*** Add File: ../o.txt", "+x"),
     )
-    assert out.startswith("Success.")
+    assert success(out).startswith("Success.")
     assert (tmp_path / "o.txt").read_text() == "x\n"
 
 
@@ -259,7 +269,7 @@ def test_read_only_refuses_headless_and_asks_interactively(tmp_path: Path) -> No
 
     yes = Approver(True)
     out = custom_call(make_router(tmp_path, sandbox_mode="read-only", approver=yes), "apply_patch", p)
-    assert out.startswith("Success.") and "Approval: approved by the user" in out
+    assert success(out).startswith("Success.") and "Approval: approved by the user" in out
     assert (tmp_path / "n.txt").read_text() == "x\n"
 
 
@@ -281,11 +291,13 @@ def test_broken_patch_is_not_asked_about(tmp_path: Path) -> None:
 
 def test_function_call_form_and_heredoc_wrapper(tmp_path: Path) -> None:
     router = make_router(tmp_path)
-    assert call(router, "apply_patch", {"input": patch("*** Add File: f.txt", "+1")}).startswith("Success.")
+    assert call(router, "apply_patch", {"input": patch("*** Add File: f.txt", "+1")}).startswith(
+        "Exit code: 0\n"
+    )
     wrapped = "<<'EOF'\n" + patch("*** Update File: f.txt", "@@", "-1", "+2") + "EOF\n"
-    assert call(router, "apply_patch", {"input": wrapped}).startswith("Success.")
+    assert call(router, "apply_patch", {"input": wrapped}).startswith("Exit code: 0\n")
     raw = patch("*** Delete File: f.txt")  # a freeform body sent as function arguments
-    assert call(router, "apply_patch", raw=raw).startswith("Success.")
+    assert call(router, "apply_patch", raw=raw).startswith("Exit code: 0\n")
     assert not (tmp_path / "f.txt").exists()
 
 

@@ -41,7 +41,7 @@ def test_exec_matrix(
 ) -> None:
     approver = None if who == "headless" else Approver(who == "approves")
     router = make_router(tmp_path, sandbox_mode=mode, approval_policy=policy, approver=approver)
-    args = {"cmd": cmd, "justification": "testing"}
+    args = {"cmd": cmd, "justification": "testing", "yield_time_ms": 120_000}  # wait for the exit
     if escalate:
         args["sandbox_permissions"] = "require_escalated"
     out = call(router, "exec_command", args)

@@ -29,6 +29,7 @@ def test_public_surface_is_pinned() -> None:
     assert sorted(tools_pkg.__all__) == sorted(
         [
             "APPROVAL_POLICIES",
+            "FILE_TOOLS",
             "PLAN_MODE",
             "SANDBOX_MODES",
             "TOOL_NAMES",
@@ -70,9 +71,11 @@ def test_specs_are_stable_and_wire_shaped(tmp_path: Path) -> None:
         == list(TOOL_NAMES)
         == [
             "exec_command",
-            "apply_patch",
-            "update_plan",
+            "write_stdin",
             "request_user_input",
+            "apply_patch",
+            "view_image",
+            "update_plan",
             "read_file",
             "list_dir",
             "grep_files",
@@ -118,7 +121,9 @@ def test_unknown_enabled_name_is_a_config_error(tmp_path: Path) -> None:
 
 def test_unknown_tool(tmp_path: Path) -> None:
     out = call(make_router(tmp_path), "web_search", {"q": "x"})
-    assert out.startswith("unknown tool 'web_search'; available tools: exec_command, apply_patch")
+    assert out.startswith(
+        "unknown tool 'web_search'; available tools: exec_command, write_stdin, request_user_input"
+    )
     out = custom_call(make_router(tmp_path), "mystery", "input")
     assert out.startswith("unknown tool 'mystery'")
 

@@ -143,7 +143,9 @@ def test_implement_appends_the_default_fragment_then_the_plain_request(repo: Pat
     assert added[0]["role"] == "assistant" and _texts(added[0]) == [ANSWER]
     assert added[1]["role"] == "developer" and _texts(added[1]) == _collab(added[1])
     assert "# Collaboration mode: Default" in _collab(added[1])[0]
-    assert added[2:] == [
+    # Like every message the harness injects, it carries an id (msg_…, as Codex's do).
+    assert added[2]["id"].startswith("msg_")
+    assert [{k: v for k, v in i.items() if k != "id"} for i in added[2:]] == [
         {"type": "message", "role": "user", "content": [{"type": "input_text", "text": IMPLEMENT_PROMPT}]}
     ]
     assert body["tools"] == planned["tools"]

@@ -1,0 +1,265 @@
+"""Running commands as sessions: Codex's exec_command / write_stdin model.
+
+A command starts as a real subprocess in its own process group and session, with stderr merged
+into stdout (through a pseudo-terminal when `tty` is asked for, so `write_stdin` can type into it;
+otherwise stdin is closed). A reader thread collects its output. A call waits until the command
+exits (plus a short grace for the last output) or until its yield time passes; a command still
+running then stays alive as a session with a small numeric id that `write_stdin` polls or feeds.
+
+Every process a command starts is tracked, not only its process group: the command's environment
+carries a marker variable (`CTXSCOPE_EXEC_SESSION=<token>`) that children inherit, including those
+that leave the group with `setsid` or `nohup`, and on Linux `/proc` is scanned for it. When a
+session ends (its command exited) the processes it left behind are killed; when the agent exits,
+every session is. Outputs say what was killed, so the model is never told a command is gone while
+a child still holds its port or its files.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import pty
+import secrets
+import signal
+import subprocess
+import threading
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.tools.base import ToolError
+
+__all__ = ["MARKER_ENV", "ExecSession", "Exit", "SessionManager", "Snapshot", "tracked_processes"]
+
+MARKER_ENV = "CTXSCOPE_EXEC_SESSION"
+EXIT_GRACE_S = 0.25
+"""After the command exits, how long to wait for output still in flight (children may hold the
+pipe; they are killed after this)."""
+MAX_SESSIONS = 16
+_PROC = Path("/proc")
+_LIVE: weakref.WeakSet[SessionManager] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    """A harness that exits without closing its router still leaves no command running."""
+    for manager in list(_LIVE):
+        manager.close()
+
+
+def tracked_processes(token: str) -> dict[int, str]:
+    """Live processes whose environment carries `token` (pid → command name); {} without /proc."""
+    found: dict[int, str] = {}
+    needle = f"{MARKER_ENV}={token}".encode()
+    try:
+        entries = list(_PROC.iterdir())
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            if needle not in environ.split(b"\0"):
+                continue
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # gone, or not ours to read
+        if ") Z " in stat:  # a zombie is already dead; its parent reaps it
+            continue
+        found[int(entry.name)] = (entry / "comm").read_text().strip() if (entry / "comm").exists() else "?"
+    return found
+
+
+@dataclass
+class Exit:
+    """How a session ended."""
+
+    code: int | None
+    killed: dict[int, str] = field(default_factory=dict)
+    """Processes the command left behind that were killed (pid → name)."""
+
+
+@dataclass
+class Snapshot:
+    """What one call saw: the output since the previous call and whether the command still runs."""
+
+    output: bytes
+    exit: Exit | None
+
+
+class ExecSession:
+    """One running command."""
+
+    def __init__(self, session_id: int, argv: list[str], cwd: Path, env: dict[str, str], tty: bool) -> None:
+        self.id = session_id
+        self.tty = tty
+        self.token = secrets.token_hex(8)
+        self._buffer = bytearray()
+        self._lock = threading.Lock()
+        self._eof = threading.Event()
+        self._master: int | None = None
+        env = {**env, MARKER_ENV: self.token}
+        try:
+            if tty:
+                master, slave = pty.openpty()
+                try:
+                    self.proc = subprocess.Popen(
+                        argv,
+                        cwd=cwd,
+                        env=env,
+                        stdin=slave,
+                        stdout=slave,
+                        stderr=slave,
+                        start_new_session=True,
+                    )
+                finally:
+                    os.close(slave)
+                self._master = master
+            else:
+                self.proc = subprocess.Popen(
+                    argv,
+                    cwd=cwd,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+        except OSError as e:
+            if self._master is not None:
+                os.close(self._master)
+            raise ToolError(f"could not start {argv[0]}: {e}") from e
+        self._reader = threading.Thread(target=self._pump, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> bytes:
+        if self._master is not None:
+            try:
+                return os.read(self._master, 65536)
+            except OSError:  # EIO: every holder of the terminal is gone
+                return b""
+        assert self.proc.stdout is not None
+        return self.proc.stdout.read1(65536)  # type: ignore[attr-defined,no-any-return]
+
+    def _pump(self) -> None:
+        try:
+            while chunk := self._read():
+                with self._lock:
+                    self._buffer += chunk
+        finally:
+            self._eof.set()
+
+    def write(self, chars: str) -> None:
+        """Type `chars` into the command's terminal."""
+        if self._master is None:
+            raise ToolError(
+                f"session {self.id} was started without tty=true, so its stdin is closed; poll it with "
+                "empty chars, or start the command again with tty=true to type into it"
+            )
+        try:
+            os.write(self._master, chars.encode("utf-8"))
+        except OSError as e:
+            raise ToolError(f"could not write to session {self.id}: {e}") from e
+
+    def take(self) -> bytes:
+        """The output collected since the last call."""
+        with self._lock:
+            data = bytes(self._buffer)
+            self._buffer.clear()
+        return data
+
+    def wait(self, seconds: float) -> bool:
+        """Wait up to `seconds` for the command to exit; True when it has."""
+        try:
+            self.proc.wait(timeout=max(seconds, 0))
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
+    def finish(self) -> Exit:
+        """After the command exited: let in-flight output arrive, then kill what it left behind."""
+        self._eof.wait(EXIT_GRACE_S)
+        killed = self.kill_all()
+        self._eof.wait(EXIT_GRACE_S)
+        self._close()
+        return Exit(self.proc.returncode, killed)
+
+    def kill_all(self) -> dict[int, str]:
+        """Kill the process group and every process carrying this session's marker."""
+        leftover = tracked_processes(self.token)
+        leftover.pop(self.proc.pid, None)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        for pid in leftover:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                self.proc.kill()
+            self.proc.wait()
+        return leftover
+
+    def _close(self) -> None:
+        self._reader.join(EXIT_GRACE_S)
+        if self._master is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._master)
+            self._master = None
+        if self.proc.stdout is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdout.close()
+
+
+class SessionManager:
+    """The sessions of one agent: started by exec_command, polled by write_stdin, all killed at exit."""
+
+    def __init__(self) -> None:
+        self.sessions: dict[int, ExecSession] = {}
+        self._next = 1
+        _LIVE.add(self)
+
+    def start(self, argv: list[str], cwd: Path, env: dict[str, str], tty: bool) -> ExecSession:
+        if len(self.sessions) >= MAX_SESSIONS:
+            running = ", ".join(str(i) for i in self.sessions)
+            raise ToolError(
+                f"{MAX_SESSIONS} commands are still running (sessions {running}); finish or stop one "
+                'with write_stdin (e.g. send Ctrl-C as chars "\\u0003") before starting another'
+            )
+        session = ExecSession(self._next, argv, cwd, env, tty)
+        self._next += 1
+        self.sessions[session.id] = session
+        return session
+
+    def get(self, session_id: int) -> ExecSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            running = ", ".join(str(i) for i in self.sessions) or "none"
+            raise ToolError(f"no running session {session_id} (running: {running}); it may have exited")
+        return session
+
+    def collect(self, session: ExecSession, yield_s: float) -> Snapshot:
+        """Wait for exit or `yield_s`, whichever is first; an exited session is ended and dropped."""
+        try:
+            exited = session.wait(yield_s)
+        except BaseException:  # Ctrl-C while waiting: do not leave the command running
+            self.end(session)
+            raise
+        if not exited:
+            return Snapshot(session.take(), None)
+        result = session.finish()
+        self.sessions.pop(session.id, None)
+        return Snapshot(session.take(), result)
+
+    def end(self, session: ExecSession) -> dict[int, str]:
+        """Kill a session and everything it started."""
+        killed = session.kill_all()
+        session._close()
+        self.sessions.pop(session.id, None)
+        return killed
+
+    def close(self) -> None:
+        """Kill every session (the agent is exiting)."""
+        for session in list(self.sessions.values()):
+            self.end(session)

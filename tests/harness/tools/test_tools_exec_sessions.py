@@ -1,0 +1,139 @@
+"""exec_command sessions and write_stdin, with real processes: a call returns at its yield time or
+when the command exits; a running command is a session that write_stdin polls or types into;
+whatever a command leaves running (background jobs, setsid/nohup children) is killed when it
+exits or when the agent does, and the output names it."""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from test_tools_exec import parse
+from tools_support import call, make_router
+
+from harness.tools import ToolRouter
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process tracking reads /proc")
+
+
+def _exited(pid: int) -> bool:
+    """Whether `pid` has exited; waits on a pidfd (an event, not a sleep), bounded as a guard."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        readable, _, _ = select.select([fd], [], [], 30)
+        return bool(readable)
+    finally:
+        os.close(fd)
+
+
+def _session(status: str) -> int:
+    match = re.fullmatch(r"Process running with session ID (\d+)", status)
+    assert match, status
+    return int(match.group(1))
+
+
+def _start(router: ToolRouter, cmd: str, **args: object) -> tuple[int, str]:
+    """Start `cmd` (plain `bash -c`: a login profile's speed is not under test) expecting a session;
+    its id and first output."""
+    out = call(router, "exec_command", {"cmd": cmd, "login": False, "yield_time_ms": 200, **args})
+    status, _, body = parse(out)
+    return _session(status), body
+
+
+def _poll_until(router: ToolRouter, started: tuple[int, str], done: Callable[[str], bool]) -> str:
+    """Poll the session until `done(output so far)`; bounded, each poll waits for output or exit."""
+    session, seen = started
+    for _ in range(20):
+        if done(seen):
+            return seen
+        status, _, body = parse(call(router, "write_stdin", {"session_id": session, "yield_time_ms": 1000}))
+        seen += body
+        assert status.startswith("Process running"), (status, seen)
+    raise AssertionError(f"gave up waiting; output so far: {seen!r}")
+
+
+def test_a_running_command_becomes_a_session_that_write_stdin_feeds(tmp_path: Path) -> None:
+    router = make_router(tmp_path)
+    # The command waits for input, so the call returns at its yield time with a session id.
+    started = _start(router, "echo ready; read name; echo hello $name", tty=True)
+    _poll_until(router, started, lambda out: "ready" in out)
+    session = started[0]
+    # Typing a line ends the command: its answer and exit code come back, the session is gone.
+    args = {"session_id": session, "chars": "ada\n", "yield_time_ms": 20_000}
+    status, _, body = parse(call(router, "write_stdin", args))
+    assert status == "Process exited with code 0"
+    assert "hello ada" in body
+    out = call(router, "write_stdin", {"session_id": session, "chars": ""})
+    assert out.startswith(f"no running session {session}")
+
+
+def test_polling_collects_later_output(tmp_path: Path) -> None:
+    router = make_router(tmp_path)
+    fifo = tmp_path / "go"
+    os.mkfifo(fifo)
+    started = _start(router, f"echo one; cat {fifo}; echo two")
+    assert _poll_until(router, started, lambda out: "one" in out) == "one\n"
+    session = started[0]
+    fifo.write_text("")  # open and close the fifo: cat sees end of file and the command goes on
+    status, _, body = parse(call(router, "write_stdin", {"session_id": session, "yield_time_ms": 20_000}))
+    assert (status, body) == ("Process exited with code 0", "two\n")
+
+
+def test_typing_needs_a_terminal(tmp_path: Path) -> None:
+    router = make_router(tmp_path)
+    session, _ = _start(router, "sleep 30")
+    out = call(router, "write_stdin", {"session_id": session, "chars": "x"})
+    assert out.startswith(f"session {session} was started without tty=true")
+    router.close()
+
+
+def test_detached_children_are_killed_and_named_when_the_command_exits(tmp_path: Path) -> None:
+    router = make_router(tmp_path)
+    # Both children outlive the shell; the setsid one leaves its process group and keeps stdout open
+    # (issue 14: this used to hold the call until a timeout).
+    cmd = "setsid sleep 60 & echo $! > a.pid; nohup sleep 61 >/dev/null 2>&1 & echo $! > b.pid; echo started"
+    out = call(router, "exec_command", {"cmd": cmd, "login": False, "yield_time_ms": 60_000})
+    status, _, body = parse(out)
+    assert status == "Process exited with code 0" and body == "started\n"
+    pids = [int((tmp_path / name).read_text()) for name in ("a.pid", "b.pid")]
+    assert all(_exited(pid) for pid in pids)
+    assert "Killed" not in call(router, "exec_command", {"cmd": "true", "login": False})
+    cmd = "setsid sleep 62 & echo $! > c.pid"
+    out = call(router, "exec_command", {"cmd": cmd, "login": False, "yield_time_ms": 60_000})
+    pid = int((tmp_path / "c.pid").read_text())
+    assert f"Killed processes the command left running: {pid} (sleep)" in out
+    assert _exited(pid)
+
+
+def test_closing_the_router_kills_running_sessions(tmp_path: Path) -> None:
+    router = make_router(tmp_path)
+    started = _start(router, "setsid sleep 60 & echo $! > a.pid; echo go; sleep 60")
+    _poll_until(router, started, lambda out: "go" in out)
+    pid = int((tmp_path / "a.pid").read_text())
+    router.close()  # the agent exits
+    assert _exited(pid)
+
+
+def test_interrupting_a_call_kills_the_command(tmp_path: Path) -> None:
+    router = make_router(tmp_path)
+    tool = router.tools["exec_command"]
+    sessions = tool.sessions  # type: ignore[attr-defined]
+    session = sessions.start(["bash", "-c", "sleep 60"], tmp_path, dict(os.environ), False)
+    original = session.wait
+
+    def interrupted(seconds: float) -> bool:
+        raise KeyboardInterrupt
+
+    session.wait = interrupted  # type: ignore[method-assign]
+    with pytest.raises(KeyboardInterrupt):
+        sessions.collect(session, 10)
+    session.wait = original  # type: ignore[method-assign]
+    assert _exited(session.proc.pid) and session.id not in sessions.sessions
