@@ -11,13 +11,20 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 
 __all__ = ["CliResult", "run_cli", "run_cli_process"]
+
+TIMEOUT_S = 120
+"""In-process runs are bounded: a command that should refuse its input but serves or waits fails the
+test after this long instead of hanging the suite."""
 
 
 @dataclass(frozen=True)
@@ -55,13 +62,37 @@ def _environment(cwd: Path | None, env: Mapping[str, str] | None) -> Iterator[No
                 os.environ[key] = value
 
 
+@contextlib.contextmanager
+def _bounded(args: tuple[str, ...], seconds: int) -> Iterator[None]:
+    """Fail the call after `seconds` (SIGALRM; only the main thread can take it)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def too_long(signum: int, frame: FrameType | None) -> None:
+        raise AssertionError(f"ctxscope {' '.join(args)} did not finish in {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def run_cli(
-    *args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None, stdin: str = ""
+    *args: str,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    stdin: str = "",
+    timeout: int = TIMEOUT_S,
 ) -> CliResult:
     """`ctxscope ARGS` in this process: `ctxscope.cli.main` with argv, cwd, env and stdin set for the call.
 
     Output is captured by swapping sys.stdout/stderr (the commands print through them, rich included,
-    as consoles are made per call). `SystemExit` becomes the return code, as the shell would see it.
+    as consoles are made per call). `SystemExit` becomes the return code, as the shell would see it;
+    any other exception, and a traceback printed on stderr, fail the test (a user never sees one).
     """
     from ctxscope.cli import main
 
@@ -71,11 +102,13 @@ def run_cli(
     with _environment(cwd, env), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         sys.argv, sys.stdin = ["ctxscope", *args], _Stdin(stdin)
         try:
-            main()
+            with _bounded(tuple(args), timeout):
+                main()
         except SystemExit as exit_:
             code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
         finally:
             sys.argv, sys.stdin = old_argv, old_stdin
+    assert "Traceback" not in err.getvalue(), err.getvalue()
     return CliResult(tuple(args), code, out.getvalue(), err.getvalue())
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from proxy.model import Exchange
 from proxy.store import RecordingWriter
-from tests.ctxscope.cli_support import Result, run_cli
+from tests.cli_support import CliResult, run_cli
 
 DEEP = 100_000
 
@@ -146,13 +146,13 @@ def test_bad_input_is_a_one_line_error_and_leaves_inputs_alone(
 ) -> None:
     args = CASES[case](tmp_path)
     before = _snapshot(tmp_path)
-    result: Result = run_cli(capsys, monkeypatch, *args)  # fails on any traceback
+    result: CliResult = run_cli(*args)  # fails on any traceback
     assert _snapshot(tmp_path) == before, "an input was modified"
-    if result.code != 0:
-        errors = [line for line in result.err.splitlines() if line.startswith("error:")]
-        assert result.code == 2 and len(errors) == 1, result.err
+    if result.returncode != 0:
+        errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+        assert result.returncode == 2 and len(errors) == 1, result.stderr
     else:  # a damaged line is skipped and the rest is read
-        assert case.startswith(("deep JSON line", "$items", "non-numeric")), result.out
+        assert case.startswith(("deep JSON line", "$items", "non-numeric")), result.stdout
 
 
 def test_strings_over_a_megabyte_are_counted(
@@ -160,8 +160,8 @@ def test_strings_over_a_megabyte_are_counted(
 ) -> None:
     rec = _recording(tmp_path / "big.jsonl", text="word " * 250_000)
     for args in (["show", str(rec), "--turn", "2"], ["diff", str(rec)], ["compare", str(rec), str(rec)]):
-        result = run_cli(capsys, monkeypatch, *args)
-        assert result.code == 0, result.err
+        result = run_cli(*args)
+        assert result.returncode == 0, result.stderr
 
 
 def test_a_remote_listen_address_warns_for_capture() -> None:

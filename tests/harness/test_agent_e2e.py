@@ -15,7 +15,7 @@ from harness.errors import StreamError, UpstreamError
 from harness.events import Notice
 from harness.session import SessionStore
 from proxy.errors import ConfigError
-from tests.harness.helpers import (
+from tests.harness.harness_support import (
     SKILL_TEXT,
     assert_append_only,
     assert_calls_paired,

@@ -16,7 +16,7 @@ from harness.runtime import AgentOptions, AgentRuntime
 from harness.session import SessionStore
 from harness.session_context import SessionContext
 from proxy.store.reader import read_recording
-from tests.harness.helpers import (
+from tests.harness.harness_support import (
     PINNED_CONTEXT,
     assert_append_only,
     assert_calls_paired,

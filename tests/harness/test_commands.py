@@ -15,7 +15,7 @@ from harness.repl import run_repl
 from harness.runtime import AgentOptions, AgentRuntime
 from proxy.errors import ConfigError
 from proxy.store.reader import read_recording
-from tests.harness.helpers import PINNED_CONTEXT, make_repo, write_config, write_script
+from tests.harness.harness_support import PINNED_CONTEXT, make_repo, write_config, write_script
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import importlib
 import pytest
 
 import harness
-from tests.lazy_exports import lazy_names, type_checking_imports
+from tests.lazy_exports_support import lazy_names, type_checking_imports
 
 EXPECTED = {
     "harness": {

@@ -11,7 +11,7 @@ import pytest
 from harness.config import load_config
 from harness.model_catalog import model_info
 from proxy.errors import ConfigError
-from tests.harness.helpers import labels, make_repo, run_agent, write_config, write_script
+from tests.harness.harness_support import labels, make_repo, run_agent, write_config, write_script
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from openai.types.responses.response_create_params import ResponseCreateParamsSt
 from pydantic import TypeAdapter
 
 from proxy.testing import FakeUpstream, SseReply, capture_proxy, response_stream, text_message
-from tests.harness.helpers import make_repo, run_agent, write_config, write_script
+from tests.harness.harness_support import make_repo, run_agent, write_config, write_script
 
 # Fields Codex sends that openai-python 2.x does not model (it passes them via extra_body).
 CODEX_EXTENSIONS = {"client_metadata"}

@@ -14,7 +14,7 @@ from harness.session import SessionStore
 from proxy.errors import ConfigError, CtxscopeError
 from proxy.store.reader import read_recording
 from proxy.testing import FakeUpstream, SseReply, function_call, response_stream, text_message
-from tests.harness.helpers import PINNED_CONTEXT, labels, make_repo, write_config, write_script
+from tests.harness.harness_support import PINNED_CONTEXT, labels, make_repo, write_config, write_script
 
 SECRET = "sk-live-abcdefghijklmnopqrstuvwxyz0123"
 

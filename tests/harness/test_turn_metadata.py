@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.helpers import make_repo, run_agent, write_config, write_script
+from tests.harness.harness_support import make_repo, run_agent, write_config, write_script
 
 # Observed on the wire from `codex exec` 0.169.0 (codex-observed.md §1).
 CODEX_CLIENT_METADATA_KEYS = {

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from inspector.analysis import Analysis, analyse_recording
-from tests.inspector.edges import EDGES
+from tests.inspector.edge_support import EDGES
 
 
 @pytest.fixture

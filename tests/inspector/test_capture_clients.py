@@ -11,7 +11,7 @@ from openai import OpenAI
 
 from inspector.analysis import analyse_recording
 from proxy.testing import CaptureSession, FakeUpstream
-from tests.harness.helpers import make_repo, write_config, write_script
+from tests.harness.harness_support import make_repo, write_config, write_script
 
 TIMEOUT_S = 120
 

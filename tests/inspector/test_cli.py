@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.inspector.helpers import invoke, run_ctxscope
+from tests.cli_support import run_cli, run_cli_process
 
 
 def test_diff_text_tells_what_changed(edge: Callable[[str], Path]) -> None:
-    result = run_ctxscope("diff", str(edge("world")), "--no-color")
+    result = run_cli_process("diff", str(edge("world")), "--no-color")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "\x1b[" not in out
@@ -31,14 +31,14 @@ def test_diff_text_tells_what_changed(edge: Callable[[str], Path]) -> None:
 
 
 def test_diff_colour_when_forced(edge: Callable[[str], Path]) -> None:
-    result = invoke("diff", str(edge("compaction")), "--color")
+    result = run_cli("diff", str(edge("compaction")), "--color")
     assert result.returncode == 0, result.stderr
     assert "\x1b[" in result.stdout
     assert "compaction (request_kind compaction): 5 items summarised" in result.stdout
 
 
 def test_diff_json_follows_the_schema(edge: Callable[[str], Path]) -> None:
-    result = invoke("diff", str(edge("compaction")), "--format", "json", "--turn", "5")
+    result = run_cli("diff", str(edge("compaction")), "--format", "json", "--turn", "5")
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     assert doc["schema"] == "ctxscope-report/1" and doc["report"] == "diff"
@@ -86,32 +86,32 @@ def test_diff_json_follows_the_schema(edge: Callable[[str], Path]) -> None:
 
 def test_diff_thread_filter_and_markdown(edge: Callable[[str], Path]) -> None:
     path = edge("fork")
-    result = invoke("diff", str(path), "--thread", "T2", "--format", "json")
+    result = run_cli("diff", str(path), "--thread", "T2", "--format", "json")
     assert [t["turn"] for t in json.loads(result.stdout)["turns"]] == [3]
-    md = invoke("diff", str(path), "--format", "markdown")
+    md = run_cli("diff", str(path), "--format", "markdown")
     assert md.returncode == 0
     assert md.stdout.startswith("# ctxscope diff") and "| 3 | T2 | fork |" in md.stdout
 
 
 def test_show_layout_and_raw(edge: Callable[[str], Path]) -> None:
     path = edge("world")
-    result = invoke("show", str(path), "--turn", "2", "--no-color")
+    result = run_cli("show", str(path), "--turn", "2", "--no-color")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert any(line.strip().startswith("0  developer[<permissions>, <skills_catalog>]") for line in lines)
     assert any("user[<agents_md:/repo>, <environment_context:cwd=/repo>]" in line for line in lines)
     assert any('user: "look around"' in line for line in lines)
     assert any("user[<selected_skill:demo-skill>]" in line for line in lines)
-    raw = invoke("show", str(path), "--turn", "2", "--raw")
+    raw = run_cli("show", str(path), "--turn", "2", "--raw")
     assert json.loads(raw.stdout)["model"] == "gpt-5.1-codex"
-    doc = json.loads(invoke("show", str(path), "--turn", "1", "--format", "json").stdout)
+    doc = json.loads(run_cli("show", str(path), "--turn", "1", "--format", "json").stdout)
     assert doc["report"] == "show" and doc["layout"][0] == "developer[<permissions>, <skills_catalog>]"
 
 
 def test_compare_two_recordings(edge: Callable[[str], Path], tmp_path: Path) -> None:
     a = edge("tools_reordered")
     b = edge("world")
-    doc = json.loads(invoke("compare", str(a), str(b), "--format", "json").stdout)
+    doc = json.loads(run_cli("compare", str(a), str(b), "--format", "json").stdout)
     assert doc["report"] == "compare" and doc["summary"]["turns_a"] == 3
     first = doc["turns"][0]
     assert first["items_diff"] == ['- user: "hi"', '+ user: "look around"']
@@ -119,7 +119,7 @@ def test_compare_two_recordings(edge: Callable[[str], Path], tmp_path: Path) -> 
     second = doc["turns"][1]
     assert second["same"] is False and second["params"]["model"] == {"a": "gpt-5-codex", "b": "gpt-5.1-codex"}
     assert second["items_diff"]
-    text = invoke("compare", str(a), str(a), "--no-color")
+    text = run_cli("compare", str(a), str(a), "--no-color")
     assert text.returncode == 0 and text.stdout.count(" same") == 3
 
 
@@ -139,7 +139,7 @@ def test_bad_files_fail_with_one_line(tmp_path: Path, make: Callable[[Path], obj
     if expected == "is empty":  # every command goes through the same reader; check each once
         commands += [["show", str(path), "--turn", "1"], ["compare", str(path), str(path)]]
     for args in commands:
-        result = invoke(*args)
+        result = run_cli(*args)
         assert result.returncode == 2
         assert result.stderr.startswith("error: ") and expected in result.stderr
         assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
@@ -149,7 +149,7 @@ def test_truncated_recording_loads_what_is_complete(edge: Callable[[str], Path])
     path = edge("world")
     data = path.read_bytes()
     path.write_bytes(data[: len(data) - 40])  # tear the last line
-    result = invoke("diff", str(path), "--format", "json")
+    result = run_cli("diff", str(path), "--format", "json")
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     assert any("incomplete" in w for w in doc["warnings"])
@@ -158,24 +158,24 @@ def test_truncated_recording_loads_what_is_complete(edge: Callable[[str], Path])
 
 def test_turn_out_of_range_and_unknown_thread(edge: Callable[[str], Path]) -> None:
     path = edge("world")
-    result = invoke("show", str(path), "--turn", "9")
+    result = run_cli("show", str(path), "--turn", "9")
     assert result.returncode == 2 and result.stderr == f"error: there is no turn 9: {path} has turns 1–3\n"
-    result = invoke("diff", str(path), "--thread", "T7")
+    result = run_cli("diff", str(path), "--thread", "T7")
     assert result.returncode == 2 and "there is no thread 'T7'" in result.stderr
 
 
 def test_non_responses_recording_reports_and_shows_unknowns(edge: Callable[[str], Path]) -> None:
     path = edge("odd_input")
-    result = invoke("diff", str(path), "--no-color")
+    result = run_cli("diff", str(path), "--no-color")
     assert result.returncode == 0, result.stderr
     assert "is not a Responses request; skipped" in result.stdout
-    shown = invoke("show", str(path), "--turn", "1", "--no-color")
+    shown = run_cli("show", str(path), "--turn", "1", "--no-color")
     assert "unknown:mystery_item" in shown.stdout and "unknown_part:input_audio" in shown.stdout
 
 
 def test_compare_api_key_with_chatgpt_backend(edge: Callable[[str], Path]) -> None:
     a, b = str(edge("backend_apikey")), str(edge("backend_chatgpt"))
-    doc = json.loads(invoke("compare", a, b, "--format", "json").stdout)
+    doc = json.loads(run_cli("compare", a, b, "--format", "json").stdout)
     assert doc["summary"] == {"turns_a": 2, "turns_b": 2, "same_turns": 0}
     first = doc["turns"][0]
     assert first["endpoint"] == [
@@ -188,7 +188,7 @@ def test_compare_api_key_with_chatgpt_backend(edge: Callable[[str], Path]) -> No
     assert first["params"] == {"service_tier": {"a": None, "b": "priority"}}
     assert first["body_keys"] == {"only_a": [], "only_b": []}
     assert first["items_diff"] == [] and first["instructions_diff"] == [] and not first["tools"]["changed"]
-    md = invoke("compare", a, b, "--format", "markdown")
+    md = run_cli("compare", a, b, "--format", "markdown")
     assert "| 1 | no | endpoint https://api.openai.com/v1/responses ≠ wss://" in md.stdout
 
 

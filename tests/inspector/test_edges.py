@@ -147,7 +147,7 @@ def test_compaction_names_what_it_dropped_and_a_replaced_summary() -> None:
     """A second compaction: the earlier summary is replaced, the selected skill is not brought back."""
     from inspector.analysis import analyse_exchanges
     from inspector.reports import describe_changes
-    from tests.inspector.builders import Script, body, completed, fragment, initial_context, message
+    from tests.inspector.exchange_support import Script, body, completed, fragment, initial_context, message
 
     s = Script()
     ctx = initial_context()

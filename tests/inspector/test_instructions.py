@@ -8,7 +8,7 @@ from typing import Any
 
 from inspector.analysis import analyse_exchanges
 from inspector.reports.build import diff_report, show_report
-from tests.inspector.builders import Script, body, completed, fragment, initial_context, message
+from tests.inspector.exchange_support import Script, body, completed, fragment, initial_context, message
 
 BASE_A = "You are agent A. Be careful.\n"
 BASE_B = "You are agent B. Be quick.\n"

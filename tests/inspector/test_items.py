@@ -6,7 +6,7 @@ from inspector.analysis import classify_item
 from inspector.analysis.attribution import attribute, item_totals
 from inspector.analysis.items import ItemClassifier
 from inspector.analysis.tokens import count_text, get_tokenizer, predicted_cached
-from tests.inspector.builders import agents_md, environment, fragment, message
+from tests.inspector.exchange_support import agents_md, environment, fragment, message
 
 
 def test_fragments_are_recognised_with_the_harness_definitions() -> None:

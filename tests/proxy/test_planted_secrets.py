@@ -29,8 +29,8 @@ from proxy.testing import (
     response_stream,
     text_message,
 )
-from tests.ctxscope.cli_support import run_cli
-from tests.proxy.redact import samples
+from tests.cli_support import run_cli
+from tests.proxy.redact import samples_support as samples
 
 TOOL_OUTPUT = "\n".join(text for _, text in samples.IN_TEXT)
 LOOK_ALIKES = "\n".join(samples.NOT_SECRETS)
@@ -176,7 +176,7 @@ def test_every_planted_kind_in_every_place_finds_nothing_on_disk(
     # an export, a replay report and a session file made from it
     export = tmp_path / "export.jsonl"
     assert (
-        run_cli(capsys, monkeypatch, "export", str(recording), "--what", "exchanges", "-o", str(export)).code
+        run_cli("export", str(recording), "--what", "exchanges", "-o", str(export)).returncode
         == 0
     )
     assert _leaks(export.read_text()) == []

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import proxy
-from tests.lazy_exports import lazy_names, type_checking_imports
+from tests.lazy_exports_support import lazy_names, type_checking_imports
 
 
 def test_every_exported_name_resolves() -> None:

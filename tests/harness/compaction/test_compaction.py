@@ -28,7 +28,7 @@ from harness.runtime import AgentOptions, AgentRuntime
 from inspector.analysis import analyse_recording
 from proxy.store.reader import read_recording
 from tests.cli_support import run_cli
-from tests.harness.helpers import PINNED_CONTEXT, make_repo, write_config, write_script
+from tests.harness.harness_support import PINNED_CONTEXT, make_repo, write_config, write_script
 
 LIMIT = 20_000
 BIG = {"input_tokens": 25_000, "output_tokens": 100, "total_tokens": 25_100}

@@ -1,11 +1,11 @@
-"""Fixtures for context tests (the workspace itself is built in `ctx_workspace`)."""
+"""Fixtures for context tests (the workspace itself is built in `workspace_support`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from ctx_workspace import Workspace, make_workspace
+from workspace_support import Workspace, make_workspace
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import logging
 from pathlib import Path
 
 import pytest
-from ctx_workspace import Workspace, write
+from workspace_support import Workspace, write
 
 from harness.context import (
     classify_text,

@@ -10,7 +10,7 @@ from datetime import UTC
 from pathlib import Path
 
 import pytest
-from ctx_workspace import Workspace, write
+from workspace_support import Workspace, write
 
 from harness.context import (
     WorldState,

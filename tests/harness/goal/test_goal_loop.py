@@ -20,7 +20,13 @@ from harness.events import AgentEvent, GoalUpdated, Notice, TextDelta
 from harness.runtime import AgentOptions, AgentRuntime
 from proxy.errors import ConfigError
 from proxy.store.reader import read_recording
-from tests.harness.helpers import PINNED_CONTEXT, assert_calls_paired, make_repo, write_config, write_script
+from tests.harness.harness_support import (
+    PINNED_CONTEXT,
+    assert_calls_paired,
+    make_repo,
+    write_config,
+    write_script,
+)
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from harness.modes import EndStep
 from harness.modes.default import DefaultMode
 from harness.output import InteractivePrinter
 from harness.tools import GateRule, ToolOutcome, in_modes
-from tests.harness.helpers import assert_calls_paired, labels, make_repo, run_agent, write_script
+from tests.harness.harness_support import assert_calls_paired, labels, make_repo, run_agent, write_script
 
 OPEN, CLOSE = "<draft>", "</draft>"
 

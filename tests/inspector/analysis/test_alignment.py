@@ -8,7 +8,7 @@ from inspector.analysis import analyse_exchanges, analyse_recording
 from inspector.analysis.alignment import AlignedPair, align_turns, lcs_align, pair_gaps
 from inspector.analysis.compare import compare_analyses
 from inspector.reports import compare_report
-from tests.inspector.builders import Script, body, completed, initial_context, message
+from tests.inspector.exchange_support import Script, body, completed, initial_context, message
 
 
 def session(prompts: list[str], *, cwd: str = "/repo") -> Script:

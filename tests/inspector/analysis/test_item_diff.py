@@ -13,7 +13,7 @@ from inspector.analysis.item_diff import (
     pretty,
 )
 from inspector.analysis.items import ItemClassifier, classify_item
-from tests.inspector.builders import call, message
+from tests.inspector.exchange_support import call, message
 
 
 def _items(raw: list[object]) -> list:  # type: ignore[type-arg]

@@ -21,7 +21,7 @@ from harness.context import (
 from inspector.analysis import Analysis, StateChange, analyse_exchanges
 from inspector.reports import diff_report, render_markdown, show_report
 from inspector.reports.schema import report_schema
-from tests.inspector.builders import Script, body, completed, initial_context, message
+from tests.inspector.exchange_support import Script, body, completed, initial_context, message
 
 
 def _recognise(text: str) -> dict[str, Any] | None:

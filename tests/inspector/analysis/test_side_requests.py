@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from inspector.analysis import analyse_recording
-from tests.inspector.builders import Script, body, completed, initial_context, message
-from tests.inspector.helpers import invoke
+from tests.cli_support import run_cli
+from tests.inspector.exchange_support import Script, body, completed, initial_context, message
 
 
 def _headers(thread: str, source: str) -> dict[str, str]:
@@ -41,8 +41,8 @@ def test_title_requests_are_side_requests_in_one_folded_thread(tmp_path: Path) -
     # the conversation's second turn still follows its first
     assert analysis.turns[2].change.kind == "append"
 
-    out = invoke("diff", str(tmp_path / "titles.jsonl")).stdout
+    out = run_cli("diff", str(tmp_path / "titles.jsonl")).stdout
     assert "thread S1  2 side requests (thread_title), folded: turns 2, 4" in out
     assert "turn 2 " not in out and "turn 3 " in out
-    doc = json.loads(invoke("diff", str(tmp_path / "titles.jsonl"), "--format", "json").stdout)
+    doc = json.loads(run_cli("diff", str(tmp_path / "titles.jsonl"), "--format", "json").stdout)
     assert [t["side"] for t in doc["threads"]] == [None, "thread_title"]

@@ -8,7 +8,7 @@ from inspector.analysis import Analysis, analyse_exchanges
 from inspector.analysis.instructions import base_instructions
 from inspector.analysis.marks import mode_marks
 from inspector.analysis.window import context_window, fill_ratio
-from tests.inspector.builders import Script, body, completed, message
+from tests.inspector.exchange_support import Script, body, completed, message
 
 
 def test_base_prompt_from_the_instructions_field(analysed: Callable[[str], Analysis]) -> None:

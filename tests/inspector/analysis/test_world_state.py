@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from harness.context import SkillInfo
 from inspector.analysis import Analysis, StateChange, analyse_exchanges
-from tests.inspector.builders import Script, body, completed, fragment, initial_context, message
+from tests.inspector.exchange_support import Script, body, completed, fragment, initial_context, message
 
 
 def test_changes_are_records_of_the_harness_fields(analysed: Callable[[str], Analysis]) -> None:

@@ -15,7 +15,7 @@ from inspector.analysis import Analysis
 from inspector.analysis.compare import compare_analyses
 from inspector.reports import SCHEMA, ReportDoc, compare_report, diff_report, show_report
 from inspector.reports.schema import DEFAULT_PATH, main, report_schema, schema_text
-from tests.inspector.edges import EDGES
+from tests.inspector.edge_support import EDGES
 
 READER: TypeAdapter[Any] = TypeAdapter(ReportDoc)
 

@@ -13,7 +13,7 @@ from inspector.tui.screens.main import MainScreen
 from inspector.tui.snapshot import settle
 from inspector.tui.widgets import LinesView, Timeline
 from proxy.store import RecordingWriter
-from tests.inspector.builders import Script, body, completed, message
+from tests.inspector.exchange_support import Script, body, completed, message
 from tests.inspector.tui.conftest import recording, running
 
 pytestmark = pytest.mark.anyio

@@ -10,13 +10,13 @@ import pytest
 from inspector.tui.launch import launch
 from inspector.tui.loader import newest_recording
 from proxy.errors import ConfigError, RecordingError
-from tests.inspector.helpers import invoke, run_ctxscope
+from tests.cli_support import run_cli, run_cli_process
 from tests.inspector.tui.conftest import recording
 
 
 def test_snapshot_writes_an_svg_of_the_asked_turn_and_view(tmp_path: Path) -> None:
     out = tmp_path / "shot.svg"
-    result = invoke(
+    result = run_cli(
         "inspect",
         str(recording("compaction")),
         "--snapshot",
@@ -52,7 +52,8 @@ def test_bad_options_and_inputs_are_one_line_errors(tmp_path: Path) -> None:
 
 
 def test_the_real_command_prints_one_line_and_exits_2(tmp_path: Path) -> None:
-    result = run_ctxscope("inspect", str(tmp_path / "missing.jsonl"), "--snapshot", str(tmp_path / "x.svg"))
+    missing, svg = tmp_path / "missing.jsonl", tmp_path / "x.svg"
+    result = run_cli_process("inspect", str(missing), "--snapshot", str(svg))
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [f"error: {tmp_path / 'missing.jsonl'}: no such file"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.inspector.tui.conftest import recording
-from tests.inspector.tui.screenshots import compare, normalise, take
+from tests.inspector.tui.screenshot_support import compare, normalise, take
 
 pytestmark = pytest.mark.anyio
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from inspector.analysis import Analysis, analyse_exchanges
 from inspector.tui.viewmodel import TRUNCATE_CHARS, Inspector
-from tests.inspector.builders import Script, body, completed, message
+from tests.inspector.exchange_support import Script, body, completed, message
 
 
 def texts(lines: list) -> list[str]:  # type: ignore[type-arg]

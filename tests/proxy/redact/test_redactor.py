@@ -7,7 +7,7 @@ import re
 import pytest
 
 from proxy.redact import PLACEHOLDER_RE, Redactor
-from tests.proxy.redact import samples
+from tests.proxy.redact import samples_support as samples
 
 
 @pytest.mark.parametrize(("secret", "text"), samples.IN_TEXT, ids=[t[:24] for _, t in samples.IN_TEXT])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from proxy.redact import Redactor, redact_events
-from tests.proxy.redact import samples
+from tests.proxy.redact import samples_support as samples
 
 
 def _delta(text: str, kind: str = "response.output_text.delta", **extra: object) -> str:

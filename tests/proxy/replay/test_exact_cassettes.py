@@ -23,7 +23,7 @@ import pytest
 from proxy.replay import serve_cassette
 from proxy.store import read_recording
 from proxy.testing import FakeUpstream, RawReply, RecordedRequest, Reply, SseReply
-from tests.proxy.replay.sse_corpus import CORPUS, JSON_BODIES, CorpusStream
+from tests.proxy.replay.sse_corpus_support import CORPUS, JSON_BODIES, CorpusStream
 from tests.proxy.test_capture_cli import LINE_TIMEOUT_S, Proc
 
 pytestmark = pytest.mark.slow

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import proxy
 import proxy.replay
-from tests.lazy_exports import lazy_names, type_checking_imports
+from tests.lazy_exports_support import lazy_names, type_checking_imports
 
 
 def test_exported_members() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from proxy.replay import serve_cassette
 from proxy.testing import SseReply, response_stream, text_message
-from tests.proxy.redact import samples
+from tests.proxy.redact import samples_support as samples
 from tests.proxy.replay.replay_support import Run, codex_body, post, record_session
 
 KEY_A = samples.OPENAI_KEY

@@ -13,7 +13,7 @@ from harness.session.store import SessionStore
 from proxy.errors import ConfigError
 from proxy.files import write_private
 from proxy.store import RecordingWriter, read_recording
-from tests.ctxscope.cli_support import run_cli
+from tests.cli_support import run_cli
 from tests.proxy.store.test_writer_secrets import _exchange
 
 
@@ -71,8 +71,8 @@ def test_export_writes_owner_only(
 ) -> None:
     rec = _recording(tmp_path / "r.jsonl")
     out = tmp_path / "out.jsonl"
-    result = run_cli(capsys, monkeypatch, "export", str(rec), "-o", str(out))
-    assert result.code == 0 and _mode(out) == 0o600 and '"model"' in out.read_text()
+    result = run_cli("export", str(rec), "-o", str(out))
+    assert result.returncode == 0 and _mode(out) == 0o600 and '"model"' in out.read_text()
 
 
 def test_export_onto_its_own_input_is_refused(
@@ -83,8 +83,9 @@ def test_export_onto_its_own_input_is_refused(
     link = tmp_path / "same.jsonl"
     link.hardlink_to(rec)
     for target in (rec, link, tmp_path / "." / "r.jsonl"):
-        result = run_cli(capsys, monkeypatch, "export", str(rec), "-o", str(target))
-        assert result.code == 2 and "it is the input" in result.err and len(result.err.splitlines()) == 1
+        result = run_cli("export", str(rec), "-o", str(target))
+        assert result.returncode == 2 and "it is the input" in result.stderr
+        assert len(result.stderr.splitlines()) == 1
     assert rec.read_bytes() == before
 
 
@@ -94,5 +95,5 @@ def test_export_to_a_full_device_is_one_line(
     if not Path("/dev/full").exists():
         pytest.skip("no /dev/full here")
     rec = _recording(tmp_path / "r.jsonl")
-    result = run_cli(capsys, monkeypatch, "export", str(rec), "-o", "/dev/full")
-    assert result.code == 2 and "/dev/full" in result.err and len(result.err.splitlines()) == 1
+    result = run_cli("export", str(rec), "-o", "/dev/full")
+    assert result.returncode == 2 and "/dev/full" in result.stderr and len(result.stderr.splitlines()) == 1

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from proxy.model import Exchange
 from proxy.store import RecordingWriter, read_recording
-from tests.proxy.redact import samples
+from tests.proxy.redact import samples_support as samples
 
 
 def _exchange(headers: dict[str, str], text: str = "hi") -> Exchange:

@@ -19,7 +19,7 @@ from harness.events import ModeChange, PlanSubmitted
 from harness.modes.plan.texts import CLAUDE_ACTIVE_REMINDER, CLAUDE_PLAN_TEXT, IMPLEMENT_PROMPT
 from harness.runtime import AgentRuntime
 from harness.tools import ApprovalRequest
-from tests.harness.helpers import make_repo, run_agent, write_script
+from tests.harness.harness_support import make_repo, run_agent, write_script
 
 PLAN = "## Plan\n1. Add greet() in pkg/greet.py\n2. Test it\n"
 

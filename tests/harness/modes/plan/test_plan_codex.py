@@ -37,7 +37,7 @@ from proxy.errors import ConfigError
 from proxy.home import sessions_dir
 from proxy.store.reader import read_recording
 from tests.cli_support import run_cli, run_cli_process
-from tests.harness.helpers import (
+from tests.harness.harness_support import (
     PINNED_CONTEXT,
     assert_append_only,
     assert_calls_paired,

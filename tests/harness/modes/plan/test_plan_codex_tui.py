@@ -36,7 +36,7 @@ from proxy.testing import (
     response_stream,
     text_message,
 )
-from tests.harness.helpers import PINNED_CONTEXT, make_repo, write_script
+from tests.harness.harness_support import PINNED_CONTEXT, make_repo, write_script
 from tests.proxy.replay.codex_support import codex_binary
 
 pytestmark = pytest.mark.slow

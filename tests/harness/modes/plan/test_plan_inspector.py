@@ -16,7 +16,7 @@ import pytest
 from harness.runtime import AgentRuntime
 from inspector.analysis import analyse_recording
 from tests.cli_support import run_cli
-from tests.harness.helpers import make_repo, run_agent, write_script
+from tests.harness.harness_support import make_repo, run_agent, write_script
 
 
 @pytest.fixture

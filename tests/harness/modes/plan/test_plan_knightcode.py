@@ -24,7 +24,7 @@ from harness.tools import still_planning
 from proxy.errors import ConfigError
 from proxy.store.reader import read_recording
 from tests.cli_support import run_cli
-from tests.harness.helpers import assert_calls_paired, make_repo, run_agent, write_script
+from tests.harness.harness_support import assert_calls_paired, make_repo, run_agent, write_script
 
 PLAN = "# Goal\nAdd greet().\n\n## Changes\n- pkg/greet.py\n\n## Verify\n- pytest -q\n"
 

@@ -10,7 +10,7 @@ import pytest
 from harness.events import Notice
 from harness.modes.plan.texts import recognise_workspace_note
 from harness.modes.plan.workspace import changed_paths, take_snapshot
-from tests.harness.helpers import make_repo, run_agent, write_script
+from tests.harness.harness_support import make_repo, run_agent, write_script
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 
 from proxy.model import TransportError
-from tests.inspector.builders import (
+from tests.inspector.exchange_support import (
     TOOLS,
     Script,
     agents_md,
