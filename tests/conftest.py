@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from proxy.testing import CaptureSession, FakeUpstream, capture_proxy
+
+# Commands the harness runs start `bash -lc`; on machines whose profile runs `pyenv init`, a login
+# shell killed mid-rehash (a timeout test) leaves pyenv's lock behind and every later login shell then
+# waits PYENV_REHASH_TIMEOUT (60 s) for it. One second keeps such a leftover from stalling the suite.
+os.environ.setdefault("PYENV_REHASH_TIMEOUT", "1")
 
 
 @pytest.fixture(autouse=True)
