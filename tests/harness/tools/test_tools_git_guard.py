@@ -114,3 +114,15 @@ def test_fsmonitor_false_and_plain_config_run_without_approval(repo: Path) -> No
 def test_textconv_flag_is_not_known_safe() -> None:
     assert not is_known_safe_command("git log -p --textconv")
     assert is_known_safe_command("git log -p --no-textconv")
+
+
+def test_log_and_show_ignore_textconv_from_outside_config(repo: Path, tmp_path: Path, marker: Path) -> None:
+    program = planted_program(tmp_path, marker)
+    attributes = tmp_path / "outside" / "attributes"
+    attributes.write_text("*.txt diff=x\n")
+    global_config = tmp_path / "outside" / "gitconfig"
+    global_config.write_text(f'[core]\n\tattributesFile = {attributes}\n[diff "x"]\n\ttextconv = {program}\n')
+    router = make_router(repo, sandbox_mode="read-only", env={"GIT_CONFIG_GLOBAL": str(global_config)})
+    out = call(router, "exec_command", {"cmd": "git log -p -1 && git show HEAD", "yield_time_ms": 60_000})
+    assert "Process exited with code 0" in out and "+one" in out, out
+    assert not marker.exists()
