@@ -3,7 +3,9 @@ root down to the cwd (`AGENTS.override.md` wins over `AGENTS.md` in the same dir
 
 The repository root is the nearest ancestor of the cwd holding `.git` (a directory, or a file
 for worktrees/submodules); without one only the cwd itself is searched. A file that is not UTF-8
-is a `ConfigError` naming the file, so the person can fix it; nothing crashes.
+is read with U+FFFD for each bad byte and a warning names it (the agent still starts: one stray
+Latin-1 byte in a shared AGENTS.md should not stop every session); an unreadable file is a
+`ConfigError` naming it.
 
 Project documents share a byte budget (32 KiB by default, as in Codex): what does not fit is cut
 at a character boundary and a warning says which file was cut. The global file is not counted.
@@ -36,8 +38,10 @@ def find_repo_root(cwd: Path) -> Path | None:
     return None
 
 
-def read_instructions_file(path: Path) -> str:
-    """Text of an instructions file: UTF-8 (a BOM is dropped), CRLF normalised, trimmed."""
+def read_instructions_file(path: Path, warnings: list[str] | None = None) -> str:
+    """Text of an instructions file: UTF-8 (a BOM is dropped), CRLF normalised, trimmed.
+
+    Bytes that are not UTF-8 become U+FFFD and a warning naming the file goes to `warnings`."""
     try:
         raw = path.read_bytes()
     except OSError as err:
@@ -47,9 +51,12 @@ def read_instructions_file(path: Path) -> str:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raise ConfigError(
-            f"{path} is not UTF-8 text (bad byte at offset {err.start}); save it as UTF-8 or remove it"
-        ) from err
+        text = raw.decode("utf-8-sig", errors="replace")
+        if warnings is not None:
+            warnings.append(
+                f"{path} is not UTF-8 text (bad byte at offset {err.start}); read with replacement "
+                "characters; save it as UTF-8"
+            )
     return text.replace("\r\n", "\n").strip()
 
 
@@ -84,7 +91,7 @@ def discover_agents_docs(
     """
     docs: list[tuple[str, str]] = []
     if global_file is not None and global_file.is_file():
-        text = read_instructions_file(global_file)
+        text = read_instructions_file(global_file, warnings)
         if text:
             docs.append((str(global_file), text))
     root = repo_root if repo_root is not None else find_repo_root(cwd)
@@ -94,7 +101,7 @@ def discover_agents_docs(
             candidate = directory / name
             if not candidate.is_file():
                 continue
-            text = read_instructions_file(candidate)
+            text = read_instructions_file(candidate, warnings)
             if not text:
                 continue
             size = len(text.encode("utf-8"))

@@ -104,8 +104,8 @@ def _default_writable_roots(cwd: Path, sandbox_mode: str) -> list[str]:
 
 def collect_world_state(settings: ContextSettings, warnings: list[str] | None = None) -> WorldState:
     """Snapshot the world: AGENTS.md files and skills are read now; problems with skills and cut
-    AGENTS.md files go to `warnings`; a bad setting or a non-UTF-8 AGENTS.md raises `ConfigError`
-    naming what to fix."""
+    or non-UTF-8 AGENTS.md files go to `warnings`; a bad setting or an unreadable AGENTS.md raises
+    `ConfigError` naming what to fix."""
     cwd = settings.cwd.expanduser().resolve()
     if not cwd.is_dir():
         raise ConfigError(f"working directory {cwd} does not exist; pass an existing directory")

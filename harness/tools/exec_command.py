@@ -23,7 +23,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
 from harness.tools.call_context import ApprovalRequest, ToolContext
 from harness.tools.exec_sessions import SessionManager
-from harness.tools.sandbox import ESCALATE, SANDBOX_PERMISSIONS, exec_approval_reason, obtain_approval
+from harness.tools.git_guard import GIT_HARDENING_NOTE, harden_git_command
+from harness.tools.sandbox import (
+    ESCALATE,
+    SANDBOX_PERMISSIONS,
+    exec_approval_reason,
+    obtain_approval,
+    runs_read_only_git,
+)
 from harness.tools.shell_env import command_environment
 
 DEFAULT_YIELD_MS = 10_000
@@ -105,6 +112,7 @@ def format_output(
     session_id: int | None,
     killed: dict[int, str] | None = None,
     approval_note: str | None = None,
+    git_note: str | None = None,
 ) -> str:
     """Codex's header (chunk id, wall time, status, token count) then the output of this call."""
     sink = HeadTail(cap)
@@ -125,6 +133,8 @@ def format_output(
         lines.append(f"Killed processes the command left running: {shown}")
     if approval_note:
         lines.append(f"Approval: {approval_note}")
+    if git_note:
+        lines.append(f"Git: {git_note}")
     lines.append("Output:")
     return "\n".join(lines) + "\n" + sink.text()
 
@@ -211,7 +221,7 @@ class ExecCommand:
         if shutil.which(shell) is None:
             raise ToolError(f"shell {shell!r} was not found; leave `shell` out to use bash")
         approval_note = None
-        reason = exec_approval_reason(ctx, a.cmd, a.sandbox_permissions == ESCALATE)
+        reason = exec_approval_reason(ctx, a.cmd, a.sandbox_permissions == ESCALATE, workdir, shell)
         if reason is not None:
             justification = a.justification
             if a.prefix_rule:
@@ -221,9 +231,12 @@ class ExecCommand:
                 )
             request = ApprovalRequest(self.name, a.cmd, reason, workdir, justification)
             approval_note = obtain_approval(ctx, request)
+        # Git that runs only because it is known-safe runs without the repository's programs.
+        hardened = approval_note is None and runs_read_only_git(ctx, a.cmd)
+        cmd = harden_git_command(a.cmd) if hardened else a.cmd
         start = time.monotonic()
         session = self.sessions.start(
-            [shell, "-lc" if a.login else "-c", a.cmd], workdir, _command_env(ctx), a.tty
+            [shell, "-lc" if a.login else "-c", cmd], workdir, _command_env(ctx), a.tty
         )
         snap = self.sessions.collect(session, yield_seconds(a.yield_time_ms, DEFAULT_YIELD_MS))
         text = format_output(
@@ -234,6 +247,7 @@ class ExecCommand:
             session_id=None if snap.exit else session.id,
             killed=snap.exit.killed if snap.exit else None,
             approval_note=approval_note,
+            git_note=GIT_HARDENING_NOTE if hardened else None,
         )
         return ToolResult(text, success=snap.exit is None or snap.exit.code == 0)
 

@@ -16,6 +16,9 @@ honestly which rule asked, approved or refused:
                         for every file change
 
 A headless session (`ctx.approver is None`) refuses whatever would need approval.
+
+Known-safe git that runs without approval is hardened (`git_guard`): it needs approval when the
+repository's own config defines programs for git to run, and otherwise runs with those switched off.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pathlib import Path
 
 from harness.tools.base import ToolError
 from harness.tools.call_context import ApprovalRequest, ToolContext
+from harness.tools.git_guard import POSIX_SHELLS, repository_program_keys
 
 # Commands that only read. Kept small on purpose: a false "safe" would skip a prompt.
 _SAFE_PROGRAMS = frozenset({"ls", "cat", "grep", "rg", "pwd", "head", "tail", "wc", "find", "echo", "true"})
@@ -50,7 +54,7 @@ def _safe_argv(argv: list[str]) -> bool:
         return (
             bool(args)
             and args[0] in _SAFE_GIT
-            and not any(a.startswith(("--output", "--ext-diff")) for a in args)
+            and not any(a.startswith(("--output", "--ext-diff", "--textconv")) for a in args)
         )
     if prog not in _SAFE_PROGRAMS:
         return False
@@ -61,20 +65,16 @@ def _safe_argv(argv: list[str]) -> bool:
     return True
 
 
-def is_known_safe_command(cmd: str) -> bool:
-    """True when `cmd` is a list/pipeline of known read-only commands with no redirection or substitution.
-
-    Conservative: anything the check cannot read with certainty (newlines, `$(...)`, backticks,
-    redirections, subshells, background jobs, env assignments) is not safe.
-    """
+def _segments(cmd: str) -> list[list[str]] | None:
+    """The simple commands of a list/pipeline, or None when `cmd` has anything else in it."""
     if any(s in cmd for s in ("\n", "\r", "`", "$(", "<(", ">(")):
-        return False
+        return None
     lexer = shlex.shlex(cmd, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     try:
         tokens = list(lexer)
     except ValueError:  # unbalanced quotes
-        return False
+        return None
     current: list[str] = []
     segments: list[list[str]] = []
     for tok in tokens:
@@ -82,18 +82,61 @@ def is_known_safe_command(cmd: str) -> bool:
             segments.append(current)
             current = []
         elif tok and set(tok) <= set("();<>|&"):
-            return False  # redirection, subshell, background job
+            return None  # redirection, subshell, background job
         else:
             current.append(tok)
     segments.append(current)
-    return all(_safe_argv(seg) for seg in segments)
+    return segments
 
 
-def exec_approval_reason(ctx: ToolContext, cmd: str, escalate: bool) -> str | None:
+def is_known_safe_command(cmd: str) -> bool:
+    """True when `cmd` is a list/pipeline of known read-only commands with no redirection or substitution.
+
+    Conservative: anything the check cannot read with certainty (newlines, `$(...)`, backticks,
+    redirections, subshells, background jobs, env assignments) is not safe.
+    """
+    segments = _segments(cmd)
+    return segments is not None and all(_safe_argv(seg) for seg in segments)
+
+
+def _grants_by_safety(ctx: ToolContext) -> bool:
+    """Whether these rules let a command run without approval only because it is known-safe."""
+    return ctx.sandbox_mode == "read-only" or ctx.approval_policy == "untrusted"
+
+
+def runs_read_only_git(ctx: ToolContext, cmd: str) -> bool:
+    """Whether `cmd` is known-safe git that runs without approval, so it must run hardened."""
+    segments = _segments(cmd)
+    return (
+        _grants_by_safety(ctx)
+        and segments is not None
+        and all(_safe_argv(seg) for seg in segments)
+        and any(seg[:1] == ["git"] for seg in segments)
+    )
+
+
+def _git_unsafe_reason(ctx: ToolContext, cmd: str, workdir: Path, shell: str) -> str | None:
+    """Why known-safe git in `cmd` is not safe here after all, or None."""
+    if not runs_read_only_git(ctx, cmd):
+        return None
+    keys = repository_program_keys(workdir)
+    if keys:
+        return f"the repository's git config makes git run programs ({', '.join(keys)})"
+    if Path(shell).name not in POSIX_SHELLS:
+        return f"read-only git is hardened through a POSIX shell function, which {shell} cannot run"
+    return None
+
+
+def exec_approval_reason(
+    ctx: ToolContext, cmd: str, escalate: bool, workdir: Path | None = None, shell: str = "bash"
+) -> str | None:
     """Why running `cmd` needs approval under the context's rules, or None when it may just run."""
-    safe = is_known_safe_command(cmd)
+    git_reason = _git_unsafe_reason(ctx, cmd, workdir or ctx.cwd, shell)
+    safe = is_known_safe_command(cmd) and git_reason is None
     untrusted = ctx.approval_policy == "untrusted" and not safe
-    untrusted_reason = "approval policy `untrusted`: the command is not on the known-safe read-only list"
+    untrusted_reason = "approval policy `untrusted`: " + (
+        git_reason or "the command is not on the known-safe read-only list"
+    )
     if ctx.sandbox_mode == "danger-full-access":
         return untrusted_reason if untrusted else None
     if escalate:
@@ -104,6 +147,8 @@ def exec_approval_reason(ctx: ToolContext, cmd: str, escalate: bool) -> str | No
     if untrusted:
         return untrusted_reason
     if ctx.sandbox_mode == "read-only" and not safe:
+        if git_reason:
+            return f"sandbox `read-only`: {git_reason}"
         return (
             "sandbox `read-only`: no OS-level sandbox is available, so only known-safe read-only "
             "commands run without approval"

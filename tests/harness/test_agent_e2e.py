@@ -361,6 +361,16 @@ def test_malformed_skill_is_a_notice_not_a_failure(repo: Path, tmp_path: Path) -
     assert labels(first, repo)[-1] == "user[<selected_skill:greet>]"  # the good skill still works
 
 
+def test_non_utf8_agents_md_starts_the_agent_with_one_notice(repo: Path, tmp_path: Path) -> None:
+    (repo / "AGENTS.md").write_bytes(b"Run the tests before you finish. Caf\xe9.\n")
+    script = write_script(tmp_path / "s.json", [{"text": "one"}, {"text": "two"}])
+    run = run_agent(repo, script, ["a", "b"], tmp_path / "cap.jsonl")
+    notices = [e.message for e in run.events if isinstance(e, Notice)]
+    assert len(notices) == 1 and "AGENTS.md" in notices[0] and "UTF-8" in notices[0]
+    agents = run.bodies()[0]["input"][2]["content"][0]["text"]
+    assert "Caf\ufffd." in agents
+
+
 def test_global_agents_md_from_the_ctxscope_home(repo: Path, tmp_path: Path, ctxscope_home: Path) -> None:
     (ctxscope_home / "AGENTS.md").write_text("Global: answer in English.\n", encoding="utf-8")
     script = write_script(tmp_path / "s.json", [{"text": "ok"}])

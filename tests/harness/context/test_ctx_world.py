@@ -315,14 +315,15 @@ def test_without_git_only_cwd_is_searched(ws: Workspace) -> None:
     assert state.agents_docs == [(str(ws.outside / "sub" / "AGENTS.md"), "sub rules")]
 
 
-def test_non_utf8_agents_md_is_a_clear_error(ws: Workspace) -> None:
+def test_non_utf8_agents_md_is_read_with_replacement_and_a_warning(ws: Workspace) -> None:
     bad = write(ws.pkg / "AGENTS.md", b"caf\xe9 rules\n")
-    with pytest.raises(ConfigError) as err:
-        collect_world_state(ws.settings(ws.pkg))
-    message = str(err.value)
-    assert str(bad) in message and "UTF-8" in message and "\n" not in message
-    # The rest of the repository is unaffected.
-    assert collect_world_state(ws.settings(ws.src)).agents_docs
+    before = bad.read_bytes()
+    warnings: list[str] = []
+    state = collect_world_state(ws.settings(ws.pkg), warnings)
+    assert (str(bad), "caf\ufffd rules") in state.agents_docs
+    assert len(warnings) == 1
+    assert str(bad) in warnings[0] and "UTF-8" in warnings[0] and "\n" not in warnings[0]
+    assert bad.read_bytes() == before  # the input is never rewritten
 
 
 def test_bad_settings_are_clear_errors(ws: Workspace) -> None:
