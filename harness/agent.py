@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -58,7 +59,7 @@ from harness.modes import AgentMode, CurrentMode, EndStep
 from harness.request import TurnRequest, build_request
 from harness.session.store import ResumedSession, SessionStore
 from harness.session_context import SessionContext
-from harness.tools import ToolRouter
+from harness.tools import ToolOutcome, ToolRouter
 from harness.turn_metadata import TurnIds, installation_id, message_id, workspace_status
 from harness.wire.types import (
     Event,
@@ -100,6 +101,9 @@ def history_form(item: Any) -> dict[str, Any]:
     them to pair items across requests)."""
     return to_wire(item) if not isinstance(item, dict) else dict(item)
 
+
+MAX_PARALLEL_TOOLS = 8
+"""At most this many calls of one batch run at once (a batch is rarely larger; the rest wait)."""
 
 _ID_PREFIXES = {"function_call_output": "fco", "custom_tool_call_output": "ctco"}
 
@@ -502,10 +506,15 @@ class Agent:
             self.emit(ReasoningDelta(delta=event.delta))
 
     def _run_tools(self, calls: Sequence[dict[str, Any]]) -> EndStep | None:
-        """Answer each call in order. Once the mode ends the step, the calls after that one are
-        answered with the mode's message instead of running (each call still gets one output)."""
+        """Answer each call, outputs appended in call order. A mode that allows it runs the batch
+        concurrently; otherwise one call after another, and once the mode ends the step the calls
+        after that one are answered with the mode's message instead of running (each call still
+        gets one output)."""
+        if len(calls) > 1 and self.mode.parallel_tool_calls:
+            return self._run_tools_concurrently(calls)
         for n, call in enumerate(calls):
-            end = self._run_tool(call)
+            self._announce(call)
+            end = self._record(self.router.dispatch(call))
             if end is not None:
                 for sibling in calls[n + 1 :]:
                     data = self._append(call_output(sibling, end.sibling_output))
@@ -513,7 +522,21 @@ class Agent:
                 return end
         return None
 
-    def _run_tool(self, call: dict[str, Any]) -> EndStep | None:
+    def _run_tools_concurrently(self, calls: Sequence[dict[str, Any]]) -> EndStep | None:
+        """Every call of the batch runs at once (the tools touch no loop state); the history and the
+        events are written here, on the loop's thread, in call order. All calls have run, so an
+        `EndStep` can only end the step here, not keep siblings from running."""
+        for call in calls:
+            self._announce(call)
+        workers = min(len(calls), MAX_PARALLEL_TOOLS)
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tool") as pool:
+            outcomes = list(pool.map(self.router.dispatch, calls))
+        end: EndStep | None = None
+        for outcome in outcomes:
+            end = self._record(outcome) or end
+        return end
+
+    def _announce(self, call: dict[str, Any]) -> None:
         self.emit(
             ToolCall(
                 name=call.get("name"),
@@ -521,7 +544,10 @@ class Agent:
                 arguments=call.get("arguments", call.get("input")),
             )
         )
-        outcome = self.mode.revise_outcome(self, self.router.dispatch(call))
+
+    def _record(self, outcome: ToolOutcome) -> EndStep | None:
+        """Append a call's output (as the mode revises it) and show it; the mode's verdict."""
+        outcome = self.mode.revise_outcome(self, outcome)
         data = self._append(outcome.item)
         self.emit(ToolOutput(call_id=data.get("call_id"), output=data.get("output")))
         return self.mode.on_tool_outcome(self, outcome)

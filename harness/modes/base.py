@@ -14,6 +14,10 @@ one place instead of as branches in the loop:
   a planning shell command changed the workspace).
 - `on_tool_outcome` may end the step after a call (a submitted plan): the loop answers the remaining
   calls of the batch with `EndStep.sibling_output` and sends no further request this turn.
+- `parallel_tool_calls`: True lets the loop run a batch of calls concurrently (Codex does in Default
+  mode); False runs them one after another, which a mode needs when it watches each call (plan mode's
+  workspace snapshots) or may end the step after one (only sequential runs keep the later siblings
+  from running).
 - `on_compaction` returns items carried into the new context window (a frozen plan recovery message);
   the loop appends them right after the window's full context.
 """
@@ -54,6 +58,11 @@ class AgentMode(Protocol):
     @property
     def collaboration_mode(self) -> str | None:
         """The mode named in the collaboration-mode fragment; None sends no fragment."""
+        ...
+
+    @property
+    def parallel_tool_calls(self) -> bool:
+        """True: a batch of tool calls runs concurrently; False: one call after another."""
         ...
 
     def fragment_text(self) -> str:

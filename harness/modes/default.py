@@ -33,6 +33,8 @@ class DefaultMode:
 
     name: str = "default"
     collaboration_mode: str | None = None
+    parallel_tool_calls: bool = True
+    """Codex runs a batch of calls concurrently in Default mode; outputs still go in call order."""
 
     def fragment_text(self) -> str:
         return DEFAULT_MODE_TEXT

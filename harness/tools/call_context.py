@@ -9,10 +9,11 @@ state tools write (`update_plan`, the goal tools).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal, ParamSpec, Protocol, TypeVar
 
 from harness.goal.state import GoalBook
 from harness.tools.gate import GateRule
@@ -147,6 +148,12 @@ class ToolContext:
         # The cwd is always writable in workspace-write, as in Codex; callers may add more roots.
         roots = [Path(r).absolute() for r in self.workspace_roots] or [self.cwd]
         self.workspace_roots = roots
+        # Calls of one batch may run concurrently: the person answers one prompt at a time.
+        prompts = threading.Lock()
+        if self.approver is not None:
+            self.approver = _one_at_a_time(self.approver, prompts)
+        if self.ask_user is not None:
+            self.ask_user = _one_at_a_time(self.ask_user, prompts)
         self.validate()
 
     def validate(self) -> None:
@@ -159,3 +166,17 @@ class ToolContext:
             raise ConfigError(
                 f"unknown approval policy {self.approval_policy!r}; use one of {', '.join(APPROVAL_POLICIES)}"
             )
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _one_at_a_time(prompt: Callable[_P, _R], lock: threading.Lock) -> Callable[_P, _R]:
+    """`prompt`, callable from several threads, asking the person once at a time."""
+
+    def asked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with lock:
+            return prompt(*args, **kwargs)
+
+    return asked

@@ -80,6 +80,9 @@ class PlanMode(DefaultMode):
     controller: PlanController | None = None
     name: str = PLAN_MODE
     collaboration_mode: str | None = PLAN_MODE
+    parallel_tool_calls: bool = False
+    """While planning a batch runs one call after another: each shell call is snapshotted on its
+    own, and a submitted plan keeps the later siblings from running."""
     extra_tools: frozenset[str] = frozenset()
     """Planning tools the profile adds to `PLANNING_TOOLS`."""
     parses_blocks: ClassVar[bool] = True

@@ -88,6 +88,7 @@ class Submitting(DefaultMode):
     """A successful `update_plan` call submits: the step ends and the rest of the batch is blocked."""
 
     name: str = "submitting"
+    parallel_tool_calls: bool = False  # only a sequential batch keeps the later siblings from running
     outcomes: list[str] = field(default_factory=list)
 
     def gate_rules(self) -> Sequence[GateRule]:
