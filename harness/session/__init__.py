@@ -10,7 +10,7 @@ from harness.session.store import (
     SessionStore,
     new_session_id,
 )
-from harness.session.withhold import WITHHELD, withhold
+from harness.session.withhold import WITHHELD
 
 __all__ = [
     "ENTRY_TYPES",
@@ -20,5 +20,4 @@ __all__ = [
     "SessionEntry",
     "SessionStore",
     "new_session_id",
-    "withhold",
 ]
