@@ -16,6 +16,7 @@ from proxy.store.reader import read_recording
 from proxy.testing import FakeUpstream, SseReply, function_call, response_stream, text_message
 from tests.harness.harness_support import PINNED_CONTEXT, make_repo, write_config
 from tests.harness.providers.test_providers import jwt, write_auth
+from tests.harness.test_cli import ctxscope
 from tests.proxy.redact import samples_support as samples
 
 TYPED_KEY = samples.OPENAI_KEY  # a secret-looking string the user types: the recordings' redactor catches it
@@ -158,3 +159,42 @@ def test_every_held_credential_planted_in_prompt_and_tool_output_is_withheld(
             assert value not in text, (options.provider, value)
         assert text.count(WITHHELD) >= 3 * len(held)  # prompt, tool output, answer
         assert "found: " in text and "my creds: " in text  # the rest stays as it was
+
+
+def test_cli_resume_sends_byte_identical_context(repo: Path, tmp_path: Path, upstream: FakeUpstream) -> None:
+    """`ctxscope agent -p` then `--session ID -p` as real subprocesses, through the capture proxy."""
+    upstream.reply(
+        SseReply(response_stream(text_message(f"got {TYPED_KEY}"))),
+        SseReply(response_stream(text_message("again"))),
+    )
+    common = ["--provider", "local", "--base-url", f"{upstream.url}/v1"]
+    first = ctxscope(
+        "agent",
+        "-p",
+        f"remember {TYPED_KEY}",
+        "--json",
+        *common,
+        "--capture",
+        str(tmp_path / "a.jsonl"),
+        cwd=repo,
+    )
+    assert first.returncode == 0, first.stderr
+    session_id = json.loads(first.stdout.splitlines()[0])["session_id"]
+    second = ctxscope(
+        "agent",
+        "-p",
+        "again",
+        "--session",
+        session_id,
+        *common,
+        "--capture",
+        str(tmp_path / "b.jsonl"),
+        cwd=repo,
+    )
+    assert second.returncode == 0 and second.stdout == "again\n", second.stderr
+    seen, resumed = (r.json()["input"] for r in upstream.requests)
+    # Everything the model saw, then its answer: byte for byte, the typed key included.
+    assert json.dumps(resumed[: len(seen)], ensure_ascii=False) == json.dumps(seen, ensure_ascii=False)
+    assert resumed[len(seen)]["content"][0]["text"] == f"got {TYPED_KEY}"
+    for capture in ("a.jsonl", "b.jsonl"):
+        assert TYPED_KEY not in (tmp_path / capture).read_text(encoding="utf-8")
