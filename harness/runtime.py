@@ -157,7 +157,7 @@ class AgentRuntime:
         ref = self.options.fork or self.options.session
         if ref is None:
             return self._new_store(directory, self._cwd(None), self.config.model), None
-        store = SessionStore.open(ref, directory=directory)
+        store = SessionStore.open(ref, directory=directory, credentials=self.provider.held_credentials)
         if self.options.fork:
             store = store.fork(directory=directory)
         return store, store.load()
@@ -172,6 +172,7 @@ class AgentRuntime:
                 "originator": "ctxscope",
             },
             directory=directory,
+            credentials=self.provider.held_credentials,
         )
 
     def _make_agent(self, store: SessionStore, resumed: Any, cwd: Path, model: str | None = None) -> Agent:

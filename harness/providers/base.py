@@ -9,7 +9,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-__all__ = ["Provider"]
+__all__ = ["Provider", "credential_values"]
+
+_SCHEMES = ("Bearer ", "Basic ", "Token ")
+
+
+def credential_values(values: list[str]) -> list[str]:
+    """Header values reduced to the credentials in them (`Bearer X` -> `X`), empty ones dropped."""
+    out: list[str] = []
+    for value in values:
+        value = value.strip()
+        for scheme in _SCHEMES:
+            if value[: len(scheme)].lower() == scheme.lower():
+                value = value[len(scheme) :].strip()
+        if value and value not in out:
+            out.append(value)
+    return out
 
 
 @dataclass
@@ -32,6 +47,16 @@ class Provider:
     def headers(self) -> dict[str, str]:
         """All provider headers for one request: extras, then credentials."""
         return {**self.extra_headers, **self.auth_headers()}
+
+    def held_credentials(self) -> list[str]:
+        """The credential values this provider holds (keys, tokens, configured header values), as
+        sent: what a session file must never hold. Never raises (a missing key is simply absent)."""
+        values = list(self.extra_headers.values())
+        try:
+            values += self.auth_headers().values()
+        except Exception:  # noqa: BLE001 - missing or unreadable credentials: nothing held
+            pass
+        return credential_values(values)
 
     def check(self) -> None:
         """Fail early (ConfigError/AuthError) if credentials are missing; default: nothing to check."""

@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 
 from harness.errors import AuthError
-from harness.providers.base import Provider
+from harness.providers.base import Provider, credential_values
 from proxy.errors import ConfigError
 
 __all__ = ["CHATGPT_BASE_URL", "ChatGptProvider", "TOKEN_URL", "default_auth_path", "jwt_expiry"]
@@ -106,6 +106,19 @@ class ChatGptProvider(Provider):
         if tokens.get("account_id"):
             headers["ChatGPT-Account-ID"] = str(tokens["account_id"])
         return headers
+
+    def held_credentials(self) -> list[str]:
+        """Access, refresh and id tokens and the account id from auth.json (read once, never refreshed
+        here: asking what to keep out of a session file must not touch the network)."""
+        if self._tokens is None:
+            try:
+                self._tokens = self._load()["tokens"]
+            except ConfigError:
+                self._tokens = None
+        tokens = self._tokens or {}
+        names = ("access_token", "refresh_token", "id_token", "account_id")
+        held = [str(tokens[k]) for k in names if tokens.get(k)]
+        return credential_values(list(self.extra_headers.values()) + held)
 
     def auth_hint(self) -> str:
         return f"the ChatGPT login in {self.path} was refused; sign in again (`codex login`)"

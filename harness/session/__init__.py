@@ -2,6 +2,22 @@
 
 from __future__ import annotations
 
-from harness.session.store import ENTRY_TYPES, ResumedSession, SessionEntry, SessionStore, new_session_id
+from harness.session.store import (
+    ENTRY_TYPES,
+    Credentials,
+    ResumedSession,
+    SessionEntry,
+    SessionStore,
+    new_session_id,
+)
+from harness.session.withhold import WITHHELD
 
-__all__ = ["ENTRY_TYPES", "ResumedSession", "SessionEntry", "SessionStore", "new_session_id"]
+__all__ = [
+    "ENTRY_TYPES",
+    "WITHHELD",
+    "Credentials",
+    "ResumedSession",
+    "SessionEntry",
+    "SessionStore",
+    "new_session_id",
+]

@@ -15,9 +15,11 @@ read-check-write, so a second process (`--session ID -p "/plan approve N"`) sees
 and its check (is N still the latest revision?) cannot race another writer.
 
 Each line is flushed as written, so a killed harness leaves a loadable file (a torn line is
-skipped, and the next entry starts on a fresh line). Payloads go through the same deterministic
-`Redactor` as recordings: secrets never land here, and a resumed session sends exactly what the
-recording shows.
+skipped, and the next entry starts on a fresh line). Payloads are written exactly (no redaction of
+the conversation: a resumed session sends byte for byte what the model saw; the file is owner-only),
+except the credentials the harness holds itself (`credentials`, asked at each append), which are
+replaced wherever they appear (`harness.session.withhold`). Recordings, which get shared, are the
+ones redacted.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import os
 import sys
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,9 +43,10 @@ from harness.goal.state import GoalState, parse_goal_entry
 from proxy.errors import ConfigError
 from proxy.files import PRIVATE_MODE, open_private_append
 from proxy.home import sessions_dir
-from proxy.store.redact import Redactor
 
-__all__ = ["ENTRY_TYPES", "ResumedSession", "SessionEntry", "SessionStore", "new_session_id"]
+from .withhold import withhold
+
+__all__ = ["ENTRY_TYPES", "Credentials", "ResumedSession", "SessionEntry", "SessionStore", "new_session_id"]
 
 ENTRY_TYPES = (
     "session_meta",
@@ -56,6 +59,10 @@ ENTRY_TYPES = (
     "goal",
     "compacted",
 )
+
+
+Credentials = Callable[[], Iterable[str]]
+"""What the harness holds (API key, tokens, configured header values): kept out of session files."""
 
 
 def new_session_id() -> str:
@@ -100,14 +107,23 @@ class ResumedSession:
 class SessionStore:
     """Append-only writer and reader of one session file."""
 
-    def __init__(self, path: Path, session_id: str, entries: list[SessionEntry] | None = None) -> None:
-        """`entries`: the file's entries when the caller has just read them (saves a second parse)."""
+    def __init__(
+        self,
+        path: Path,
+        session_id: str,
+        entries: list[SessionEntry] | None = None,
+        *,
+        credentials: Credentials | None = None,
+    ) -> None:
+        """`entries`: the file's entries when the caller has just read them (saves a second parse).
+        `credentials`: returns the values the harness holds (asked at each append: a refreshed token
+        counts from then on); they never reach the file."""
         self.path = path
+        self.credentials = credentials
         self.session_id = session_id
         self._lock = threading.RLock()
         self._file_lock: IO[str] | None = None
         """The open file holding the `flock` while `locked()` runs (appends inside reuse it)."""
-        self._redactor = Redactor()
         if entries is None:
             entries = self.entries() if path.exists() else []
         self._count = len(entries)
@@ -120,20 +136,27 @@ class SessionStore:
 
     @classmethod
     def create(
-        cls, meta: dict[str, Any], *, directory: Path | None = None, session_id: str | None = None
+        cls,
+        meta: dict[str, Any],
+        *,
+        directory: Path | None = None,
+        session_id: str | None = None,
+        credentials: Credentials | None = None,
     ) -> SessionStore:
         """A new session file with its `session_meta` line."""
         session_id = session_id or new_session_id()
         directory = directory or sessions_dir()
         directory.mkdir(parents=True, exist_ok=True)
-        store = cls(directory / f"{session_id}.jsonl", session_id)
+        store = cls(directory / f"{session_id}.jsonl", session_id, credentials=credentials)
         if store.path.exists():
             raise ConfigError(f"session {session_id} already exists at {store.path}")
         store.append("session_meta", {"session_id": session_id, "created_at": _now(), **meta})
         return store
 
     @classmethod
-    def open(cls, ref: str, *, directory: Path | None = None) -> SessionStore:
+    def open(
+        cls, ref: str, *, directory: Path | None = None, credentials: Credentials | None = None
+    ) -> SessionStore:
         """Open by session id (or unique id prefix) in the sessions directory, or by file path."""
         as_path = Path(ref).expanduser()
         if as_path.suffix == ".jsonl" and as_path.is_file():
@@ -158,12 +181,14 @@ class SessionStore:
         entries = cls._read(path)
         if not entries or entries[0].type != "session_meta":
             raise ConfigError(f"{path} is not a ctxscope session file (no session_meta line)")
-        return cls(path, str(entries[0].payload.get("session_id") or path.stem), entries)
+        return cls(
+            path, str(entries[0].payload.get("session_id") or path.stem), entries, credentials=credentials
+        )
 
     # ---- writing -------------------------------------------------------------------------------
 
     def append(self, type: str, payload: dict[str, Any]) -> SessionEntry:
-        """Write one entry (redacted) as a child of `head`, flushed before returning."""
+        """Write one entry (exact, held credentials withheld) as a child of `head`, flushed on return."""
         with self._lock:
             self._count += 1
             entry = SessionEntry(
@@ -171,7 +196,7 @@ class SessionStore:
                 parent_id=self.head,
                 timestamp=_now(),
                 type=type,
-                payload=self._redactor.body(payload),
+                payload=withhold(payload, self.credentials()) if self.credentials else payload,
             )
             line = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
             self._held.append((line + "\n").encode("utf-8", "surrogatepass"))
@@ -310,7 +335,7 @@ class SessionStore:
         meta.pop("session_id", None)
         meta.pop("created_at", None)
         meta["forked_from"] = {"session_id": self.session_id, "entry_id": chain[-1].id if chain else None}
-        new = SessionStore.create(meta, directory=directory or self.path.parent)
+        new = SessionStore.create(meta, directory=directory or self.path.parent, credentials=self.credentials)
         for entry in chain[1:]:
             new.append(entry.type, entry.payload)
         return new

@@ -25,7 +25,15 @@ EXPECTED = {
         "make_provider",
     },
     "harness.modes": {"DEFAULT_MODE_TEXT", "AgentMode", "CurrentMode", "DefaultMode", "EndStep"},
-    "harness.session": {"ENTRY_TYPES", "ResumedSession", "SessionEntry", "SessionStore", "new_session_id"},
+    "harness.session": {
+        "ENTRY_TYPES",
+        "WITHHELD",
+        "Credentials",
+        "ResumedSession",
+        "SessionEntry",
+        "SessionStore",
+        "new_session_id",
+    },
     "harness.providers": {
         "CHATGPT_BASE_URL",
         "OPENAI_BASE_URL",

@@ -1,12 +1,14 @@
 """The planted-secrets sweep: every kind, in every place, finds nothing on disk; look-alikes stay as sent.
 
 Real traffic through the real proxy (HTTP with SSE, a form-encoded POST, WebSocket turns and non-turn
-frames), then the files made from it: the recording, an export, a replay report, a session file.
+frames), then the files made from it: the recording, an export, a replay report; and a session file,
+which keeps the conversation exactly but never the credentials the harness holds.
 """
 
 from __future__ import annotations
 
 import json
+import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +18,7 @@ import pytest
 from websockets.sync.client import connect
 from websockets.sync.server import Server, ServerConnection, serve
 
-from harness.session.store import SessionStore
+from harness.session import WITHHELD, SessionStore
 from proxy.replay import serve_cassette
 from proxy.store import read_recording
 from proxy.testing import (
@@ -175,10 +177,7 @@ def test_every_planted_kind_in_every_place_finds_nothing_on_disk(
 
     # an export, a replay report and a session file made from it
     export = tmp_path / "export.jsonl"
-    assert (
-        run_cli("export", str(recording), "--what", "exchanges", "-o", str(export)).returncode
-        == 0
-    )
+    assert run_cli("export", str(recording), "--what", "exchanges", "-o", str(export)).returncode == 0
     assert _leaks(export.read_text()) == []
     with serve_cassette(recording) as server:
         with httpx.Client(timeout=30) as client:
@@ -189,6 +188,18 @@ def test_every_planted_kind_in_every_place_finds_nothing_on_disk(
             )
         report = json.dumps(server.report.as_dict())
     assert "mismatch" in report and _leaks(report) == []
-    store = SessionStore.create({"cwd": str(tmp_path)}, directory=tmp_path / "sessions")
-    store.append("message", {"role": "user", "content": TOOL_OUTPUT})
-    assert _leaks(store.path.read_text()) == []
+    # A session file is the agent's private memory (owner-only): it keeps conversation content exactly,
+    # but never the credentials the harness holds itself (here: the key it would send upstream).
+    held = [samples.OPENAI_KEY, samples.X_AUTH]
+    store = SessionStore.create(
+        {"cwd": str(tmp_path)}, directory=tmp_path / "sessions", credentials=lambda: held
+    )
+    store.append("message", {"role": "user", "content": f"{TOOL_OUTPUT}\nkey {samples.OPENAI_KEY}"})
+    store.append("message", {"role": "tool", "content": f"x-auth-token: {samples.X_AUTH}"})
+    session = store.path.read_text()
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+    assert [s for s in held if s in session] == []
+    expected = f"{TOOL_OUTPUT}\nkey {WITHHELD}"
+    for value in held:
+        expected = expected.replace(value, WITHHELD)
+    assert store.entries()[1].payload["content"] == expected  # every other kind kept as typed

@@ -63,9 +63,15 @@ def test_fork_copies_one_branch(tmp_path: Path) -> None:
     assert len(fork.load().history) == 1 and len(store.load().history) == 2
 
 
-def test_secrets_never_written(tmp_path: Path) -> None:
-    store = SessionStore.create({"api_key": "sk-live-0123456789abcdefghij"}, directory=tmp_path)
+def test_content_kept_exactly_held_credentials_withheld(tmp_path: Path) -> None:
+    store = SessionStore.create(
+        {"api_key": "sk-live-0123456789abcdefghij"},
+        directory=tmp_path,
+        credentials=lambda: ["abcdefghijklmnopqrstuvwxyz012345"],
+    )
     store.append("event", {"message": "Bearer abcdefghijklmnopqrstuvwxyz012345 leaked"})
     text = store.path.read_text()
-    assert "sk-live-0123456789abcdefghij" not in text and "abcdefghijklmnopqrstuvwxyz012345" not in text
+    assert "abcdefghijklmnopqrstuvwxyz012345" not in text  # the harness's own credential
+    assert "sk-live-0123456789abcdefghij" in text  # conversation content is the agent's memory: exact
+    assert store.entries()[-1].payload == {"message": "Bearer <withheld:credential> leaked"}
     assert all(json.loads(line) for line in text.splitlines())
