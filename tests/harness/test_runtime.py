@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from harness.errors import UpstreamError
 from harness.events import AgentEvent, TurnError
 from harness.repl import run_repl
 from harness.runtime import AgentOptions, AgentRuntime
-from harness.session import SessionStore
 from proxy.errors import ConfigError, CtxscopeError
 from proxy.store.reader import read_recording
 from proxy.testing import FakeUpstream, SseReply, function_call, response_stream, text_message
@@ -75,19 +75,6 @@ def test_no_capture_talks_to_the_backend_directly(
         assert runtime.capture_path is None and runtime.agent.client.base_url == f"{upstream.url}/v1"
         assert runtime.agent.run_turn("hi").final_text == "direct"
     assert list((ctxscope_home / "recordings").glob("*")) == []
-
-
-def test_non_utf8_agents_md_fails_before_any_request(repo: Path, tmp_path: Path) -> None:
-    (repo / "AGENTS.md").write_bytes(b"caf\xe9 rules\n")
-    script = write_script(tmp_path / "s.json", [{"text": "never"}])
-    options = AgentOptions(provider="script", script=script, cwd=repo, capture=tmp_path / "cap.jsonl")
-    with AgentRuntime(options) as runtime:
-        assert runtime.agent is not None
-        with pytest.raises(ConfigError, match="AGENTS.md"):
-            runtime.agent.run_turn("hi")
-        session = runtime.agent.session
-    assert SessionStore.open(str(session.path)).load().history == []
-    assert [e for e in read_recording(tmp_path / "cap.jsonl").exchanges if e.endpoint == "responses"] == []
 
 
 def test_repl_slash_commands(repo: Path, tmp_path: Path) -> None:
@@ -174,17 +161,18 @@ def test_status_shows_rate_limit_headers(
 
 
 def test_failed_turn_is_an_error_entry_in_the_session(repo: Path, tmp_path: Path) -> None:
-    (repo / "AGENTS.md").write_bytes(b"\xff\xfe broken\n")
-    script = write_script(tmp_path / "s.json", [{"text": "never"}])
+    # the backend refuses the request (a 400 is not retried): the turn fails
+    refusal = {"message": "Invalid input: bad item.", "type": "invalid_request_error", "code": "bad_item"}
+    script = write_script(tmp_path / "s.json", [{"http_status": 400, "body": {"error": refusal}}])
     events: list[AgentEvent] = []
     options = AgentOptions(provider="script", script=script, cwd=repo, no_capture=True)
     with AgentRuntime(options, emit=events.append) as runtime:
         assert runtime.agent is not None
-        with pytest.raises(ConfigError):
+        with pytest.raises(UpstreamError):
             runtime.agent.run_turn("hi")
         entries = runtime.agent.session.entries()
     assert entries[-1].type == "event" and entries[-1].payload["kind"] == "error"
-    assert isinstance(events[-1], TurnError) and "AGENTS.md" in events[-1].message
+    assert isinstance(events[-1], TurnError) and "Invalid input" in events[-1].message
 
 
 def test_new_session_keeps_the_cwd_after_cd(repo: Path, tmp_path: Path, ctxscope_home: Path) -> None:
