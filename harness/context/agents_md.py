@@ -37,7 +37,8 @@ def find_repo_root(cwd: Path) -> Path | None:
 
 
 def read_instructions_file(path: Path) -> str:
-    """Text of an instructions file: UTF-8 (a BOM is dropped), CRLF normalised, trimmed."""
+    """Text of an instructions file: UTF-8 (a BOM is dropped), CRLF normalised, otherwise raw (Codex
+    sends the file as written, trailing newline included)."""
     try:
         raw = path.read_bytes()
     except OSError as err:
@@ -50,7 +51,7 @@ def read_instructions_file(path: Path) -> str:
         raise ConfigError(
             f"{path} is not UTF-8 text (bad byte at offset {err.start}); save it as UTF-8 or remove it"
         ) from err
-    return text.replace("\r\n", "\n").strip()
+    return text.replace("\r\n", "\n")
 
 
 def _chain(root: Path, cwd: Path) -> list[Path]:
@@ -85,7 +86,7 @@ def discover_agents_docs(
     docs: list[tuple[str, str]] = []
     if global_file is not None and global_file.is_file():
         text = read_instructions_file(global_file)
-        if text:
+        if text.strip():
             docs.append((str(global_file), text))
     root = repo_root if repo_root is not None else find_repo_root(cwd)
     budget = max_bytes
@@ -95,7 +96,7 @@ def discover_agents_docs(
             if not candidate.is_file():
                 continue
             text = read_instructions_file(candidate)
-            if not text:
+            if not text.strip():
                 continue
             size = len(text.encode("utf-8"))
             if size > budget:

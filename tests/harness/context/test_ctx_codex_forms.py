@@ -97,17 +97,14 @@ CODEX_SAMPLES: list[tuple[str, str, str, dict[str, Any]]] = [
         "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nGlobal words\n\n--- project-doc ---\n\n"
         "Project words\n</INSTRUCTIONS>",
         "agents_md",
-        {
-            "path": "/repo",
-            "docs": [{"path": None, "text": "Global words"}, {"path": None, "text": "Project words"}],
-        },
+        {"path": "/repo", "global": "Global words", "project": "Project words"},
     ),
     (
         "user",
         "These AGENTS.md instructions replace all previously provided AGENTS.md instructions.\n\n"
         "# AGENTS.md instructions for /repo/pkg\n\n<INSTRUCTIONS>\npkg words\n</INSTRUCTIONS>",
         "agents_md_replaced",
-        {"path": "/repo/pkg", "docs": [{"path": None, "text": "pkg words"}]},
+        {"path": "/repo/pkg", "project": "pkg words"},
     ),
     (
         "user",
