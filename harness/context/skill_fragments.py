@@ -58,8 +58,9 @@ def recognise_skills_catalog(text: str) -> Values | None:
 
 def render_selected_skill(values: Values) -> str:
     """One selected skill with its full SKILL.md text."""
-    body = f"<name>{values['name']}</name>\n<path>{values['path']}</path>\n{values['text']}"
-    return wrap("<skill>", body, "</skill>")
+    # Not `wrap`: the text keeps the file's own trailing newline, as Codex sends it.
+    head = f"<name>{values['name']}</name>\n<path>{values['path']}</path>"
+    return f"<skill>\n{head}\n{values['text']}\n</skill>"
 
 
 def recognise_selected_skill(text: str) -> Values | None:
@@ -67,7 +68,7 @@ def recognise_selected_skill(text: str) -> Values | None:
     body = inner(text, "<skill>", "</skill>")
     if body is None:
         return None
-    body = body.strip("\n")
+    body = body.removeprefix("\n").removesuffix("\n")  # the tags' own line breaks, not the text's
     name = re.match(r"<name>(.*?)</name>\n?", body, re.DOTALL)
     if name is None:
         return None
