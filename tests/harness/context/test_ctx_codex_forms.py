@@ -79,7 +79,12 @@ CODEX_SAMPLES: list[tuple[str, str, str, dict[str, Any]]] = [
         "skills_catalog",
         {
             "skills": [
-                {"name": "demo-skill", "description": "A demo.", "path": "r0/demo-skill/SKILL.md"},
+                # the locator resolved through the roots table
+                {
+                    "name": "demo-skill",
+                    "description": "A demo.",
+                    "path": "/home/u/.codex/skills/demo-skill/SKILL.md",
+                },
                 {"name": "remote", "description": "Runs elsewhere", "path": "pkg-1"},
                 {"name": "bare", "description": "No locator at all"},
             ]
