@@ -2,9 +2,10 @@
 apply" form, and the legacy `<user_instructions>` wrapper.
 
 Codex shape: a `# AGENTS.md instructions for <dir>` heading, a blank line, then the documents
-inside `<INSTRUCTIONS>` ... `</INSTRUCTIONS>`. ctxscope marks each document with a
-`--- doc: <path> ---` line so the inspector can tell which file said what; Codex separates the
-global text from project docs with `--- project-doc ---` and those parts carry no path.
+inside `<INSTRUCTIONS>` ... `</INSTRUCTIONS>`: the global file's text, a `--- project-doc ---`
+line, the project documents' texts (repo root down to the cwd) joined by a blank line, all raw as
+read (trailing newlines kept). No file is named; the heading names the cwd only when project
+documents apply. Values: `path` (the heading's directory or None), `global`, `project` (texts).
 The replace/remove notices are ctxscope's own sentences; Codex's are recognised by key phrases.
 """
 
@@ -45,27 +46,41 @@ _REMOVE_RE = re.compile(
     + r")\s*$"
 )
 _HEADING_RE = re.compile(r"# AGENTS\.md instructions(?: for (?P<path>[^\n]+))?\n")
-_DOC_LINE_RE = re.compile(r"^--- doc: (?P<path>.+) ---$", re.MULTILINE)
 _OBSERVATION_RE = re.compile(r"<AGENTS_MD_OBSERVATION>.*?</AGENTS_MD_OBSERVATION>\s*", re.DOTALL)
 
 
-def _docs_block(docs: list[dict[str, str]]) -> str:
-    return "\n\n".join(f"--- doc: {d['path']} ---\n{d['text']}" for d in docs)
+PROJECT_DOC_SEPARATOR = "\n\n--- project-doc ---\n\n"
+"""Between the global file's text and the project documents' (Codex's layout)."""
+
+
+def _docs_block(values: Values) -> str:
+    """The global text, the separator, the project texts: raw, as read (trailing newlines kept)."""
+    parts = [values[key] for key in ("global", "project") if values.get(key)]
+    return PROJECT_DOC_SEPARATOR.join(parts)
+
+
+def _heading(values: Values) -> str:
+    # Codex names the directory only when project documents apply; the global file alone has none.
+    return (
+        f"# AGENTS.md instructions for {values['path']}\n\n"
+        if values.get("path")
+        else "# AGENTS.md instructions\n\n"
+    )
+
+
+def _instructions(body: str) -> str:
+    # Not `wrap`: the body keeps its own trailing newline, as the file had it.
+    return f"<INSTRUCTIONS>\n{body}\n</INSTRUCTIONS>"
 
 
 def render_agents_md(values: Values) -> str:
-    """Full form: heading for `path` (the cwd), then every active document."""
-    return f"# AGENTS.md instructions for {values['path']}\n\n" + wrap(
-        "<INSTRUCTIONS>", _docs_block(values["docs"]), "</INSTRUCTIONS>"
-    )
+    """Full form: heading (for `path`, the cwd, when project documents apply), then the texts."""
+    return _heading(values) + _instructions(_docs_block(values))
 
 
 def render_agents_md_replaced(values: Values) -> str:
     """Replacement form: same as the full form, body opened by the supersede notice."""
-    body = REPLACE_NOTICE + "\n\n" + _docs_block(values["docs"])
-    return f"# AGENTS.md instructions for {values['path']}\n\n" + wrap(
-        "<INSTRUCTIONS>", body, "</INSTRUCTIONS>"
-    )
+    return _heading(values) + _instructions(REPLACE_NOTICE + "\n\n" + _docs_block(values))
 
 
 def render_agents_md_removed(values: Values) -> str:
@@ -73,17 +88,13 @@ def render_agents_md_removed(values: Values) -> str:
     return "# AGENTS.md instructions\n\n" + wrap("<INSTRUCTIONS>", REMOVE_NOTICE, "</INSTRUCTIONS>")
 
 
-def _split_docs(body: str) -> list[dict[str, str | None]]:
-    """Documents of an `<INSTRUCTIONS>` body: ctxscope's `--- doc:` markers, else Codex's parts."""
-    marks = list(_DOC_LINE_RE.finditer(body))
-    if marks:
-        docs: list[dict[str, str | None]] = []
-        for i, mark in enumerate(marks):
-            end = marks[i + 1].start() if i + 1 < len(marks) else len(body)
-            docs.append({"path": mark.group("path"), "text": body[mark.end() : end].strip("\n")})
-        return docs
-    parts = [p.strip("\n") for p in re.split(r"\n*^--- project-doc ---$\n*", body, flags=re.MULTILINE)]
-    return [{"path": None, "text": p} for p in parts if p.strip()]
+def _split_docs(body: str, path: str | None) -> Values:
+    """`global` and `project` texts of a body: split at the separator; a body without one is the
+    global text when the heading names no directory, else the project documents."""
+    head, sep, tail = body.partition(PROJECT_DOC_SEPARATOR)
+    if sep:
+        return {"global": head, "project": tail}
+    return {"project": body} if path else {"global": body}
 
 
 def parse_agents(text: str) -> tuple[str, Values] | None:
@@ -101,13 +112,14 @@ def parse_agents(text: str) -> tuple[str, Values] | None:
     body = inner(rest, "<INSTRUCTIONS>", "</INSTRUCTIONS>")
     if body is None:
         return None
-    body = body.strip("\n")
+    body = body.removeprefix("\n").removesuffix("\n")  # the tags' own line breaks, not the texts'
     if _REMOVE_RE.match(body):
         return "agents_md_removed", {}
     notice = _REPLACE_RE.match(body)
     if notice:
         replaced, body = True, body[notice.end() :]
-    values: Values = {"path": path.strip() if path else None, "docs": _split_docs(body)}
+    path = path.strip() if path else None
+    values: Values = {"path": path, **_split_docs(body, path)}
     return ("agents_md_replaced" if replaced else "agents_md"), values
 
 
@@ -135,10 +147,9 @@ _AGENTS_FIELDS: dict[str, Any] = {
 
 
 def _docs_text(values: Values) -> str:
-    docs = values.get("docs")
-    if isinstance(docs, list):
-        return "\n\n".join(str(d.get("text", "")) for d in docs if isinstance(d, dict))
-    return str(values.get("text", ""))
+    if "text" in values:  # the legacy `<user_instructions>` wrapper
+        return str(values["text"])
+    return _docs_block(values)
 
 
 def _agents_world(replace: bool) -> WorldMeaning:

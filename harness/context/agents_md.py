@@ -39,7 +39,8 @@ def find_repo_root(cwd: Path) -> Path | None:
 
 
 def read_instructions_file(path: Path, warnings: list[str] | None = None) -> str:
-    """Text of an instructions file: UTF-8 (a BOM is dropped), CRLF normalised, trimmed.
+    """Text of an instructions file: UTF-8 (a BOM is dropped), CRLF normalised, otherwise raw (Codex
+    sends the file as written, trailing newline included).
 
     Bytes that are not UTF-8 become U+FFFD and a warning naming the file goes to `warnings`."""
     try:
@@ -57,7 +58,7 @@ def read_instructions_file(path: Path, warnings: list[str] | None = None) -> str
                 f"{path} is not UTF-8 text (bad byte at offset {err.start}); read with replacement "
                 "characters; save it as UTF-8"
             )
-    return text.replace("\r\n", "\n").strip()
+    return text.replace("\r\n", "\n")
 
 
 def _chain(root: Path, cwd: Path) -> list[Path]:
@@ -92,7 +93,7 @@ def discover_agents_docs(
     docs: list[tuple[str, str]] = []
     if global_file is not None and global_file.is_file():
         text = read_instructions_file(global_file, warnings)
-        if text:
+        if text.strip():
             docs.append((str(global_file), text))
     root = repo_root if repo_root is not None else find_repo_root(cwd)
     budget = max_bytes
@@ -102,7 +103,7 @@ def discover_agents_docs(
             if not candidate.is_file():
                 continue
             text = read_instructions_file(candidate, warnings)
-            if not text:
+            if not text.strip():
                 continue
             size = len(text.encode("utf-8"))
             if size > budget:

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from .agents_fragments import render_agents_md, render_agents_md_removed, render_agents_md_replaced
@@ -63,7 +64,18 @@ def user_message_item(text: str) -> Item:
 
 
 def _agents_values(state: WorldState) -> dict[str, Any]:
-    return {"path": state.cwd, "docs": [{"path": p, "text": t} for p, t in state.agents_docs]}
+    """Codex's split: the global file (found first, outside the cwd's own chain) and the project
+    documents (in the cwd or a directory above it); the heading names the cwd only for the latter."""
+    chain = {Path(state.cwd), *Path(state.cwd).parents}
+    docs = list(state.agents_docs)
+    global_text = docs.pop(0)[1] if docs and Path(docs[0][0]).parent not in chain else None
+    project = "\n\n".join(text for _, text in docs) or None
+    values: dict[str, Any] = {"path": state.cwd if project else None}
+    if global_text:
+        values["global"] = global_text
+    if project:
+        values["project"] = project
+    return values
 
 
 def _skills_values(state: WorldState) -> dict[str, Any]:

@@ -1,12 +1,14 @@
 """Skill fragments: the catalog (developer role) and one selected skill (user role).
 
-Codex shapes: `<skills_instructions>` holding a `## Skills` section whose entries read
-`- name: description (file: /path/SKILL.md)`, and `<skill>` holding `<name>`, `<path>` and the
-full SKILL.md text. Explanatory wording is ctxscope's own.
+Codex shapes: `<skills_instructions>` holding a `## Skills` section: a skill-roots table
+(`r0`, `r1`, ... naming the directories that hold skill folders), entries reading
+`- name: description (file: r0/<folder>/SKILL.md)`, then usage rules; and `<skill>` holding
+`<name>`, `<path>` and the full SKILL.md text. Explanatory wording is ctxscope's own.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Mapping
 from typing import Annotated, Any
@@ -23,24 +25,64 @@ _ENTRY_RE = re.compile(r"^- (?P<name>[^:\n`]+): (?P<rest>[^\n]*)$", re.MULTILINE
 _LOCATOR_RE = re.compile(r"\s*\((?:file|executor package|orchestrator package): (?P<path>[^\n]+)\)$")
 
 
+def _skill_roots(skills: list[Mapping[str, Any]]) -> list[str]:
+    """The directories holding the skills' folders, in order of first use (`r0`, `r1`, ...)."""
+    roots: list[str] = []
+    for skill in skills:
+        root = posixpath.dirname(posixpath.dirname(str(skill.get("path", ""))))
+        if posixpath.isabs(root) and root not in roots:
+            roots.append(root)
+    return roots
+
+
+def _locator(path: str, roots: list[str]) -> str:
+    """`rN/<folder>/SKILL.md` for a path under a root; the path itself otherwise."""
+    root = posixpath.dirname(posixpath.dirname(path))
+    return f"r{roots.index(root)}/{path[len(root) + 1 :]}" if root in roots else path
+
+
 def render_skills_catalog(values: Values) -> str:
-    """The catalog: what skills are, how to use them, one line per skill."""
+    """The catalog: what skills are, the roots table, one line per skill, the usage rules."""
+    skills = values["skills"]
+    roots = _skill_roots(skills)
     lines = [
         "## Skills",
         "Skills are instruction files stored on this machine. Each entry below gives a skill's name, "
-        "what it is for, and its SKILL.md. When the user names a skill with `$name`, or the task "
-        "clearly matches a description, open that SKILL.md and follow it; otherwise ignore it.",
+        "what it is for, and where its SKILL.md is: `rN/...` means under skill root `rN`.",
+        "### Skill roots",
+        *(f"- `r{i}`: {root}" for i, root in enumerate(roots)),
         "### Available skills",
+        *(f"- {s['name']}: {s['description']} (file: {_locator(s['path'], roots)})" for s in skills),
+        "### How to use skills",
+        "- When the user names a skill with `$name`, or the task clearly matches a description, open "
+        "that SKILL.md (root path + rest of the locator) and follow it for this turn.",
+        "- Read only as much of a skill as the task needs; files it mentions are relative to its folder.",
+        "- Several skills may apply: use the fewest that cover the task, and say which you used.",
+        "- A skill that cannot be read or does not fit: say so briefly and carry on without it.",
     ]
-    lines += [f"- {s['name']}: {s['description']} (file: {s['path']})" for s in values["skills"]]
     return wrap("<skills_instructions>", "\n".join(lines), "</skills_instructions>")
 
 
+_ROOT_RE = re.compile(r"^[-*]?\s*`?(?P<id>r\d+)`?\s*(?::|=|->)\s*`?(?P<path>[^`\n]+?)`?\s*$", re.MULTILINE)
+
+
+def _roots_table(body: str) -> dict[str, str]:
+    section = re.search(r"^### Skill roots\n(.*?)(?=^### |\Z)", body, re.MULTILINE | re.DOTALL)
+    return {m.group("id"): m.group("path") for m in _ROOT_RE.finditer(section.group(1))} if section else {}
+
+
+def _resolve(locator: str, roots: dict[str, str]) -> str:
+    head, sep, rest = locator.partition("/")
+    return f"{roots[head]}/{rest}" if sep and head in roots else locator
+
+
 def recognise_skills_catalog(text: str) -> Values | None:
-    """Skill entries of any catalog form (only the "Available skills" section when there is one)."""
+    """Skill entries of any catalog form (only the "Available skills" section when there is one);
+    `rN/...` locators are resolved through the skill-roots table."""
     body = inner(text, "<skills_instructions>", "</skills_instructions>")
     if body is None:
         return None
+    roots = _roots_table(body)
     section = re.search(r"^### Available skills\n(.*?)(?=^### |\Z)", body, re.MULTILINE | re.DOTALL)
     skills: list[dict[str, str]] = []
     for entry in _ENTRY_RE.finditer(section.group(1) if section else body):
@@ -51,15 +93,16 @@ def recognise_skills_catalog(text: str) -> Values | None:
             rest = rest[: locator.start()]
         skill["description"] = rest.strip()
         if locator:
-            skill["path"] = locator.group("path").strip()
+            skill["path"] = _resolve(locator.group("path").strip(), roots)
         skills.append(skill)
     return {"skills": skills}
 
 
 def render_selected_skill(values: Values) -> str:
     """One selected skill with its full SKILL.md text."""
-    body = f"<name>{values['name']}</name>\n<path>{values['path']}</path>\n{values['text']}"
-    return wrap("<skill>", body, "</skill>")
+    # Not `wrap`: the text keeps the file's own trailing newline, as Codex sends it.
+    head = f"<name>{values['name']}</name>\n<path>{values['path']}</path>"
+    return f"<skill>\n{head}\n{values['text']}\n</skill>"
 
 
 def recognise_selected_skill(text: str) -> Values | None:
@@ -67,7 +110,7 @@ def recognise_selected_skill(text: str) -> Values | None:
     body = inner(text, "<skill>", "</skill>")
     if body is None:
         return None
-    body = body.strip("\n")
+    body = body.removeprefix("\n").removesuffix("\n")  # the tags' own line breaks, not the text's
     name = re.match(r"<name>(.*?)</name>\n?", body, re.DOTALL)
     if name is None:
         return None

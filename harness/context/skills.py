@@ -141,7 +141,7 @@ def selected_skill_items(prompt: str, skills: Iterable[SkillInfo]) -> list[dict[
     for name in mentioned_skill_names(prompt, by_name.values()):
         skill = by_name[name]
         try:
-            text = Path(skill.path).read_bytes().decode("utf-8-sig").replace("\r\n", "\n").strip()
+            text = Path(skill.path).read_bytes().decode("utf-8-sig").replace("\r\n", "\n")
         except (OSError, UnicodeDecodeError) as err:
             log.warning("skill %s not attached: cannot read %s (%s)", name, skill.path, err)
             continue

@@ -61,8 +61,8 @@ def environment(cwd: str, **extra: Any) -> str:
 
 
 def agents_md(path: str, text: str, kind: str = "agents_md") -> str:
-    """An AGENTS.md fragment for `path`."""
-    return fragment(kind, path=path, docs=[{"path": f"{path}/AGENTS.md", "text": text}])
+    """An AGENTS.md fragment for `path` (its project documents only)."""
+    return fragment(kind, path=path, project=text)
 
 
 def initial_context(cwd: str = "/repo", sandbox: str = "workspace-write") -> list[dict[str, Any]]:

@@ -39,7 +39,7 @@ def test_reports_say_each_change_once_and_name_missing_turns(edge: Callable[[str
     assert "first turn of its thread" in detail and "None" not in detail
 
     md = run_cli("diff", world, "--format", "markdown", "--turn", "1").stdout
-    assert "| 1 | T1 | initial | 3 | 0/+3/-0 | 381 | 1200 | 0 |" in md, "0 cached is a number, not blank"
+    assert "| 1 | T1 | initial | 3 | 0/+3/-0 | 477 | 1200 | 0 |" in md, "0 cached is a number, not blank"
     assert "## Turn 1 (first turn of its thread)" in md
 
     longer = str(edge("compaction"))

@@ -79,7 +79,12 @@ CODEX_SAMPLES: list[tuple[str, str, str, dict[str, Any]]] = [
         "skills_catalog",
         {
             "skills": [
-                {"name": "demo-skill", "description": "A demo.", "path": "r0/demo-skill/SKILL.md"},
+                # the locator resolved through the roots table
+                {
+                    "name": "demo-skill",
+                    "description": "A demo.",
+                    "path": "/home/u/.codex/skills/demo-skill/SKILL.md",
+                },
                 {"name": "remote", "description": "Runs elsewhere", "path": "pkg-1"},
                 {"name": "bare", "description": "No locator at all"},
             ]
@@ -97,17 +102,14 @@ CODEX_SAMPLES: list[tuple[str, str, str, dict[str, Any]]] = [
         "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nGlobal words\n\n--- project-doc ---\n\n"
         "Project words\n</INSTRUCTIONS>",
         "agents_md",
-        {
-            "path": "/repo",
-            "docs": [{"path": None, "text": "Global words"}, {"path": None, "text": "Project words"}],
-        },
+        {"path": "/repo", "global": "Global words", "project": "Project words"},
     ),
     (
         "user",
         "These AGENTS.md instructions replace all previously provided AGENTS.md instructions.\n\n"
         "# AGENTS.md instructions for /repo/pkg\n\n<INSTRUCTIONS>\npkg words\n</INSTRUCTIONS>",
         "agents_md_replaced",
-        {"path": "/repo/pkg", "docs": [{"path": None, "text": "pkg words"}]},
+        {"path": "/repo/pkg", "project": "pkg words"},
     ),
     (
         "user",

@@ -53,18 +53,16 @@ SAMPLES: dict[str, list[dict[str, Any]]] = {
     ],
     "personality": [{"text": "Friendly and terse."}],
     "agents_md": [
-        {"path": "/repo", "docs": [{"path": "/repo/AGENTS.md", "text": "Use tabs."}]},
+        {"path": "/repo", "project": "Use tabs.\n"},
+        {"path": None, "global": "# Global\n\nBe nice.\n"},
         {
             "path": "/repo/pkg",
-            "docs": [
-                {"path": "/home/u/.codex/AGENTS.md", "text": "# Global\n\nBe nice."},
-                {"path": "/repo/AGENTS.md", "text": "Root rules."},
-                {"path": "/repo/pkg/AGENTS.override.md", "text": "Pkg rules\nline 2"},
-            ],
+            "global": "# Global\n\nBe nice.\n",
+            "project": "Root rules.\n\n\nPkg rules\nline 2",  # two files, the first newline-terminated
         },
     ],
     "agents_md_replaced": [
-        {"path": "/repo/pkg", "docs": [{"path": "/repo/pkg/AGENTS.md", "text": "New rules."}]},
+        {"path": "/repo/pkg", "project": "New rules.\n"},
     ],
     "agents_md_removed": [{}],
     "user_instructions": [{"text": "Old style AGENTS text."}],

@@ -62,6 +62,22 @@ def paths(rng: random.Random) -> list[str]:
     return [path(rng) for _ in range(rng.randint(0, 3))]
 
 
+def agents_values(rng: random.Random) -> dict[str, Any]:
+    """The global text, project texts or both, raw (a file's trailing newline kept); the heading
+    names a directory exactly when project texts apply."""
+
+    def raw() -> str:
+        return text(rng, 120) + rng.choice(["", "\n"])
+
+    values: dict[str, Any] = {}
+    shape = rng.choice(["global", "project", "both"])
+    if shape != "project":
+        values["global"] = raw()
+    if shape != "global":
+        values["project"] = "\n\n".join(raw() for _ in range(rng.randint(1, 3)))
+    return {"path": path(rng) if "project" in values else None, **values}
+
+
 GENERATORS: dict[str, Callable[[random.Random], dict[str, Any]]] = {
     "permissions": lambda r: {
         "sandbox_mode": r.choice(["read-only", "workspace-write", "danger-full-access"]),
@@ -83,14 +99,8 @@ GENERATORS: dict[str, Callable[[random.Random], dict[str, Any]]] = {
         for key in ("namespaces", "removed")
         if (value := [{"name": slug(r), "description": line(r)} for _ in range(r.randint(0, 3))])
     },
-    "agents_md": lambda r: {
-        "path": path(r),
-        "docs": [{"path": path(r) + "/AGENTS.md", "text": text(r, 120)} for _ in range(r.randint(1, 3))],
-    },
-    "agents_md_replaced": lambda r: {
-        "path": path(r),
-        "docs": [{"path": path(r) + "/AGENTS.md", "text": text(r, 120)} for _ in range(r.randint(1, 3))],
-    },
+    "agents_md": lambda r: agents_values(r),
+    "agents_md_replaced": lambda r: agents_values(r),
     "agents_md_removed": lambda r: {},
     "user_instructions": lambda r: {"text": text(r, 120)},
     "environment_context": lambda r: {

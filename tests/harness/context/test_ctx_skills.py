@@ -16,6 +16,7 @@ from harness.context import (
     mentioned_skill_names,
     selected_skill_items,
 )
+from harness.context.skill_fragments import render_skills_catalog
 from harness.context.skills import parse_front_matter
 
 
@@ -87,7 +88,8 @@ def test_dollar_mentions_select_skills_in_order(ws: Workspace) -> None:
     demo = values[1]
     assert demo is not None
     assert demo.values["path"] == str(ws.skills_dir / "demo-skill" / "SKILL.md")
-    assert demo.values["text"] == Path(demo.values["path"]).read_text(encoding="utf-8").strip()
+    # the file as written, its trailing newline kept (Codex)
+    assert demo.values["text"] == Path(demo.values["path"]).read_text(encoding="utf-8")
     assert selected_skill_items("no mentions here", skills) == []
 
 
@@ -101,3 +103,18 @@ def test_skill_deleted_after_discovery_is_left_out(ws: Workspace) -> None:
         == 1
     )
     assert len(selected_skill_items("$demo-skill and $lint", skills)) == 1
+
+
+def test_catalog_names_each_skill_root_once_and_locates_skills_under_it() -> None:
+    skills = [
+        {"name": "a", "description": "A.", "path": "/home/u/.codex/skills/a/SKILL.md"},
+        {"name": "b", "description": "B.", "path": "/repo/.codex/skills/b/SKILL.md"},
+        {"name": "c", "description": "C.", "path": "/home/u/.codex/skills/c/SKILL.md"},
+    ]
+    text = render_skills_catalog({"skills": skills})
+    assert "- `r0`: /home/u/.codex/skills\n- `r1`: /repo/.codex/skills\n" in text
+    assert "(file: r0/a/SKILL.md)" in text and "(file: r1/b/SKILL.md)" in text
+    assert "(file: r0/c/SKILL.md)" in text and "/home/u/.codex/skills/a" not in text
+    assert text.index("### Skill roots") < text.index("### Available skills") < text.index("### How to use")
+    match = classify_text(text, "developer")
+    assert match is not None and match.values == {"skills": skills}  # locators resolve back

@@ -95,8 +95,12 @@ def test_first_turn_values(ws: Workspace) -> None:
         "network_enabled": False,
         "writable_roots": writable,
     }
-    assert [d["path"] for d in agents["docs"]] == [str(ws.global_file), str(ws.repo / "AGENTS.md")]
-    assert agents["docs"][1]["text"] == "# Root rules\n\nRun the tests before you finish."
+    # Codex's layout: the global text, then the project documents, raw (trailing newline kept).
+    assert agents == {
+        "path": str(ws.repo),
+        "global": "Global: answer briefly.\n",
+        "project": "# Root rules\n\nRun the tests before you finish.\n",
+    }
     assert env == {
         "cwd": str(ws.repo),
         "shell": "bash",
@@ -119,11 +123,9 @@ def test_cd_into_dir_with_agents_md_appends_replaced_form(ws: Workspace) -> None
         "user[<agents_md_replaced:$ROOT/repo/pkg>, <environment_context:cwd=$ROOT/repo/pkg>]"
     ]
     (_, _, agents), (_, _, env) = fragments(items)
-    assert [d["path"] for d in agents["docs"]] == [
-        str(ws.global_file),
-        str(ws.repo / "AGENTS.md"),
-        str(ws.pkg / "AGENTS.md"),
-    ]
+    assert agents["global"] == ws.global_file.read_text()
+    root_text, pkg_text = (ws.repo / "AGENTS.md").read_text(), (ws.pkg / "AGENTS.md").read_text()
+    assert agents["project"] == root_text + "\n\n" + pkg_text
     # A cwd change re-sends every child (Codex 0.169), not only the changed one.
     assert env["cwd"] == str(ws.pkg) and set(env) == {
         "cwd",
@@ -296,8 +298,8 @@ def test_override_wins_and_repo_root_is_found_by_git(ws: Workspace) -> None:
     deep.mkdir(parents=True)
     state = collect_world_state(ws.settings(deep, global_agents_file=None))
     assert state.agents_docs == [
-        (str(ws.repo / "AGENTS.md"), "# Root rules\n\nRun the tests before you finish."),
-        (str(ws.pkg / "AGENTS.override.md"), "Override rules."),
+        (str(ws.repo / "AGENTS.md"), "# Root rules\n\nRun the tests before you finish.\n"),
+        (str(ws.pkg / "AGENTS.override.md"), "Override rules.\n"),
     ]
     # An empty override does not hide the AGENTS.md beside it.
     write(ws.pkg / "AGENTS.override.md", "  \n")
@@ -320,7 +322,8 @@ def test_non_utf8_agents_md_is_read_with_replacement_and_a_warning(ws: Workspace
     before = bad.read_bytes()
     warnings: list[str] = []
     state = collect_world_state(ws.settings(ws.pkg), warnings)
-    assert (str(bad), "caf\ufffd rules") in state.agents_docs
+    # kept as written (trailing newline too), the bad byte replaced
+    assert (str(bad), "caf\ufffd rules\n") in state.agents_docs
     assert len(warnings) == 1
     assert str(bad) in warnings[0] and "UTF-8" in warnings[0] and "\n" not in warnings[0]
     assert bad.read_bytes() == before  # the input is never rewritten
@@ -343,7 +346,7 @@ def test_project_docs_share_a_byte_budget(ws: Workspace) -> None:
     state = collect_world_state(ws.settings(ws.pkg, agents_max_bytes=71), warnings)
     # Global file not counted; the root file fits; the package file gets the 11 bytes left.
     assert [(p, len(t.encode())) for p, t in state.agents_docs] == [
-        (str(ws.global_file), len("Global: answer briefly.")),
+        (str(ws.global_file), len("Global: answer briefly.\n")),
         (str(ws.repo / "AGENTS.md"), 60),
         (str(ws.pkg / "AGENTS.md"), 11),
     ]
@@ -354,3 +357,13 @@ def test_project_docs_share_a_byte_budget(ws: Workspace) -> None:
     state = collect_world_state(ws.settings(ws.pkg, agents_max_bytes=59), warnings)
     assert [(p, t) for p, t in state.agents_docs][1:] == [(str(ws.repo / "AGENTS.md"), "é" * 29)]
     assert len(warnings) == 2 and "left out" in warnings[1]
+
+
+def test_global_file_alone_has_a_heading_without_a_directory(ws: Workspace) -> None:
+    (ws.repo / "AGENTS.md").unlink()
+    items = initial_context_items(collect_world_state(ws.settings()))
+    agents = next(values for _, kind, values in fragments(items) if kind == "agents_md")
+    assert agents == {"path": None, "global": ws.global_file.read_text()}
+    text = next(p["text"] for i in items for p in i["content"] if "<INSTRUCTIONS>" in p["text"])
+    assert text == "# AGENTS.md instructions\n\n<INSTRUCTIONS>\nGlobal: answer briefly.\n\n</INSTRUCTIONS>"
+    assert "--- doc:" not in text and "--- project-doc ---" not in text

@@ -82,7 +82,7 @@ def test_world_panel_says_where_each_value_changed(analysed: Callable[[str], Ana
 def test_compaction_and_tokens_views(analysed: Callable[[str], Analysis]) -> None:
     inspector = Inspector(analysed("compaction"))
     compaction = texts(inspector.turn_lines(5, "compaction"))
-    assert "  tokens: 1,485 -> 315" in compaction
+    assert "  tokens: 1,581 -> 411" in compaction
     assert any("summarised (gone)  (5 items)" in line for line in compaction)
     assert not any("WARNING" in line for line in compaction)
     assert "not the first turn after a compaction" in texts(inspector.turn_lines(2, "compaction"))[0]
