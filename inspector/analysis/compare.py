@@ -19,6 +19,7 @@ from inspector.analysis.analyse import Analysis, TurnAnalysis
 from inspector.analysis.diffs import PARAM_KEYS, ToolDiff, instructions_diff, params_diff, tools_diff
 from inspector.analysis.instructions import effective_instructions
 from inspector.analysis.normalise import cross_run
+from inspector.analysis.structure import structural_differences
 
 # Headers that differ on every request whatever the backend: not a difference worth showing.
 _NOISY_HEADERS = frozenset(
@@ -58,6 +59,13 @@ class TurnComparison:
     """Layout diff lines (`- label`, `+ label`) of the normalised item labels."""
     usage: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)
     status: tuple[str, str] | None = None
+    structure: list[str] = field(default_factory=list)
+    """Structural differences (`structure.structural_differences`); empty: the same structure."""
+
+    @property
+    def same_structure(self) -> bool:
+        """True when both sides exist and differ only in wording and values (`structure.ALLOWED`)."""
+        return self.a is not None and self.b is not None and not self.structure
 
     @property
     def same(self) -> bool:
@@ -141,6 +149,7 @@ def _pair(
         result.usage[key] = (a.tokens.usage.get(key), b.tokens.usage.get(key))
     if ta.status != tb.status:
         result.status = (ta.status, tb.status)
+    result.structure = structural_differences(a, b, norm_a.text, norm_b.text)
     return result
 
 

@@ -289,6 +289,8 @@ def _pair_doc(pair: TurnComparison) -> PairDoc:
         items_diff=pair.items,
         usage={k: AB(a=a, b=b) for k, (a, b) in pair.usage.items()},
         status=list(pair.status) if pair.status else None,
+        same_structure=pair.same_structure,
+        structure_diff=pair.structure,
     )
 
 

@@ -130,7 +130,13 @@ def _compare(report: dict[str, Any]) -> list[str]:
         bits += [f"tool -{n}" for n in t["removed"]] + [f"tool +{n}" for n in t["added"]]
         bits += [f"tool ~{n}" for n in t["changed"]] + [f"items {x}" for x in pair["items_diff"]]
         lines.append(f"| {pair['turn']} | {'yes' if pair['same'] else 'no'} | {_cell('; '.join(bits))} |")
-    return lines
+    structure = [
+        f"- turn {p['turn']}: "
+        + ("same structure" if p.get("same_structure") else "; ".join(p.get("structure_diff", [])))
+        for p in report["turns"]
+        if p["a_turn"] is not None and p["b_turn"] is not None
+    ]
+    return lines + (["", "## Structure", "", *structure] if structure else [])
 
 
 def render_markdown(report: DiffReport | ShowReport | CompareReport | dict[str, Any]) -> str:

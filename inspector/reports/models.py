@@ -304,6 +304,10 @@ class PairDoc(Doc):
     items_diff: list[str]
     usage: dict[str, AB]
     status: list[str] | None
+    same_structure: bool = False
+    """Added in ctxscope-report/1: same labelled layout, key sets and tool shapes (wording aside)."""
+    structure_diff: list[str] = []
+    """The structural differences, one line each (empty: the same structure)."""
 
 
 class CompareSummary(Doc):

@@ -335,6 +335,10 @@ def render_compare(report: dict[str, Any], console: Console) -> None:
             (f"  turn {pair['turn']:<3}", "bold"),
             ("same" if pair["same"] else "differs", "green" if pair["same"] else "yellow"),
         )
+        if pair.get("same_structure"):
+            _line(console, (f"        turn {pair['turn']}: same structure", "green"))
+        for line in pair.get("structure_diff", []):
+            _line(console, (f"        turn {pair['turn']}: structure differs: {line}", "yellow"))
         for key in ("endpoint", "transport", "status"):
             if pair[key]:
                 _line(console, f"        · {key}: {pair[key][0]} ≠ {pair[key][1]}")

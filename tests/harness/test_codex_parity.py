@@ -10,7 +10,8 @@ on the same workspace against the same local fake model, each captured by the re
 
 Both recordings are analysed by the inspector, and request by request the labelled layouts
 (`ctxscope show`), the body key sets, the request settings, the tools (names, types, parameter
-names) and the metadata key sets must match, except for what `ALLOWED` lists and explains.
+names) and the metadata key sets must match, except for what
+`inspector.analysis.structure.ALLOWED` lists and explains.
 Skipped, saying why, where npm or the package cannot be had.
 """
 
@@ -27,36 +28,14 @@ import pytest
 
 from harness.runtime import AgentOptions, AgentRuntime
 from inspector.analysis import analyse_recording
-from inspector.analysis.analyse import TurnAnalysis
+from inspector.analysis.structure import structural_differences
 from proxy.testing import FakeUpstream, SseReply, capture_proxy, function_call, response_stream, text_message
+from tests.cli_support import run_cli
 from tests.proxy.replay.codex_support import CODEX_VERSION, codex_binary, run_codex
 
 pytestmark = pytest.mark.slow
 
 PROMPTS = ("please run echo", "now use $demo-skill here", "switched", "sandbox now")
-
-# What may differ, and why. Everything else must be identical request by request.
-ALLOWED = {
-    # Codex tells the model about its deferred tool namespaces (multi_agent_v1, reachable through
-    # tool_search); the harness has no deferred namespaces, so it sends no <tools> notice.
-    "layout_parts": re.compile(r"<tools(:removed)?>"),
-    # Codex's model-switch sentence does not name the models, so its label carries no model name.
-    "model_switch_label": re.compile(r"<model_switch:[^>]+>"),
-    # Tools Codex has and the harness does not (goals, hosted/deferred search, sub-agents).
-    "tools_only_codex": {
-        "get_goal",
-        "create_goal",
-        "update_goal",
-        "tool_search",
-        "web_search",
-        "multi_agent_v1",
-    },
-    # ctxscope's own tools: the plan checklist and the file tools (read_file/list_dir/grep_files are
-    # switched off below with file_tools = false, the Codex profile).
-    "tools_only_harness": {"update_plan"},
-    # Codex drops apply_patch for a model its catalog does not know; the harness keeps offering it.
-    "tools_only_harness_unknown_model": {"apply_patch"},
-}
 
 
 def fake_model(request: Any) -> SseReply:
@@ -141,44 +120,6 @@ def run_harness_scenario(
     return path
 
 
-def layout(turn: TurnAnalysis, root: Path) -> list[str]:
-    """The labelled layout with paths under `root` as $ROOT and the allowed parts left out."""
-    out = []
-    for item in turn.turn.items:
-        if item.parts and item.type == "message":
-            parts = [
-                f"<{p.label}>" if p.is_fragment else "text"
-                for p in item.parts
-                if not (p.is_fragment and ALLOWED["layout_parts"].fullmatch(f"<{p.label}>"))
-            ]
-            if not parts:
-                continue
-            label = f"{item.role}[{', '.join(parts)}]"
-            if parts == ["text"]:
-                label = f"{item.role}: text"
-        else:
-            label = item.label.split(" ", 1)[0] if item.type.endswith("_output") else item.label
-            label = re.sub(r" \".*\"$", "", label)
-        label = ALLOWED["model_switch_label"].sub("<model_switch>", label)
-        out.append(label.replace(str(root.resolve()), "$ROOT").replace(str(root), "$ROOT"))
-    return out
-
-
-def tool_shapes(body: dict[str, Any]) -> dict[str, tuple[str, tuple[str, ...]]]:
-    """name → (type, parameter names) of every tool (namespaces and hosted tools by type)."""
-    shapes = {}
-    for tool in body.get("tools") or []:
-        name = str(tool.get("name") or tool.get("type"))
-        params = tuple(sorted((tool.get("parameters") or {}).get("properties") or {}))
-        shapes[name] = (str(tool.get("type")), params)
-    return shapes
-
-
-def metadata_keys(body: dict[str, Any]) -> tuple[set[str], set[str]]:
-    meta = body.get("client_metadata") or {}
-    return set(meta), set(json.loads(meta.get("x-codex-turn-metadata") or "{}"))
-
-
 def test_harness_and_codex_send_the_same_structure(
     tmp_path: Path,
     workspace: Path,
@@ -191,35 +132,26 @@ def test_harness_and_codex_send_the_same_structure(
     print(f"\nCodex CLI under comparison: {version.strip()} (pinned {CODEX_VERSION})")
     assert CODEX_VERSION in version
 
-    codex = analyse_recording(run_codex_scenario(binary, tmp_path, workspace, upstream)).turns
-    harness = analyse_recording(
-        run_harness_scenario(tmp_path, workspace, upstream, ctxscope_home, monkeypatch)
-    ).turns
+    codex_path = run_codex_scenario(binary, tmp_path, workspace, upstream)
+    codex = analyse_recording(codex_path).turns
+    harness_path = run_harness_scenario(tmp_path, workspace, upstream, ctxscope_home, monkeypatch)
+    harness = analyse_recording(harness_path).turns
     assert len(codex) == len(harness) == 5, (len(codex), len(harness))
 
-    problems: list[str] = []
-    for number, (c, h) in enumerate(zip(codex, harness, strict=True), start=1):
-        cb, hb = c.turn.body, h.turn.body
-        cl, hl = layout(c, workspace), layout(h, workspace)
-        if cl != hl:
-            problems.append(f"request {number} layout:\n  codex   {cl}\n  harness {hl}")
-        if set(cb) != set(hb):
-            problems.append(f"request {number} body keys: codex {sorted(cb)} harness {sorted(hb)}")
-        for key in ("reasoning", "text", "parallel_tool_calls", "tool_choice", "store", "stream", "include"):
-            if cb.get(key) != hb.get(key):
-                problems.append(f"request {number} {key}: codex {cb.get(key)!r} harness {hb.get(key)!r}")
-        if metadata_keys(cb) != metadata_keys(hb):
-            problems.append(
-                f"request {number} metadata keys: codex {metadata_keys(cb)} harness {metadata_keys(hb)}"
-            )
-        ct, ht = tool_shapes(cb), tool_shapes(hb)
-        only_codex = set(ct) - set(ht) - ALLOWED["tools_only_codex"]
-        only_harness = set(ht) - set(ct) - ALLOWED["tools_only_harness"]
-        if cb.get("model") == "gpt-5.4":
-            only_harness -= ALLOWED["tools_only_harness_unknown_model"]
-        if only_codex or only_harness:
-            problems.append(f"request {number} tools: only codex {only_codex}, only harness {only_harness}")
-        for name in set(ct) & set(ht):
-            if ct[name] != ht[name]:
-                problems.append(f"request {number} tool {name}: codex {ct[name]} harness {ht[name]}")
+    def clean(label: str) -> str:
+        return label.replace(str(workspace.resolve()), "$ROOT").replace(str(workspace), "$ROOT")
+
+    # One definition of "same structure" (inspector.analysis.structure.ALLOWED), shared with compare.
+    problems = [
+        f"request {number} {line}"
+        for number, (h, c) in enumerate(zip(harness, codex, strict=True), start=1)
+        for line in structural_differences(h, c, clean, clean)
+    ]
     assert not problems, "\n".join(problems)
+
+    # `ctxscope compare harness.jsonl codex.jsonl` says the same, turn by turn.
+    result = run_cli("compare", str(harness_path), str(codex_path))
+    assert result.returncode == 0, result.stderr
+    for number in range(1, 6):
+        assert f"turn {number}: same structure" in result.stdout, result.stdout
+    assert "structure differs" not in result.stdout, result.stdout

@@ -120,7 +120,8 @@ def test_compare_two_recordings(edge: Callable[[str], Path], tmp_path: Path) -> 
     assert second["same"] is False and second["params"]["model"] == {"a": "gpt-5-codex", "b": "gpt-5.1-codex"}
     assert second["items_diff"]
     text = run_cli("compare", str(a), str(a), "--no-color")
-    assert text.returncode == 0 and text.stdout.count(" same") == 3
+    assert text.returncode == 0 and text.stdout.count(": same structure") == 3
+    assert text.stdout.count(" same") - text.stdout.count(": same structure") == 3
 
 
 @pytest.mark.parametrize(
