@@ -10,9 +10,7 @@ One session: a first run in /repo that calls a tool and compacts, then `codex ex
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -30,11 +28,10 @@ from proxy.testing import (
     text_message,
     usage,
 )
-from tests.proxy.replay.codex_support import CODEX_VERSION, codex_binary
+from tests.proxy.replay.codex_support import CODEX_VERSION, codex_binary, run_codex, write_config
 
 pytestmark = pytest.mark.slow
 
-RUN_TIMEOUT_S = 120
 SUMMARY = "SUMMARY: the user asked to say hi; we ran echo."
 
 
@@ -55,29 +52,6 @@ def model(request: object) -> SseReply:
     )
 
 
-def run_codex(binary: Path, home: Path, cwd: Path, *args: str) -> str:
-    """One `codex exec` in its own process group, stdin /dev/null, killed as a group on timeout."""
-    env = {**os.environ, "CODEX_HOME": str(home), "LOCAL_KEY": "x"}
-    proc = subprocess.Popen(
-        [str(binary), "exec", "--skip-git-repo-check", *args],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=RUN_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        pytest.fail(f"codex exec {' '.join(args)} did not finish in {RUN_TIMEOUT_S} s")
-    assert proc.returncode == 0, err[-2000:]
-    return out + err
-
-
 @pytest.fixture
 def upstream() -> FakeUpstream:  # type: ignore[misc]
     """The conftest's upstream, answering as the fake model above."""
@@ -96,18 +70,14 @@ def test_codex_cli_session_is_explained(capture: CaptureSession, tmp_path: Path)
     skill = home / "skills" / "demo-skill"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: demo-skill\ndescription: A demo skill.\n---\nSay DEMO.\n")
-    (home / "config.toml").write_text(
-        'model = "gpt-5-codex"\nmodel_provider = "local"\nmodel_auto_compact_token_limit = 2000\n'
-        "[model_providers.local]\n"
-        'name = "local"\n'
-        f'base_url = "{capture.url}/v1"\n'
-        'wire_api = "responses"\nenv_key = "LOCAL_KEY"\nrequest_max_retries = 0\nstream_max_retries = 0\n'
-    )
+    write_config(home, capture.url, extra="model_auto_compact_token_limit = 2000\n")
+    user = tmp_path / "user"  # a HOME of its own: Codex's login shells must not source the user's profile
+    user.mkdir()
 
-    first = run_codex(binary, home, repo, "say hi")
+    first = run_codex(binary, home, user, repo, "say hi")
     session = re.search(r"session id: (\S+)", first)
     assert session, first[-2000:]
-    run_codex(binary, home, repo / "pkg", "resume", session.group(1), "now use $demo-skill here")
+    run_codex(binary, home, user, repo / "pkg", "resume", session.group(1), "now use $demo-skill here")
     capture.wait_for(6)
     capture.server.stop()
     capture.writer.close()

@@ -11,8 +11,6 @@ Uses the pinned Codex CLI from the test cache (see `codex_support.py`).
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -22,11 +20,10 @@ import pytest
 from proxy.recorder import Recorder
 from proxy.replay import load_cassette, serve_cassette, serve_script
 from proxy.store.writer import RecordingWriter
-from tests.proxy.replay.codex_support import codex_binary
+from tests.proxy.replay.codex_support import codex_binary, run_codex, write_config
 
 pytestmark = pytest.mark.slow
 
-RUN_TIMEOUT_S = 120
 WRITE = "printf 'def greet():\\n    return 1\\n' > greet.py"
 SCRIPT = {
     "format": "ctxscope-script",
@@ -39,40 +36,13 @@ SCRIPT = {
 
 
 def _run_codex(binary: Path, root: Path, base_url: str) -> str:
-    """`codex exec` in root/repo with CODEX_HOME root/home, in its own process group."""
-    home, repo = root / "home", root / "repo"
-    home.mkdir()
-    repo.mkdir()
+    """`codex exec` in root/repo with CODEX_HOME root/home and a HOME of its own (root/user)."""
+    home, repo, user = root / "home", root / "repo", root / "user"
+    repo.mkdir(parents=True)
+    user.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    (home / "config.toml").write_text(
-        'model = "gpt-5-codex"\nmodel_provider = "local"\n'
-        '[model_providers.local]\nname = "local"\n'
-        f'base_url = "{base_url}/v1"\n'
-        'wire_api = "responses"\nenv_key = "LOCAL_KEY"\nrequest_max_retries = 0\nstream_max_retries = 0\n'
-    )
-    # A HOME of its own: the login shell Codex runs commands in must not source the user's profile,
-    # whose output (e.g. pyenv's rehash warnings) varies from run to run.
-    (root / "user").mkdir()
-    env = {**os.environ, "CODEX_HOME": str(home), "HOME": str(root / "user"), "LOCAL_KEY": "x"}
-    args = [str(binary), "exec", "--skip-git-repo-check", "-s", "workspace-write", "add greet.py"]
-    proc = subprocess.Popen(
-        args,
-        cwd=repo,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=RUN_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        pytest.fail(f"codex exec did not finish in {RUN_TIMEOUT_S} s")
-    assert proc.returncode == 0, (out + err)[-3000:]
-    return out + err
+    write_config(home, base_url)
+    return run_codex(binary, home, user, repo, "-s", "workspace-write", "add greet.py")
 
 
 def test_codex_cli_scripted_then_replayed_strictly_elsewhere(tmp_path: Path) -> None:
