@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -48,38 +46,22 @@ from harness.events import (
     TurnCompleted,
     TurnError,
     TurnStarted,
-    TurnStop,
 )
 from harness.goal.state import GoalBook
 from harness.goal.turns import account_goal_turn, goal_after_tools, goal_turn_items
+from harness.loop_host import RequestHook
 from harness.modes import AgentMode, CurrentMode
-from harness.request import TurnRequest
 from harness.send import rate_limits, send_request
 from harness.session.store import ResumedSession, SessionStore
 from harness.session_context import SessionContext
 from harness.tool_batch import call_output, missing_outputs, run_tools
 from harness.tools import ToolRouter
 from harness.turn_metadata import installation_id, message_id
+from harness.turn_result import TurnResult, TurnTrigger
 from harness.wire.types import MessageItem, is_tool_call, to_wire
 from proxy.errors import ConfigError
 
 __all__ = ["Agent", "RequestHook", "TurnResult", "TurnTrigger", "user_message"]
-
-RequestHook = Callable[["Agent", TurnRequest], None]
-TurnTrigger = Literal["user", "goal"]
-"""Who started a turn: the person (a prompt), or the harness continuing an active goal."""
-
-
-@dataclass
-class TurnResult:
-    """What one turn produced."""
-
-    final_text: str
-    steps: int
-    stopped: TurnStop = "completed"
-    """`completed`; `max_steps` when the loop hit its bound with tool calls still coming;
-    `ended_by_mode` when the mode ended the step after a tool outcome."""
-    usage: list[dict[str, Any]] = field(default_factory=list)
 
 
 def user_message(text: str) -> dict[str, Any]:

@@ -17,14 +17,14 @@ from harness.turn_metadata import TurnIds, workspace_status
 from harness.wire.types import Event, OutputTextDelta, ReasoningSummaryTextDelta
 
 if TYPE_CHECKING:
-    from harness.agent import Agent
+    from harness.loop_host import LoopHost
 
 __all__ = ["rate_limits", "send_request"]
 
 _RATE_LIMIT_PREFIXES = ("x-codex-primary", "x-codex-secondary", "x-codex-credits", "x-ratelimit-")
 
 
-def send_request(agent: Agent, turn_id: str, trigger: Literal["user", "goal"]) -> StreamResult:
+def send_request(agent: LoopHost, turn_id: str, trigger: Literal["user", "goal"]) -> StreamResult:
     """Build the next request from `agent`'s state, let the hooks see it, and stream it."""
     request = build_request(
         model=agent.model,

@@ -18,7 +18,7 @@ from harness.modes import EndStep
 from harness.tools import ToolOutcome
 
 if TYPE_CHECKING:
-    from harness.agent import Agent
+    from harness.loop_host import LoopHost
 
 __all__ = ["MAX_PARALLEL_TOOLS", "call_output", "missing_outputs", "run_tools"]
 
@@ -46,7 +46,7 @@ def missing_outputs(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def run_tools(agent: Agent, calls: Sequence[dict[str, Any]]) -> EndStep | None:
+def run_tools(agent: LoopHost, calls: Sequence[dict[str, Any]]) -> EndStep | None:
     """Answer each call, outputs appended in call order; the mode's `EndStep` if it ended the step."""
     if len(calls) > 1 and agent.mode.parallel_tool_calls:
         return _run_concurrently(agent, calls)
@@ -61,7 +61,7 @@ def run_tools(agent: Agent, calls: Sequence[dict[str, Any]]) -> EndStep | None:
     return None
 
 
-def _run_concurrently(agent: Agent, calls: Sequence[dict[str, Any]]) -> EndStep | None:
+def _run_concurrently(agent: LoopHost, calls: Sequence[dict[str, Any]]) -> EndStep | None:
     """Every call of the batch runs at once (the tools touch no loop state); the history and the
     events are written here, on the loop's thread, in call order. All calls have run, so an
     `EndStep` can only end the step here, not keep siblings from running."""
@@ -76,7 +76,7 @@ def _run_concurrently(agent: Agent, calls: Sequence[dict[str, Any]]) -> EndStep 
     return end
 
 
-def _announce(agent: Agent, call: dict[str, Any]) -> None:
+def _announce(agent: LoopHost, call: dict[str, Any]) -> None:
     agent.emit(
         ToolCall(
             name=call.get("name"),
@@ -86,7 +86,7 @@ def _announce(agent: Agent, call: dict[str, Any]) -> None:
     )
 
 
-def _record(agent: Agent, outcome: ToolOutcome) -> EndStep | None:
+def _record(agent: LoopHost, outcome: ToolOutcome) -> EndStep | None:
     """Append a call's output (as the mode revises it) and show it; the mode's verdict."""
     outcome = agent.mode.revise_outcome(agent, outcome)
     data = agent.append_item(outcome.item)
