@@ -26,9 +26,8 @@ from harness.commands import is_command, run_command
 from harness.config import DEFAULT_INSTRUCTIONS
 from harness.events import AgentEvent, Compacted, TurnCompleted
 from harness.runtime import AgentOptions, AgentRuntime
-from inspector.analysis.instructions import BASE_PROMPT_KIND
-from inspector.analysis.item_diff import DiffLine
 from inspector.analysis.request_diff import RequestDiff, diff_requests
+from inspector.reports.context_diff import context_diff_lines
 from proxy.errors import ConfigError, CtxscopeError
 from proxy.replay import Mismatch, load_cassette, serve_cassette
 
@@ -38,7 +37,6 @@ __all__ = [
     "Chapter",
     "RegressionCheck",
     "TourResult",
-    "context_lines",
     "render_regression",
     "run_tour",
 ]
@@ -277,49 +275,5 @@ def render_regression(check: RegressionCheck, write: Callable[[str], None]) -> N
     if check.context is None:
         return
     write("  what changed in the model's context:")
-    for line in context_lines(check.context):
+    for line in context_diff_lines(check.context):
         write(f"    {line}")
-
-
-def context_lines(diff: RequestDiff, context: int = 1) -> list[str]:
-    """A request diff as lines a person reads: each changed item named, its changed lines ±`context`."""
-    out: list[str] = []
-    for changed in diff.items:
-        op = changed.change.op
-        what = " (the base prompt)" if changed.kind == BASE_PROMPT_KIND else ""
-        out.append(f"input[{changed.position}] {changed.label}{what}: {op}")
-        out += _text_lines(changed.text.lines, context, whole=op != "changed")
-    if diff.instructions is not None:
-        out.append("instructions: changed")
-        out += _text_lines(diff.instructions.lines, context, whole=False)
-    if diff.tools is not None and not diff.tools.empty:
-        tools = diff.tools
-        parts = (
-            [f"+{n}" for n in tools.added]
-            + [f"-{n}" for n in tools.removed]
-            + [f"~{n}" for n in tools.changed]
-        )
-        out.append("tools[]: " + " ".join(parts))
-    for name, (before, after) in diff.params.items():
-        out.append(f"{name}: {before!r} → {after!r}")
-    return out
-
-
-def _text_lines(lines: list[DiffLine], context: int, *, whole: bool) -> list[str]:
-    if whole:
-        return [f"  {'+' if line.op == 'added' else '-'} {line.text}" for line in lines[:20]]
-    keep = {
-        near
-        for at, line in enumerate(lines)
-        if line.op != "same"
-        for near in range(at - context, at + context + 1)
-    }
-    out: list[str] = []
-    previous = -1
-    for at in sorted(k for k in keep if 0 <= k < len(lines)):
-        if previous >= 0 and at > previous + 1:
-            out.append("  …")
-        sign = {"same": " ", "added": "+", "removed": "-"}[lines[at].op]
-        out.append(f"  {sign} {lines[at].text}")
-        previous = at
-    return out

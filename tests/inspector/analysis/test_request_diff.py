@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from ctxscope.demo import run_demo
-from ctxscope.tour import context_lines
 from inspector.analysis.request_diff import diff_requests
+from inspector.reports.context_diff import context_diff_lines
 from proxy.store import read_recording
 
 
@@ -37,7 +37,7 @@ def test_an_edited_base_prompt_is_named_with_its_changed_line(bodies: list[dict[
     diff = diff_requests(bodies[0], live)
     [changed] = diff.items
     assert changed.kind == "instructions" and changed.position == 0 and changed.change.op == "changed"
-    lines = context_lines(diff)
+    lines = context_diff_lines(diff)
     assert lines[0] == "input[0] developer[<instructions>] (the base prompt): changed"
     assert "  + Be terse." in lines
     assert sum(line.startswith("  +") for line in lines) == 1, "only the added line is marked"
@@ -53,7 +53,7 @@ def test_items_tools_and_parameters_that_differ(bodies: list[dict[str, Any]]) ->
     assert [(c.change.op, c.position) for c in diff.items] == [("added", len(recorded["input"]))]
     assert diff.tools is not None and diff.tools.removed == ["view_image"]
     assert "reasoning" in diff.params
-    lines = context_lines(diff)
+    lines = context_diff_lines(diff)
     assert lines[0] == f"input[{len(recorded['input'])}] user: \"hi\": added"
     assert lines[1] == "  + hi"
     assert "tools[]: -view_image" in lines
