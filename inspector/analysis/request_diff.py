@@ -76,10 +76,11 @@ def _items(body: dict[str, Any]) -> list[Any]:
     return list(value) if isinstance(value, list) else []
 
 
-def diff_requests(recorded: dict[str, Any], live: dict[str, Any]) -> RequestDiff:
-    """The differences between two request bodies after the replay's normalisation."""
-    before = cross_run([recorded]).body(recorded)
-    after = cross_run([live]).body(live)
+def diff_requests(recorded: dict[str, Any], live: dict[str, Any], *, normalise: bool = True) -> RequestDiff:
+    """The differences between two request bodies, after the replay's normalisation unless
+    `normalise` is False (two versions of one body, e.g. a request and its edited copy)."""
+    before = cross_run([recorded]).body(recorded) if normalise else recorded
+    after = cross_run([live]).body(live) if normalise else live
     # The base prompt at input[0] is labelled as such, as on the inspector's timeline.
     old = mark_base_prompt(ItemClassifier().classify(_items(before)), before)
     new = mark_base_prompt(ItemClassifier().classify(_items(after)), after)
