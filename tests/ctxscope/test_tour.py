@@ -42,7 +42,14 @@ def test_the_tour_shows_every_mechanism_and_catches_a_prompt_change(tmp_path: Pa
     ):
         assert said in out, said
     analysis = analyse_recording(capture)
-    assert analysis.turns[-1].compaction is not None, "the last request opens the compacted window"
+    compaction = analysis.turns[-1].compaction
+    assert compaction is not None, "the last request opens the compacted window"
+    # What the rebuilt window lost is said once, as lost; AGENTS.md of ./pkg came back in plain form.
+    assert (
+        compaction.dropped_names[0] == "skill demo-skill"
+        and "AGENTS.md of ./pkg" not in compaction.dropped_names
+    )
+    assert "goal no longer in context" in out and "model switch notice gpt-5-mini no longer in context" in out
 
     # The regression check: the unchanged run matches all of chapter 1, the edited prompt is caught,
     # and the change is named as the base prompt with the added line.
