@@ -22,7 +22,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-for _module in ("proxy.cli", "harness.cli", "inspector.cli", "ctxscope.demo"):
+for _module in ("proxy.cli", "harness.cli", "inspector.cli", "ctxscope.resend", "ctxscope.demo"):
     try:
         importlib.import_module(_module).register(app)
     except ModuleNotFoundError as _err:  # a package still without commands
