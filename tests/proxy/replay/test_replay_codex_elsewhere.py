@@ -70,7 +70,7 @@ def _update_notes(body: dict[str, Any]) -> list[Event]:
     return custom_tool_call("apply_patch", patch)
 
 
-# (request kind Codex sends, the model's answer), in the order of the session.
+# (request kind Codex sends, the model's answer to it, the usage it reports), in the order of the session.
 STEPS: list[tuple[str, Callable[[dict[str, Any]], list[Event]], dict[str, Any] | None]] = [
     # 1. codex exec "write notes" (repo)
     ("turn", lambda b: function_call("exec_command", {"cmd": "pwd"}), HUGE),
