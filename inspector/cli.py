@@ -84,7 +84,9 @@ def compare(
     thread: Annotated[
         str | None,
         typer.Option(
-            "--thread", help="Only this thread of each (T1, T2… or its id, as diff names them); A:B for two."
+            "--thread",
+            help="One thread of each, as diff names them: T1 (or its id) in both, or T1:T2 for A's T1 "
+            "against B's T2.",
         ),
     ] = None,
     fmt: FormatOpt = Format.text,
