@@ -230,3 +230,6 @@ def test_compare_says_a_difference_every_turn_shares_once(edge: Callable[[str], 
     assert "every aligned turn differs in: endpoint, headers" in text
     assert text.count("· endpoint: ") == 1 and text.count("· headers: ") == 1
     assert text.count(" differs\n") == 2 and "identical apart from" not in text
+    md = run_cli("compare", a, b, "--format", "markdown").stdout
+    assert "**Every aligned turn differs in:** endpoint, headers" in md and md.count("- endpoint ") == 1
+    assert "| 1 | no | items - user:" in md  # the rows keep what differs only there
