@@ -33,6 +33,8 @@ COMMANDS: dict[str, str] = {
     "compare": "inspector.cli",
     "show": "inspector.cli",
     "inspect": "inspector.cli",
+    "otel": "inspector.otel.cli",
+    "resend": "ctxscope.resend",
     "demo": "ctxscope.demo",
 }
 """Command name → the module whose `register(app)` adds it; the order is the order of `--help`."""
