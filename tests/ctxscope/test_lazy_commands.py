@@ -109,6 +109,19 @@ def test_the_command_table_names_what_each_module_registers_in_help_order() -> N
     assert registered == list(COMMANDS)
 
 
+def test_every_module_that_registers_commands_is_in_the_table() -> None:
+    # A new command module that is not in `COMMANDS` would never be loaded: its commands would vanish.
+    root = Path(__file__).resolve().parents[2]
+    registering = {
+        ".".join(path.relative_to(root).with_suffix("").parts)
+        for package in ("proxy", "harness", "inspector", "ctxscope")
+        for path in (root / package).rglob("*.py")
+        if "def register(app: typer.Typer)" in path.read_text(encoding="utf-8")
+    }
+    # proxy.cli registers the three proxy modules at once; the table names them one by one.
+    assert registering - {"proxy.cli"} == set(COMMANDS.values())
+
+
 @pytest.mark.parametrize("command", ["", *COMMANDS])
 def test_help_reads_as_it_did_with_every_module_imported(command: str) -> None:
     args = [command, "--help"] if command else ["--help"]
