@@ -1,42 +1,92 @@
 """The `ctxscope` command: argument parsing and wiring only; each package registers its commands.
 
+A command's module is imported only when that command runs or shows its help, so `ctxscope diff`
+never pays for the agent's HTTP client, mitmproxy or Textual. `COMMANDS` names, in the order
+`ctxscope --help` lists them, the module whose `register(app)` adds each command; `ctxscope --help`
+loads them all (it shows every command's help text, which lives with the command).
+
 Errors meant for a person (`CtxscopeError`) print one line and exit with status 2, never a traceback.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 from proxy.errors import CtxscopeError
 
-__all__ = ["app", "main"]
+__all__ = ["COMMANDS", "app", "main"]
+
+COMMANDS: dict[str, str] = {
+    "proxy": "proxy.capture_cli",
+    "replay": "proxy.replay.cli",
+    "info": "proxy.store.cli",
+    "export": "proxy.store.cli",
+    "agent": "harness.cli",
+    "diff": "inspector.cli",
+    "compare": "inspector.cli",
+    "show": "inspector.cli",
+    "inspect": "inspector.cli",
+    "otel": "inspector.otel.cli",
+    "resend": "ctxscope.resend",
+    "demo": "ctxscope.demo",
+}
+"""Command name → the module whose `register(app)` adds it; the order is the order of `--help`."""
+
+_SETTINGS: dict[str, Any] = {"pretty_exceptions_enable": False, "add_completion": False}
+
+
+@functools.cache
+def _module_commands(module: str) -> dict[str, Any]:
+    """The click commands `module.register` adds, built as typer builds them for the main app."""
+    registry = typer.Typer(**_SETTINGS)
+    importlib.import_module(module).register(registry)
+    return dict(typer.main.get_group(registry).commands)
+
+
+class _CommandTable(Mapping[str, Any]):
+    """`COMMANDS` as the group's command mapping: every name is known, a command is built when looked up."""
+
+    def __getitem__(self, name: str) -> Any:
+        return _module_commands(COMMANDS[name])[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS)
+
+
+class _LazyCommands(TyperGroup):
+    """The top-level group: knows every command's name (typo suggestions too), imports on first use."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self.commands = _CommandTable()  # type: ignore[assignment]
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)  # the names only: the base class would build every command
+
 
 app = typer.Typer(
     name="ctxscope",
+    cls=_LazyCommands,
     help="See exactly what a coding agent sends to the model, turn by turn, and why it changed.",
     no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
+    **_SETTINGS,
 )
 
-_COMMAND_MODULES = (
-    "proxy.cli",
-    "harness.cli",
-    "inspector.cli",
-    "inspector.otel.cli",
-    "ctxscope.resend",
-    "ctxscope.demo",
-)
 
-for _module in _COMMAND_MODULES:
-    try:
-        importlib.import_module(_module).register(app)
-    except ModuleNotFoundError as _err:  # a package still without commands
-        if _err.name != _module:
-            raise
+@app.callback()
+def _root() -> None:
+    # typer builds a group only for an app with commands or a callback; the commands come lazily.
+    pass
 
 
 def main() -> None:

@@ -81,11 +81,20 @@ def diff(
 def compare(
     a: Annotated[Path, typer.Argument(help="First recording (A).")],
     b: Annotated[Path, typer.Argument(help="Second recording (B) of the same task.")],
+    thread: Annotated[
+        str | None,
+        typer.Option(
+            "--thread",
+            help="One thread of each, as diff names them: T1 (or its id) in both, or T1:T2 for A's T1 "
+            "against B's T2.",
+        ),
+    ] = None,
     fmt: FormatOpt = Format.text,
     color: ColorOpt = None,
 ) -> None:
     """Two recordings of the same task aligned turn by turn: endpoint, headers, defaults, tools, items."""
-    _emit(compare_report(compare_analyses(analyse_recording(a), analyse_recording(b))), fmt, color)
+    comparison = compare_analyses(analyse_recording(a), analyse_recording(b), thread=thread)
+    _emit(compare_report(comparison), fmt, color)
 
 
 def show(

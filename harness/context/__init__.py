@@ -9,43 +9,53 @@ the typed world state, AGENTS.md and skill discovery, and the items of each requ
     skills        SKILL.md discovery and `$name` selection
     builder       initial items, append-only update items, model switch and per-turn items
     labels        compact layout labels for golden snapshots
+
+Names load on first use, so the inspector's fragment recognisers come
+without the context builder and the AGENTS.md/skill discovery.
 """
 
 from __future__ import annotations
 
-from ._spec import WorldMeaning, takes
-from ._state_field import ChangeStyle, StateField
-from .agents_md import discover_agents_docs, find_repo_root
-from .builder import (
-    base_prompt_item,
-    compaction_summary_item,
-    context_items,
-    context_update_items,
-    initial_context_items,
-    message_item,
-    model_switch_items,
-    plan_mode_reminder_item,
-    turn_aborted_item,
-    user_message_item,
-    user_shell_command_item,
-)
-from .collect import ContextSettings, collect_world_state
-from .fragments import (
-    FRAGMENT_KINDS,
-    FRAGMENT_SPECS,
-    FragmentMatch,
-    FragmentSpec,
-    classify_text,
-    fragment_specs,
-    get_spec,
-    register_fragment,
-    render_fragment,
-    unregister_fragment,
-)
-from .labels import item_label, layout_labels
-from .skills import discover_skills, mentioned_skill_names, selected_skill_items
-from .world_fields import WorldField, world_fields, world_meaning
-from .world_state import SkillInfo, WorldState, diff_world_state
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
+    from harness.context._spec import WorldMeaning, takes
+    from harness.context._state_field import ChangeStyle, StateField
+    from harness.context.agents_md import discover_agents_docs, find_repo_root
+    from harness.context.builder import (
+        base_prompt_item,
+        compaction_summary_item,
+        context_items,
+        context_update_items,
+        initial_context_items,
+        message_item,
+        model_switch_items,
+        plan_mode_reminder_item,
+        turn_aborted_item,
+        user_message_item,
+        user_shell_command_item,
+    )
+    from harness.context.collect import ContextSettings, collect_world_state
+    from harness.context.fragments import (
+        FRAGMENT_KINDS,
+        FRAGMENT_SPECS,
+        FragmentMatch,
+        FragmentSpec,
+        classify_text,
+        fragment_specs,
+        get_spec,
+        register_fragment,
+        render_fragment,
+        unregister_fragment,
+    )
+    from harness.context.labels import item_label, layout_labels
+    from harness.context.skills import discover_skills, mentioned_skill_names, selected_skill_items
+    from harness.context.world_state import SkillInfo, WorldState, diff_world_state
+
+# Loaded now, not on first use: the function `world_fields` shares its name with its module, and importing
+# the module would set the package attribute to the module before `__getattr__` could answer.
+from harness.context.world_fields import WorldField, world_fields, world_meaning
 
 __all__ = [
     "FRAGMENT_KINDS",
@@ -89,3 +99,54 @@ __all__ = [
     "world_fields",
     "world_meaning",
 ]
+
+_WHERE = {
+    "WorldMeaning": "harness.context._spec",
+    "takes": "harness.context._spec",
+    "ChangeStyle": "harness.context._state_field",
+    "StateField": "harness.context._state_field",
+    "discover_agents_docs": "harness.context.agents_md",
+    "find_repo_root": "harness.context.agents_md",
+    "base_prompt_item": "harness.context.builder",
+    "compaction_summary_item": "harness.context.builder",
+    "context_items": "harness.context.builder",
+    "context_update_items": "harness.context.builder",
+    "initial_context_items": "harness.context.builder",
+    "message_item": "harness.context.builder",
+    "model_switch_items": "harness.context.builder",
+    "plan_mode_reminder_item": "harness.context.builder",
+    "turn_aborted_item": "harness.context.builder",
+    "user_message_item": "harness.context.builder",
+    "user_shell_command_item": "harness.context.builder",
+    "ContextSettings": "harness.context.collect",
+    "collect_world_state": "harness.context.collect",
+    "FRAGMENT_KINDS": "harness.context.fragments",
+    "FRAGMENT_SPECS": "harness.context.fragments",
+    "FragmentMatch": "harness.context.fragments",
+    "FragmentSpec": "harness.context.fragments",
+    "classify_text": "harness.context.fragments",
+    "fragment_specs": "harness.context.fragments",
+    "get_spec": "harness.context.fragments",
+    "register_fragment": "harness.context.fragments",
+    "render_fragment": "harness.context.fragments",
+    "unregister_fragment": "harness.context.fragments",
+    "item_label": "harness.context.labels",
+    "layout_labels": "harness.context.labels",
+    "discover_skills": "harness.context.skills",
+    "mentioned_skill_names": "harness.context.skills",
+    "selected_skill_items": "harness.context.skills",
+    "SkillInfo": "harness.context.world_state",
+    "WorldState": "harness.context.world_state",
+    "diff_world_state": "harness.context.world_state",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness.context' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -9,37 +9,44 @@
     Tool / ToolResult / ToolError   the protocol a tool implements
 
 Sandbox modes and approval policies are enforced here, in the tool layer (see `sandbox.py`).
+
+Names load on first use, so the inspector's `harness.tools.gate` (the plan-mode recogniser) comes
+without every tool and the agent events.
 """
 
 from __future__ import annotations
 
-from harness.tools.base import Tool, ToolError, ToolResult
-from harness.tools.call_context import (
-    APPROVAL_POLICIES,
-    SANDBOX_MODES,
-    Answer,
-    ApprovalRequest,
-    Approver,
-    AskUser,
-    ModeView,
-    NamedMode,
-    PlanState,
-    PlanStep,
-    Question,
-    QuestionOption,
-    ToolContext,
-)
-from harness.tools.gate import (
-    PLAN_MODE,
-    GateRule,
-    ToolGate,
-    in_modes,
-    outside_modes,
-    recognise_still_planning,
-    still_planning,
-)
-from harness.tools.router import FILE_TOOLS, TOOL_NAMES, ToolOutcome, ToolRouter, default_tools
-from harness.tools.sandbox import is_known_safe_command
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
+    from harness.tools.base import Tool, ToolError, ToolResult
+    from harness.tools.call_context import (
+        APPROVAL_POLICIES,
+        SANDBOX_MODES,
+        Answer,
+        ApprovalRequest,
+        Approver,
+        AskUser,
+        ModeView,
+        NamedMode,
+        PlanState,
+        PlanStep,
+        Question,
+        QuestionOption,
+        ToolContext,
+    )
+    from harness.tools.gate import (
+        PLAN_MODE,
+        GateRule,
+        ToolGate,
+        in_modes,
+        outside_modes,
+        recognise_still_planning,
+        still_planning,
+    )
+    from harness.tools.router import FILE_TOOLS, TOOL_NAMES, ToolOutcome, ToolRouter, default_tools
+    from harness.tools.sandbox import is_known_safe_command
 
 __all__ = [
     "FILE_TOOLS",
@@ -72,3 +79,46 @@ __all__ = [
     "recognise_still_planning",
     "still_planning",
 ]
+
+_WHERE = {
+    "Tool": "harness.tools.base",
+    "ToolError": "harness.tools.base",
+    "ToolResult": "harness.tools.base",
+    "APPROVAL_POLICIES": "harness.tools.call_context",
+    "SANDBOX_MODES": "harness.tools.call_context",
+    "Answer": "harness.tools.call_context",
+    "ApprovalRequest": "harness.tools.call_context",
+    "Approver": "harness.tools.call_context",
+    "AskUser": "harness.tools.call_context",
+    "ModeView": "harness.tools.call_context",
+    "NamedMode": "harness.tools.call_context",
+    "PlanState": "harness.tools.call_context",
+    "PlanStep": "harness.tools.call_context",
+    "Question": "harness.tools.call_context",
+    "QuestionOption": "harness.tools.call_context",
+    "ToolContext": "harness.tools.call_context",
+    "PLAN_MODE": "harness.tools.gate",
+    "GateRule": "harness.tools.gate",
+    "ToolGate": "harness.tools.gate",
+    "in_modes": "harness.tools.gate",
+    "outside_modes": "harness.tools.gate",
+    "recognise_still_planning": "harness.tools.gate",
+    "still_planning": "harness.tools.gate",
+    "FILE_TOOLS": "harness.tools.router",
+    "TOOL_NAMES": "harness.tools.router",
+    "ToolOutcome": "harness.tools.router",
+    "ToolRouter": "harness.tools.router",
+    "default_tools": "harness.tools.router",
+    "is_known_safe_command": "harness.tools.sandbox",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness.tools' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -3,7 +3,10 @@ CLI) aligned turn by turn — endpoint, headers (already redacted), request defa
 tools, items, transport and usage.
 
 Each side is normalised with its own replay normaliser (its own working directory, ids, dates), so
-only differences that matter remain.
+only differences that matter remain. `thread="T1"` (or `"T1:T2"`, A's thread then B's) compares one
+thread of each recording. A difference that every aligned pair shows the same way (the endpoint of
+an API-key run against a ChatGPT run) is named once in `Comparison.repeated`, and when the pairs
+differ in nothing else, `Comparison.identical_apart_from` lists those fields.
 """
 
 from __future__ import annotations
@@ -14,12 +17,29 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from inspector.analysis.alignment import align_turns
+from inspector.analysis.alignment import fingerprint, lcs_align, pair_gaps
 from inspector.analysis.analyse import Analysis, TurnAnalysis
 from inspector.analysis.diffs import PARAM_KEYS, ToolDiff, instructions_diff, params_diff, tools_diff
 from inspector.analysis.instructions import effective_instructions
 from inspector.analysis.normalise import cross_run
 from inspector.analysis.structure import structural_differences
+from inspector.analysis.threads import Thread
+from proxy.errors import ConfigError
+
+__all__ = ["DIFFERENCE_FIELDS", "Comparison", "TurnComparison", "compare_analyses"]
+
+DIFFERENCE_FIELDS = (
+    "endpoint",
+    "transport",
+    "status",
+    "headers",
+    "params",
+    "body_keys",
+    "instructions_diff",
+    "tools",
+    "items_diff",
+)
+"""What a pair of turns can differ in, named as the keys of a report's pair document."""
 
 # Headers that differ on every request whatever the backend: not a difference worth showing.
 _NOISY_HEADERS = frozenset(
@@ -67,29 +87,28 @@ class TurnComparison:
         """True when both sides exist and differ only in wording and values (`structure.ALLOWED`)."""
         return self.a is not None and self.b is not None and not self.structure
 
+    def differences(self) -> dict[str, Any]:
+        """What differs, by field (`DIFFERENCE_FIELDS`, in that order); two pairs that differ the same
+        way in a field have equal values for it. Empty when nothing but volatile values differ."""
+        headers = (self.headers_only_a, self.headers_only_b, self.headers_changed)
+        body_keys = (self.body_keys_only_a, self.body_keys_only_b)
+        found: dict[str, Any] = {
+            "endpoint": self.endpoint,
+            "transport": self.transport,
+            "status": self.status,
+            "headers": headers if any(headers) else None,
+            "params": self.params or None,
+            "body_keys": body_keys if any(body_keys) else None,
+            "instructions_diff": self.instructions or None,
+            "tools": None if self.tools.empty else self.tools,
+            "items_diff": self.items or None,
+        }
+        return {name: value for name, value in found.items() if value is not None}
+
     @property
     def same(self) -> bool:
         """True when nothing but volatile values differ."""
-        return (
-            self.a is not None
-            and self.b is not None
-            and not any(
-                (
-                    self.endpoint,
-                    self.transport,
-                    self.headers_only_a,
-                    self.headers_only_b,
-                    self.headers_changed,
-                    self.params,
-                    self.body_keys_only_a,
-                    self.body_keys_only_b,
-                    self.instructions,
-                    not self.tools.empty,
-                    self.items,
-                    self.status,
-                )
-            )
-        )
+        return self.a is not None and self.b is not None and not self.differences()
 
 
 @dataclass
@@ -101,6 +120,24 @@ class Comparison:
     turns: list[TurnComparison]
     notes: list[str] = field(default_factory=list)
     """Remarks about the pair as a whole (e.g. the tasks look different)."""
+    threads: tuple[str, str] | None = None
+    """The threads compared (report names, A's then B's); None: the whole recordings."""
+    compared: tuple[int, int] = (0, 0)
+    """How many turns of A and of B were compared (all, or the chosen threads')."""
+    repeated: list[str] = field(default_factory=list)
+    """Fields (`DIFFERENCE_FIELDS`) in which every aligned pair differs, the same way in each; only
+    for two or more aligned pairs (a repetition to summarise)."""
+    identical_apart_from: list[str] | None = None
+    """`repeated`, when the aligned pairs differ in nothing else; None otherwise."""
+
+
+def _repeated(pairs: list[TurnComparison]) -> list[str]:
+    """Fields in which every pair with both sides differs, the same way in each (two pairs or more)."""
+    found = [p.differences() for p in pairs if p.a is not None and p.b is not None]
+    if len(found) < 2:
+        return []
+    first = found[0]
+    return [name for name in first if all(d.get(name) == first[name] for d in found[1:])]
 
 
 def _endpoint(url: str) -> str:
@@ -153,15 +190,15 @@ def _pair(
     return result
 
 
-def _first_request(analysis: Analysis, normaliser: Any) -> str | None:
-    for result in analysis.turns:
+def _first_request(turns: list[TurnAnalysis], normaliser: Any) -> str | None:
+    for result in turns:
         for item in result.turn.items:
             if item.kind == "user_message":
                 return str(normaliser.text(item.text))
     return None
 
 
-def _task_note(a: Analysis, b: Analysis, norm_a: Any, norm_b: Any) -> list[str]:
+def _task_note(a: list[TurnAnalysis], b: list[TurnAnalysis], norm_a: Any, norm_b: Any) -> list[str]:
     first_a, first_b = _first_request(a, norm_a), _first_request(b, norm_b)
     if first_a is None or first_b is None or first_a == first_b:
         return []
@@ -176,19 +213,59 @@ def _quote(text: str, limit: int = 40) -> str:
     return json.dumps(flat if len(flat) <= limit else flat[: limit - 1] + "…", ensure_ascii=False)
 
 
-def compare_analyses(a: Analysis, b: Analysis) -> Comparison:
-    """Align the model requests of two recordings (`alignment.align_turns`) and compare each pair;
-    a turn with no counterpart is a pair with one side None."""
+def _chosen_threads(spec: str, a: Analysis, b: Analysis) -> tuple[Thread, Thread]:
+    """`T1` (the same name or id in both) or `T1:T2` (A's thread, then B's), as `diff --thread` names
+    threads; an unknown one is a one-line error naming the recording and its threads."""
+    known_a = any(spec in (t.name, t.hint) for t in a.threads)
+    name_a, _, name_b = (spec, "", spec) if known_a or ":" not in spec else spec.partition(":")
+    chosen = []
+    for side, analysis, name in (("A", a, name_a), ("B", b, name_b)):
+        try:
+            chosen.append(analysis.thread(name))
+        except ConfigError as err:
+            raise ConfigError(f"recording {side} ({analysis.source}): {err}") from err
+    return chosen[0], chosen[1]
+
+
+def compare_analyses(a: Analysis, b: Analysis, *, thread: str | None = None) -> Comparison:
+    """Align the model requests of two recordings by fingerprint (`alignment`) and compare each pair;
+    a turn with no counterpart is a pair with one side None. `thread` limits each side to one thread
+    (`T1`, or `T1:T2` for A's T1 against B's T2); turn numbers stay the recordings'."""
     norm_a = cross_run([t.turn.body for t in a.turns])
     norm_b = cross_run([t.turn.body for t in b.turns])
+    rows_a, rows_b, threads = a.turns, b.turns, None
+    if thread is not None:
+        thread_a, thread_b = _chosen_threads(thread, a, b)
+        rows_a = [r for r in a.turns if r.turn.thread == thread_a.name]
+        rows_b = [r for r in b.turns if r.turn.thread == thread_b.name]
+        threads = (thread_a.name, thread_b.name)
+    aligned = pair_gaps(
+        lcs_align([fingerprint(t, norm_a) for t in rows_a], [fingerprint(t, norm_b) for t in rows_b])
+    )
     pairs = [
         _pair(
             index,
-            a.turns[p.a] if p.a is not None else None,
-            b.turns[p.b] if p.b is not None else None,
+            rows_a[p.a] if p.a is not None else None,
+            rows_b[p.b] if p.b is not None else None,
             norm_a,
             norm_b,
         )
-        for index, p in enumerate(align_turns(a, b), start=1)
+        for index, p in enumerate(aligned, start=1)
     ]
-    return Comparison(a, b, pairs, _task_note(a, b, norm_a, norm_b))
+    repeated = _repeated(pairs)
+    apart_from = (
+        repeated
+        if repeated
+        and all(set(p.differences()) == set(repeated) for p in pairs if p.a is not None and p.b is not None)
+        else None
+    )
+    return Comparison(
+        a,
+        b,
+        pairs,
+        _task_note(rows_a, rows_b, norm_a, norm_b),
+        threads=threads,
+        compared=(len(rows_a), len(rows_b)),
+        repeated=repeated,
+        identical_apart_from=apart_from,
+    )

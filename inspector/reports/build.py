@@ -27,6 +27,7 @@ from inspector.reports.models import (
     CompactionDoc,
     CompareReport,
     CompareSummary,
+    CompareThreadsDoc,
     DiffReport,
     FragmentChangeDoc,
     HeadersDoc,
@@ -45,7 +46,7 @@ from inspector.reports.models import (
 )
 from inspector.reports.world import describe_changes, world_state_doc
 
-__all__ = ["SCHEMA", "compare_report", "diff_report", "params_to_show", "show_report"]
+__all__ = ["SCHEMA", "compare_report", "diff_report", "difference_words", "params_to_show", "show_report"]
 
 
 def _head() -> dict[str, Any]:
@@ -269,6 +270,14 @@ def show_report(analysis: Analysis, number: int) -> ShowReport:
     )
 
 
+_FIELD_WORDS = {"body_keys": "body fields", "instructions_diff": "instructions", "items_diff": "items"}
+
+
+def difference_words(fields: list[str]) -> str:
+    """A compare summary's difference keys as they read in a sentence ("endpoint, body fields")."""
+    return ", ".join(_FIELD_WORDS.get(f, f) for f in fields)
+
+
 def _pair_doc(pair: TurnComparison) -> PairDoc:
     return PairDoc(
         turn=pair.index,
@@ -297,6 +306,9 @@ def _pair_doc(pair: TurnComparison) -> PairDoc:
 def compare_report(comparison: Comparison) -> CompareReport:
     """The `ctxscope compare` document."""
     pairs = comparison.turns
+    optional: dict[str, Any] = {}  # keys present only in some documents (left unset otherwise)
+    if comparison.threads is not None:
+        optional["threads"] = CompareThreadsDoc(a=comparison.threads[0], b=comparison.threads[1])
     return CompareReport(
         **_head(),
         report="compare",
@@ -305,9 +317,12 @@ def compare_report(comparison: Comparison) -> CompareReport:
         warnings=[f"A: {w}" for w in comparison.a.warnings] + [f"B: {w}" for w in comparison.b.warnings],
         notes=comparison.notes,
         summary=CompareSummary(
-            turns_a=len(comparison.a.turns),
-            turns_b=len(comparison.b.turns),
+            turns_a=comparison.compared[0],
+            turns_b=comparison.compared[1],
             same_turns=sum(1 for p in pairs if p.same),
+            repeated_differences=comparison.repeated,
+            identical_apart_from=comparison.identical_apart_from,
         ),
         turns=[_pair_doc(p) for p in pairs],
+        **optional,
     )

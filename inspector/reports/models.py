@@ -314,6 +314,20 @@ class CompareSummary(Doc):
     turns_a: int
     turns_b: int
     same_turns: int
+    repeated_differences: list[str] = []
+    """Added in ctxscope-report/1: the pair keys (`endpoint`, `transport`, `status`, `headers`, `params`,
+    `body_keys`, `instructions_diff`, `tools`, `items_diff`) in which every aligned pair differs, the
+    same way in each; empty with fewer than two aligned pairs."""
+    identical_apart_from: list[str] | None = None
+    """Added in ctxscope-report/1: `repeated_differences` when the aligned pairs differ in nothing
+    else ("identical apart from: endpoint"); null otherwise."""
+
+
+class CompareThreadsDoc(Doc):
+    a: str
+    """A's thread as `ctxscope diff` names it (`T1`, ...)."""
+    b: str
+    """B's thread."""
 
 
 class CompareReport(_Head):
@@ -326,6 +340,8 @@ class CompareReport(_Head):
     notes: list[str]
     summary: CompareSummary
     turns: list[PairDoc]
+    threads: CompareThreadsDoc | None = None
+    """Added in ctxscope-report/1: the threads compared (`--thread`); absent: the whole recordings."""
 
 
 ReportDoc = Annotated[DiffReport | ShowReport | CompareReport, Field(discriminator="report")]

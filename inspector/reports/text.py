@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
-from inspector.reports.build import params_to_show
+from inspector.analysis.compare import DIFFERENCE_FIELDS
+from inspector.reports.build import difference_words, params_to_show
 from inspector.reports.models import CompareReport, DiffReport, ShowReport
 
 KIND_STYLE = {
@@ -312,59 +314,99 @@ def render_show(report: dict[str, Any], console: Console) -> None:
     _world_state(console, report["world_state"])
 
 
-def render_compare(report: dict[str, Any], console: Console) -> None:
-    """Two recordings side by side, turn by turn."""
+Segments = tuple[tuple[str, str] | str, ...]
+
+
+def _difference_lines(pair: dict[str, Any], skip: Collection[str]) -> list[Segments]:
+    """The lines that say how a pair differs, field by field (`DIFFERENCE_FIELDS`), but for `skip`."""
+    lines: list[Segments] = []
+    for key in ("endpoint", "transport", "status"):
+        if pair[key] and key not in skip:
+            lines.append((f"        · {key}: {pair[key][0]} ≠ {pair[key][1]}",))
+    headers = pair["headers"]
+    if (headers["only_a"] or headers["only_b"] or headers["changed"]) and "headers" not in skip:
+        bits = [f"-{h}" for h in headers["only_a"]] + [f"+{h}" for h in headers["only_b"]]
+        bits += [f"~{h}" for h in headers["changed"]]
+        lines.append(("        · headers: ", " ".join(bits)))
+    if "params" not in skip:
+        for name, values in pair["params"].items():
+            lines.append((f"        · {name}: {json.dumps(values['a'])} ≠ {json.dumps(values['b'])}",))
+    keys = pair["body_keys"]
+    if (keys["only_a"] or keys["only_b"]) and "body_keys" not in skip:
+        bits = [f"-{k}" for k in keys["only_a"]] + [f"+{k}" for k in keys["only_b"]]
+        lines.append(("        · body fields: " + " ".join(bits),))
+    if pair["instructions_diff"] and "instructions_diff" not in skip:
+        lines.append((f"        · instructions differ ({len(pair['instructions_diff'])} diff lines)",))
+    tools = pair["tools"]
+    bits = [f"-{n}" for n in tools["removed"]] + [f"+{n}" for n in tools["added"]]
+    bits += [f"~{n}" for n in tools["changed"]]
+    if bits and "tools" not in skip:
+        lines.append(("        · tools: ", " ".join(bits)))
+    if "items_diff" not in skip:
+        for line in pair["items_diff"]:
+            lines.append(("        · items ", (line, "green" if line.startswith("+") else "red")))
+    return lines
+
+
+def _repeated_summary(report: dict[str, Any], console: Console) -> frozenset[str]:
+    """Differences every aligned pair shares, said once ("identical apart from: endpoint"); the fields."""
     summary = report["summary"]
-    _line(console, ("A ", "bold"), report["a"], f"  ({summary['turns_a']} turns)")
-    _line(console, ("B ", "bold"), report["b"], f"  ({summary['turns_b']} turns)")
+    repeated = summary.get("repeated_differences") or []
+    aligned = [p for p in report["turns"] if p["a_turn"] is not None and p["b_turn"] is not None]
+    if not repeated or not aligned:
+        return frozenset()
+    words = difference_words(repeated)
+    if summary.get("identical_apart_from"):
+        _line(
+            console,
+            ("identical apart from: ", "bold"),
+            words,
+            (f"  (all {len(aligned)} aligned turns)", "dim"),
+        )
+    else:
+        _line(
+            console, ("every aligned turn differs in: ", "bold"), words, ("  (the same way each time)", "dim")
+        )
+    for segments in _difference_lines(aligned[0], skip=set(DIFFERENCE_FIELDS) - set(repeated)):
+        _line(console, *segments)
+    return frozenset(repeated)
+
+
+def render_compare(report: dict[str, Any], console: Console) -> None:
+    """Two recordings side by side, turn by turn; differences every turn shares are said once."""
+    summary = report["summary"]
+    threads = report.get("threads") or {}
+    for side in ("a", "b"):
+        thread = f"  thread {threads[side]}" if threads else ""
+        count = _plural(summary[f"turns_{side}"], "turn")
+        _line(console, (f"{side.upper()} ", "bold"), report[side], f"{thread}  ({count})")
     for warning in report["warnings"]:
         _line(console, ("warning: ", "yellow"), warning)
     for note in report["notes"]:
         _line(console, ("note: ", "yellow"), note)
+    repeated = _repeated_summary(report, console)
+    apart = bool(summary.get("identical_apart_from"))
     for pair in report["turns"]:
+        row = (f"  turn {pair['turn']:<3}", "bold")
         if pair["a_turn"] is None or pair["b_turn"] is None:
-            side = "A" if pair["a_turn"] is None else "B"
-            _line(
-                console,
-                (f"  turn {pair['turn']:<3}", "bold"),
-                (f"only in {'B' if side == 'A' else 'A'}", "yellow"),
-            )
+            side, number = ("B", pair["b_turn"]) if pair["a_turn"] is None else ("A", pair["a_turn"])
+            _line(console, row, (f"only in {side}", "yellow"), (f"  ({side}'s turn {number})", "dim"))
             continue
-        _line(
-            console,
-            (f"  turn {pair['turn']:<3}", "bold"),
-            ("same" if pair["same"] else "differs", "green" if pair["same"] else "yellow"),
+        verdict = ("same", "green") if pair["same"] else ("differs", "yellow")
+        if apart:
+            verdict = ("same apart from the above", "green")
+        numbers = (
+            ""  # the recordings' own turn numbers, when the row number is not both of them
+            if pair["a_turn"] == pair["b_turn"] == pair["turn"]
+            else f"  (A's turn {pair['a_turn']}, B's turn {pair['b_turn']})"
         )
+        _line(console, row, verdict, (numbers, "dim"))
         if pair.get("same_structure"):
             _line(console, (f"        turn {pair['turn']}: same structure", "green"))
         for line in pair.get("structure_diff", []):
             _line(console, (f"        turn {pair['turn']}: structure differs: {line}", "yellow"))
-        for key in ("endpoint", "transport", "status"):
-            if pair[key]:
-                _line(console, f"        · {key}: {pair[key][0]} ≠ {pair[key][1]}")
-        headers = pair["headers"]
-        if headers["only_a"] or headers["only_b"] or headers["changed"]:
-            bits = [f"-{h}" for h in headers["only_a"]] + [f"+{h}" for h in headers["only_b"]]
-            bits += [f"~{h}" for h in headers["changed"]]
-            _line(console, "        · headers: ", " ".join(bits))
-        for name, values in pair["params"].items():
-            _line(console, f"        · {name}: {json.dumps(values['a'])} ≠ {json.dumps(values['b'])}")
-        keys = pair["body_keys"]
-        if keys["only_a"] or keys["only_b"]:
-            _line(
-                console,
-                "        · body fields: "
-                + " ".join([f"-{k}" for k in keys["only_a"]] + [f"+{k}" for k in keys["only_b"]]),
-            )
-        if pair["instructions_diff"]:
-            _line(console, f"        · instructions differ ({len(pair['instructions_diff'])} diff lines)")
-        tools = pair["tools"]
-        bits = [f"-{n}" for n in tools["removed"]] + [f"+{n}" for n in tools["added"]]
-        bits += [f"~{n}" for n in tools["changed"]]
-        if bits:
-            _line(console, "        · tools: ", " ".join(bits))
-        for line in pair["items_diff"]:
-            _line(console, "        · items ", (line, "green" if line.startswith("+") else "red"))
+        for segments in _difference_lines(pair, skip=repeated):
+            _line(console, *segments)
         usage = pair["usage"]
         if usage:
             _line(

@@ -177,7 +177,14 @@ def test_non_responses_recording_reports_and_shows_unknowns(edge: Callable[[str]
 def test_compare_api_key_with_chatgpt_backend(edge: Callable[[str], Path]) -> None:
     a, b = str(edge("backend_apikey")), str(edge("backend_chatgpt"))
     doc = json.loads(run_cli("compare", a, b, "--format", "json").stdout)
-    assert doc["summary"] == {"turns_a": 2, "turns_b": 2, "same_turns": 0}
+    repeated = ["endpoint", "transport", "headers", "params"]  # the same way in both turns, nothing else
+    assert doc["summary"] == {
+        "turns_a": 2,
+        "turns_b": 2,
+        "same_turns": 0,
+        "repeated_differences": repeated,
+        "identical_apart_from": repeated,
+    }
     first = doc["turns"][0]
     assert first["endpoint"] == [
         "https://api.openai.com/v1/responses",
@@ -190,7 +197,9 @@ def test_compare_api_key_with_chatgpt_backend(edge: Callable[[str], Path]) -> No
     assert first["body_keys"] == {"only_a": [], "only_b": []}
     assert first["items_diff"] == [] and first["instructions_diff"] == [] and not first["tools"]["changed"]
     md = run_cli("compare", a, b, "--format", "markdown")
-    assert "| 1 | no | endpoint https://api.openai.com/v1/responses ≠ wss://" in md.stdout
+    assert "**Identical apart from:** endpoint, transport, headers, params" in md.stdout
+    assert md.stdout.count("- endpoint https://api.openai.com/v1/responses ≠ wss://") == 1
+    assert "| 1 | apart from the above |  |" in md.stdout and "| 2 | apart from the above |  |" in md.stdout
 
 
 def test_without_the_tokenizer_counts_are_labelled_estimates(edge: Callable[[str], Path]) -> None:
@@ -207,3 +216,20 @@ def test_without_the_tokenizer_counts_are_labelled_estimates(edge: Callable[[str
     assert proc.returncode == 0, proc.stderr
     tokenizer, estimated, total = json.loads(proc.stdout)
     assert tokenizer == {"name": "estimate (chars/4)", "estimated": True} and estimated is True and total > 0
+
+
+def test_compare_says_a_difference_every_turn_shares_once(edge: Callable[[str], Path]) -> None:
+    # Different tasks (items differ per turn), but every aligned turn has the same endpoint and header
+    # difference: said once before the turns, not on each, and not "identical apart from".
+    a, b = str(edge("backend_apikey")), str(edge("world"))
+    doc = json.loads(run_cli("compare", a, b, "--format", "json").stdout)
+    assert doc["summary"]["repeated_differences"] == ["endpoint", "headers"]
+    assert doc["summary"]["identical_apart_from"] is None
+    assert all(p["endpoint"] for p in doc["turns"] if p["a_turn"] and p["b_turn"])
+    text = run_cli("compare", a, b, "--no-color", env={"COLUMNS": "200"}).stdout
+    assert "every aligned turn differs in: endpoint, headers" in text
+    assert text.count("· endpoint: ") == 1 and text.count("· headers: ") == 1
+    assert text.count(" differs\n") == 2 and "identical apart from" not in text
+    md = run_cli("compare", a, b, "--format", "markdown").stdout
+    assert "**Every aligned turn differs in:** endpoint, headers" in md and md.count("- endpoint ") == 1
+    assert "| 1 | no | items - user:" in md  # the rows keep what differs only there

@@ -1,0 +1,140 @@
+"""The `ctxscope` command loads a command's module only when that command runs.
+
+`ctxscope diff` on a recording whose token counts are cached must not import the agent runtime, its
+HTTP client, mitmproxy, Textual or the tokenizer (start-up time is measured in
+`benchmarks/bench_report_startup.py`, not here); `--help` must read exactly as it did when every
+module was imported at start.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from ctxscope.cli import COMMANDS, app
+from tests.cli_support import run_cli
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "inspector" / "world.jsonl"
+
+NOT_FOR_REPORTS = (
+    "harness.agent",
+    "harness.client",
+    "harness.runtime",
+    "harness.events",
+    "harness.tools.router",
+    "proxy.capture_filter",
+    "proxy.recorder",
+    "httpx",
+    "mitmproxy",
+    "textual",
+    "tiktoken",
+    "bpe_openai",
+)
+
+
+def _imported_by(args: list[str], home: Path, out: Path) -> set[str]:
+    """The modules a real `ctxscope ARGS` process had imported when it finished."""
+    code = (
+        "import json, sys\n"
+        "from ctxscope.cli import main\n"
+        f"sys.argv = ['ctxscope', *{args!r}]\n"
+        "try:\n"
+        "    main()\n"
+        "finally:\n"
+        f"    open({str(out)!r}, 'w').write(json.dumps(sorted(sys.modules)))\n"
+    )
+    env = {**os.environ, "CTXSCOPE_HOME": str(home), "NO_COLOR": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return set(json.loads(out.read_text()))
+
+
+def _loaded(modules: set[str], prefix: str) -> bool:
+    return any(m == prefix or m.startswith(prefix + ".") for m in modules)
+
+
+def test_diff_with_cached_token_counts_imports_no_runtime_client_proxy_or_tokenizer(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    cold = _imported_by(["diff", str(FIXTURE)], home, tmp_path / "cold.json")
+    warm = _imported_by(["diff", str(FIXTURE)], home, tmp_path / "warm.json")
+    assert _loaded(warm, "inspector.analysis") and _loaded(warm, "inspector.reports")
+    assert [m for m in NOT_FOR_REPORTS if _loaded(warm, m)] == []
+    # The first run counted the tokens (with the encoding, when it is installed) and cached them.
+    if importlib.util.find_spec("bpe_openai") is not None:
+        assert _loaded(cold, "bpe_openai")
+    assert (home / "cache").is_dir()
+
+
+def test_show_and_compare_import_no_runtime_client_or_proxy(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _imported_by(["diff", str(FIXTURE)], home, tmp_path / "warmup.json")
+    for args in (["show", str(FIXTURE), "-t", "2"], ["compare", str(FIXTURE), str(FIXTURE)]):
+        modules = _imported_by(args, home, tmp_path / "modules.json")
+        assert [m for m in NOT_FOR_REPORTS if _loaded(modules, m)] == [], args
+
+
+def _eager_app() -> typer.Typer:
+    """The app as it was built before commands loaded lazily: every module registered at start."""
+    eager = typer.Typer(
+        name="ctxscope",
+        help=app.info.help,
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        add_completion=False,
+    )
+    for module in dict.fromkeys(COMMANDS.values()):
+        importlib.import_module(module).register(eager)
+    return eager
+
+
+def test_the_command_table_names_what_each_module_registers_in_help_order() -> None:
+    registered: list[str] = []
+    for module in dict.fromkeys(COMMANDS.values()):
+        registry = typer.Typer()
+        importlib.import_module(module).register(registry)
+        names = [info.name for info in registry.registered_commands]
+        assert all(COMMANDS.get(name) == module for name in names), (module, names)
+        registered += names
+    assert registered == list(COMMANDS)
+
+
+def test_every_module_that_registers_commands_is_in_the_table() -> None:
+    # A new command module that is not in `COMMANDS` would never be loaded: its commands would vanish.
+    root = Path(__file__).resolve().parents[2]
+    registering = {
+        ".".join(path.relative_to(root).with_suffix("").parts)
+        for package in ("proxy", "harness", "inspector", "ctxscope")
+        for path in (root / package).rglob("*.py")
+        if "def register(app: typer.Typer)" in path.read_text(encoding="utf-8")
+    }
+    # proxy.cli registers the three proxy modules at once; the table names them one by one.
+    assert registering - {"proxy.cli"} == set(COMMANDS.values())
+
+
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+def test_help_reads_as_it_did_with_every_module_imported(command: str) -> None:
+    args = [command, "--help"] if command else ["--help"]
+    env = {"COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb"}
+    lazy = CliRunner().invoke(app, args, env=env)
+    eager = CliRunner().invoke(_eager_app(), args, env=env)
+    assert lazy.exit_code == eager.exit_code == 0
+    assert lazy.output == eager.output
+    if not command:
+        assert all(f" {name} " in lazy.output for name in COMMANDS)
+
+
+def test_a_mistyped_command_is_still_suggested() -> None:
+    result = run_cli("dif", "x.jsonl")
+    assert result.returncode == 2
+    assert "No such command 'dif'" in result.stderr and "Did you mean 'diff'?" in result.stderr
