@@ -3,10 +3,22 @@
 In-process:  `ProxyServer([Recorder(RecordingWriter(path))], upstream=...)`
 Standalone:  `mitmdump -s proxy/recorder.py --set ctxscope_out=capture.jsonl --mode reverse:https://...`
 
-SSE is never buffered: `responseheaders` hangs a `StreamTap` on `flow.response.stream`, which returns
-each chunk at once and times the events on the side. The request body, headers and the finished
-response are turned into an `Exchange` on a worker thread (JSON parsing and redaction of a 640 KB body
-must not stall other flows on the proxy's loop) and written by `RecordingWriter.write`.
+Nothing is buffered on the way through. `requestheaders` hangs a `BodyTap` on `flow.request.stream`:
+mitmproxy forwards each request chunk upstream as it arrives and the tap keeps a copy (a late Codex
+request carries ~660 KB of history; buffered, the upstream would see its first byte only after the
+proxy had the last). `responseheaders` hangs a `StreamTap` on `flow.response.stream`, which returns
+each chunk at once and times the SSE events on the side. The request body, headers and the finished
+response are turned into an `Exchange` on a worker thread and written by `RecordingWriter.write`.
+
+The worker's CPU (decoding, JSON parsing, redaction and storing a 660 KB body: ~5 ms) competes with the
+proxy's loop for the GIL, so it waits for a quiet moment: until no chunk has moved for `QUIET_S`, or
+`MAX_DEFER_S` after the exchange ended when traffic never pauses. Bytes in flight go first; the
+recording follows within milliseconds of the traffic pausing (between turns, while the model thinks).
+
+A proxy that must see a whole request before it acts keeps mitmproxy's buffering: when the recorder
+shares the proxy with the `Replayer` (cassette record mode `new`, the harness's script provider), which
+matches whole requests, or when it is handed a flow whose body was already read, it takes the body from
+`flow.request.raw_content` as before.
 
 WebSocket (`responses_websockets`): frames are relayed by mitmproxy; each client `response.create`
 frame becomes its own exchange (endpoint "websocket", `request_body` = the frame, `sse` = the server
@@ -46,9 +58,16 @@ from proxy.flow_fields import (
 from proxy.model import Exchange, SseEvent, TransportError, TransportErrorKind, WsFrame
 from proxy.responses import fold_events
 from proxy.store.json_layout import layout_of
-from proxy.stream_tap import StreamTap
+from proxy.stream_tap import BodyTap, StreamTap
 
 __all__ = ["ExchangeWriter", "Recorder"]
+
+QUIET_S = 0.002
+"""The worker starts an exchange once no chunk has moved through the proxy for this long..."""
+MAX_DEFER_S = 0.5
+"""...or this long after the exchange ended, when traffic never pauses."""
+_WHOLE_REQUEST_ADDONS = ("replayer",)
+"""mitmproxy names of addons that need a request's whole body in their `request` hook."""
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +99,8 @@ class _FlowState:
         self.t0 = time.monotonic()
         self.ttfb_ms: float | None = None
         self.tap: StreamTap | None = None
+        self.request_tap: BodyTap | None = None
+        """The streamed request body's copy (None when mitmproxy buffered the request)."""
         self.done = False
         self.ws_turn: dict[str, Any] | None = None
         self.ws_frame_owner: dict[int, int] = {}  # frame index -> turn exchange id
@@ -101,13 +122,17 @@ class Recorder:
         writer: ExchangeWriter | None = None,
         on_exchange: OnExchange | None = None,
         select: CaptureFilter | None = None,
+        stream_requests: bool = True,
     ) -> None:
         self.writer = writer
         self.on_exchange = on_exchange
         self.select = select
         """Which requests are recorded in full; the others become summary exchanges (None: all full)."""
+        self.stream_requests = stream_requests
+        """Relay request bodies chunk by chunk (False: let mitmproxy buffer them, as a replayer needs)."""
         self._own_writer = False
-        self._queue: queue.Queue[Callable[[], Exchange | None] | None] = queue.Queue()
+        self._activity = _ActivityClock()
+        self._queue: queue.Queue[tuple[float, Callable[[], Exchange | None]] | None] = queue.Queue()
         self._worker: threading.Thread | None = None
         self._cond = threading.Condition()
         self.recorded = 0
@@ -166,28 +191,47 @@ class Recorder:
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         if self.writer is None:
             return
+        self._activity.touch()
         state = _FlowState(self.writer.next_id())
+        request = flow.request
         if self.select is not None:
-            request = flow.request
             state.summary = not self.select.full(request.pretty_host, request.path, request.headers)
         flow.metadata[_META] = state
+        if self._may_stream(flow):
+            state.request_tap = BodyTap(keep=not state.summary, on_chunk=self._activity.touch)
+            request.stream = state.request_tap
+
+    def _may_stream(self, flow: http.HTTPFlow) -> bool:
+        """Whether the request body can be relayed chunk by chunk (see the module's docstring)."""
+        request = flow.request
+        if not self.stream_requests or request.stream or flow.response is not None:
+            return False  # off, someone else streams it, or it is answered without an upstream
+        if request.timestamp_end is not None:
+            return False  # handed over after the body was read (record mode `new`): nothing to stream
+        try:
+            master: Any = ctx.master
+        except AttributeError:  # hooks called without a running master (unit tests)
+            return True
+        return not any(master.addons.get(name) is not None for name in _WHOLE_REQUEST_ADDONS)
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         state = flow.metadata.get(_META)
         response = flow.response
         if state is None or response is None:
             return
+        self._activity.touch()
         state.ttfb_ms = state.ms()
         if response.status_code == 101:
             return  # WebSocket handshake: frames are handled by the websocket hooks
         if state.summary:
-            state.counter = _ByteCounter()
+            state.counter = _ByteCounter(self._activity.touch)
             response.stream = state.counter  # streamed through, counted, not kept
             return
         state.tap = StreamTap(
             state.t0,
             response.headers.get("content-type", ""),
             response.headers.get("content-encoding", ""),
+            on_chunk=self._activity.touch,
         )
         response.stream = state.tap
 
@@ -207,7 +251,8 @@ class Recorder:
             return
         if state.ttfb_ms is None and "client disconnected" in message.lower():
             message += f" (no response from the upstream after {state.ms():.0f} ms)"
-        kind = classify_error(message, flow.response is not None, _client_closed_first(flow))
+        complete = flow.request.timestamp_end is not None
+        kind = classify_error(message, flow.response is not None, _client_closed_first(flow), complete)
         ended = stream_ended(state.tap.events) if state.tap is not None and state.tap.is_sse else None
         if ended is not None and kind == "client_abort":
             # The whole answer had arrived: a client hanging up after `response.completed` (Codex does,
@@ -224,7 +269,11 @@ class Recorder:
         if tap is not None and not tap.finished:
             tap(b"")  # an aborted stream never got its end-of-stream call
         request, response = flow.request, flow.response
-        raw_body = request.raw_content or b""
+        request_tap = state.request_tap
+        # Buffered by mitmproxy (or kept by mitmproxy 12's store_streamed_bodies): the flow has it.
+        buffered = request.raw_content or b""
+        if buffered or request_tap is None or not request_tap.size:
+            request_tap = None
         req_encoding = request.headers.get("content-encoding", "")
         fields: dict[str, Any] = {
             "id": state.id,
@@ -243,8 +292,10 @@ class Recorder:
         }
         if state.closed_after is not None:
             fields["meta"]["closed"] = state.closed_after
+        if request.timestamp_end is None:
+            fields["meta"]["request_incomplete"] = True  # the exchange ended before the request body did
         if state.summary:
-            fields["request_size"] = len(raw_body)
+            fields["request_size"] = request_tap.size if request_tap is not None else len(buffered)
             counted = state.counter.size if state.counter is not None else None
             fields["meta"] |= {"summary": True, "response_size": counted}
             self._submit(lambda: Exchange(**fields))
@@ -252,16 +303,22 @@ class Recorder:
         body_bytes: bytes | None = None
         if response is not None and tap is None and response.raw_content:  # not streamed (rare)
             body_bytes = response.get_content(strict=False)
-        self._submit(lambda: self._build_http(fields, raw_body, req_encoding, tap, body_bytes))
+        self._submit(lambda: self._build_http(fields, buffered, request_tap, req_encoding, tap, body_bytes))
 
     def _build_http(
         self,
         fields: dict[str, Any],
-        raw_body: bytes,
+        buffered: bytes,
+        request_tap: BodyTap | None,
         req_encoding: str,
         tap: StreamTap | None,
         body_bytes: bytes | None,
     ) -> Exchange:
+        # Joined here, on the worker: the loop only appended the chunks as they went through.
+        raw_body = request_tap.body() if request_tap is not None else buffered
+        if request_tap is not None and request_tap.truncated:
+            fields["meta"]["request_truncated"] = True
+            fields["meta"]["request_wire_size"] = request_tap.size
         body = decode_body(raw_body, req_encoding)
         fields["request_size"] = len(body)
         fields["request_body"], fields["request_text"] = parse_body(body)
@@ -294,6 +351,7 @@ class Recorder:
             state.ws_turn = None
 
     def websocket_message(self, flow: http.HTTPFlow) -> None:
+        self._activity.touch()
         state = flow.metadata.get(_META)
         # A flow has state only if a writer was there when it started (see `request`).
         if state is None or flow.websocket is None or self.writer is None or state.summary:
@@ -406,14 +464,16 @@ class Recorder:
         if self._worker is None or not self._worker.is_alive():
             self._worker = threading.Thread(target=self._work, name="ctxscope-recorder", daemon=True)
             self._worker.start()
-        self._queue.put(build)
+        self._queue.put((time.monotonic(), build))
 
     def _work(self) -> None:
         while True:
-            build = self._queue.get()
-            if build is None:
+            job = self._queue.get()
+            if job is None:
                 self._queue.task_done()
                 return
+            ended_at, build = job
+            self._activity.wait_quiet(QUIET_S, ended_at + MAX_DEFER_S)
             ok = False
             try:
                 exchange = build()
@@ -440,7 +500,6 @@ class Recorder:
                     self.recorded += int(ok)
                     self._cond.notify_all()
 
-
     def _writing_again(self) -> None:
         if self._write_trouble is not None:
             self._write_trouble = None
@@ -461,12 +520,37 @@ def _stderr(line: str) -> None:
 class _ByteCounter:
     """`flow.response.stream` for a summary exchange: passes chunks through, keeps only their size."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_chunk: Callable[[], None]) -> None:
         self.size = 0
+        self.on_chunk = on_chunk
 
     def __call__(self, chunk: bytes) -> bytes:
         self.size += len(chunk)
+        self.on_chunk()
         return chunk
+
+
+class _ActivityClock:
+    """When a chunk last moved through the proxy; the worker waits for a pause before it works.
+
+    `touch` runs on the proxy's loop for every chunk: one float store, no lock (a stale read only
+    shifts the worker's start by a moment).
+    """
+
+    def __init__(self) -> None:
+        self.last = 0.0
+
+    def touch(self) -> None:
+        self.last = time.monotonic()
+
+    def wait_quiet(self, quiet_s: float, deadline: float) -> None:
+        """Sleep until nothing has moved for `quiet_s`, or until `deadline` (monotonic), whichever first."""
+        while True:
+            now = time.monotonic()
+            wait = min(quiet_s - (now - self.last), deadline - now)
+            if wait <= 0:
+                return
+            time.sleep(wait)
 
 
 def _client_closed_first(flow: http.HTTPFlow) -> bool:

@@ -1,10 +1,15 @@
-"""What the recorder hangs on `flow.response.stream`: forward each chunk, watch a copy.
+"""What the recorder hangs on `flow.response.stream` and `flow.request.stream`: relay each chunk, keep a copy.
 
-mitmproxy calls the tap with every response chunk (transfer-decoded but still content-encoded) and
-once with `b""` at the end. The tap returns the chunk unchanged at once — the client sees the
-stream as the upstream sends it — and on the side decodes gzip/deflate/br/zstd incrementally and feeds
-an `SseParser`, so each event gets its arrival time and keeps its framing. If incremental decoding
-fails the raw bytes are kept and decoded after the fact (events then share the end time).
+mitmproxy calls a tap with every body chunk (transfer-decoded but still content-encoded) and once with
+`b""` at the end. A tap returns the chunk unchanged at once — the other side sees the body as it is
+sent — and keeps what the recording needs on the side.
+
+`StreamTap` (responses) decodes gzip/deflate/br/zstd incrementally and feeds an `SseParser`, so each
+event gets its arrival time and keeps its framing. If incremental decoding fails the raw bytes are kept
+and decoded after the fact (events then share the end time).
+
+`BodyTap` (requests) only keeps the raw chunks: joining, decoding, parsing and redacting them is the
+recorder worker's job, after the request has been relayed.
 """
 
 from __future__ import annotations
@@ -19,9 +24,10 @@ from mitmproxy.net import encoding as mitm_encoding
 from proxy.model import SseEvent
 from proxy.responses import SseFrame, SseParser
 
-__all__ = ["StreamTap", "incremental_decoder"]
+__all__ = ["BodyTap", "StreamTap", "incremental_decoder"]
 
-# Non-SSE bodies are kept for the recording up to this size; beyond it only the size is recorded.
+# Non-SSE bodies (and request bodies) are kept for the recording up to this size; beyond it only the
+# size is recorded.
 MAX_KEPT_BODY = 64 * 1024 * 1024
 
 
@@ -52,8 +58,12 @@ def incremental_decoder(content_encoding: str) -> _Decoder | None:
 class StreamTap:
     """Callable for `flow.response.stream`; collects SSE events (timed) or the raw body."""
 
-    def __init__(self, t0: float, content_type: str, content_encoding: str) -> None:
+    def __init__(
+        self, t0: float, content_type: str, content_encoding: str, on_chunk: Callable[[], None] | None = None
+    ) -> None:
         self.t0 = t0
+        self.on_chunk = on_chunk
+        """Called for every chunk (the recorder's activity clock)."""
         self.is_sse = "text/event-stream" in content_type.lower()
         self.content_encoding = content_encoding
         self.events: list[SseEvent] = []
@@ -74,6 +84,8 @@ class StreamTap:
         try:
             if chunk:
                 self._watch(chunk)
+                if self.on_chunk is not None:
+                    self.on_chunk()
             elif not self.finished:
                 self._finish()
         except Exception:  # noqa: BLE001 - a recording problem must never break the relay
@@ -131,3 +143,48 @@ class StreamTap:
         except (ValueError, TypeError):
             return raw
         return decoded if isinstance(decoded, bytes) else raw
+
+
+class BodyTap:
+    """Callable for `flow.request.stream`: passes each chunk on unchanged and keeps a copy of the body.
+
+    `keep=False` (summary exchanges) counts the bytes without keeping them. `on_chunk` is called for
+    every chunk (the recorder's activity clock). Nothing here may raise: the chunk goes out regardless.
+    """
+
+    def __init__(self, keep: bool = True, on_chunk: Callable[[], None] | None = None) -> None:
+        self.keep = keep
+        self.size = 0
+        """Bytes received (content-encoded, as on the wire)."""
+        self.truncated = False
+        """More than MAX_KEPT_BODY arrived: only the chunks within the first MAX_KEPT_BODY bytes are kept."""
+        self.finished = False
+        """mitmproxy signalled the end of the body (an aborted upload never gets there)."""
+        self.on_chunk = on_chunk
+        self._chunks: list[bytes] = []
+
+    def __call__(self, chunk: bytes) -> bytes:
+        if not chunk:
+            self.finished = True
+            return chunk
+        self.size += len(chunk)
+        if self.keep:
+            if self.size <= MAX_KEPT_BODY:
+                self._chunks.append(chunk)
+            else:
+                self.truncated = True
+        if self.on_chunk is not None:
+            try:
+                self.on_chunk()
+            except Exception:  # noqa: BLE001 - bookkeeping must never break the relay
+                pass
+        return chunk
+
+    @property
+    def chunks(self) -> int:
+        """How many chunks were kept (a body that arrived in pieces has more than one)."""
+        return len(self._chunks)
+
+    def body(self) -> bytes:
+        """The kept body as received (still content-encoded)."""
+        return b"".join(self._chunks)
