@@ -14,11 +14,16 @@ target (at most +10 ms) holds for every run, not on average. The machine load is
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
+import signal
+import socket
 import statistics
 import string
+import subprocess
+import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -168,6 +173,10 @@ class Proxied:
         self.writer = RecordingWriter(out, meta={"benchmark": True})
         self.server = ProxyServer([Recorder(self.writer)], mode="reverse", upstream=upstream)
 
+    @property
+    def url(self) -> str:
+        return self.server.url
+
     def __enter__(self) -> Proxied:
         self.server.start()
         return self
@@ -175,6 +184,49 @@ class Proxied:
     def __exit__(self, *exc: object) -> None:
         self.server.stop()
         self.writer.close()
+
+
+class ProxiedProcess:
+    """`ctxscope proxy` as a user runs it: its own process (no GIL shared with client or upstream)."""
+
+    def __init__(self, upstream: str, out: Path) -> None:
+        self.upstream = upstream
+        self.out = out
+        with socket.socket() as probe:  # a free port; the proxy binds it a moment later
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> ProxiedProcess:
+        command = [sys.executable, "-m", "ctxscope.cli", "proxy", "--upstream", self.upstream]
+        command += ["--listen", f"127.0.0.1:{self.port}", "--out", str(self.out)]
+        env = {**os.environ, "CTXSCOPE_HOME": str(self.out.parent / "home")}
+        self.process = subprocess.Popen(
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"ctxscope proxy exited with {self.process.returncode}")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), 0.2):
+                return self
+            time.sleep(0.05)
+        self.__exit__()
+        raise RuntimeError("ctxscope proxy did not start listening within 30 s")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is None:
+            return
+        self.process.send_signal(signal.SIGINT)  # Ctrl-C: the proxy finishes the recording and exits
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
 
 
 def side_by_side(name: str, direct: float, proxied: float, unit: str) -> dict[str, Any]:
@@ -199,18 +251,25 @@ def _load() -> str:
 
 
 def late_turn_overhead(
-    upstream: str, bodies: list[dict[str, Any]], runs: int, late: int, out_dir: Path
+    upstream: str,
+    bodies: list[dict[str, Any]],
+    runs: int,
+    late: int,
+    out_dir: Path,
+    in_process: bool = True,
 ) -> dict[str, Any]:
     """Per run: the median over the last `late` turns, direct and proxied (back to back), and their
-    difference; across runs: the median and the worst difference. The last run's recording is kept."""
+    difference; across runs: the median and the worst difference. The last run's recording is kept.
+    `in_process=False` runs the proxy as `ctxscope proxy` in a process of its own."""
     per_run = []
+    stack_class = Proxied if in_process else ProxiedProcess
     for index in range(runs):
         load_before = _load()
         direct, _ = bench_session(upstream, bodies, late)
         out = out_dir / "session.jsonl"
         out.unlink(missing_ok=True)
-        with Proxied(upstream, out) as stack:
-            proxied, streams = bench_session(stack.server.url, bodies, late)
+        with stack_class(upstream, out) as stack:
+            proxied, streams = bench_session(stack.url, bodies, late)
         d_ms, p_ms = statistics.median(direct) * 1000, statistics.median(proxied) * 1000
         row = {
             "run": index + 1,
@@ -231,6 +290,7 @@ def late_turn_overhead(
         )
     overheads = [r["overhead_ms"] for r in per_run]
     summary = {
+        "proxy": "in-process" if in_process else "ctxscope proxy process",
         "runs": per_run,
         "late_turns": late,
         "overhead_median_ms": round(statistics.median(overheads), 3),
@@ -245,7 +305,7 @@ def late_turn_overhead(
     return summary
 
 
-def run(quick: bool, runs: int = 5, late_only: bool = False) -> dict[str, Any]:
+def run(quick: bool, runs: int = 5, late_only: bool = False, in_process: bool = True) -> dict[str, Any]:
     turns = 60 if quick else 300
     report: dict[str, Any] = {"quick": quick, "events": EVENTS, "spacing_ms": SPACING_S * 1000}
     upstream = BenchUpstream().start()
@@ -253,14 +313,16 @@ def run(quick: bool, runs: int = 5, late_only: bool = False) -> dict[str, Any]:
     try:
         if late_only:
             bodies, _ = growing_session(turns, item_chars=1000)
-            print(f"late-turn overhead, {turns}-turn session, {runs} runs ({_load()}):")
-            report["late_turns"] = late_turn_overhead(upstream.url, bodies, runs, 20, tmp)
+            where = "in-process proxy" if in_process else "ctxscope proxy in its own process"
+            print(f"late-turn overhead, {turns}-turn session, {runs} runs, {where} ({_load()}):")
+            report["late_turns"] = late_turn_overhead(upstream.url, bodies, runs, 20, tmp, in_process)
         else:
             report |= _all_benchmarks(upstream.url, tmp, quick, runs)
     finally:
         upstream.stop()
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / ("proxy-late.json" if late_only else "proxy.json")).write_text(json.dumps(report, indent=2))
+    name = "proxy.json" if not late_only else "proxy-late.json" if in_process else "proxy-late-process.json"
+    (RESULTS / name).write_text(json.dumps(report, indent=2))
     return report
 
 
@@ -327,10 +389,17 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer iterations and a 60-turn session")
     parser.add_argument("--runs", type=int, default=5, help="late-turn runs (direct, then proxied)")
     parser.add_argument("--late-only", action="store_true", help="only the late-turn overhead")
+    parser.add_argument(
+        "--proxy-process",
+        action="store_true",
+        help="with --late-only: run `ctxscope proxy` in its own process instead of in-process",
+    )
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
-    run(args.quick, runs=args.runs, late_only=args.late_only)
+    if args.proxy_process and not args.late_only:
+        parser.error("--proxy-process goes with --late-only")
+    run(args.quick, runs=args.runs, late_only=args.late_only, in_process=not args.proxy_process)
 
 
 if __name__ == "__main__":

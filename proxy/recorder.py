@@ -11,7 +11,8 @@ each chunk at once and times the SSE events on the side. The request body, heade
 response are turned into an `Exchange` on a worker thread and written by `RecordingWriter.write`.
 
 The worker's CPU (decoding, JSON parsing, redaction and storing a 660 KB body: ~5 ms) competes with the
-proxy's loop for the GIL, so it waits for a quiet moment: until no chunk has moved for `QUIET_S`, or
+proxy's loop for the GIL, so it works while nothing else is relayed: at once when no other exchange is
+in flight (a session's requests come one at a time), else once no chunk has moved for `QUIET_S`, or
 `MAX_DEFER_S` after the exchange ended when traffic never pauses. Bytes in flight go first; the
 recording follows within milliseconds of the traffic pausing (between turns, while the model thinks).
 
@@ -63,7 +64,7 @@ from proxy.stream_tap import BodyTap, StreamTap
 __all__ = ["ExchangeWriter", "Recorder"]
 
 QUIET_S = 0.002
-"""The worker starts an exchange once no chunk has moved through the proxy for this long..."""
+"""While other exchanges are in flight, the worker starts once no chunk has moved for this long..."""
 MAX_DEFER_S = 0.5
 """...or this long after the exchange ended, when traffic never pauses."""
 _WHOLE_REQUEST_ADDONS = ("replayer",)
@@ -191,7 +192,7 @@ class Recorder:
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         if self.writer is None:
             return
-        self._activity.touch()
+        self._activity.started()
         state = _FlowState(self.writer.next_id())
         request = flow.request
         if self.select is not None:
@@ -264,6 +265,7 @@ class Recorder:
 
     def _finish_http(self, flow: http.HTTPFlow, state: _FlowState, error: TransportError | None) -> None:
         state.done = True
+        self._activity.ended()
         ended_at, duration = time.time(), state.ms()
         tap = state.tap
         if tap is not None and not tap.finished:
@@ -397,6 +399,7 @@ class Recorder:
         if state is None or state.done:
             return
         state.done = True
+        self._activity.ended()
         if state.ws_turn is not None:  # the connection ended before the turn's terminal event
             reason = ws_close_reason(flow)
             by_client = flow.websocket is not None and flow.websocket.closed_by_client
@@ -531,21 +534,31 @@ class _ByteCounter:
 
 
 class _ActivityClock:
-    """When a chunk last moved through the proxy; the worker waits for a pause before it works.
+    """How many recorded flows are in flight and when a chunk last moved; the worker waits for a pause.
 
-    `touch` runs on the proxy's loop for every chunk: one float store, no lock (a stale read only
-    shifts the worker's start by a moment).
+    Its methods run on the proxy's loop (for every chunk, in `touch`): plain stores, no lock, since a
+    stale read by the worker only shifts its start by a moment.
     """
 
     def __init__(self) -> None:
         self.last = 0.0
+        self.in_flight = 0
 
     def touch(self) -> None:
         self.last = time.monotonic()
 
+    def started(self) -> None:
+        self.in_flight += 1
+        self.last = time.monotonic()
+
+    def ended(self) -> None:
+        self.in_flight = max(0, self.in_flight - 1)
+
     def wait_quiet(self, quiet_s: float, deadline: float) -> None:
-        """Sleep until nothing has moved for `quiet_s`, or until `deadline` (monotonic), whichever first."""
-        while True:
+        """Return at once when no flow is in flight (a session's requests come one at a time: the end of
+        a response is the start of the pause); else sleep until nothing has moved for `quiet_s`, or
+        until `deadline` (monotonic), whichever comes first."""
+        while self.in_flight:
             now = time.monotonic()
             wait = min(quiet_s - (now - self.last), deadline - now)
             if wait <= 0:
