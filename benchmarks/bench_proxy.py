@@ -218,6 +218,16 @@ class ProxiedProcess:
         self.__exit__()
         raise RuntimeError("ctxscope proxy did not start listening within 30 s")
 
+    def cpu_s(self) -> float | None:
+        """CPU seconds (user + system) the proxy process has used so far; None off Linux."""
+        pid = self.process.pid if self.process else 0
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1]
+        except OSError:
+            return None
+        utime, stime = fields.split()[11:13]
+        return (int(utime) + int(stime)) / os.sysconf("SC_CLK_TCK")
+
     def __exit__(self, *exc: object) -> None:
         if self.process is None:
             return
@@ -269,7 +279,9 @@ def late_turn_overhead(
         out = out_dir / "session.jsonl"
         out.unlink(missing_ok=True)
         with stack_class(upstream, out) as stack:
+            cpu_before = stack.cpu_s() if isinstance(stack, ProxiedProcess) else None
             proxied, streams = bench_session(stack.url, bodies, late)
+            cpu_after = stack.cpu_s() if isinstance(stack, ProxiedProcess) else None
         d_ms, p_ms = statistics.median(direct) * 1000, statistics.median(proxied) * 1000
         row = {
             "run": index + 1,
@@ -282,11 +294,14 @@ def late_turn_overhead(
             "file_bytes": out.stat().st_size,
             "response_stream_bytes": streams,
         }
+        if cpu_before is not None and cpu_after is not None:  # load-independent: what the proxy worked
+            row["proxy_cpu_ms_per_request"] = round((cpu_after - cpu_before) * 1000 / len(bodies), 2)
         per_run.append(row)
         print(
             f"  run {index + 1}: direct {d_ms:7.2f} ms  proxied {p_ms:7.2f} ms  "
             f"overhead {p_ms - d_ms:+7.2f} ms  "
-            f"(slowest proxied turn {row['proxied_worst_turn_ms']:.1f} ms; {row['load_after']})"
+            + (f"proxy CPU {row['proxy_cpu_ms_per_request']} ms/request  " if cpu_after is not None else "")
+            + f"(slowest proxied turn {row['proxied_worst_turn_ms']:.1f} ms; {row['load_after']})"
         )
     overheads = [r["overhead_ms"] for r in per_run]
     summary = {
@@ -298,9 +313,13 @@ def late_turn_overhead(
         "direct_median_ms": round(statistics.median(r["direct_ms"] for r in per_run), 3),
         "proxied_median_ms": round(statistics.median(r["proxied_ms"] for r in per_run), 3),
     }
+    cpu = [r["proxy_cpu_ms_per_request"] for r in per_run if "proxy_cpu_ms_per_request" in r]
+    if cpu:
+        summary["proxy_cpu_ms_per_request_median"] = statistics.median(cpu)
     print(
         f"late-turn overhead over {runs} runs: median {summary['overhead_median_ms']:+.2f} ms, "
         f"worst {summary['overhead_worst_ms']:+.2f} ms"
+        + (f"; proxy CPU median {statistics.median(cpu)} ms/request" if cpu else "")
     )
     return summary
 
