@@ -5,6 +5,7 @@ events (the client waits for the upstream to report the first chunk before it se
 
 from __future__ import annotations
 
+import gzip
 import json
 import socket
 import threading
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import zstandard
 
 from proxy.recorder import Recorder
 from proxy.runner import ProxyServer
@@ -180,4 +182,37 @@ def test_a_client_that_stops_mid_body_is_recorded_with_what_it_sent(
     assert exchange.request_body is None and exchange.request_text is not None
     assert exchange.request_text.startswith('{"model": "gpt-5", "input": "<redacted:')
     assert exchange.request_text.endswith(" and then nothing")
+    assert SECRET not in path.read_text()
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "zstd"])
+def test_a_compressed_body_streamed_in_pieces_is_recorded_decoded(
+    slow_upstream: SlowBodyUpstream, tmp_path: Path, encoding: str
+) -> None:
+    body = {"model": "gpt-5", "input": f"packed {SECRET} " + "z" * 100_000}
+    raw = json.dumps(body).encode()
+    packed = gzip.compress(raw) if encoding == "gzip" else zstandard.ZstdCompressor().compress(raw)
+    pieces = [packed[i : i + 64] for i in range(0, len(packed), 64)]
+
+    def slowly() -> Iterator[bytes]:
+        yield pieces[0]
+        assert slow_upstream.first_body.wait(TIMEOUT)  # streamed: the first piece is already upstream
+        yield from pieces[1:]
+
+    path = tmp_path / "rec.jsonl"
+    proxy, recorder = _proxy(slow_upstream.url, path)
+    with proxy:
+        headers = {"content-type": "application/json", "content-encoding": encoding}
+        response = httpx.post(f"{proxy.url}/v1/responses", content=slowly(), headers=headers, timeout=TIMEOUT)
+        assert response.status_code == 200
+        assert recorder.wait_for(1, TIMEOUT)
+    assert recorder.writer is not None
+    recorder.writer.close()
+
+    assert slow_upstream.bodies == [packed]  # relayed as sent, still encoded
+    (exchange,) = read_recording(path).exchanges
+    assert exchange.meta["request_content_encoding"] == encoding
+    assert exchange.request_size == len(raw)
+    assert exchange.request_body["input"].startswith("packed <redacted:")
+    assert exchange.request_body["input"].endswith("z" * 100_000)
     assert SECRET not in path.read_text()
