@@ -10,11 +10,8 @@ proxy had the last). `responseheaders` hangs a `StreamTap` on `flow.response.str
 each chunk at once and times the SSE events on the side. The request body, headers and the finished
 response are turned into an `Exchange` on a worker thread and written by `RecordingWriter.write`.
 
-The worker's CPU (decoding, JSON parsing, redaction and storing a 660 KB body: ~5 ms) competes with the
-proxy's loop for the GIL, so it works while nothing else is relayed: at once when no other exchange is
-in flight (a session's requests come one at a time), else once no chunk has moved for `QUIET_S`, or
-`MAX_DEFER_S` after the exchange ended when traffic never pauses. Bytes in flight go first; the
-recording follows within milliseconds of the traffic pausing (between turns, while the model thinks).
+On the proxy's loop a chunk costs a list append; joining, decoding, JSON parsing, redaction and storing
+(~5 ms for a 660 KB body, most of it in `RecordingWriter.write`) happen on the worker.
 
 A proxy that must see a whole request before it acts keeps mitmproxy's buffering: when the recorder
 shares the proxy with the `Replayer` (cassette record mode `new`, the harness's script provider), which
@@ -63,10 +60,6 @@ from proxy.stream_tap import BodyTap, StreamTap
 
 __all__ = ["ExchangeWriter", "Recorder"]
 
-QUIET_S = 0.002
-"""While other exchanges are in flight, the worker starts once no chunk has moved for this long..."""
-MAX_DEFER_S = 0.5
-"""...or this long after the exchange ended, when traffic never pauses."""
 _WHOLE_REQUEST_ADDONS = ("replayer",)
 """mitmproxy names of addons that need a request's whole body in their `request` hook."""
 
@@ -132,8 +125,7 @@ class Recorder:
         self.stream_requests = stream_requests
         """Relay request bodies chunk by chunk (False: let mitmproxy buffer them, as a replayer needs)."""
         self._own_writer = False
-        self._activity = _ActivityClock()
-        self._queue: queue.Queue[tuple[float, Callable[[], Exchange | None]] | None] = queue.Queue()
+        self._queue: queue.Queue[Callable[[], Exchange | None] | None] = queue.Queue()
         self._worker: threading.Thread | None = None
         self._cond = threading.Condition()
         self.recorded = 0
@@ -192,14 +184,13 @@ class Recorder:
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         if self.writer is None:
             return
-        self._activity.started()
         state = _FlowState(self.writer.next_id())
         request = flow.request
         if self.select is not None:
             state.summary = not self.select.full(request.pretty_host, request.path, request.headers)
         flow.metadata[_META] = state
         if self._may_stream(flow):
-            state.request_tap = BodyTap(keep=not state.summary, on_chunk=self._activity.touch)
+            state.request_tap = BodyTap(keep=not state.summary)
             request.stream = state.request_tap
 
     def _may_stream(self, flow: http.HTTPFlow) -> bool:
@@ -220,19 +211,17 @@ class Recorder:
         response = flow.response
         if state is None or response is None:
             return
-        self._activity.touch()
         state.ttfb_ms = state.ms()
         if response.status_code == 101:
             return  # WebSocket handshake: frames are handled by the websocket hooks
         if state.summary:
-            state.counter = _ByteCounter(self._activity.touch)
+            state.counter = _ByteCounter()
             response.stream = state.counter  # streamed through, counted, not kept
             return
         state.tap = StreamTap(
             state.t0,
             response.headers.get("content-type", ""),
             response.headers.get("content-encoding", ""),
-            on_chunk=self._activity.touch,
         )
         response.stream = state.tap
 
@@ -265,7 +254,6 @@ class Recorder:
 
     def _finish_http(self, flow: http.HTTPFlow, state: _FlowState, error: TransportError | None) -> None:
         state.done = True
-        self._activity.ended()
         ended_at, duration = time.time(), state.ms()
         tap = state.tap
         if tap is not None and not tap.finished:
@@ -353,7 +341,6 @@ class Recorder:
             state.ws_turn = None
 
     def websocket_message(self, flow: http.HTTPFlow) -> None:
-        self._activity.touch()
         state = flow.metadata.get(_META)
         # A flow has state only if a writer was there when it started (see `request`).
         if state is None or flow.websocket is None or self.writer is None or state.summary:
@@ -399,7 +386,6 @@ class Recorder:
         if state is None or state.done:
             return
         state.done = True
-        self._activity.ended()
         if state.ws_turn is not None:  # the connection ended before the turn's terminal event
             reason = ws_close_reason(flow)
             by_client = flow.websocket is not None and flow.websocket.closed_by_client
@@ -467,16 +453,14 @@ class Recorder:
         if self._worker is None or not self._worker.is_alive():
             self._worker = threading.Thread(target=self._work, name="ctxscope-recorder", daemon=True)
             self._worker.start()
-        self._queue.put((time.monotonic(), build))
+        self._queue.put(build)
 
     def _work(self) -> None:
         while True:
-            job = self._queue.get()
-            if job is None:
+            build = self._queue.get()
+            if build is None:
                 self._queue.task_done()
                 return
-            ended_at, build = job
-            self._activity.wait_quiet(QUIET_S, ended_at + MAX_DEFER_S)
             ok = False
             try:
                 exchange = build()
@@ -523,47 +507,12 @@ def _stderr(line: str) -> None:
 class _ByteCounter:
     """`flow.response.stream` for a summary exchange: passes chunks through, keeps only their size."""
 
-    def __init__(self, on_chunk: Callable[[], None]) -> None:
+    def __init__(self) -> None:
         self.size = 0
-        self.on_chunk = on_chunk
 
     def __call__(self, chunk: bytes) -> bytes:
         self.size += len(chunk)
-        self.on_chunk()
         return chunk
-
-
-class _ActivityClock:
-    """How many recorded flows are in flight and when a chunk last moved; the worker waits for a pause.
-
-    Its methods run on the proxy's loop (for every chunk, in `touch`): plain stores, no lock, since a
-    stale read by the worker only shifts its start by a moment.
-    """
-
-    def __init__(self) -> None:
-        self.last = 0.0
-        self.in_flight = 0
-
-    def touch(self) -> None:
-        self.last = time.monotonic()
-
-    def started(self) -> None:
-        self.in_flight += 1
-        self.last = time.monotonic()
-
-    def ended(self) -> None:
-        self.in_flight = max(0, self.in_flight - 1)
-
-    def wait_quiet(self, quiet_s: float, deadline: float) -> None:
-        """Return at once when no flow is in flight (a session's requests come one at a time: the end of
-        a response is the start of the pause); else sleep until nothing has moved for `quiet_s`, or
-        until `deadline` (monotonic), whichever comes first."""
-        while self.in_flight:
-            now = time.monotonic()
-            wait = min(quiet_s - (now - self.last), deadline - now)
-            if wait <= 0:
-                return
-            time.sleep(wait)
 
 
 def _client_closed_first(flow: http.HTTPFlow) -> bool:

@@ -58,12 +58,8 @@ def incremental_decoder(content_encoding: str) -> _Decoder | None:
 class StreamTap:
     """Callable for `flow.response.stream`; collects SSE events (timed) or the raw body."""
 
-    def __init__(
-        self, t0: float, content_type: str, content_encoding: str, on_chunk: Callable[[], None] | None = None
-    ) -> None:
+    def __init__(self, t0: float, content_type: str, content_encoding: str) -> None:
         self.t0 = t0
-        self.on_chunk = on_chunk
-        """Called for every chunk (the recorder's activity clock)."""
         self.is_sse = "text/event-stream" in content_type.lower()
         self.content_encoding = content_encoding
         self.events: list[SseEvent] = []
@@ -84,8 +80,6 @@ class StreamTap:
         try:
             if chunk:
                 self._watch(chunk)
-                if self.on_chunk is not None:
-                    self.on_chunk()
             elif not self.finished:
                 self._finish()
         except Exception:  # noqa: BLE001 - a recording problem must never break the relay
@@ -148,11 +142,11 @@ class StreamTap:
 class BodyTap:
     """Callable for `flow.request.stream`: passes each chunk on unchanged and keeps a copy of the body.
 
-    `keep=False` (summary exchanges) counts the bytes without keeping them. `on_chunk` is called for
-    every chunk (the recorder's activity clock). Nothing here may raise: the chunk goes out regardless.
+    `keep=False` (summary exchanges) counts the bytes without keeping them. Nothing here may raise: the
+    chunk goes out regardless.
     """
 
-    def __init__(self, keep: bool = True, on_chunk: Callable[[], None] | None = None) -> None:
+    def __init__(self, keep: bool = True) -> None:
         self.keep = keep
         self.size = 0
         """Bytes received (content-encoded, as on the wire)."""
@@ -160,7 +154,6 @@ class BodyTap:
         """More than MAX_KEPT_BODY arrived: only the chunks within the first MAX_KEPT_BODY bytes are kept."""
         self.finished = False
         """mitmproxy signalled the end of the body (an aborted upload never gets there)."""
-        self.on_chunk = on_chunk
         self._chunks: list[bytes] = []
 
     def __call__(self, chunk: bytes) -> bytes:
@@ -173,11 +166,6 @@ class BodyTap:
                 self._chunks.append(chunk)
             else:
                 self.truncated = True
-        if self.on_chunk is not None:
-            try:
-                self.on_chunk()
-            except Exception:  # noqa: BLE001 - bookkeeping must never break the relay
-                pass
         return chunk
 
     @property
