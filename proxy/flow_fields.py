@@ -62,17 +62,24 @@ def stream_ended(events: list[SseEvent]) -> str | None:
     return None
 
 
-def classify_error(message: str, got_response: bool, client_closed_first: bool = False) -> TransportErrorKind:
+def classify_error(
+    message: str, got_response: bool, client_closed_first: bool = False, request_complete: bool = True
+) -> TransportErrorKind:
     """Map mitmproxy's error message to a TransportErrorKind, attributing a reset to the side that did it.
 
     mitmproxy words an HTTP/2 RST_STREAM the same way whichever peer sent it ("stream reset by client
     (CANCEL)"); CANCEL is what a client sends when it stops reading (mitmproxy maps it to 499 Client
     Closed Request), and `client_closed_first` says the client's connection ended before the upstream's.
+    "peer closed connection without sending complete message body" names no peer either: before the
+    request was complete (`request_complete` False) and with no response yet, the message cut short is
+    the client's request.
     """
     text = message.lower()
     if "timed out" in text or "timeout" in text:
         return "timeout"
     if "client disconnected" in text or "client closed" in text or "killed" in text:
+        return "client_abort"
+    if not request_complete and not got_response and "without sending complete message body" in text:
         return "client_abort"
     if client_closed_first or ("stream reset" in text and "(cancel)" in text):
         return "client_abort"

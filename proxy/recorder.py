@@ -3,10 +3,20 @@
 In-process:  `ProxyServer([Recorder(RecordingWriter(path))], upstream=...)`
 Standalone:  `mitmdump -s proxy/recorder.py --set ctxscope_out=capture.jsonl --mode reverse:https://...`
 
-SSE is never buffered: `responseheaders` hangs a `StreamTap` on `flow.response.stream`, which returns
-each chunk at once and times the events on the side. The request body, headers and the finished
-response are turned into an `Exchange` on a worker thread (JSON parsing and redaction of a 640 KB body
-must not stall other flows on the proxy's loop) and written by `RecordingWriter.write`.
+Nothing is buffered on the way through. `requestheaders` hangs a `BodyTap` on `flow.request.stream`:
+mitmproxy forwards each request chunk upstream as it arrives and the tap keeps a copy (a late Codex
+request carries ~660 KB of history; buffered, the upstream would see its first byte only after the
+proxy had the last). `responseheaders` hangs a `StreamTap` on `flow.response.stream`, which returns
+each chunk at once and times the SSE events on the side. The request body, headers and the finished
+response are turned into an `Exchange` on a worker thread and written by `RecordingWriter.write`.
+
+On the proxy's loop a chunk costs a list append; joining, decoding, JSON parsing, redaction and storing
+(~5 ms for a 660 KB body, most of it in `RecordingWriter.write`) happen on the worker.
+
+A proxy that must see a whole request before it acts keeps mitmproxy's buffering: when the recorder
+shares the proxy with the `Replayer` (cassette record mode `new`, the harness's script provider), which
+matches whole requests, or when it is handed a flow whose body was already read, it takes the body from
+`flow.request.raw_content` as before.
 
 WebSocket (`responses_websockets`): frames are relayed by mitmproxy; each client `response.create`
 frame becomes its own exchange (endpoint "websocket", `request_body` = the frame, `sse` = the server
@@ -46,9 +56,12 @@ from proxy.flow_fields import (
 from proxy.model import Exchange, SseEvent, TransportError, TransportErrorKind, WsFrame
 from proxy.responses import fold_events
 from proxy.store.json_layout import layout_of
-from proxy.stream_tap import StreamTap
+from proxy.stream_tap import BodyTap, StreamTap
 
 __all__ = ["ExchangeWriter", "Recorder"]
+
+_WHOLE_REQUEST_ADDONS = ("replayer",)
+"""mitmproxy names of addons that need a request's whole body in their `request` hook."""
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +93,8 @@ class _FlowState:
         self.t0 = time.monotonic()
         self.ttfb_ms: float | None = None
         self.tap: StreamTap | None = None
+        self.request_tap: BodyTap | None = None
+        """The streamed request body's copy (None when mitmproxy buffered the request)."""
         self.done = False
         self.ws_turn: dict[str, Any] | None = None
         self.ws_frame_owner: dict[int, int] = {}  # frame index -> turn exchange id
@@ -101,11 +116,14 @@ class Recorder:
         writer: ExchangeWriter | None = None,
         on_exchange: OnExchange | None = None,
         select: CaptureFilter | None = None,
+        stream_requests: bool = True,
     ) -> None:
         self.writer = writer
         self.on_exchange = on_exchange
         self.select = select
         """Which requests are recorded in full; the others become summary exchanges (None: all full)."""
+        self.stream_requests = stream_requests
+        """Relay request bodies chunk by chunk (False: let mitmproxy buffer them, as a replayer needs)."""
         self._own_writer = False
         self._queue: queue.Queue[Callable[[], Exchange | None] | None] = queue.Queue()
         self._worker: threading.Thread | None = None
@@ -167,10 +185,26 @@ class Recorder:
         if self.writer is None:
             return
         state = _FlowState(self.writer.next_id())
+        request = flow.request
         if self.select is not None:
-            request = flow.request
             state.summary = not self.select.full(request.pretty_host, request.path, request.headers)
         flow.metadata[_META] = state
+        if self._may_stream(flow):
+            state.request_tap = BodyTap(keep=not state.summary)
+            request.stream = state.request_tap
+
+    def _may_stream(self, flow: http.HTTPFlow) -> bool:
+        """Whether the request body can be relayed chunk by chunk (see the module's docstring)."""
+        request = flow.request
+        if not self.stream_requests or request.stream or flow.response is not None:
+            return False  # off, someone else streams it, or it is answered without an upstream
+        if request.timestamp_end is not None:
+            return False  # handed over after the body was read (record mode `new`): nothing to stream
+        try:
+            master: Any = ctx.master
+        except AttributeError:  # hooks called without a running master (unit tests)
+            return True
+        return not any(master.addons.get(name) is not None for name in _WHOLE_REQUEST_ADDONS)
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         state = flow.metadata.get(_META)
@@ -207,7 +241,8 @@ class Recorder:
             return
         if state.ttfb_ms is None and "client disconnected" in message.lower():
             message += f" (no response from the upstream after {state.ms():.0f} ms)"
-        kind = classify_error(message, flow.response is not None, _client_closed_first(flow))
+        complete = flow.request.timestamp_end is not None
+        kind = classify_error(message, flow.response is not None, _client_closed_first(flow), complete)
         ended = stream_ended(state.tap.events) if state.tap is not None and state.tap.is_sse else None
         if ended is not None and kind == "client_abort":
             # The whole answer had arrived: a client hanging up after `response.completed` (Codex does,
@@ -224,7 +259,11 @@ class Recorder:
         if tap is not None and not tap.finished:
             tap(b"")  # an aborted stream never got its end-of-stream call
         request, response = flow.request, flow.response
-        raw_body = request.raw_content or b""
+        request_tap = state.request_tap
+        # Buffered by mitmproxy (or kept by mitmproxy 12's store_streamed_bodies): the flow has it.
+        buffered = request.raw_content or b""
+        if buffered or request_tap is None or not request_tap.size:
+            request_tap = None
         req_encoding = request.headers.get("content-encoding", "")
         fields: dict[str, Any] = {
             "id": state.id,
@@ -243,8 +282,10 @@ class Recorder:
         }
         if state.closed_after is not None:
             fields["meta"]["closed"] = state.closed_after
+        if request.timestamp_end is None:
+            fields["meta"]["request_incomplete"] = True  # the exchange ended before the request body did
         if state.summary:
-            fields["request_size"] = len(raw_body)
+            fields["request_size"] = request_tap.size if request_tap is not None else len(buffered)
             counted = state.counter.size if state.counter is not None else None
             fields["meta"] |= {"summary": True, "response_size": counted}
             self._submit(lambda: Exchange(**fields))
@@ -252,16 +293,22 @@ class Recorder:
         body_bytes: bytes | None = None
         if response is not None and tap is None and response.raw_content:  # not streamed (rare)
             body_bytes = response.get_content(strict=False)
-        self._submit(lambda: self._build_http(fields, raw_body, req_encoding, tap, body_bytes))
+        self._submit(lambda: self._build_http(fields, buffered, request_tap, req_encoding, tap, body_bytes))
 
     def _build_http(
         self,
         fields: dict[str, Any],
-        raw_body: bytes,
+        buffered: bytes,
+        request_tap: BodyTap | None,
         req_encoding: str,
         tap: StreamTap | None,
         body_bytes: bytes | None,
     ) -> Exchange:
+        # Joined here, on the worker: the loop only appended the chunks as they went through.
+        raw_body = request_tap.body() if request_tap is not None else buffered
+        if request_tap is not None and request_tap.truncated:
+            fields["meta"]["request_truncated"] = True
+            fields["meta"]["request_wire_size"] = request_tap.size
         body = decode_body(raw_body, req_encoding)
         fields["request_size"] = len(body)
         fields["request_body"], fields["request_text"] = parse_body(body)
@@ -439,7 +486,6 @@ class Recorder:
                     self.processed += 1
                     self.recorded += int(ok)
                     self._cond.notify_all()
-
 
     def _writing_again(self) -> None:
         if self._write_trouble is not None:

@@ -1,10 +1,15 @@
-"""What the recorder hangs on `flow.response.stream`: forward each chunk, watch a copy.
+"""What the recorder hangs on `flow.response.stream` and `flow.request.stream`: relay each chunk, keep a copy.
 
-mitmproxy calls the tap with every response chunk (transfer-decoded but still content-encoded) and
-once with `b""` at the end. The tap returns the chunk unchanged at once — the client sees the
-stream as the upstream sends it — and on the side decodes gzip/deflate/br/zstd incrementally and feeds
-an `SseParser`, so each event gets its arrival time and keeps its framing. If incremental decoding
-fails the raw bytes are kept and decoded after the fact (events then share the end time).
+mitmproxy calls a tap with every body chunk (transfer-decoded but still content-encoded) and once with
+`b""` at the end. A tap returns the chunk unchanged at once — the other side sees the body as it is
+sent — and keeps what the recording needs on the side.
+
+`StreamTap` (responses) decodes gzip/deflate/br/zstd incrementally and feeds an `SseParser`, so each
+event gets its arrival time and keeps its framing. If incremental decoding fails the raw bytes are kept
+and decoded after the fact (events then share the end time).
+
+`BodyTap` (requests) only keeps the raw chunks: joining, decoding, parsing and redacting them is the
+recorder worker's job, after the request has been relayed.
 """
 
 from __future__ import annotations
@@ -19,9 +24,10 @@ from mitmproxy.net import encoding as mitm_encoding
 from proxy.model import SseEvent
 from proxy.responses import SseFrame, SseParser
 
-__all__ = ["StreamTap", "incremental_decoder"]
+__all__ = ["BodyTap", "StreamTap", "incremental_decoder"]
 
-# Non-SSE bodies are kept for the recording up to this size; beyond it only the size is recorded.
+# Non-SSE bodies (and request bodies) are kept for the recording up to this size; beyond it only the
+# size is recorded.
 MAX_KEPT_BODY = 64 * 1024 * 1024
 
 
@@ -131,3 +137,42 @@ class StreamTap:
         except (ValueError, TypeError):
             return raw
         return decoded if isinstance(decoded, bytes) else raw
+
+
+class BodyTap:
+    """Callable for `flow.request.stream`: passes each chunk on unchanged and keeps a copy of the body.
+
+    `keep=False` (summary exchanges) counts the bytes without keeping them. Nothing here may raise: the
+    chunk goes out regardless.
+    """
+
+    def __init__(self, keep: bool = True) -> None:
+        self.keep = keep
+        self.size = 0
+        """Bytes received (content-encoded, as on the wire)."""
+        self.truncated = False
+        """More than MAX_KEPT_BODY arrived: only the chunks within the first MAX_KEPT_BODY bytes are kept."""
+        self.finished = False
+        """mitmproxy signalled the end of the body (an aborted upload never gets there)."""
+        self._chunks: list[bytes] = []
+
+    def __call__(self, chunk: bytes) -> bytes:
+        if not chunk:
+            self.finished = True
+            return chunk
+        self.size += len(chunk)
+        if self.keep:
+            if self.size <= MAX_KEPT_BODY:
+                self._chunks.append(chunk)
+            else:
+                self.truncated = True
+        return chunk
+
+    @property
+    def chunks(self) -> int:
+        """How many chunks were kept (a body that arrived in pieces has more than one)."""
+        return len(self._chunks)
+
+    def body(self) -> bytes:
+        """The kept body as received (still content-encoded)."""
+        return b"".join(self._chunks)

@@ -12,11 +12,12 @@ import brotli
 import pytest
 import zstandard
 
+from proxy import stream_tap
 from proxy.endpoints import classify_endpoint
 from proxy.flow_fields import classify_error
 from proxy.live_log import format_line
 from proxy.model import Exchange, TransportError
-from proxy.stream_tap import StreamTap
+from proxy.stream_tap import BodyTap, StreamTap
 from proxy.testing import encode_stream, response_stream, text_message
 
 STREAM = encode_stream(response_stream(text_message("tapped", chunks=3)))
@@ -128,3 +129,33 @@ def test_live_line_for_failures() -> None:
 )
 def test_transport_error_classification(message: str, got_response: bool, kind: str) -> None:
     assert classify_error(message, got_response) == kind
+
+
+def test_a_request_cut_short_by_the_client_is_a_client_abort() -> None:
+    message = "HTTP/1 protocol error: peer closed connection without sending complete message body"
+    assert classify_error(message, False, request_complete=False) == "client_abort"
+    assert classify_error(message, False, request_complete=True) == "upstream_reset"  # the response's body
+    assert classify_error(message, True, request_complete=False) == "upstream_reset"
+
+
+def test_the_body_tap_relays_chunks_unchanged_and_keeps_a_copy() -> None:
+    tap = BodyTap()
+    chunks = [b'{"model": ', b'"m", "input"', b': "x"}']
+    assert [tap(c) for c in chunks] == chunks
+    assert not tap.finished
+    assert tap(b"") == b"" and tap.finished
+    assert tap.body() == b"".join(chunks) and tap.size == len(tap.body()) and tap.chunks == 3
+    assert not tap.truncated
+
+
+def test_the_body_tap_counts_without_keeping_and_stops_keeping_past_the_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    counting = BodyTap(keep=False)
+    counting(b"a" * 100)
+    assert counting.size == 100 and counting.body() == b""
+    monkeypatch.setattr(stream_tap, "MAX_KEPT_BODY", 10)
+    capped = BodyTap()
+    for chunk in (b"12345", b"67890", b"abcde"):
+        assert capped(chunk) == chunk  # relayed whole even when no longer kept
+    assert capped.truncated and capped.size == 15 and capped.body() == b"1234567890"
