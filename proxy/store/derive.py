@@ -1,0 +1,362 @@
+"""SSE events derived from the stored response (format 1.2): most of a stream repeats its final response.
+
+A Responses stream sends its text twice more than the response holds it (the deltas, then the `.done`
+events), each output item twice (`output_item.done`, `response.completed`) and the response object
+two or three times (`response.created`, `in_progress`, `completed`). `derive_stream` stores each event
+as a *template*: the event object whose parts equal a part of the exchange's (stored, redacted)
+`response` are markers pointing at it, and an event shaped like the one before it holds only what
+changed. `rebuild_stream` turns templates back into the `data` text, serialised in the stream's JSON
+layout (compact as the API sends it, or spaced, ASCII-escaped ...).
+
+The writer only keeps the derived form after `rebuild_stream` has given back every event's `data`
+byte for byte; otherwise the stream is stored as before. Derived text comes from the stored response,
+which is redacted like everything else, so nothing a redaction removed can come back.
+
+Stored stream (`{"layout": L, "events": [form, ...]}`); each form is one of
+  {"data": ...} / {"json": ...}       as in format 1.1 (a literal event)
+  {"d": template}                     the event object with markers (below)
+  {"same": {key: value}, "n": N}      the previous event's template with these keys replaced; an
+                                      integer `sequence_number` counts on by one; `n` sets the length
+                                      of the template's `$n` marker
+plus `event` when the SSE event name is not the JSON `type` (null: no `event:` line) and `wire`.
+Markers (top-level values of a template only):
+  {"$r": PATH}                        the value at PATH in the response ([] = the response itself)
+  {"$r": PATH, "$n": N}               the next N characters of that text (a cursor per PATH)
+  {"$r": PATH, "$k": [keys], "$set": {...}}  that object with these keys in this order, $set's values
+                                      replacing the response's
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from .format import loads
+
+__all__ = ["LAYOUTS", "MARK", "derive_stream", "rebuild_stream", "render_event"]
+
+MARK = "$r"
+_COUNT, _KEYS, _SET = "$n", "$k", "$set"
+_SEQ = "sequence_number"
+_TEXT_FIELDS = ("text", "arguments", "input", "refusal")
+
+_STYLES: dict[str, dict[str, Any]] = {
+    "spaced-ascii": {"ensure_ascii": True},  # Python's json.dumps defaults
+    "spaced": {"ensure_ascii": False},
+    "compact-ascii": {"separators": (",", ":"), "ensure_ascii": True},
+    "indent2": {"indent": 2, "ensure_ascii": False},
+    "indent2-ascii": {"indent": 2, "ensure_ascii": True},
+}
+LAYOUTS = ("compact", *_STYLES)
+"""JSON layouts an event's data may be rebuilt in (see `json_layout` for whole bodies)."""
+
+
+def render_event(value: Any, layout: str) -> str:
+    """`value` serialised in `layout`: compact as orjson writes it, the others as `json.dumps` does."""
+    if layout == "compact":
+        return orjson.dumps(value).decode("utf-8")
+    if layout not in _STYLES:
+        raise ValueError(f"unknown SSE JSON layout {layout!r}")
+    return json.dumps(value, **_STYLES[layout])
+
+
+def _layout_of(data: str, value: Any, candidates: tuple[str, ...]) -> str | None:
+    for layout in candidates:
+        try:
+            if render_event(value, layout) == data:
+                return layout
+        except (TypeError, ValueError, orjson.JSONEncodeError):
+            return None
+    return None
+
+
+def _exact(value: Any) -> bytes | None:
+    """Bytes that are equal iff two values are equal with the same key order; None if not JSON."""
+    try:
+        return orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+
+
+def _at(root: Any, path: list[Any]) -> Any:
+    """The value at `path` (keys and indices); KeyError/IndexError/TypeError if there is none."""
+    value = root
+    for step in path:
+        if isinstance(value, list) and isinstance(step, int) and step >= 0:
+            value = value[step]
+        elif isinstance(value, dict) and isinstance(step, str):
+            value = value[step]
+        else:
+            raise KeyError(step)
+    return value
+
+
+def _location(event: dict[str, Any]) -> list[Any] | None:
+    """Where in the response the output item (and part) an event is about sits."""
+    index = event.get("output_index")
+    if not isinstance(index, int) or isinstance(index, bool):
+        return None
+    path: list[Any] = ["output", index]
+    for key, container in (("content_index", "content"), ("summary_index", "summary")):
+        if isinstance(event.get(key), int) and not isinstance(event.get(key), bool):
+            return [*path, container, event[key]]
+    return path
+
+
+class _Builder:
+    """Makes templates for one stream against `response` (the response as the reader will see it)."""
+
+    def __init__(self, response: Any) -> None:
+        self.response = response if isinstance(response, dict) else None
+        self.cursors: dict[tuple[Any, ...], int] = {}
+
+    def _lookup(self, path: list[Any]) -> Any:
+        try:
+            return _at(self.response, path)
+        except (KeyError, IndexError, TypeError):
+            return _Missing
+
+    def _same(self, path: list[Any], value: Any) -> bool:
+        found = self._lookup(path)
+        if found is _Missing:
+            return False
+        mine = _exact(value)
+        return mine is not None and mine == _exact(found)
+
+    def template(self, event: dict[str, Any]) -> dict[str, Any]:
+        if self.response is None:
+            return event
+        location = _location(event)
+        out: dict[str, Any] = {}
+        for key, value in event.items():
+            out[key] = self._marker(key, value, event, location)
+        return out
+
+    def _marker(self, key: str, value: Any, event: dict[str, Any], location: list[Any] | None) -> Any:
+        if key == "response" and isinstance(value, dict):
+            return self._projection(value)
+        if location is None:
+            return value
+        if key == "item" and isinstance(value, dict) and self._same(location[:2], value):
+            return {MARK: location[:2]}
+        if key == "part" and isinstance(value, dict) and len(location) > 2 and self._same(location, value):
+            return {MARK: location}
+        if key in _TEXT_FIELDS and isinstance(value, str) and len(value) > 24:
+            if self._same([*location, key], value):
+                return {MARK: [*location, key]}
+        if key == "delta" and isinstance(value, str) and str(event.get("type", "")).endswith(".delta"):
+            return self._slice(location, value)
+        return value
+
+    def _projection(self, value: dict[str, Any]) -> Any:
+        assert self.response is not None
+        changed = {k: v for k, v in value.items() if not self._same([k], v)}
+        if len(changed) == len(value):
+            return value
+        marker: dict[str, Any] = {MARK: [], _KEYS: list(value)}
+        if changed:
+            marker[_SET] = changed
+        return marker
+
+    def _slice(self, location: list[Any], delta: str) -> Any:
+        for field in _TEXT_FIELDS:
+            text = self._lookup([*location, field])
+            if not isinstance(text, str):
+                continue
+            path = [*location, field]
+            start = self.cursors.get(tuple(path), 0)
+            if text[start : start + len(delta)] == delta:
+                self.cursors[tuple(path)] = start + len(delta)
+                return {MARK: path, _COUNT: len(delta)}
+            return delta
+        return delta
+
+
+class _MissingType:
+    pass
+
+
+_Missing = _MissingType()
+
+
+def _marked(template: dict[str, Any]) -> bool:
+    return any(isinstance(value, dict) and MARK in value for value in template.values())
+
+
+def _count_key(template: dict[str, Any]) -> str | None:
+    for key, value in template.items():
+        if isinstance(value, dict) and _COUNT in value:
+            return key
+    return None
+
+
+def _compress(template: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
+    """`{"d": template}`, or `{"same": ..., "n": ...}` when `previous` has the same keys in the same order."""
+    if previous is None or list(previous) != list(template):
+        return {"d": template}
+    changed: dict[str, Any] = {}
+    count: int | None = None
+    for key, value in template.items():
+        old = previous[key]
+        if key == _SEQ and isinstance(old, int) and isinstance(value, int) and value == old + 1:
+            continue
+        if key == _SEQ and isinstance(old, int) and not isinstance(old, bool):
+            changed[key] = value
+            continue
+        if (
+            key == _count_key(previous)
+            and isinstance(value, dict)
+            and _COUNT in value
+            and value.get(MARK) == old.get(MARK)
+        ):
+            count = value[_COUNT]
+            continue
+        if _exact(value) != _exact(old) or _exact(value) is None:
+            changed[key] = value
+    form: dict[str, Any] = {"same": changed}
+    if count is not None:
+        form["n"] = count
+    return form
+
+
+def derive_stream(
+    events: list[dict[str, Any]],
+    response: Any,
+    literal: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> dict[str, Any] | None:
+    """The stored stream for `events` (dicts with `data`, optional `event`/`wire`; no `t_ms`), or None.
+
+    `response` is the exchange's response as a reader will resolve it; `literal(event)` gives the
+    stored form of an event that is not derived (default: the event as is). None when no event could
+    be derived, or when a derived event would not rebuild to its `data` and `event` exactly (the
+    caller then stores the stream as before).
+    """
+    layout: str | None = None
+    builder = _Builder(response)
+    forms: list[dict[str, Any]] = []
+    previous: dict[str, Any] | None = None
+    derived = 0
+
+    def keep(event: dict[str, Any]) -> dict[str, Any]:
+        return literal(event) if literal is not None else dict(event)
+
+    for event in events:
+        data = event.get("data", "")
+        value = _derivable(data)
+        found = _layout_of(data, value, (layout,) if layout else LAYOUTS) if value is not None else None
+        template = builder.template(value) if value is not None and found is not None else None
+        if template is None:  # not a JSON object in a layout we rebuild
+            previous = None
+            forms.append(keep(event))
+            continue
+        compressed = _compress(template, previous)
+        if "d" in compressed and not _marked(template):
+            kept = keep(event)
+            if "json" in kept:  # format 1.1's form already stores its parts once: as good, and simpler
+                previous = None
+                forms.append(kept)
+                continue
+        layout = found
+        form = {k: v for k, v in event.items() if k not in ("data", "event")}
+        if event.get("event") != template.get("type"):
+            form["event"] = event.get("event")
+        form.update(compressed)
+        previous = template
+        forms.append(form)
+        derived += 1
+    if layout is None or not derived:
+        return None
+    stored = {"layout": layout, "events": forms}
+    try:
+        rebuilt = rebuild_stream(stored, response, literal=lambda form: {})
+    except (KeyError, IndexError, TypeError, ValueError, orjson.JSONEncodeError):
+        return None
+    for event, form, got in zip(events, forms, rebuilt, strict=True):
+        if ("d" in form or "same" in form) and (
+            got["data"] != event.get("data", "") or got["event"] != event.get("event")
+        ):
+            return None
+    return stored
+
+
+def _derivable(data: str) -> dict[str, Any] | None:
+    """The event object, if `data` is a JSON object without `$` keys that could clash with markers."""
+    if not data.startswith("{") or '"$' in data:
+        return None
+    try:
+        value = loads(data)
+    except (ValueError, TypeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def rebuild_stream(
+    stored: dict[str, Any],
+    response: Any,
+    literal: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """The events of a stored stream with their `data` text back (and `event` names), in order.
+
+    `literal` turns a literal form (`data`/`json`) into an event dict; by default it is taken as is.
+    Raises KeyError/IndexError/TypeError/ValueError for a stream that does not fit `response`.
+    """
+    layout = stored.get("layout", "compact")
+    cursors: dict[tuple[Any, ...], int] = {}
+    previous: dict[str, Any] | None = None
+    out: list[dict[str, Any]] = []
+    for form in stored["events"]:
+        if "d" in form:
+            template = form["d"]
+        elif "same" in form:
+            if previous is None:
+                raise ValueError("a 'same' event follows no derived event")
+            template = _apply_same(previous, form)
+        else:
+            previous = None
+            out.append(literal(form) if literal is not None else dict(form))
+            continue
+        if not isinstance(template, dict):
+            raise TypeError("an SSE template is not an object")
+        previous = template
+        value = {key: _resolve(part, response, cursors) for key, part in template.items()}
+        event = {k: v for k, v in form.items() if k not in ("d", "same", "n")}
+        if "event" not in event:
+            event["event"] = value.get("type")
+        event["data"] = render_event(value, layout)
+        out.append(event)
+    return out
+
+
+def _apply_same(previous: dict[str, Any], form: dict[str, Any]) -> dict[str, Any]:
+    template = dict(previous)
+    seq = template.get(_SEQ)
+    if isinstance(seq, int) and not isinstance(seq, bool):
+        template[_SEQ] = seq + 1
+    template.update(form["same"])
+    if "n" in form:
+        key = _count_key(previous)
+        if key is None or key in form["same"]:
+            raise ValueError("'n' given for a template without a '$n' marker")
+        template[key] = {**previous[key], _COUNT: form["n"]}
+    return template
+
+
+def _resolve(part: Any, response: Any, cursors: dict[tuple[Any, ...], int]) -> Any:
+    if not (isinstance(part, dict) and MARK in part):
+        return part
+    path = part[MARK]
+    value = _at(response, path)
+    if _COUNT in part:
+        if not isinstance(value, str):
+            raise TypeError("a '$n' marker points at no text")
+        key = tuple(path)
+        start = cursors.get(key, 0)
+        cursors[key] = start + part[_COUNT]
+        return value[start : start + part[_COUNT]]
+    if _KEYS in part:
+        replaced = part.get(_SET, {})
+        return {k: replaced[k] if k in replaced else value[k] for k in part[_KEYS]}
+    return value
