@@ -63,14 +63,28 @@ def render_event(value: Any, layout: str) -> str:
     return json.dumps(value, **_STYLES[layout])
 
 
-def _layout_of(data: str, value: Any, candidates: tuple[str, ...]) -> str | None:
-    for layout in candidates:
+def _layouts_of(data: str, value: Any, candidates: tuple[str, ...]) -> tuple[str, ...]:
+    """The layouts among `candidates` that write `value` as exactly `data`.
+
+    An ASCII-only event fits both a style and its `-ascii` variant; the stream's later events decide.
+    Only the compact pair is written by two encoders (orjson, json), so only there both are tried.
+    """
+    found: list[str] = []
+    for style in ("compact", "spaced", "indent2"):
+        plain, escaped = style, f"{style}-ascii"
         try:
-            if render_event(value, layout) == data:
-                return layout
+            if plain in candidates and render_event(value, plain) == data:
+                found.append(plain)
+                if escaped in candidates and data.isascii():
+                    if style != "compact" or render_event(value, escaped) == data:
+                        found.append(escaped)
+            elif escaped in candidates and data.isascii() and render_event(value, escaped) == data:
+                found.append(escaped)
         except (TypeError, ValueError, orjson.JSONEncodeError):
-            return None
-    return None
+            return ()
+        if found:
+            break
+    return tuple(found)
 
 
 def _exact(value: Any) -> bytes | None:
@@ -234,7 +248,7 @@ def derive_stream(
     be derived, or when a derived event would not rebuild to its `data` and `event` exactly (the
     caller then stores the stream as before).
     """
-    layout: str | None = None
+    layouts = LAYOUTS  # those every derived event so far is written in
     builder = _Builder(response)
     forms: list[dict[str, Any]] = []
     previous: dict[str, Any] | None = None
@@ -246,8 +260,8 @@ def derive_stream(
     for event in events:
         data = event.get("data", "")
         value = _derivable(data)
-        found = _layout_of(data, value, (layout,) if layout else LAYOUTS) if value is not None else None
-        template = builder.template(value) if value is not None and found is not None else None
+        found = _layouts_of(data, value, layouts) if value is not None else ()
+        template = builder.template(value) if value is not None and found else None
         if template is None:  # not a JSON object in a layout we rebuild
             previous = None
             forms.append(keep(event))
@@ -259,7 +273,7 @@ def derive_stream(
                 previous = None
                 forms.append(kept)
                 continue
-        layout = found
+        layouts = found
         form = {k: v for k, v in event.items() if k not in ("data", "event")}
         if event.get("event") != template.get("type"):
             form["event"] = event.get("event")
@@ -267,9 +281,9 @@ def derive_stream(
         previous = template
         forms.append(form)
         derived += 1
-    if layout is None or not derived:
+    if not derived:
         return None
-    stored = {"layout": layout, "events": forms}
+    stored = {"layout": layouts[0], "events": forms}
     try:
         rebuilt = rebuild_stream(stored, response, literal=lambda form: {})
     except (KeyError, IndexError, TypeError, ValueError, orjson.JSONEncodeError):
