@@ -52,15 +52,18 @@ _STYLES: dict[str, dict[str, Any]] = {
 }
 LAYOUTS = ("compact", *_STYLES)
 """JSON layouts an event's data may be rebuilt in (see `json_layout` for whole bodies)."""
+# one encoder per layout: `json.dumps` would build one per call, a third of a spaced stream's read time
+_ENCODERS = {name: json.JSONEncoder(**style) for name, style in _STYLES.items()}
 
 
 def render_event(value: Any, layout: str) -> str:
     """`value` serialised in `layout`: compact as orjson writes it, the others as `json.dumps` does."""
     if layout == "compact":
         return orjson.dumps(value).decode("utf-8")
-    if layout not in _STYLES:
+    encoder = _ENCODERS.get(layout)
+    if encoder is None:
         raise ValueError(f"unknown SSE JSON layout {layout!r}")
-    return json.dumps(value, **_STYLES[layout])
+    return encoder.encode(value)
 
 
 def _layouts_of(data: str, value: Any, candidates: tuple[str, ...]) -> tuple[str, ...]:
@@ -319,23 +322,28 @@ def rebuild_stream(
     """
     layout = stored.get("layout", "compact")
     cursors: dict[tuple[Any, ...], int] = {}
+    found: dict[tuple[Any, ...], Any] = {}  # response parts by path: deltas look up the same text
     previous: dict[str, Any] | None = None
+    marked: list[str] = []  # the keys of `previous` whose values are markers
     out: list[dict[str, Any]] = []
     for form in stored["events"]:
         if "d" in form:
             template = form["d"]
+            if not isinstance(template, dict):
+                raise TypeError("an SSE template is not an object")
+            marked = [key for key, part in template.items() if _is_marker(part)]
         elif "same" in form:
             if previous is None:
                 raise ValueError("a 'same' event follows no derived event")
-            template = _apply_same(previous, form)
+            template, marked = _apply_same(previous, marked, form)
         else:
             previous = None
             out.append(literal(form) if literal is not None else dict(form))
             continue
-        if not isinstance(template, dict):
-            raise TypeError("an SSE template is not an object")
         previous = template
-        value = {key: _resolve(part, response, cursors) for key, part in template.items()}
+        value = dict(template)
+        for key in marked:
+            value[key] = _resolve(template[key], response, cursors, found)
         event = {k: v for k, v in form.items() if k not in ("d", "same", "n")}
         if "event" not in event:
             event["event"] = value.get("type")
@@ -344,29 +352,44 @@ def rebuild_stream(
     return out
 
 
-def _apply_same(previous: dict[str, Any], form: dict[str, Any]) -> dict[str, Any]:
+def _is_marker(part: Any) -> bool:
+    return isinstance(part, dict) and MARK in part
+
+
+def _apply_same(
+    previous: dict[str, Any], marked: list[str], form: dict[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """The template of a `same` form, and its marked keys."""
     template = dict(previous)
     seq = template.get(_SEQ)
     if isinstance(seq, int) and not isinstance(seq, bool):
         template[_SEQ] = seq + 1
-    template.update(form["same"])
+    same = form["same"]
+    if not isinstance(same, dict):
+        raise TypeError("'same' is not an object")
+    template.update(same)
+    if same:
+        marked = [key for key in marked if key not in same] + [k for k, v in same.items() if _is_marker(v)]
     if "n" in form:
-        key = _count_key(previous)
-        if key is None or key in form["same"]:
+        key = next((k for k in marked if _COUNT in previous.get(k, {})), None)
+        if key is None or key in same:
             raise ValueError("'n' given for a template without a '$n' marker")
         template[key] = {**previous[key], _COUNT: form["n"]}
-    return template
+    return template, marked
 
 
-def _resolve(part: Any, response: Any, cursors: dict[tuple[Any, ...], int]) -> Any:
-    if not (isinstance(part, dict) and MARK in part):
-        return part
+def _resolve(
+    part: dict[str, Any],
+    response: Any,
+    cursors: dict[tuple[Any, ...], int],
+    found: dict[tuple[Any, ...], Any],
+) -> Any:
     path = part[MARK]
-    value = _at(response, path)
+    key = tuple(path)
+    value = found[key] if key in found else found.setdefault(key, _at(response, path))
     if _COUNT in part:
         if not isinstance(value, str):
             raise TypeError("a '$n' marker points at no text")
-        key = tuple(path)
         start = cursors.get(key, 0)
         cursors[key] = start + part[_COUNT]
         return value[start : start + part[_COUNT]]
