@@ -17,7 +17,7 @@ Stored stream (`{"layout": L, "events": [form, ...]}`); each form is one of
   {"d": template}                     the event object with markers (below)
   {"same": {key: value}, "n": N}      the previous event's template with these keys replaced; an
                                       integer `sequence_number` counts on by one; `n` sets the length
-                                      of the template's `$n` marker
+                                      of the template's `$n` marker (`same` left out when empty)
 plus `event` when the SSE event name is not the JSON `type` (null: no `event:` line) and `wire`.
 Markers (top-level values of a template only):
   {"$r": PATH}                        the value at PATH in the response ([] = the response itself)
@@ -233,10 +233,9 @@ def _compress(template: dict[str, Any], previous: dict[str, Any] | None) -> dict
             continue
         if _exact(value) != _exact(old) or _exact(value) is None:
             changed[key] = value
-    form: dict[str, Any] = {"same": changed}
-    if count is not None:
-        form["n"] = count
-    return form
+    if count is not None:  # the common delta: nothing but its length changes
+        return {"same": changed, "n": count} if changed else {"n": count}
+    return {"same": changed}
 
 
 def derive_stream(
@@ -292,7 +291,7 @@ def derive_stream(
     except (KeyError, IndexError, TypeError, ValueError, orjson.JSONEncodeError):
         return None
     for event, form, got in zip(events, forms, rebuilt, strict=True):
-        if ("d" in form or "same" in form) and (
+        if ("d" in form or "same" in form or "n" in form) and (
             got["data"] != event.get("data", "") or got["event"] != event.get("event")
         ):
             return None
@@ -332,7 +331,7 @@ def rebuild_stream(
             if not isinstance(template, dict):
                 raise TypeError("an SSE template is not an object")
             marked = [key for key, part in template.items() if _is_marker(part)]
-        elif "same" in form:
+        elif "same" in form or "n" in form:
             if previous is None:
                 raise ValueError("a 'same' event follows no derived event")
             template, marked = _apply_same(previous, marked, form)
@@ -364,7 +363,7 @@ def _apply_same(
     seq = template.get(_SEQ)
     if isinstance(seq, int) and not isinstance(seq, bool):
         template[_SEQ] = seq + 1
-    same = form["same"]
+    same = form.get("same", {})
     if not isinstance(same, dict):
         raise TypeError("'same' is not an object")
     template.update(same)
