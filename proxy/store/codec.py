@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from .derive import rebuild_stream
-from .format import ITEMS, MIN_BLOB_CHARS, ORDER, REF, SET, STREAM, canonical_json, content_hash, loads
+from .format import AS, ITEMS, MIN_BLOB_CHARS, ORDER, REF, SET, STREAM, canonical_json, content_hash, loads
 
 __all__ = [
     "BlobSink",
@@ -229,6 +229,7 @@ class Decoder:
     def __init__(self) -> None:
         self.blobs: dict[str, Any] = {}
         self.input_hashes: dict[int, list[str]] = {}
+        self.encoded_bodies: dict[int, dict[str, Any]] = {}  # what `$as` refers to
 
     def blob(self, h: str) -> Any:
         try:
@@ -248,6 +249,12 @@ class Decoder:
     def body(self, exchange_id: int, encoded: Any) -> Any:
         if not isinstance(encoded, dict):
             return encoded
+        if AS in encoded:
+            base = self.encoded_bodies.get(encoded[AS])
+            if base is None:
+                raise MissingBlob(f"exchange {encoded[AS]}")
+            encoded = {**base, **{k: v for k, v in encoded.items() if k != AS}}
+        self.encoded_bodies[exchange_id] = encoded
         out: dict[str, Any] = {}
         for key, value in encoded.items():
             if isinstance(value, dict) and ITEMS in value:

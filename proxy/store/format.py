@@ -30,6 +30,7 @@ REF = "$blob"  # {"$blob": h}: the blob's value
 ITEMS = "$items"  # {"$items": {"base": id?, "keep": n, "add": [h, ...]}}: an input list
 SET = "$set"  # extra keys merged over a referenced header set
 ORDER = "$order"  # next to "$blob" in an SSE event: this occurrence's key order (see codec.key_order)
+AS = "$as"  # {"$as": id, key: value, ...}: exchange id's request body with these keys replaced (1.2)
 STREAM = "$stream"  # {"$stream": h, "t_ms": [...]}: an exchange's SSE events, blob h (see derive.py)
 
 # Request strings shorter than this stay inline: a reference would cost more than it saves.

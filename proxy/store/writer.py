@@ -25,6 +25,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import orjson
+
 from ..errors import RecordingError, RecordingWriteError
 from ..model import Exchange, RecordingHeader
 from ..redact import Redactor, redact_events
@@ -32,6 +34,7 @@ from ..responses.sse import wire_has_data, wire_terminated
 from .codec import encode_body, encode_headers, encode_sse_data, ordered_hash
 from .derive import derive_stream
 from .format import (
+    AS,
     FORMAT_VERSION,
     ITEMS,
     KIND_BLOB,
@@ -63,6 +66,13 @@ class _Unmatchable:
 
 
 _UNMATCHABLE = _Unmatchable()
+
+
+def _exact(value: Any) -> bytes | None:
+    try:
+        return orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):
+        return None  # never equal: such a key is written again
 
 
 def _dispatched(wire: str) -> bool:
@@ -111,6 +121,7 @@ class RecordingWriter:
         # raw content hash -> stored (redacted) hash; memory only, so raw hashes never hit the disk
         self._raw_to_stored: dict[str, str] = {}
         self._recent: deque[tuple[int, list[str]]] = deque(maxlen=RECENT_INPUTS)
+        self._bodies: dict[int, dict[str, Any]] = {}  # recent exchanges' encoded bodies, for `$as`
         self._next_id = 0
         self._fd: int | None = None
         self._lines: list[str] = []  # the lines of the exchange being written
@@ -294,6 +305,20 @@ class RecordingWriter:
         self._stored |= self._new_blobs
         self._new_blobs.clear()
 
+    def _like_base(self, encoded: dict[str, Any], base: tuple[int, int] | None) -> dict[str, Any]:
+        """Format 1.2: a body with the keys of its base exchange's body (same order) as `$as` + what changed.
+
+        A thread's requests repeat model, instructions, tools, reasoning, include, metadata ... every
+        turn; only `input` (and whatever else changed) is written again.
+        """
+        if self._minor < 2 or base is None or any(key.startswith("$") for key in encoded):
+            return encoded
+        previous = self._bodies.get(base[0])
+        if previous is None or list(previous) != list(encoded):
+            return encoded
+        changed = {k: v for k, v in encoded.items() if k == "input" or _exact(v) != _exact(previous[k])}
+        return {AS: base[0], **changed}
+
     def _encode_sse(self, events: list[dict[str, Any]], view: dict[str, Any] | None) -> Any:
         """The stored form of a stream: derived from the response (1.2) where that rebuilds exactly."""
         red = self._redactor
@@ -423,8 +448,12 @@ class RecordingWriter:
             redacted = red.body({k: v for k, v in body.items() if k != "input"})
             # key order kept; `input` is replaced by references in encode_body, never written raw
             ordered = {k: body["input"] if k == "input" else redacted[k] for k in body}
-            line["request_body"] = encode_body(ordered, hashes, base, self._sink)
+            encoded = encode_body(ordered, hashes, base, self._sink)
+            line["request_body"] = self._like_base(encoded, base)
             self._recent.append((exchange.id, hashes))
+            self._bodies[exchange.id] = encoded
+            while len(self._bodies) > RECENT_INPUTS:
+                del self._bodies[next(iter(self._bodies))]
         elif body is not None:
             line["request_body"] = red.body(body)
 

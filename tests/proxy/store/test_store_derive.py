@@ -184,3 +184,26 @@ def test_derive_stream_refuses_what_does_not_rebuild_exactly() -> None:
     )
     stored = derive_stream([{"event": "response.completed", "data": data}], {"id": "r", "usage": None})
     assert stored is not None and stored["events"][0]["d"]["response"]["$r"] == []
+
+
+def test_request_bodies_store_only_what_changed_since_their_base(tmp_path: Path) -> None:
+    items: list[dict[str, Any]] = []
+    bodies = []
+    for turn in range(4):
+        items = [*items, _msg("user", f"question {turn}")]
+        body = make_exchange(turn, items).request_body
+        body["reasoning"] = {"effort": "high" if turn == 2 else "medium"}
+        if turn == 3:
+            body["include"] = ["reasoning.encrypted_content"]  # a key more: written in full
+        bodies.append(body)
+    path = tmp_path / "rec.jsonl"
+    with RecordingWriter(path) as writer:
+        for turn, body in enumerate(bodies):
+            writer.write(make_exchange(turn, body["input"], request_body=body))
+    read = [e.request_body for e in read_recording(path).exchanges]
+    assert [json.dumps(b) for b in read] == [json.dumps(b) for b in bodies]  # values and key order
+    lines = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    stored = [line["request_body"] for line in lines if line["kind"] == "exchange"]
+    assert "$as" not in stored[0] and "$as" not in stored[3]
+    assert sorted(stored[1]) == ["$as", "input"] and stored[1]["$as"] == 0
+    assert sorted(stored[2]) == ["$as", "input", "reasoning"]
