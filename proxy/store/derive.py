@@ -18,6 +18,7 @@ Stored stream (`{"layout": L, "events": [form, ...]}`); each form is one of
   {"same": {key: value}, "n": N}      the previous event's template with these keys replaced; an
                                       integer `sequence_number` counts on by one; `n` sets the length
                                       of the template's `$n` marker (`same` left out when empty)
+  {"n": [N1, N2, ...]}                several such events, one after the other (a run of deltas)
 plus `event` when the SSE event name is not the JSON `type` (null: no `event:` line) and `wire`.
 Markers (top-level values of a template only):
   {"$r": PATH}                        the value at PATH in the response ([] = the response itself)
@@ -29,7 +30,7 @@ Markers (top-level values of a template only):
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -285,7 +286,7 @@ def derive_stream(
         derived += 1
     if not derived:
         return None
-    stored = {"layout": layouts[0], "events": forms}
+    stored = {"layout": layouts[0], "events": _runs(forms)}
     try:
         rebuilt = rebuild_stream(stored, response, literal=lambda form: {})
     except (KeyError, IndexError, TypeError, ValueError, orjson.JSONEncodeError):
@@ -296,6 +297,26 @@ def derive_stream(
         ):
             return None
     return stored
+
+
+def _runs(forms: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Consecutive `{"n": N}` forms (a stream's plain deltas) as one `{"n": [N, ...]}`."""
+    out: list[dict[str, Any]] = []
+    for form in forms:
+        if list(form) == ["n"] and out and list(out[-1]) == ["n"]:
+            last = out[-1]["n"]
+            out[-1] = {"n": [*last, form["n"]] if isinstance(last, list) else [last, form["n"]]}
+        else:
+            out.append(form)
+    return out
+
+
+def _expand(forms: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for form in forms:
+        if isinstance(form.get("n"), list) and list(form) == ["n"]:
+            yield from ({"n": n} for n in form["n"])
+        else:
+            yield form
 
 
 def _derivable(data: str) -> dict[str, Any] | None:
@@ -325,7 +346,7 @@ def rebuild_stream(
     previous: dict[str, Any] | None = None
     marked: list[str] = []  # the keys of `previous` whose values are markers
     out: list[dict[str, Any]] = []
-    for form in stored["events"]:
+    for form in _expand(stored["events"]):
         if "d" in form:
             template = form["d"]
             if not isinstance(template, dict):
