@@ -10,6 +10,7 @@ Run: `.venv/bin/python -m benchmarks.bench_store` (`--quick`: 60 turns). Everyth
 2. Codex-shaped streams (reasoning, a message in ~4-character deltas, a function call; the
    response objects echo instructions and tools) written straight to a `RecordingWriter`: the bytes
    the SSE takes on disk against the bytes received.
+   Also the writer's time per exchange (median; redaction, storing, deriving and checking the stream).
 3. Reading: `read_recording` (median of 5) and `ctxscope info` (median of 3) on each file.
 Results also go to benchmarks/results/store.json.
 """
@@ -75,9 +76,12 @@ def codex_stream(turn: int, instructions: str, tools: list[dict[str, Any]]) -> l
     return events
 
 
-def record_codex_streams(bodies: list[dict[str, Any]], out: Path, version: str, compact: bool) -> int:
-    """Write one exchange per body with a Codex-shaped stream; returns the SSE bytes received."""
+def record_codex_streams(
+    bodies: list[dict[str, Any]], out: Path, version: str, compact: bool
+) -> tuple[int, float]:
+    """Write one exchange per body with a Codex-shaped stream: (SSE bytes received, median ms per write)."""
     received = 0
+    writes: list[float] = []
     separators = (",", ":") if compact else None
     with RecordingWriter(out, version=version) as writer:
         for turn, body in enumerate(bodies):
@@ -87,21 +91,22 @@ def record_codex_streams(bodies: list[dict[str, Any]], out: Path, version: str, 
                 for n, e in enumerate(events)
             ]
             received += sum(len(e.encode()) for e in sse)
-            writer.write(
-                Exchange(
-                    id=-1,
-                    started_at=1000.0 + turn,
-                    method="POST",
-                    url="http://127.0.0.1:1/v1/responses",
-                    endpoint="responses",
-                    status=200,
-                    request_headers={"content-type": "application/json"},
-                    request_body=body,
-                    sse=sse,
-                    response=fold_events(events),
-                )
+            exchange = Exchange(
+                id=-1,
+                started_at=1000.0 + turn,
+                method="POST",
+                url="http://127.0.0.1:1/v1/responses",
+                endpoint="responses",
+                status=200,
+                request_headers={"content-type": "application/json"},
+                request_body=body,
+                sse=sse,
+                response=fold_events(events),
             )
-    return received
+            start = time.perf_counter()
+            writer.write(exchange)
+            writes.append(time.perf_counter() - start)
+    return received, statistics.median(writes) * 1000
 
 
 def read_times(path: Path) -> dict[str, float]:
@@ -145,11 +150,14 @@ def run(quick: bool) -> dict[str, Any]:
             upstream.stop()
 
     print(f"\nCodex-shaped streams ({turns} turns, ~260 events each), written directly")
-    print(f"{'SSE JSON':<10} {'format':<7} {'file MB':>8} {'× unique':>9} {'SSE in MB':>9} {'read ms':>8}")
+    print(
+        f"{'SSE JSON':<10} {'format':<7} {'file MB':>8} {'× unique':>9} {'SSE in MB':>9} {'read ms':>8} "
+        f"{'write ms':>8}"
+    )
     for compact in (True, False):
         for version in VERSIONS:
             out = tmp / f"codex-{'compact' if compact else 'spaced'}-{version}.jsonl"
-            received = record_codex_streams(bodies, out, version, compact)
+            received, write_ms = record_codex_streams(bodies, out, version, compact)
             size = out.stat().st_size
             reads = []
             for _ in range(3):
@@ -163,11 +171,12 @@ def run(quick: bool) -> dict[str, Any]:
                 "sse_received_bytes": received,
                 "vs_unique": round(size / unique, 3),
                 "read_ms": round(statistics.median(reads) * 1000, 1),
+                "write_ms_per_exchange": round(write_ms, 2),
             }
             report["codex"].append(row)
             print(
                 f"{row['sse_json']:<10} {version:<7} {size / 1e6:>8.3f} {size / unique:>9.2f} "
-                f"{received / 1e6:>9.2f} {row['read_ms']:>8.0f}"
+                f"{received / 1e6:>9.2f} {row['read_ms']:>8.0f} {write_ms:>8.2f}"
             )
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "store.json").write_text(json.dumps(report, indent=2))
