@@ -71,7 +71,8 @@ def _layouts_of(data: str, value: Any, candidates: tuple[str, ...]) -> tuple[str
     """The layouts among `candidates` that write `value` as exactly `data`.
 
     An ASCII-only event fits both a style and its `-ascii` variant; the stream's later events decide.
-    Only the compact pair is written by two encoders (orjson, json), so only there both are tried.
+    (The compact pair is written by two encoders, orjson and json; they agree on ASCII output but for
+    the odd float, and `derive_stream` checks every event in the layout it finally picks.)
     """
     found: list[str] = []
     for style in ("compact", "spaced", "indent2"):
@@ -80,8 +81,7 @@ def _layouts_of(data: str, value: Any, candidates: tuple[str, ...]) -> tuple[str
             if plain in candidates and render_event(value, plain) == data:
                 found.append(plain)
                 if escaped in candidates and data.isascii():
-                    if style != "compact" or render_event(value, escaped) == data:
-                        found.append(escaped)
+                    found.append(escaped)
             elif escaped in candidates and data.isascii() and render_event(value, escaped) == data:
                 found.append(escaped)
         except (TypeError, ValueError, orjson.JSONEncodeError):
@@ -217,22 +217,27 @@ def _compress(template: dict[str, Any], previous: dict[str, Any] | None) -> dict
         return {"d": template}
     changed: dict[str, Any] = {}
     count: int | None = None
+    count_key = _count_key(previous)
     for key, value in template.items():
         old = previous[key]
-        if key == _SEQ and isinstance(old, int) and isinstance(value, int) and value == old + 1:
-            continue
         if key == _SEQ and isinstance(old, int) and not isinstance(old, bool):
-            changed[key] = value
+            if not (type(value) is int and value == old + 1):
+                changed[key] = value
             continue
         if (
-            key == _count_key(previous)
+            key == count_key
             and isinstance(value, dict)
             and _COUNT in value
             and value.get(MARK) == old.get(MARK)
         ):
             count = value[_COUNT]
             continue
-        if _exact(value) != _exact(old) or _exact(value) is None:
+        if value is old:
+            continue
+        # `==` first (cheap, but 1 == 1.0 == True); equal containers may differ in key order
+        if type(value) is not type(old) or value != old:
+            changed[key] = value
+        elif isinstance(value, dict | list) and (_exact(value) is None or _exact(value) != _exact(old)):
             changed[key] = value
     if count is not None:  # the common delta: nothing but its length changes
         return {"same": changed, "n": count} if changed else {"n": count}

@@ -23,7 +23,7 @@ from proxy.responses import (
     text_message,
 )
 from proxy.store import RecordingWriter, read_recording
-from proxy.store.derive import derive_stream
+from proxy.store.derive import derive_stream, rebuild_stream
 from tests.proxy.store.test_store import SECRET_KEY, _msg, make_exchange
 
 INSTRUCTIONS = "You are a coding agent. Follow the repository's rules. " * 40
@@ -207,3 +207,14 @@ def test_request_bodies_store_only_what_changed_since_their_base(tmp_path: Path)
     assert "$as" not in stored[0] and "$as" not in stored[3]
     assert sorted(stored[1]) == ["$as", "input"] and stored[1]["$as"] == 0
     assert sorted(stored[2]) == ["$as", "input", "reasoning"]
+
+
+def test_same_events_tell_apart_values_python_calls_equal() -> None:
+    """1, 1.0 and true are equal in Python, not on the wire; {"a","b"} and {"b","a"} neither."""
+    values: list[Any] = [1, True, 1.0, {"a": 1, "b": 2}, {"b": 2, "a": 1}, [1], [True]]
+    events = [{"type": "response.x", "sequence_number": n, "v": v} for n, v in enumerate(values)]
+    events.append({"type": "response.x", "sequence_number": True, "v": 1})  # not a count: literal value
+    datas = [{"event": "response.x", "data": json.dumps(e, separators=(",", ":"))} for e in events]
+    stored = derive_stream(datas, {"id": "r"})
+    assert stored is not None and all("same" in form for form in stored["events"][1:])
+    assert [e["data"] for e in rebuild_stream(stored, {"id": "r"})] == [d["data"] for d in datas]
