@@ -30,7 +30,7 @@ Markers (top-level values of a template only):
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -316,14 +316,6 @@ def _runs(forms: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _expand(forms: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    for form in forms:
-        if isinstance(form.get("n"), list) and list(form) == ["n"]:
-            yield from ({"n": n} for n in form["n"])
-        else:
-            yield form
-
-
 def _derivable(data: str) -> dict[str, Any] | None:
     """The event object, if `data` is a JSON object without `$` keys that could clash with markers."""
     if not data.startswith("{") or '"$' in data:
@@ -345,36 +337,133 @@ def rebuild_stream(
     `literal` turns a literal form (`data`/`json`) into an event dict; by default it is taken as is.
     Raises KeyError/IndexError/TypeError/ValueError for a stream that does not fit `response`.
     """
-    layout = stored.get("layout", "compact")
-    cursors: dict[tuple[Any, ...], int] = {}
-    found: dict[tuple[Any, ...], Any] = {}  # response parts by path: deltas look up the same text
-    previous: dict[str, Any] | None = None
-    marked: list[str] = []  # the keys of `previous` whose values are markers
-    out: list[dict[str, Any]] = []
-    for form in _expand(stored["events"]):
+    rebuild = _Rebuild(stored.get("layout", "compact"), response, literal)
+    for form in stored["events"]:
+        counts = form.get("n")
+        if isinstance(counts, list) and list(form) == ["n"]:
+            if not rebuild.run(counts):
+                for count in counts:
+                    rebuild.single({"n": count})
+        else:
+            rebuild.single(form)
+    return rebuild.out
+
+
+class _Rebuild:
+    """The state of rebuilding one stream: the previous template, text cursors, resolved parts."""
+
+    def __init__(
+        self, layout: str, response: Any, literal: Callable[[dict[str, Any]], dict[str, Any]] | None
+    ) -> None:
+        if layout != "compact" and layout not in _ENCODERS:
+            raise ValueError(f"unknown SSE JSON layout {layout!r}")
+        self.layout = layout
+        self.response = response
+        self.literal = literal
+        self.cursors: dict[tuple[Any, ...], int] = {}
+        self.found: dict[tuple[Any, ...], Any] = {}  # response parts by path: deltas look up one text
+        self.previous: dict[str, Any] | None = None
+        self.marked: list[str] = []  # the keys of `previous` whose values are markers
+        self.out: list[dict[str, Any]] = []
+
+    def single(self, form: dict[str, Any]) -> None:
         if "d" in form:
             template = form["d"]
             if not isinstance(template, dict):
                 raise TypeError("an SSE template is not an object")
-            marked = [key for key, part in template.items() if _is_marker(part)]
+            self.marked = [key for key, part in template.items() if _is_marker(part)]
         elif "same" in form or "n" in form:
-            if previous is None:
+            if self.previous is None:
                 raise ValueError("a 'same' event follows no derived event")
-            template, marked = _apply_same(previous, marked, form)
+            template, self.marked = _apply_same(self.previous, self.marked, form)
         else:
-            previous = None
-            out.append(literal(form) if literal is not None else dict(form))
-            continue
-        previous = template
+            self.previous = None
+            self.out.append(self.literal(form) if self.literal is not None else dict(form))
+            return
+        self.previous = template
         value = dict(template)
-        for key in marked:
-            value[key] = _resolve(template[key], response, cursors, found)
+        for key in self.marked:
+            value[key] = _resolve(template[key], self.response, self.cursors, self.found)
         event = {k: v for k, v in form.items() if k not in ("d", "same", "n")}
         if "event" not in event:
             event["event"] = value.get("type")
-        event["data"] = render_event(value, layout)
-        out.append(event)
-    return out
+        event["data"] = render_event(value, self.layout)
+        self.out.append(event)
+
+    def run(self, counts: list[Any]) -> bool:
+        """A run of deltas, rendered once with placeholders and filled per event; False to go one by one.
+
+        JSON serialisation is compositional: the text of an object is its members' texts in order, so
+        an event that differs from the one before only in `sequence_number` and its delta is the
+        same text with those two put in (each written by the layout's own string encoder).
+        """
+        previous = self.previous
+        if previous is None or not counts or not all(type(n) is int and n >= 0 for n in counts):
+            return False
+        counting = [k for k in self.marked if _COUNT in previous.get(k, {})]
+        if len(counting) != 1 or self.layout.startswith("indent"):
+            return False
+        key = counting[0]
+        numbered = type(previous.get(_SEQ)) is int
+        seq: int = previous[_SEQ] if numbered else 0
+        value = dict(previous)
+        for other in self.marked:
+            if other != key:
+                value[other] = _resolve(previous[other], self.response, self.cursors, self.found)
+        string = _string_encoder(self.layout)
+        holes = (
+            {key: "\x00\x01delta\x00", _SEQ: "\x00\x01seq\x00"} if numbered else {key: "\x00\x01delta\x00"}
+        )
+        value.update(holes)
+        try:
+            text = render_event(value, self.layout)
+            tokens = {name: string(hole) for name, hole in holes.items()}
+        except (TypeError, ValueError, orjson.JSONEncodeError):
+            return False
+        if any(text.count(token) != 1 for token in tokens.values()):
+            return False
+        order = sorted(tokens, key=lambda name: text.index(tokens[name]))
+        pieces: list[str] = []
+        rest = text
+        for name in order:
+            head, _, rest = rest.partition(tokens[name])
+            pieces.append(head)
+        pieces.append(rest)
+        marker = previous[key]
+        path = tuple(marker[MARK])
+        full = (
+            self.found[path]
+            if path in self.found
+            else self.found.setdefault(path, _at(self.response, marker[MARK]))
+        )
+        if not isinstance(full, str):
+            raise TypeError("a '$n' marker points at no text")
+        event_name = value.get("type")
+        start = self.cursors.get(path, 0)
+        for n in counts:
+            if numbered:
+                seq += 1
+            fills = {key: string(full[start : start + n]), _SEQ: str(seq)}
+            start += n
+            data = pieces[0] + "".join(fills[part] + pieces[i + 1] for i, part in enumerate(order))
+            self.out.append({"event": event_name, "data": data})
+        self.cursors[path] = start
+        last = dict(previous)
+        last[key] = {**marker, _COUNT: counts[-1]}
+        if numbered:
+            last[_SEQ] = seq
+        self.previous = last
+        return True
+
+
+def _string_encoder(layout: str) -> Callable[[str], str]:
+    """How `layout` writes one string (quotes included), as its encoder does inside an object."""
+    if layout == "compact":
+        return lambda text: orjson.dumps(text).decode("utf-8")
+    encoder = _ENCODERS[layout]
+    if encoder.ensure_ascii:
+        return json.encoder.encode_basestring_ascii
+    return json.encoder.encode_basestring
 
 
 def _is_marker(part: Any) -> bool:

@@ -66,7 +66,7 @@ def _message(text: str, pieces: list[str], **kw: Any) -> list[dict[str, Any]]:
 def codex_events(text: str = TEXT, pieces: list[str] = PIECES, turn: int = 0) -> list[dict[str, Any]]:
     ids = sequential_ids()
     events = response_stream(
-        reasoning(["Planning the change.", "Checking files."], ids=ids),
+        reasoning(['Planning the "change": é\n', "Checking files 😀."], chunks=5, ids=ids),
         _message(text, pieces, ids=ids),
         function_call("exec_command", {"cmd": ["rg", "-n", 'naïve "x"']}, chunks=3, ids=ids),
         response_id=f"resp_{turn}",
