@@ -18,7 +18,8 @@ Stored stream (`{"layout": L, "events": [form, ...]}`); each form is one of
   {"same": {key: value}, "n": N}      the previous event's template with these keys replaced; an
                                       integer `sequence_number` counts on by one; `n` sets the length
                                       of the template's `$n` marker (`same` left out when empty)
-  {"n": [N1, N2, ...]}                several such events, one after the other (a run of deltas)
+  {"n": [N1, ...], "vary": {K: [v1, ...]}}  several such events in a row (a run of deltas), the i-th
+                                      with `n` Ni and `same` {K: vi, ...} (`vary` left out when empty)
 plus `event` when the SSE event name is not the JSON `type` (null: no `event:` line) and `wire`.
 Markers (top-level values of a template only):
   {"$r": PATH}                        the value at PATH in the response ([] = the response itself)
@@ -305,15 +306,46 @@ def derive_stream(
 
 
 def _runs(forms: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Consecutive `{"n": N}` forms (a stream's plain deltas) as one `{"n": [N, ...]}`."""
+    """Consecutive `{"same": {K: v}, "n": N}` forms replacing the same keys K (a stream's deltas, each
+    with its own `obfuscation`, say) as one `{"n": [N, ...], "vary": {K: [v, ...]}}`."""
     out: list[dict[str, Any]] = []
+    current: tuple[str, ...] | None = None
     for form in forms:
-        if list(form) == ["n"] and out and list(out[-1]) == ["n"]:
-            last = out[-1]["n"]
-            out[-1] = {"n": [*last, form["n"]] if isinstance(last, list) else [last, form["n"]]}
-        else:
+        keys = _run_keys(form)
+        if keys is not None and keys == current:
+            run = out[-1]
+            run["n"].append(form["n"])
+            for key in keys:
+                run["vary"][key].append(form["same"][key])
+            continue
+        current = keys
+        if keys is None:
             out.append(form)
-    return out
+        else:
+            run = {"n": [form["n"]]}
+            if keys:
+                run["vary"] = {key: [form["same"][key]] for key in keys}
+            out.append(run)
+    return [
+        _single(form) if isinstance(form.get("n"), list) and len(form["n"]) == 1 else form for form in out
+    ]
+
+
+def _run_keys(form: dict[str, Any]) -> tuple[str, ...] | None:
+    """The keys a `same` form with `n` replaces, if it can join a run (literal values only)."""
+    if type(form.get("n")) is not int or not set(form) <= {"n", "same"}:
+        return None
+    same = form.get("same", {})
+    if any(_is_marker(value) or key in (_SEQ, "type") for key, value in same.items()):
+        return None
+    return tuple(same)
+
+
+def _single(run: dict[str, Any]) -> dict[str, Any]:
+    vary = run.get("vary", {})
+    form: dict[str, Any] = {"same": {key: values[0] for key, values in vary.items()}} if vary else {}
+    form["n"] = run["n"][0]
+    return form
 
 
 def _derivable(data: str) -> dict[str, Any] | None:
@@ -340,12 +372,18 @@ def rebuild_stream(
     rebuild = _Rebuild(stored.get("layout", "compact"), response, literal)
     for form in stored["events"]:
         counts = form.get("n")
-        if isinstance(counts, list) and list(form) == ["n"]:
-            if not rebuild.run(counts):
-                for count in counts:
-                    rebuild.single({"n": count})
-        else:
+        if not (isinstance(counts, list) and set(form) <= {"n", "vary"}):
             rebuild.single(form)
+            continue
+        vary = form.get("vary", {})
+        if not isinstance(vary, dict) or any(
+            not isinstance(values, list) or len(values) != len(counts) for values in vary.values()
+        ):
+            raise ValueError("a run's 'vary' lists do not match its counts")
+        if not rebuild.run(counts, vary):
+            for index, count in enumerate(counts):
+                same = {key: values[index] for key, values in vary.items()}
+                rebuild.single({"same": same, "n": count} if same else {"n": count})
     return rebuild.out
 
 
@@ -390,12 +428,12 @@ class _Rebuild:
         event["data"] = render_event(value, self.layout)
         self.out.append(event)
 
-    def run(self, counts: list[Any]) -> bool:
+    def run(self, counts: list[Any], vary: dict[str, list[Any]]) -> bool:
         """A run of deltas, rendered once with placeholders and filled per event; False to go one by one.
 
         JSON serialisation is compositional: the text of an object is its members' texts in order, so
-        an event that differs from the one before only in `sequence_number` and its delta is the
-        same text with those two put in (each written by the layout's own string encoder).
+        an event that differs from the one before only in `sequence_number`, its delta and the `vary`
+        keys is the same text with those put in (each written as the layout writes it in an object).
         """
         previous = self.previous
         if previous is None or not counts or not all(type(n) is int and n >= 0 for n in counts):
@@ -404,16 +442,23 @@ class _Rebuild:
         if len(counting) != 1 or self.layout.startswith("indent"):
             return False
         key = counting[0]
+        if (
+            key in vary
+            or _SEQ in vary
+            or "type" in vary
+            or any(_is_marker(v) for values in vary.values() for v in values)
+        ):
+            return False
         numbered = type(previous.get(_SEQ)) is int
         seq: int = previous[_SEQ] if numbered else 0
         value = dict(previous)
         for other in self.marked:
-            if other != key:
+            if other != key and other not in vary:
                 value[other] = _resolve(previous[other], self.response, self.cursors, self.found)
         string = _string_encoder(self.layout)
-        holes = (
-            {key: "\x00\x01delta\x00", _SEQ: "\x00\x01seq\x00"} if numbered else {key: "\x00\x01delta\x00"}
-        )
+        holes = {name: f"\x00\x01{n}\x00" for n, name in enumerate([key, *vary])}
+        if numbered:
+            holes[_SEQ] = "\x00\x01seq\x00"
         value.update(holes)
         try:
             text = render_event(value, self.layout)
@@ -440,19 +485,26 @@ class _Rebuild:
             raise TypeError("a '$n' marker points at no text")
         event_name = value.get("type")
         start = self.cursors.get(path, 0)
-        for n in counts:
+        fills: dict[str, str] = {}
+        for index, n in enumerate(counts):
             if numbered:
                 seq += 1
-            fills = {key: string(full[start : start + n]), _SEQ: str(seq)}
+                fills[_SEQ] = str(seq)
+            fills[key] = string(full[start : start + n])
+            for name, values in vary.items():
+                item = values[index]
+                fills[name] = string(item) if isinstance(item, str) else render_event(item, self.layout)
             start += n
             data = pieces[0] + "".join(fills[part] + pieces[i + 1] for i, part in enumerate(order))
             self.out.append({"event": event_name, "data": data})
         self.cursors[path] = start
         last = dict(previous)
         last[key] = {**marker, _COUNT: counts[-1]}
+        last.update({name: values[-1] for name, values in vary.items()})
         if numbered:
             last[_SEQ] = seq
         self.previous = last
+        self.marked = [k for k in self.marked if k not in vary]
         return True
 
 

@@ -50,6 +50,7 @@ DUMPS = {
     "compact": lambda e: json.dumps(e, separators=(",", ":"), ensure_ascii=False),
     "spaced-ascii": lambda e: json.dumps(e),  # Python's defaults: `\u00e9` for é
     "spaced": lambda e: json.dumps(e, ensure_ascii=False),
+    "indent2": lambda e: json.dumps(e, indent=2, ensure_ascii=False),  # multi-line data; runs one by one
 }
 
 
