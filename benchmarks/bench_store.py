@@ -7,9 +7,10 @@ Run: `.venv/bin/python -m benchmarks.bench_store` (`--quick`: 60 turns). Everyth
    and once with spaced JSON (`json.dumps` defaults), each written in format 1.1 and 1.2 (the
    writer's `version` option: 1.1 is what the previous release wrote). Printed: file size, unique
    content (distinct items + instructions + tools), their ratio.
-2. Codex-shaped streams (reasoning, a message in ~4-character deltas, a function call; the
-   response objects echo instructions and tools) written straight to a `RecordingWriter`: the bytes
-   the SSE takes on disk against the bytes received.
+2. Codex-shaped streams (reasoning, a message in ~4-character deltas, a function call; deltas
+   carry random `obfuscation` and the response objects echo instructions and tools, as the API's
+   do) written straight to a `RecordingWriter`: file size against unique content (the requests' plus
+   each stream's output items and obfuscation) and against the SSE bytes received.
    Also the writer's time per exchange (median; redaction, storing, deriving and checking the stream).
 3. Reading: `read_recording` (median of 5) and `ctxscope info` (median of 3) on each file.
 Results also go to benchmarks/results/store.json.
@@ -20,7 +21,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
+import string
 import subprocess
 import sys
 import tempfile
@@ -42,6 +45,7 @@ from proxy.responses import (
 )
 from proxy.runner import ProxyServer
 from proxy.store import RecordingWriter, read_recording
+from proxy.store.format import canonical_json
 
 RESULTS = Path(__file__).parent / "results"
 VERSIONS = ("1.1", "1.2")
@@ -70,10 +74,20 @@ def codex_stream(turn: int, instructions: str, tools: list[dict[str, Any]]) -> l
         created_at=1_700_000_000 + turn,
         ids=ids,
     )
+    rng = random.Random(turn)
     for event in events:  # the real API echoes the request's instructions and tools
         if isinstance(event.get("response"), dict):
             event["response"] = {**event["response"], "instructions": instructions, "tools": tools}
+        if event["type"].endswith(".delta"):  # and pads each delta with random `obfuscation`
+            event["obfuscation"] = "".join(rng.choices(string.ascii_letters + string.digits, k=10))
     return events
+
+
+def stream_content(events: list[dict[str, Any]]) -> int:
+    """What a stream adds to the unique content: its output items and its deltas' obfuscation."""
+    response = fold_events(events) or {}
+    items = sum(len(canonical_json(item)) for item in response.get("output", []))
+    return items + sum(len(e.get("obfuscation", "")) for e in events)
 
 
 def record_codex_streams(
@@ -149,7 +163,15 @@ def run(quick: bool) -> dict[str, Any]:
         finally:
             upstream.stop()
 
-    print(f"\nCodex-shaped streams ({turns} turns, ~260 events each), written directly")
+    codex_unique = unique + sum(
+        stream_content(codex_stream(turn, body["instructions"], body["tools"]))
+        for turn, body in enumerate(bodies)
+    )
+    report["codex_unique_content_bytes"] = codex_unique
+    print(
+        f"\nCodex-shaped streams ({turns} turns, ~260 events each), written directly; unique content "
+        f"{codex_unique / 1e6:.2f} MB (requests' + the streams' output items and obfuscation)"
+    )
     print(
         f"{'SSE JSON':<10} {'format':<7} {'file MB':>8} {'× unique':>9} {'SSE in MB':>9} {'read ms':>8} "
         f"{'write ms':>8}"
@@ -169,13 +191,13 @@ def run(quick: bool) -> dict[str, Any]:
                 "format": version,
                 "file_bytes": size,
                 "sse_received_bytes": received,
-                "vs_unique": round(size / unique, 3),
+                "vs_unique": round(size / codex_unique, 3),
                 "read_ms": round(statistics.median(reads) * 1000, 1),
                 "write_ms_per_exchange": round(write_ms, 2),
             }
             report["codex"].append(row)
             print(
-                f"{row['sse_json']:<10} {version:<7} {size / 1e6:>8.3f} {size / unique:>9.2f} "
+                f"{row['sse_json']:<10} {version:<7} {size / 1e6:>8.3f} {size / codex_unique:>9.2f} "
                 f"{received / 1e6:>9.2f} {row['read_ms']:>8.0f} {write_ms:>8.2f}"
             )
     RESULTS.mkdir(exist_ok=True)
