@@ -22,7 +22,16 @@ app = typer.Typer(
     add_completion=False,
 )
 
-for _module in ("proxy.cli", "harness.cli", "inspector.cli", "ctxscope.demo"):
+_COMMAND_MODULES = (
+    "proxy.cli",
+    "harness.cli",
+    "inspector.cli",
+    "inspector.otel.cli",
+    "ctxscope.resend",
+    "ctxscope.demo",
+)
+
+for _module in _COMMAND_MODULES:
     try:
         importlib.import_module(_module).register(app)
     except ModuleNotFoundError as _err:  # a package still without commands

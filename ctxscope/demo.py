@@ -26,6 +26,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from ctxscope.tour import RegressionCheck, render_regression, run_tour
 from harness.output import InteractivePrinter
 from harness.runtime import AgentOptions, AgentRuntime
 from inspector.analysis import analyse_recording
@@ -127,12 +128,26 @@ def demo(
     no_tui: Annotated[
         bool, typer.Option("--no-tui", help="Print the report instead of opening the inspector TUI.")
     ] = False,
+    tour: Annotated[
+        bool,
+        typer.Option(
+            "--tour",
+            help="Every mechanism, one chapter each (cwd, model switch, plan mode, goal, compaction), "
+            "then the recording used as a regression test of a prompt change.",
+        ),
+    ] = False,
 ) -> None:
     """Run the agent offline on a demo repo with capture on, then show what changed turn by turn."""
     root = (workdir or Path(tempfile.mkdtemp(prefix="ctxscope-demo-"))).resolve()
-    out = capture or new_recording_path("demo")
+    out = capture or new_recording_path("tour" if tour else "demo")
+    regression: RegressionCheck | None = None
     try:
-        result = run_demo(root, out)
+        if tour:
+            toured = run_tour(root, out, emit=InteractivePrinter(out=sys.stderr, err=sys.stderr))
+            regression = toured.regression
+            result = DemoResult(workspace=toured.workspace, recording=out, answers=[])
+        else:
+            result = run_demo(root, out)
     except OSError as err:  # `--workdir /sys/x`, a full disk: one line, not a traceback
         where = err.filename or root
         raise ConfigError(
@@ -145,6 +160,9 @@ def demo(
             f"rm -rf {shlex.quote(str(root))}",
             file=sys.stderr,
         )
+    if regression is not None:
+        # Printed before the TUI opens (and to stderr), so it is still on screen when the TUI quits.
+        render_regression(regression, lambda line: print(line, file=sys.stderr))
     if opens_tui(no_tui, stdin_tty=sys.stdin.isatty(), stdout_tty=sys.stdout.isatty()):
         from inspector.tui.launch import launch  # Textual loads only when the TUI opens
 
@@ -160,12 +178,22 @@ def demo(
     render_text(diff_report(analyse_recording(result.recording)), console)
     console.print("\nNext:")
     where = shlex.quote(str(result.recording))
-    for command, comment in (
+    for command, comment in _next_steps(where, tour=tour):
+        console.print(f"  {command}     # {comment}", markup=False, soft_wrap=True)
+
+
+def _next_steps(where: str, *, tour: bool) -> tuple[tuple[str, str], ...]:
+    if tour:
+        return (
+            (f"ctxscope inspect {where}", "browse every chapter in the TUI"),
+            (f"ctxscope diff {where} --turn 4", "the cwd change in full"),
+            (f"ctxscope replay {where} --match strict", "the regression check against your own client"),
+        )
+    return (
         (f"ctxscope show {where} --turn 1", "the full context of the first request"),
         (f"ctxscope diff {where} --turn 4", "the cwd change in full"),
         (f"ctxscope replay {where}", "serve it as a cassette"),
-    ):
-        console.print(f"  {command}     # {comment}", markup=False, soft_wrap=True)
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -12,8 +12,11 @@
     goal/          the thread goal (/goal): state, the goal tools' JSON, the goal loop
     compaction/    compacting the history into a new context window (local and remote forms)
     events         the typed agent events (`--json`, the printers)
-    commands       the slash-command registry (REPL and `-p "/command ..."`)
+    commands       the slash-command registry (REPL and `-p "/command ..."`); command_result its answer
     agent          the loop; runtime assembles it; cli adds `ctxscope agent`
+    loop_host      what the loop's helpers see of the agent (a protocol, so they import downward)
+    send           building and sending one request; tool_batch runs a batch of tool calls
+    turn_result    what a turn returns; plan_profiles the plan-profile names (leaves, imported widely)
 
 Names are loaded on first use, so `import harness.context` does not start mitmproxy imports.
 """

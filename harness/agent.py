@@ -9,10 +9,12 @@ One turn:
 2. Append the user prompt, then the full text of each `$skill` it mentions. A goal turn
    (`trigger="goal"`, started by `harness.goal.runner`) appends the goal's objective item (once per
    window) and a continuation message instead.
-3. Stream the request (tools = the router's snapshot for this step); append every output item.
-4. Answer each function/custom tool call with exactly one output item (`router.dispatch` never
-   raises); loop until the model answers with no tool call, at most `max_steps` requests, or until
-   the mode ends the step after a call (the rest of that batch is answered without running).
+3. Stream the request (`harness.send`: tools = the router's snapshot for this step); append every
+   output item.
+4. Answer each function/custom tool call with exactly one output item (`harness.tool_batch`;
+   `router.dispatch` never raises); loop until the model answers with no tool call, at most
+   `max_steps` requests, or until the mode ends the step after a call (the rest of that batch is
+   answered without running).
 
 Every history item and world-state snapshot goes to the session file as it happens, so a crash or
 an upstream failure mid-turn leaves a session that resumes where it stopped.
@@ -26,9 +28,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -44,50 +43,25 @@ from harness.events import (
     ModeChange,
     ModelSwitch,
     Notice,
-    ReasoningDelta,
-    TextDelta,
-    ToolCall,
-    ToolOutput,
     TurnCompleted,
     TurnError,
     TurnStarted,
-    TurnStop,
 )
 from harness.goal.state import GoalBook
 from harness.goal.turns import account_goal_turn, goal_after_tools, goal_turn_items
-from harness.modes import AgentMode, CurrentMode, EndStep
-from harness.request import TurnRequest, build_request
+from harness.loop_host import RequestHook
+from harness.modes import AgentMode, CurrentMode
+from harness.send import rate_limits, send_request
 from harness.session.store import ResumedSession, SessionStore
 from harness.session_context import SessionContext
-from harness.tools import ToolOutcome, ToolRouter
-from harness.turn_metadata import TurnIds, installation_id, message_id, workspace_status
-from harness.wire.types import (
-    Event,
-    MessageItem,
-    OutputTextDelta,
-    ReasoningSummaryTextDelta,
-    is_tool_call,
-    to_wire,
-)
+from harness.tool_batch import call_output, missing_outputs, run_tools
+from harness.tools import ToolRouter
+from harness.turn_metadata import installation_id, message_id
+from harness.turn_result import TurnResult, TurnTrigger
+from harness.wire.types import MessageItem, is_tool_call, to_wire
 from proxy.errors import ConfigError
 
 __all__ = ["Agent", "RequestHook", "TurnResult", "TurnTrigger", "user_message"]
-
-RequestHook = Callable[["Agent", TurnRequest], None]
-TurnTrigger = Literal["user", "goal"]
-"""Who started a turn: the person (a prompt), or the harness continuing an active goal."""
-
-
-@dataclass
-class TurnResult:
-    """What one turn produced."""
-
-    final_text: str
-    steps: int
-    stopped: TurnStop = "completed"
-    """`completed`; `max_steps` when the loop hit its bound with tool calls still coming;
-    `ended_by_mode` when the mode ended the step after a tool outcome."""
-    usage: list[dict[str, Any]] = field(default_factory=list)
 
 
 def user_message(text: str) -> dict[str, Any]:
@@ -101,9 +75,6 @@ def history_form(item: Any) -> dict[str, Any]:
     them to pair items across requests)."""
     return to_wire(item) if not isinstance(item, dict) else dict(item)
 
-
-MAX_PARALLEL_TOOLS = 8
-"""At most this many calls of one batch run at once (a batch is rarely larger; the rest wait)."""
 
 _ID_PREFIXES = {"function_call_output": "fco", "custom_tool_call_output": "ctco"}
 
@@ -123,26 +94,6 @@ def with_id(item: dict[str, Any]) -> dict[str, Any]:
             **{k: v for k, v in item.items() if k != "type"},
         }
     return item
-
-
-def call_output(call: dict[str, Any], output: str) -> dict[str, Any]:
-    """An output item answering `call` (function or custom) with `output`."""
-    kind = "custom_tool_call_output" if call.get("type") == "custom_tool_call" else "function_call_output"
-    return {"type": kind, "call_id": call.get("call_id"), "output": output}
-
-
-def missing_outputs(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Calls in `history` without an output item (e.g. the harness died mid-step)."""
-    answered = {
-        i.get("call_id")
-        for i in history
-        if i.get("type") in ("function_call_output", "custom_tool_call_output")
-    }
-    return [
-        i
-        for i in history
-        if i.get("type") in ("function_call", "custom_tool_call") and i.get("call_id") not in answered
-    ]
 
 
 class Agent:
@@ -192,7 +143,8 @@ class Agent:
         self.history_initialization = "cold_resume" if resumed is not None else "new"
         self.turn_trigger = "user"
         """What starts turns (`user`, `exec` for headless `-p`, `goal`): sent in the turn metadata."""
-        self._turn_started_ms = 0
+        self.turn_started_ms = 0
+        """When the current turn started (ms since the epoch): sent in the turn metadata."""
         self.rate_limits: dict[str, str] = {}
         """The backend's latest rate-limit headers (Codex's `x-codex-primary-*` and the like)."""
         if resumed is not None:
@@ -372,7 +324,7 @@ class Agent:
         model stops calling tools (or `max_steps`)."""
         turn_id = str(uuid.uuid4())
         started = time.monotonic()
-        self._turn_started_ms = int(time.time() * 1000)
+        self.turn_started_ms = int(time.time() * 1000)
         self.session.append(
             "turn_context",
             {
@@ -398,7 +350,7 @@ class Agent:
                     self._auto_compact(turn_id)  # mid-turn: the summary ends the new window
                     self._sync_world()
                 streamed = self._request(turn_id, trigger)
-                self.rate_limits = _rate_limits(streamed.headers) or self.rate_limits
+                self.rate_limits = rate_limits(streamed.headers) or self.rate_limits
                 result.steps = step + 1
                 if streamed.response.usage is not None:
                     result.usage.append(to_wire(streamed.response.usage))
@@ -416,7 +368,7 @@ class Agent:
                     self.usage_mark = (reported, len(self.history))
                 if not calls:
                     break
-                end = self._run_tools(calls)
+                end = run_tools(self, calls)
                 goal_after_tools(self)
                 if end is not None:
                     result.stopped = "ended_by_mode"
@@ -465,94 +417,9 @@ class Agent:
     def _request(self, turn_id: str, trigger: TurnTrigger) -> StreamResult:
         """Send the history; a `context_length_exceeded` refusal gets one compaction and one retry."""
         try:
-            return self._send(turn_id, trigger)
+            return send_request(self, turn_id, trigger)
         except UpstreamError as e:
             if e.code != "context_length_exceeded" or not compact(self, "context_length", turn_id):
                 raise
         self._sync_world()
-        return self._send(turn_id, trigger)
-
-    def _send(self, turn_id: str, trigger: TurnTrigger) -> StreamResult:
-        request = build_request(
-            model=self.model,
-            instructions=self.instructions if self.config.instructions_placement == "field" else None,
-            input_items=list(self.history),
-            tools=self.router.specs(),
-            session_id=self.session_id,
-            turn_id=turn_id,
-            options=self.config.request_options(self.model),
-            workspaces=workspace_status(self.context.cwd),
-            ids=TurnIds(
-                session_id=self.session_id,
-                turn_id=turn_id,
-                installation_id=self.installation_id,
-                window=self.window,
-                history_initialization=self.history_initialization,
-                # a goal continuation says so; otherwise the session's trigger (`user`, `exec` for -p)
-                turn_trigger=self.turn_trigger if trigger == "user" else trigger,
-                turn_started_ms=self._turn_started_ms,
-            ),
-        )
-        for hook in self.before_request:
-            hook(self, request)
-        self.requests += 1
-        return self.client.stream(request, on_event=self._on_event)
-
-    def _on_event(self, event: Event) -> None:
-        self.mode.on_stream_event(self, event)
-        if isinstance(event, OutputTextDelta):
-            self.emit(TextDelta(delta=event.delta))
-        elif isinstance(event, ReasoningSummaryTextDelta):
-            self.emit(ReasoningDelta(delta=event.delta))
-
-    def _run_tools(self, calls: Sequence[dict[str, Any]]) -> EndStep | None:
-        """Answer each call, outputs appended in call order. A mode that allows it runs the batch
-        concurrently; otherwise one call after another, and once the mode ends the step the calls
-        after that one are answered with the mode's message instead of running (each call still
-        gets one output)."""
-        if len(calls) > 1 and self.mode.parallel_tool_calls:
-            return self._run_tools_concurrently(calls)
-        for n, call in enumerate(calls):
-            self._announce(call)
-            end = self._record(self.router.dispatch(call))
-            if end is not None:
-                for sibling in calls[n + 1 :]:
-                    data = self._append(call_output(sibling, end.sibling_output))
-                    self.emit(ToolOutput(call_id=data.get("call_id"), output=data.get("output")))
-                return end
-        return None
-
-    def _run_tools_concurrently(self, calls: Sequence[dict[str, Any]]) -> EndStep | None:
-        """Every call of the batch runs at once (the tools touch no loop state); the history and the
-        events are written here, on the loop's thread, in call order. All calls have run, so an
-        `EndStep` can only end the step here, not keep siblings from running."""
-        for call in calls:
-            self._announce(call)
-        workers = min(len(calls), MAX_PARALLEL_TOOLS)
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tool") as pool:
-            outcomes = list(pool.map(self.router.dispatch, calls))
-        end: EndStep | None = None
-        for outcome in outcomes:
-            end = self._record(outcome) or end
-        return end
-
-    def _announce(self, call: dict[str, Any]) -> None:
-        self.emit(
-            ToolCall(
-                name=call.get("name"),
-                call_id=call.get("call_id"),
-                arguments=call.get("arguments", call.get("input")),
-            )
-        )
-
-    def _record(self, outcome: ToolOutcome) -> EndStep | None:
-        """Append a call's output (as the mode revises it) and show it; the mode's verdict."""
-        outcome = self.mode.revise_outcome(self, outcome)
-        data = self._append(outcome.item)
-        self.emit(ToolOutput(call_id=data.get("call_id"), output=data.get("output")))
-        return self.mode.on_tool_outcome(self, outcome)
-
-
-def _rate_limits(headers: dict[str, str]) -> dict[str, str]:
-    prefixes = ("x-codex-primary", "x-codex-secondary", "x-codex-credits", "x-ratelimit-")
-    return {k.lower(): v for k, v in headers.items() if k.lower().startswith(prefixes)}
+        return send_request(self, turn_id, trigger)

@@ -16,24 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from harness.command_result import CommandResult
 from harness.modes.plan.command import PLAN_USAGE, plan_command
 from proxy.errors import ConfigError
 
 if TYPE_CHECKING:
-    from harness.agent import Agent, TurnResult
+    from harness.agent import Agent
     from harness.runtime import AgentRuntime
 
 __all__ = ["COMMANDS", "Command", "CommandResult", "find_command", "is_command", "run_command"]
-
-
-@dataclass(frozen=True)
-class CommandResult:
-    """What a command asks of the front end."""
-
-    quit: bool = False
-    """Leave the chat (print mode ends after one command anyway)."""
-    turn: TurnResult | None = None
-    """The turn the command ran, if any; print mode prints its final text."""
 
 
 CONTINUE = CommandResult()

@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.model_catalog import ModelInfo, model_info
-from harness.modes.plan.state import PLAN_PROFILES
+from harness.plan_profiles import PLAN_PROFILES
 from harness.request import RequestOptions
 from harness.tools.call_context import APPROVAL_POLICIES, SANDBOX_MODES
 from proxy.errors import ConfigError

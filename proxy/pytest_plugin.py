@@ -94,6 +94,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("ctxscope_upstream", "ctxscope cassettes: backend to record from", default="")
 
 
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from proxy import pytest_hooks
+
+    pluginmanager.add_hookspecs(pytest_hooks)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
@@ -175,11 +181,16 @@ def ctxscope_cassette(request: pytest.FixtureRequest) -> Iterator[CassetteFixtur
             yield from _record(path, mode, str(upstream))
         elif options.get("in_process"):
             assert cassette is not None
-            yield from _replay_in_process(cassette, path, mode, options)
+            yield from _replay_in_process(cassette, path, mode, options, request.config.hook)
         else:
             assert cassette is not None
             yield from _replay(
-                cassette, path, mode, options, upstream if mode == "new" and not is_script else None
+                cassette,
+                path,
+                mode,
+                options,
+                upstream if mode == "new" and not is_script else None,
+                request.config.hook,
             )
     except CtxscopeError as err:
         pytest.fail(f"ctxscope cassette {path}: {err}", pytrace=False)
@@ -235,15 +246,36 @@ def _matching(options: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _fail_on_problems(report: Any) -> None:
-    problems = [m.line() for m in report.mismatches if not m.served]
+def _fail_on_problems(report: Any, cassette: Any, hook: Any) -> None:
+    problems: list[str] = []
+    for mismatch in report.mismatches:
+        if mismatch.served:
+            continue
+        problems.append(mismatch.line())
+        problems += _explained(mismatch, cassette, hook)
     problems += report.problems()[len(report.mismatches) :]
     if problems:
         pytest.fail("ctxscope replay went wrong:\n  " + "\n  ".join(problems), pytrace=False)
 
 
+def _explained(mismatch: Any, cassette: Any, hook: Any) -> list[str]:
+    """What changed in the model's context, from whichever layer implements the explain hook."""
+    entries = cassette.model_entries
+    if mismatch.live_body is None or not 0 <= mismatch.index < len(entries):
+        return []
+    try:
+        lines = hook.pytest_ctxscope_explain_mismatch(
+            recorded=entries[mismatch.index].request_body, live=mismatch.live_body
+        )
+    except Exception as err:  # noqa: BLE001 - an explanation must never hide the mismatch itself
+        return [f"  (the context diff failed: {type(err).__name__}: {err})"]
+    if not lines:
+        return []
+    return ["  what changed in the model's context:", *(f"    {line}" for line in lines)]
+
+
 def _replay_in_process(
-    cassette: Any, path: Path, mode: str, options: dict[str, Any]
+    cassette: Any, path: Path, mode: str, options: dict[str, Any], hook: Any
 ) -> Iterator[CassetteFixture]:
     from proxy.replay.transport import CassetteTransport
 
@@ -251,11 +283,11 @@ def _replay_in_process(
     yield CassetteFixture(
         url=IN_PROCESS_URL, path=path, record_mode=mode, recording=False, transport=transport
     )
-    _fail_on_problems(transport.report)
+    _fail_on_problems(transport.report, cassette, hook)
 
 
 def _replay(
-    cassette: Any, path: Path, mode: str, options: dict[str, Any], upstream: str | None
+    cassette: Any, path: Path, mode: str, options: dict[str, Any], upstream: str | None, hook: Any
 ) -> Iterator[CassetteFixture]:
     from proxy.replay.server import serve_cassette
 
@@ -289,7 +321,7 @@ def _replay(
         server.stop()
         if writer is not None:
             writer.close()
-    _fail_on_problems(server.report)
+    _fail_on_problems(server.report, cassette, hook)
 
 
 class _RecordNewOnly:

@@ -32,7 +32,7 @@ from harness.turn_metadata import TurnIds, workspace_status
 from harness.wire.types import MessageItem, to_wire
 
 if TYPE_CHECKING:
-    from harness.agent import Agent
+    from harness.loop_host import LoopHost
 
 __all__ = ["COMPACTION_FORMS", "CompactionTrigger", "compact", "context_tokens", "over_threshold"]
 
@@ -41,7 +41,7 @@ COMPACTION_FORMS = ("local", "remote", "remote_v2")
 REMOTE_V2_HEADER = {"x-codex-beta-features": "remote_compaction_v2"}
 
 
-def context_tokens(agent: Agent) -> int:
+def context_tokens(agent: LoopHost) -> int:
     """What the next request would hold: the last reported usage plus the items appended since
     (estimated); the whole history estimated when nothing was reported in this window yet."""
     reported, at = agent.usage_mark
@@ -50,13 +50,15 @@ def context_tokens(agent: Agent) -> int:
     return reported + sum(approx_tokens(i) for i in agent.history[at:])
 
 
-def over_threshold(agent: Agent) -> bool:
+def over_threshold(agent: LoopHost) -> bool:
     """True when the next request would pass the auto-compaction limit (and there is history)."""
     limit = agent.config.auto_compact_limit(agent.model)
     return bool(agent.history) and limit is not None and context_tokens(agent) >= limit
 
 
-def _request(agent: Agent, items: list[dict[str, Any]], turn_id: str, *, tools: bool = False) -> TurnRequest:
+def _request(
+    agent: LoopHost, items: list[dict[str, Any]], turn_id: str, *, tools: bool = False
+) -> TurnRequest:
     """A compaction request: the turn's own settings, ids and metadata, marked `compaction`."""
     config = agent.config
     return build_request(
@@ -81,7 +83,7 @@ def _request(agent: Agent, items: list[dict[str, Any]], turn_id: str, *, tools: 
     )
 
 
-def _local(agent: Agent, turn_id: str) -> list[dict[str, Any]] | str:
+def _local(agent: LoopHost, turn_id: str) -> list[dict[str, Any]] | str:
     """The new history, or why there is none."""
     prompt = message_item("user", [render_fragment("compaction_prompt", {})])
     streamed = agent.client.stream(_request(agent, [*agent.history, prompt], turn_id))
@@ -93,7 +95,7 @@ def _local(agent: Agent, turn_id: str) -> list[dict[str, Any]] | str:
     return rebuild_window(agent.history, summary, _initial_context(agent))
 
 
-def _remote(agent: Agent, turn_id: str) -> list[dict[str, Any]] | str:
+def _remote(agent: LoopHost, turn_id: str) -> list[dict[str, Any]] | str:
     request = _request(agent, list(agent.history), turn_id, tools=True)
     output = agent.client.compact(request)
     agent.requests += 1
@@ -102,7 +104,7 @@ def _remote(agent: Agent, turn_id: str) -> list[dict[str, Any]] | str:
     return _with_context(output, _initial_context(agent))
 
 
-def _remote_v2(agent: Agent, turn_id: str) -> list[dict[str, Any]] | str:
+def _remote_v2(agent: LoopHost, turn_id: str) -> list[dict[str, Any]] | str:
     request = _request(agent, [*agent.history, {"type": "compaction_trigger"}], turn_id, tools=True)
     request.headers.update(REMOTE_V2_HEADER)
     streamed = agent.client.stream(request)
@@ -124,7 +126,7 @@ def _with_context(items: list[dict[str, Any]], context: list[dict[str, Any]]) ->
     return [*items[:at], *context, *items[at:]]
 
 
-def _initial_context(agent: Agent) -> list[dict[str, Any]]:
+def _initial_context(agent: LoopHost) -> list[dict[str, Any]]:
     state, warnings = agent.context.collect()
     for warning in warnings:
         agent.notice(warning)
@@ -132,7 +134,7 @@ def _initial_context(agent: Agent) -> list[dict[str, Any]]:
     return agent.context.initial_items(state)
 
 
-def compact(agent: Agent, trigger: CompactionTrigger, turn_id: str | None = None) -> bool:
+def compact(agent: LoopHost, trigger: CompactionTrigger, turn_id: str | None = None) -> bool:
     """Compact `agent`'s history (see the module docstring); False when it was left untouched."""
     if not agent.history:
         agent.notice("nothing to compact: the session has no history yet")

@@ -8,6 +8,7 @@ built-in set, `fragment_specs()` is the registry as it is now.
 
 from __future__ import annotations
 
+from ._field_table import field_table
 from ._spec import FragmentMatch, FragmentSpec, Values
 from .agents_fragments import (
     AGENTS_MD_REMOVED_SPEC,
@@ -90,15 +91,9 @@ def register_fragment(spec: FragmentSpec) -> None:
     global _specs
     if spec.kind in _BY_KIND:
         raise ValueError(f"fragment kind {spec.kind!r} is already registered")
+    field_table((*_specs, spec))  # ValueError: a field it declares is already defined
     _specs = (*_specs, spec)
     _BY_KIND[spec.kind] = spec
-    from .world_fields import world_fields  # the field table reads this registry; import late
-
-    try:
-        world_fields()
-    except ValueError:
-        unregister_fragment(spec.kind)
-        raise
 
 
 def unregister_fragment(kind: str) -> None:

@@ -16,12 +16,12 @@ from harness.events import GoalUpdated
 from proxy.errors import ConfigError
 
 if TYPE_CHECKING:
-    from harness.agent import Agent
+    from harness.loop_host import LoopHost
 
 __all__ = ["account_goal_turn", "goal_after_tools", "goal_turn_items", "record_goal"]
 
 
-def record_goal(agent: Agent, reason: str) -> None:
+def record_goal(agent: LoopHost, reason: str) -> None:
     """Write the goal's current state to the session file and tell the front end."""
     book = agent.goals
     goal = book.current
@@ -38,7 +38,7 @@ def record_goal(agent: Agent, reason: str) -> None:
     )
 
 
-def goal_turn_items(agent: Agent) -> list[dict[str, Any]]:
+def goal_turn_items(agent: LoopHost) -> list[dict[str, Any]]:
     """The objective item (once per context window) and a fresh continuation message."""
     goal = agent.goals.current
     if goal is None:
@@ -57,7 +57,7 @@ def goal_turn_items(agent: Agent) -> list[dict[str, Any]]:
     return items
 
 
-def goal_after_tools(agent: Agent) -> None:
+def goal_after_tools(agent: LoopHost) -> None:
     """Record a goal a tool changed; a goal just created gets its objective item at once (before the
     follow-up request, as Codex sends it)."""
     book = agent.goals
@@ -70,7 +70,7 @@ def goal_after_tools(agent: Agent) -> None:
     record_goal(agent, "tool")
 
 
-def account_goal_turn(agent: Agent, usage: Sequence[dict[str, Any]], seconds: float) -> None:
+def account_goal_turn(agent: LoopHost, usage: Sequence[dict[str, Any]], seconds: float) -> None:
     """Add a goal turn's server-reported usage to the goal; stop the goal when its budget is spent
     (no further request: the loop sees the status)."""
     tokens = sum(

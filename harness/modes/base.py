@@ -20,21 +20,26 @@ one place instead of as branches in the loop:
   from running).
 - `on_compaction` returns items carried into the new context window (a frozen plan recovery message);
   the loop appends them right after the window's full context.
+
+Each hook gets the agent as a `ModeHost`: what a mode reads of the session and the few ways it acts
+(show an event, say a notice, append an item). A protocol, not the `Agent` class, so the modes sit
+below the loop that imports them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from harness.agent import Agent, TurnResult
     from harness.events import AgentEvent
     from harness.tools import GateRule, ToolOutcome
+    from harness.turn_result import TurnResult
     from harness.wire.types import Event
 
-__all__ = ["AgentMode", "EndStep"]
+__all__ = ["AgentMode", "EndStep", "ModeHost", "WorkingDirectory"]
 
 SIBLING_BLOCKED = "not run: an earlier call in the same batch ended the step"
 
@@ -45,6 +50,51 @@ class EndStep:
 
     sibling_output: str = SIBLING_BLOCKED
     """The output every later call of the same batch gets instead of running."""
+
+
+class WorkingDirectory(Protocol):
+    """Where the session works (the session context, as a mode reads it)."""
+
+    @property
+    def cwd(self) -> Path: ...
+
+
+class ModeHost(Protocol):
+    """The agent as a mode's hooks see it (`harness.agent.Agent` is one)."""
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def window(self) -> int:
+        """The context window number (compactions so far)."""
+        ...
+
+    @property
+    def history(self) -> Sequence[dict[str, Any]]: ...
+
+    @property
+    def baseline(self) -> Any:
+        """The world state the last request was built from; None before the window's first request."""
+        ...
+
+    @property
+    def context(self) -> WorkingDirectory: ...
+
+    def emit(self, event: AgentEvent) -> None:
+        """Show an event (it passes through the mode's `transform_event`)."""
+        ...
+
+    def notice(self, message: str) -> None:
+        """Show a remark to the person and keep it in the session file."""
+        ...
+
+    def append_item(self, item: Any) -> dict[str, Any]:
+        """Add one item to the history (and the session file); the item as stored."""
+        ...
 
 
 class AgentMode(Protocol):
@@ -73,30 +123,30 @@ class AgentMode(Protocol):
         """Extra gate rules while this mode is active, checked before the router's own."""
         ...
 
-    def on_turn_start(self, agent: Agent) -> None:
+    def on_turn_start(self, agent: ModeHost) -> None:
         """Called before the turn's world state and prompt are appended."""
         ...
 
-    def on_stream_event(self, agent: Agent, event: Event) -> None:
+    def on_stream_event(self, agent: ModeHost, event: Event) -> None:
         """Observes every wire stream event of every request (read-only)."""
         ...
 
-    def transform_event(self, agent: Agent, event: AgentEvent) -> Sequence[AgentEvent]:
+    def transform_event(self, agent: ModeHost, event: AgentEvent) -> Sequence[AgentEvent]:
         """The events to show instead of `event`: `[event]` passes it, `[]` holds it back."""
         ...
 
-    def revise_outcome(self, agent: Agent, outcome: ToolOutcome) -> ToolOutcome:
+    def revise_outcome(self, agent: ModeHost, outcome: ToolOutcome) -> ToolOutcome:
         """The outcome to record for a call (`outcome` itself to keep it), before it is appended."""
         ...
 
-    def on_tool_outcome(self, agent: Agent, outcome: ToolOutcome) -> EndStep | None:
+    def on_tool_outcome(self, agent: ModeHost, outcome: ToolOutcome) -> EndStep | None:
         """Called after each tool call is answered; an `EndStep` ends the step there."""
         ...
 
-    def on_turn_end(self, agent: Agent, result: TurnResult) -> None:
+    def on_turn_end(self, agent: ModeHost, result: TurnResult) -> None:
         """Called when a turn completed (not when it failed or was interrupted)."""
         ...
 
-    def on_compaction(self, agent: Agent) -> Sequence[dict[str, Any]]:
+    def on_compaction(self, agent: ModeHost) -> Sequence[dict[str, Any]]:
         """Items to carry into the new context window, appended after its full context."""
         ...

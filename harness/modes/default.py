@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from harness.agent import Agent, TurnResult
     from harness.events import AgentEvent
-    from harness.modes.base import EndStep
+    from harness.modes.base import EndStep, ModeHost
     from harness.tools import GateRule, ToolOutcome
+    from harness.turn_result import TurnResult
     from harness.wire.types import Event
 
 __all__ = ["DEFAULT_MODE_TEXT", "DefaultMode"]
@@ -42,23 +42,23 @@ class DefaultMode:
     def gate_rules(self) -> Sequence[GateRule]:
         return ()
 
-    def on_turn_start(self, agent: Agent) -> None:
+    def on_turn_start(self, agent: ModeHost) -> None:
         return None
 
-    def on_stream_event(self, agent: Agent, event: Event) -> None:
+    def on_stream_event(self, agent: ModeHost, event: Event) -> None:
         return None
 
-    def transform_event(self, agent: Agent, event: AgentEvent) -> Sequence[AgentEvent]:
+    def transform_event(self, agent: ModeHost, event: AgentEvent) -> Sequence[AgentEvent]:
         return (event,)
 
-    def revise_outcome(self, agent: Agent, outcome: ToolOutcome) -> ToolOutcome:
+    def revise_outcome(self, agent: ModeHost, outcome: ToolOutcome) -> ToolOutcome:
         return outcome
 
-    def on_tool_outcome(self, agent: Agent, outcome: ToolOutcome) -> EndStep | None:
+    def on_tool_outcome(self, agent: ModeHost, outcome: ToolOutcome) -> EndStep | None:
         return None
 
-    def on_turn_end(self, agent: Agent, result: TurnResult) -> None:
+    def on_turn_end(self, agent: ModeHost, result: TurnResult) -> None:
         return None
 
-    def on_compaction(self, agent: Agent) -> Sequence[dict[str, Any]]:
+    def on_compaction(self, agent: ModeHost) -> Sequence[dict[str, Any]]:
         return ()

@@ -48,7 +48,14 @@ class CompactionReport:
         """The context fragments gone after the compaction and not brought back (`skill demo-skill`)."""
         # the request's own prompt and the old summary are not context (the summary is said apart)
         back = {p.kind for i in self.rematerialised for p in i.fragments} | _NOT_CONTEXT
-        names = [_fragment_name(p) for i in self.dropped_context for p in i.fragments if p.kind not in back]
+        # By name too: the "replaced" form of AGENTS.md of ./pkg comes back in its plain form.
+        back_names = {_fragment_name(p) for i in self.rematerialised for p in i.fragments}
+        names = [
+            _fragment_name(p)
+            for i in self.dropped_context
+            for p in i.fragments
+            if p.kind not in back and _fragment_name(p) not in back_names
+        ]
         return list(dict.fromkeys(names))
 
     @property

@@ -133,13 +133,17 @@ def describe_change(change: StateChange) -> list[str]:
         gone = [f"{label} {name} no longer in context" for name in before or [] if name not in (after or [])]
         return [f"{label} {name} selected" for name in after or [] if name not in (before or [])] + gone
     if marker.style is ChangeStyle.TEXT:
-        return [f"{label} set: {_short(after, marker, 80)}" if after else f"{label} cleared"]
+        # A value only goes when the context is rebuilt without it (a compaction, a fresh window):
+        # nothing is sent when a goal is cleared, so "cleared" would claim what the wire never said.
+        return [f"{label} set: {_short(after, marker, 80)}" if after else f"{label} no longer in context"]
     if marker.style is ChangeStyle.HIDDEN:
         return [f"{label} changed"]
     if marker.style is ChangeStyle.EVENTS:
         old, new = list(before or []), list(after or [])
         # A log rebuilt shorter (a compaction) tells nothing until it grows past what was told.
         return [f"{label} {entry}" for entry in new[len(old) :]] if new[: len(old)] == old else []
+    if after is None and before is not None:
+        return [f"{label} {_short(before, marker)} no longer in context"]
     return [f"{label} {_short(before, marker)} → {_short(after, marker)}"]
 
 

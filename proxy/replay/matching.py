@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 __all__ = [
     "DEFAULT_MATCH_ON",
     "MATCHERS",
+    "SOMETIMES_SENT",
     "Matcher",
     "RequestView",
     "check_match_on",
@@ -65,9 +66,38 @@ def path(live: RequestView, recorded: RequestView) -> list[str]:
     return [f"path differs: recorded {recorded.path} vs live {live.path}"]
 
 
+SOMETIMES_SENT: tuple[tuple[str, ...], ...] = (("client_metadata", "x-codex-turn-metadata", "workspaces"),)
+"""Keys a client sends only sometimes, for reasons that say nothing about the context: compared when
+both requests hold them, not reported when only one does. Codex fills in its turn metadata's
+`workspaces` (git state per workspace root) when its git probe finished in time, so one run of the
+same session has it on a request where another run has not."""
+
+
 def body(live: RequestView, recorded: RequestView) -> list[str]:
     """The normalised bodies must be equal; differences are named by JSON path."""
-    return json_diff(recorded.body, live.body)
+    rec, liv = recorded.body, live.body
+    for where in SOMETIMES_SENT:
+        rec, liv = _without_one_sided(rec, liv, where)
+    return json_diff(rec, liv)
+
+
+def _without_one_sided(recorded: Any, live: Any, where: tuple[str, ...]) -> tuple[Any, Any]:
+    """Both values with the key at `where` left out of the one that has it, if only one has it."""
+    parents: list[Any] = [recorded, live]
+    for key in where[:-1]:
+        parents = [p.get(key) if isinstance(p, dict) else None for p in parents]
+    has = [isinstance(p, dict) and where[-1] in p for p in parents]
+    if has[0] == has[1]:
+        return recorded, live
+    trimmed = [_drop(v, where) if h else v for v, h in zip((recorded, live), has, strict=True)]
+    return trimmed[0], trimmed[1]
+
+
+def _drop(value: Any, where: tuple[str, ...]) -> Any:
+    """A copy of `value` without the key at `where` (copies only along the path)."""
+    if len(where) == 1:
+        return {k: v for k, v in value.items() if k != where[0]}
+    return {**value, where[0]: _drop(value[where[0]], where[1:])}
 
 
 def query(live: RequestView, recorded: RequestView) -> list[str]:

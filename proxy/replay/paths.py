@@ -17,6 +17,12 @@ requests being compared:
 Each pair gets one placeholder (`<root>`, `<home>`, `<mapped>`, numbered from the second on), which
 each side's `Normaliser` writes in place of its own prefix. A request that names no working directory
 falls back to the process-level one (the recording header's `cwd`, the replayer's own).
+
+The answers go the other way: a recorded answer names recorded paths (an apply_patch `*** Add File:
+/home/ann/w/repo/notes.txt`, an exec_command `workdir`), and served as recorded it would make the live
+client act on the recorded checkout. `PathMap.to_live` and `events_to_live` write each recorded prefix
+as its live one; streamed deltas are mapped over their concatenation, since a path may be split
+between two of them.
 """
 
 from __future__ import annotations
@@ -26,12 +32,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from proxy.model import SseEvent
+
 __all__ = ["PathMap", "infer_roots", "parse_map_path", "request_cwds", "request_workspaces", "skill_owners"]
 
 _CWD_TAG_RE = re.compile(r"<cwd>([^<]+)</cwd>")
 # An absolute path up to a `skills` component: the owner of a skill root (CODEX_HOME, ~/.agents, a repo).
 _SKILLS_RE = re.compile(r"(/[^\s`'\"<>()|,;]*?)/skills(?=/|`|<|\s|\)|$)")
 _HOME_MARKERS = (".codex", ".agents")
+_PATH_TAIL = r"(?![\w.-])"  # a path ends where a path character does not follow
 
 
 def _walk_strings(value: Any) -> list[tuple[str | None, Any]]:
@@ -143,6 +152,8 @@ class PathMap:
     """Recorded prefix → placeholder."""
     live: dict[str, str] = field(default_factory=dict)
     """Live prefix → placeholder."""
+    _live_key: tuple[tuple[str, str], ...] = field(default=(), init=False, repr=False, compare=False)
+    _live_re: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def add(self, recorded: str, live: str, label: str) -> bool:
         """Pair two prefixes (the first pairing of a prefix wins); True if something new was learned."""
@@ -197,3 +208,97 @@ class PathMap:
     @staticmethod
     def _known(path: str, side: dict[str, str]) -> bool:
         return any(_under(path, root) for root in side)
+
+    def to_live(self, text: str) -> str:
+        """`text` from a recorded answer with every recorded prefix written as its live one."""
+        pattern, pairs = self._to_live_pattern()
+        if pattern is None or "/" not in text:
+            return text
+        return pattern.sub(lambda m: pairs[m.group(0)], text)
+
+    def events_to_live(self, events: list[SseEvent]) -> list[SseEvent]:
+        """A recorded stream with its paths written as live ones (unchanged events kept as they are).
+
+        The `delta`s of one item are mapped over their concatenation and cut again where they were cut
+        (a cut inside a mapped path moves to the path's end), so they still add up to the done item.
+        """
+        pattern, _ = self._to_live_pattern()
+        if pattern is None:
+            return events
+        out = [
+            e if "/" not in e.data else e.model_copy(update={"data": self.to_live(e.data)}) for e in events
+        ]
+        for indices, pieces in _delta_runs(events).values():
+            mapped = self._split_to_live(pieces)
+            if mapped == pieces:
+                continue
+            for index, piece in zip(indices, mapped, strict=True):
+                payload = json.loads(events[index].data)
+                payload["delta"] = piece
+                out[index] = events[index].model_copy(
+                    update={"data": json.dumps(payload, ensure_ascii=False)}
+                )
+        return out
+
+    def _split_to_live(self, pieces: list[str]) -> list[str]:
+        """`pieces` mapped as one text, cut at the mapped positions of the old cuts."""
+        pattern, pairs = self._to_live_pattern()
+        whole = "".join(pieces)
+        if pattern is None or "/" not in whole:
+            return pieces
+        mapped: list[str] = []
+        moved: list[tuple[int, int, int]] = []  # (start, end, shift after) of each replaced prefix
+        last, shift = 0, 0
+        for match in pattern.finditer(whole):
+            live = pairs[match.group(0)]
+            mapped += [whole[last : match.start()], live]
+            shift += len(live) - len(match.group(0))
+            moved.append((match.start(), match.end(), shift))
+            last = match.end()
+        mapped.append(whole[last:])
+        text = "".join(mapped)
+        cuts, end = [], 0
+        for piece in pieces:
+            end += len(piece)
+            new = end
+            for start, stop, after in moved:
+                if end >= stop:
+                    new = end + after
+                elif end > start:  # the cut falls inside a replaced prefix: move it past the prefix
+                    new = stop + after
+            cuts.append(new)
+        out, begin = [], 0
+        for cut in cuts:
+            out.append(text[begin:cut])
+            begin = cut
+        return out
+
+    def _to_live_pattern(self) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+        live_of = {placeholder: live for live, placeholder in self.live.items()}
+        pairs = {rec: live_of[ph] for rec, ph in self.recorded.items() if ph in live_of}
+        key = tuple(sorted(pairs.items()))
+        if key != self._live_key:
+            longest_first = sorted(pairs, key=len, reverse=True)
+            joined = "|".join(re.escape(p) + _PATH_TAIL for p in longest_first)
+            self._live_key, self._live_re = key, (re.compile(joined) if joined else None)
+        return self._live_re, pairs
+
+
+def _delta_runs(events: list[SseEvent]) -> dict[str, tuple[list[int], list[str]]]:
+    """Per streamed item (and part): the indices of its `*.delta` events and their text, in order."""
+    runs: dict[str, tuple[list[int], list[str]]] = {}
+    for index, event in enumerate(events):
+        if "delta" not in event.data or "\n" in event.data:
+            continue  # one-line JSON only: a re-encoded payload must fit the recorded framing
+        try:
+            payload = json.loads(event.data)
+        except ValueError:
+            continue
+        if not isinstance(payload, dict) or not isinstance(payload.get("delta"), str):
+            continue
+        kind = str(payload.get("type", ""))
+        part = (payload.get("item_id"), payload.get("output_index"), payload.get("content_index"), kind)
+        indices, pieces = runs.setdefault(json.dumps(part), ([], []))
+        indices.append(index)
+        pieces.append(payload["delta"])
+    return runs

@@ -14,6 +14,8 @@ session for answers, so they match, answer and report alike.
 
 Paths are compared through a `PathMap` learned from each pair of requests (see `paths.py`): each
 request's own working directory, for both sides; the process-level cwds only when a request names none.
+The answer served writes the recorded paths it names as their live counterparts (a tool call's path
+must point into the live checkout).
 """
 
 from __future__ import annotations
@@ -155,7 +157,18 @@ class ReplaySession:
         with self.report._lock:
             self.report.served += 1
         self._emit(f"{what} → {entry.label}")
-        return entry.render(live_path, body, self.pace)
+        return self._to_live(entry.render(live_path, body, self.pace))
+
+    def _to_live(self, answer: Answer) -> Answer:
+        """The answer with the recorded paths it names written as live ones (see `paths.PathMap`)."""
+        if answer.sse is not None:
+            answer.sse = self.paths.events_to_live(answer.sse)
+        elif b"/" in answer.body:
+            try:
+                answer.body = self.paths.to_live(answer.body.decode()).encode()
+            except UnicodeDecodeError:
+                pass  # not text: nothing a client would read a path from
+        return answer
 
     def _other_answer(self, cassette: Cassette, method: str, live_path: str) -> Answer | None:
         candidates = [

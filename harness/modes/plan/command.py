@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TextIO
 
+from harness.command_result import CommandResult
 from harness.modes.plan.texts import NO_DRAFT
 from proxy.errors import ConfigError
 
 if TYPE_CHECKING:
-    from harness.commands import CommandResult
     from harness.modes.plan.controller import PlanController
     from harness.runtime import AgentRuntime
 
@@ -36,8 +36,6 @@ def _controller(runtime: AgentRuntime) -> PlanController:
 
 def plan_command(runtime: AgentRuntime, arg: str, out: TextIO) -> CommandResult:
     """Handle `/plan ...` (see the module docstring)."""
-    from harness.commands import CommandResult  # the registry imports this module
-
     plan = _controller(runtime)
     word, _, rest = arg.partition(" ")
     if word == "approve":

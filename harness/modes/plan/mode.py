@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import JsonValue
 
@@ -36,18 +36,18 @@ from harness.events import (
 )
 from harness.modes.default import DefaultMode
 from harness.modes.plan.parser import ProposedPlanParser, Segment, split_proposed_plan
+from harness.modes.plan.state import PlanState
 from harness.modes.plan.texts import CODEX_PLAN_TEXT, plan_recovery, workspace_changed, workspace_note
 from harness.modes.plan.workspace import Snapshot, changed_paths, take_snapshot
 from harness.tools import PLAN_MODE, GateRule, in_modes, still_planning
 from harness.tools.request_user_input import HEADLESS_NOTE
 
 if TYPE_CHECKING:
-    from harness.agent import Agent, TurnResult
-    from harness.modes.base import EndStep
-    from harness.modes.plan.controller import PlanController
+    from harness.modes.base import EndStep, ModeHost
     from harness.tools import ToolOutcome
+    from harness.turn_result import TurnResult
 
-__all__ = ["PLANNING_TOOLS", "SHELL_TOOLS", "PlanMode"]
+__all__ = ["PLANNING_TOOLS", "SHELL_TOOLS", "PlanMode", "PlanOwner"]
 
 QUESTION_TOOLS: frozenset[str] = frozenset({"request_user_input", "ask_user"})
 """Calls that ask the user: shown as question events."""
@@ -73,11 +73,26 @@ PLANNING_TOOLS: frozenset[str] = frozenset(
 """Tools that run while planning, whatever the profile; a profile adds its own (submit, ask)."""
 
 
+class PlanOwner(Protocol):
+    """Who keeps the plan a planning mode reports to (`PlanController` is one)."""
+
+    @property
+    def state(self) -> PlanState: ...
+
+    def assume(self, assumption: str) -> None:
+        """Note an assumption made for an unanswered question."""
+        ...
+
+    def submit(self, plan: str) -> int:
+        """Make `plan` the next revision of the draft; its revision number."""
+        ...
+
+
 @dataclass
 class PlanMode(DefaultMode):
     """Planning, as the loop and the tool router see it."""
 
-    controller: PlanController | None = None
+    controller: PlanOwner | None = None
     name: str = PLAN_MODE
     collaboration_mode: str | None = PLAN_MODE
     parallel_tool_calls: bool = False
@@ -103,7 +118,7 @@ class PlanMode(DefaultMode):
 
     # ---- the stream -----------------------------------------------------------------------------
 
-    def transform_event(self, agent: Agent, event: AgentEvent) -> Sequence[AgentEvent]:
+    def transform_event(self, agent: ModeHost, event: AgentEvent) -> Sequence[AgentEvent]:
         if isinstance(event, TurnStarted):
             self._parser, self._turn_plan, self._problems = ProposedPlanParser(), None, []
             return [event]
@@ -142,7 +157,7 @@ class PlanMode(DefaultMode):
         if unclosed:
             self._problems.append("a <proposed_plan> block was not closed; it was not taken as a plan")
 
-    def revise_outcome(self, agent: Agent, outcome: ToolOutcome) -> ToolOutcome:
+    def revise_outcome(self, agent: ModeHost, outcome: ToolOutcome) -> ToolOutcome:
         before, self._before = self._before, None
         if outcome.tool not in SHELL_TOOLS or before is None:
             return outcome
@@ -153,7 +168,7 @@ class PlanMode(DefaultMode):
         item = {**outcome.item, "output": f"{outcome.item.get('output', '')}\n\n{workspace_note(changed)}"}
         return replace(outcome, item=item)
 
-    def on_tool_outcome(self, agent: Agent, outcome: ToolOutcome) -> EndStep | None:
+    def on_tool_outcome(self, agent: ModeHost, outcome: ToolOutcome) -> EndStep | None:
         if outcome.tool in QUESTION_TOOLS:
             output = outcome.result.output
             assumed = HEADLESS_NOTE in output or '"assumed": true' in output
@@ -165,13 +180,13 @@ class PlanMode(DefaultMode):
                 self.controller.assume(assumption)
         return None
 
-    def on_compaction(self, agent: Agent) -> Sequence[dict[str, Any]]:
+    def on_compaction(self, agent: ModeHost) -> Sequence[dict[str, Any]]:
         state = self.controller.state if self.controller else None
         plan = state.draft if state else None
         text = plan_recovery(self.fragment_text(), plan, bool(state and state.approved))
         return [plan_mode_reminder_item("recovery", text)]
 
-    def on_turn_end(self, agent: Agent, result: TurnResult) -> None:
+    def on_turn_end(self, agent: ModeHost, result: TurnResult) -> None:
         for problem in self._problems:
             agent.notice(problem)
         self._problems = []

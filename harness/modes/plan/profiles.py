@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from harness.context import plan_mode_reminder_item
 from harness.modes.base import EndStep
-from harness.modes.plan.mode import PlanMode
+from harness.modes.plan.mode import PlanMode, PlanOwner
 from harness.modes.plan.texts import (
     CLAUDE_ACTIVE_REMINDER,
     CLAUDE_PLAN_TEXT,
@@ -26,9 +26,9 @@ from harness.modes.plan.texts import (
 )
 
 if TYPE_CHECKING:
-    from harness.agent import Agent, TurnResult
-    from harness.modes.plan.controller import PlanController
+    from harness.modes.base import ModeHost
     from harness.tools import ToolOutcome
+    from harness.turn_result import TurnResult
 
 __all__ = ["REVIEW_CHOICES", "ClaudePlanMode", "KnightPlanMode", "planning_mode"]
 
@@ -59,13 +59,13 @@ class _ToolSubmitted(PlanMode):
     submit_tool = ""
     parses_blocks = False
 
-    def on_tool_outcome(self, agent: Agent, outcome: ToolOutcome) -> EndStep | None:
+    def on_tool_outcome(self, agent: ModeHost, outcome: ToolOutcome) -> EndStep | None:
         end = super().on_tool_outcome(agent, outcome)
         if outcome.tool == self.submit_tool and outcome.result.success:
             return EndStep(PLAN_SUBMITTED_SIBLING)
         return end
 
-    def on_turn_end(self, agent: Agent, result: TurnResult) -> None:
+    def on_turn_end(self, agent: ModeHost, result: TurnResult) -> None:
         for problem in self._problems:
             agent.notice(problem)
         self._problems = []
@@ -88,7 +88,7 @@ class ClaudePlanMode(_ToolSubmitted):
     def fragment_text(self) -> str:
         return CLAUDE_PLAN_TEXT
 
-    def on_turn_start(self, agent: Agent) -> None:
+    def on_turn_start(self, agent: ModeHost) -> None:
         # The last request already carried plan mode: this is a further planning turn.
         baseline = agent.baseline
         if baseline is not None and getattr(baseline, "collaboration_mode", None) == self.collaboration_mode:
@@ -100,7 +100,7 @@ class ClaudePlanMode(_ToolSubmitted):
             agent.append_item(plan_mode_reminder_item("reentered", text, role="user"))
 
 
-def planning_mode(profile: str, controller: PlanController) -> PlanMode:
+def planning_mode(profile: str, controller: PlanOwner) -> PlanMode:
     """The mode object for planning under `profile`."""
     if profile == "knightcode":
         return KnightPlanMode(controller=controller)

@@ -12,12 +12,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from harness.plan_profiles import PLAN_PROFILES, PlanProfileName
 from proxy.errors import ConfigError
 
 __all__ = ["PLAN_PROFILES", "PlanProfileName", "PlanState", "load_plan_state"]
-
-PlanProfileName = Literal["codex", "claude", "knightcode"]
-PLAN_PROFILES: tuple[str, ...] = ("codex", "claude", "knightcode")
 
 
 class PlanState(BaseModel):

@@ -1,8 +1,9 @@
 """The main screen: timeline | turn view | world state, one recording.
 
 Loading and turn rendering run in thread workers (`exclusive`, so holding a key down cancels the
-stale renders and only the turn under the cursor is drawn). Panes: three at 120 columns and more,
-two (timeline and the focused right pane) from 80, one below 80; Tab moves between them.
+stale renders and only the turn under the cursor is drawn). Panes: three side by side from 160
+columns; three from 120 with the world state under the turn view (so the turn view keeps about 65
+columns); two (timeline and the focused right pane) from 80; one below 80. Tab moves between them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Container, Horizontal
 from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -87,8 +88,11 @@ class MainScreen(Screen[None]):
         yield Static(f"ctxscope inspect  {self.path.name}  loading...", id="status")
         with Horizontal(id="panes"):
             yield Timeline(id="timeline")
-            yield LinesView(id="turn")
-            yield LinesView(id="world")
+            # turn and world share a column: side by side from 160 columns, stacked from 120, so the
+            # turn pane (the one with the diffs) keeps a readable width below 160
+            with Container(id="right"):
+                yield LinesView(id="turn")
+                yield LinesView(id="world")
         yield Footer()
 
     def on_mount(self) -> None:

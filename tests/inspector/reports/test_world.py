@@ -33,7 +33,8 @@ def test_each_style_tells_its_change() -> None:
     def told(field: str, before: object, after: object, replaced: bool = False) -> list[str]:
         return describe_change(StateChange(field, before, after, replaced))
 
-    assert told("shell", "bash", None) == ["shell bash → unset"]
+    assert told("shell", "bash", None) == ["shell bash no longer in context"]
+    assert told("shell", None, "bash") == ["shell unset → bash"]
     assert told("agents_md", {"/r": "a"}, {"/r": "b", "/r/p": "c"}) == [
         "AGENTS.md added: /r/p",
         "AGENTS.md changed: /r",
@@ -47,7 +48,7 @@ def test_each_style_tells_its_change() -> None:
     assert told("selected_skills", ["x"], ["x", "y"]) == ["skill y selected"]
     # dropped by a context rebuild (a compaction that did not bring it back): said, not left silent
     assert told("selected_skills", ["x"], []) == ["skill x no longer in context"]
-    assert told("goal", "g", None) == ["goal cleared"]
+    assert told("goal", "g", None) == ["goal no longer in context"]
     assert told("goal", None, "word " * 40) == [f"goal set: {('word ' * 40).strip()[:79]}…"]
     assert told("personality", "calm", "terse") == ["personality changed"]
 

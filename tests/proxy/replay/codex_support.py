@@ -10,6 +10,7 @@ import os
 import shutil
 import signal
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -47,19 +48,27 @@ def codex_binary(version: str = CODEX_VERSION) -> Path:
     return binary
 
 
-def write_config(home: Path, base_url: str, extra: str = "") -> None:
+def write_config(home: Path, base_url: str, extra: str = "", model: str = "gpt-5-codex") -> None:
     """A CODEX_HOME whose provider is `base_url` + `/v1` (no retries, so a mismatch fails at once)."""
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(
-        f'model = "gpt-5-codex"\nmodel_provider = "local"\n{extra}'
+        f'model = "{model}"\nmodel_provider = "local"\n{extra}'
         '[model_providers.local]\nname = "local"\n'
         f'base_url = "{base_url}/v1"\n'
         'wire_api = "responses"\nenv_key = "LOCAL_KEY"\nrequest_max_retries = 0\nstream_max_retries = 0\n'
     )
 
 
-def run_codex(binary: Path, home: Path, user: Path, cwd: Path, *args: str) -> str:
-    """One `codex exec` with its own CODEX_HOME and HOME, in its own process group; stdout + stderr."""
+@dataclass(frozen=True)
+class CodexRun:
+    """What one `codex exec` printed: stdout holds only the final message, stderr the session log."""
+
+    stdout: str
+    stderr: str
+
+
+def exec_codex(binary: Path, home: Path, user: Path, cwd: Path, *args: str) -> CodexRun:
+    """One `codex exec` with its own CODEX_HOME and HOME, in its own process group; fails unless exit 0."""
     # A HOME of its own: the login shell Codex runs commands in must not source the user's profile.
     env = {**os.environ, "CODEX_HOME": str(home), "HOME": str(user), "LOCAL_KEY": "x"}
     proc = subprocess.Popen(
@@ -79,4 +88,10 @@ def run_codex(binary: Path, home: Path, user: Path, cwd: Path, *args: str) -> st
         proc.communicate()
         pytest.fail(f"codex exec {' '.join(args)} did not finish in {RUN_TIMEOUT_S} s")
     assert proc.returncode == 0, (out + err)[-3000:]
-    return out + err
+    return CodexRun(out, err)
+
+
+def run_codex(binary: Path, home: Path, user: Path, cwd: Path, *args: str) -> str:
+    """One `codex exec` (see `exec_codex`); stdout + stderr."""
+    run = exec_codex(binary, home, user, cwd, *args)
+    return run.stdout + run.stderr

@@ -107,3 +107,34 @@ def test_a_changed_context_fragment_is_named() -> None:
     agents = "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>"
     [line] = json_diff({"t": agents + "a"}, {"t": agents + "b"})
     assert line.startswith("t (AGENTS.md) differs")
+
+
+def _codex(workspaces: dict[str, object] | None, arguments: object = None) -> dict[str, object]:
+    """A normalised Codex body: turn metadata (parsed, as normalisation leaves it) and a tool call."""
+    metadata: dict[str, object] = {"request_kind": "compaction", "turn_id": "<turn_id>"}
+    if workspaces is not None:
+        metadata["workspaces"] = workspaces
+    return {
+        "input": [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+            {"type": "function_call", "name": "exec_command", "arguments": arguments or {}},
+        ],
+        "client_metadata": {"x-codex-turn-metadata": metadata},
+    }
+
+
+def test_codex_workspaces_sent_on_one_side_only_is_no_difference() -> None:
+    # Codex adds `workspaces` when its git probe finished in time: one run has it, the next may not
+    probed = _codex({"<root>/repo": {"has_changes": True}})
+    assert match_requests(_req(_codex(None)), _req(probed)) == []
+    assert match_requests(_req(probed), _req(_codex(None))) == []
+    # sent on both sides, it is compared
+    clean = _codex({"<root>/repo": {"has_changes": False}})
+    assert match_requests(_req(clean), _req(probed)) == [
+        'client_metadata.x-codex-turn-metadata.workspaces["<root>/repo"].has_changes differs: '
+        "recorded true vs live false"
+    ]
+    # only there: a `workspaces` key anywhere else still counts
+    assert match_requests(_req(_codex(None, {"workspaces": 1})), _req(_codex(None))) == [
+        "input[1].arguments.workspaces added (live 1)"
+    ]

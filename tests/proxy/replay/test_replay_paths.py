@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import httpx
 import pytest
 
+from proxy.model import SseEvent
+from proxy.replay import CassetteTransport
 from proxy.replay.normalise import Normaliser
 from proxy.replay.paths import (
     PathMap,
@@ -15,6 +19,8 @@ from proxy.replay.paths import (
     request_workspaces,
     skill_owners,
 )
+from proxy.testing import SseReply, custom_tool_call, function_call, response_stream
+from tests.proxy.replay.replay_support import Run, codex_body, headers, post, record_session
 
 
 def codex_like(root: str, codex_home: str, cwd: str) -> dict[str, object]:
@@ -88,3 +94,68 @@ def test_a_user_mapping_and_its_errors() -> None:
     rec, live = Normaliser(roots=paths.recorded), Normaliser(roots=paths.live)
     assert rec.text("/opt/tools/bin/x") == live.text("/usr/local/tools/bin/x") == "<mapped>/bin/x"
     assert live.text("/usr/local/tools-2/bin") == "/usr/local/tools-2/bin"  # a path ends at a component
+
+
+def _learned() -> PathMap:
+    paths = PathMap()
+    paths.learn(
+        codex_like("/a/w/repo", "/a/codex-home", "/a/w/repo"),
+        codex_like("/b/w-second/repo", "/b/other-home", "/b/w-second/repo"),
+    )
+    return paths
+
+
+def test_recorded_paths_in_an_answer_are_written_as_live_ones() -> None:
+    paths = _learned()
+    assert paths.to_live("*** Add File: /a/w/repo/notes.txt") == "*** Add File: /b/w-second/repo/notes.txt"
+    assert paths.to_live("/a/codex-home/skills/x and /a/w-2/y") == "/b/other-home/skills/x and /a/w-2/y"
+    assert PathMap().to_live("/a/w/repo") == "/a/w/repo"  # nothing learned, nothing changed
+
+
+def test_a_path_split_between_streamed_deltas_is_mapped_and_the_deltas_still_add_up() -> None:
+    patch = "*** Begin Patch\n*** Add File: /a/w/repo/notes.txt\n+hi\n*** End Patch\n"
+    cut = ["*** Begin Patch\n*** Add File: /a/", "w/repo/notes.txt\n+hi\n", "*** End Patch\n"]  # inside /a/w
+    events: list[SseEvent] = []
+    for i, event in enumerate(response_stream(custom_tool_call("apply_patch", patch, chunks=1))):
+        if event["type"] == "response.custom_tool_call_input.delta":
+            events += [
+                SseEvent(t_ms=i, event=event["type"], data=json.dumps({**event, "delta": c})) for c in cut
+            ]
+        else:
+            events.append(SseEvent(t_ms=i, event=event["type"], data=json.dumps(event)))
+
+    served = _learned().events_to_live(events)
+    live = patch.replace("/a/w/repo", "/b/w-second/repo")
+    pieces = [
+        json.loads(e.data)["delta"] for e in served if e.event == "response.custom_tool_call_input.delta"
+    ]
+    assert pieces == ["*** Begin Patch\n*** Add File: /b/w-second", "/repo/notes.txt\n+hi\n", cut[2]]
+    done = [json.loads(e.data) for e in served if e.event == "response.output_item.done"]
+    assert done[0]["item"]["input"] == live
+    assert "/a/w" not in "".join(e.data for e in served)
+    assert served[0] is events[0]  # an event naming no recorded path is served as recorded
+
+
+def test_a_replayed_tool_call_names_the_live_checkout(tmp_path: Path) -> None:
+    recorded = Run(cwd="/home/ann/w/repo")
+    notes = "*** Begin Patch\n*** Add File: /home/ann/w/repo/notes.txt\n+hi\n*** End Patch\n"
+    calls = response_stream(
+        custom_tool_call("apply_patch", notes),
+        function_call("exec_command", {"cmd": "ls", "workdir": recorded.cwd}),
+    )
+    cassette = record_session(
+        tmp_path / "tools.jsonl",
+        {"cwd": recorded.cwd},
+        [SseReply(calls)],
+        lambda url: [post(url, codex_body(recorded, 1), recorded)],
+    )
+    live = Run(cwd="/srv/ci/w-second/repo")
+    transport = CassetteTransport(cassette, live_cwd="/somewhere/else")
+    with httpx.Client(transport=transport, base_url="http://cassette.invalid") as client:
+        answer = client.post("/v1/responses", json=codex_body(live, 1), headers=headers(live))
+    assert answer.status_code == 200 and transport.report.problems() == []
+    done = [json.loads(line[6:]) for line in answer.text.splitlines() if line.startswith("data: ")]
+    items = [e["item"] for e in done if e["type"] == "response.output_item.done"]
+    assert items[0]["input"] == notes.replace("/home/ann/w", "/srv/ci/w-second")
+    assert json.loads(items[1]["arguments"])["workdir"] == live.cwd
+    assert "/home/ann" not in answer.text

@@ -1,0 +1,65 @@
+"""Sending one request of a turn: the body built from the agent's state, the hooks, the stream.
+
+The request carries the whole history, the router's tools snapshot, the model's options and the
+Codex turn metadata (ids, window number, trigger, workspaces). `before_request` hooks see it last
+(compaction and goal code read or adjust it); stream events go to the mode, and text and reasoning
+deltas are shown as they arrive.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from harness.client import StreamResult
+from harness.events import ReasoningDelta, TextDelta
+from harness.request import build_request
+from harness.turn_metadata import TurnIds, workspace_status
+from harness.wire.types import Event, OutputTextDelta, ReasoningSummaryTextDelta
+
+if TYPE_CHECKING:
+    from harness.loop_host import LoopHost
+
+__all__ = ["rate_limits", "send_request"]
+
+_RATE_LIMIT_PREFIXES = ("x-codex-primary", "x-codex-secondary", "x-codex-credits", "x-ratelimit-")
+
+
+def send_request(agent: LoopHost, turn_id: str, trigger: Literal["user", "goal"]) -> StreamResult:
+    """Build the next request from `agent`'s state, let the hooks see it, and stream it."""
+    request = build_request(
+        model=agent.model,
+        instructions=agent.instructions if agent.config.instructions_placement == "field" else None,
+        input_items=list(agent.history),
+        tools=agent.router.specs(),
+        session_id=agent.session_id,
+        turn_id=turn_id,
+        options=agent.config.request_options(agent.model),
+        workspaces=workspace_status(agent.context.cwd),
+        ids=TurnIds(
+            session_id=agent.session_id,
+            turn_id=turn_id,
+            installation_id=agent.installation_id,
+            window=agent.window,
+            history_initialization=agent.history_initialization,
+            # a goal continuation says so; otherwise the session's trigger (`user`, `exec` for -p)
+            turn_trigger=agent.turn_trigger if trigger == "user" else trigger,
+            turn_started_ms=agent.turn_started_ms,
+        ),
+    )
+    for hook in agent.before_request:
+        hook(agent, request)
+    agent.requests += 1
+
+    def on_event(event: Event) -> None:
+        agent.mode.on_stream_event(agent, event)
+        if isinstance(event, OutputTextDelta):
+            agent.emit(TextDelta(delta=event.delta))
+        elif isinstance(event, ReasoningSummaryTextDelta):
+            agent.emit(ReasoningDelta(delta=event.delta))
+
+    return agent.client.stream(request, on_event=on_event)
+
+
+def rate_limits(headers: dict[str, str]) -> dict[str, str]:
+    """The rate-limit headers of a response (Codex's `x-codex-primary-*` and the like), lower-cased."""
+    return {k.lower(): v for k, v in headers.items() if k.lower().startswith(_RATE_LIMIT_PREFIXES)}

@@ -1,0 +1,86 @@
+"""`ctxscope otel`: export a recording as OpenTelemetry traces (OTLP/HTTP or an OTLP/JSON file)."""
+
+from __future__ import annotations
+
+import os
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from proxy.errors import ConfigError
+
+__all__ = ["register"]
+
+
+class Content(StrEnum):
+    none = "none"
+    added = "added"
+    full = "full"
+
+
+def _headers(values: list[str]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for value in values:
+        name, sep, text = value.partition("=")
+        if not sep or not name.strip():
+            raise ConfigError(f"--header {value!r}: write NAME=VALUE, e.g. --header 'Authorization=Basic …'")
+        headers[name.strip()] = text
+    return headers
+
+
+def otel(
+    file: Annotated[Path, typer.Argument(help="A ctxscope recording (.jsonl).")],
+    endpoint: Annotated[
+        str | None,
+        typer.Option(
+            "--endpoint",
+            help="OTLP/HTTP traces URL (default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or "
+            "$OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces).",
+        ),
+    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write OTLP/JSON to this file.")] = None,
+    header: Annotated[
+        list[str] | None, typer.Option("--header", help="NAME=VALUE sent to the endpoint (auth); repeatable.")
+    ] = None,
+    content: Annotated[
+        Content,
+        typer.Option(
+            "--content", help="Messages on the spans: none, added (each request's new items) or full."
+        ),
+    ] = Content.none,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds to keep trying the endpoint (retries included).")
+    ] = 10.0,
+    service_name: Annotated[
+        str, typer.Option("--service-name", help="The traces' service.name.")
+    ] = "ctxscope",
+) -> None:
+    """Export a recording as OpenTelemetry traces: a trace per thread, a span per model request."""
+    from inspector.analysis.analyse import analyse_recording
+    from inspector.otel.emit import export_otlp, make_spans
+    from inspector.otel.spans import recording_spans
+
+    target = endpoint or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    if target is None and os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+        target = os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"].rstrip("/") + "/v1/traces"
+    if target is None and out is None:
+        raise ConfigError(
+            "say where the traces go: --endpoint http://HOST:4318/v1/traces "
+            "(or OTEL_EXPORTER_OTLP_ENDPOINT), or -o FILE.json"
+        )
+    sent_headers = _headers(header or [])
+    analysis = analyse_recording(file)
+    specs = recording_spans(analysis, content=content.value)
+    if not specs:
+        raise ConfigError(f"{file} has no model requests to export")
+    spans = make_spans(specs, service_name=service_name, resource={"ctxscope.recording": str(file)})
+    export_otlp(spans, endpoint=target, headers=sent_headers, out=out, timeout=timeout)
+    traces = len({s.trace_key for s in specs})
+    where = " and ".join(w for w in (target, str(out) if out else None) if w)
+    print(f"exported {len(specs)} spans in {traces} trace(s) to {where}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("otel")(otel)

@@ -1,0 +1,23 @@
+"""Hooks the ctxscope pytest plugin calls, for layers above the proxy to implement.
+
+The cassette plugin lives with the proxy (it starts the replayer), but explaining a mismatch as
+context (which item changed, which lines) is the inspector's knowledge, and the proxy never imports
+upward. So the plugin asks through a pytest hook; `ctxscope.pytest_plugin` (registered next to it by
+the package's `pytest11` entry points) answers with the inspector's context diff.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_ctxscope_explain_mismatch(recorded: Any, live: Any) -> list[str] | None:
+    """Lines saying how a rejected live request body differs from the recorded one, as context.
+
+    Both bodies are as the replay saw them before normalisation (the live one redacted like a
+    recording). Return None to leave it to another implementation; the first list returned is shown
+    under the mismatch in the test's failure.
+    """
