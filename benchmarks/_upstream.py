@@ -17,8 +17,11 @@ SPACING_S = 0.02
 EVENTS = 5
 
 
-def _stream_events(n: int, echo: dict[str, Any]) -> list[bytes]:
-    """Like the real API, response.created/completed echo the request's instructions and tools."""
+def _stream_events(n: int, echo: dict[str, Any], compact: bool = True) -> list[bytes]:
+    """Like the real API, response.created/completed echo the request's instructions and tools.
+
+    `compact=False` writes spaced JSON with ASCII escapes (Python's `json.dumps` defaults), as some
+    upstreams do."""
     events: list[dict[str, Any]] = [
         {
             "type": "response.created",
@@ -48,7 +51,7 @@ def _stream_events(n: int, echo: dict[str, Any]) -> list[bytes]:
             },
         }
     )
-    return [encode_sse(e, compact=True) for e in events]  # compact JSON, as the Responses API sends it
+    return [encode_sse(e, compact=compact) for e in events]  # compact JSON by default, as the API sends it
 
 
 def _echo(body: bytes) -> dict[str, Any]:
@@ -59,7 +62,9 @@ def _echo(body: bytes) -> dict[str, Any]:
 class BenchUpstream:
     """`POST .../responses` → EVENTS SSE events SPACING_S apart (none with `?fast`); `GET` → tiny JSON."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, compact: bool = True) -> None:
+        self.compact = compact
+        """False: SSE data is spaced JSON (`json.dumps` defaults) instead of the API's compact JSON."""
         self.port = 0
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
@@ -111,7 +116,7 @@ class BenchUpstream:
                         b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
                         b"Transfer-Encoding: chunked\r\n\r\n"
                     )
-                    for index, event in enumerate(_stream_events(EVENTS, _echo(body))):
+                    for index, event in enumerate(_stream_events(EVENTS, _echo(body), self.compact)):
                         if index and spacing:
                             await asyncio.sleep(spacing)
                         writer.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")

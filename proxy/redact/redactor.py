@@ -106,7 +106,9 @@ class Redactor:
         if cacheable:
             hit = self._cache.get(value)
             if hit is not None:
-                return hit
+                # nothing found: hand back the caller's own string, so `body` sees it as unchanged
+                # (an equal copy would make it re-serialise an event that had no secret)
+                return hit if hit[1] else (value, [])
         result = self._scan(value)
         if cacheable:
             with self._cache_lock:

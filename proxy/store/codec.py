@@ -13,7 +13,8 @@ from typing import Any
 
 import orjson
 
-from .format import ITEMS, MIN_BLOB_CHARS, ORDER, REF, SET, canonical_json, content_hash, loads
+from .derive import rebuild_stream
+from .format import AS, ITEMS, MIN_BLOB_CHARS, ORDER, REF, SET, STREAM, canonical_json, content_hash, loads
 
 __all__ = [
     "BlobSink",
@@ -103,7 +104,9 @@ def apply_order(value: Any, order: Any) -> Any:
     return value
 
 
-def _sse_ref(value: Any, sink: BlobSink, stored_order: OrderLookup) -> dict[str, Any] | None:
+def _sse_ref(
+    value: Any, sink: BlobSink, stored_order: OrderLookup, allow_order: bool = True
+) -> dict[str, Any] | None:
     """A blob reference that restores this occurrence's own key order; None if that cannot be checked.
 
     Blobs are shared by content (keys sorted), so the first occurrence's key order is the stored one;
@@ -112,6 +115,8 @@ def _sse_ref(value: Any, sink: BlobSink, stored_order: OrderLookup) -> dict[str,
     h = sink(value)
     if stored_order(h) == ordered_hash(value):
         return {REF: h}
+    if not allow_order:  # format 1.0 has no `$order`: the event stays raw
+        return None
     order = key_order(value)
     try:
         restored = apply_order(loads(canonical_json(value)), order)
@@ -164,7 +169,9 @@ def encode_body(
     return out
 
 
-def encode_sse_data(data: str, sink: BlobSink, stored_order: OrderLookup) -> dict[str, Any] | None:
+def encode_sse_data(
+    data: str, sink: BlobSink, stored_order: OrderLookup, allow_order: bool = True
+) -> dict[str, Any] | None:
     """An SSE `data` payload as JSON whose large parts are blob references, or None to keep it raw.
 
     Response streams repeat what the file already holds: each `output_item.done` carries an item the
@@ -187,7 +194,7 @@ def encode_sse_data(data: str, sink: BlobSink, stored_order: OrderLookup) -> dic
     refs: list[dict[str, Any] | None] = []
 
     def ref(value: Any) -> Any:
-        refs.append(_sse_ref(value, sink, stored_order))
+        refs.append(_sse_ref(value, sink, stored_order, allow_order))
         return refs[-1]
 
     if isinstance(out.get("item"), dict):
@@ -222,6 +229,7 @@ class Decoder:
     def __init__(self) -> None:
         self.blobs: dict[str, Any] = {}
         self.input_hashes: dict[int, list[str]] = {}
+        self.encoded_bodies: dict[int, dict[str, Any]] = {}  # what `$as` refers to
 
     def blob(self, h: str) -> Any:
         try:
@@ -241,6 +249,12 @@ class Decoder:
     def body(self, exchange_id: int, encoded: Any) -> Any:
         if not isinstance(encoded, dict):
             return encoded
+        if AS in encoded:
+            base = self.encoded_bodies.get(encoded[AS])
+            if base is None:
+                raise MissingBlob(f"exchange {encoded[AS]}")
+            encoded = {**base, **{k: v for k, v in encoded.items() if k != AS}}
+        self.encoded_bodies[exchange_id] = encoded
         out: dict[str, Any] = {}
         for key, value in encoded.items():
             if isinstance(value, dict) and ITEMS in value:
@@ -283,6 +297,25 @@ class Decoder:
             event["response"] = response
         stored["data"] = orjson.dumps(event).decode("utf-8")
         return stored
+
+    def sse_events(self, encoded: Any, response: Any) -> list[dict[str, Any]]:
+        """An exchange's SSE events as dicts with `t_ms`, `event`, `data` (and `wire`).
+
+        A list is the 1.0/1.1 form (one stored event each); an object is a 1.2 stream, inline or a
+        blob (`$stream`), with events derived from the exchange's resolved `response`.
+        """
+        if isinstance(encoded, list):
+            return [self.sse_event(dict(event)) for event in encoded]
+        if not isinstance(encoded, dict):
+            raise TypeError("sse is neither a list nor a stream")
+        stored = self.blob(encoded[STREAM]) if STREAM in encoded else encoded
+        times = encoded["t_ms"]
+        events = rebuild_stream(stored, response, literal=lambda form: self.sse_event(dict(form)))
+        if len(times) != len(events):
+            raise ValueError("sse has not one time per event")
+        for event, t_ms in zip(events, times, strict=True):
+            event["t_ms"] = t_ms
+        return events
 
     def response(self, encoded: Any) -> Any:
         if not isinstance(encoded, dict):

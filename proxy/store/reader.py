@@ -138,11 +138,11 @@ def _decode_exchange(
         if "response" in data:
             data["response"] = decoder.response(data["response"])
         if "sse" in data:
-            data["sse"] = [decoder.sse_event(event) for event in data["sse"]]
+            data["sse"] = decoder.sse_events(data["sse"], data.get("response"))
         return Exchange.model_validate(data)
     except MissingBlob as missing:
         warnings.append(f"line {number}: exchange references missing data ({missing}); skipped")
-    except (ValidationError, TypeError, ValueError, AttributeError, KeyError) as err:
+    except (ValidationError, TypeError, ValueError, AttributeError, KeyError, IndexError) as err:
         # hand-edited references (`"$items": "oops"`) and wrong types land here, not in a traceback
         first = (str(err).splitlines() or [type(err).__name__])[0]
         warnings.append(f"line {number}: malformed exchange ({first}); skipped")

@@ -4,6 +4,10 @@ Nothing reaches the file before the `Redactor` has seen it. Parts already stored
 instructions, tools, header sets) are written once; an input list that extends an earlier exchange's
 list is stored as a reference to it plus what was appended.
 
+Streams are stored in format 1.2's derived form where it rebuilds byte for byte (`derive.py`). An
+existing file is appended to in its own format version (1.0 and 1.1 files stay what they are: a
+1.1 file gets no derived events, a 1.0 file no SSE framing, `$order` or JSON body layout either).
+
 The file is locked for as long as the writer has it open (`lock.py`): a second writer is refused.
 A write that fails (a full disk, a file-size limit) raises `RecordingWriteError`; the exchange stays
 in memory (up to `MAX_HELD` of them) and is written before the next one, so nothing is lost if the
@@ -21,11 +25,16 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import orjson
+
 from ..errors import RecordingError, RecordingWriteError
 from ..model import Exchange, RecordingHeader
 from ..redact import Redactor, redact_events
+from ..responses.sse import wire_has_data, wire_terminated
 from .codec import encode_body, encode_headers, encode_sse_data, ordered_hash
+from .derive import derive_stream
 from .format import (
+    AS,
     FORMAT_VERSION,
     ITEMS,
     KIND_BLOB,
@@ -33,6 +42,8 @@ from .format import (
     KIND_HEADER,
     MIN_BLOB_CHARS,
     REF,
+    STREAM,
+    WRITABLE_VERSIONS,
     canonical_json,
     content_hash,
     dump_line,
@@ -50,6 +61,24 @@ RECENT_INPUTS = 64
 MAX_HELD = 256
 
 
+class _Unmatchable:
+    """Stands for a response part a reader would see in another key order: no SSE event derives from it."""
+
+
+_UNMATCHABLE = _Unmatchable()
+
+
+def _exact(value: Any) -> bytes | None:
+    try:
+        return orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):
+        return None  # never equal: such a key is written again
+
+
+def _dispatched(wire: str) -> bool:
+    return wire_has_data(wire) and wire_terminated(wire)
+
+
 def _tool_version() -> str:
     try:
         from importlib.metadata import version
@@ -64,12 +93,25 @@ class RecordingWriter:
 
     `write(exchange)` accepts `exchange.request_body` as already-parsed JSON or as raw `bytes`
     (decoded here, off the proxy's request path as much as the caller allows).
-    An existing recording at `path` is appended to, never overwritten.
+    An existing recording at `path` is appended to, never overwritten, in the file's own format
+    version; a new file is written in `version` (default: the current one; older ones for tools
+    that read only those, and for benchmarks).
     """
 
     def __init__(
-        self, path: Path | str, meta: dict[str, Any] | None = None, secret_headers: Iterable[str] = ()
+        self,
+        path: Path | str,
+        meta: dict[str, Any] | None = None,
+        secret_headers: Iterable[str] = (),
+        version: str = FORMAT_VERSION,
     ) -> None:
+        if version not in WRITABLE_VERSIONS:
+            raise RecordingError(
+                f"cannot write recording format {version!r}: choose one of {', '.join(WRITABLE_VERSIONS)}"
+            )
+        self.version = version
+        """The format version of the lines written (an appended file's own version)."""
+        self._minor = int(version.split(".")[1])
         self.path = Path(path)
         self._lock = threading.Lock()
         self._redactor = Redactor(secret_headers)
@@ -79,6 +121,7 @@ class RecordingWriter:
         # raw content hash -> stored (redacted) hash; memory only, so raw hashes never hit the disk
         self._raw_to_stored: dict[str, str] = {}
         self._recent: deque[tuple[int, list[str]]] = deque(maxlen=RECENT_INPUTS)
+        self._bodies: dict[int, dict[str, Any]] = {}  # recent exchanges' encoded bodies, for `$as`
         self._next_id = 0
         self._fd: int | None = None
         self._lines: list[str] = []  # the lines of the exchange being written
@@ -105,7 +148,7 @@ class RecordingWriter:
                 return
             self._fd = fd
             header = RecordingHeader(
-                version=FORMAT_VERSION,
+                version=self.version,
                 created_at=time.time(),
                 tool=_tool_version(),
                 meta=self._redact_meta(meta),
@@ -134,6 +177,13 @@ class RecordingWriter:
             raise RecordingError(
                 f"{self.path} exists and cannot be appended to ({err}); choose another output path"
             ) from err
+        if existing.header.version not in WRITABLE_VERSIONS:
+            raise RecordingError(
+                f"{self.path} is a format {existing.header.version} recording, newer than this ctxscope "
+                f"writes ({FORMAT_VERSION}): upgrade ctxscope or choose another output path"
+            )
+        self.version = existing.header.version  # appended lines stay readable as that version
+        self._minor = int(self.version.split(".")[1])
         with self.path.open("rb") as fh:
             fh.seek(-1, 2)
             # start our lines on a fresh line so a torn one stays isolated
@@ -255,6 +305,62 @@ class RecordingWriter:
         self._stored |= self._new_blobs
         self._new_blobs.clear()
 
+    def _like_base(self, encoded: dict[str, Any], base: tuple[int, int] | None) -> dict[str, Any]:
+        """Format 1.2: a body with the keys of its base exchange's body (same order) as `$as` + what changed.
+
+        A thread's requests repeat model, instructions, tools, reasoning, include, metadata ... every
+        turn; only `input` (and whatever else changed) is written again.
+        """
+        if self._minor < 2 or base is None or any(key.startswith("$") for key in encoded):
+            return encoded
+        previous = self._bodies.get(base[0])
+        if previous is None or list(previous) != list(encoded):
+            return encoded
+        changed = {k: v for k, v in encoded.items() if k == "input" or _exact(v) != _exact(previous[k])}
+        return {AS: base[0], **changed}
+
+    def _encode_sse(self, events: list[dict[str, Any]], view: dict[str, Any] | None) -> Any:
+        """The stored form of a stream: derived from the response (1.2) where that rebuilds exactly."""
+        red = self._redactor
+        # deltas are redacted as the text they assemble to: a key streamed in pieces is still a key
+        datas = redact_events(red, [event.pop("data") for event in events])
+        for event, data in zip(events, datas, strict=True):
+            event["data"] = data
+            if "wire" in event:  # comment lines are free text too
+                event["wire"] = red.text(event["wire"])
+        if self._minor < 1:  # 1.0 keeps no framing: only the events a client saw, in plain form
+            events = [e for e in events if "wire" not in e or _dispatched(e["wire"])]
+            for event in events:
+                event.pop("wire", None)
+        if self._minor >= 2:
+            times = [event.pop("t_ms") for event in events]
+            stream = derive_stream(events, view, literal=self._literal_sse)
+            if stream is not None:
+                h = self._sink_exact(stream)
+                return {STREAM: h, "t_ms": times} if h is not None else {**stream, "t_ms": times}
+            for event, t_ms in zip(events, times, strict=True):
+                event["t_ms"] = t_ms
+        return [self._literal_sse(event) for event in events]
+
+    def _literal_sse(self, event: dict[str, Any]) -> dict[str, Any]:
+        """An event stored as its data (format 1.1's `json` form where that is exact, else the text)."""
+        form = dict(event)
+        data = form.pop("data")
+        as_json = encode_sse_data(data, self._sink, self._orders.get, allow_order=self._minor >= 1)
+        form["json" if as_json is not None else "data"] = as_json if as_json is not None else data
+        return form
+
+    def _as_read(self, value: Any, h: str) -> Any:
+        """`value` if blob `h` gives it back with the same key order, else a value nothing can match."""
+        return value if self._orders.get(h) == ordered_hash(value) else _UNMATCHABLE
+
+    def _sink_exact(self, value: Any) -> str | None:
+        """Store `value` as a blob unless an equal blob with another key order is stored (then None)."""
+        h = content_hash(canonical_json(value))
+        if (h in self._stored or h in self._new_blobs) and self._orders.get(h) != ordered_hash(value):
+            return None
+        return self._sink(value)
+
     def _sink(self, value: Any) -> str:
         text = canonical_json(value)
         h = content_hash(text)
@@ -323,14 +429,6 @@ class RecordingWriter:
                 line[key] = red.text(line[key])
         if "response_body" in line:
             line["response_body"] = red.body(line["response_body"])
-        if "sse" in line:
-            # deltas are redacted as the text they assemble to: a key streamed in pieces is still a key
-            datas = redact_events(red, [event.pop("data") for event in line["sse"]])
-            for event, data in zip(line["sse"], datas, strict=True):
-                if "wire" in event:  # comment lines are free text too
-                    event["wire"] = red.text(event["wire"])
-                as_json = encode_sse_data(data, self._sink, self._orders.get)
-                event["json" if as_json is not None else "data"] = as_json if as_json is not None else data
         if "ws_frames" in line:
             # frames that are not turns (session updates, pings, errors) get the same JSON redaction
             texts = [frame["text"] for frame in line["ws_frames"] if frame.get("text")]
@@ -350,16 +448,24 @@ class RecordingWriter:
             redacted = red.body({k: v for k, v in body.items() if k != "input"})
             # key order kept; `input` is replaced by references in encode_body, never written raw
             ordered = {k: body["input"] if k == "input" else redacted[k] for k in body}
-            line["request_body"] = encode_body(ordered, hashes, base, self._sink)
+            encoded = encode_body(ordered, hashes, base, self._sink)
+            line["request_body"] = self._like_base(encoded, base)
             self._recent.append((exchange.id, hashes))
+            self._bodies[exchange.id] = encoded
+            while len(self._bodies) > RECENT_INPUTS:
+                del self._bodies[next(iter(self._bodies))]
         elif body is not None:
             line["request_body"] = red.body(body)
 
+        view: dict[str, Any] | None = None  # the response as a reader will resolve it
         if exchange.response is not None:
             response = dict(red.body(exchange.response))  # a copy: the caller's exchange stays as it is
+            view = dict(response)
             output = response.get("output")
             if isinstance(output, list) and output:
-                response["output"] = {ITEMS: {"add": [self._sink(item) for item in output]}}
+                hashes = [self._sink(item) for item in output]
+                response["output"] = {ITEMS: {"add": hashes}}
+                view["output"] = [self._as_read(item, h) for item, h in zip(output, hashes, strict=True)]
             # the API echoes the request's instructions and tools in every response
             for key in ("instructions", "tools"):
                 value = response.get(key)
@@ -367,7 +473,13 @@ class RecordingWriter:
                     isinstance(value, list) and value
                 ):
                     response[key] = {REF: self._sink(value)}
+                    view[key] = self._as_read(value, response[key][REF])
             line["response"] = response
+        if "sse" in line:
+            line["sse"] = self._encode_sse(line["sse"], view)
+        if self._minor < 1:  # 1.0 had no JSON body layout
+            line.pop("response_layout", None)
+            line.pop("response_raw", None)
 
         self._emit({"kind": KIND_EXCHANGE, **line})
         return exchange
