@@ -133,6 +133,10 @@ def default_reply(request: RecordedRequest) -> Reply:
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's default listen backlog is 5: twenty clients connecting at once through a proxy
+    # overflow it, dropped SYNs are retried after 1, 3, 7, 15 s, and on a loaded machine a test
+    # waiting for all of them in flight could time out.
+    request_queue_size = 128
     upstream: FakeUpstream
 
     def handle_error(self, request: Any, client_address: Any) -> None:
