@@ -3,6 +3,9 @@ never loads the encoding; a cache that cannot be written changes no count."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,3 +44,27 @@ def test_an_unwritable_cache_changes_no_count(tmp_path: Path) -> None:
 def test_the_cache_lives_in_ctxscope_home(ctxscope_home: Path) -> None:
     path = tokens.cache_path()
     assert path is not None and path.parent == ctxscope_home / "cache"
+
+
+def test_the_compiled_tokenizer_counts_as_the_package_does_without_loading_it() -> None:
+    """The fast path loads only bpe_openai's compiled tokenizer; its counts equal `encode_ordinary`'s."""
+    pytest.importorskip("bpe_openai")
+    code = (
+        "import json, sys\n"
+        "from inspector.analysis.tokens import _rust_counter\n"
+        "count = _rust_counter()\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith('bpe_openai'))\n"
+        "print(json.dumps([loaded, count('hi there')]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    modules, hello = json.loads(done.stdout)
+    assert modules == ["bpe_openai._bindings"], "the package's __init__ (three vocabularies) never ran"
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    texts = [*TEXTS, "<|endoftext|> and <|fim_prefix|> are text in a prompt", "déjà 🙂 中文\n\t", readme, ""]
+    fast, package = tokens._rust_counter(), tokens._package_counter()
+    assert [fast(t) for t in texts] == [package(t) for t in texts]
+    assert hello == package("hi there")
+    long = "word " * 80_000  # over CHUNK_CHARS: counted in pieces, the same way on both paths
+    assert _encode_count(fast, long) == _encode_count(package, long) == 80_001  # the last space alone
