@@ -13,8 +13,8 @@ from typing import Any
 
 import orjson
 
-from .derive import rebuild_stream
 from .format import AS, ITEMS, MIN_BLOB_CHARS, ORDER, REF, SET, STREAM, canonical_json, content_hash, loads
+from .rebuild import rebuild_stream
 
 __all__ = [
     "BlobSink",

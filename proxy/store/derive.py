@@ -5,67 +5,40 @@ events), each output item twice (`output_item.done`, `response.completed`) and t
 two or three times (`response.created`, `in_progress`, `completed`). `derive_stream` stores each event
 as a *template*: the event object whose parts equal a part of the exchange's (stored, redacted)
 `response` are markers pointing at it, and an event shaped like the one before it holds only what
-changed. `rebuild_stream` turns templates back into the `data` text, serialised in the stream's JSON
+changed. `rebuild.rebuild_stream` turns templates back into the `data` text, serialised in the stream's JSON
 layout (compact as the API sends it, or spaced, ASCII-escaped ...).
 
 The writer only keeps the derived form after `rebuild_stream` has given back every event's `data`
 byte for byte; otherwise the stream is stored as before. Derived text comes from the stored response,
 which is redacted like everything else, so nothing a redaction removed can come back.
 
-Stored stream (`{"layout": L, "events": [form, ...]}`); each form is one of
-  {"data": ...} / {"json": ...}       as in format 1.1 (a literal event)
-  {"d": template}                     the event object with markers (below)
-  {"same": {key: value}, "n": N}      the previous event's template with these keys replaced; an
-                                      integer `sequence_number` counts on by one; `n` sets the length
-                                      of the template's `$n` marker (`same` left out when empty)
-  {"n": [N1, ...], "vary": {K: [v1, ...]}}  several such events in a row (a run of deltas), the i-th
-                                      with `n` Ni and `same` {K: vi, ...} (`vary` left out when empty)
-plus `event` when the SSE event name is not the JSON `type` (null: no `event:` line) and `wire`.
-Markers (top-level values of a template only):
-  {"$r": PATH}                        the value at PATH in the response ([] = the response itself)
-  {"$r": PATH, "$n": N}               the next N characters of that text (a cursor per PATH)
-  {"$r": PATH, "$k": [keys], "$set": {...}}  that object with these keys in this order, $set's values
-                                      replacing the response's
+The stored forms and markers are described in `sse_forms`.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 import orjson
 
 from .format import loads
+from .rebuild import rebuild_stream
+from .sse_forms import (
+    COUNT,
+    KEYS,
+    LAYOUTS,
+    MARK,
+    SEQ,
+    SET,
+    TEXT_FIELDS,
+    exact_bytes,
+    is_marker,
+    render_event,
+    value_at,
+)
 
-__all__ = ["LAYOUTS", "MARK", "derive_stream", "rebuild_stream", "render_event"]
-
-MARK = "$r"
-_COUNT, _KEYS, _SET = "$n", "$k", "$set"
-_SEQ = "sequence_number"
-_TEXT_FIELDS = ("text", "arguments", "input", "refusal")
-
-_STYLES: dict[str, dict[str, Any]] = {
-    "spaced-ascii": {"ensure_ascii": True},  # Python's json.dumps defaults
-    "spaced": {"ensure_ascii": False},
-    "compact-ascii": {"separators": (",", ":"), "ensure_ascii": True},
-    "indent2": {"indent": 2, "ensure_ascii": False},
-    "indent2-ascii": {"indent": 2, "ensure_ascii": True},
-}
-LAYOUTS = ("compact", *_STYLES)
-"""JSON layouts an event's data may be rebuilt in (see `json_layout` for whole bodies)."""
-# one encoder per layout: `json.dumps` would build one per call, a third of a spaced stream's read time
-_ENCODERS = {name: json.JSONEncoder(**style) for name, style in _STYLES.items()}
-
-
-def render_event(value: Any, layout: str) -> str:
-    """`value` serialised in `layout`: compact as orjson writes it, the others as `json.dumps` does."""
-    if layout == "compact":
-        return orjson.dumps(value).decode("utf-8")
-    encoder = _ENCODERS.get(layout)
-    if encoder is None:
-        raise ValueError(f"unknown SSE JSON layout {layout!r}")
-    return encoder.encode(value)
+__all__ = ["derive_stream"]
 
 
 def _layouts_of(data: str, value: Any, candidates: tuple[str, ...]) -> tuple[str, ...]:
@@ -92,27 +65,6 @@ def _layouts_of(data: str, value: Any, candidates: tuple[str, ...]) -> tuple[str
     return tuple(found)
 
 
-def _exact(value: Any) -> bytes | None:
-    """Bytes that are equal iff two values are equal with the same key order; None if not JSON."""
-    try:
-        return orjson.dumps(value)
-    except (TypeError, orjson.JSONEncodeError):
-        return None
-
-
-def _at(root: Any, path: list[Any]) -> Any:
-    """The value at `path` (keys and indices); KeyError/IndexError/TypeError if there is none."""
-    value = root
-    for step in path:
-        if isinstance(value, list) and isinstance(step, int) and step >= 0:
-            value = value[step]
-        elif isinstance(value, dict) and isinstance(step, str):
-            value = value[step]
-        else:
-            raise KeyError(step)
-    return value
-
-
 def _location(event: dict[str, Any]) -> list[Any] | None:
     """Where in the response the output item (and part) an event is about sits."""
     index = event.get("output_index")
@@ -134,7 +86,7 @@ class _Builder:
 
     def _lookup(self, path: list[Any]) -> Any:
         try:
-            return _at(self.response, path)
+            return value_at(self.response, path)
         except (KeyError, IndexError, TypeError):
             return _Missing
 
@@ -142,8 +94,8 @@ class _Builder:
         found = self._lookup(path)
         if found is _Missing:
             return False
-        mine = _exact(value)
-        return mine is not None and mine == _exact(found)
+        mine = exact_bytes(value)
+        return mine is not None and mine == exact_bytes(found)
 
     def template(self, event: dict[str, Any]) -> dict[str, Any]:
         if self.response is None:
@@ -163,7 +115,7 @@ class _Builder:
             return {MARK: location[:2]}
         if key == "part" and isinstance(value, dict) and len(location) > 2 and self._same(location, value):
             return {MARK: location}
-        if key in _TEXT_FIELDS and isinstance(value, str) and len(value) > 24:
+        if key in TEXT_FIELDS and isinstance(value, str) and len(value) > 24:
             if self._same([*location, key], value):
                 return {MARK: [*location, key]}
         if key == "delta" and isinstance(value, str) and str(event.get("type", "")).endswith(".delta"):
@@ -175,13 +127,13 @@ class _Builder:
         changed = {k: v for k, v in value.items() if not self._same([k], v)}
         if len(changed) == len(value):
             return value
-        marker: dict[str, Any] = {MARK: [], _KEYS: list(value)}
+        marker: dict[str, Any] = {MARK: [], KEYS: list(value)}
         if changed:
-            marker[_SET] = changed
+            marker[SET] = changed
         return marker
 
     def _slice(self, location: list[Any], delta: str) -> Any:
-        for field in _TEXT_FIELDS:
+        for field in TEXT_FIELDS:
             text = self._lookup([*location, field])
             if not isinstance(text, str):
                 continue
@@ -189,7 +141,7 @@ class _Builder:
             start = self.cursors.get(tuple(path), 0)
             if text[start : start + len(delta)] == delta:
                 self.cursors[tuple(path)] = start + len(delta)
-                return {MARK: path, _COUNT: len(delta)}
+                return {MARK: path, COUNT: len(delta)}
             return delta
         return delta
 
@@ -207,7 +159,7 @@ def _marked(template: dict[str, Any]) -> bool:
 
 def _count_key(template: dict[str, Any]) -> str | None:
     for key, value in template.items():
-        if isinstance(value, dict) and _COUNT in value:
+        if isinstance(value, dict) and COUNT in value:
             return key
     return None
 
@@ -221,24 +173,26 @@ def _compress(template: dict[str, Any], previous: dict[str, Any] | None) -> dict
     count_key = _count_key(previous)
     for key, value in template.items():
         old = previous[key]
-        if key == _SEQ and isinstance(old, int) and not isinstance(old, bool):
+        if key == SEQ and isinstance(old, int) and not isinstance(old, bool):
             if not (type(value) is int and value == old + 1):
                 changed[key] = value
             continue
         if (
             key == count_key
             and isinstance(value, dict)
-            and _COUNT in value
+            and COUNT in value
             and value.get(MARK) == old.get(MARK)
         ):
-            count = value[_COUNT]
+            count = value[COUNT]
             continue
         if value is old:
             continue
         # `==` first (cheap, but 1 == 1.0 == True); equal containers may differ in key order
         if type(value) is not type(old) or value != old:
             changed[key] = value
-        elif isinstance(value, dict | list) and (_exact(value) is None or _exact(value) != _exact(old)):
+        elif isinstance(value, dict | list) and (
+            exact_bytes(value) is None or exact_bytes(value) != exact_bytes(old)
+        ):
             changed[key] = value
     if count is not None:  # the common delta: nothing but its length changes
         return {"same": changed, "n": count} if changed else {"n": count}
@@ -336,7 +290,7 @@ def _run_keys(form: dict[str, Any]) -> tuple[str, ...] | None:
     if type(form.get("n")) is not int or not set(form) <= {"n", "same"}:
         return None
     same = form.get("same", {})
-    if any(_is_marker(value) or key in (_SEQ, "type") for key, value in same.items()):
+    if any(is_marker(value) or key in (SEQ, "type") for key, value in same.items()):
         return None
     return tuple(same)
 
@@ -357,209 +311,3 @@ def _derivable(data: str) -> dict[str, Any] | None:
     except (ValueError, TypeError):
         return None
     return value if isinstance(value, dict) else None
-
-
-def rebuild_stream(
-    stored: dict[str, Any],
-    response: Any,
-    literal: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-) -> list[dict[str, Any]]:
-    """The events of a stored stream with their `data` text back (and `event` names), in order.
-
-    `literal` turns a literal form (`data`/`json`) into an event dict; by default it is taken as is.
-    Raises KeyError/IndexError/TypeError/ValueError for a stream that does not fit `response`.
-    """
-    rebuild = _Rebuild(stored.get("layout", "compact"), response, literal)
-    for form in stored["events"]:
-        counts = form.get("n")
-        if not (isinstance(counts, list) and set(form) <= {"n", "vary"}):
-            rebuild.single(form)
-            continue
-        vary = form.get("vary", {})
-        if not isinstance(vary, dict) or any(
-            not isinstance(values, list) or len(values) != len(counts) for values in vary.values()
-        ):
-            raise ValueError("a run's 'vary' lists do not match its counts")
-        if not rebuild.run(counts, vary):
-            for index, count in enumerate(counts):
-                same = {key: values[index] for key, values in vary.items()}
-                rebuild.single({"same": same, "n": count} if same else {"n": count})
-    return rebuild.out
-
-
-class _Rebuild:
-    """The state of rebuilding one stream: the previous template, text cursors, resolved parts."""
-
-    def __init__(
-        self, layout: str, response: Any, literal: Callable[[dict[str, Any]], dict[str, Any]] | None
-    ) -> None:
-        if layout != "compact" and layout not in _ENCODERS:
-            raise ValueError(f"unknown SSE JSON layout {layout!r}")
-        self.layout = layout
-        self.response = response
-        self.literal = literal
-        self.cursors: dict[tuple[Any, ...], int] = {}
-        self.found: dict[tuple[Any, ...], Any] = {}  # response parts by path: deltas look up one text
-        self.previous: dict[str, Any] | None = None
-        self.marked: list[str] = []  # the keys of `previous` whose values are markers
-        self.out: list[dict[str, Any]] = []
-
-    def single(self, form: dict[str, Any]) -> None:
-        if "d" in form:
-            template = form["d"]
-            if not isinstance(template, dict):
-                raise TypeError("an SSE template is not an object")
-            self.marked = [key for key, part in template.items() if _is_marker(part)]
-        elif "same" in form or "n" in form:
-            if self.previous is None:
-                raise ValueError("a 'same' event follows no derived event")
-            template, self.marked = _apply_same(self.previous, self.marked, form)
-        else:
-            self.previous = None
-            self.out.append(self.literal(form) if self.literal is not None else dict(form))
-            return
-        self.previous = template
-        value = dict(template)
-        for key in self.marked:
-            value[key] = _resolve(template[key], self.response, self.cursors, self.found)
-        event = {k: v for k, v in form.items() if k not in ("d", "same", "n")}
-        if "event" not in event:
-            event["event"] = value.get("type")
-        event["data"] = render_event(value, self.layout)
-        self.out.append(event)
-
-    def run(self, counts: list[Any], vary: dict[str, list[Any]]) -> bool:
-        """A run of deltas, rendered once with placeholders and filled per event; False to go one by one.
-
-        JSON serialisation is compositional: the text of an object is its members' texts in order, so
-        an event that differs from the one before only in `sequence_number`, its delta and the `vary`
-        keys is the same text with those put in (each written as the layout writes it in an object).
-        """
-        previous = self.previous
-        if previous is None or not counts or not all(type(n) is int and n >= 0 for n in counts):
-            return False
-        counting = [k for k in self.marked if _COUNT in previous.get(k, {})]
-        if len(counting) != 1 or self.layout.startswith("indent"):
-            return False
-        key = counting[0]
-        if (
-            key in vary
-            or _SEQ in vary
-            or "type" in vary
-            or any(_is_marker(v) for values in vary.values() for v in values)
-        ):
-            return False
-        numbered = type(previous.get(_SEQ)) is int
-        seq: int = previous[_SEQ] if numbered else 0
-        value = dict(previous)
-        for other in self.marked:
-            if other != key and other not in vary:
-                value[other] = _resolve(previous[other], self.response, self.cursors, self.found)
-        string = _string_encoder(self.layout)
-        holes = {name: f"\x00\x01{n}\x00" for n, name in enumerate([key, *vary])}
-        if numbered:
-            holes[_SEQ] = "\x00\x01seq\x00"
-        value.update(holes)
-        try:
-            text = render_event(value, self.layout)
-            tokens = {name: string(hole) for name, hole in holes.items()}
-        except (TypeError, ValueError, orjson.JSONEncodeError):
-            return False
-        if any(text.count(token) != 1 for token in tokens.values()):
-            return False
-        order = sorted(tokens, key=lambda name: text.index(tokens[name]))
-        pieces: list[str] = []
-        rest = text
-        for name in order:
-            head, _, rest = rest.partition(tokens[name])
-            pieces.append(head)
-        pieces.append(rest)
-        marker = previous[key]
-        path = tuple(marker[MARK])
-        full = (
-            self.found[path]
-            if path in self.found
-            else self.found.setdefault(path, _at(self.response, marker[MARK]))
-        )
-        if not isinstance(full, str):
-            raise TypeError("a '$n' marker points at no text")
-        event_name = value.get("type")
-        start = self.cursors.get(path, 0)
-        fills: dict[str, str] = {}
-        for index, n in enumerate(counts):
-            if numbered:
-                seq += 1
-                fills[_SEQ] = str(seq)
-            fills[key] = string(full[start : start + n])
-            for name, values in vary.items():
-                item = values[index]
-                fills[name] = string(item) if isinstance(item, str) else render_event(item, self.layout)
-            start += n
-            data = pieces[0] + "".join(fills[part] + pieces[i + 1] for i, part in enumerate(order))
-            self.out.append({"event": event_name, "data": data})
-        self.cursors[path] = start
-        last = dict(previous)
-        last[key] = {**marker, _COUNT: counts[-1]}
-        last.update({name: values[-1] for name, values in vary.items()})
-        if numbered:
-            last[_SEQ] = seq
-        self.previous = last
-        self.marked = [k for k in self.marked if k not in vary]
-        return True
-
-
-def _string_encoder(layout: str) -> Callable[[str], str]:
-    """How `layout` writes one string (quotes included), as its encoder does inside an object."""
-    if layout == "compact":
-        return lambda text: orjson.dumps(text).decode("utf-8")
-    encoder = _ENCODERS[layout]
-    if encoder.ensure_ascii:
-        return json.encoder.encode_basestring_ascii
-    return json.encoder.encode_basestring
-
-
-def _is_marker(part: Any) -> bool:
-    return isinstance(part, dict) and MARK in part
-
-
-def _apply_same(
-    previous: dict[str, Any], marked: list[str], form: dict[str, Any]
-) -> tuple[dict[str, Any], list[str]]:
-    """The template of a `same` form, and its marked keys."""
-    template = dict(previous)
-    seq = template.get(_SEQ)
-    if isinstance(seq, int) and not isinstance(seq, bool):
-        template[_SEQ] = seq + 1
-    same = form.get("same", {})
-    if not isinstance(same, dict):
-        raise TypeError("'same' is not an object")
-    template.update(same)
-    if same:
-        marked = [key for key in marked if key not in same] + [k for k, v in same.items() if _is_marker(v)]
-    if "n" in form:
-        key = next((k for k in marked if _COUNT in previous.get(k, {})), None)
-        if key is None or key in same:
-            raise ValueError("'n' given for a template without a '$n' marker")
-        template[key] = {**previous[key], _COUNT: form["n"]}
-    return template, marked
-
-
-def _resolve(
-    part: dict[str, Any],
-    response: Any,
-    cursors: dict[tuple[Any, ...], int],
-    found: dict[tuple[Any, ...], Any],
-) -> Any:
-    path = part[MARK]
-    key = tuple(path)
-    value = found[key] if key in found else found.setdefault(key, _at(response, path))
-    if _COUNT in part:
-        if not isinstance(value, str):
-            raise TypeError("a '$n' marker points at no text")
-        start = cursors.get(key, 0)
-        cursors[key] = start + part[_COUNT]
-        return value[start : start + part[_COUNT]]
-    if _KEYS in part:
-        replaced = part.get(_SET, {})
-        return {k: replaced[k] if k in replaced else value[k] for k in part[_KEYS]}
-    return value

@@ -23,7 +23,8 @@ from proxy.responses import (
     text_message,
 )
 from proxy.store import RecordingWriter, read_recording
-from proxy.store.derive import derive_stream, rebuild_stream
+from proxy.store.derive import derive_stream
+from proxy.store.rebuild import rebuild_stream
 from tests.proxy.store.test_store import SECRET_KEY, _msg, make_exchange
 
 INSTRUCTIONS = "You are a coding agent. Follow the repository's rules. " * 40
