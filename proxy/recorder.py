@@ -27,21 +27,15 @@ frame, with the text of frames already held by a turn exchange replaced by that 
 
 from __future__ import annotations
 
-import logging
-import queue
-import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
 from mitmproxy import ctx, http
-from pydantic import ValidationError
 
 from proxy.capture_filter import CaptureFilter
 from proxy.endpoints import classify_endpoint
-from proxy.errors import RecordingWriteError
 from proxy.flow_fields import (
     MAX_TEXT,
     classify_error,
@@ -57,13 +51,13 @@ from proxy.model import Exchange, SseEvent, TransportError, TransportErrorKind, 
 from proxy.responses import fold_events
 from proxy.store.json_layout import layout_of
 from proxy.stream_tap import BodyTap, StreamTap
+from proxy.write_worker import WriteWorker
 
 __all__ = ["ExchangeWriter", "Recorder"]
 
 _WHOLE_REQUEST_ADDONS = ("replayer",)
 """mitmproxy names of addons that need a request's whole body in their `request` hook."""
 
-log = logging.getLogger(__name__)
 
 OnExchange = Callable[[Exchange], None]
 _META = "ctxscope"  # key in flow.metadata
@@ -125,15 +119,7 @@ class Recorder:
         self.stream_requests = stream_requests
         """Relay request bodies chunk by chunk (False: let mitmproxy buffer them, as a replayer needs)."""
         self._own_writer = False
-        self._queue: queue.Queue[Callable[[], Exchange | None] | None] = queue.Queue()
-        self._worker: threading.Thread | None = None
-        self._cond = threading.Condition()
-        self.recorded = 0
-        """How many exchanges have been written so far."""
-        self.processed = 0
-        """How many finished exchanges the worker has handled (written or failed)."""
-        self.failures: list[str] = []
-        self._write_trouble: str | None = None  # the write failure last reported on stderr
+        self._worker = WriteWorker(lambda: self.writer, lambda exchange: self._exchanged(exchange))
         self.shutting_down = False
         """Set by the host before it stops the proxy: flows cut from then on are "interrupted by shutdown"."""
 
@@ -149,36 +135,37 @@ class Recorder:
             self._own_writer = True
 
     def done(self) -> None:
-        self.drain()
-        if self._worker is not None:
-            self._queue.put(None)
-            self._worker.join(timeout=30)
-            self._worker = None
+        self._worker.stop()
         if self._own_writer and self.writer is not None:
             self.writer.close()
 
-    # -- waiting (tests, CLI shutdown) ----------------------------------------------------
+    def _exchanged(self, exchange: Exchange) -> None:
+        if self.on_exchange is not None:
+            self.on_exchange(exchange)
+
+    # -- what the worker did (tests, CLI shutdown) ----------------------------------------
+    @property
+    def recorded(self) -> int:
+        """How many exchanges have been written so far."""
+        return self._worker.recorded
+
+    @property
+    def processed(self) -> int:
+        """How many finished exchanges the worker has handled (written or failed)."""
+        return self._worker.processed
+
+    @property
+    def failures(self) -> list[str]:
+        """One line per exchange that could not be recorded, or per failed write."""
+        return self._worker.failures
+
     def drain(self, timeout: float = 30.0) -> bool:
         """Wait until every finished flow handed to the worker has been written."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while self._queue.unfinished_tasks:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._cond.wait(left)
-        return True
+        return self._worker.drain(timeout)
 
     def wait_for(self, count: int, timeout: float = 30.0) -> bool:
         """Wait until at least `count` exchanges have been handled (see `failures`); False on timeout."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while self.processed < count:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._cond.wait(left)
-        return True
+        return self._worker.wait_for(count, timeout)
 
     # -- HTTP hooks -----------------------------------------------------------------------
     def requestheaders(self, flow: http.HTTPFlow) -> None:
@@ -288,12 +275,14 @@ class Recorder:
             fields["request_size"] = request_tap.size if request_tap is not None else len(buffered)
             counted = state.counter.size if state.counter is not None else None
             fields["meta"] |= {"summary": True, "response_size": counted}
-            self._submit(lambda: Exchange(**fields))
+            self._worker.submit(lambda: Exchange(**fields))
             return
         body_bytes: bytes | None = None
         if response is not None and tap is None and response.raw_content:  # not streamed (rare)
             body_bytes = response.get_content(strict=False)
-        self._submit(lambda: self._build_http(fields, buffered, request_tap, req_encoding, tap, body_bytes))
+        self._worker.submit(
+            lambda: self._build_http(fields, buffered, request_tap, req_encoding, tap, body_bytes)
+        )
 
     def _build_http(
         self,
@@ -422,7 +411,7 @@ class Recorder:
             "ws_frames": frames,
             "meta": {"transport": "websocket", "close": ws_close_reason(flow)},
         }
-        self._submit(lambda: Exchange(**fields))
+        self._worker.submit(lambda: Exchange(**fields))
 
     def _finish_ws_turn(self, flow: http.HTTPFlow, state: _FlowState, error: TransportError | None) -> None:
         turn, state.ws_turn = state.ws_turn, None
@@ -446,62 +435,11 @@ class Recorder:
             "meta": {"transport": "websocket", "connection": state.id},
         }
         parsed = turn["parsed"]
-        self._submit(lambda: Exchange(**fields, response=fold_events(parsed)))
-
-    # -- the worker -----------------------------------------------------------------------
-    def _submit(self, build: Callable[[], Exchange | None]) -> None:
-        if self._worker is None or not self._worker.is_alive():
-            self._worker = threading.Thread(target=self._work, name="ctxscope-recorder", daemon=True)
-            self._worker.start()
-        self._queue.put(build)
-
-    def _work(self) -> None:
-        while True:
-            build = self._queue.get()
-            if build is None:
-                self._queue.task_done()
-                return
-            ok = False
-            try:
-                exchange = build()
-                if exchange is not None and self.writer is not None:
-                    self.writer.write(exchange)
-                    ok = True
-                    self._writing_again()
-                    if self.on_exchange is not None:
-                        self.on_exchange(exchange)
-            except RecordingWriteError as exc:
-                # The writer holds the exchange and retries it with the next one; the proxy keeps
-                # relaying. Said at once on stderr, once per cause, not per exchange.
-                self.failures.append(str(exc))
-                if self._write_trouble != str(exc):
-                    self._write_trouble = str(exc)
-                    _stderr(f"ctxscope: {exc}; holding exchanges in memory and retrying, traffic still flows")
-            except Exception as exc:  # noqa: BLE001 - one bad exchange must not stop the recording
-                self.failures.append(_describe_failure(exc))
-                log.error("ctxscope: could not record an exchange: %s", self.failures[-1])
-            finally:
-                with self._cond:
-                    self._queue.task_done()
-                    self.processed += 1
-                    self.recorded += int(ok)
-                    self._cond.notify_all()
-
-    def _writing_again(self) -> None:
-        if self._write_trouble is not None:
-            self._write_trouble = None
-            _stderr(f"ctxscope: writing {getattr(self.writer, 'path', 'the recording')} again")
+        self._worker.submit(lambda: Exchange(**fields, response=fold_events(parsed)))
 
 
 def _interrupted(detail: str) -> TransportError:
     return TransportError(kind="shutdown", message=f"interrupted by shutdown ({detail})")
-
-
-def _stderr(line: str) -> None:
-    try:
-        print(line, file=sys.stderr, flush=True)
-    except (OSError, ValueError):  # stderr closed: nothing more to say
-        pass
 
 
 class _ByteCounter:
@@ -520,14 +458,6 @@ def _client_closed_first(flow: http.HTTPFlow) -> bool:
     client_end = getattr(flow.client_conn, "timestamp_end", None)
     server_end = getattr(flow.server_conn, "timestamp_end", None) if flow.server_conn else None
     return client_end is not None and (server_end is None or client_end < server_end)
-
-
-def _describe_failure(exc: Exception) -> str:
-    """One line naming what failed, without the data: pydantic quotes the offending (unredacted) input."""
-    if isinstance(exc, ValidationError):
-        fields = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        return f"ValidationError: {fields}"
-    return f"{type(exc).__name__}: {exc}"
 
 
 addons = [Recorder()]
