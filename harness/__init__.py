@@ -23,9 +23,10 @@ Names are loaded on first use, so `import harness.context` does not start mitmpr
 
 from __future__ import annotations
 
-import importlib
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from proxy.lazy import lazy_attributes
 
 # Problems the harness logs (a skipped SKILL.md ...) also reach the person once, as a notice; with
 # no logging configured, Python's last-resort handler would print them again on every request.
@@ -71,12 +72,4 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE, __all__)

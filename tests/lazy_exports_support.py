@@ -26,4 +26,4 @@ def type_checking_imports(package: str) -> dict[str, str]:
 def lazy_names(package: str) -> dict[str, str]:
     """{name: full module} of the package's `_WHERE` table (relative entries resolved)."""
     where: dict[str, str] = importlib.import_module(package)._WHERE
-    return {name: mod if "." in mod else f"{package}.{mod}" for name, mod in where.items()}
+    return {name: f"{package}{mod}" if mod.startswith(".") else mod for name, mod in where.items()}

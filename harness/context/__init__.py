@@ -16,8 +16,9 @@ without the context builder and the AGENTS.md/skill discovery.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from proxy.lazy import lazy_attributes
 
 if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
     from harness.context._spec import WorldMeaning, takes
@@ -141,12 +142,4 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness.context' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE, __all__)

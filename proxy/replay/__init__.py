@@ -19,8 +19,9 @@ mitmproxy.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from proxy.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from proxy.replay.addon import Replayer
@@ -65,41 +66,33 @@ __all__ = [
 ]
 
 _WHERE = {
-    "MATCH_MODES": "options",
-    "PACE_MODES": "options",
-    "MatchMode": "options",
-    "PaceMode": "options",
-    "Replayer": "addon",
-    "Answer": "cassette",
-    "Cassette": "cassette",
-    "CassetteEntry": "cassette",
-    "load_cassette": "cassette",
-    "json_diff": "matching",
-    "MATCHERS": "matching",
-    "Matcher": "matching",
-    "RequestView": "matching",
-    "register_matcher": "matching",
-    "PathMap": "paths",
-    "ReplaySession": "session",
-    "CassetteTransport": "transport",
-    "Normaliser": "normalise",
-    "Mismatch": "report",
-    "ReplayReport": "report",
-    "Script": "script",
-    "parse_script": "script",
-    "read_script": "script",
-    "ReplayServer": "server",
-    "serve_cassette": "server",
-    "serve_script": "server",
+    "MATCH_MODES": ".options",
+    "PACE_MODES": ".options",
+    "MatchMode": ".options",
+    "PaceMode": ".options",
+    "Replayer": ".addon",
+    "Answer": ".cassette",
+    "Cassette": ".cassette",
+    "CassetteEntry": ".cassette",
+    "load_cassette": ".cassette",
+    "json_diff": ".matching",
+    "MATCHERS": ".matching",
+    "Matcher": ".matching",
+    "RequestView": ".matching",
+    "register_matcher": ".matching",
+    "PathMap": ".paths",
+    "ReplaySession": ".session",
+    "CassetteTransport": ".transport",
+    "Normaliser": ".normalise",
+    "Mismatch": ".report",
+    "ReplayReport": ".report",
+    "Script": ".script",
+    "parse_script": ".script",
+    "read_script": ".script",
+    "ReplayServer": ".server",
+    "serve_cassette": ".server",
+    "serve_script": ".server",
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'proxy.replay' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"proxy.replay.{module}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE, __all__)
