@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -163,7 +164,7 @@ def resend(
     return result
 
 
-def render(result: ResendResult, write: Any) -> None:
+def render(result: ResendResult, write: Callable[[str], None]) -> None:
     """The result as text: what was sent, then the recorded answer and each new one."""
     write(f"turn {result.turn} sent {len(result.answers) + len(result.errors)} time(s) to {result.target}")
     if result.placeholders:

@@ -4,7 +4,10 @@
 request order, each a `TurnAnalysis` with its classified items, change kind against the previous
 turn of its thread (`TurnChange`), world state and its changes, instruction/tool/parameter diffs,
 token attribution and compaction forensics. `compare_analyses(a, b)` aligns two recordings of the
-same task.
+same task; `structural_differences` says whether two requests have the same structure (the Codex
+parity test's definition). `diff_requests(recorded, live)` names what changed in the context between
+two request bodies (a rejected cassette request, an edited resend), and `answer_of` puts a
+response's output in a form two answers can be compared by.
 
 World state: `TurnAnalysis.state` is an `ObservedState` (the harness's `WorldState` fields, all
 optional, plus the fields fragment kinds declare; read with `state.value(name)`), and
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 from inspector.analysis.alignment import AlignedPair, align_turns
 from inspector.analysis.analyse import Analysis, TurnAnalysis, analyse_exchanges, analyse_recording
+from inspector.analysis.answers import Answer, answer_of
 from inspector.analysis.attribution import TokenReport
 from inspector.analysis.changes import CHANGE_KINDS, TurnChange
 from inspector.analysis.compaction import CompactionReport
@@ -25,6 +29,8 @@ from inspector.analysis.incremental import IncrementalAnalysis
 from inspector.analysis.item_diff import ItemChange, TextDiff, diff_items, diff_text
 from inspector.analysis.items import Item, Part, classify_item
 from inspector.analysis.query import Hit, filter_turns, search
+from inspector.analysis.request_diff import RequestDiff, diff_requests
+from inspector.analysis.structure import structural_differences
 from inspector.analysis.threads import Thread
 from inspector.analysis.turns import Turn
 from inspector.analysis.world_history import WorldHistory, world_history
@@ -34,6 +40,7 @@ __all__ = [
     "CHANGE_KINDS",
     "AlignedPair",
     "Analysis",
+    "Answer",
     "CompactionReport",
     "Hit",
     "IncrementalAnalysis",
@@ -41,6 +48,7 @@ __all__ = [
     "ItemChange",
     "ObservedState",
     "Part",
+    "RequestDiff",
     "StateChange",
     "TextDiff",
     "Thread",
@@ -53,10 +61,13 @@ __all__ = [
     "align_turns",
     "analyse_exchanges",
     "analyse_recording",
+    "answer_of",
     "classify_item",
     "diff_items",
+    "diff_requests",
     "diff_text",
     "filter_turns",
     "search",
+    "structural_differences",
     "world_history",
 ]
