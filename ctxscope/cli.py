@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "inspect": "inspector.cli",
     "otel": "inspector.otel.cli",
     "resend": "ctxscope.resend",
+    "promote": "ctxscope.promote",
     "demo": "ctxscope.demo",
 }
 """Command name → the module whose `register(app)` adds it; the order is the order of `--help`."""
