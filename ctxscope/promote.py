@@ -68,7 +68,7 @@ def pytest_snippet(result: PromoteResult, test_dir: Path | None = None) -> str:
         where = where.resolve().relative_to(test_dir.resolve())
     name = re.sub(r"\W+", "_", result.cassette.stem).strip("_").lower() or "cassette"
     return (
-        f'@pytest.mark.ctxscope_cassette("{where}")\n'
+        f'@pytest.mark.ctxscope_cassette("{where}", past_end="allow")\n'
         f"def test_{name}(ctxscope_cassette):\n"
         f'    # Run your client against ctxscope_cassette.url + "/v1"; it must send these '
         f"{result.model_requests} requests again.\n"

@@ -7,7 +7,9 @@
 
 The fixture `ctxscope_cassette` yields a `CassetteFixture` (`.url` is the base URL, `str()` of it too).
 Marker options: `match=` (strict | sequential), `pace=`, `ignore=[json paths]`, `match_on=[matcher
-names]` (vcrpy-style; `proxy.replay.register_matcher` adds names), `map_paths=[(recorded, live)]`.
+names]` (vcrpy-style; `proxy.replay.register_matcher` adds names), `map_paths=[(recorded, live)]`,
+`past_end="allow"` (requests after the cassette's end are answered 410 but do not fail the test: a
+cassette of a session's first turns, as `ctxscope promote` writes).
 
 For clients in the test's own process (the harness, openai-python, httpx), `in_process=True` serves the
 cassette through a `CassetteTransport` instead of a proxy: no mitmproxy runs, so a harness capturing
@@ -104,7 +106,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         f"{_MARKER}(path=None, *, upstream=None, match='strict', pace='fast', ignore=(), match_on=None, "
-        "map_paths=(), in_process=False, record_mode=None): "
+        "map_paths=(), in_process=False, record_mode=None, past_end='fail'): "
         "replay (or record) this ctxscope cassette for the test; see the ctxscope_cassette fixture",
     )
 
@@ -149,6 +151,11 @@ def ctxscope_cassette(request: pytest.FixtureRequest) -> Iterator[CassetteFixtur
     from proxy.replay.cassette import Cassette, load_cassette
 
     path, options, mode, upstream = _settings(request)
+    if options.get("past_end", "fail") not in ("fail", "allow"):
+        pytest.fail(
+            f"ctxscope cassette marker: past_end={options['past_end']!r}: use 'fail' or 'allow'",
+            pytrace=False,
+        )
     exists = path.exists()
     cassette: Cassette | None = None
     if exists:
@@ -246,14 +253,16 @@ def _matching(options: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _fail_on_problems(report: Any, cassette: Any, hook: Any) -> None:
+def _fail_on_problems(report: Any, cassette: Any, hook: Any, options: dict[str, Any]) -> None:
     problems: list[str] = []
     for mismatch in report.mismatches:
         if mismatch.served:
             continue
         problems.append(mismatch.line())
         problems += _explained(mismatch, cassette, hook)
-    problems += report.problems()[len(report.mismatches) :]
+    # past_end="allow": a cassette of a session's first turns; the client may go on (answered 410)
+    past_end = options.get("past_end", "fail") != "allow"
+    problems += report.problems(past_end=past_end)[len(report.mismatches) :]
     if problems:
         pytest.fail("ctxscope replay went wrong:\n  " + "\n  ".join(problems), pytrace=False)
 
@@ -283,7 +292,7 @@ def _replay_in_process(
     yield CassetteFixture(
         url=IN_PROCESS_URL, path=path, record_mode=mode, recording=False, transport=transport
     )
-    _fail_on_problems(transport.report, cassette, hook)
+    _fail_on_problems(transport.report, cassette, hook, options)
 
 
 def _replay(
@@ -321,7 +330,7 @@ def _replay(
         server.stop()
         if writer is not None:
             writer.close()
-    _fail_on_problems(server.report, cassette, hook)
+    _fail_on_problems(server.report, cassette, hook, options)
 
 
 class _RecordNewOnly:

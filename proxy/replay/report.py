@@ -65,10 +65,13 @@ class ReplayReport:
         """Model entries not served yet."""
         return self.model_entries - self.served
 
-    def problems(self) -> list[str]:
-        """One line per thing that went wrong (empty when the replay matched throughout)."""
+    def problems(self, *, past_end: bool = True) -> list[str]:
+        """One line per thing that went wrong (empty when the replay matched throughout); requests
+        after the cassette's end count unless `past_end` is False (a cassette of a session's first
+        turns, made with `ctxscope promote`)."""
         out = [m.line() for m in self.mismatches]
-        out += [f"{self.cassette}: cassette exhausted, no answer for {r}" for r in self.exhausted]
+        if past_end:
+            out += [f"{self.cassette}: cassette exhausted, no answer for {r}" for r in self.exhausted]
         out += [f"{self.cassette}: no recorded answer for {r}" for r in self.unmatched]
         return out
 

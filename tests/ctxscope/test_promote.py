@@ -39,7 +39,7 @@ def test_a_promoted_turn_replays_into_the_same_client_and_catches_a_change(tmp_p
     result = run_cli("promote", str(recording), "--turn", "1", "-o", str(cassette))
     assert result.returncode == 0, result.stderr
     assert f"wrote {cassette}: 1 exchanges, 1 model requests (turn 1 is the last)" in result.stdout
-    assert f'@pytest.mark.ctxscope_cassette("{cassette}")' in result.stdout
+    assert f'@pytest.mark.ctxscope_cassette("{cassette}", past_end="allow")' in result.stdout
     original, promoted = read_recording(recording), read_recording(cassette)
     assert promoted.header.meta["promoted_turn"] == 1
     assert promoted.exchanges[0].request_body == original.exchanges[0].request_body

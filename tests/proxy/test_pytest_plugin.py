@@ -234,3 +234,29 @@ def test_unknown_matcher(ctxscope_cassette):
     result.stdout.fnmatch_lines(went_wrong)
     result.stdout.fnmatch_lines(["*ctxscope cassette marker: unknown matcher 'nope'*"])
     assert "During handling" not in result.stdout.str()
+
+
+def test_past_end_allow_lets_the_client_go_on_after_the_cassette(pytester: pytest.Pytester) -> None:
+    """A cassette of a session's first turns (`ctxscope promote`): requests after its end are answered
+    410, and fail the test only without `past_end="allow"`."""
+    body = """
+@pytest.mark.ctxscope_cassette("cassettes/first.jsonl"{extra})
+def test_first(ctxscope_cassette):
+    assert ask(ctxscope_cassette.url, "one")[0] == 200
+    assert ask(ctxscope_cassette.url, "two")[0] == 410
+"""
+    record = body.format(extra="").replace('    assert ask(ctxscope_cassette.url, "two")[0] == 410\n', "")
+    pytester.makepyfile(test_one=ASK + record)
+    with FakeUpstream() as upstream:
+        upstream.reply(_greeting("one"))
+        pytester.runpytest("--record-mode", "once", "--ctxscope-upstream", upstream.url, "-k", "first")
+    pytester.makepyfile(test_one=ASK + body.format(extra=""))
+    strict = pytester.runpytest()
+    strict.assert_outcomes(passed=1, errors=1)
+    strict.stdout.fnmatch_lines(["*cassette exhausted, no answer for POST /v1/responses*"])
+    pytester.makepyfile(test_one=ASK + body.format(extra=', past_end="allow"'))
+    pytester.runpytest().assert_outcomes(passed=1)
+    pytester.makepyfile(test_one=ASK + body.format(extra=', past_end="maybe"'))
+    wrong = pytester.runpytest()
+    wrong.assert_outcomes(errors=1)
+    wrong.stdout.fnmatch_lines(["*past_end='maybe': use 'fail' or 'allow'*"])
