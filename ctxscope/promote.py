@@ -45,15 +45,13 @@ def promote(recording: Path, turn: int, out: Path, *, force: bool = False) -> Pr
     kept = [e for e in source.exchanges if e.id <= last]
     meta = {**source.header.meta, "promoted_from": recording.name, "promoted_turn": turn}
     out.parent.mkdir(parents=True, exist_ok=True)
-    if force:
-        out.unlink(missing_ok=True)
     partial = out.with_name(out.name + ".partial")
     partial.unlink(missing_ok=True)
     try:
         with RecordingWriter(partial, meta=meta) as writer:
             for exchange in kept:
                 writer.write(exchange)
-        partial.replace(out)  # a cassette is there whole, or not at all
+        partial.replace(out)  # a cassette is there whole, or not at all; --force's old one until then
     except OSError as err:
         raise ConfigError(f"cannot write {out} ({err.strerror or err}); choose another --out") from None
     finally:

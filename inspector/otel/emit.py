@@ -116,15 +116,13 @@ def encode_json(spans: Sequence[Any]) -> str:
 @contextmanager
 def _quiet_exporter_logs() -> Iterator[None]:
     """The exporter logs each failed attempt with a traceback; the command says it in one line."""
-    loggers = [logging.getLogger(n) for n in ("opentelemetry.exporter.otlp.proto.http.trace_exporter",)]
-    levels = [lg.level for lg in loggers]
-    for lg in loggers:
-        lg.setLevel(logging.CRITICAL)
+    logger = logging.getLogger("opentelemetry.exporter.otlp.proto.http.trace_exporter")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
     try:
         yield
     finally:
-        for lg, level in zip(loggers, levels, strict=True):
-            lg.setLevel(level)
+        logger.setLevel(level)
 
 
 def export_otlp(
