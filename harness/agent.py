@@ -64,6 +64,12 @@ from proxy.errors import ConfigError
 __all__ = ["Agent", "RequestHook", "TurnResult", "TurnTrigger", "user_message"]
 
 
+_RESULT_NOT_SAVED = (
+    "result not saved: the session file ends before this call's output (the harness was stopped, or "
+    "could not write its session file); the call may have run, so check its effects before repeating it"
+)
+
+
 def user_message(text: str) -> dict[str, Any]:
     """A plain user message item."""
     return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
@@ -175,13 +181,19 @@ class Agent:
             self.baseline = self.context.restore(resumed.world_state)
         self.window = resumed.window
         self.goals.restore(resumed.goal)
-        self._answer_orphans()
+        if resumed.unfinished is not None:
+            # Killed, or its session writes failed: say what the file holds, not a guess at the rest.
+            self.notice(f"resumed session {self.session_id}: {resumed.unfinished}")
+        self._answer_orphans(_RESULT_NOT_SAVED)
 
-    def _answer_orphans(self) -> None:
+    def _answer_orphans(self, output: str | None = None) -> None:
         """A call left without output (crash or Ctrl-C mid-step) would make the next request
-        invalid: answer it, so the model learns the call did not finish."""
+        invalid: answer it, so the model learns the call did not finish (or, on a resume, that its
+        result was not saved: it may well have run)."""
         for call in missing_outputs(self.history):
-            self._append(call_output(call, "aborted: the harness stopped before this call finished"))
+            self._append(
+                call_output(call, output or "aborted: the harness stopped before this call finished")
+            )
 
     def append_item(self, item: Any) -> dict[str, Any]:
         """Add one item to the history (and the session file); for modes, goals and compaction."""

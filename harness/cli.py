@@ -26,7 +26,10 @@ from harness.runtime import AgentOptions, AgentRuntime
 from harness.tools import Answer, ApprovalRequest, Question
 from proxy.errors import ConfigError
 
-__all__ = ["agent_command", "register"]
+__all__ = ["SESSION_NOT_SAVED", "agent_command", "register"]
+
+SESSION_NOT_SAVED = 74
+"""Exit status when session entries never reached the session file (sysexits' EX_IOERR)."""
 
 
 def agent_command(
@@ -127,26 +130,34 @@ def agent_command(
         announce_mode=not headless,
     )
     with AgentRuntime(options, emit=emit) as runtime:
-        assert runtime.agent is not None
-        _announce(runtime, json_out)
-        if prompt is None:
-            run_repl(runtime)
-            return
-        sid = runtime.agent.session_id
-        runtime.agent.turn_trigger = "exec"  # a headless run, like `codex exec`
-        try:
-            result = _run_headless(runtime, prompt, json_out)
-        except UpstreamError as e:
-            raise UpstreamError(
-                f"{e}; the session is saved: continue with --session {sid}", status=e.status, code=e.code
-            ) from e
-        except KeyboardInterrupt:
-            # The agent already recorded the aborted turn; say how to pick it up (130 = SIGINT).
-            sys.stderr.write(f"\ninterrupted; the session is saved: continue with --session {sid}\n")
-            raise typer.Exit(130) from None
-        if result is not None and not json_out:
-            sys.stdout.write(result.final_text + ("\n" if not result.final_text.endswith("\n") else ""))
-            sys.stdout.flush()
+        _drive(runtime, prompt, json_out)
+    if runtime.session_entries_lost:
+        # The session file lacks part of this run (said above, with the count): not a success.
+        raise typer.Exit(SESSION_NOT_SAVED)
+
+
+def _drive(runtime: AgentRuntime, prompt: str | None, json_out: bool) -> None:
+    """The chat, or one headless task, on a started runtime."""
+    assert runtime.agent is not None
+    _announce(runtime, json_out)
+    if prompt is None:
+        run_repl(runtime)
+        return
+    sid = runtime.agent.session_id
+    runtime.agent.turn_trigger = "exec"  # a headless run, like `codex exec`
+    try:
+        result = _run_headless(runtime, prompt, json_out)
+    except UpstreamError as e:
+        raise UpstreamError(
+            f"{e}; the session is saved: continue with --session {sid}", status=e.status, code=e.code
+        ) from e
+    except KeyboardInterrupt:
+        # The agent already recorded the aborted turn; say how to pick it up (130 = SIGINT).
+        sys.stderr.write(f"\ninterrupted; the session is saved: continue with --session {sid}\n")
+        raise typer.Exit(130) from None
+    if result is not None and not json_out:
+        sys.stdout.write(result.final_text + ("\n" if not result.final_text.endswith("\n") else ""))
+        sys.stdout.flush()
 
 
 def _run_headless(runtime: AgentRuntime, prompt: str, json_out: bool) -> TurnResult | None:

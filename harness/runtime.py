@@ -6,6 +6,7 @@ stopped: the capture proxy, the recording writer, the HTTP client. Use it as a c
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from harness.context import ContextSettings
 from harness.events import EventSink, Notice
 from harness.modes import CurrentMode, DefaultMode
 from harness.modes.plan import PLAN_PROFILES, PlanController, PlanProfileName, PlanState, default_mode
+from harness.modes.plan.state import load_plan_state
 from harness.modes.plan.tools import profile_tools
 from harness.providers import make_provider
 from harness.providers.base import Provider
@@ -97,6 +99,8 @@ class AgentRuntime:
         self.agent: Agent | None = None
         self.plan: PlanController | None = None
         """The current session's plan state and actions (replaced with the agent by `/new`)."""
+        self.session_write_failures: list[SessionStore] = []
+        """Closed sessions of this run that had a failed write (said at close; see `session_entries_lost`)."""
 
     @property
     def capture_path(self) -> Path | None:
@@ -132,6 +136,7 @@ class AgentRuntime:
                 self._notice("--plan is ignored for a resumed session: it continues in its saved mode")
         except BaseException:
             self.close()
+            store.close()
             if self.options.session is None:
                 # A session file made a moment ago (new or forked) that will never hold a turn:
                 # leave no empty session behind (e.g. a script cassette that does not load).
@@ -159,8 +164,15 @@ class AgentRuntime:
             return self._new_store(directory, self._cwd(None), self.config.model), None
         store = SessionStore.open(ref, directory=directory, credentials=self.provider.held_credentials)
         if self.options.fork:
-            store = store.fork(directory=directory)
-        return store, store.load()
+            store = store.fork(directory=directory)  # the copy's writer; the original is only read
+        else:
+            store.hold()  # one agent per session: a second one is refused here, naming this one's pid
+        try:
+            # A contradictory plan state fails here, before any request, naming its line.
+            return store, store.load(checks={"plan_state": load_plan_state})
+        except BaseException:
+            store.close()
+            raise
 
     def _new_store(self, directory: Path, cwd: Path, model: str) -> SessionStore:
         return SessionStore.create(
@@ -260,12 +272,40 @@ class AgentRuntime:
         store = self._new_store(old.session.path.parent, cwd, old.model)
         agent = self._make_agent(store, None, cwd, model=old.model)
         old.router.close()
+        self._close_session(old.session)
         self.agent = agent
         return agent
+
+    def _close_session(self, store: SessionStore) -> None:
+        """Release a session file; entries that never reached it are said now and counted for the exit."""
+        store.close()
+        if store.failed_writes:
+            self.session_write_failures.append(store)
+            lost = (
+                f"{store.unwritten} entr{'y' if store.unwritten == 1 else 'ies'} never reached it "
+                "(a resume continues from before them)"
+                if store.unwritten
+                else "all were written later"
+            )
+            self._say(
+                f"session {store.session_id}: {store.failed_writes} write(s) to {store.path} failed "
+                f"({store.last_error}); {lost}"
+            )
+
+    def _say(self, message: str) -> None:
+        sys.stderr.write(f"ctxscope: {message}\n")
+        sys.stderr.flush()
+
+    @property
+    def session_entries_lost(self) -> int:
+        """Entries of this run's sessions that never reached their files (the exit is then non-zero)."""
+        return sum(store.unwritten for store in self.session_write_failures)
 
     def close(self) -> None:
         if self.agent is not None:
             self.agent.router.close()  # no command outlives the agent
+            if not self.agent.session.closed:
+                self._close_session(self.agent.session)
         if self.client is not None:
             self.client.close()
             self.client = None

@@ -44,12 +44,14 @@ def test_open_by_prefix_path_and_errors(tmp_path: Path) -> None:
 def test_torn_last_line_is_skipped(tmp_path: Path) -> None:
     store = SessionStore.create({}, directory=tmp_path)
     store.append("event", {"kind": "notice"})
+    store.close()  # the writer is gone (killed mid-line): its torn line stays behind
     with store.path.open("a") as f:
         f.write('{"id": "e9", "parent')
     reopened = SessionStore.open(store.session_id, directory=tmp_path)
     assert [e.type for e in reopened.entries()] == ["session_meta", "event"]
-    reopened.append("event", {"kind": "after"})  # appending after a torn line still works
+    reopened.append("event", {"kind": "after"})  # the next writer cuts the torn line off first
     assert reopened.entries()[-1].payload == {"kind": "after"}
+    assert '"e9"' not in store.path.read_text()  # not left in the middle
 
 
 def test_fork_copies_one_branch(tmp_path: Path) -> None:
