@@ -259,7 +259,9 @@ class AgentRuntime:
         return default_mode() if self.options.announce_mode or last is not None else DefaultMode()
 
     def _new_plan_session(self) -> PlanController:
-        self.new_session()
+        agent = self.new_session()
+        # "Clear context and implement": Codex's new thread says its history was cleared.
+        agent.history_initialization = "cleared"
         assert self.plan is not None
         return self.plan
 

@@ -106,6 +106,9 @@ def test_automatic_compaction_before_a_turn_rebuilds_the_window(tmp_path: Path, 
     assert kind(compaction["input"][-1]) == "user[compaction_prompt]" and "id" not in compaction["input"][-1]
     assert compaction["tools"] == []
     assert turn_metadata(compaction)["request_kind"] == "compaction"
+    # One request builder: the compaction carries the turn's own metadata, its start time included.
+    same = ("turn_id", "turn_started_at_unix_ms", "turn_trigger", "history_initialization", "sandbox_mode")
+    assert {k: turn_metadata(compaction)[k] for k in same} == {k: turn_metadata(second)[k] for k in same}
     assert (window_id(first), window_id(compaction), window_id(second), window_id(third)) == (
         "0",
         "0",
