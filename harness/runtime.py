@@ -7,7 +7,7 @@ stopped: the capture proxy, the recording writer, the HTTP client. Use it as a c
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from harness.providers.base import Provider
 from harness.route import Route, open_route
 from harness.session.store import SessionStore
 from harness.session_context import SessionContext
+from harness.settings import check_overrides
 from harness.tools import FILE_TOOLS, Approver, AskUser, ToolContext, ToolRouter, default_tools
 from proxy.errors import ConfigError
 from proxy.home import ctxscope_home, new_recording_path, sessions_dir
@@ -32,45 +33,54 @@ from proxy.home import ctxscope_home, new_recording_path, sessions_dir
 __all__ = ["AgentOptions", "AgentRuntime"]
 
 
-@dataclass
+@dataclass(init=False)
 class AgentOptions:
-    """Command-line choices; None means "use config.toml / the default"."""
+    """How to start the agent: the run's own choices, plus settings by name over config.toml.
 
-    provider: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    script: Path | None = None
+    Settings are not declared here: any `HarnessConfig` setting (`provider`, `model`, `sandbox`,
+    `skill_dirs`, ...) is taken by keyword and kept in `settings`, checked against the one declaration
+    (a name that is no setting is refused with the closest one suggested). None means "not given"."""
+
     session: str | None = None
     """Resume this session (id, id prefix or file path)."""
     fork: str | None = None
     """Copy this session to a new id and continue the copy."""
     cwd: Path | None = None
-    sandbox: str | None = None
-    approval: str | None = None
     capture: Path | None = None
     no_capture: bool = False
     config_path: Path | None = None
     auth_file: Path | None = None
-    max_steps: int | None = None
     goal_budget: int | None = None
     """Token budget for a goal set with `/goal <objective>` (`--goal-budget`)."""
-    instructions_file: Path | None = None
-    """Base instructions for every model (overrides config.toml and the shipped default)."""
-    skill_dirs: list[Path] = field(default_factory=list)
     sessions_dir: Path | None = None
     approver: Approver | None = None
     """Interactive approval prompt for tools (None: headless, approvals refused)."""
     ask_user: AskUser | None = None
     """Answers `request_user_input` (None: headless, the recommended option is taken)."""
     plan: bool = False
-    plan_profile: str | None = None
-    """`--plan-profile`: codex | claude | knightcode (a resumed session keeps the profile it planned with)."""
     """`--plan`: a new session starts in plan mode (a resumed or forked one keeps its saved state)."""
     announce_mode: bool = False
     """Send the Default-mode fragment from the first request, as the Codex TUI does (the REPL);
     False sends none until a mode change, as `codex exec` does (`-p`)."""
     context_overrides: dict[str, Any] = field(default_factory=dict)
     """Extra `ContextSettings` fields (tests pin `now`, `timezone`, `shell`, `global_agents_file`)."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    """Settings by field name over config.toml (`skill_dirs` add to the file's; a `--plan-profile`
+    is ignored by a resumed session, which keeps the profile it planned with)."""
+
+    def __init__(self, **given: Any) -> None:
+        for spec in fields(AgentOptions):
+            if spec.name in given:
+                value = given.pop(spec.name)
+            elif spec.default_factory is not MISSING:
+                value = spec.default_factory()
+            else:
+                value = spec.default
+            setattr(self, spec.name, value)
+        self.settings = {
+            **self.settings,
+            **check_overrides({k: v for k, v in given.items() if v is not None}, HarnessConfig),
+        }
 
 
 class AgentRuntime:
@@ -80,19 +90,11 @@ class AgentRuntime:
         self.options = options
         self.emit = emit
         base = load_config(options.config_path)
-        self.config: HarnessConfig = base.with_overrides(
-            provider=options.provider,
-            model=options.model,
-            base_url=options.base_url,
-            script=options.script,
-            sandbox=options.sandbox,
-            approval=options.approval,
-            max_steps=options.max_steps,
-            instructions_file=options.instructions_file,
-            plan_profile=options.plan_profile,
-            # Skill dirs from flags add to those in config.toml (a per-run extra, not a replacement).
-            skill_dirs=(*base.skill_dirs, *options.skill_dirs) if options.skill_dirs else None,
-        )
+        settings = dict(options.settings)
+        if settings.get("skill_dirs"):
+            # Skill dirs given for this run add to those in config.toml (an extra, not a replacement).
+            settings["skill_dirs"] = (*base.skill_dirs, *settings["skill_dirs"])
+        self.config: HarnessConfig = base.with_overrides(**settings)
         self.provider: Provider = make_provider(self.config, auth_file=options.auth_file)
         self.route: Route | None = None
         self.client: ResponsesClient | None = None
@@ -125,10 +127,11 @@ class AgentRuntime:
                 self.provider, base_url=self.route.base_url, retry=self.config.retry, notice=self._notice
             )
             self.agent = self._make_agent(store, resumed, cwd)
-            if resumed is not None and self.options.model and self.options.model != self.agent.model:
+            model = self.options.settings.get("model")
+            if resumed is not None and model and model != self.agent.model:
                 # `--model` with `--session`/`--fork` is a switch, as `/model` is: the model-switch
                 # fragment goes in and the history is kept (the session's own model would win otherwise).
-                self.agent.switch_model(self.options.model)
+                self.agent.switch_model(model)
             if self.options.plan and resumed is None:
                 assert self.plan is not None
                 self.plan.enter()
@@ -245,7 +248,7 @@ class AgentRuntime:
     def _plan_profile(self, saved: Any) -> PlanProfileName:
         if isinstance(saved, dict) and saved.get("profile") in PLAN_PROFILES:
             return saved["profile"]  # type: ignore[no-any-return]
-        return self.config.plan_profile  # type: ignore[return-value]
+        return self.config.plan_profile
 
     def _plan_hooks(self) -> PlanController:
         if self.plan is None:
