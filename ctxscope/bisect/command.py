@@ -119,6 +119,7 @@ def bisect(
         labels = {d.id: d.line() for d in merge.differences}
         by_unit = {u.id: u.tokens for u in merge.merged.units}
         tokens = {d.id: by_unit.get(d.unit, 0) for d in merge.differences}
+
         def body_for(changed: list[str]) -> dict[str, Any]:
             return merge.apply(changed)
 
@@ -136,12 +137,18 @@ def bisect(
         sent_headers = resend_headers(headers)
 
         def send(one: dict[str, Any]) -> Reply:
-            answer = sender.send(one, sent_headers)
+            from harness.errors import StreamError, UpstreamError
+
+            try:
+                answer = sender.send(one, sent_headers)
+            except UpstreamError as err:
+                # A response that ended failed or incomplete is an answer (status:failed asks about
+                # it); an HTTP rejection or a broken stream is not, and raises: no verdict.
+                if err.status is not None or isinstance(err, StreamError):
+                    raise
+                status = "incomplete" if "incomplete" in str(err) else "failed"
+                return Reply([], status, None)
             status = str(answer.get("status") or "completed")
-            if status == "failed":
-                error = answer.get("error") or {}
-                message = error.get("message") if isinstance(error, dict) else None
-                raise RuntimeError(f"the response failed: {message or 'no error message'}")
             return Reply(list(answer.get("output") or []), status, answer.get("usage"))
 
         probe = Probe(send, predicate, repeat, budget)

@@ -16,6 +16,7 @@ from inspector.analysis.units import merge_requests, request_units
 from proxy.store import read_recording
 from proxy.testing import (
     FakeUpstream,
+    JsonReply,
     RecordedRequest,
     Reply,
     SseReply,
@@ -125,12 +126,11 @@ def test_a_noisy_model_with_repeat_still_finds_the_unit(recording: Path, tmp_pat
 def test_a_tool_being_offered_is_found_and_a_rejected_edit_is_no_flip(
     recording: Path, tmp_path: Path
 ) -> None:
-    # The model calls update_plan only when it is offered; a request without a user message is rejected.
+    # The model calls update_plan only when it is offered; a request without its prompt is rejected.
     def handler(request: RecordedRequest) -> Reply:
         body = request.json()
-        users = [i for i in body.get("input", []) if i.get("role") == "user"]
-        if not users:
-            return SseReply(response_stream(text_message("x"), status="failed"))
+        if "Now add a test for it." not in json.dumps(body.get("input")):
+            return JsonReply({"error": {"message": "input must hold a user message"}}, status=400)
         names = [t.get("name") for t in body.get("tools", [])]
         if "update_plan" in names:
             return SseReply(response_stream(function_call("update_plan", {"plan": []})))
@@ -145,6 +145,26 @@ def test_a_tool_being_offered_is_found_and_a_rejected_edit_is_no_flip(
     doc = json.loads(result.stdout)
     assert [u["id"] for u in doc["found"]] == ["tool:update_plan"]
     assert all(a["verdict"] is not True for a in doc["attempts"] if "tool:update_plan" not in a["changed"])
+    rejected = [a for a in doc["attempts"] if a["verdict"] is None and a["changed"]]
+    assert rejected and all("400" in a["errors"][0] for a in rejected), "rejections are reported as such"
+
+
+def test_status_failed_is_a_predicate_not_a_rejection(recording: Path, tmp_path: Path) -> None:
+    # The backend fails the response (status failed) unless the permissions fragment is there.
+    def handler(request: RecordedRequest) -> Reply:
+        if "<permissions instructions>" in request.body.decode():
+            return SseReply(response_stream(text_message("fine")))
+        return SseReply(response_stream(text_message(""), failed=("invalid_prompt", "no permissions")))
+
+    with FakeUpstream(handler=handler) as upstream:
+        result = run_cli(
+            "bisect", str(recording), "-t", "1", "--until", "status:failed", "--format", "json",
+            "--no-capture", "--config", str(_config(tmp_path, upstream.url)), "--provider", "local",
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["baseline"] is False
+    assert [u["id"] for u in doc["found"]] == ["fragment:permissions"]
 
 
 def test_two_recordings_name_the_one_difference_that_flips(recording: Path, tmp_path: Path) -> None:
