@@ -232,7 +232,7 @@ class ExecCommand:
             request = ApprovalRequest(self.name, a.cmd, reason, workdir, justification)
             approval_note = obtain_approval(ctx, request)
         # Git that runs only because it is known-safe runs without the repository's programs.
-        hardened = approval_note is None and runs_read_only_git(ctx, a.cmd)
+        hardened = approval_note is None and runs_read_only_git(ctx, a.cmd, workdir)
         cmd = harden_git_command(a.cmd) if hardened else a.cmd
         start = time.monotonic()
         session = self.sessions.start(
