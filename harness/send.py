@@ -15,6 +15,7 @@ from harness.events import ReasoningDelta, TextDelta
 from harness.request import TurnRequest, build_request
 from harness.turn_metadata import TurnIds, workspace_status
 from harness.wire.types import Event, OutputTextDelta, ReasoningSummaryTextDelta
+from proxy.responses.vocabulary import RequestKind
 
 if TYPE_CHECKING:
     from harness.loop_host import LoopHost
@@ -31,7 +32,7 @@ def agent_request(
     *,
     turn_trigger: str,
     tools: bool = True,
-    request_kind: str = "turn",
+    request_kind: str = RequestKind.TURN.value,
 ) -> TurnRequest:
     """The one request builder for a session's turns and compactions: the agent's model, options,
     ids and turn metadata (window, trigger, `history_initialization`, the turn's start time, the

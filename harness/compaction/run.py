@@ -30,6 +30,7 @@ from harness.events import Compacted
 from harness.request import TurnRequest
 from harness.send import agent_request
 from harness.wire.types import MessageItem, to_wire
+from proxy.responses.vocabulary import CodexHeader, RequestKind
 
 if TYPE_CHECKING:
     from harness.loop_host import LoopHost
@@ -38,7 +39,7 @@ __all__ = ["COMPACTION_FORMS", "CompactionTrigger", "compact", "context_tokens",
 
 CompactionTrigger = Literal["manual", "auto", "context_length"]
 COMPACTION_FORMS = ("local", "remote", "remote_v2")
-REMOTE_V2_HEADER = {"x-codex-beta-features": "remote_compaction_v2"}
+REMOTE_V2_HEADER = {CodexHeader.BETA_FEATURES.value: "remote_compaction_v2"}
 
 
 def context_tokens(agent: LoopHost) -> int:
@@ -61,7 +62,12 @@ def _request(
 ) -> TurnRequest:
     """A compaction request: the turn's own request (the one builder), marked `compaction`."""
     return agent_request(
-        agent, items, turn_id, turn_trigger=agent.turn_trigger, tools=tools, request_kind="compaction"
+        agent,
+        items,
+        turn_id,
+        turn_trigger=agent.turn_trigger,
+        tools=tools,
+        request_kind=RequestKind.COMPACTION.value,
     )
 
 
