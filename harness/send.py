@@ -8,7 +8,7 @@ deltas are shown as they arrive.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from harness.client import StreamResult
 from harness.events import ReasoningDelta, TextDelta
@@ -30,13 +30,13 @@ def agent_request(
     input_items: list[dict[str, Any]],
     turn_id: str,
     *,
-    turn_trigger: str,
     tools: bool = True,
     request_kind: str = RequestKind.TURN.value,
 ) -> TurnRequest:
     """The one request builder for a session's turns and compactions: the agent's model, options,
     ids and turn metadata (window, trigger, `history_initialization`, the turn's start time, the
-    workspaces), with `input_items` and the router's tools (or `tools: []`)."""
+    workspaces), with `input_items` and the router's tools (or `tools: []`). The turn trigger is the
+    one of the turn in progress (`agent.active_trigger`), so a compaction inside a goal turn says `goal`."""
     return build_request(
         model=agent.model,
         instructions=agent.instructions if agent.config.instructions_placement == "field" else None,
@@ -54,21 +54,15 @@ def agent_request(
             installation_id=agent.installation_id,
             window=agent.window,
             history_initialization=agent.history_initialization,
-            turn_trigger=turn_trigger,
+            turn_trigger=agent.active_trigger,
             turn_started_ms=agent.turn_started_ms,
         ),
     )
 
 
-def send_request(agent: LoopHost, turn_id: str, trigger: Literal["user", "goal"]) -> StreamResult:
+def send_request(agent: LoopHost, turn_id: str) -> StreamResult:
     """Build the next request from `agent`'s state, let the hooks see it, and stream it."""
-    # a goal continuation says so; otherwise the session's trigger (`user`, `exec` for -p)
-    request = agent_request(
-        agent,
-        list(agent.history),
-        turn_id,
-        turn_trigger=agent.turn_trigger if trigger == "user" else trigger,
-    )
+    request = agent_request(agent, list(agent.history), turn_id)
     for hook in agent.before_request:
         hook(agent, request)
     agent.requests += 1

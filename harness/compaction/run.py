@@ -65,7 +65,6 @@ def _request(
         agent,
         items,
         turn_id,
-        turn_trigger=agent.turn_trigger,
         tools=tools,
         request_kind=RequestKind.COMPACTION.value,
     )
