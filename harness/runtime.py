@@ -91,9 +91,10 @@ class AgentRuntime:
         self.emit = emit
         base = load_config(options.config_path)
         settings = dict(options.settings)
-        if settings.get("skill_dirs"):
-            # Skill dirs given for this run add to those in config.toml (an extra, not a replacement).
-            settings["skill_dirs"] = (*base.skill_dirs, *settings["skill_dirs"])
+        # Skill dirs given for this run add to those in config.toml (an extra, not a replacement).
+        extra_skills = settings.pop("skill_dirs", None)
+        if extra_skills:
+            settings["skill_dirs"] = (*base.skill_dirs, *extra_skills)
         self.config: HarnessConfig = base.with_overrides(**settings)
         self.provider: Provider = make_provider(self.config, auth_file=options.auth_file)
         self.route: Route | None = None
