@@ -5,7 +5,8 @@ values for the enum-like ones), range, default and `Setting` (help, Codex's key,
 `harness.settings`), and config.toml, the `ctxscope agent` options and `AgentOptions` all derive from
 it. Unknown keys are refused with the closest known key suggested; Codex's names are accepted too
 (`sandbox_mode`, `approval_policy`, `model_reasoning_effort`, `model_reasoning_summary`,
-`model_verbosity`, `model_provider`, `[model_providers.X]`, `openai_base_url`), so a Codex config.toml
+`model_verbosity`, `model_instructions_file`, `model_provider`, `[model_providers.X]`,
+`openai_base_url`), so a Codex config.toml
 reads the same.
 
 provider = "apikey"                 # apikey | chatgpt | script | <name of a [providers.X] table>
@@ -202,6 +203,7 @@ class HarnessConfig(BaseModel):
         ConfigPath | None,
         Setting(
             "Base instructions file (instead of config / the shipped default).",
+            codex="model_instructions_file",
             flag="--instructions",
             exists="file",
         ),

@@ -110,6 +110,7 @@ model_reasoning_effort = "high"
 model_reasoning_summary = "detailed"
 model_verbosity = "medium"
 developer_instructions = "Be brief."
+model_instructions_file = "BASE_MD"
 
 [model_providers.local]
 name = "local"
@@ -128,6 +129,7 @@ reasoning_effort = "high"
 reasoning_summary = "detailed"
 verbosity = "medium"
 developer_instructions = "Be brief."
+instructions_file = "BASE_MD"
 
 [providers.local]
 name = "local"
@@ -142,9 +144,11 @@ def test_a_codex_config_reads_the_same_and_its_request_carries_it(
     tmp_path: Path, ctxscope_home: Path, upstream: FakeUpstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     base = f"{upstream.url}/v1"
-    codex = _load(tmp_path, CODEX_CONFIG.replace("BASE", base))
+    prompt = tmp_path / "base.md"
+    prompt.write_text("You are a careful agent.\n", encoding="utf-8")
+    codex = _load(tmp_path, CODEX_CONFIG.replace("BASE_MD", str(prompt)).replace("BASE", base))
     (tmp_path / "own").mkdir()
-    own = _load(tmp_path / "own", OWN_CONFIG.replace("BASE", base))
+    own = _load(tmp_path / "own", OWN_CONFIG.replace("BASE_MD", str(prompt)).replace("BASE", base))
     assert codex.model_dump(exclude={"source"}) == own.model_dump(exclude={"source"})
     assert (codex.sandbox, codex.approval, codex.provider) == ("read-only", "never", "local")
     monkeypatch.setenv("LOCAL_KEY", "k-123456789")
@@ -168,6 +172,7 @@ def test_a_codex_config_reads_the_same_and_its_request_carries_it(
     metadata = json.loads(body["client_metadata"]["x-codex-turn-metadata"])
     assert metadata["sandbox_mode"] == "read-only"
     assert "Be brief." in json.dumps(body["input"])
+    assert body["input"][0]["content"][0]["text"] == "You are a careful agent.\n"  # the base prompt
 
 
 def test_deep_nesting_and_special_files_are_one_line_errors(tmp_path: Path) -> None:
