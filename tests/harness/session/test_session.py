@@ -77,3 +77,19 @@ def test_content_kept_exactly_held_credentials_withheld(tmp_path: Path) -> None:
     assert "sk-live-0123456789abcdefghij" in text  # conversation content is the agent's memory: exact
     assert store.entries()[-1].payload == {"message": "Bearer <withheld:credential> leaked"}
     assert all(json.loads(line) for line in text.splitlines())
+
+
+def test_a_complete_last_line_without_its_newline_is_kept_and_continued(tmp_path: Path) -> None:
+    store = SessionStore.create({}, directory=tmp_path)
+    store.append("event", {"kind": "notice"})
+    store.close()
+    store.path.write_bytes(store.path.read_bytes().rstrip(b"\n"))  # killed between the line and its newline
+    reopened = SessionStore.open(str(store.path))
+    assert [e.type for e in reopened.entries()] == ["session_meta", "event"]
+    reopened.append("event", {"kind": "after"})
+    reopened.close()
+    assert [e.payload.get("kind") for e in SessionStore.open(str(store.path)).entries()] == [
+        None,
+        "notice",
+        "after",
+    ]
