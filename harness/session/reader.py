@@ -76,11 +76,11 @@ def read_session(path: Path) -> SessionFile:
         last = n == len(raw_lines) + 1
         if last and not raw:
             break
-        if not raw.strip():
+        if not raw or raw.isspace():
             continue
         try:
-            entry = SessionEntry.model_validate_json(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValidationError) as e:
+            entry = SessionEntry.model_validate_json(raw)  # bytes: invalid UTF-8 is a ValidationError
+        except ValidationError as e:
             if last and found.entries:
                 # A writer killed mid-line: the complete lines before it are all good.
                 found.torn = n
@@ -100,33 +100,32 @@ def read_session(path: Path) -> SessionFile:
 
 def _check_link(found: SessionFile, entry: SessionEntry, n: int) -> None:
     """Each entry's parent is the entry on the line before it (the file is one linear branch)."""
+    before = found.entries[-1] if found.entries else None
+    if before is not None and entry.parent_id == before.id and entry.id not in found.lines:
+        return  # the usual case, checked without building a message
     where = f"{found.path} line {n}"
     if entry.id in found.lines:
         raise damaged(where, f"entry id {entry.id} repeats line {found.lines[entry.id]}")
-    if not found.entries:
+    if before is None:
         if entry.parent_id is not None:
             raise damaged(
                 where, f"the first entry has a parent ({entry.parent_id}): lines before it are missing"
             )
         return
-    before = found.entries[-1]
-    if entry.parent_id != before.id:
-        known = entry.parent_id in found.lines
-        cause = (
-            "two processes wrote the file at once"
-            if known
-            else "an entry between them is missing (a line was cut out)"
-        )
-        raise damaged(
-            where,
-            f"the parent chain is broken: this entry's parent is {entry.parent_id}, "
-            f"not {before.id} on line {found.lines[before.id]} ({cause})",
-        )
+    known = entry.parent_id in found.lines
+    cause = (
+        "two processes wrote the file at once"
+        if known
+        else "an entry between them is missing (a line was cut out)"
+    )
+    raise damaged(
+        where,
+        f"the parent chain is broken: this entry's parent is {entry.parent_id}, "
+        f"not {before.id} on line {found.lines[before.id]} ({cause})",
+    )
 
 
-def _reason(err: Exception) -> str:
-    if isinstance(err, ValidationError):
-        first = err.errors()[0]
-        at = ".".join(str(p) for p in first["loc"])
-        return f"{at}: {first['msg']}" if at else first["msg"]
-    return "not UTF-8"
+def _reason(err: ValidationError) -> str:
+    first = err.errors()[0]
+    at = ".".join(str(p) for p in first["loc"])
+    return f"{at}: {first['msg']}" if at else first["msg"]
