@@ -26,7 +26,7 @@ __all__ = ["COMMANDS", "app", "main"]
 COMMANDS: dict[str, str] = {
     "proxy": "proxy.capture_cli",
     "replay": "proxy.replay.cli",
-    "info": "proxy.store.cli",
+    "info": "inspector.info",
     "export": "proxy.store.cli",
     "agent": "harness.cli",
     "diff": "inspector.cli",

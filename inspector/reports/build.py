@@ -142,6 +142,7 @@ def _turn_fields(result: TurnAnalysis) -> dict[str, Any]:
         "model": turn.model,
         "request_kind": turn.request_kind,
         "side": turn.side,
+        "beside": turn.beside,
         "status": turn.status,
         "error": turn.error,
         "items": len(turn.items),
@@ -250,6 +251,7 @@ def diff_report(analysis: Analysis, *, turn: int | None = None, thread: str | No
         ],
         turns=[turn_doc(r) for r in rows],
         detail=turn_detail(analysis.turn(turn)) if turn is not None else None,
+        side_requests=analysis.side_requests,
     )
 
 

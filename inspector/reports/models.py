@@ -207,7 +207,9 @@ class TurnDoc(Doc):
     model: str | None
     request_kind: str | None
     side: str | None = None
-    """A side request beside the conversation (Codex `thread_source`, e.g. `thread_title`)."""
+    """A side request beside the conversation, by kind (`thread_title`, `prewarm`)."""
+    beside: str | None = None
+    """For a side request: the conversation thread it was made beside."""
     status: str
     error: str | None
     items: int
@@ -263,6 +265,9 @@ class DiffReport(_Head):
     detail: TurnDetail | None
     root: str | None = None
     """The first turn's working directory; the text report writes paths under it as `./…`."""
+    side_requests: dict[str, int] = Field(default_factory=dict)
+    """Requests beside the conversations by kind (`thread_title`, `prewarm`, `models`), counted apart
+    from the threads' turns (a models list is not a turn at all)."""
 
 
 class ShowReport(_Head):

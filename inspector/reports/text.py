@@ -17,6 +17,7 @@ from rich.text import Text
 from inspector.analysis.compare import DIFFERENCE_FIELDS
 from inspector.reports.build import difference_words, params_to_show
 from inspector.reports.models import CompareReport, DiffReport, ShowReport
+from proxy.responses.vocabulary import side_label
 
 KIND_STYLE = {
     "initial": "bold cyan",
@@ -235,12 +236,17 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
     if root and root != "/":
         report = _relative(report, root)
     tok = report["tokenizer"]
+    turns = sum(1 for t in report["turns"] if not t.get("side"))
+    threads = sum(1 for t in report["threads"] if not t.get("side"))
+    sides = report.get("side_requests") or {}
+    beside = ", ".join(f"{side_label(k)} {n}" for k, n in sorted(sides.items()))
     _line(
         console,
         ("recording ", "bold"),
         report["source"],
-        f"  ({_plural(len(report['turns']), 'turn')}, {_plural(len(report['threads']), 'thread')}; "
-        f"tokens: {tok['name']}{' (estimates)' if tok['estimated'] else ''})",
+        f"  ({_plural(turns, 'turn')}, {_plural(threads, 'thread')}"
+        + (f"; side requests: {beside}" if beside else "")
+        + f"; tokens: {tok['name']}{' (estimates)' if tok['estimated'] else ''})",
     )
     if root and root != "/":
         _line(console, ("paths ", "dim"), ("./… are relative to ", "dim"), root)
@@ -261,7 +267,7 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
             continue
         head = f"thread {thread['name']}" + (f"  id {thread['id']}" if thread["id"] else "")
         if thread.get("side"):
-            head += f"  side requests ({thread['side']})"
+            head += f"  side requests ({side_label(thread['side'])})"
         if thread["forked_from"]:
             head += f"  forked from turn {thread['forked_from']}"
         _line(console, (head, "bold"))
@@ -278,7 +284,10 @@ def _side_thread(console: Console, thread: dict[str, Any], docs: list[dict[str, 
     _line(
         console,
         (f"thread {thread['name']}", "bold"),
-        (f"  {_plural(len(docs), 'side request')} ({thread['side']}), folded: turns {turns}", "dim"),
+        (
+            f"  {_plural(len(docs), 'side request')} ({side_label(thread['side'])}), folded: turns {turns}",
+            "dim",
+        ),
         (f"  [not completed: {', '.join(map(str, failed))}]" if failed else "", "bold red"),
     )
 
