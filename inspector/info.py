@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from inspector.analysis.analyse import Analysis, analyse_exchanges
+from inspector.analysis.analyse import Grouping, IncrementalAnalysis
 from proxy.responses.vocabulary import side_label
 from proxy.store import read_recording
 from proxy.store.summary import RecordingSummary, summarise
@@ -30,16 +30,16 @@ def _human_bytes(n: int) -> str:
     return f"{n} B"
 
 
-def info_document(summary: RecordingSummary, analysis: Analysis) -> dict[str, Any]:
+def info_document(summary: RecordingSummary, grouping: Grouping) -> dict[str, Any]:
     """`info --json`: the summary's fields, with the analysis's threads, turns and side requests."""
     doc = summary.as_dict()
-    conversation_turns = sum(len(t.turns) for t in analysis.conversations)
-    counts = {"threads": len(analysis.conversations), "turns": conversation_turns}
+    conversation_turns = sum(len(t.turns) for t in grouping.conversations)
+    counts = {"threads": len(grouping.conversations), "turns": conversation_turns}
     ordered: dict[str, Any] = {}
     for key, value in doc.items():
         ordered[key] = value
         if key == "by_endpoint":
-            ordered.update(counts, side_requests=dict(analysis.side_requests))
+            ordered.update(counts, side_requests=dict(grouping.side_requests))
     return ordered
 
 
@@ -50,10 +50,12 @@ def info(
     """Summarise a recording: exchanges, threads and turns, models, sizes, errors."""
     recording = read_recording(file)
     summary = summarise(recording)
-    analysis = analyse_exchanges(
-        recording.exchanges, source=str(file), header=recording.header, warnings=list(recording.warnings)
-    )
-    doc = info_document(summary, analysis)
+    # The analysis's own thread assignment, without the per-turn work `info` does not show.
+    analysis = IncrementalAnalysis(source=str(file), header=recording.header)
+    for exchange in recording.exchanges:
+        analysis.add(exchange)
+    grouping = analysis.grouping()
+    doc = info_document(summary, grouping)
     if as_json:
         typer.echo(json.dumps(doc, indent=2))
         return
@@ -66,7 +68,7 @@ def info(
     )
     hosts = ", ".join(f"{h} {n}" for h, n in sorted(summary.hosts.items(), key=lambda kv: (-kv[1], kv[0])))
     summarised = f"; {summary.summarised} summarised without bodies" if summary.summarised else ""
-    sides = ", ".join(f"{side_label(k)} {n}" for k, n in sorted(analysis.side_requests.items()))
+    sides = ", ".join(f"{side_label(k)} {n}" for k, n in sorted(grouping.side_requests.items()))
     lines = [
         f"recording   {summary.path}",
         f"format      {summary.version} written by {summary.tool}",

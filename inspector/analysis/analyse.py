@@ -246,6 +246,23 @@ def _analyse_turn(
     return result, _Carry(turn, items_state, state, totals, unknown, mode, revisions)
 
 
+@dataclass
+class Grouping:
+    """The turns of a recording put in threads: the first half of the analysis."""
+
+    turns: list[Turn]
+    threads: list[Thread]
+    skipped: list[str]
+    """Warnings about exchanges that are not model requests."""
+    side_requests: dict[str, int]
+    """Side requests by kind (see `Analysis.side_requests`)."""
+
+    @property
+    def conversations(self) -> list[Thread]:
+        """The conversation threads (side requests left out)."""
+        return [t for t in self.threads if t.side is None]
+
+
 class IncrementalAnalysis:
     """The analysis: `add(exchange)` takes one exchange at a time, `result()` is the analysis of all
     so far. A batch analysis is this fold over a recording's exchanges (`analyse_exchanges`), and
@@ -293,7 +310,9 @@ class IncrementalAnalysis:
             self._result = self._analyse()
         return self._result
 
-    def _analyse(self) -> Analysis:
+    def grouping(self) -> Grouping:
+        """The turns and threads of every exchange so far, without analysing each turn: what the
+        analysis's threads are (`ctxscope info` counts them without paying for the rest)."""
         turns, skipped = extract_turns(self.exchanges)
         for turn in turns:
             items = self._items.get(turn.exchange.id)
@@ -302,6 +321,13 @@ class IncrementalAnalysis:
                 self._items[turn.exchange.id] = items
             turn.items = items
         threads = assign_threads(turns)
+        sides = Counter(t.side for t in turns if t.side is not None)
+        sides.update(SideKind.MODELS.value for e in self.exchanges if e.endpoint == SideKind.MODELS.value)
+        return Grouping(turns, threads, skipped, dict(sides))
+
+    def _analyse(self) -> Analysis:
+        grouping = self.grouping()
+        turns, threads = grouping.turns, grouping.threads
         if any(
             self._placed.get(t.number, (t.exchange.id, t.thread)) != (t.exchange.id, t.thread) for t in turns
         ):
@@ -314,10 +340,9 @@ class IncrementalAnalysis:
                 if turn.number not in self._results:
                     self._step(thread, index, turn)
         ordered = [self._results[t.number] for t in turns]
-        sides = Counter(t.side for t in turns if t.side is not None)
-        sides.update(SideKind.MODELS.value for e in self.exchanges if e.endpoint == SideKind.MODELS.value)
+        warnings = [*self.warnings, *grouping.skipped]
         return Analysis(
-            self.source, self.header, ordered, threads, [*self.warnings, *skipped], side_requests=dict(sides)
+            self.source, self.header, ordered, threads, warnings, side_requests=grouping.side_requests
         )
 
     def _step(self, thread: Thread, index: int, turn: Turn) -> None:
@@ -362,6 +387,7 @@ def analyse_recording(path: Path | str) -> Analysis:
 
 __all__ = [
     "Analysis",
+    "Grouping",
     "IncrementalAnalysis",
     "RecordingError",
     "TurnAnalysis",

@@ -30,7 +30,10 @@ def assert_one_account(path: Path) -> Analysis:
     for ours, theirs in zip(step.turns, batch.turns, strict=True):  # the state as published, too
         assert ours.state.model_dump() == theirs.state.model_dump()
 
-    info = info_document(summarise(recording), batch)
+    grouping = IncrementalAnalysis()
+    for exchange in recording.exchanges:
+        grouping.add(exchange)
+    info = info_document(summarise(recording), grouping.grouping())
     report = diff_report(batch)
     report_counts = Counts(
         threads=sum(1 for t in report.threads if t.side is None),
