@@ -8,6 +8,7 @@ or change of meaning.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from inspector.analysis.analyse import Analysis, TurnAnalysis
@@ -30,6 +31,7 @@ from inspector.reports.models import (
     CompareThreadsDoc,
     DiffReport,
     FragmentChangeDoc,
+    FragmentDiffDoc,
     HeadersDoc,
     ItemDoc,
     ModeEventDoc,
@@ -272,7 +274,22 @@ def show_report(analysis: Analysis, number: int) -> ShowReport:
     )
 
 
-_FIELD_WORDS = {"body_keys": "body fields", "instructions_diff": "instructions", "items_diff": "items"}
+_FIELD_WORDS = {
+    "body_keys": "body fields",
+    "instructions_diff": "instructions",
+    "items_diff": "items",
+    "fragments_diff": "context text",
+}
+
+
+VERDICT_WORDS = {
+    "same": "same",
+    "same_apart": "same apart from the above",
+    "differs": "differs",
+    "only_a": "only in A",
+    "only_b": "only in B",
+}
+"""A compare pair's verdict (`Verdict`) in words: the text report and the TUI compare screen."""
 
 
 def difference_words(fields: list[str]) -> str:
@@ -302,6 +319,11 @@ def _pair_doc(pair: TurnComparison) -> PairDoc:
         status=list(pair.status) if pair.status else None,
         same_structure=pair.same_structure,
         structure_diff=pair.structure,
+        fragments_diff=[
+            FragmentDiffDoc(fragment=f.name, a_item=f.a_item, b_item=f.b_item, diff=list(f.diff), more=f.more)
+            for f in pair.fragments
+        ],
+        verdict=pair.verdict.value,
     )
 
 
@@ -324,6 +346,7 @@ def compare_report(comparison: Comparison) -> CompareReport:
             same_turns=sum(1 for p in pairs if p.same),
             repeated_differences=comparison.repeated,
             identical_apart_from=comparison.identical_apart_from,
+            verdicts=dict(Counter(p.verdict.value for p in pairs)),
         ),
         turns=[_pair_doc(p) for p in pairs],
         **optional,

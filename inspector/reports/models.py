@@ -28,6 +28,7 @@ __all__ = [
     "FragmentChangeDoc",
     "ItemDoc",
     "ModeEventDoc",
+    "FragmentDiffDoc",
     "PairDoc",
     "PartDoc",
     "ReportDoc",
@@ -294,6 +295,19 @@ class BodyKeysDoc(Doc):
     only_b: list[str]
 
 
+class FragmentDiffDoc(Doc):
+    """A context fragment (or item) at the same place in both requests whose text differs."""
+
+    fragment: str
+    """Its label as normalised: `permissions`, `agents_md:<cwd>`, `environment_context:…`."""
+    a_item: int
+    b_item: int
+    diff: list[str]
+    """The changed lines of the normalised texts: `-…` A's, `+…` B's."""
+    more: int = 0
+    """Changed lines left out of `diff`."""
+
+
 class PairDoc(Doc):
     turn: int
     a_turn: int | None
@@ -313,6 +327,12 @@ class PairDoc(Doc):
     """Added in ctxscope-report/1: same labelled layout, key sets and tool shapes (wording aside)."""
     structure_diff: list[str] = []
     """The structural differences, one line each (empty: the same structure)."""
+    fragments_diff: list[FragmentDiffDoc] = []
+    """Items at the same place whose content differs after normalisation, named, with a diff; a
+    pair is `same` only when there are none."""
+    verdict: Literal["same", "same_apart", "differs", "only_a", "only_b"] = "differs"
+    """The one verdict of the pair (text, JSON and the TUI say the same): `same_apart` = differs only
+    in `summary.repeated_differences`, the differences every aligned pair shares."""
 
 
 class CompareSummary(Doc):
@@ -326,6 +346,8 @@ class CompareSummary(Doc):
     identical_apart_from: list[str] | None = None
     """Added in ctxscope-report/1: `repeated_differences` when the aligned pairs differ in nothing
     else ("identical apart from: endpoint"); null otherwise."""
+    verdicts: dict[str, int] = {}
+    """How many pairs got each `verdict`."""
 
 
 class CompareThreadsDoc(Doc):

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from inspector.analysis.compare import DIFFERENCE_FIELDS
-from inspector.reports.build import difference_words, params_to_show
+from inspector.reports.build import VERDICT_WORDS, difference_words, params_to_show
 from inspector.reports.models import CompareReport, DiffReport, ShowReport
 from proxy.responses.vocabulary import side_label
 
@@ -354,6 +354,14 @@ def _difference_lines(pair: dict[str, Any], skip: Collection[str]) -> list[Segme
     if "items_diff" not in skip:
         for line in pair["items_diff"]:
             lines.append(("        · items ", (line, "green" if line.startswith("+") else "red")))
+    if "fragments_diff" not in skip:
+        for fragment in pair.get("fragments_diff", []):
+            where = f"A item #{fragment['a_item']}, B item #{fragment['b_item']}"
+            lines.append(("        · ", (fragment["fragment"], "bold"), f" text differs ({where}):"))
+            for line in fragment["diff"]:
+                lines.append(("            ", (line, "green" if line.startswith("+") else "red")))
+            if fragment.get("more"):
+                lines.append((f"            … {fragment['more']} more changed lines",))
     return lines
 
 
@@ -381,6 +389,9 @@ def _repeated_summary(report: dict[str, Any], console: Console) -> frozenset[str
     return frozenset(repeated)
 
 
+_VERDICT_STYLES = {"same": "green", "same_apart": "green", "differs": "yellow"}
+
+
 def render_compare(report: dict[str, Any], console: Console) -> None:
     """Two recordings side by side, turn by turn; differences every turn shares are said once."""
     summary = report["summary"]
@@ -394,16 +405,14 @@ def render_compare(report: dict[str, Any], console: Console) -> None:
     for note in report["notes"]:
         _line(console, ("note: ", "yellow"), note)
     repeated = _repeated_summary(report, console)
-    apart = bool(summary.get("identical_apart_from"))
     for pair in report["turns"]:
         row = (f"  turn {pair['turn']:<3}", "bold")
         if pair["a_turn"] is None or pair["b_turn"] is None:
             side, number = ("B", pair["b_turn"]) if pair["a_turn"] is None else ("A", pair["a_turn"])
             _line(console, row, (f"only in {side}", "yellow"), (f"  ({side}'s turn {number})", "dim"))
             continue
-        verdict = ("same", "green") if pair["same"] else ("differs", "yellow")
-        if apart:
-            verdict = ("same apart from the above", "green")
+        said = pair.get("verdict", "differs")
+        verdict = (VERDICT_WORDS.get(said, said), _VERDICT_STYLES.get(said, "yellow"))
         numbers = (
             ""  # the recordings' own turn numbers, when the row number is not both of them
             if pair["a_turn"] == pair["b_turn"] == pair["turn"]
