@@ -18,6 +18,7 @@ from inspector.analysis.attribution import ItemTotals, TokenReport, attribute, i
 from inspector.analysis.changes import ChangeKind, TurnChange, compare_turns
 from inspector.analysis.compaction import CompactionReport, compaction_report
 from inspector.analysis.diffs import ToolDiff, instructions_diff, params_diff, tools_diff
+from inspector.analysis.goal_events import GoalEvent, goal_events
 from inspector.analysis.instructions import effective_instructions, mark_base_prompt
 from inspector.analysis.items import Item, ItemClassifier
 from inspector.analysis.mode_events import ModeEvent, mode_events
@@ -55,6 +56,9 @@ class TurnAnalysis:
     notes: list[str] = field(default_factory=list)
     mode_events: list[ModeEvent] = field(default_factory=list)
     """What plan mode did in the items this turn added (mode switches, submissions, blocked tools)."""
+    goal_events: list[GoalEvent] = field(default_factory=list)
+    """What happened to the thread goal (set, continuation #N, paused, cleared, ...), from the
+    turn's world-state changes."""
 
 
 @dataclass
@@ -243,6 +247,7 @@ def _analyse_turn(
         carry.revisions if carry else 0,
     )
     result.mode_events = events
+    result.goal_events = goal_events(result.state_changes)
     return result, _Carry(turn, items_state, state, totals, unknown, mode, revisions)
 
 

@@ -32,6 +32,7 @@ from inspector.reports.models import (
     DiffReport,
     FragmentChangeDoc,
     FragmentDiffDoc,
+    GoalEventDoc,
     HeadersDoc,
     ItemDoc,
     ModeEventDoc,
@@ -46,7 +47,7 @@ from inspector.reports.models import (
     TurnDoc,
     WorldStateDoc,
 )
-from inspector.reports.world import describe_changes, world_state_doc
+from inspector.reports.world import describe_changes, goal_event_sentence, world_state_doc
 
 __all__ = ["SCHEMA", "compare_report", "diff_report", "difference_words", "params_to_show", "show_report"]
 
@@ -159,6 +160,10 @@ def _turn_fields(result: TurnAnalysis) -> dict[str, Any]:
         "fragments_changed": _fragments_changed(result),
         "world_state_changes": describe_changes(result.state_changes),
         "mode_events": [ModeEventDoc(kind=e.kind, sentence=e.sentence) for e in result.mode_events],
+        "goal_events": [
+            GoalEventDoc(kind=e.kind.value, number=e.number, sentence=goal_event_sentence(e))
+            for e in result.goal_events
+        ],
         "instructions_changed": bool(result.instructions_diff),
         "tools": tools_doc(result.tools),
         "params": {k: BeforeAfter(before=a, after=b) for k, (a, b) in result.params.items()},

@@ -29,6 +29,7 @@ __all__ = [
     "ItemDoc",
     "ModeEventDoc",
     "FragmentDiffDoc",
+    "GoalEventDoc",
     "PairDoc",
     "PartDoc",
     "ReportDoc",
@@ -166,6 +167,18 @@ class ModeEventDoc(Doc):
     """`mode default → plan`, `plan submitted (revision 2)`, `tool apply_patch blocked while planning`."""
 
 
+class GoalEventDoc(Doc):
+    """One thing that happened to the thread goal in a turn (`inspector.analysis.goal_events`)."""
+
+    kind: Literal[
+        "set", "continuation", "paused", "resumed", "cleared", "completed", "blocked", "budget reached"
+    ]
+    number: int | None = None
+    """For `continuation`: which goal turn of the thread."""
+    sentence: str
+    """`goal set: write a haiku`, `goal continuation #3`, `goal cleared`."""
+
+
 class TokensDoc(Doc):
     total: int
     estimated: bool
@@ -221,6 +234,9 @@ class TurnDoc(Doc):
     """Sentences, one or more per changed world-state field (`inspector.reports.world`)."""
     mode_events: list[ModeEventDoc] = Field(default_factory=list)
     """Plan mode in this turn's added items: mode switches, submissions, blocked tools, reminders."""
+    goal_events: list[GoalEventDoc] = Field(default_factory=list)
+    """What happened to the thread goal: set, continuation #N, paused, resumed, cleared, completed,
+    blocked, budget reached (the `goal` sentences of `world_state_changes`, typed)."""
     instructions_changed: bool
     tools: ToolsDoc
     params: dict[str, BeforeAfter]

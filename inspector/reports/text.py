@@ -271,10 +271,57 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
         if thread["forked_from"]:
             head += f"  forked from turn {thread['forked_from']}"
         _line(console, (head, "bold"))
-        for number in numbers:
-            _turn_row(console, by_number[number])
+        for run in _runs([by_number[n] for n in numbers]):
+            if len(run) >= FOLD_CONTINUATIONS:
+                _continuations(console, run)
+            else:
+                for doc in run:
+                    _turn_row(console, doc)
     if not report["turns"]:
         _line(console, "no model requests in this recording")
+
+
+FOLD_CONTINUATIONS = 3
+"""Consecutive plain goal turns (nothing new but the continuation message) fold into one line from
+this many on: a goal loop of 35 turns reads `turns 5–39  goal continuations #1–#35`."""
+
+
+def _plain_continuation(doc: dict[str, Any]) -> bool:
+    """A goal turn that brought only its continuation message (and the answer before it)."""
+    events = doc.get("goal_events", [])
+    return (
+        doc["change"]["kind"] == "append"
+        and [e["kind"] for e in events] == ["continuation"]
+        and doc["world_state_changes"] == [events[0]["sentence"]]
+        and all(f["kind"] == "goal_continuation" for f in doc["fragments_changed"])
+        and not (doc.get("mode_events") or doc["notes"] or doc["instructions_changed"] or doc["params"])
+        and not any(doc["tools"][k] for k in ("added", "removed", "changed", "reordered"))
+        and doc["status"] == "completed"
+    )
+
+
+def _runs(docs: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """`docs` cut into runs: each plain continuation joins the run of the one before it."""
+    runs: list[list[dict[str, Any]]] = []
+    for doc in docs:
+        if runs and _plain_continuation(doc) and _plain_continuation(runs[-1][-1]):
+            runs[-1].append(doc)
+        else:
+            runs.append([doc])
+    return runs
+
+
+def _continuations(console: Console, run: list[dict[str, Any]]) -> None:
+    first, last = run[0], run[-1]
+    numbers = [e["number"] for doc in (first, last) for e in doc["goal_events"]]
+    label = first["goal_events"][0]["sentence"].rsplit(" #", 1)[0]
+    tokens = f"{_tokens(first)} → {_tokens(last)}"
+    _line(
+        console,
+        (f"  turns {first['turn']}–{last['turn']}", "bold"),
+        (f"  {label}s #{numbers[0]}–#{numbers[-1]}", "cyan"),
+        (f"  ({len(run)} goal turns, append, {tokens})", "dim"),
+    )
 
 
 def _side_thread(console: Console, thread: dict[str, Any], docs: list[dict[str, Any]]) -> None:

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 from inspector.analysis.analyse import TurnAnalysis
 from inspector.analysis.changes import ChangeKind
-from inspector.analysis.marks import mode_marks
+from inspector.analysis.marks import MODE_FRAGMENTS, mode_marks
 from inspector.analysis.window import fill_ratio
+from inspector.reports.world import goal_event_sentence
 from inspector.tui.viewmodel.lines import Line, Run, bar, short_tokens
 from proxy.responses.vocabulary import side_label
 
@@ -86,7 +87,7 @@ def timeline_row(result: TurnAnalysis, *, world_changed: bool) -> TimelineRow:
         thread=turn.thread,
         kind=result.change.kind,
         model=turn.model or "?",
-        marks=tuple(mode_marks(result)),
+        marks=_marks(result),
         tokens=tokens,
         fill=fill_ratio(tokens, turn.model),
         duration_ms=turn.exchange.duration_ms,
@@ -94,6 +95,14 @@ def timeline_row(result: TurnAnalysis, *, world_changed: bool) -> TimelineRow:
         world_changed=world_changed and turn.side is None,
         side=turn.side,
     )
+
+
+def _marks(result: TurnAnalysis) -> tuple[str, ...]:
+    """Plan-mode marks, then what happened to the goal (`goal continuation #7`, `goal paused`),
+    which names the goal better than the bare mark of its fragment."""
+    goal = [goal_event_sentence(e) for e in result.goal_events]
+    plain = MODE_FRAGMENTS["goal"]
+    return (*(m for m in mode_marks(result) if not (goal and m == plain)), *goal)
 
 
 def other_requests_line(count: int) -> Line:
