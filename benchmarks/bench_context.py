@@ -37,9 +37,8 @@ def main() -> None:
         diff_s = median_s(lambda: command("diff"), args.repeat)
         context_s = median_s(lambda: command("context"), args.repeat)
         cache_s = median_s(lambda: command("cache"), args.repeat)
-        print(
-            f"{args.turns} turns, {path.stat().st_size / 1e6:.2f} MB; medians of {args.repeat} runs, warm cache"
-        )
+        size = path.stat().st_size / 1e6
+        print(f"{args.turns} turns, {size:.2f} MB; medians of {args.repeat} runs, warm cache")
         print(f"  diff --format json     {diff_s:7.3f} s")
         print(f"  context --format json  {context_s:7.3f} s   ({context_s / diff_s:.2f}x)")
         print(f"  cache --format json    {cache_s:7.3f} s   ({cache_s / diff_s:.2f}x)")
