@@ -33,6 +33,8 @@ COMMANDS: dict[str, str] = {
     "compare": "inspector.cli",
     "show": "inspector.cli",
     "inspect": "inspector.cli",
+    "context": "inspector.context_cli",
+    "cache": "inspector.context_cli",
     "otel": "inspector.otel.cli",
     "resend": "ctxscope.resend",
     "bisect": "ctxscope.bisect.command",

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.analysis.attribution import ItemTotals, TokenReport, attribute, item_totals
+from inspector.analysis.cache_keys import keyed_change
 from inspector.analysis.changes import ChangeKind, TurnChange, compare_turns
 from inspector.analysis.compaction import CompactionReport, compaction_report
 from inspector.analysis.diffs import ToolDiff, instructions_diff, params_diff, tools_diff
@@ -193,6 +194,7 @@ def _analyse_turn(
         shared_items = sum(i.tokens for i in turn.items[: change.kept])
     same_head = (
         prev is not None
+        and keyed_change(prev.body, turn.body) is None  # another model or effort: another cache
         and prev.body.get("instructions") == turn.body.get("instructions")
         and prev.body.get("tools") == turn.body.get("tools")
     )
