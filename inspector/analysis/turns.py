@@ -15,7 +15,14 @@ from typing import Any
 from inspector.analysis.items import Item
 from proxy.model import Exchange
 from proxy.responses import thread_hint
-from proxy.responses.vocabulary import FINAL_STATUSES, SIDE_SOURCES, RequestKind, turn_metadata
+from proxy.responses.vocabulary import (
+    FINAL_STATUSES,
+    SIDE_SOURCES,
+    RequestKind,
+    SideKind,
+    is_compaction_trigger,
+    turn_metadata,
+)
 
 _SKIP_QUIETLY = ("models",)
 
@@ -161,6 +168,11 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
         source = meta.get("thread_source")
         if exchange.endpoint == "responses/compact":
             kind = RequestKind.COMPACT.value
+        elif kind is None and is_compaction_trigger(body):
+            kind = RequestKind.COMPACTION.value  # remote compaction v2 from a client that does not say so
+        side = source if isinstance(source, str) and source in SIDE_SOURCES else None
+        if body.get("generate") is False:
+            side = SideKind.PREWARM.value  # warms the cache, answers nothing: not a step of the thread
         turn = Turn(
             number=len(turns) + 1,
             exchange=exchange,
@@ -178,7 +190,7 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
             error=error,
             request_kind=kind if isinstance(kind, str) else None,
             thread_hint=thread_hint(exchange.request_headers, body),
-            side=source if isinstance(source, str) and source in SIDE_SOURCES else None,
+            side=side,
         )
         turns.append(turn)
         if rid:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.analysis.analyse import TurnAnalysis
-from inspector.analysis.diffs import params_diff, params_of, tools_by_name, tools_diff
+from inspector.analysis.diffs import effective_tools, params_diff, params_of, tools_by_name, tools_diff
 from inspector.analysis.instructions import base_instructions
 from inspector.analysis.item_diff import TextDiff, diff_items, diff_text, item_text
 from inspector.analysis.items import Item
@@ -172,14 +172,17 @@ def _input(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]
 
 
 def _tools(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]) -> list[Line]:
-    now = tools_by_name(result.turn.body.get("tools"))
+    now = tools_by_name(effective_tools(result.turn.body, result.turn.raw_input))
     if target is None:
         out = [_section("tools[]", count(len(now), "tool"))]
         return out + [Line.plain(f"  + {name}", "added", f"tool:{name}") for name in now]
     if target.turn.number == result.change.previous:
         diff = result.tools  # the analysis compares across a tool-less compaction request
     else:
-        diff = tools_diff(target.turn.body.get("tools"), result.turn.body.get("tools"))
+        diff = tools_diff(
+            effective_tools(target.turn.body, target.turn.raw_input),
+            effective_tools(result.turn.body, result.turn.raw_input),
+        )
     same = [n for n in now if n not in diff.added and n not in diff.changed]
     summary = f"{count(len(now), 'tool')}: +{len(diff.added)} -{len(diff.removed)} ~{len(diff.changed)}"
     if diff.reordered:
@@ -203,11 +206,15 @@ def _value(value: Any) -> str:
 
 
 def _params(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]) -> list[Line]:
-    now = params_of(result.turn.body)
+    now = params_of(result.turn.body, result.turn.raw_input)
     if target is not None and target.turn.number == result.change.previous:
         changed = result.params
     else:
-        changed = params_diff(target.turn.body, result.turn.body) if target else {}
+        changed = (
+            params_diff(target.turn.body, result.turn.body, target.turn.raw_input, result.turn.raw_input)
+            if target
+            else {}
+        )
     out = [_section("parameters", f"{len(now)} set, {len(changed)} changed")]
     for key, (old, new) in changed.items():
         out.append(Line.plain(f"  ~ {key}: {_value(old)} -> {_value(new)}", "changed"))
