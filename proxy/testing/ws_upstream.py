@@ -95,6 +95,9 @@ class WsUpstream:
 
     handler: WsHandler = _default_answer
     """Output items for each real turn (not prewarms or compactions)."""
+    usage: Callable[[WsRequest], dict[str, Any] | None] | None = None
+    """The `usage` each answer reports (None: the builders' default); a large `input_tokens` makes
+    Codex compact before its next request."""
     compaction_summary: str = "enc-compacted"
     """The `encrypted_content` of the `compaction` item answering a compaction request."""
     hang_up_after: int | None = None
@@ -210,7 +213,9 @@ class WsUpstream:
             items = [compaction(self.compaction_summary)]
         else:
             items = self.handler(request)
-        events = response_stream(*items, model=str(frame.get("model", "gpt-test")), response_id=response_id)
+        reported = self.usage(request) if self.usage is not None else None
+        model = str(frame.get("model", "gpt-test"))
+        events = response_stream(*items, model=model, response_id=response_id, usage=reported)
         output = events[-1]["response"].get("output", []) if events else []
         with self._lock:
             store[response_id] = _Stored(full_input, list(output))
