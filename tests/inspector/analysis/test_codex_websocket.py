@@ -18,6 +18,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from inspector.analysis import analyse_recording
 from inspector.analysis.items import classify_item
+from inspector.tui.viewmodel.turn import turn_view
 from proxy.testing import WsRequest, WsUpstream, capture_proxy, function_call, text_message
 from tests.cli_support import run_cli
 from tests.inspector.exchange_support import Script, body, completed, message
@@ -157,6 +158,11 @@ def test_prewarm_is_a_side_request_and_frames_say_what_they_are(tmp_path: Path) 
     assert notes == ["! part 0: Codex labels it user.text, recognised here as agents_md"]
     doc = json.loads(run_cli("show", str(path), "--turn", "2", "--format", "json").stdout)
     labels = [[p.get("codex_label") for p in i.get("parts") or []] for i in doc["input"]]
+    # the TUI's turn view says so too, under the item
+    view = turn_view(analysis.turn(2), None, reason="", expanded=set())
+    assert "! part 0: Codex labels it user.text, recognised here as agents_md" in [
+        line.text.strip() for line in view.lines
+    ]
     assert labels == [
         ["model.base_instructions"],
         ["environments.environment_context"],
@@ -202,3 +208,21 @@ def test_in_band_tools_and_parameters_and_agent_messages(tmp_path: Path) -> None
     assert agent.is_conversation and agent.label == 'agent_message explorer: "found it"'
     out = run_cli("diff", str(tmp_path / "in-band.jsonl"), "--turn", "2").stdout
     assert "grep_files" in out and "reasoning" in out
+
+
+def test_remote_compaction_v2_over_http_is_a_compaction(tmp_path: Path) -> None:
+    # Over HTTP too (a client that falls back from the socket, or says nothing about its request kind):
+    # the trigger request is a compaction request and the window after its `compaction` item a compaction.
+    history = [message("user", "fix it"), message("assistant", "fixed"), message("user", "and the docs")]
+    compacted = {"type": "compaction", "id": "cmp_1", "encrypted_content": "enc"}
+    script = Script()
+    script.request(body(history), response=completed("resp_1"), headers={"session-id": "s"})
+    trigger = [*history, message("assistant", "done"), {"type": "compaction_trigger"}]
+    script.request(body(trigger), response=completed("resp_2", [compacted]), headers={"session-id": "s"})
+    after = [compacted, message("user", "and the docs")]
+    script.request(body(after), response=completed("resp_3"), headers={"session-id": "s"})
+    analysis = analyse_recording(script.write(tmp_path / "v2-http.jsonl"))
+    assert [t.turn.request_kind for t in analysis.turns] == [None, "compaction", None]
+    assert [t.change.kind for t in analysis.turns] == ["initial", "append", "compaction"]
+    report = analysis.turn(3).compaction
+    assert report is not None and report.trigger == "compaction_trigger"
