@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "inspect": "inspector.cli",
     "otel": "inspector.otel.cli",
     "resend": "ctxscope.resend",
+    "bisect": "ctxscope.bisect.command",
     "promote": "ctxscope.promote",
     "demo": "ctxscope.demo",
 }
