@@ -6,6 +6,9 @@ proxy is the real recording proxy; nothing in the command knows about ctxscope e
 
 from __future__ import annotations
 
+import os
+import pty
+import select
 import signal
 import subprocess
 import sys
@@ -158,3 +161,51 @@ def test_sigterm_is_passed_on_and_the_exit_code_says_so(tmp_path: Path) -> None:
             proc.communicate()
     assert proc.returncode == 42, err  # the child's own answer to SIGTERM, passed back
     assert "ctxscope run: 0 model request(s)" in err
+
+
+def _in_a_terminal(args: list[str], replies: list[tuple[bytes, bytes]]) -> tuple[str, int]:
+    """`ctxscope ARGS` on a pseudo-terminal; each (prompt, keys): the keys are typed once the output
+    shows the prompt, in order."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: becomes ctxscope, with the pty as its controlling terminal
+        os.execv(sys.executable, [sys.executable, "-m", "ctxscope.cli", *args])
+    out = b""
+    waiting = list(replies)
+    try:
+        for _ in range(1200):  # bounded: 60 s at most
+            ready, _, _ = select.select([fd], [], [], 0.05)
+            if not ready:
+                continue
+            try:
+                data = os.read(fd, 4096)
+            except OSError:  # the terminal closed: everything on it has exited
+                break
+            if not data:
+                break
+            out += data
+            if waiting and waiting[0][0] in out:
+                os.write(fd, waiting.pop(0)[1])
+    finally:
+        os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    return out.decode(errors="replace"), os.waitstatus_to_exitcode(status)
+
+
+def test_the_command_gets_the_terminal_and_ctrl_c(tmp_path: Path) -> None:
+    # A TUI (Codex's own) needs the terminal: stdin and stdout a tty, in the foreground process group,
+    # reading what is typed. Ctrl-C typed there reaches the command, and ctxscope waits for it.
+    child = (
+        "import os, sys\n"
+        "print('TTY', os.isatty(0), os.isatty(1), os.getpgrp() == os.tcgetpgrp(0), 'READY', flush=True)\n"
+        "try:\n"
+        "    print('GOT', sys.stdin.readline().strip(), flush=True)\n"
+        "    sys.stdin.readline()\n"
+        "except KeyboardInterrupt:\n"
+        "    print('INTERRUPTED', flush=True)\n"
+        "    sys.exit(130)\n"
+    )
+    run = ["run", "--out", str(tmp_path / "r.jsonl"), "--", sys.executable, "-c", child]
+    out, code = _in_a_terminal(run, [(b"READY", b"typed here\n"), (b"GOT", b"\x03")])
+    assert "TTY True True True" in out and "GOT typed here" in out
+    assert "INTERRUPTED" in out and code == 130, out
+    assert f"ctxscope run: 0 model request(s) recorded in full in {tmp_path / 'r.jsonl'}" in out
