@@ -163,12 +163,16 @@ def test_sigterm_is_passed_on_and_the_exit_code_says_so(tmp_path: Path) -> None:
     assert "ctxscope run: 0 model request(s)" in err
 
 
-def _in_a_terminal(args: list[str], replies: list[tuple[bytes, bytes]]) -> tuple[str, int]:
+def _in_a_terminal(
+    args: list[str], replies: list[tuple[bytes, bytes]], env: dict[str, str] | None = None
+) -> tuple[str, int]:
     """`ctxscope ARGS` on a pseudo-terminal; each (prompt, keys): the keys are typed once the output
     shows the prompt, in order."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: becomes ctxscope, with the pty as its controlling terminal
-        os.execv(sys.executable, [sys.executable, "-m", "ctxscope.cli", *args])
+        os.execve(
+            sys.executable, [sys.executable, "-m", "ctxscope.cli", *args], {**os.environ, **(env or {})}
+        )
     out = b""
     waiting = list(replies)
     try:
@@ -209,3 +213,19 @@ def test_the_command_gets_the_terminal_and_ctrl_c(tmp_path: Path) -> None:
     assert "TTY True True True" in out and "GOT typed here" in out
     assert "INTERRUPTED" in out and code == 130, out
     assert f"ctxscope run: 0 model request(s) recorded in full in {tmp_path / 'r.jsonl'}" in out
+
+
+def test_inspect_opens_the_inspector_on_the_recording_afterwards(
+    tmp_path: Path, upstream: FakeUpstream
+) -> None:
+    upstream.reply(SseReply(response_stream(text_message("inspect me"))))
+    out, answer = tmp_path / "run.jsonl", tmp_path / "answer.txt"
+    command = [sys.executable, str(_client(tmp_path)), f"{upstream.url}/v1"]
+    env = {"ANSWER_FILE": str(answer), "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
+    # the inspector draws the recording's one turn; `q` quits it, and ctxscope exits with the command's code
+    screen, code = _in_a_terminal(
+        ["run", "--inspect", "--out", str(out), "--", *command], [(b"gpt-run", b"q")], env
+    )
+    assert code == 0, screen[-2000:]
+    assert answer.read_text() == "inspect me"
+    assert "gpt-run" in screen and "ctxscope run: 1 model request(s)" in screen
