@@ -13,10 +13,12 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
+from proxy.responses.vocabulary import ITEM_PASSTHROUGH
+
 if TYPE_CHECKING:
     from proxy.replay.normalise import Normaliser
 
-PASSTHROUGH = "internal_chat_message_metadata_passthrough"
+PASSTHROUGH = ITEM_PASSTHROUGH
 """Codex 0.169's per-item metadata (`turn_id`, `create_time`, `content_item_kinds`): about the item, not
 what the model reads. Codex adds it to items it re-sends (a function call gets a `turn_id` in a full
 resend), so it is not part of an item's identity; its `content_item_kinds` are shown beside the parts."""

@@ -48,7 +48,7 @@ _VOLATILE_KEYS = frozenset(
         "user_agent",
         # Codex 0.169 over the WebSocket: when the frame was sent (epoch ms, in `client_metadata`) and
         # when each message was made (epoch s, in `internal_chat_message_metadata_passthrough`).
-        "x-codex-ws-stream-request-start-ms",
+        CodexHeader.WS_REQUEST_START.value,
         "create_time",
     }
 )

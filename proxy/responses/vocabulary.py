@@ -20,6 +20,7 @@ __all__ = [
     "COMPACTION_TRIGGER",
     "ERROR_EVENT",
     "FINAL_STATUSES",
+    "ITEM_PASSTHROUGH",
     "PER_REQUEST_HEADERS",
     "SIDE_SOURCES",
     "TERMINAL_EVENTS",
@@ -77,6 +78,13 @@ class CodexHeader(StrEnum):
     INSTALLATION_ID = "x-codex-installation-id"
     BETA_FEATURES = "x-codex-beta-features"
     ORIGINATOR = "originator"
+    WS_REQUEST_START = "x-codex-ws-stream-request-start-ms"
+    """`client_metadata` of a WebSocket frame: when it was sent (epoch ms, new every frame)."""
+
+
+ITEM_PASSTHROUGH = "internal_chat_message_metadata_passthrough"
+"""Codex's per-item metadata (`turn_id`, `create_time` in epoch s, `content_item_kinds`: its own label
+for each content part). Metadata about the item, not what the model reads."""
 
 
 THREAD_HEADERS = (
