@@ -56,8 +56,11 @@ class Turn:
     thread_hint: str | None
     """An explicit conversation id (session/thread headers, client_metadata, prompt_cache_key)."""
     side: str | None = None
-    """A side request beside the conversation (Codex's `thread_source`, e.g. `thread_title`: the TUI
-    asks for a session title on a thread of its own), or None for the conversation's own requests."""
+    """A side request beside the conversation (a `SideKind`: Codex's `thread_source` `thread_title`,
+    the TUI asking for a session title on a thread of its own, or a `generate: false` prewarm), or
+    None for the conversation's own requests."""
+    beside: str | None = None
+    """For a side request: the conversation thread it was made beside (the latest one before it)."""
     items: list[Item] = field(default_factory=list)
     thread: str = ""
 
@@ -166,13 +169,13 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
         meta = turn_metadata(exchange.request_headers, body)
         kind = meta.get("request_kind")
         source = meta.get("thread_source")
+        side = source if isinstance(source, str) and source in SIDE_SOURCES else None
+        if body.get("generate") is False:
+            side = SideKind.PREWARM.value  # warms the cache; the next request chains on it
         if exchange.endpoint == "responses/compact":
             kind = RequestKind.COMPACT.value
         elif kind is None and is_compaction_trigger(body):
             kind = RequestKind.COMPACTION.value  # remote compaction v2 from a client that does not say so
-        side = source if isinstance(source, str) and source in SIDE_SOURCES else None
-        if body.get("generate") is False:
-            side = SideKind.PREWARM.value  # warms the cache, answers nothing: not a step of the thread
         turn = Turn(
             number=len(turns) + 1,
             exchange=exchange,

@@ -33,6 +33,7 @@ __all__ = [
     "TerminalEvent",
     "header_value",
     "is_compaction_trigger",
+    "side_label",
     "turn_metadata",
 ]
 
@@ -147,6 +148,12 @@ class SideKind(StrEnum):
 
 
 _SIDE_LABELS = {SideKind.TITLE: "title", SideKind.PREWARM: "prewarm", SideKind.MODELS: "models list"}
+
+
+def side_label(kind: str) -> str:
+    """What views call a side request of `kind` (a `SideKind` value; an unknown kind as itself)."""
+    return SideKind(kind).label if kind in SideKind._value2member_map_ else kind
+
 
 SIDE_SOURCES = frozenset({SideKind.TITLE.value})
 """Codex `thread_source` values of requests made beside the conversation, not part of it."""
