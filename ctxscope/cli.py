@@ -24,6 +24,7 @@ from proxy.errors import CtxscopeError
 __all__ = ["COMMANDS", "app", "main"]
 
 COMMANDS: dict[str, str] = {
+    "run": "ctxscope.run",
     "proxy": "proxy.capture_cli",
     "replay": "proxy.replay.cli",
     "info": "inspector.info",

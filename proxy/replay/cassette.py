@@ -78,7 +78,10 @@ class CassetteEntry:
 
     @property
     def label(self) -> str:
-        where = f"{self.method} {self.path}" if self.path else "script response"
+        if self.endpoint == "websocket":
+            where = f"WebSocket frame on {self.path}"  # a frame, not a POST: say so where it is named
+        else:
+            where = f"{self.method} {self.path}" if self.path else "script response"
         if self.exchange_id is None:
             return f"script response {self.index + 1}"  # 1-based, as a person counts a script's entries
         return f"exchange {self.exchange_id} ({where})"
