@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "inspect": "inspector.cli",
     "context": "inspector.context_cli",
     "cache": "inspector.context_cli",
+    "report": "inspector.html.cli",
     "otel": "inspector.otel.cli",
     "resend": "ctxscope.resend",
     "bisect": "ctxscope.bisect.command",
