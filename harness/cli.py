@@ -23,7 +23,7 @@ from harness.modes.plan import split_proposed_plan
 from harness.output import InteractivePrinter, JsonPrinter, PrintModePrinter
 from harness.repl import run_repl
 from harness.runtime import AgentOptions, AgentRuntime
-from harness.tools import Answer, ApprovalRequest, Question
+from harness.terminal_prompts import terminal_approver, terminal_ask
 from proxy.errors import ConfigError
 
 __all__ = ["agent_command", "register"]
@@ -119,8 +119,8 @@ def agent_command(
         goal_budget=goal_budget,
         instructions_file=instructions.resolve() if instructions else None,
         skill_dirs=[d.resolve() for d in skill_dir or []],
-        approver=None if headless else _terminal_approver,
-        ask_user=None if headless else _terminal_ask,
+        approver=None if headless else terminal_approver,
+        ask_user=None if headless else terminal_ask,
         plan=plan,
         plan_profile=plan_profile,
         # The chat announces Default mode from the first request (Codex TUI); -p does not (codex exec).
@@ -192,39 +192,6 @@ def _announce(runtime: AgentRuntime, json_out: bool) -> None:
     sys.stderr.write(f"session: {info.session_id}\n")
     sys.stderr.write(f"capture: {info.capture or 'off'}\n")
     sys.stderr.flush()
-
-
-def _terminal_approver(request: ApprovalRequest) -> bool:
-    """Ask on the terminal whether a tool action may run."""
-    sys.stderr.write(f"\napprove {request.tool}: {request.summary}\n  ({request.reason}) [y/N] ")
-    sys.stderr.flush()
-    try:
-        return input().strip().lower() in ("y", "yes")
-    except EOFError:
-        return False
-
-
-def _terminal_ask(questions: list[Question]) -> dict[str, Answer]:
-    """Ask structured questions on the terminal; an empty answer takes the recommended option."""
-    answers: dict[str, Answer] = {}
-    for q in questions:
-        options = q.options
-        sys.stderr.write(f"\n{q.question}\n")
-        for n, opt in enumerate(options, 1):
-            sys.stderr.write(f"  {n}. {opt.label} — {opt.description}\n")
-        sys.stderr.write("  choice (number or text, Enter = 1): ")
-        sys.stderr.flush()
-        try:
-            raw = input().strip()
-        except EOFError:
-            raw = ""
-        if not raw and options:
-            answers[q.id] = options[0].label
-        elif raw.isdigit() and 1 <= int(raw) <= len(options):
-            answers[q.id] = options[int(raw) - 1].label
-        else:
-            answers[q.id] = raw
-    return answers
 
 
 def register(app: typer.Typer) -> None:

@@ -17,7 +17,7 @@ from harness.context import ContextSettings
 from harness.events import EventSink, Notice
 from harness.modes import CurrentMode, DefaultMode
 from harness.modes.plan import PLAN_PROFILES, PlanController, PlanProfileName, PlanState, default_mode
-from harness.modes.plan.tools import profile_tools
+from harness.modes.plan.tools import DECLARED_ON_FIRST_PLAN, profile_tools
 from harness.providers import make_provider
 from harness.providers.base import Provider
 from harness.route import Route, open_route
@@ -206,10 +206,12 @@ class AgentRuntime:
         )
         saved = resumed.plan_state if resumed is not None else None
         profile = self._plan_profile(saved)
-        # A profile's planning tools are in tools[] from the first request (tools[] never changes).
         tools = [*default_tools(), *profile_tools(profile, self._plan_hooks)]
         # `file_tools = false` (Codex has no such tools) leaves ctxscope's file tools out of tools[].
-        enabled = None if self.config.file_tools else {t.name for t in tools} - set(FILE_TOOLS)
+        enabled = {t.name for t in tools} - (set() if self.config.file_tools else set(FILE_TOOLS))
+        if not (isinstance(saved, dict) and (saved.get("cycles") or saved.get("active"))):
+            # knightcode declares its planning tools when planning first starts (PlanController.enter).
+            enabled -= DECLARED_ON_FIRST_PLAN.get(profile, frozenset())
         router = ToolRouter(tool_ctx, enabled, tools=tools)
         agent = Agent(
             config=self.config,

@@ -16,6 +16,7 @@ __all__ = [
     "PLAN_SUBMITTED_SIBLING",
     "SUBMITTED_OUTPUT",
     "WORKSPACE_CHANGED",
+    "already_approved",
     "claude_reentry_reminder",
     "fresh_inline_prompt",
     "fresh_prompt",
@@ -97,6 +98,11 @@ def stale_revision(asked: int, latest: int) -> str:
         f"revision {asked} is not the latest plan (revision {latest}); review it with /plan and "
         f'approve with "/plan approve {latest}"'
     )
+
+
+def already_approved(revision: int) -> str:
+    """The refusal for approving the revision that is already approved (it was implemented)."""
+    return f"plan revision {revision} is already approved; /plan starts a new planning cycle"
 
 
 KNIGHT_PLAN_TEXT = """\
