@@ -8,7 +8,6 @@ the file, `--no-capture` turns it off. The lead's `ctxscope/cli.py` calls `regis
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -17,9 +16,9 @@ import typer
 from harness.agent import TurnResult
 from harness.commands import is_command, run_command
 from harness.errors import UpstreamError
-from harness.events import SessionStarted
 from harness.goal.runner import check_budget, run_prompt
 from harness.modes.plan import split_proposed_plan
+from harness.modes.plan.texts import NO_PLAN_EXIT_CODE, no_plan_submitted
 from harness.output import InteractivePrinter, JsonPrinter, PrintModePrinter
 from harness.repl import run_repl
 from harness.runtime import AgentOptions, AgentRuntime
@@ -128,7 +127,6 @@ def agent_command(
     )
     with AgentRuntime(options, emit=emit) as runtime:
         assert runtime.agent is not None
-        _announce(runtime, json_out)
         if prompt is None:
             run_repl(runtime)
             return
@@ -154,7 +152,8 @@ def _run_headless(runtime: AgentRuntime, prompt: str, json_out: bool) -> TurnRes
 
     A command's text goes to stdout, its result like any answer; with `--json` stdout holds only
     events, so the text goes to stderr. A planning turn that submitted a plan prints exactly the plan
-    (and says on stderr how to approve it)."""
+    (and says on stderr how to approve it); one that submitted none prints nothing on stdout and
+    exits with `NO_PLAN_EXIT_CODE`."""
     assert runtime.agent is not None and runtime.plan is not None
     before = runtime.plan.state.revision
     if not is_command(prompt):
@@ -164,10 +163,16 @@ def _run_headless(runtime: AgentRuntime, prompt: str, json_out: bool) -> TurnRes
     plan = runtime.plan
     if result is None or plan.agent is not runtime.agent:
         return result
+    if plan.state.revision == before and plan.planning:
+        # A planning turn without a submission (a question, an unfinished plan): stdout promises
+        # exactly the plan, so it stays empty; what the model said goes to stderr with the notice.
+        visible = split_proposed_plan(result.final_text).visible.strip()
+        if visible and not json_out:
+            sys.stderr.write(visible + "\n")
+        plan.agent.notice(no_plan_submitted(plan.agent.session_id))
+        raise typer.Exit(NO_PLAN_EXIT_CODE)
     if plan.state.revision == before:
-        # No plan this turn: what the person sees is the text without any (unclosed) plan block.
-        visible = split_proposed_plan(result.final_text).visible if plan.planning else result.final_text
-        return replace(result, final_text=visible)
+        return result
     sid, revision = plan.agent.session_id, plan.state.revision
     sys.stderr.write(
         f"plan revision {revision} saved; approve and implement it with: "
@@ -175,23 +180,6 @@ def _run_headless(runtime: AgentRuntime, prompt: str, json_out: bool) -> TurnRes
         '(add "fresh" to implement in a new session)\n'
     )
     return TurnResult(final_text=plan.state.draft or "", steps=result.steps, stopped=result.stopped)
-
-
-def _announce(runtime: AgentRuntime, json_out: bool) -> None:
-    assert runtime.agent is not None
-    info = SessionStarted(
-        session_id=runtime.agent.session_id,
-        session_file=str(runtime.agent.session.path),
-        model=runtime.agent.model,
-        provider=runtime.provider.name,
-        capture=str(runtime.capture_path) if runtime.capture_path else None,
-    )
-    if json_out:
-        JsonPrinter()(info)
-        return
-    sys.stderr.write(f"session: {info.session_id}\n")
-    sys.stderr.write(f"capture: {info.capture or 'off'}\n")
-    sys.stderr.flush()
 
 
 def register(app: typer.Typer) -> None:

@@ -14,7 +14,7 @@ from harness.agent import Agent
 from harness.client import ResponsesClient
 from harness.config import HarnessConfig, load_config
 from harness.context import ContextSettings
-from harness.events import EventSink, Notice
+from harness.events import EventSink, Notice, SessionStarted
 from harness.modes import CurrentMode, DefaultMode
 from harness.modes.plan import PLAN_PROFILES, PlanController, PlanProfileName, PlanState, default_mode
 from harness.modes.plan.tools import DECLARED_ON_FIRST_PLAN, profile_tools
@@ -121,6 +121,7 @@ class AgentRuntime:
                 self.provider, base_url=self.route.base_url, retry=self.config.retry, notice=self._notice
             )
             self.agent = self._make_agent(store, resumed, cwd)
+            self._session_started(self.agent)  # the first event, before any mode or model change
             if resumed is not None and self.options.model and self.options.model != self.agent.model:
                 # `--model` with `--session`/`--fork` is a switch, as `/model` is: the model-switch
                 # fragment goes in and the history is kept (the session's own model would win otherwise).
@@ -263,7 +264,23 @@ class AgentRuntime:
         agent = self._make_agent(store, None, cwd, model=old.model)
         old.router.close()
         self.agent = agent
+        self._session_started(agent)
         return agent
+
+    def _session_started(self, agent: Agent) -> None:
+        """`session_started` for a session this runtime starts or resumes (at start, `/new`, a fresh
+        plan handoff): the front ends print its id, and `--json` begins with it."""
+        if self.emit is not None:
+            capture = self.capture_path
+            self.emit(
+                SessionStarted(
+                    session_id=agent.session_id,
+                    session_file=str(agent.session.path),
+                    model=agent.model,
+                    provider=self.provider.name,
+                    capture=str(capture) if capture else None,
+                )
+            )
 
     def close(self) -> None:
         if self.agent is not None:

@@ -15,6 +15,7 @@ __all__ = [
     "NO_PLAN_TO_APPROVE",
     "PLAN_SUBMITTED_SIBLING",
     "SUBMITTED_OUTPUT",
+    "NO_PLAN_EXIT_CODE",
     "WORKSPACE_CHANGED",
     "already_approved",
     "claude_reentry_reminder",
@@ -97,6 +98,18 @@ def stale_revision(asked: int, latest: int) -> str:
     return (
         f"revision {asked} is not the latest plan (revision {latest}); review it with /plan and "
         f'approve with "/plan approve {latest}"'
+    )
+
+
+NO_PLAN_EXIT_CODE = 3
+"""Exit status of a print-mode planning run (`--plan -p`, `-p "/plan task"`) that submitted no plan."""
+
+
+def no_plan_submitted(session_id: str) -> str:
+    """The notice of such a run (stderr; stdout stays empty)."""
+    return (
+        f"no plan was submitted, so nothing is printed (exit status {NO_PLAN_EXIT_CODE}); plan on with "
+        f'ctxscope agent --session {session_id} -p "<your answer or feedback>"'
     )
 
 
