@@ -21,6 +21,8 @@ __all__ = [
     "claude_reentry_reminder",
     "fresh_inline_prompt",
     "fresh_prompt",
+    "outside_changed",
+    "outside_note",
     "plan_recovery",
     "recognise_fresh_prompt",
     "recognise_submitted",
@@ -186,6 +188,23 @@ def workspace_note(paths: list[str]) -> str:
     return (
         f"[ctxscope] {workspace_changed(paths)}. Plan mode must not change the workspace: tell the "
         "user what changed, and use only commands that inspect."
+    )
+
+
+OUTSIDE_CHANGED = "files outside the workspace changed while a planning command ran: "
+
+
+def outside_changed(paths: list[str], limit: int = 10) -> str:
+    """`files outside the workspace changed while a planning command ran: /tmp/x (+2 more)`."""
+    shown = ", ".join(paths[:limit]) + (f" (+{len(paths) - limit} more)" if len(paths) > limit else "")
+    return OUTSIDE_CHANGED + shown
+
+
+def outside_note(paths: list[str]) -> str:
+    """The line added to a shell call's output when files next to the workspace or in /tmp changed."""
+    return (
+        f"[ctxscope] {outside_changed(paths)}. If this command wrote them, tell the user; another "
+        "program may have written them too."
     )
 
 
