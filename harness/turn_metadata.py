@@ -18,6 +18,7 @@ from typing import Any
 
 from harness.tools.git_guard import run_git
 from proxy.home import config_dir
+from proxy.responses.vocabulary import CodexHeader
 
 __all__ = ["TurnIds", "client_metadata", "installation_id", "message_id", "workspace_status"]
 
@@ -128,11 +129,11 @@ def client_metadata(
     if reasoning_effort:  # Codex leaves the key out for a model with no effort setting
         turn["reasoning_effort"] = reasoning_effort
     return {
-        "x-codex-installation-id": ids.installation_id,
+        CodexHeader.INSTALLATION_ID.value: ids.installation_id,
         "session_id": ids.session_id,
-        "x-codex-turn-metadata": json.dumps(turn, separators=(",", ":")),
+        CodexHeader.TURN_METADATA.value: json.dumps(turn, separators=(",", ":")),
         "turn_id": ids.turn_id,
         "root_turn_id": ids.turn_id,
-        "x-codex-window-id": ids.window_id,
+        CodexHeader.WINDOW_ID.value: ids.window_id,
         "thread_id": ids.session_id,
     }
