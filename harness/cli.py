@@ -130,16 +130,17 @@ def agent_command(
         if prompt is None:
             run_repl(runtime)
             return
-        sid = runtime.agent.session_id
         runtime.agent.turn_trigger = "exec"  # a headless run, like `codex exec`
         try:
             result = _run_headless(runtime, prompt, json_out)
         except UpstreamError as e:
+            sid = runtime.agent.session_id  # a fresh plan handoff moved the run to a new session
             raise UpstreamError(
                 f"{e}; the session is saved: continue with --session {sid}", status=e.status, code=e.code
             ) from e
         except KeyboardInterrupt:
             # The agent already recorded the aborted turn; say how to pick it up (130 = SIGINT).
+            sid = runtime.agent.session_id
             sys.stderr.write(f"\ninterrupted; the session is saved: continue with --session {sid}\n")
             raise typer.Exit(130) from None
         if result is not None and not json_out:
