@@ -15,11 +15,11 @@ from harness.agent import Agent
 from harness.client import ResponsesClient
 from harness.config import HarnessConfig, load_config
 from harness.context import ContextSettings
-from harness.events import EventSink, Notice
+from harness.events import EventSink, Notice, SessionStarted
 from harness.modes import CurrentMode, DefaultMode
 from harness.modes.plan import PLAN_PROFILES, PlanController, PlanProfileName, PlanState, default_mode
 from harness.modes.plan.state import load_plan_state
-from harness.modes.plan.tools import profile_tools
+from harness.modes.plan.tools import DECLARED_ON_FIRST_PLAN, profile_tools
 from harness.providers import make_provider
 from harness.providers.base import Provider
 from harness.route import Route, open_route
@@ -128,6 +128,7 @@ class AgentRuntime:
                 self.provider, base_url=self.route.base_url, retry=self.config.retry, notice=self._notice
             )
             self.agent = self._make_agent(store, resumed, cwd)
+            self._session_started(self.agent)  # the first event, before any mode or model change
             model = self.options.settings.get("model")
             if resumed is not None and model and model != self.agent.model:
                 # `--model` with `--session`/`--fork` is a switch, as `/model` is: the model-switch
@@ -222,10 +223,12 @@ class AgentRuntime:
         )
         saved = resumed.plan_state if resumed is not None else None
         profile = self._plan_profile(saved)
-        # A profile's planning tools are in tools[] from the first request (tools[] never changes).
         tools = [*default_tools(), *profile_tools(profile, self._plan_hooks)]
         # `file_tools = false` (Codex has no such tools) leaves ctxscope's file tools out of tools[].
-        enabled = None if self.config.file_tools else {t.name for t in tools} - set(FILE_TOOLS)
+        enabled = {t.name for t in tools} - (set() if self.config.file_tools else set(FILE_TOOLS))
+        if not (isinstance(saved, dict) and (saved.get("cycles") or saved.get("active"))):
+            # knightcode declares its planning tools when planning first starts (PlanController.enter).
+            enabled -= DECLARED_ON_FIRST_PLAN.get(profile, frozenset())
         router = ToolRouter(tool_ctx, enabled, tools=tools)
         agent = Agent(
             config=self.config,
@@ -280,6 +283,7 @@ class AgentRuntime:
         old.router.close()
         self._close_session(old.session)
         self.agent = agent
+        self._session_started(agent)
         return agent
 
     def _close_session(self, store: SessionStore) -> None:
@@ -306,6 +310,21 @@ class AgentRuntime:
     def session_entries_lost(self) -> int:
         """Entries of this run's sessions that never reached their files (the exit is then non-zero)."""
         return sum(store.unwritten for store in self.session_write_failures)
+
+    def _session_started(self, agent: Agent) -> None:
+        """`session_started` for a session this runtime starts or resumes (at start, `/new`, a fresh
+        plan handoff): the front ends print its id, and `--json` begins with it."""
+        if self.emit is not None:
+            capture = self.capture_path
+            self.emit(
+                SessionStarted(
+                    session_id=agent.session_id,
+                    session_file=str(agent.session.path),
+                    model=agent.model,
+                    provider=self.provider.name,
+                    capture=str(capture) if capture else None,
+                )
+            )
 
     def close(self) -> None:
         if self.agent is not None:
