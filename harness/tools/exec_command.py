@@ -27,9 +27,11 @@ from harness.tools.git_guard import GIT_HARDENING_NOTE, harden_git_command
 from harness.tools.sandbox import (
     ESCALATE,
     SANDBOX_PERMISSIONS,
+    command_policy,
     exec_approval_reason,
     obtain_approval,
     runs_read_only_git,
+    sandbox_denial_note,
 )
 from harness.tools.shell_env import command_environment
 
@@ -113,6 +115,7 @@ def format_output(
     killed: dict[int, str] | None = None,
     approval_note: str | None = None,
     git_note: str | None = None,
+    sandbox_note: str | None = None,
 ) -> str:
     """Codex's header (chunk id, wall time, status, token count) then the output of this call."""
     sink = HeadTail(cap)
@@ -135,6 +138,8 @@ def format_output(
         lines.append(f"Approval: {approval_note}")
     if git_note:
         lines.append(f"Git: {git_note}")
+    if sandbox_note:
+        lines.append(f"Sandbox: {sandbox_note}")
     lines.append("Output:")
     return "\n".join(lines) + "\n" + sink.text()
 
@@ -234,11 +239,15 @@ class ExecCommand:
         # Git that runs only because it is known-safe runs without the repository's programs.
         hardened = approval_note is None and runs_read_only_git(ctx, a.cmd)
         cmd = harden_git_command(a.cmd) if hardened else a.cmd
+        # A command the person approved runs as approved, outside the OS sandbox (an escalation
+        # asked for exactly that); everything else runs confined (danger-full-access has none).
+        policy = command_policy(ctx, escalated=approval_note is not None)
         start = time.monotonic()
         session = self.sessions.start(
-            [shell, "-lc" if a.login else "-c", cmd], workdir, _command_env(ctx), a.tty
+            [shell, "-lc" if a.login else "-c", cmd], workdir, _command_env(ctx), a.tty, policy
         )
         snap = self.sessions.collect(session, yield_seconds(a.yield_time_ms, DEFAULT_YIELD_MS))
+        exit_code = snap.exit.code if snap.exit else None
         text = format_output(
             start,
             snap.output,
@@ -248,6 +257,7 @@ class ExecCommand:
             killed=snap.exit.killed if snap.exit else None,
             approval_note=approval_note,
             git_note=GIT_HARDENING_NOTE if hardened else None,
+            sandbox_note=sandbox_denial_note(ctx, policy, snap.output, exit_code),
         )
         return ToolResult(text, success=snap.exit is None or snap.exit.code == 0)
 

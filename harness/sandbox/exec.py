@@ -1,0 +1,215 @@
+"""The wrapper every model command runs under: `python -m harness.sandbox.exec --policy JSON -- CMD…`.
+
+Why a separate process rather than `preexec_fn`: the agent has threads (tool batches, readers),
+and code run between fork and exec in a threaded parent can deadlock. The wrapper is a fresh,
+single-threaded interpreter; it forks once, and the child confines itself and `exec`s the command:
+
+1. the wrapper makes itself a child subreaper and asks for a signal when the agent dies
+   (`PR_SET_PDEATHSIG`), so a killed agent still takes every command's processes with it;
+2. the child enters new namespaces (`namespaces.enter`: no network, read-only `.git`), then
+   confines itself with Landlock (`landlock.restrict_self`), then `exec`s; if a promised layer
+   cannot be set up the command is not run (exit 126, a one-line reason on its output);
+3. the wrapper waits for the command; when it exits, processes it left behind get a short grace
+   to finish, then the whole tree is killed and named in the report (`--report-fd`, one JSON line:
+   `{"code": …, "left": {pid: name}}`); SIGTERM from the agent kills the tree at once.
+
+`--probe` prints what this kernel offers as one JSON line instead (`Capabilities`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import json
+import os
+import signal
+import sys
+import time
+from types import FrameType
+
+from harness.sandbox import landlock, namespaces
+from harness.sandbox.policy import SandboxPolicy
+from harness.sandbox.tree import descendants, kill_tree, reap
+
+__all__ = ["main"]
+
+_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
+NOT_RUN = 126
+"""Exit code when the command could not be confined and so was not run."""
+_DEATH_SIGNAL = signal.SIGUSR2
+"""What the kernel sends when the agent thread that started us exits (the agent may still live)."""
+
+
+class _Stop(Exception):
+    """Raised in the wrapper's main loop when the tree must be killed now."""
+
+
+def confine(policy: SandboxPolicy) -> None:
+    """Apply `policy` to this process (single-threaded, about to exec). Raises OSError."""
+    if not policy.confine:
+        return
+    if policy.namespaces:
+        namespaces.enter(network=policy.network, read_only=policy.protect_git)
+    if policy.landlock:
+        landlock.restrict_self(policy.writable, network=policy.network)
+
+
+def _run_child(policy: SandboxPolicy, argv: list[str], error_fd: int) -> None:
+    """In the forked child: confine, exec; never returns."""
+    try:
+        for sig in (signal.SIGTERM, _DEATH_SIGNAL, signal.SIGINT, signal.SIGPIPE):
+            signal.signal(sig, signal.SIG_DFL)
+        try:
+            confine(policy)
+        except OSError as e:
+            os.write(error_fd, f"sandbox: could not confine the command ({e}); it was not run\n".encode())
+            os._exit(NOT_RUN)
+        os.execvp(argv[0], argv)
+    except OSError as e:
+        code = 127 if isinstance(e, FileNotFoundError) else NOT_RUN
+        os.write(error_fd, f"{argv[0]}: {e.strerror or e}\n".encode())
+        os._exit(code)
+    finally:
+        os._exit(NOT_RUN)
+
+
+def _exit_code(status: int) -> int:
+    """Popen's convention: the exit status, or minus the signal that killed it."""
+    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+
+def _supervise(policy: SandboxPolicy, argv: list[str], parent: int, grace: float) -> dict[str, object]:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    stop = False
+
+    def on_stop(signum: int, frame: FrameType | None) -> None:
+        nonlocal stop
+        # The death signal also comes when only the agent *thread* that forked us ended; the
+        # agent is gone only once we were re-parented to another process.
+        if signum == _DEATH_SIGNAL and os.getppid() == parent:
+            return
+        if not stop:
+            stop = True
+            raise _Stop
+
+    signal.signal(signal.SIGTERM, on_stop)
+    signal.signal(_DEATH_SIGNAL, on_stop)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is for the command
+    libc.prctl(_PR_SET_PDEATHSIG, int(_DEATH_SIGNAL), 0, 0, 0)
+    me = os.getpid()
+    code: int | None = None
+    main_pid = 0
+    try:
+        if os.getppid() != parent:  # the agent died before the death signal was armed
+            raise _Stop
+        read_end, write_end = os.pipe2(os.O_CLOEXEC)
+        main_pid = os.fork()
+        if main_pid == 0:
+            os.close(read_end)
+            _run_child(policy, argv, write_end)
+        os.close(write_end)
+        # EOF at exec (close-on-exec); a message when the child could not confine itself or exec.
+        with os.fdopen(read_end, "rb") as errors:
+            message = errors.read()
+        if message:
+            os.write(2, message)
+        while code is None:
+            pid, status = os.waitpid(-1, 0)
+            if pid == main_pid:
+                code = _exit_code(status)
+        # Output in flight from what the command left behind gets a moment before the kill.
+        deadline = time.monotonic() + grace
+        while descendants(me) and time.monotonic() < deadline:
+            reap()
+            time.sleep(0.01)
+    except _Stop:
+        pass
+    except ChildProcessError:
+        pass
+    killed = kill_tree(me)
+    if code is None and main_pid:
+        killed.pop(main_pid, None)
+    return {"code": code, "left": {str(pid): name for pid, name in killed.items() if pid != main_pid}}
+
+
+def probe() -> dict[str, object]:
+    """What confinement this kernel allows an unprivileged process, tried for real in children."""
+    import tempfile  # only here: the wrapper's start is paid by every command
+
+    abi = landlock.abi_version()
+    result: dict[str, object] = {"landlock_abi": abi, "namespaces": False, "namespace_error": None}
+    with tempfile.TemporaryDirectory() as tmp:
+        git = os.path.join(tmp, ".git")
+        os.mkdir(git)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                namespaces.enter(network=False, read_only=[git])
+            except OSError:
+                os._exit(1)
+            try:
+                open(os.path.join(git, "x"), "w").close()
+            except OSError as e:
+                os._exit(0 if e.errno == errno.EROFS else 2)  # EROFS: the read-only bind held
+            os._exit(2)
+        _, status = os.waitpid(pid, 0)
+        ok = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        result["namespaces"] = ok
+        if not ok:
+            result["namespace_error"] = "user, network or mount namespaces are not available"
+    return result
+
+
+_USAGE = (
+    "usage: python -m harness.sandbox.exec --policy JSON [--report-fd N] [--parent PID] [--grace S] "
+    "-- COMMAND...\n       python -m harness.sandbox.exec --probe\n"
+)
+
+
+def _options(args: list[str]) -> tuple[dict[str, str], list[str]]:
+    """`--name value` pairs up to `--`, then the command (argparse costs the wrapper's start)."""
+    options: dict[str, str] = {}
+    i = 0
+    while i < len(args) and args[i] != "--":
+        name = args[i]
+        if name == "--probe":
+            options["probe"] = "1"
+            i += 1
+            continue
+        if name not in ("--policy", "--report-fd", "--parent", "--grace") or i + 1 >= len(args):
+            raise ValueError(f"unknown or incomplete option {name!r}")
+        options[name[2:]] = args[i + 1]
+        i += 2
+    return options, args[i + 1 :]
+
+
+def main(args: list[str] | None = None) -> int:
+    try:
+        options, argv = _options(sys.argv[1:] if args is None else args)
+        if "probe" in options:
+            print(json.dumps(probe()))
+            return 0
+        if not argv or "policy" not in options:
+            raise ValueError("give --policy JSON and a command after --")
+        policy = SandboxPolicy.from_json(options["policy"])
+        parent = int(options.get("parent", os.getppid()))
+        grace = float(options.get("grace", "0.25"))
+        report_fd = int(options["report-fd"]) if "report-fd" in options else None
+    except (ValueError, KeyError) as e:
+        sys.stderr.write(f"harness.sandbox.exec: {e}\n{_USAGE}")
+        return 2
+    if report_fd is not None:
+        os.set_inheritable(report_fd, False)  # the command must not hold the report open
+    report = _supervise(policy, argv, parent, grace)
+    if report_fd is not None:
+        with os.fdopen(report_fd, "w") as f:
+            f.write(json.dumps(report) + "\n")
+    code = report["code"]
+    if not isinstance(code, int):
+        return 137
+    return 128 - code if code < 0 else code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
