@@ -21,6 +21,7 @@ from harness.modes.plan.tools import profile_tools
 from harness.providers import make_provider
 from harness.providers.base import Provider
 from harness.route import Route, open_route
+from harness.sandbox import capabilities, enforcement, unenforced
 from harness.session.store import SessionStore
 from harness.session_context import SessionContext
 from harness.tools import FILE_TOOLS, Approver, AskUser, ToolContext, ToolRouter, default_tools
@@ -121,6 +122,14 @@ class AgentRuntime:
                 self.provider, base_url=self.route.base_url, retry=self.config.retry, notice=self._notice
             )
             self.agent = self._make_agent(store, resumed, cwd)
+            ctx = self.agent.router.ctx
+            gaps = unenforced(ctx.sandbox_mode, ctx.network_access, ctx.sandbox_capabilities())
+            if gaps:
+                # Said once at start (and in /status): the rules the kernel cannot hold here.
+                self._notice(
+                    f"sandbox `{ctx.sandbox_mode}`: the operating system cannot enforce "
+                    f"{', '.join(gaps)}; only the tool layer's checks apply to those"
+                )
             if resumed is not None and self.options.model and self.options.model != self.agent.model:
                 # `--model` with `--session`/`--fork` is a switch, as `/model` is: the model-switch
                 # fragment goes in and the history is kept (the session's own model would win otherwise).
@@ -182,6 +191,11 @@ class AgentRuntime:
             "global_agents_file": global_agents if global_agents.is_file() else None,
             **self.options.context_overrides,
         }
+        # What the kernel enforces is probed once; the model and the person are told exactly that.
+        os_sandbox = capabilities()
+        network = bool(overrides.get("network_enabled", False))
+        enforced = enforcement(self.config.sandbox, network, os_sandbox)
+        overrides.setdefault("sandbox_enforcement", enforced)
         settings = ContextSettings(
             cwd=cwd,
             skill_dirs=list(self.config.skill_dirs),
@@ -203,6 +217,9 @@ class AgentRuntime:
             ask_user=self.options.ask_user,
             mode=mode,
             env_allow=self.config.shell_env_allow,
+            network_access=network,
+            writable_roots=overrides.get("writable_roots"),
+            os_sandbox=os_sandbox,
         )
         saved = resumed.plan_state if resumed is not None else None
         profile = self._plan_profile(saved)

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.sandbox.policy import default_writable_roots
 from proxy.errors import ConfigError
 
 from .agents_md import DEFAULT_MAX_BYTES, discover_agents_docs
@@ -41,6 +42,9 @@ class ContextSettings(BaseModel):
     network_enabled: bool = False
     writable_roots: list[Path] | None = None
     """None: the cwd, /tmp and $TMPDIR in workspace-write mode, / without a sandbox, [] read-only."""
+    sandbox_enforcement: str | None = None
+    """How the OS enforces the sandbox (`harness.sandbox.enforcement`), told in the permissions
+    fragment; None: not told."""
     collaboration_mode: str | None = None
     model: str = ""
     reasoning_effort: str | None = None
@@ -95,11 +99,7 @@ def _default_writable_roots(cwd: Path, sandbox_mode: str) -> list[str]:
         return ["/"]
     if sandbox_mode != "workspace-write":
         return []
-    roots = [str(cwd), "/tmp"]
-    tmpdir = os.environ.get("TMPDIR")
-    if tmpdir and os.path.realpath(tmpdir) not in roots:
-        roots.append(os.path.realpath(tmpdir))
-    return roots
+    return default_writable_roots(str(cwd))
 
 
 def collect_world_state(settings: ContextSettings, warnings: list[str] | None = None) -> WorldState:
@@ -133,6 +133,7 @@ def collect_world_state(settings: ContextSettings, warnings: list[str] | None = 
         sandbox_mode=settings.sandbox_mode,
         approval_policy=settings.approval_policy,
         writable_roots=roots,
+        sandbox_enforcement=settings.sandbox_enforcement,
         collaboration_mode=settings.collaboration_mode,
         agents_docs=discover_agents_docs(
             cwd,

@@ -21,7 +21,14 @@ from proxy.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from harness.sandbox.policy import SandboxPolicy, default_writable_roots
-    from harness.sandbox.support import Capabilities, capabilities, enforcement, policy_for, wrap_command
+    from harness.sandbox.support import (
+        Capabilities,
+        capabilities,
+        enforcement,
+        policy_for,
+        unenforced,
+        wrap_command,
+    )
 
 __all__ = [
     "Capabilities",
@@ -30,6 +37,7 @@ __all__ = [
     "default_writable_roots",
     "enforcement",
     "policy_for",
+    "unenforced",
     "wrap_command",
 ]
 
@@ -40,6 +48,7 @@ _WHERE = {
     "capabilities": "harness.sandbox.support",
     "enforcement": "harness.sandbox.support",
     "policy_for": "harness.sandbox.support",
+    "unenforced": "harness.sandbox.support",
     "wrap_command": "harness.sandbox.support",
 }
 

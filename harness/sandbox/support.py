@@ -20,7 +20,14 @@ from dataclasses import dataclass
 from harness.sandbox.landlock import abi_version
 from harness.sandbox.policy import SandboxPolicy
 
-__all__ = ["Capabilities", "capabilities", "enforcement", "policy_for", "wrap_command"]
+__all__ = [
+    "Capabilities",
+    "capabilities",
+    "enforcement",
+    "policy_for",
+    "unenforced",
+    "wrap_command",
+]
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # -I: the command's environment (PYTHONPATH, PYTHONSTARTUP, …) cannot steer the wrapper;
@@ -110,10 +117,7 @@ def policy_for(mode: str, roots: Iterable[str], *, network: bool, caps: Capabili
     )
 
 
-def enforcement(mode: str, network: bool, caps: Capabilities) -> str:
-    """How the rules of `mode` are enforced on this machine, in one sentence."""
-    if mode == "danger-full-access":
-        return "No sandbox: commands run unconfined."
+def _held_and_missing(mode: str, network: bool, caps: Capabilities) -> tuple[list[str], list[str]]:
     held: list[str] = []
     missing: list[str] = []
     if caps.landlock:
@@ -137,14 +141,23 @@ def enforcement(mode: str, network: bool, caps: Capabilities) -> str:
             missing.append("UDP and other non-TCP network (no user namespaces)")
         else:
             missing.append("network access (no user namespaces)")
+    return held, missing
+
+
+def unenforced(mode: str, network: bool, caps: Capabilities) -> list[str]:
+    """The rules of `mode` the OS cannot enforce here (for the start notice); [] when all hold."""
+    return [] if mode == "danger-full-access" else _held_and_missing(mode, network, caps)[1]
+
+
+def enforcement(mode: str, network: bool, caps: Capabilities) -> str:
+    """How the rules of `mode` are enforced on this machine, in one sentence."""
+    if mode == "danger-full-access":
+        return "No sandbox: commands run unconfined."
+    held, missing = _held_and_missing(mode, network, caps)
     text = ""
     if held:
         text = "The operating system enforces this: " + "; ".join(held) + "."
     if missing:
-        text += (
-            (" " if text else "")
-            + "Not enforced here: "
-            + ", ".join(missing)
-            + "; keep to these rules yourself."
-        )
+        text += (" " if text else "") + "Not enforced here: " + ", ".join(missing)
+        text += "; keep to these rules yourself."
     return text

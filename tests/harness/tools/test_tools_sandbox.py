@@ -1,0 +1,177 @@
+"""The OS sandbox of exec_command, probed with real escapes: each one fails in the kernel, and the
+output says the sandbox refused it.
+
+The workspace is `ws`; `outside` sits next to it under the test's tmp directory and is not a
+writable root (the roots are given explicitly, since /tmp itself is one by default)."""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tools_support import call, make_router
+
+from harness.sandbox import Capabilities, capabilities
+from harness.tools import ToolRouter
+
+CAPS = capabilities() if sys.platform.startswith("linux") else Capabilities()
+needs_landlock = pytest.mark.skipif(not CAPS.landlock, reason="this kernel has no Landlock")
+needs_namespaces = pytest.mark.skipif(not CAPS.namespaces, reason="no unprivileged user namespaces")
+WAIT = {"login": False, "yield_time_ms": 60_000}
+EXIT = re.compile(r"^Process exited with code (-?\d+)$", re.MULTILINE)
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    (tmp_path / "ws" / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / "ws" / ".git" / "config").write_text("[core]\n")
+    (tmp_path / "outside").mkdir()
+    return tmp_path / "ws"
+
+
+@pytest.fixture
+def outside(ws: Path) -> Path:
+    return ws.parent / "outside"
+
+
+@pytest.fixture
+def router(ws: Path) -> Iterator[ToolRouter]:
+    r = make_router(ws, writable_roots=[ws])
+    yield r
+    r.close()
+
+
+def run(router: ToolRouter, cmd: str) -> tuple[int, str]:
+    """Run `cmd` to its end: (exit code, whole output)."""
+    out = call(router, "exec_command", {"cmd": cmd, **WAIT})
+    found = EXIT.search(out)
+    assert found, out
+    return int(found.group(1)), out
+
+
+def refused(router: ToolRouter, cmd: str) -> str:
+    """Run `cmd`, which the sandbox must make fail with its note; the output."""
+    code, out = run(router, cmd)
+    assert code != 0, out
+    assert "Sandbox: the command ran in the `workspace-write` sandbox" in out, out
+    return out
+
+
+@needs_landlock
+def test_writes_inside_the_roots_work(router: ToolRouter, ws: Path) -> None:
+    code, out = run(router, "echo ok > inside.txt && mkdir d && mv inside.txt d/ && cat d/inside.txt")
+    assert code == 0 and out.endswith("ok\n") and "Sandbox:" not in out
+
+
+@needs_landlock
+def test_a_write_outside_the_roots_fails(router: ToolRouter, outside: Path) -> None:
+    out = refused(router, f"echo x > {outside}/f")
+    assert "Permission denied" in out and not (outside / "f").exists()
+
+
+@needs_landlock
+def test_a_symlink_out_of_the_workspace_does_not_escape(router: ToolRouter, ws: Path, outside: Path) -> None:
+    (ws / "link").symlink_to(outside / "target")
+    (ws / "dirlink").symlink_to(outside)
+    refused(router, "echo x > link")
+    refused(router, "echo x > dirlink/f")
+    assert list(outside.iterdir()) == []
+
+
+@needs_landlock
+def test_proc_self_paths_do_not_escape(router: ToolRouter, outside: Path) -> None:
+    refused(router, f"echo x > /proc/self/root{outside}/a")
+    refused(router, "echo x > /proc/self/cwd/../outside/b")
+    assert list(outside.iterdir()) == []
+
+
+@needs_landlock
+def test_a_python_child_is_confined_too(router: ToolRouter, outside: Path) -> None:
+    out = refused(router, f"{sys.executable} -c \"open('{outside}/py', 'w')\"")
+    assert "PermissionError" in out and not (outside / "py").exists()
+
+
+@needs_landlock
+def test_a_detached_child_is_confined_too(router: ToolRouter, ws: Path, outside: Path) -> None:
+    # setsid -w: a new session, waited for; then a double fork whose grandchild reports back.
+    out = refused(router, f"setsid -w sh -c 'echo x > {outside}/s'")
+    assert "Permission denied" in out
+    cmd = f"( ( {sys.executable} -c \"open('{outside}/d', 'w')\" 2> err.txt; echo $? > rc.txt ) & ); "
+    cmd += "for i in $(seq 200); do [ -s rc.txt ] && break; sleep 0.05; done; cat err.txt; exit $(cat rc.txt)"
+    out = refused(router, cmd)
+    assert "PermissionError" in out and list(outside.iterdir()) == []
+
+
+@needs_namespaces
+def test_git_inside_the_workspace_is_read_only(router: ToolRouter, ws: Path) -> None:
+    out = refused(router, "echo 'rm -rf ~' > .git/hooks/pre-commit")
+    assert "Read-only file system" in out and not (ws / ".git" / "hooks" / "pre-commit").exists()
+    refused(router, "echo '[core] fsmonitor = evil' >> .git/config")
+    assert (ws / ".git" / "config").read_text() == "[core]\n"
+    code, out = run(router, "cat .git/config")  # reading it is fine
+    assert code == 0 and "[core]" in out
+
+
+@needs_namespaces
+def test_no_network_not_even_loopback(ws: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        connect = f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 5)\""
+        router = make_router(ws, writable_roots=[ws])
+        try:
+            out = refused(router, connect)
+            assert "Error" in out
+            out = refused(router, f"echo hi > /dev/tcp/127.0.0.1/{port}")
+        finally:
+            router.close()
+        readable, _, _ = select.select([server], [], [], 0)
+        assert readable == []  # nothing ever reached the listener
+        # With network access on, the same command connects: the test can see a connection.
+        open_router = make_router(ws, writable_roots=[ws], network_access=True)
+        try:
+            code, out = run(open_router, connect)
+        finally:
+            open_router.close()
+        assert code == 0, out
+        readable, _, _ = select.select([server], [], [], 5)
+        assert readable == [server]
+        conn, _ = server.accept()
+        conn.close()
+
+
+@needs_landlock
+def test_an_approved_escalation_runs_outside_the_sandbox(ws: Path, outside: Path) -> None:
+    from tools_support import Approver
+
+    router = make_router(ws, writable_roots=[ws], approver=Approver(True))
+    try:
+        args = {"cmd": f"echo x > {outside}/ok", "sandbox_permissions": "require_escalated", **WAIT}
+        out = call(router, "exec_command", {**args, "justification": "write a file the user asked for"})
+    finally:
+        router.close()
+    assert "Approval: approved by the user" in out and (outside / "ok").read_text() == "x\n"
+
+
+def test_danger_full_access_is_unconfined(ws: Path, outside: Path) -> None:
+    router = make_router(ws, sandbox_mode="danger-full-access")
+    try:
+        code, out = run(router, f"echo x > {outside}/free")
+    finally:
+        router.close()
+    assert code == 0 and (outside / "free").exists() and "Sandbox:" not in out
+
+
+@needs_landlock
+def test_workdir_outside_runs_confined_to_the_roots(router: ToolRouter, outside: Path) -> None:
+    """The sandbox follows the policy, not the directory a command starts in."""
+    code, out = run(router, "pwd")
+    assert code == 0
+    out = call(router, "exec_command", {"cmd": "echo x > here", "workdir": str(outside), **WAIT})
+    assert "Sandbox:" in out and not (outside / "here").exists()
+    assert os.listdir(outside) == []
