@@ -29,7 +29,7 @@ from types import FrameType
 
 from harness.sandbox import landlock, namespaces
 from harness.sandbox.policy import SandboxPolicy
-from harness.sandbox.tree import descendants, kill_tree, reap
+from harness.sandbox.tree import has_children, kill_tree
 
 __all__ = ["main"]
 
@@ -120,8 +120,7 @@ def _supervise(policy: SandboxPolicy, argv: list[str], parent: int, grace: float
                 code = _exit_code(status)
         # Output in flight from what the command left behind gets a moment before the kill.
         deadline = time.monotonic() + grace
-        while descendants(me) and time.monotonic() < deadline:
-            reap()
+        while has_children() and time.monotonic() < deadline:
             time.sleep(0.01)
     except _Stop:
         pass

@@ -29,10 +29,19 @@ __all__ = [
     "wrap_command",
 ]
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# -I: the command's environment (PYTHONPATH, PYTHONSTARTUP, …) cannot steer the wrapper;
-# -S: no site-packages scan, which would cost every command tens of milliseconds.
-_BOOT = f"import sys; sys.path.insert(0, {_ROOT!r}); from harness.sandbox.exec import main; sys.exit(main())"
+_HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The wrapper imports only its own standard-library modules: the `harness` and `harness.sandbox`
+# packages are entered as bare namespaces, so their `__init__` (logging, the lazy tables) is not
+# paid by every command. -I: the command's environment (PYTHONPATH, PYTHONSTARTUP, ...) cannot steer
+# the wrapper; -S: no site-packages scan.
+_BOOT = (
+    "import sys, types\n"
+    f"for name, path in (('harness', {_HARNESS!r}), "
+    f"('harness.sandbox', {os.path.join(_HARNESS, 'sandbox')!r})):\n"
+    "    package = types.ModuleType(name); package.__path__ = [path]; sys.modules[name] = package\n"
+    "from harness.sandbox.exec import main\n"
+    "sys.exit(main())"
+)
 PROBE_TIMEOUT_S = 10.0
 
 

@@ -13,7 +13,7 @@ import os
 import signal
 import time
 
-__all__ = ["descendants", "kill_tree", "reap"]
+__all__ = ["descendants", "has_children", "kill_tree", "reap"]
 
 _PROC = "/proc"
 
@@ -33,31 +33,57 @@ def _stat(pid: str) -> tuple[int, str, str] | None:
     return int(fields[1]), fields[0], head.partition("(")[2]
 
 
-def descendants(root: int) -> dict[int, str]:
-    """Live (not zombie) processes beneath `root`, pid → name."""
+def _children(pid: int) -> list[int] | None:
+    """Direct children of `pid` from the kernel's per-thread lists; None where /proc lacks them."""
+    try:
+        tasks = os.listdir(f"{_PROC}/{pid}/task")
+    except OSError:
+        return []  # gone
+    found: list[int] = []
+    for tid in tasks:
+        try:
+            with open(f"{_PROC}/{pid}/task/{tid}/children", "rb") as f:
+                found += [int(c) for c in f.read().split()]
+        except FileNotFoundError:
+            if not os.path.exists(f"{_PROC}/{pid}/task/{tid}"):
+                continue  # the thread ended meanwhile
+            return None  # a kernel without CONFIG_PROC_CHILDREN
+        except OSError:
+            continue
+    return found
+
+
+def _scan_children() -> dict[int, list[int]]:
+    """ppid → children, from every /proc/<pid>/stat (the slow way, for kernels without lists)."""
     children: dict[int, list[int]] = {}
-    info: dict[int, tuple[str, str]] = {}
     try:
         entries = os.listdir(_PROC)
     except OSError:
-        return {}
+        return children
     for entry in entries:
-        if not entry.isdigit():
-            continue
-        stat = _stat(entry)
-        if stat is None:
-            continue
-        ppid, state, name = stat
-        children.setdefault(ppid, []).append(int(entry))
-        info[int(entry)] = (state, name)
+        if entry.isdigit() and (stat := _stat(entry)) is not None:
+            children.setdefault(stat[0], []).append(int(entry))
+    return children
+
+
+def descendants(root: int) -> dict[int, str]:
+    """Live (not zombie) processes beneath `root`, pid → name."""
+    scanned: dict[int, list[int]] | None = None
     found: dict[int, str] = {}
-    todo = list(children.get(root, []))
+    todo = [root]
     while todo:
         pid = todo.pop()
-        state, name = info[pid]
-        if state != "Z":
-            found[pid] = name
-        todo += children.get(pid, [])
+        kids = _children(pid) if scanned is None else scanned.get(pid, [])
+        if kids is None:
+            scanned = _scan_children()
+            kids = scanned.get(pid, [])
+        for kid in kids:
+            stat = _stat(str(kid))
+            if stat is None:
+                continue
+            if stat[1] != "Z":
+                found[kid] = stat[2]
+            todo.append(kid)
     return found
 
 
@@ -74,11 +100,26 @@ def reap() -> dict[int, int]:
         done[pid] = status
 
 
+def has_children() -> bool:
+    """Whether the caller still has a live child, reaping the exited ones. For a subreaper that is
+    whether anything is left beneath it at all (an orphan is re-parented to it), and it costs no
+    /proc scan."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return False
+        if pid == 0:
+            return True
+
+
 def kill_tree(root: int, rounds: int = 50) -> dict[int, str]:
     """SIGKILL every process beneath `root` (the caller, a subreaper) until none is left; the
     processes killed, pid → name."""
     killed: dict[int, str] = {}
     for _ in range(rounds):
+        if not has_children():
+            break
         live = descendants(root)
         if not live:
             break

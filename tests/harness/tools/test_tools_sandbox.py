@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from tools_support import call, make_router
 
-from harness.sandbox import Capabilities, capabilities
+from harness.sandbox import Capabilities, SandboxPolicy, capabilities, policy_for
 from harness.tools import ToolRouter
+from harness.tools.exec_sessions import SessionManager
 
 CAPS = capabilities() if sys.platform.startswith("linux") else Capabilities()
 needs_landlock = pytest.mark.skipif(not CAPS.landlock, reason="this kernel has no Landlock")
@@ -175,3 +176,34 @@ def test_workdir_outside_runs_confined_to_the_roots(router: ToolRouter, outside:
     out = call(router, "exec_command", {"cmd": "echo x > here", "workdir": str(outside), **WAIT})
     assert "Sandbox:" in out and not (outside / "here").exists()
     assert os.listdir(outside) == []
+
+
+@needs_landlock
+def test_read_only_allows_no_writes_at_all(ws: Path, outside: Path, tmp_path: Path) -> None:
+    """The read-only policy, run through the sessions exec_command uses: no write anywhere, /tmp
+    and the workspace included; reading and /dev/null still work."""
+    manager = SessionManager()
+    policy = policy_for("read-only", [str(ws)], network=False, caps=CAPS)
+    cmd = f"cat .git/config > /dev/null && echo read; echo x > f; echo y > {tmp_path}/t; mkdir {outside}/d"
+    session = manager.start(["bash", "-c", cmd], ws, {"PATH": os.environ["PATH"]}, False, policy)
+    snap = manager.collect(session, 60)
+    manager.close()
+    text = snap.output.decode()
+    assert snap.exit is not None and snap.exit.code != 0
+    assert text.startswith("read\n") and text.count("Permission denied") == 3, text
+    assert not (ws / "f").exists() and not (tmp_path / "t").exists() and list(outside.iterdir()) == []
+
+
+def test_a_command_that_cannot_be_confined_is_not_run(ws: Path) -> None:
+    """Fail closed: when a promised layer cannot be set up, the command does not run unconfined."""
+    manager = SessionManager()
+    # A `.git` that cannot be bound read-only (a dangling link) makes the mount layer fail.
+    (ws / "lost").symlink_to(ws / "nowhere")
+    policy = SandboxPolicy(writable=(str(ws),), network=False, protect_git=(str(ws / "lost"),))
+    session = manager.start(
+        ["bash", "-c", "echo ran > ran.txt"], ws, {"PATH": os.environ["PATH"]}, False, policy
+    )
+    snap = manager.collect(session, 60)
+    manager.close()
+    assert snap.exit is not None and snap.exit.code == 126
+    assert "sandbox: could not confine the command" in snap.output.decode() and not (ws / "ran.txt").exists()
