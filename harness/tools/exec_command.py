@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
 from harness.tools.call_context import ApprovalRequest, ToolContext
 from harness.tools.exec_sessions import SessionManager
-from harness.tools.git_guard import GIT_HARDENING_NOTE, harden_git_command
+from harness.tools.git_guard import GIT_HARDENING_NOTE, git_environment, harden_git_command
 from harness.tools.sandbox import (
     ESCALATE,
     SANDBOX_PERMISSIONS,
@@ -237,14 +237,18 @@ class ExecCommand:
             request = ApprovalRequest(self.name, a.cmd, reason, workdir, justification)
             approval_note = obtain_approval(ctx, request)
         # Git that runs only because it is known-safe runs without the repository's programs.
-        hardened = approval_note is None and runs_read_only_git(ctx, a.cmd)
+        hardened = approval_note is None and runs_read_only_git(ctx, a.cmd, workdir)
         cmd = harden_git_command(a.cmd) if hardened else a.cmd
         # A command the person approved runs as approved, outside the OS sandbox (an escalation
         # asked for exactly that); everything else runs confined (danger-full-access has none).
         policy = command_policy(ctx, escalated=approval_note is not None)
         start = time.monotonic()
         session = self.sessions.start(
-            [shell, "-lc" if a.login else "-c", cmd], workdir, _command_env(ctx), a.tty, policy
+            [shell, "-lc" if a.login else "-c", cmd],
+            workdir,
+            git_environment(_command_env(ctx)) if hardened else _command_env(ctx),
+            a.tty,
+            policy,
         )
         snap = self.sessions.collect(session, yield_seconds(a.yield_time_ms, DEFAULT_YIELD_MS))
         exit_code = snap.exit.code if snap.exit else None
