@@ -1,4 +1,4 @@
-"""The wrapper every model command runs under: `python -m harness.sandbox.exec --policy JSON -- CMD…`.
+"""The wrapper every model command runs under: `python -m harness.sandbox.exec [POLICY] -- CMD…`.
 
 Why a separate process rather than `preexec_fn`: the agent has threads (tool batches, readers),
 and code run between fork and exec in a threaded parent can deadlock. The wrapper is a fresh,
@@ -6,26 +6,25 @@ single-threaded interpreter; it forks once, and the child confines itself and `e
 
 1. the wrapper makes itself a child subreaper and asks for a signal when the agent dies
    (`PR_SET_PDEATHSIG`), so a killed agent still takes every command's processes with it;
-2. the child enters new namespaces (`namespaces.enter`: no network, read-only `.git`), then
-   confines itself with Landlock (`landlock.restrict_self`), then `exec`s; if a promised layer
-   cannot be set up the command is not run (exit 126, a one-line reason on its output);
+2. the policy comes as options (`SandboxPolicy.to_args`); the child enters new namespaces
+   (`namespaces.enter`: no network, read-only `.git`), then confines itself with Landlock
+   (`landlock.restrict_self`), then `exec`s; if a promised layer cannot be set up the command
+   is not run (exit 126, a one-line reason on its output);
 3. the wrapper waits for the command; when it exits, processes it left behind get a short grace
-   to finish, then the whole tree is killed and named in the report (`--report-fd`, one JSON line:
-   `{"code": …, "left": {pid: name}}`); SIGTERM from the agent kills the tree at once.
+   to finish, then the whole tree is killed and named in the report (`--report-fd`, lines of text:
+   `code N`, then `left PID NAME` each); SIGTERM from the agent kills the tree at once.
 
-`--probe` prints what this kernel offers as one JSON line instead (`Capabilities`).
+`--probe` prints what this kernel offers instead (`landlock_abi N`, `namespaces 0|1`).
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
-import json
 import os
 import signal
 import sys
 import time
-from types import FrameType
 
 from harness.sandbox import landlock, namespaces
 from harness.sandbox.policy import SandboxPolicy
@@ -78,12 +77,15 @@ def _exit_code(status: int) -> int:
     return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
 
 
-def _supervise(policy: SandboxPolicy, argv: list[str], parent: int, grace: float) -> dict[str, object]:
+def _supervise(
+    policy: SandboxPolicy, argv: list[str], parent: int, grace: float
+) -> tuple[int | None, dict[int, str]]:
+    """Run the command; (its exit code or None when it was stopped, what was killed: pid → name)."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     stop = False
 
-    def on_stop(signum: int, frame: FrameType | None) -> None:
+    def on_stop(signum: int, frame: object) -> None:
         nonlocal stop
         # The death signal also comes when only the agent *thread* that forked us ended; the
         # agent is gone only once we were re-parented to another process.
@@ -127,9 +129,8 @@ def _supervise(policy: SandboxPolicy, argv: list[str], parent: int, grace: float
     except ChildProcessError:
         pass
     killed = kill_tree(me)
-    if code is None and main_pid:
-        killed.pop(main_pid, None)
-    return {"code": code, "left": {str(pid): name for pid, name in killed.items() if pid != main_pid}}
+    killed.pop(main_pid, None)
+    return code, killed
 
 
 def probe() -> dict[str, object]:
@@ -161,51 +162,85 @@ def probe() -> dict[str, object]:
 
 
 _USAGE = (
-    "usage: python -m harness.sandbox.exec --policy JSON [--report-fd N] [--parent PID] [--grace S] "
-    "-- COMMAND...\n       python -m harness.sandbox.exec --probe\n"
+    "usage: python -m harness.sandbox.exec [--confine] [--network] [--landlock] [--namespaces]\n"
+    "           [--writable PATH]... [--protect-git PATH]... [--report-fd N] [--parent PID] [--grace S]\n"
+    "           -- COMMAND...\n"
+    "       python -m harness.sandbox.exec --probe\n"
 )
+_FLAG_OPTIONS = {"--confine", "--network", "--landlock", "--namespaces", "--probe"}
+_VALUE_OPTIONS = {"--report-fd", "--parent", "--grace"}
+_PATH_OPTIONS = {"--writable", "--protect-git"}
 
 
-def _options(args: list[str]) -> tuple[dict[str, str], list[str]]:
-    """`--name value` pairs up to `--`, then the command (argparse costs the wrapper's start)."""
-    options: dict[str, str] = {}
+def _options(args: list[str]) -> tuple[set[str], dict[str, str], dict[str, list[str]], list[str]]:
+    """(flags, single values, repeated paths, command): the options up to `--`, then the command
+    (argparse costs the wrapper's start, which every command pays)."""
+    flags: set[str] = set()
+    values: dict[str, str] = {}
+    paths: dict[str, list[str]] = {"writable": [], "protect-git": []}
     i = 0
     while i < len(args) and args[i] != "--":
         name = args[i]
-        if name == "--probe":
-            options["probe"] = "1"
+        if name in _FLAG_OPTIONS:
+            flags.add(name[2:])
             i += 1
             continue
-        if name not in ("--policy", "--report-fd", "--parent", "--grace") or i + 1 >= len(args):
+        if name not in _VALUE_OPTIONS | _PATH_OPTIONS or i + 1 >= len(args):
             raise ValueError(f"unknown or incomplete option {name!r}")
-        options[name[2:]] = args[i + 1]
+        if name in _PATH_OPTIONS:
+            paths[name[2:]].append(args[i + 1])
+        else:
+            values[name[2:]] = args[i + 1]
         i += 2
-    return options, args[i + 1 :]
+    return flags, values, paths, args[i + 1 :]
+
+
+def format_report(code: int | None, left: dict[int, str]) -> str:
+    """The report's text: `code N` (or `code none`), then one `left PID NAME` line per process."""
+    lines = [f"code {'none' if code is None else code}"]
+    lines += [f"left {pid} {name.replace(chr(10), '?')}" for pid, name in sorted(left.items())]
+    return "\n".join(lines) + "\n"
+
+
+def parse_report(text: str) -> tuple[int | None, dict[int, str]] | None:
+    """`format_report`'s text read back; None when there is none (the wrapper died first)."""
+    code: int | None = None
+    left: dict[int, str] = {}
+    seen = False
+    for line in text.splitlines():
+        word, _, rest = line.partition(" ")
+        if word == "code":
+            seen = True
+            code = None if rest == "none" else int(rest)
+        elif word == "left":
+            pid, _, name = rest.partition(" ")
+            left[int(pid)] = name
+    return (code, left) if seen else None
 
 
 def main(args: list[str] | None = None) -> int:
     try:
-        options, argv = _options(sys.argv[1:] if args is None else args)
-        if "probe" in options:
-            print(json.dumps(probe()))
+        flags, values, paths, argv = _options(sys.argv[1:] if args is None else args)
+        if "probe" in flags:
+            found = probe()
+            print(f"landlock_abi {found['landlock_abi']}\nnamespaces {int(bool(found['namespaces']))}")
             return 0
-        if not argv or "policy" not in options:
-            raise ValueError("give --policy JSON and a command after --")
-        policy = SandboxPolicy.from_json(options["policy"])
-        parent = int(options.get("parent", os.getppid()))
-        grace = float(options.get("grace", "0.25"))
-        report_fd = int(options["report-fd"]) if "report-fd" in options else None
-    except (ValueError, KeyError) as e:
+        if not argv:
+            raise ValueError("give the command after --")
+        policy = SandboxPolicy.from_args(flags, paths["writable"], paths["protect-git"])
+        parent = int(values.get("parent", os.getppid()))
+        grace = float(values.get("grace", "0.25"))
+        report_fd = int(values["report-fd"]) if "report-fd" in values else None
+    except ValueError as e:
         sys.stderr.write(f"harness.sandbox.exec: {e}\n{_USAGE}")
         return 2
     if report_fd is not None:
         os.set_inheritable(report_fd, False)  # the command must not hold the report open
-    report = _supervise(policy, argv, parent, grace)
+    code, left = _supervise(policy, argv, parent, grace)
     if report_fd is not None:
         with os.fdopen(report_fd, "w") as f:
-            f.write(json.dumps(report) + "\n")
-    code = report["code"]
-    if not isinstance(code, int):
+            f.write(format_report(code, left))
+    if code is None:
         return 137
     return 128 - code if code < 0 else code
 

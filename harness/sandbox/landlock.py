@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-from collections.abc import Iterable
 
 __all__ = ["LandlockError", "abi_version", "restrict_self"]
 
@@ -125,7 +124,7 @@ def _add_path(ruleset: int, path: str, access: int) -> None:
         os.close(fd)
 
 
-def restrict_self(writable: Iterable[str], *, network: bool) -> int:
+def restrict_self(writable: tuple[str, ...] | list[str], *, network: bool) -> int:
     """Confine this process and its future children: read anywhere, write only beneath `writable`
     (and the usual devices), no TCP unless `network`, signals scoped. Returns the ABI used.
 

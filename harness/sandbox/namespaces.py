@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-from collections.abc import Iterable
 
 __all__ = ["NamespaceError", "enter"]
 
@@ -67,7 +66,7 @@ def _read_only_bind(path: str) -> None:
     _mount(None, path, flags, f"remount {path} read-only")
 
 
-def enter(*, network: bool, read_only: Iterable[str] = ()) -> None:
+def enter(*, network: bool, read_only: tuple[str, ...] | list[str] = ()) -> None:
     """Move this (single-threaded) process into new namespaces: a user namespace mapping the caller
     to itself, a network namespace unless `network`, and a mount namespace in which every existing
     path of `read_only` is a read-only bind mount. Raises `NamespaceError`."""

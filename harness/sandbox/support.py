@@ -9,7 +9,6 @@ enforced and how, and says plainly what is not.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -80,9 +79,9 @@ def _probe() -> Capabilities:
             check=False,
             stdin=subprocess.DEVNULL,
         )
-        found = json.loads(done.stdout)
-        return Capabilities(landlock_abi=int(found["landlock_abi"]), namespaces=bool(found["namespaces"]))
-    except (OSError, subprocess.SubprocessError, ValueError, KeyError, TypeError):
+        found = dict(line.split(" ", 1) for line in done.stdout.splitlines() if " " in line)
+        return Capabilities(landlock_abi=int(found["landlock_abi"]), namespaces=found["namespaces"] == "1")
+    except (OSError, subprocess.SubprocessError, ValueError, KeyError):
         return Capabilities(landlock_abi=abi, namespaces=False)
 
 
@@ -102,7 +101,7 @@ def wrapper_argv(args: list[str]) -> list[str]:
 
 def wrap_command(argv: list[str], policy: SandboxPolicy, report_fd: int, *, grace: float) -> list[str]:
     """`argv` run under the wrapper with `policy`; its report goes to `report_fd`."""
-    options = ["--policy", policy.to_json(), "--report-fd", str(report_fd), "--parent", str(os.getpid())]
+    options = [*policy.to_args(), "--report-fd", str(report_fd), "--parent", str(os.getpid())]
     return wrapper_argv([*options, "--grace", str(grace), "--", *argv])
 
 

@@ -8,10 +8,10 @@ after round (a dying process may have forked once more) leaves nothing behind.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import time
+
+_SIGKILL = 9  # the signal module (and its enums) is not worth importing for one number
 
 __all__ = ["descendants", "has_children", "kill_tree", "reap"]
 
@@ -125,8 +125,10 @@ def kill_tree(root: int, rounds: int = 50) -> dict[int, str]:
             break
         for pid, name in live.items():
             killed.setdefault(pid, name)
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+            try:
+                os.kill(pid, _SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         reap()
         time.sleep(0.005)  # let the kernel finish the kills before the next look
     reap()

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import json
 import os
 import pty
 import secrets
+import select
 import signal
 import subprocess
 import threading
@@ -31,6 +31,7 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.sandbox.exec import parse_report
 from harness.sandbox.policy import SandboxPolicy
 from harness.sandbox.support import wrap_command
 from harness.tools.base import ToolError
@@ -126,7 +127,7 @@ class ExecSession:
         self._lock = threading.Lock()
         self._eof = threading.Event()
         self._master: int | None = None
-        self._report: dict[str, object] | None = None
+        self._report: tuple[int | None, dict[int, str]] | None = None
         env = {**env, MARKER_ENV: self.token}
         report_read, report_write = os.pipe()
         self._report_fd: int | None = report_read
@@ -166,6 +167,9 @@ class ExecSession:
             raise ToolError(f"could not start {argv[0]}: {e}") from e
         finally:
             os.close(report_write)
+        self._pidfd: int | None = None
+        with contextlib.suppress(OSError, AttributeError):  # Linux 5.3+; elsewhere Popen's own wait
+            self._pidfd = os.pidfd_open(self.proc.pid)
         self._reader = threading.Thread(target=self._pump, daemon=True)
         self._reader.start()
 
@@ -207,31 +211,38 @@ class ExecSession:
 
     def wait(self, seconds: float) -> bool:
         """Wait up to `seconds` for the command to exit; True when it has."""
+        if self._pidfd is not None and self.proc.returncode is None:
+            # Woken by the exit itself: Popen.wait(timeout) polls with sleeps of up to 50 ms,
+            # which every short command would pay on top of its own run.
+            try:
+                readable, _, _ = select.select([self._pidfd], [], [], max(seconds, 0))
+            except InterruptedError:
+                readable = []
+            if not readable:
+                return False
         try:
             self.proc.wait(timeout=max(seconds, 0))
         except subprocess.TimeoutExpired:
             return False
         return True
 
-    def report(self) -> dict[str, object]:
-        """The wrapper's report (after it exited): `code` and `left` (pid → name); {} if none."""
-        if self._report is None and self._report_fd is not None:
+    def report(self) -> tuple[int | None, dict[int, str]] | None:
+        """The wrapper's report once it exited: (exit code, what it killed: pid → name); None when
+        it gave none (it was killed itself)."""
+        if self._report_fd is not None:
             chunks = []
             with contextlib.suppress(OSError):
                 while chunk := os.read(self._report_fd, 65536):
                     chunks.append(chunk)
             os.close(self._report_fd)
             self._report_fd = None
-            try:
-                found = json.loads(b"".join(chunks) or b"{}")
-            except ValueError:
-                found = {}
-            self._report = found if isinstance(found, dict) else {}
-        return self._report or {}
+            with contextlib.suppress(ValueError):
+                self._report = parse_report(b"".join(chunks).decode("utf-8", "replace"))
+        return self._report
 
     def _left(self) -> dict[int, str]:
-        left = self.report().get("left")
-        return {int(pid): str(name) for pid, name in left.items()} if isinstance(left, dict) else {}
+        report = self.report()
+        return dict(report[1]) if report else {}
 
     def finish(self) -> Exit:
         """After the command exited: let in-flight output arrive, then name what it left behind
@@ -240,10 +251,15 @@ class ExecSession:
         killed = {**self._left(), **self._kill_marked()}
         self._eof.wait(EXIT_GRACE_S)
         self._close()
-        code = self.report().get("code", self.proc.returncode)
-        return Exit(code if isinstance(code, int) else self.proc.returncode, killed)
+        report = self.report()
+        code = report[0] if report and report[0] is not None else self.proc.returncode
+        return Exit(code, killed)
 
     def _kill_marked(self) -> dict[int, str]:
+        """The second net: only when the wrapper gave no report (it was killed itself), scan /proc
+        for the marker and kill what carries it."""
+        if self.report():
+            return {}
         leftover = tracked_processes(self.token)
         leftover.pop(self.proc.pid, None)
         for pid in leftover:
@@ -277,6 +293,9 @@ class ExecSession:
                 self.proc.stdout.close()
         if self._report_fd is not None and self.proc.poll() is not None:
             self.report()
+        if self._pidfd is not None and self.proc.returncode is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
 
 
 class SessionManager:
