@@ -82,7 +82,10 @@ def _supervise(
 ) -> tuple[int | None, dict[int, str]]:
     """Run the command; (its exit code or None when it was stopped, what was killed: pid → name)."""
     libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    # Linux only: elsewhere the command's process group is all that is tracked (and killed).
+    prctl = getattr(libc, "prctl", None) if sys.platform == "linux" else None
+    if prctl is not None:
+        prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     stop = False
 
     def on_stop(signum: int, frame: object) -> None:
@@ -98,14 +101,15 @@ def _supervise(
     signal.signal(signal.SIGTERM, on_stop)
     signal.signal(_DEATH_SIGNAL, on_stop)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is for the command
-    libc.prctl(_PR_SET_PDEATHSIG, int(_DEATH_SIGNAL), 0, 0, 0)
+    if prctl is not None:
+        prctl(_PR_SET_PDEATHSIG, int(_DEATH_SIGNAL), 0, 0, 0)
     me = os.getpid()
     code: int | None = None
     main_pid = 0
     try:
         if os.getppid() != parent:  # the agent died before the death signal was armed
             raise _Stop
-        read_end, write_end = os.pipe2(os.O_CLOEXEC)
+        read_end, write_end = os.pipe()  # close-on-exec (PEP 446): EOF once the command runs
         main_pid = os.fork()
         if main_pid == 0:
             os.close(read_end)
@@ -162,10 +166,8 @@ def probe() -> dict[str, object]:
 
 
 _USAGE = (
-    "usage: python -m harness.sandbox.exec [--confine] [--network] [--landlock] [--namespaces]\n"
-    "           [--writable PATH]... [--protect-git PATH]... [--report-fd N] [--parent PID] [--grace S]\n"
-    "           -- COMMAND...\n"
-    "       python -m harness.sandbox.exec --probe\n"
+    "usage: python -m harness.sandbox.exec [--confine --network --landlock --namespaces "
+    "--writable PATH --protect-git PATH --report-fd N --parent PID --grace S] -- COMMAND..., or --probe"
 )
 _FLAG_OPTIONS = {"--confine", "--network", "--landlock", "--namespaces", "--probe"}
 _VALUE_OPTIONS = {"--report-fd", "--parent", "--grace"}
@@ -232,7 +234,7 @@ def main(args: list[str] | None = None) -> int:
         grace = float(values.get("grace", "0.25"))
         report_fd = int(values["report-fd"]) if "report-fd" in values else None
     except ValueError as e:
-        sys.stderr.write(f"harness.sandbox.exec: {e}\n{_USAGE}")
+        sys.stderr.write(f"harness.sandbox.exec: {e} ({_USAGE})\n")
         return 2
     if report_fd is not None:
         os.set_inheritable(report_fd, False)  # the command must not hold the report open

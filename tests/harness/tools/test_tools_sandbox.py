@@ -10,6 +10,7 @@ import os
 import re
 import select
 import socket
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 from tools_support import call, make_router
 
 from harness.sandbox import Capabilities, SandboxPolicy, capabilities, policy_for
+from harness.sandbox.support import wrapper_argv
 from harness.tools import ToolRouter
 from harness.tools.exec_sessions import SessionManager
 
@@ -207,3 +209,30 @@ def test_a_command_that_cannot_be_confined_is_not_run(ws: Path) -> None:
     manager.close()
     assert snap.exit is not None and snap.exit.code == 126
     assert "sandbox: could not confine the command" in snap.output.decode() and not (ws / "ran.txt").exists()
+
+
+@pytest.mark.parametrize(
+    "args", [["--bogus", "--", "true"], ["--confine"], ["--grace", "soon", "--", "true"]]
+)
+def test_the_wrapper_refuses_bad_options_in_one_line(args: list[str]) -> None:
+    done = subprocess.run(wrapper_argv(args), capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("harness.sandbox.exec: ") and done.stderr.count("\n") == 1, done.stderr
+
+
+@pytest.mark.skipif(CAPS.landlock_abi < 6, reason="signal scoping needs Landlock ABI 6")
+def test_a_confined_command_cannot_kill_the_wrapper_that_tracks_it(router: ToolRouter, ws: Path) -> None:
+    """Killing the wrapper would orphan what the command started beyond tracking; the kernel
+    refuses the signal (Landlock scopes signals to the command's own domain)."""
+    cmd = "setsid sh -c 'echo $$ > c.pid; exec sleep 40' & "
+    cmd += "for i in $(seq 200); do [ -s c.pid ] && break; sleep 0.05; done; kill -KILL $PPID; echo kill=$?"
+    code, out = run(router, cmd)
+    pid = int((ws / "c.pid").read_text())
+    assert "Operation not permitted" in out and "kill=1" in out, out
+    assert f"Killed processes the command left running: {pid} (sleep)" in out
+
+
+@needs_landlock
+def test_an_ordinary_failure_gets_no_sandbox_note(router: ToolRouter) -> None:
+    code, out = run(router, "echo nothing to see; exit 3")
+    assert code == 3 and "Sandbox:" not in out
