@@ -236,3 +236,23 @@ def test_a_confined_command_cannot_kill_the_wrapper_that_tracks_it(router: ToolR
 def test_an_ordinary_failure_gets_no_sandbox_note(router: ToolRouter) -> None:
     code, out = run(router, "echo nothing to see; exit 3")
     assert code == 3 and "Sandbox:" not in out
+
+
+@needs_landlock
+def test_what_is_typed_into_a_session_is_confined_too(router: ToolRouter, outside: Path) -> None:
+    """write_stdin feeds a shell started by exec_command; that shell is inside the sandbox."""
+    out = call(
+        router, "exec_command", {"cmd": "bash --norc -i", "tty": True, "login": False, "yield_time_ms": 500}
+    )
+    running = re.search(r"Process running with session ID (\d+)", out)
+    assert running, out
+    session = int(running.group(1))
+    seen = ""
+    typed = f"echo x > {outside}/typed; echo rc=$?\n"
+    for _ in range(20):  # bounded: each poll waits for output
+        seen += call(router, "write_stdin", {"session_id": session, "chars": typed, "yield_time_ms": 1000})
+        typed = ""
+        if "rc=1" in seen:
+            break
+    assert "Permission denied" in seen and "rc=1" in seen, seen
+    assert not (outside / "typed").exists()
