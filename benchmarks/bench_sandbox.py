@@ -52,8 +52,8 @@ def main() -> None:
         sink = os.open(os.devnull, os.O_WRONLY)  # where the wrapper's report goes here
 
         def wrapped(policy: SandboxPolicy) -> Callable[[], object]:
-            command = wrap_command(argv, policy, sink, grace=0.25)
-            return lambda: subprocess.run(command, pass_fds=(sink,), check=True)
+            command, fds = wrap_command(argv, policy, sink, grace=0.25)
+            return lambda: subprocess.run(command, pass_fds=fds, check=True)
 
         def session(policy: SandboxPolicy) -> Callable[[], object]:
             return lambda: manager.collect(manager.start(argv, ws, env, False, policy), 10)

@@ -6,6 +6,7 @@
                 (`.git` read-only inside the writable roots)
     tree        the processes beneath a subreaper, and killing all of them
     exec        the wrapper a command runs under (`python -m harness.sandbox.exec`)
+    launcher    how the wrapper starts: its code from a sealed memfd, the base interpreter, -I -S
     support     what this kernel offers (probed once), the policy of a sandbox mode, how a command
                 is wrapped, and the sentence that tells the person and the model what is enforced
 

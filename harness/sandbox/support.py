@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from harness.sandbox.landlock import abi_version
+from harness.sandbox.launcher import wrapper_argv, wrapper_fds
 from harness.sandbox.policy import SandboxPolicy
 
 __all__ = [
@@ -28,19 +29,6 @@ __all__ = [
     "wrap_command",
 ]
 
-_HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# The wrapper imports only its own standard-library modules: the `harness` and `harness.sandbox`
-# packages are entered as bare namespaces, so their `__init__` (logging, the lazy tables) is not
-# paid by every command. -I: the command's environment (PYTHONPATH, PYTHONSTARTUP, ...) cannot steer
-# the wrapper; -S: no site-packages scan.
-_BOOT = (
-    "import sys, types\n"
-    f"for name, path in (('harness', {_HARNESS!r}), "
-    f"('harness.sandbox', {os.path.join(_HARNESS, 'sandbox')!r})):\n"
-    "    package = types.ModuleType(name); package.__path__ = [path]; sys.modules[name] = package\n"
-    "from harness.sandbox.exec import main\n"
-    "sys.exit(main())"
-)
 PROBE_TIMEOUT_S = 10.0
 
 
@@ -73,6 +61,7 @@ def _probe() -> Capabilities:
     try:
         done = subprocess.run(
             wrapper_argv(["--probe"]),
+            pass_fds=wrapper_fds(),
             capture_output=True,
             text=True,
             timeout=PROBE_TIMEOUT_S,
@@ -94,15 +83,13 @@ def capabilities() -> Capabilities:
         return _cached
 
 
-def wrapper_argv(args: list[str]) -> list[str]:
-    """The interpreter line that runs the wrapper with `args`."""
-    return [sys.executable, "-I", "-S", "-c", _BOOT, *args]
-
-
-def wrap_command(argv: list[str], policy: SandboxPolicy, report_fd: int, *, grace: float) -> list[str]:
-    """`argv` run under the wrapper with `policy`; its report goes to `report_fd`."""
+def wrap_command(
+    argv: list[str], policy: SandboxPolicy, report_fd: int, *, grace: float
+) -> tuple[list[str], tuple[int, ...]]:
+    """`argv` run under the wrapper with `policy`, its report going to `report_fd`: the command
+    line and the fds it must inherit (`Popen(pass_fds=...)`, `report_fd` included)."""
     options = [*policy.to_args(), "--report-fd", str(report_fd), "--parent", str(os.getpid())]
-    return wrapper_argv([*options, "--grace", str(grace), "--", *argv])
+    return wrapper_argv([*options, "--grace", str(grace), "--", *argv]), (*wrapper_fds(), report_fd)
 
 
 def policy_for(mode: str, roots: Iterable[str], *, network: bool, caps: Capabilities) -> SandboxPolicy:

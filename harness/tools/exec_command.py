@@ -7,6 +7,11 @@ a command still running is then a session that `write_stdin` polls or types into
 timeout: a session lives until its command exits or the agent does. Processes a command leaves
 behind (background jobs, `setsid`/`nohup` children) are killed when it exits, and the output says
 which. Each call's output is bounded by a head+tail buffer, with a marker for what was left out.
+
+Every command runs in the OS sandbox of the session's mode (`sandbox.command_policy`: Landlock and
+namespaces, see `harness.sandbox`); one the person approved runs unconfined. When a confined command
+fails with what a refusal prints (`Permission denied`, `Read-only file system`, `Network is
+unreachable`, ...), the output's `Sandbox:` line says so and how to ask for more.
 """
 
 from __future__ import annotations

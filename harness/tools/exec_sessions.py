@@ -131,7 +131,7 @@ class ExecSession:
         env = {**env, MARKER_ENV: self.token}
         report_read, report_write = os.pipe()
         self._report_fd: int | None = report_read
-        wrapped = wrap_command(argv, policy, report_write, grace=EXIT_GRACE_S)
+        wrapped, inherited = wrap_command(argv, policy, report_write, grace=EXIT_GRACE_S)
         try:
             if tty:
                 master, slave = pty.openpty()
@@ -144,7 +144,7 @@ class ExecSession:
                         stdout=slave,
                         stderr=slave,
                         start_new_session=True,
-                        pass_fds=(report_write,),
+                        pass_fds=inherited,
                     )
                 finally:
                     os.close(slave)
@@ -158,7 +158,7 @@ class ExecSession:
                     stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT,
                     start_new_session=True,
-                    pass_fds=(report_write,),
+                    pass_fds=inherited,
                 )
         except OSError as e:
             if self._master is not None:

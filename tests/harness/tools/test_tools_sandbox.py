@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import select
+import shutil
 import socket
 import subprocess
 import sys
@@ -18,8 +19,8 @@ from pathlib import Path
 import pytest
 from tools_support import call, make_router
 
-from harness.sandbox import Capabilities, SandboxPolicy, capabilities, policy_for
-from harness.sandbox.support import wrapper_argv
+from harness.sandbox import Capabilities, SandboxPolicy, capabilities, launcher, policy_for
+from harness.sandbox.launcher import wrapper_argv, wrapper_fds
 from harness.tools import ToolRouter
 from harness.tools.exec_sessions import SessionManager
 
@@ -215,7 +216,9 @@ def test_a_command_that_cannot_be_confined_is_not_run(ws: Path) -> None:
     "args", [["--bogus", "--", "true"], ["--confine"], ["--grace", "soon", "--", "true"]]
 )
 def test_the_wrapper_refuses_bad_options_in_one_line(args: list[str]) -> None:
-    done = subprocess.run(wrapper_argv(args), capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        wrapper_argv(args), pass_fds=wrapper_fds(), capture_output=True, text=True, check=False
+    )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("harness.sandbox.exec: ") and done.stderr.count("\n") == 1, done.stderr
 
@@ -256,3 +259,28 @@ def test_what_is_typed_into_a_session_is_confined_too(router: ToolRouter, outsid
             break
     assert "Permission denied" in seen and "rc=1" in seen, seen
     assert not (outside / "typed").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="no memfd here")
+def test_a_rewritten_wrapper_source_does_not_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A confined command may write the workspace, and ctxscope's own source may be in it: the
+    wrapper runs the code the agent read at its start, from a sealed memfd, never the files."""
+    source = tmp_path / "sandbox-src"
+    shutil.copytree(Path(launcher.__file__).parent, source)
+    monkeypatch.setattr(launcher, "_HERE", str(source))
+    monkeypatch.setattr(launcher, "_tried", False)
+    monkeypatch.setattr(launcher, "_memfd", None)
+    (fd,) = launcher.wrapper_fds()  # compiled now, from the untouched copy
+    marker = tmp_path / "hijacked"
+    (source / "exec.py").write_text(f"open({str(marker)!r}, 'w').close()\ndef main():\n    return 0\n")
+    with pytest.raises(OSError):
+        os.pwrite(fd, b"x", 0)  # sealed: not even the agent can change it
+    done = subprocess.run(
+        launcher.wrapper_argv(["--", "sh", "-c", "echo ran; exit 7"]),
+        pass_fds=(fd,),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    os.close(fd)
+    assert done.returncode == 7 and done.stdout == "ran\n" and not marker.exists()
