@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from tools_support import call, make_router
 
-from harness.sandbox import Capabilities, SandboxPolicy, capabilities, launcher, policy_for
+from harness.sandbox import Capabilities, SandboxPolicy, capabilities, enforcement, launcher, policy_for
 from harness.sandbox.launcher import wrapper_argv, wrapper_fds
 from harness.tools import ToolRouter
 from harness.tools.exec_sessions import SessionManager
@@ -284,3 +284,28 @@ def test_a_rewritten_wrapper_source_does_not_run(tmp_path: Path, monkeypatch: py
     )
     os.close(fd)
     assert done.returncode == 7 and done.stdout == "ran\n" and not marker.exists()
+
+
+@pytest.mark.skipif(CAPS.landlock_abi < 4, reason="Landlock network rules need ABI 4")
+def test_without_namespaces_landlock_still_blocks_tcp_and_says_what_is_left(ws: Path) -> None:
+    """The fallback a kernel without user namespaces gets (run here for real, with the namespaces
+    left out): TCP fails by Landlock's network rules, and the sentence names what is not held."""
+    caps = Capabilities(CAPS.landlock_abi, namespaces=False)
+    assert enforcement("workspace-write", False, caps) == (
+        "The operating system enforces this: writes outside the writable roots fail (Landlock); TCP "
+        "connections fail (Landlock). Not enforced here: read-only `.git` (no user namespaces), UDP and "
+        "other non-TCP network (no user namespaces); keep to these rules yourself."
+    )
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        router = make_router(ws, writable_roots=[ws], os_sandbox=caps)
+        try:
+            connect = (
+                f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 5)\""
+            )
+            out = refused(router, connect)
+        finally:
+            router.close()
+        assert "PermissionError" in out and "TCP connections fail (Landlock)" in out
+        readable, _, _ = select.select([server], [], [], 0)
+        assert readable == []
