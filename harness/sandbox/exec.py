@@ -39,6 +39,23 @@ _DEATH_SIGNAL = signal.SIGUSR2
 """What the kernel sends when the agent thread that started us exits (the agent may still live)."""
 
 
+_TERMINAL_SIGNALS = (signal.SIGINT, signal.SIGQUIT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU)
+
+
+def _take_terminal() -> None:
+    """Make a terminal on stdin this session's controlling terminal (the agent started the wrapper
+    as a session leader), so what is typed there (Ctrl-C) signals the command as it would in a shell."""
+    if not os.isatty(0):
+        return
+    import fcntl
+    import termios
+
+    try:
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    except OSError:
+        pass  # not a session leader, or the terminal belongs to another session: typing still works
+
+
 class _Stop(Exception):
     """Raised in the wrapper's main loop when the tree must be killed now."""
 
@@ -56,7 +73,7 @@ def confine(policy: SandboxPolicy) -> None:
 def _run_child(policy: SandboxPolicy, argv: list[str], error_fd: int) -> None:
     """In the forked child: confine, exec; never returns."""
     try:
-        for sig in (signal.SIGTERM, _DEATH_SIGNAL, signal.SIGINT, signal.SIGPIPE):
+        for sig in (signal.SIGTERM, _DEATH_SIGNAL, signal.SIGHUP, signal.SIGPIPE, *_TERMINAL_SIGNALS):
             signal.signal(sig, signal.SIG_DFL)
         try:
             confine(policy)
@@ -98,9 +115,13 @@ def _supervise(
             stop = True
             raise _Stop
 
-    signal.signal(signal.SIGTERM, on_stop)
-    signal.signal(_DEATH_SIGNAL, on_stop)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is for the command
+    # SIGHUP: the agent closed the command's terminal. Ctrl-C, Ctrl-\\ and Ctrl-Z typed into it
+    # reach the whole foreground group, the wrapper too: they are for the command.
+    for sig in (signal.SIGTERM, _DEATH_SIGNAL, signal.SIGHUP):
+        signal.signal(sig, on_stop)
+    for sig in _TERMINAL_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+    _take_terminal()
     if prctl is not None:
         prctl(_PR_SET_PDEATHSIG, int(_DEATH_SIGNAL), 0, 0, 0)
     me = os.getpid()

@@ -213,3 +213,15 @@ def test_a_killed_agent_leaves_no_process_behind(tmp_path: Path) -> None:
         agent.stdin.close()
         agent.stdout.close()
     assert all(_exited(pid) for pid in pids)
+
+
+def test_ctrl_c_typed_into_a_terminal_session_stops_its_command(tmp_path: Path) -> None:
+    """The wrapper gives the command the terminal as its controlling one, so Ctrl-C reaches it
+    (the wrapper itself ignores it)."""
+    router = make_router(tmp_path)
+    started = _start(router, "echo go; sleep 30; echo after", tty=True)
+    _poll_until(router, started, lambda out: "go" in out)
+    out = call(router, "write_stdin", {"session_id": started[0], "chars": "\u0003", "yield_time_ms": 5000})
+    status, _, body = parse(out)
+    assert status == "Process exited with code -2" and "after" not in body, out
+    router.close()
