@@ -115,7 +115,7 @@ def _supervise(
             stop = True
             raise _Stop
 
-    # SIGHUP: the agent closed the command's terminal. Ctrl-C, Ctrl-\\ and Ctrl-Z typed into it
+    # SIGHUP: the agent closed the command's terminal. Ctrl-C, Ctrl-backslash and Ctrl-Z typed into it
     # reach the whole foreground group, the wrapper too: they are for the command.
     for sig in (signal.SIGTERM, _DEATH_SIGNAL, signal.SIGHUP):
         signal.signal(sig, on_stop)
