@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 
 __all__ = ["LandlockError", "abi_version", "restrict_self"]
 
@@ -92,6 +93,8 @@ def _syscall(number: int, *args: object) -> int:
 
 def abi_version() -> int:
     """The kernel's Landlock ABI version; 0 when Landlock is not built in or not enabled."""
+    if sys.platform != "linux":
+        return 0  # the syscall numbers mean something else elsewhere
     try:
         return _syscall(
             _SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION)

@@ -309,3 +309,12 @@ def test_without_namespaces_landlock_still_blocks_tcp_and_says_what_is_left(ws: 
         assert "PermissionError" in out and "TCP connections fail (Landlock)" in out
         readable, _, _ = select.select([server], [], [], 0)
         assert readable == []
+
+
+def test_the_wrapper_report_reads_back() -> None:
+    from harness.sandbox.exec import format_report, parse_report
+
+    left = {41: "sleep", 42: "my worker (x)", 43: "two\nlines"}
+    assert parse_report(format_report(-9, left)) == (-9, {41: "sleep", 42: "my worker (x)", 43: "two?lines"})
+    assert parse_report(format_report(None, {})) == (None, {})
+    assert parse_report("") is None  # a wrapper killed before it wrote anything
