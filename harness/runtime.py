@@ -209,7 +209,12 @@ class AgentRuntime:
         }
         # What the kernel enforces is probed once; the model and the person are told exactly that.
         os_sandbox = capabilities()
-        network = bool(overrides.get("network_enabled", False))
+        # `[sandbox_workspace_write]` (Codex's table) widens workspace-write only, as in Codex.
+        widen = self.config.sandbox_workspace_write if self.config.sandbox == "workspace-write" else None
+        network = bool(overrides.get("network_enabled", widen is not None and widen.network_access))
+        overrides.setdefault("network_enabled", network)
+        extra_roots = list(widen.writable_roots) if widen is not None else []
+        overrides.setdefault("extra_writable_roots", extra_roots)
         enforced = enforcement(self.config.sandbox, network, os_sandbox)
         overrides.setdefault("sandbox_enforcement", enforced)
         settings = ContextSettings(
@@ -235,6 +240,7 @@ class AgentRuntime:
             env_allow=self.config.shell_env_allow,
             network_access=network,
             writable_roots=overrides.get("writable_roots"),
+            extra_writable_roots=list(overrides["extra_writable_roots"]),
             os_sandbox=os_sandbox,
         )
         saved = resumed.plan_state if resumed is not None else None

@@ -42,6 +42,8 @@ class ContextSettings(BaseModel):
     network_enabled: bool = False
     writable_roots: list[Path] | None = None
     """None: the cwd, /tmp and $TMPDIR in workspace-write mode, / without a sandbox, [] read-only."""
+    extra_writable_roots: list[Path] = Field(default_factory=list)
+    """Writable in workspace-write besides the defaults (`[sandbox_workspace_write] writable_roots`)."""
     sandbox_enforcement: str | None = None
     """How the OS enforces the sandbox (`harness.sandbox.enforcement`), told in the permissions
     fragment; None: not told."""
@@ -121,6 +123,9 @@ def collect_world_state(settings: ContextSettings, warnings: list[str] | None = 
         roots = [str(Path(r).expanduser().resolve()) for r in settings.writable_roots]
     else:
         roots = _default_writable_roots(cwd, settings.sandbox_mode)
+        if settings.sandbox_mode == "workspace-write":
+            extra = (str(Path(r).expanduser().resolve()) for r in settings.extra_writable_roots)
+            roots = list(dict.fromkeys([*roots, *extra]))
     timezone = settings.timezone or local_timezone()
     shell = settings.shell or Path(os.environ.get("SHELL") or "bash").name
     repo_root = settings.repo_root.expanduser().resolve() if settings.repo_root else None

@@ -149,6 +149,8 @@ class ToolContext:
     writable_roots: list[Path] | None = None
     """Where commands may write in workspace-write; None: the workspace roots, /tmp and $TMPDIR
     (Codex's defaults, the same the permissions fragment names)."""
+    extra_writable_roots: list[Path] = field(default_factory=list)
+    """Writable in workspace-write besides those (`[sandbox_workspace_write] writable_roots`)."""
     os_sandbox: Capabilities | None = None
     """What the kernel enforces; None: probed when the first command runs."""
 
@@ -170,8 +172,9 @@ class ToolContext:
         if self.writable_roots is not None:
             return [Path(r).absolute() for r in self.writable_roots]
         roots = [str(r) for r in self.workspace_roots]
-        extra = [r for r in default_writable_roots(str(self.cwd)) if r != str(self.cwd)]
-        return [Path(r) for r in dict.fromkeys([*roots, *extra])]
+        defaults = [r for r in default_writable_roots(str(self.cwd)) if r != str(self.cwd)]
+        extra = [str(Path(r).expanduser().absolute()) for r in self.extra_writable_roots]
+        return [Path(r) for r in dict.fromkeys([*roots, *defaults, *extra])]
 
     def sandbox_capabilities(self) -> Capabilities:
         """What the OS enforces for commands here (probed once per process unless set)."""

@@ -4,6 +4,9 @@ run in it too. Real proxy, script cassette, real commands."""
 from __future__ import annotations
 
 import io
+import select
+import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +15,7 @@ from harness.commands import run_command
 from harness.events import Notice
 from harness.runtime import AgentOptions, AgentRuntime
 from harness.sandbox import Capabilities, capabilities, enforcement
-from tests.harness.harness_support import PINNED_CONTEXT, make_repo, run_agent, write_script
+from tests.harness.harness_support import PINNED_CONTEXT, make_repo, run_agent, write_config, write_script
 
 CAPS = capabilities()
 
@@ -83,3 +86,26 @@ def test_planning_commands_run_in_the_same_sandbox(
     (output,) = _outputs(run.bodies()[1])
     assert "Sandbox: the command ran in the `workspace-write` sandbox" in output
     assert "Permission denied" in output and list(outside.iterdir()) == []
+
+
+@pytest.mark.skipif(not CAPS.namespaces, reason="no unprivileged user namespaces")
+def test_codexs_sandbox_workspace_write_table_opens_the_network_and_adds_roots(
+    repo: Path, tmp_path: Path, ctxscope_home: Path
+) -> None:
+    extra = tmp_path / "scratch"
+    extra.mkdir()
+    table = f'[sandbox_workspace_write]\nnetwork_access = true\nwritable_roots = ["{extra}"]\n'
+    write_config(ctxscope_home, tmp_path / "skills", table)
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        cmd = f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 5)\""
+        call = {"name": "exec_command", "arguments": {"cmd": cmd, "login": False, "yield_time_ms": 60000}}
+        script = write_script(tmp_path / "s.json", [{"output": [{"function_call": call}]}, {"text": "ok"}])
+        run = run_agent(repo, script, ["connect"], tmp_path / "cap.jsonl")
+        readable, _, _ = select.select([server], [], [], 5)
+        assert readable == [server]  # the command reached the listener
+        server.accept()[0].close()
+    (output,) = _outputs(run.bodies()[1])
+    assert "Process exited with code 0" in output, output
+    text = _permissions(run.bodies()[0])
+    assert "Network access is enabled." in text and f"`{extra}`" in text and "no network" not in text
