@@ -23,6 +23,7 @@ from harness.modes.plan.tools import DECLARED_ON_FIRST_PLAN, profile_tools
 from harness.providers import make_provider
 from harness.providers.base import Provider
 from harness.route import Route, open_route
+from harness.sandbox import capabilities, enforcement, unenforced
 from harness.session.store import SessionStore
 from harness.session_context import SessionContext
 from harness.settings import check_overrides
@@ -129,6 +130,14 @@ class AgentRuntime:
             )
             self.agent = self._make_agent(store, resumed, cwd)
             self._session_started(self.agent)  # the first event, before any mode or model change
+            ctx = self.agent.router.ctx
+            gaps = unenforced(ctx.sandbox_mode, ctx.network_access, ctx.sandbox_capabilities())
+            if gaps:
+                # Said once at start (and in /status): the rules the kernel cannot hold here.
+                self._notice(
+                    f"sandbox `{ctx.sandbox_mode}`: the operating system cannot enforce "
+                    f"{', '.join(gaps)}; only the tool layer's checks apply to those"
+                )
             model = self.options.settings.get("model")
             if resumed is not None and model and model != self.agent.model:
                 # `--model` with `--session`/`--fork` is a switch, as `/model` is: the model-switch
@@ -199,6 +208,16 @@ class AgentRuntime:
             "global_agents_file": global_agents if global_agents.is_file() else None,
             **self.options.context_overrides,
         }
+        # What the kernel enforces is probed once; the model and the person are told exactly that.
+        os_sandbox = capabilities()
+        # `[sandbox_workspace_write]` (Codex's table) widens workspace-write only, as in Codex.
+        widen = self.config.sandbox_workspace_write if self.config.sandbox == "workspace-write" else None
+        network = bool(overrides.get("network_enabled", widen is not None and widen.network_access))
+        overrides.setdefault("network_enabled", network)
+        extra_roots = list(widen.writable_roots) if widen is not None else []
+        overrides.setdefault("extra_writable_roots", extra_roots)
+        enforced = enforcement(self.config.sandbox, network, os_sandbox)
+        overrides.setdefault("sandbox_enforcement", enforced)
         settings = ContextSettings(
             cwd=cwd,
             skill_dirs=list(self.config.skill_dirs),
@@ -220,6 +239,10 @@ class AgentRuntime:
             ask_user=self.options.ask_user,
             mode=mode,
             env_allow=self.config.shell_env_allow,
+            network_access=network,
+            writable_roots=overrides.get("writable_roots"),
+            extra_writable_roots=list(overrides["extra_writable_roots"]),
+            os_sandbox=os_sandbox,
         )
         saved = resumed.plan_state if resumed is not None else None
         profile = self._plan_profile(saved)
