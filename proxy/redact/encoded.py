@@ -18,7 +18,7 @@ __all__ = ["MAX_BLOB", "find_encoded"]
 MAX_BLOB = 65_536
 """Longer runs are not decoded: a credential file is far smaller, and images and blobs are larger."""
 _MIN_BLOB = 16
-_RUN_RE = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/_=-])")
+_RUN_RE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/_=-])")
 
 
 # bytes.translate maps every base64 character to `a` and everything else to a space, at C speed: a

@@ -30,8 +30,8 @@ class KnownSecrets:
     def version(self) -> int:
         return len(self._items)
 
-    def add(self, secret: str, kind: str) -> None:
-        if len(secret) < MIN_KNOWN or secret in self._seen or any(c.isspace() for c in secret):
+    def add(self, secret: str, kind: str, min_length: int = MIN_KNOWN) -> None:
+        if len(secret) < min_length or secret in self._seen or any(c.isspace() for c in secret):
             return
         with self._lock:
             if secret not in self._seen:

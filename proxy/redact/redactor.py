@@ -192,7 +192,7 @@ class Redactor:
 
     def cut_stub(self, partial: str, kind: str = "cut") -> str:
         """The placeholder of the stub of a secret a stream was cut inside, found again in its response."""
-        self.known.add(partial, kind)
+        self.known.add(partial, kind, min_length=3)  # the stub is what is left of a key: all of it goes
         return self.placeholders(kind, partial)
 
     def text(self, value: str) -> str:

@@ -95,6 +95,8 @@ _OWN_SHAPES = (
         standalone=False,
     ),
     Shape("jwt", re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),
+    # a JWT's tail quoted without its header: the payload (base64 JSON) and the signature
+    Shape("jwt", re.compile(r"eyJ[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
     # A token after `Bearer` in text (a curl command, a log line); "Bearer <token>" and
     # "Bearer $OPENAI_API_KEY" in docs are not random-looking and stay.
     Shape(
@@ -128,6 +130,12 @@ for _format in VENDOR_FORMATS:
 
 _HINTS = tuple((hint, kind) for kind, hints in _KIND_HINTS.items() for hint in hints)
 # Hints too common to mark the start of a key (`aws`, `:`, `gl`, `SK`), left out of `prefixes`.
+_STARTS = {
+    "k_live_": ("sk_live_", "rk_live_"),
+    "k_test_": ("sk_test_", "rk_test_"),
+    "_v1_": ("dop_v1_", "doo_v1_", "dor_v1_"),
+    ":AA": (),
+}
 _NOT_PREFIXES = frozenset(
     {"aws", "AWS", "Aws", ":", "gl", "SK", "earer", "EARER", "PRIVATE KEY", "AccountKey"}
 )
@@ -137,6 +145,9 @@ _NOT_PREFIXES = frozenset(
 def prefixes() -> tuple[str, ...]:
     """Literal starts of keys (`sk-`, `ghp_`, `eyJ`, `hf_`, …): a stub cut after one is a key's stub."""
     found = {hint for hints in _KIND_HINTS.values() for hint in hints} - _NOT_PREFIXES
+    for hint, starts in _STARTS.items():  # hints from inside a key, and the starts they come after
+        found.discard(hint)
+        found.update(starts)
     return tuple(sorted(found, key=len, reverse=True))
 
 

@@ -200,3 +200,4 @@ CODE_LOOK_ALIKES: list[str] = [
     "git clone ssh://git@github.com/acme/repo.git",
     "postgres://app:${DB_PASSWORD}@db/prod",
 ]
+HF_QUOTED = VENDOR_ROWS[7][1]
