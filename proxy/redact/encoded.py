@@ -21,15 +21,30 @@ _MIN_BLOB = 16
 _RUN_RE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/_=-])")
 
 
-# bytes.translate maps every base64 character to `a` and everything else to a space, at C speed: a
-# text without 16 `a`s in a row has no run worth decoding, and most text has none.
+# bytes.translate maps every base64 character to `a` and everything else to a space, at C speed: the
+# runs worth decoding are where 16 `a`s stand in a row, and most text has none.
 _B64_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
 _TO_RUNS = bytes(ord("a") if bytes([i]) in _B64_BYTES else ord(" ") for i in range(256))
 _LONG_RUN = b"a" * _MIN_BLOB
 
 
-def _has_long_run(text: str) -> bool:
-    return _LONG_RUN in text.encode("utf-8", "surrogatepass").translate(_TO_RUNS)
+def _runs(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each base64 run of 16 or more characters (with its `=` padding)."""
+    if not text.isascii():  # byte offsets are not character offsets: the pattern finds them instead
+        if _LONG_RUN in text.encode("utf-8", "surrogatepass").translate(_TO_RUNS):
+            yield from (match.span() for match in _RUN_RE.finditer(text))
+        return
+    runs = text.encode("ascii").translate(_TO_RUNS)
+    at = runs.find(_LONG_RUN)
+    while at >= 0:
+        start = runs.rfind(b" ", 0, at) + 1
+        end = runs.find(b" ", at)
+        end = len(text) if end < 0 else end
+        padding = end
+        while end < len(text) and end - padding < 2 and text[end] == "=":
+            end += 1
+        yield start, end
+        at = runs.find(_LONG_RUN, end)
 
 
 def _decoded(run: str) -> str | None:
@@ -49,12 +64,10 @@ def _decoded(run: str) -> str | None:
 
 def find_encoded(text: str, holds_secret: Callable[[str], bool]) -> Iterator[tuple[int, int]]:
     """Spans of base64 runs in `text` whose decoded text `holds_secret` says holds a credential."""
-    if not _has_long_run(text):
-        return
-    for match in _RUN_RE.finditer(text):
-        run = match.group(0)
+    for start, end in _runs(text):
+        run = text[start:end]
         if len(run) > MAX_BLOB or len(run.rstrip("=")) % 4 == 1:
             continue
         decoded = _decoded(run)
         if decoded is not None and holds_secret(decoded):
-            yield match.span()
+            yield start, end
