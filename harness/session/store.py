@@ -104,6 +104,25 @@ class ResumedSession:
     """Compactions so far: the context window the next request belongs to."""
 
 
+def _malformed(entry: SessionEntry) -> str | None:
+    """What is wrong with the payload of an entry `load` reads (None: nothing), so a damaged or
+    hand-edited file is a one-line error at resume rather than a crash halfway through it."""
+    payload = entry.payload
+    if entry.type == "response_item" and not isinstance(payload.get("item"), dict):
+        return "its item is not an object"
+    if entry.type == "world_state" and not isinstance(payload.get("state"), dict | None):
+        return "its state is not an object"
+    if entry.type == "model_switch" and not isinstance(payload.get("to"), str | None):
+        return "its model is not a string"
+    if entry.type == "compacted":
+        history, window = payload.get("history"), payload.get("window")
+        if not (history is None or (isinstance(history, list) and all(isinstance(i, dict) for i in history))):
+            return "its history is not a list of items"
+        if not (window is None or (isinstance(window, int) and not isinstance(window, bool))):
+            return "its window is not a number"
+    return None
+
+
 class SessionStore:
     """Append-only writer and reader of one session file."""
 
@@ -309,6 +328,12 @@ class SessionStore:
         state = ResumedSession(meta=chain[0].payload if chain else {})
         state.model = state.meta.get("model")
         for entry in chain[1:]:
+            problem = _malformed(entry)
+            if problem is not None:
+                raise ConfigError(
+                    f"{self.path}: entry {entry.id} ({entry.type}) is malformed ({problem}); "
+                    "fix or remove that line before resuming"
+                )
             if entry.type == "response_item":
                 state.history.append(entry.payload["item"])
             elif entry.type == "world_state":
