@@ -26,7 +26,7 @@ from typing import Annotated, Any
 import typer
 
 from proxy.errors import ConfigError
-from proxy.files import input_stat
+from proxy.files import input_stat, refuse_same_file
 
 __all__ = ["ResendResult", "register", "resend"]
 
@@ -129,6 +129,8 @@ def resend(
 
     if not 1 <= repeat <= 20:
         raise ConfigError(f"--repeat {repeat}: ask between 1 and 20 times")
+    if capture is not None:  # appending the new exchanges to an input would change it
+        refuse_same_file(capture, [recording, *([body_file] if body_file is not None else [])])
     chosen = analyse_recording(recording).turn(turn).turn
     if chosen.endpoint != "responses":
         raise ConfigError(

@@ -305,3 +305,29 @@ def test_resend_shows_string_usage_fields_as_written(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "input 'lots'" in result.stdout and "output 'few' tokens" in result.stdout
     assert rec.read_bytes() == before
+
+
+def test_resend_refuses_to_capture_into_its_input_before_sending(tmp_path: Path) -> None:
+    from proxy.testing import FakeUpstream, SseReply, response_stream, text_message
+
+    rec = _recording(tmp_path / "r.jsonl")
+    before = rec.read_bytes()
+    config = tmp_path / "config.toml"
+    with FakeUpstream() as upstream:
+        config.write_text(f'[providers.local]\nbase_url = "{upstream.url}/v1"\n')
+        upstream.reply(SseReply(response_stream(text_message("ok"))))
+        result = run_cli(
+            "resend",
+            str(rec),
+            "--turn",
+            "1",
+            "--capture",
+            str(rec),
+            "--config",
+            str(config),
+            "--provider",
+            "local",
+        )
+        sent = len(upstream.requests)
+    assert result.returncode == 2 and "is the input" in result.stderr, result.stderr
+    assert sent == 0 and rec.read_bytes() == before
