@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["VENDOR_FORMATS", "VendorFormat", "mixed_case", "random_looking"]
+__all__ = ["VENDOR_FORMATS", "VendorFormat", "mixed_case", "random_key", "random_looking"]
 
 _RANDOM_RUN = re.compile(r"[A-Za-z0-9]{20,}")
 
@@ -25,6 +25,18 @@ def random_looking(secret: str) -> bool:
     """A run of 20+ letters and digits with both in it: what a generated key has and a word list has not."""
     for run in _RANDOM_RUN.findall(secret):
         if any(c.isdigit() for c in run) and any(c.isalpha() for c in run):
+            return True
+    return False
+
+
+_LOWER_HEX = frozenset("0123456789abcdef")
+
+
+def random_key(secret: str) -> bool:
+    """`random_looking`, but a run of lowercase hex alone is a name's hash (`sk-worker-7f9c8d5b6a1e…-xk2lp`,
+    a pod or a branch), not the mixed-case body of a generated key."""
+    for run in _RANDOM_RUN.findall(secret):
+        if any(c.isdigit() for c in run) and any(c.isalpha() for c in run) and not set(run) <= _LOWER_HEX:
             return True
     return False
 
@@ -54,7 +66,7 @@ class VendorFormat:
 VENDOR_FORMATS: tuple[VendorFormat, ...] = (
     VendorFormat("api_key", "Anthropic", r"sk-ant-(?:api|admin|oat)\d\d-[A-Za-z0-9_-]{40,}", ("sk-ant-",)),
     # OpenAI: sk-proj-, sk-svcacct-, sk-admin- and legacy sk- keys, all free-form bodies
-    VendorFormat("api_key", "OpenAI", r"sk-[A-Za-z0-9_-]{20,}", ("sk-",), valid=random_looking),
+    VendorFormat("api_key", "OpenAI", r"sk-[A-Za-z0-9_-]{20,}", ("sk-",), valid=random_key),
     VendorFormat("google_api_key", "Google API key", r"AIza[0-9A-Za-z_-]{35}", ("AIza",)),
     VendorFormat(
         "google_oauth_secret", "Google OAuth client secret", r"GOCSPX-[A-Za-z0-9_-]{28}", ("GOCSPX-",)

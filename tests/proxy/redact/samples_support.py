@@ -188,6 +188,7 @@ CODE_LOOK_ALIKES: list[str] = [
     "longest = max(words, key=len)",
     "Pass options as key=value pairs.",
     "kubectl logs api-7f9c8d5b6a1e2f3c4d5e-xk2lp",
+    "kubectl logs sk-worker-7f9c8d5b6a1e2f3c4d5e-xk2lp -n prod",
     "password = getpass.getpass()",
     "self.token = token",
     "if token == expected_token:",
