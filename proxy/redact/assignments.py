@@ -22,7 +22,8 @@ __all__ = ["Assignment", "find_assignments", "looks_like_placeholder"]
 # `NAME=value` and `name = value` (env output, .env, INI, TOML and credentials files, shell, `--name=`
 # options, form bodies and query strings): found from each `=` backwards, since a pattern starting
 # at every word would cost far more on long text with few `=`.
-_NAME_BEFORE_RE = re.compile(r"(?<![A-Za-z0-9_.-])(?:--?)?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,100})[ \t]*\Z")
+# (A `-` may stand before the name: `--password=`; `x-api-key=` is still found whole, leftmost first.)
+_NAME_BEFORE_RE = re.compile(r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_.-]{0,100}\Z")
 _VALUE_AFTER_RE = re.compile(r"[ \t]*(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s&;,\"'<>\\]+)")
 # `Name: value` alone on a line (headers in `curl -v`, YAML); the value is one token, maybe after a scheme,
 # so prose such as "Password: use the reset link" is left alone.
@@ -65,10 +66,13 @@ def _assignments(text: str) -> Iterator[Assignment]:
         if text.startswith("=", at + 1):  # `==`: a comparison
             at = text.find("=", at + 2)
             continue
-        name_match = _NAME_BEFORE_RE.search(text, max(0, at - 103), at)
+        end = at
+        while end > 0 and text[end - 1] in " \t":  # `name = value`
+            end -= 1
+        name_match = _NAME_BEFORE_RE.search(text, max(0, end - 101), end)
         value_match = _VALUE_AFTER_RE.match(text, at + 1) if name_match else None
-        if name_match and value_match and is_secret_name(name_match.group("name"), "assignment"):
-            name = name_match.group("name")
+        if name_match and value_match and is_secret_name(name_match.group(0), "assignment"):
+            name = name_match.group(0)
             start, end = value_match.span("value")
             value = value_match.group("value")
             if _literal(value, name, text, at):
