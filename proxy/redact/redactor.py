@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
+from ..responses.vocabulary import CodexHeader
 from .assignments import find_assignments
 from .contexts import find_in_context
 from .encoded import find_encoded
@@ -48,7 +49,7 @@ _SECRET_HEADERS = {
     "openai-project": "project",
 }
 # Names that look like credentials but are identifiers the analysis needs.
-_PUBLIC_NAMES = frozenset({"x-codex-turn-metadata", "prompt_cache_key"})
+_PUBLIC_NAMES = frozenset({CodexHeader.TURN_METADATA.value, "prompt_cache_key"})
 _SCHEMES = ("bearer", "basic", "token")
 _CACHE_MIN = 64  # shorter strings are cheaper to scan than to hash and store
 _CACHE_MAX_CHARS = 64_000_000

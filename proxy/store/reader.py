@@ -6,9 +6,10 @@ with a warning, a damaged line elsewhere likewise, and everything complete still
 
 from __future__ import annotations
 
+import io
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from ..errors import RecordingError
 from ..files import input_stat
 from ..model import Exchange, RecordingHeader
 from .codec import Decoder, MissingBlob
+from .embedded import is_html, recording_bytes
 from .format import FORMAT_NAME, KIND_BLOB, KIND_EXCHANGE, KIND_HEADER, MAJOR_VERSION, loads
 
 __all__ = ["Recording", "read_recording", "iter_lines"]
@@ -42,10 +44,16 @@ class Recording:
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
-    """(line number, raw line, is_last) for every non-empty line."""
+    """(line number, raw line, is_last) for every non-empty line (of the embedded recording, for an
+    HTML report)."""
     with path.open("rb") as fh:
+        if is_html(fh.read(64)):
+            lines: Iterable[bytes] = io.BytesIO(recording_bytes(path))
+        else:
+            fh.seek(0)
+            lines = fh
         previous: tuple[int, bytes] | None = None
-        for number, raw in enumerate(fh, start=1):
+        for number, raw in enumerate(lines, start=1):
             if not raw.strip():
                 continue
             if previous is not None:
