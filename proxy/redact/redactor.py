@@ -181,13 +181,15 @@ class Redactor:
         parts.append(value[pos:])
         return "".join(parts), spans
 
-    def _placeholder(self, kind: str, secret: str) -> str:
-        """The placeholder of `secret`, remembered to be found again out of its context (`known.py`)."""
+    def _placeholder(self, kind: str, secret: str, shaped: bool | None = None) -> str:
+        """The placeholder of `secret`, remembered to be found again out of its context (`known.py`).
+
+        `shaped`: whether a shape finds `secret` again anywhere (None: judged by its kind)."""
         if kind == "jwt":  # a quoted payload or signature is found too; the header is the same everywhere
             for part in secret.split(".")[1:]:
                 if len(part) >= 12:
                     self.known.add(part, "jwt")
-        elif kind not in _SHAPE_KINDS:
+        elif not (kind in _SHAPE_KINDS if shaped is None else shaped):
             self.known.add(secret, kind)
         return self.placeholders(kind, secret)
 
@@ -224,10 +226,12 @@ class Redactor:
 
     def _whole(self, kind: str, secret: str) -> str:
         """A placeholder for a whole value, named after its shape when it has one (same key, same name)."""
-        shaped = find_secrets(secret)
-        if len(shaped) == 1 and shaped[0].start == 0 and shaped[0].end == len(secret):
-            kind = shaped[0].kind
-        return self._placeholder(kind, secret)
+        found = find_secrets(secret)
+        shaped = len(found) == 1 and found[0].start == 0 and found[0].end == len(secret)
+        if shaped:
+            kind = found[0].kind
+        # an opaque `Authorization: Bearer …` token has no shape alone: remembered, like any by-name value
+        return self._placeholder(kind, secret, shaped=shaped)
 
     # -- URLs ------------------------------------------------------------------------------
     def url(self, url: str) -> str:

@@ -166,3 +166,10 @@ def test_a_base64_blob_is_kept_unless_it_decodes_to_a_credential() -> None:
     assert Redactor().text(f"SA={blob}") != f"SA={blob}"
     harmless = __import__("base64").b64encode(b'{"type": "service", "region": "eu-west-1"}').decode()
     assert Redactor().text(f"SA={harmless}") == f"SA={harmless}"
+
+
+def test_an_opaque_bearer_token_from_a_header_is_found_when_quoted() -> None:
+    red = Redactor()
+    token = "opaque" + samples.BEARER_OPAQUE
+    assert red.header_value("Authorization", f"Bearer {token}") == "Bearer <redacted:bearer:1>"
+    assert red.text(f"the token was {token}") == "the token was <redacted:bearer:1>"
