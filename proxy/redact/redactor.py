@@ -195,7 +195,8 @@ class Redactor:
 
     def cut_stub(self, partial: str, kind: str = "cut") -> str:
         """The placeholder of the stub of a secret a stream was cut inside, found again in its response."""
-        self.known.add(partial, kind, min_length=3)  # the stub is what is left of a key: all of it goes
+        # the stub is what is left of a key: all of it goes, but only as a token of its own
+        self.known.add(partial, kind, min_length=3, whole=True)
         return self.placeholders(kind, partial)
 
     def text(self, value: str) -> str:
