@@ -171,7 +171,11 @@ class WsUpstream:
         # The websockets server closes the connection after a plain HTTP answer: say so, or a client
         # reuses the connection for its next request and finds it closed (a flaky RemoteProtocolError).
         headers = Headers(
-            [("content-type", "application/json"), ("content-length", str(len(body))), ("connection", "close")]
+            [
+                ("content-type", "application/json"),
+                ("content-length", str(len(body))),
+                ("connection", "close"),
+            ]
         )
         return Response(status.value, status.phrase, headers, body.encode())
 
