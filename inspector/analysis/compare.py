@@ -235,7 +235,9 @@ def _pair(
         result.usage[key] = (a.tokens.usage.get(key), b.tokens.usage.get(key))
     if ta.status != tb.status:
         result.status = (ta.status, tb.status)
-    result.structure = structural_differences(a, b, texts[0].label, texts[1].label)
+    result.structure = structural_differences(
+        a, b, texts[0].label, texts[1].label, memos=(texts[0].layout, texts[1].layout)
+    )
     return result
 
 
@@ -247,6 +249,8 @@ class _ItemTexts:
         self.normaliser = normaliser
         self._cache: dict[str, list[tuple[str, str]]] = {}
         self._labels: dict[str, str] = {}
+        self.layout: dict[str, str | None] = {}
+        """`structure.layout`'s memo for this side."""
 
     def label(self, label: str) -> str:
         """A label normalised (labels repeat every turn: each is normalised once)."""
