@@ -36,6 +36,8 @@ COMMANDS: dict[str, str] = {
     "context": "inspector.context_cli",
     "cache": "inspector.context_cli",
     "otel": "inspector.otel.cli",
+    "index": "inspector.index.cli",
+    "query": "inspector.index.cli",
     "resend": "ctxscope.resend",
     "bisect": "ctxscope.bisect.command",
     "promote": "ctxscope.promote",
