@@ -42,6 +42,9 @@ def index_command(
     if db.is_dir():
         raise ConfigError(f"bad --output {str(db)!r}: it is a folder; give a file path")
     roots = paths or [recordings_dir()]
+    absent = [p for p in roots if not p.exists()]
+    if absent and not db.exists():  # with an index, a named file that is gone has its rows removed
+        raise ConfigError(f"no such file or folder: {absent[0]}")
     db.parent.mkdir(parents=True, exist_ok=True)
     con = connect(db)
     try:

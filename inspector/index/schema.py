@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["TABLES", "TURN_TABLES", "Column", "Table", "create_sql"]
+__all__ = ["TABLES", "TURN_TABLES", "Column", "Table", "create_sql", "markdown"]
 
 
 @dataclass(frozen=True)
@@ -259,3 +259,13 @@ def create_sql(table: Table) -> str:
     """`CREATE TABLE IF NOT EXISTS` for `table`."""
     columns = ", ".join(f'"{c.name}" {c.type}' for c in table.columns)
     return f"CREATE TABLE IF NOT EXISTS {table.name} ({columns})"
+
+
+def markdown() -> str:
+    """The tables as docs/index.md lists them (a test holds the page to it)."""
+    out: list[str] = []
+    for table in TABLES.values():
+        out += [f"### `{table.name}`", "", table.doc, "", "| column | type | meaning |", "|---|---|---|"]
+        out += [f"| `{c.name}` | {c.type} | {c.doc.replace('|', '/')} |" for c in table.columns]
+        out.append("")
+    return "\n".join(out)
