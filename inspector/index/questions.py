@@ -37,7 +37,7 @@ QUESTIONS: dict[str, Question] = {
             "tokens-by-kind",
             "Tokens sent by context kind across every indexed request, largest first.",
             """
-            SELECT kind, sum(tokens) AS tokens, count(DISTINCT recording || '#' || turn) AS turns,
+            SELECT kind, sum(tokens) AS tokens, count(*) AS turns,
                    round(100.0 * sum(tokens) / (SELECT sum(tokens) FROM composition), 1) AS percent
             FROM composition GROUP BY kind ORDER BY tokens DESC, kind
             """,
