@@ -41,6 +41,8 @@ class BuildStats:
     """Turn rows inserted (new turns, and turns of a changed recording whose rows changed)."""
     turns_deleted: int = 0
     rows_inserted: Counter[str] = field(default_factory=Counter)
+    rows_updated: Counter[str] = field(default_factory=Counter)
+    """Rows changed in place (an item a later turn still holds gets its new `last_turn`)."""
 
 
 def ensure_schema(con: Any) -> None:
@@ -97,6 +99,40 @@ def _by_turn(rows: Iterable[Row], at: int) -> dict[int, Counter[Row]]:
     return groups
 
 
+_ITEM_NAMES = TABLES["items"].names
+_LAST = _ITEM_NAMES.index("last_turn")
+_POSITION, _PART = _ITEM_NAMES.index("position"), _ITEM_NAMES.index("part")
+
+
+def _without_last(group: Counter[Row]) -> Counter[Row]:
+    return Counter({(*row[:_LAST], *row[_LAST + 1 :]): n for row, n in group.items()})
+
+
+def _extend_items(
+    con: Any, rec: str, old: dict[int, Counter[Row]], fresh: dict[int, Counter[Row]], stats: BuildStats
+) -> None:
+    """Items still held by a later turn only get a new `last_turn` (updated in place, in `old` too),
+    so an append inserts the new turns' items and rewrites none of the earlier ones."""
+    updates: list[tuple[int, int, int | None, int]] = []
+    for turn, group in old.items():
+        new = fresh.get(turn)
+        if new is None or new == group or _without_last(new) != _without_last(group):
+            continue
+        updates += [(turn, row[_POSITION], row[_PART], row[_LAST]) for row in new]
+        old[turn] = new
+    if not updates:
+        return
+    turns, positions, parts, lasts = (list(col) for col in zip(*updates, strict=True))
+    con.execute(
+        "UPDATE items SET last_turn = u.last_turn FROM (SELECT unnest($1::INTEGER[]) AS turn, "
+        "unnest($2::INTEGER[]) AS position, unnest($3::INTEGER[]) AS part, "
+        "unnest($4::INTEGER[]) AS last_turn) u WHERE items.recording = $5 AND items.turn = u.turn "
+        "AND items.position = u.position AND items.part IS NOT DISTINCT FROM u.part",
+        [turns, positions, parts, lasts, rec],
+    )
+    stats.rows_updated["items"] += len(updates)
+
+
 def _store(con: Any, rec: str, rows: Rows, known: bool, stats: BuildStats) -> None:
     """Write one recording's rows; for a known recording replace only the turns that changed."""
     for table, new in rows.items():
@@ -111,6 +147,8 @@ def _store(con: Any, rec: str, rows: Rows, known: bool, stats: BuildStats) -> No
         cols = ", ".join(f'"{n}"' for n in names)
         old = _by_turn(con.execute(f"SELECT {cols} FROM {table} WHERE recording = ?", [rec]).fetchall(), at)
         fresh = _by_turn(new, at)
+        if table == "items":
+            _extend_items(con, rec, old, fresh, stats)
         stale = sorted(t for t in old if old[t] != fresh.get(t))
         if stale:
             marks = ", ".join("?" for _ in stale)

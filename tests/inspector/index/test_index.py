@@ -118,6 +118,15 @@ def test_appending_to_a_recording_adds_only_its_new_turns(tmp_path: Path) -> Non
     again = build_index(db, [folder])
     assert (again.updated, again.unchanged, again.turns_added, again.turns_deleted) == (1, 1, 2, 0)
     assert again.rows_inserted["turns"] == 2
+    with connect(db) as con:  # only the new turns' items went in; the held ones got a new last_turn
+        new_items = one(con, "SELECT count(*) FROM items WHERE recording = ? AND turn > 3", str(growing))
+        held = one(
+            con,
+            "SELECT count(*) FROM items WHERE recording = ? AND turn <= 3 AND last_turn > 3",
+            str(growing),
+        )
+    assert again.rows_inserted["items"] == new_items
+    assert again.rows_updated["items"] == held > 0
     fresh = tmp_path / "fresh.duckdb"
     build_index(fresh, [folder])
     with connect(db) as a, connect(fresh) as b:
