@@ -361,12 +361,16 @@ def render_show(report: dict[str, Any], console: Console) -> None:
         style = "cyan" if item["kind"] not in ("user_message", "assistant_message") else ""
         if item["kind"].startswith("unknown"):
             style = "bold red"
+        labels = [p["codex_label"] for p in item.get("parts") or [] if p.get("codex_label")]
         _line(
             console,
             (f"  {item['position']:>3}  ", "dim"),
             (item["label"], style),
             (f"  {item['tokens']} tok", "dim"),
+            (f"  codex: {', '.join(labels)}" if labels else "", "dim"),
         )
+        for note in item.get("label_notes") or []:
+            _line(console, ("        ! ", "yellow"), (note, "yellow"))
     _world_state(console, report["world_state"])
 
 
