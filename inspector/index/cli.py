@@ -119,6 +119,10 @@ def query_command(
             raise ConfigError(
                 'give a query: ctxscope query [DB] "select count(*) from turns" (or a named question)'
             )
+        if len(rest) == 1 and Path(rest[0]).exists():
+            raise ConfigError(
+                f'give a query after the index: ctxscope query {rest[0]} "select count(*) from turns"'
+            )
         source = Path(rest[0]) if len(rest) == 2 else default_db()
         sql = rest[-1]
     con = open_index(source)

@@ -239,6 +239,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, monkeypatch: pytest.Mo
         result = run_cli(*args)
         assert result.returncode == 2 and words in result.stderr and len(result.stderr.splitlines()) == 1
     assert run_cli("index", str(FIXTURES / "inspector" / "world.jsonl"), "-o", str(db)).returncode == 0
+    alone = run_cli("query", str(db))
+    assert alone.returncode == 2 and "give a query after the index" in alone.stderr
     bad = run_cli("query", str(db), "select nope from turns")
     assert (
         bad.returncode == 2
