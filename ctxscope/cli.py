@@ -38,6 +38,8 @@ COMMANDS: dict[str, str] = {
     "cache": "inspector.context_cli",
     "report": "inspector.html.cli",
     "otel": "inspector.otel.cli",
+    "index": "inspector.index.cli",
+    "query": "inspector.index.cli",
     "resend": "ctxscope.resend",
     "bisect": "ctxscope.bisect.command",
     "promote": "ctxscope.promote",
