@@ -117,7 +117,8 @@ def resend(
 
     if not 1 <= repeat <= 20:
         raise ConfigError(f"--repeat {repeat}: ask between 1 and 20 times")
-    chosen = analyse_recording(recording).turn(turn).turn
+    analysed = analyse_recording(recording).turn(turn)
+    chosen = analysed.turn
     if chosen.endpoint != "responses":
         raise ConfigError(
             f"turn {turn} is a {chosen.endpoint} request (remote compaction); resend sends /responses turns"
@@ -133,7 +134,7 @@ def resend(
         original=original,
         sent=sent,
         edits=[] if diff.same else context_diff_lines(diff),
-        recorded=answer_of(chosen.output, status=chosen.status, usage=chosen.usage),
+        recorded=analysed.answer,  # the turn's answer, as every view shows it
         placeholders=json.dumps(sent, ensure_ascii=False).count("<redacted:"),
     )
     config = load_config(config_path).with_overrides(provider=provider, base_url=base_url)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from inspector.analysis.answers import Answer, turn_answer
 from inspector.analysis.attribution import ItemTotals, TokenReport, attribute, item_totals
 from inspector.analysis.changes import COMPACTION_REQUEST_KINDS, TurnChange, compare_turns
 from inspector.analysis.compaction import CompactionReport, compaction_report
@@ -51,7 +52,10 @@ class TurnAnalysis:
     compaction: CompactionReport | None = None
     notes: list[str] = field(default_factory=list)
     mode_events: list[ModeEvent] = field(default_factory=list)
-    """What plan mode did in the items this turn added (mode switches, submissions, blocked tools)."""
+    """What plan mode did in this turn: its added items (mode switches, blocked tools) and its answer
+    (a plan submitted, the model's goal update)."""
+    answer: Answer = field(default_factory=Answer)
+    """What this request got back: output items, status with the error, usage."""
 
 
 @dataclass
@@ -220,12 +224,16 @@ def _analyse_turn(
             history = prev.items[:-1]
         result.compaction = compaction_report(history, prev, turn, change.kept)
     result.notes = _notes(turn, change, unknown)
-    # Only what this turn brought: a fork or a compaction does not submit its shared history again.
+    result.answer = turn_answer(turn)
+    # Only what this turn brought: a fork or a compaction does not submit its shared history again,
+    # and a thread's first request (a resumed session) sets the mode without switching it.
     events, mode, revisions = mode_events(
         change.added if carry is not None else turn.items,
         turn.items,
         carry.mode if carry else None,
         carry.revisions if carry else 0,
+        answer=result.answer,
+        initial=carry is None,
     )
     result.mode_events = events
     return result, _Carry(turn, items_state, state, totals, unknown, mode, revisions)

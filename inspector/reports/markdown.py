@@ -1,4 +1,7 @@
-"""Markdown rendering of report documents (for pull requests, issues and CI summaries)."""
+"""Markdown rendering of report documents (for pull requests, issues and CI summaries).
+
+`diff` and `show` render the typed report models (`reports.models`), each turn with its answer.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +9,11 @@ import json
 import re
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from inspector.analysis.compare import DIFFERENCE_FIELDS
 from inspector.reports.build import difference_words, params_to_show
-from inspector.reports.models import CompareReport, DiffReport, ShowReport
+from inspector.reports.models import AnswerDoc, CompareReport, DiffReport, ReportDoc, ShowReport, TurnDoc
 
 
 def _cell(text: Any) -> str:
@@ -28,72 +33,113 @@ def _number(value: int | None) -> str:
     return "" if value is None else str(value)  # null is "not reported"; 0 is a number
 
 
-def _turn_notes(doc: dict[str, Any]) -> list[str]:
-    notes = list(doc["world_state_changes"])
-    if doc["compaction"]:
-        notes.append(doc["compaction"]["sentence"])
-    tools = doc["tools"]
-    bits = [f"+{n}" for n in tools["added"]] + [f"-{n}" for n in tools["removed"]]
-    bits += [f"~{n}" for n in tools["changed"]]
+def _turn_notes(doc: TurnDoc) -> list[str]:
+    notes = list(doc.world_state_changes) + [e.sentence for e in doc.mode_events]
+    if doc.compaction:
+        notes.append(doc.compaction.sentence)
+    tools = doc.tools
+    bits = [f"+{n}" for n in tools.added] + [f"-{n}" for n in tools.removed]
+    bits += [f"~{n}" for n in tools.changed]
     if bits:
         notes.append("tools: " + " ".join(bits))
-    if doc["instructions_changed"]:
+    if doc.instructions_changed:
         notes.append("instructions changed")
-    notes += [
-        f"{k}: {json.dumps(v['before'])} → {json.dumps(v['after'])}" for k, v in params_to_show(doc).items()
-    ]
-    notes += doc["notes"]
+    notes += [f"{k}: {json.dumps(v.before)} → {json.dumps(v.after)}" for k, v in params_to_show(doc).items()]
+    notes += doc.notes
     return notes
 
 
-def _diff(report: dict[str, Any]) -> list[str]:
-    lines = [f"# ctxscope diff: {_code(report['source'])}", ""]
-    if report["warnings"]:  # a blank line ends the quote; a table right after it would join it
-        lines += [*(f"> warning: {w}" for w in report["warnings"]), ""]
-    if not report["turns"]:
-        lines.append("No model requests in this recording.")
-        return lines
-    lines += [
-        "| turn | thread | change | items | kept/+/- | tokens | reported input | cached | what changed |",
-        "|---:|---|---|---:|---|---:|---:|---:|---|",
-    ]
-    for doc in report["turns"]:
-        c, usage = doc["change"], doc["tokens"]["usage"]
-        lines.append(
-            f"| {doc['turn']} | {doc['thread']} | {c['kind']} | {doc['items']} | "
-            f"{c['kept']}/+{c['added']}/-{c['removed']} | {doc['tokens']['total']} | "
-            f"{_number(usage.get('input_tokens'))} | {_number(usage.get('cached_tokens'))} | "
-            f"{_cell('; '.join(_turn_notes(doc)))} |"
-        )
-    detail = report["detail"]
-    if detail:
-        previous = detail["change"]["previous"]
-        against = "first turn of its thread" if previous is None else f"vs turn {previous}"
-        lines += ["", f"## Turn {detail['turn']} ({against})", ""]
-        lines += [f"- removed {_code(i['label'])}" for i in detail["removed_items"]]
-        lines += [
-            f"- added {_code(i['label'])} ({i['tokens']} token{'' if i['tokens'] == 1 else 's'})"
-            for i in detail["added_items"]
-        ]
-        if detail["instructions_diff"]:
-            lines += ["", "```diff", *detail["instructions_diff"], "```"]
+def _answer(answer: AnswerDoc) -> list[str]:
+    """A turn's answer: status, then each output item (texts in fenced blocks)."""
+    usage = answer.usage
+    said = f"**Answer:** {answer.status}"
+    if usage.get("output_tokens") is not None:
+        said += f", {usage['output_tokens']} output tokens"
+    lines = [said + (f" ({_code(answer.error)})" if answer.error else ""), ""]
+    for item in answer.output:
+        if item.type == "function_call":
+            lines.append(f"- {_code(item.kind)} {_code(item.arguments or '')}")
+            continue
+        lines.append(f"- {_code(item.kind)}")
+        for text in (item.text if item.type != "message" or (item.text or "").strip() else None, item.plan):
+            if text:
+                fence = "`" * max(3, max((len(r) for r in re.findall("`+", text)), default=0) + 1)
+                lines += [
+                    "",
+                    f"  {fence}",
+                    *(f"  {row}" for row in text.strip("\n").splitlines()),
+                    f"  {fence}",
+                ]
+        if item.type == "custom_tool_call" and item.arguments:
+            lines += ["", "  ```", *(f"  {row}" for row in item.arguments.splitlines()), "  ```"]
     return lines
 
 
-def _show(report: dict[str, Any]) -> list[str]:
-    turn = report["turn"]
+def _diff(report: DiffReport) -> list[str]:
+    lines = [f"# ctxscope diff: {_code(report.source)}", ""]
+    if report.warnings:  # a blank line ends the quote; a table right after it would join it
+        lines += [*(f"> warning: {w}" for w in report.warnings), ""]
+    if not report.turns:
+        lines.append("No model requests in this recording.")
+        return lines
+    lines += [
+        "| turn | thread | change | items | kept/+/- | tokens | reported input | cached | what changed "
+        "| answer |",
+        "|---:|---|---|---:|---|---:|---:|---:|---|---|",
+    ]
+    for doc in report.turns:
+        c, usage = doc.change, doc.tokens.usage
+        lines.append(
+            f"| {doc.turn} | {doc.thread} | {c.kind} | {doc.items} | "
+            f"{c.kept}/+{c.added}/-{c.removed} | {doc.tokens.total} | "
+            f"{_number(usage.get('input_tokens'))} | {_number(usage.get('cached_tokens'))} | "
+            f"{_cell('; '.join(_turn_notes(doc)))} | {_cell(doc.answer.summary)} |"
+        )
+    detail = report.detail
+    if detail:
+        previous = detail.change.previous
+        against = "first turn of its thread" if previous is None else f"vs turn {previous}"
+        lines += ["", f"## Turn {detail.turn} ({against})", ""]
+        lines += [
+            f"- removed {_code(i.label)} (turn {previous}'s [{i.position}])" for i in detail.removed_items
+        ]
+        lines += [
+            f"- added {_code(i.label)} ([{i.position}], {i.tokens} token{'' if i.tokens == 1 else 's'})"
+            for i in detail.added_items
+        ]
+        for found in detail.fragment_diffs:
+            lines += ["", f"{_code(found.label)} replaces {_code(found.replaces)}:", ""]
+            if found.fields:
+                lines += [
+                    f"- {k}: {_code(json.dumps(v.before))} → {_code(json.dumps(v.after))}"
+                    for k, v in found.fields.items()
+                ]
+            if found.diff:
+                lines += [
+                    "```diff",
+                    *(("+" if r[:1] == "+" else "-" if r[:1] == "-" else " ") + r[2:] for r in found.diff),
+                    "```",
+                ]
+        if detail.instructions_diff:
+            lines += ["", "```diff", *detail.instructions_diff, "```"]
+        lines += ["", *_answer(detail.answer)]
+    return lines
+
+
+def _show(report: ShowReport) -> list[str]:
+    turn = report.turn
     lines = [
-        f"# Turn {turn['turn']} of {_code(report['source'])}",
+        f"# Turn {turn.turn} of {_code(report.source)}",
         "",
-        f"model {_code(turn['model'])}, {turn['transport']}, change **{turn['change']['kind']}**, "
-        f"{turn['tokens']['total']} tokens",
+        f"model {_code(turn.model)}, {turn.transport}, change **{turn.change.kind}**, "
+        f"{turn.tokens.total} tokens",
         "",
-        f"tools: {', '.join(report['tools']) or 'none'}",
+        f"tools: {', '.join(report.tools) or 'none'}",
         "",
         "```",
     ]
-    lines += [f"{i['position']:>3}  {i['label']}" for i in report["input"]]
-    return [*lines, "```"]
+    lines += [f"{i.position:>3}  {i.label}" for i in report.input]
+    return [*lines, "```", "", *_answer(turn.answer)]
 
 
 def _pair_bits(pair: dict[str, Any]) -> dict[str, list[str]]:
@@ -167,6 +213,11 @@ def _compare(report: dict[str, Any]) -> list[str]:
 
 def render_markdown(report: DiffReport | ShowReport | CompareReport | dict[str, Any]) -> str:
     """Markdown text of any report document (a model, or its `wire()` form)."""
-    doc = report if isinstance(report, dict) else report.wire()
-    render = {"diff": _diff, "show": _show, "compare": _compare}[doc["report"]]
-    return "\n".join(render(doc)) + "\n"
+    doc = TypeAdapter(ReportDoc).validate_python(report) if isinstance(report, dict) else report
+    if isinstance(doc, DiffReport):
+        lines = _diff(doc)
+    elif isinstance(doc, ShowReport):
+        lines = _show(doc)
+    else:
+        lines = _compare(doc.wire())
+    return "\n".join(lines) + "\n"

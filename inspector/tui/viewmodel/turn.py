@@ -1,5 +1,6 @@
 """The turn view: a turn's instructions, `input[]`, `tools[]` and parameters, each diffed against a
-target turn (the previous turn of its thread, or the marked turn), with unchanged runs folded.
+target turn (the previous turn of its thread, or the marked turn), with unchanged runs folded; then
+the answer the request got back.
 
 Folds are keyed by section and position (`input:0`, `instructions:40`), so a fold opened on one
 turn stays open while the reader moves to the next turn of a growing session.
@@ -219,6 +220,32 @@ def _params(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str
     return out
 
 
+def _answer(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]) -> list[Line]:
+    """What the request got back, after its context: each output item, the status, the usage."""
+    answer = result.answer
+    out = [_section("answer", f"{answer.status}, {answer.usage_line()}")]
+    if answer.error:
+        out.append(Line.plain(f"  error: {clip(answer.error, LABEL_WIDTH)}", "error"))
+    if not answer.items:
+        out.append(Line.plain("  no output items", "dim"))
+    for n, item in enumerate(answer.items):
+        key = f"answer:{n}"
+        texts = [t for t in (item.text, item.plan) if t] if item.type != "function_call" else []
+        if item.type == "custom_tool_call" and item.arguments:
+            texts = [item.arguments]
+        head = item.kind if texts else item.step.line()
+        out.append(Line((Run("  > ", "added"), Run(clip(head, LABEL_WIDTH), "added"))))
+        for text in texts:
+            if text is item.plan:
+                out.append(Line.plain("    proposed plan", "modemark"))
+            lines = text.strip("\n").splitlines()
+            shown = lines if key in expanded else lines[:NEW_TEXT_LINES]
+            out += [Line.plain(f"    {clip(row, LINE_CHARS)}") for row in shown]
+            if len(shown) < len(lines):
+                out.append(_fold(key, count(len(lines) - len(shown), "more line")))
+    return out
+
+
 def turn_view(
     result: TurnAnalysis, target: TurnAnalysis | None, *, reason: str, expanded: set[str]
 ) -> TurnView:
@@ -240,7 +267,7 @@ def turn_view(
         view.lines.append(Line.plain(f"  status {clip(status, LABEL_WIDTH)}", "error"))
     view.lines += [Line.plain(f"  note: {clip(n, LABEL_WIDTH)}", "note") for n in result.notes]
     view.lines += [Line.plain(f"  {clip(e.sentence, LABEL_WIDTH)}", "modemark") for e in result.mode_events]
-    for section in (_instructions, _input, _tools, _params):
+    for section in (_instructions, _input, _tools, _params, _answer):
         view.lines.append(Line.plain(""))
         view.lines += section(result, target, expanded)
     return view

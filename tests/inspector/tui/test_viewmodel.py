@@ -25,8 +25,9 @@ def test_timeline_rows_keep_change_kinds_apart_without_colour(analysed: Callable
 
 def test_timeline_marks_world_changes_and_mode_messages(analysed: Callable[[str], Analysis]) -> None:
     rows = texts(Inspector(analysed("world")).timeline())
-    assert rows[1].endswith("mode default → plan") and " wm " in rows[1]
-    assert rows[2].endswith("goal")
+    # each row ends with its answer in short, after the marks
+    assert rows[1].endswith('mode default → plan → message "done."') and " wm " in rows[1]
+    assert rows[2].endswith('goal → message "done."')
     assert " wm " not in rows[0]
 
 
