@@ -232,7 +232,8 @@ def _analyse_turn(
         turn.items,
         carry.mode if carry else None,
         carry.revisions if carry else 0,
-        answer=result.answer,
+        # A compaction request's answer is a summary: a plan quoted in it is not a new submission.
+        answer=None if turn.request_kind in COMPACTION_REQUEST_KINDS else result.answer,
         initial=carry is None,
     )
     result.mode_events = events

@@ -123,3 +123,21 @@ def test_tool_filter_and_goal_update_land_on_the_turn_whose_answer_made_them(
         [],
     ]
     assert filter_turns(analysis, "tool:update_goal") == [1]
+
+
+def test_a_compaction_summary_quoting_the_plan_is_no_submission(tmp_path: Path) -> None:
+    s = Script()
+    meta = {"content-type": "application/json", "session-id": "s1"}
+    t1 = [*initial_context(), message("user", "plan greet")]
+    proposal = message("assistant", f"<proposed_plan>\n{PLAN}</proposed_plan>\n")
+    s.request(body(t1), response=completed("resp_1", [proposal]), headers=meta)
+    prompt = message("user", "Summarise the conversation so far for a handoff.")
+    summary = message("assistant", f"The plan so far:\n<proposed_plan>\n{PLAN}</proposed_plan>\n")
+    compaction = {**meta, "x-codex-turn-metadata": json.dumps({"request_kind": "compaction"})}
+    s.request(
+        body([*t1, proposal, prompt], tools=[]), response=completed("resp_2", [summary]), headers=compaction
+    )
+    said = [
+        [e.sentence for e in t.mode_events] for t in analyse_recording(s.write(tmp_path / "c.jsonl")).turns
+    ]
+    assert said == [["plan submitted (revision 1)"], []]
