@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
+from inspector.analysis.changes import change_words
 from inspector.reports.build import params_to_show
 from inspector.reports.models import (
     AnswerDoc,
@@ -23,7 +24,7 @@ from inspector.reports.models import (
 )
 from inspector.reports.terminal import KIND_STYLE, Paths, line
 
-__all__ = ["answer_section", "change_words", "detail", "turn_row", "world_state"]
+__all__ = ["answer_section", "detail", "turn_row", "world_state"]
 
 CONTENT_LINES = 12
 """Lines of an added text shown before the rest is counted (`--full`: all of them)."""
@@ -49,15 +50,8 @@ def _token_detail(doc: TurnDoc) -> str | None:
     )
 
 
-def change_words(doc: TurnDoc) -> str:
-    """`kept 5 +4 -1`: the turn's items against the previous turn of its thread (every view's words)."""
-    change = doc.change
-    delta = f"kept {change.kept}"
-    if change.added:
-        delta += f" +{change.added}"
-    if change.removed:
-        delta += f" -{change.removed}"
-    return delta
+def _change(doc: TurnDoc) -> str:
+    return change_words(doc.change.kept, doc.change.added, doc.change.removed)
 
 
 def turn_row(console: Console, doc: TurnDoc, paths: Paths) -> None:
@@ -69,7 +63,7 @@ def turn_row(console: Console, doc: TurnDoc, paths: Paths) -> None:
         console,
         (f"  turn {doc.turn:<3}", "bold"),
         (f"{kind:<11}", KIND_STYLE.get(kind, "")),
-        f"{doc.items:>4} {'item ' if doc.items == 1 else 'items'}  {change_words(doc):<18} {_tokens(doc)}",
+        f"{doc.items:>4} {'item ' if doc.items == 1 else 'items'}  {_change(doc):<18} {_tokens(doc)}",
         (status, "bold red"),
     )
     detail_line = _token_detail(doc)
@@ -104,12 +98,11 @@ def turn_row(console: Console, doc: TurnDoc, paths: Paths) -> None:
         line(console, "        · ", (paths(note), "dim"))
 
 
-def _item_line(console: Console, sign: str, item: ItemDoc, style: str, paths: Paths, side: str = "") -> None:
-    # `side` names whose index it is where old and new indices meet (`removed` lists the previous
-    # turn's positions, `added` this turn's).
+def _item_line(console: Console, sign: str, item: ItemDoc, style: str, paths: Paths) -> None:
+    # The section heading says whose positions these are (removed: the previous turn's; added: this one's).
     line(
         console,
-        (f"    {sign} {side}[{item.position}] ", style),
+        (f"    {sign} [{item.position}] ", style),
         paths(item.label),
         (f"  {item.tokens} tok", "dim"),
     )

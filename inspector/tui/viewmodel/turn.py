@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.analysis.analyse import TurnAnalysis
+from inspector.analysis.changes import TurnChange, change_words, compare_turns
 from inspector.analysis.diffs import params_diff, params_of, tools_by_name, tools_diff
 from inspector.analysis.instructions import base_instructions
 from inspector.analysis.item_diff import TextDiff, diff_items, diff_text, item_text
@@ -127,47 +128,72 @@ def _instructions(result: TurnAnalysis, target: TurnAnalysis | None, expanded: s
     return out + text_diff_lines(diff_text(before.text, now.text), "instructions", expanded)
 
 
-def _item_line(op: str, item: Item, turn: int) -> Line:
+def _item_line(op: str, item: Item, turn: int, side: str = "", note: str = "") -> Line:
+    """One item; `side` says whose position it is where both appear (`old`: the target turn's, `new`:
+    this turn's)."""
     marker = {"added": "+", "removed": "-", "changed": "~", "same": "="}[op]
-    return Line(
-        (
-            Run(f"  {marker} ", op),
-            Run(f"#{item.position:<4}", "dim"),
-            Run(clip(item.label, LABEL_WIDTH), op if op != "same" else ""),
-            Run(f"  {item.tokens} tok", "dim"),
-        ),
-        f"item:{turn}:{item.position}",
-    )
+    runs = [
+        Run(f"  {marker} ", op),
+        Run(f"{side + ' ' if side else ''}#{item.position:<4}", "dim"),
+        Run(clip(item.label, LABEL_WIDTH), op if op != "same" else ""),
+        Run(f"  {item.tokens} tok", "dim"),
+    ]
+    if note:
+        runs.append(Run(f"  ({note})", "dim"))
+    return Line(tuple(runs), f"item:{turn}:{item.position}")
+
+
+def _change(result: TurnAnalysis, target: TurnAnalysis | None) -> TurnChange:
+    """The analysis's change against the target: the turn's own when the target is its previous turn,
+    else the same comparison against the marked turn (one definition of kept, added and removed)."""
+    if target is None or target.turn.number == result.change.previous:
+        return result.change
+    return compare_turns(target.turn.items, result.turn.items, previous_number=target.turn.number)
 
 
 def _input(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]) -> list[Line]:
+    """`input[]` as the analysis counts it: the kept prefix, then what the target had after it (old
+    positions) and what this turn has instead (new positions), paired where an item was edited."""
     items = result.turn.items
-    before = target.turn.items if target else []
     here, there = result.turn.number, target.turn.number if target else 0
-    changes = diff_items(before, items)
-    added = sum(1 for c in changes if c.op == "added")
-    removed = sum(1 for c in changes if c.op == "removed")
-    changed = sum(1 for c in changes if c.op == "changed")
-    kept = sum(c.count for c in changes if c.op == "same")
-    summary = f"{count(len(items), 'item')}: {kept} unchanged, +{added} -{removed} ~{changed}"
+    change = _change(result, target)
+    summary = f"{count(len(items), 'item')}: " + change_words(
+        change.kept, len(change.added), len(change.removed)
+    )
+    both = target is not None and bool(change.removed)  # old and new positions side by side
+    old, new = ("old", "new") if both else ("", "")
+    if both:
+        summary += f"  (old #: turn {there}'s positions, new #: this turn's)"
     out = [_section("input[]", summary)]
-    for change in changes:
-        if change.op == "same" and change.after is not None:
-            start = change.after.position
-            key = f"input:{start}"
-            if key in expanded or change.count == 1:
-                out += [_item_line("same", i, here) for i in items[start : start + change.count]]
+    if change.kept:
+        if "input:0" in expanded or change.kept == 1:
+            out += [_item_line("same", i, here, "   " if both else "") for i in items[: change.kept]]
+        else:
+            span = f"#0-#{change.kept - 1}"
+            out.append(_fold("input:0", f"{count(change.kept, 'unchanged item')} {span}"))
+    for step in diff_items(change.removed, change.added):
+        if step.op == "same" and step.before is not None and step.after is not None:
+            was, now = step.before.position, step.after.position
+            key = f"input:{now}"
+            if key in expanded or step.count == 1:
+                for k in range(step.count):
+                    before, after = change.removed[was - change.kept + k], items[now + k]
+                    out.append(_item_line("removed", before, there, old))
+                    out.append(_item_line("added", after, here, new, f"the same as old #{before.position}"))
             else:
-                span = f"#{start}-#{start + change.count - 1}"
-                out.append(_fold(key, f"{count(change.count, 'unchanged item')} {span}"))
-        elif change.op == "added" and change.after is not None:
-            out.append(_item_line("added", change.after, here))
-        elif change.op == "removed" and change.before is not None:
-            out.append(_item_line("removed", change.before, there))
-        elif change.before is not None and change.after is not None:
-            out.append(_item_line("changed", change.after, here))
-            diff = diff_text(item_text(change.before), item_text(change.after))
-            fold_id = f"item:{change.after.position}"
+                moved = f"old #{was}-#{was + step.count - 1} -> new #{now}-#{now + step.count - 1}"
+                out.append(
+                    _fold(key, f"{count(step.count, 'item')} sent again after the break, unchanged: {moved}")
+                )
+        elif step.op == "added" and step.after is not None:
+            out.append(_item_line("added", step.after, here, new))
+        elif step.op == "removed" and step.before is not None:
+            out.append(_item_line("removed", step.before, there, old))
+        elif step.before is not None and step.after is not None:
+            out.append(_item_line("removed", step.before, there, old))
+            out.append(_item_line("changed", step.after, here, new, f"edited old #{step.before.position}"))
+            diff = diff_text(item_text(step.before), item_text(step.after))
+            fold_id = f"item:{step.after.position}"
             out += text_diff_lines(diff, fold_id, expanded, indent="      ", limit=ITEM_DIFF_LINES)
     return out
 
