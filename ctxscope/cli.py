@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "inspect": "inspector.cli",
     "otel": "inspector.otel.cli",
     "resend": "ctxscope.resend",
+    "bisect": "ctxscope.bisect.command",
     "promote": "ctxscope.promote",
     "demo": "ctxscope.demo",
 }

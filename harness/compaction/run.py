@@ -30,6 +30,7 @@ from harness.events import Compacted
 from harness.request import TurnRequest, build_request
 from harness.turn_metadata import TurnIds, workspace_status
 from harness.wire.types import MessageItem, to_wire
+from proxy.responses.vocabulary import CodexHeader, RequestKind
 
 if TYPE_CHECKING:
     from harness.loop_host import LoopHost
@@ -38,7 +39,7 @@ __all__ = ["COMPACTION_FORMS", "CompactionTrigger", "compact", "context_tokens",
 
 CompactionTrigger = Literal["manual", "auto", "context_length"]
 COMPACTION_FORMS = ("local", "remote", "remote_v2")
-REMOTE_V2_HEADER = {"x-codex-beta-features": "remote_compaction_v2"}
+REMOTE_V2_HEADER = {CodexHeader.BETA_FEATURES.value: "remote_compaction_v2"}
 
 
 def context_tokens(agent: LoopHost) -> int:
@@ -70,7 +71,7 @@ def _request(
         turn_id=turn_id,
         options=config.request_options(agent.model),
         window=agent.window,
-        request_kind="compaction",
+        request_kind=RequestKind.COMPACTION.value,
         workspaces=workspace_status(agent.context.cwd),
         ids=TurnIds(
             session_id=agent.session_id,

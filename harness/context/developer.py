@@ -181,7 +181,11 @@ MODEL_SWITCH_SPEC = FragmentSpec(
     world=WorldMeaning(
         lambda values, state: {"context_model": values["model"]} if values.get("model") else {},
         # The model the context last named; the request's own model is `WorldState.model`.
-        fields={"context_model": Annotated[str, StateField("model switch notice", echo_of="model")]},
+        fields={
+            "context_model": Annotated[
+                str, StateField("model switch notice", echo_of="model", short="switch")
+            ]
+        },
     ),
 )
 

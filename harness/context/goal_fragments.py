@@ -37,7 +37,9 @@ _CLOSE = "</codex_internal_context>"
 
 # World state: the objective is `WorldState.goal`; what happens to the goal (status changes, goal
 # turns) is a log only the context carries, told one entry at a time.
-GOAL_EVENTS_FIELD = Annotated[list[str], StateField("goal", ChangeStyle.EVENTS, on_first_turn=True)]
+GOAL_EVENTS_FIELD = Annotated[
+    list[str], StateField("goal", ChangeStyle.EVENTS, on_first_turn=True, short="goal log")
+]
 _STATUS_EVENT = {
     "active": "resumed",
     "paused": "paused",

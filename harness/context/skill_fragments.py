@@ -170,7 +170,7 @@ SELECTED_SKILL_SPEC = FragmentSpec(
         # Skills the user selected with `$name` in this context, in order.
         fields={
             "selected_skills": Annotated[
-                list[str], StateField("skill", ChangeStyle.SELECTED, on_first_turn=True)
+                list[str], StateField("skill", ChangeStyle.SELECTED, on_first_turn=True, short="selected")
             ]
         },
     ),

@@ -14,7 +14,7 @@ from typing import Any
 
 from inspector.analysis.answers import Answer, turn_answer
 from inspector.analysis.attribution import ItemTotals, TokenReport, attribute, item_totals
-from inspector.analysis.changes import COMPACTION_REQUEST_KINDS, TurnChange, compare_turns
+from inspector.analysis.changes import ChangeKind, TurnChange, compare_turns
 from inspector.analysis.compaction import CompactionReport, compaction_report
 from inspector.analysis.diffs import ToolDiff, instructions_diff, params_diff, tools_diff
 from inspector.analysis.instructions import effective_instructions, mark_base_prompt
@@ -32,6 +32,7 @@ from inspector.analysis.world_state import (
 )
 from proxy.errors import ConfigError, RecordingError
 from proxy.model import Exchange, RecordingHeader
+from proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS, RequestKind
 from proxy.store import read_recording
 
 
@@ -126,25 +127,25 @@ def _notes(turn: Turn, change: TurnChange, unknown: list[str]) -> list[str]:
                 f"previous_response_id {turn.previous_response_id} not in the recording: context incomplete"
             )
     if (
-        change.kind == "append"
+        change.kind == ChangeKind.APPEND
         and not change.added
         and change.previous is not None
         and turn.request_kind not in COMPACTION_REQUEST_KINDS
     ):
         notes.append(f"same input as turn {change.previous} (a retry or a prewarm)")
-    if change.kind == "rewrite" and change.removed:
+    if change.kind == ChangeKind.REWRITE and change.removed:
         now = change.added[0].label if change.added else "nothing"
         notes.append(f"prefix broken at item {change.kept}: {change.removed[0].label} → {now}")
-    elif change.kind == "fork":
+    elif change.kind == ChangeKind.FORK:
         notes.append(f"forked from turn {change.previous} after {_count(change.kept, 'shared item')}")
-    if turn.request_kind == "compaction":
+    if turn.request_kind == RequestKind.COMPACTION:
         notes.append(
             f"compaction request (request_kind compaction): {max(len(turn.items) - 1, 0)} items "
             "of history sent to be summarised" + ("" if turn.body.get("tools") else ", no tools")
         )
     elif turn.endpoint == "responses/compact":
         notes.append(f"remote compaction request (/responses/compact) over {len(turn.items)} items")
-    elif turn.request_kind and turn.request_kind != "turn":
+    elif turn.request_kind and turn.request_kind != RequestKind.TURN:
         notes.append(f"request_kind {turn.request_kind}")
     if unknown:
         notes.append(f"{_count(len(unknown), 'unrecognised item')}: " + ", ".join(sorted(set(unknown))))
@@ -167,7 +168,7 @@ def _analyse_turn(
         previous_request_kind=prev.request_kind if prev else None,
         fork=fork,
     )
-    appended = carry is not None and change.kind == "append"
+    appended = carry is not None and change.kind == ChangeKind.APPEND
     items_state = fold_items(
         carry.items_state if carry and appended else empty_state(), change.added if appended else turn.items
     )
@@ -217,9 +218,13 @@ def _analyse_turn(
             turn.body, totals, turn.usage, shared_items_tokens=shared_items, same_head=same_head
         ),
     )
-    if change.kind == "compaction" and prev is not None:
+    if change.kind == ChangeKind.COMPACTION and prev is not None:
         history = prev.items
-        if prev.request_kind == "compaction" and prev.items and prev.items[-1].kind == "user_message":
+        if (
+            prev.request_kind == RequestKind.COMPACTION
+            and prev.items
+            and prev.items[-1].kind == "user_message"
+        ):
             # The compaction request appended its prompt to the history; the prompt is not history.
             history = prev.items[:-1]
         result.compaction = compaction_report(history, prev, turn, change.kept)

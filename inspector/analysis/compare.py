@@ -25,6 +25,7 @@ from inspector.analysis.normalise import cross_run
 from inspector.analysis.structure import structural_differences
 from inspector.analysis.threads import Thread
 from proxy.errors import ConfigError
+from proxy.responses.vocabulary import PER_REQUEST_HEADERS, THREAD_HEADERS
 
 __all__ = ["DIFFERENCE_FIELDS", "Comparison", "TurnComparison", "compare_analyses"]
 
@@ -42,20 +43,7 @@ DIFFERENCE_FIELDS = (
 """What a pair of turns can differ in, named as the keys of a report's pair document."""
 
 # Headers that differ on every request whatever the backend: not a difference worth showing.
-_NOISY_HEADERS = frozenset(
-    {
-        "content-length",
-        "date",
-        "x-client-request-id",
-        "session-id",
-        "thread-id",
-        "x-request-id",
-        "x-codex-turn-metadata",
-        "x-codex-window-id",
-        "host",
-        "traceparent",
-    }
-)
+_NOISY_HEADERS = PER_REQUEST_HEADERS | set(THREAD_HEADERS) | {"host"}
 
 
 @dataclass

@@ -11,12 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from inspector.analysis.changes import (
-    COMPACTION_REQUEST_KINDS,
-    carries_compaction,
-    is_fork_shape,
-)
+from inspector.analysis.changes import carries_compaction, is_fork_shape
 from inspector.analysis.turns import Turn
+from proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS
 
 
 @dataclass

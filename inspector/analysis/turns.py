@@ -15,11 +15,9 @@ from typing import Any
 from inspector.analysis.items import Item
 from proxy.model import Exchange
 from proxy.responses import thread_hint
+from proxy.responses.vocabulary import FINAL_STATUSES, SIDE_SOURCES, RequestKind, turn_metadata
 
 _SKIP_QUIETLY = ("models",)
-_TERMINAL_STATUSES = ("completed", "failed", "incomplete", "cancelled")
-SIDE_SOURCES = frozenset({"thread_title"})
-"""Codex `thread_source` values of requests made beside the conversation, not part of it."""
 
 
 @dataclass
@@ -63,13 +61,6 @@ class Turn:
         return value if isinstance(value, str) else None
 
 
-def _header(headers: dict[str, str], name: str) -> str | None:
-    for key, value in headers.items():
-        if key.lower() == name:
-            return value
-    return None
-
-
 def _request_body(exchange: Exchange) -> dict[str, Any] | None:
     body = exchange.request_body
     if not isinstance(body, dict):
@@ -89,20 +80,6 @@ def _input_list(body: dict[str, Any]) -> list[Any]:
     if isinstance(value, str):
         return [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": value}]}]
     return list(value) if isinstance(value, list) else []
-
-
-def _turn_metadata(exchange: Exchange, body: dict[str, Any]) -> dict[str, Any]:
-    raw = _header(exchange.request_headers, "x-codex-turn-metadata")
-    meta = body.get("client_metadata")
-    if raw is None and isinstance(meta, dict):
-        raw = meta.get("x-codex-turn-metadata")
-    if not isinstance(raw, str):
-        return {}
-    try:
-        parsed = json.loads(raw)
-    except ValueError:
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
 
 
 def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any], dict[str, Any] | None]:
@@ -131,7 +108,7 @@ def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any]
         return "no response", None, rid, output, usage
     err = response.get("error")
     status = str(response.get("status") or ("completed" if exchange.endpoint == "responses/compact" else "?"))
-    if status == "in_progress" or (exchange.sse and status not in _TERMINAL_STATUSES):
+    if status == "in_progress" or (exchange.sse and status not in FINAL_STATUSES):
         status = "incomplete stream"  # the stream ended without a terminal event
     message = None
     if isinstance(err, dict):
@@ -179,11 +156,11 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
             else:
                 full = parent.raw_input + parent.output + sent
         status, error, rid, output, usage = _outcome(exchange)
-        meta = _turn_metadata(exchange, body)
+        meta = turn_metadata(exchange.request_headers, body)
         kind = meta.get("request_kind")
         source = meta.get("thread_source")
         if exchange.endpoint == "responses/compact":
-            kind = "compact"
+            kind = RequestKind.COMPACT.value
         turn = Turn(
             number=len(turns) + 1,
             exchange=exchange,

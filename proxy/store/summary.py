@@ -9,12 +9,10 @@ from urllib.parse import urlsplit
 
 from ..model import Exchange
 from ..responses.threads import thread_hint
+from ..responses.vocabulary import FINAL_STATUSES, UNSUCCESSFUL_STATUSES
 from .reader import Recording
 
 __all__ = ["RecordingSummary", "summarise"]
-
-
-_TERMINAL_STATUSES = ("completed", "failed", "incomplete", "cancelled")
 
 
 def exchange_errors(exchange: Exchange) -> list[str]:
@@ -25,7 +23,7 @@ def exchange_errors(exchange: Exchange) -> list[str]:
     if exchange.status is not None and exchange.status >= 400:
         problems.append(f"HTTP {exchange.status}")
     response = exchange.response or {}
-    if response.get("status") in ("failed", "incomplete") or response.get("error"):
+    if response.get("status") in UNSUCCESSFUL_STATUSES or response.get("error"):
         error = response.get("error") or {}
         if isinstance(error, dict) and isinstance(error.get("error"), dict):
             error = error["error"]  # an `error` event folded by an older ctxscope
@@ -33,7 +31,7 @@ def exchange_errors(exchange: Exchange) -> list[str]:
         message = error.get("message") if isinstance(error, dict) else None
         detail = ": ".join(str(v) for v in (code, message) if v)
         problems.append(f"response {response.get('status', 'failed')}" + (f" ({detail})" if detail else ""))
-    elif exchange.sse and exchange.error is None and response.get("status") not in _TERMINAL_STATUSES:
+    elif exchange.sse and exchange.error is None and response.get("status") not in FINAL_STATUSES:
         problems.append("response incomplete (the stream ended without a terminal event)")
     return problems
 
