@@ -58,6 +58,7 @@ __all__ = [
     "compare_report",
     "diff_report",
     "difference_words",
+    "first_cwd",
     "params_to_show",
     "show_report",
 ]
@@ -274,7 +275,7 @@ def turn_detail(result: TurnAnalysis, previous: TurnAnalysis | None = None) -> T
     )
 
 
-def _first_cwd(analysis: Analysis) -> str | None:
+def first_cwd(analysis: Analysis) -> str | None:
     """The working directory of the recording's first turn that names one."""
     for result in analysis.turns:
         cwd = world_state_doc(result.state).get("cwd")
@@ -299,7 +300,7 @@ def diff_report(analysis: Analysis, *, turn: int | None = None, thread: str | No
         **_head(),
         report="diff",
         source=analysis.source,
-        root=_first_cwd(analysis),
+        root=first_cwd(analysis),
         warnings=analysis.warnings,
         threads=[
             ThreadDoc(
@@ -330,7 +331,7 @@ def show_report(analysis: Analysis, number: int) -> ShowReport:
         layout=[i.label for i in result.turn.items],
         input=[item_doc(i, text=True) for i in result.turn.items],
         world_state=WorldStateDoc(**world_state_doc(result.state)),
-        root=_first_cwd(analysis),
+        root=first_cwd(analysis),
     )
 
 

@@ -14,6 +14,7 @@ from pydantic import TypeAdapter
 from inspector.analysis.compare import DIFFERENCE_FIELDS
 from inspector.reports.build import difference_words, params_to_show
 from inspector.reports.models import AnswerDoc, CompareReport, DiffReport, ReportDoc, ShowReport, TurnDoc
+from inspector.reports.terminal import Paths
 
 
 def _cell(text: Any) -> str:
@@ -75,8 +76,14 @@ def _answer(answer: AnswerDoc) -> list[str]:
     return lines
 
 
+def _root(root: str | None) -> list[str]:
+    """The root said once, before the first `./…` path."""
+    return [f"Paths `./…` are relative to {_code(root)}.", ""] if Paths(root).active else []
+
+
 def _diff(report: DiffReport) -> list[str]:
-    lines = [f"# ctxscope diff: {_code(report.source)}", ""]
+    rel = Paths(report.root)
+    lines = [f"# ctxscope diff: {_code(report.source)}", "", *_root(report.root)]
     if report.warnings:  # a blank line ends the quote; a table right after it would join it
         lines += [*(f"> warning: {w}" for w in report.warnings), ""]
     if not report.turns:
@@ -93,7 +100,7 @@ def _diff(report: DiffReport) -> list[str]:
             f"| {doc.turn} | {doc.thread} | {c.kind} | {doc.items} | "
             f"{c.kept}/+{c.added}/-{c.removed} | {doc.tokens.total} | "
             f"{_number(usage.get('input_tokens'))} | {_number(usage.get('cached_tokens'))} | "
-            f"{_cell('; '.join(_turn_notes(doc)))} | {_cell(doc.answer.summary)} |"
+            f"{_cell(rel('; '.join(_turn_notes(doc))))} | {_cell(doc.answer.summary)} |"
         )
     detail = report.detail
     if detail:
@@ -101,14 +108,15 @@ def _diff(report: DiffReport) -> list[str]:
         against = "first turn of its thread" if previous is None else f"vs turn {previous}"
         lines += ["", f"## Turn {detail.turn} ({against})", ""]
         lines += [
-            f"- removed {_code(i.label)} (turn {previous}'s [{i.position}])" for i in detail.removed_items
+            f"- removed {_code(rel(i.label))} (turn {previous}'s [{i.position}])"
+            for i in detail.removed_items
         ]
         lines += [
-            f"- added {_code(i.label)} ([{i.position}], {i.tokens} token{'' if i.tokens == 1 else 's'})"
+            f"- added {_code(rel(i.label))} ([{i.position}], {i.tokens} token{'' if i.tokens == 1 else 's'})"
             for i in detail.added_items
         ]
         for found in detail.fragment_diffs:
-            lines += ["", f"{_code(found.label)} replaces {_code(found.replaces)}:", ""]
+            lines += ["", f"{_code(rel(found.label))} replaces {_code(rel(found.replaces))}:", ""]
             if found.fields:
                 lines += [
                     f"- {k}: {_code(json.dumps(v.before))} → {_code(json.dumps(v.after))}"
@@ -131,6 +139,7 @@ def _show(report: ShowReport) -> list[str]:
     lines = [
         f"# Turn {turn.turn} of {_code(report.source)}",
         "",
+        *_root(report.root),
         f"model {_code(turn.model)}, {turn.transport}, change **{turn.change.kind}**, "
         f"{turn.tokens.total} tokens",
         "",
@@ -138,7 +147,8 @@ def _show(report: ShowReport) -> list[str]:
         "",
         "```",
     ]
-    lines += [f"{i.position:>3}  {i.label}" for i in report.input]
+    rel = Paths(report.root)
+    lines += [f"{i.position:>3}  {rel(i.label)}" for i in report.input]
     return [*lines, "```", "", *_answer(turn.answer)]
 
 

@@ -19,6 +19,7 @@ from inspector.analysis.diffs import params_diff, params_of, tools_by_name, tool
 from inspector.analysis.instructions import base_instructions
 from inspector.analysis.item_diff import TextDiff, diff_items, diff_text, item_text
 from inspector.analysis.items import Item
+from inspector.reports.terminal import Paths
 from inspector.tui.viewmodel.lines import Line, Run, clip, count
 
 CONTEXT_LINES = 2
@@ -128,14 +129,14 @@ def _instructions(result: TurnAnalysis, target: TurnAnalysis | None, expanded: s
     return out + text_diff_lines(diff_text(before.text, now.text), "instructions", expanded)
 
 
-def _item_line(op: str, item: Item, turn: int, side: str = "", note: str = "") -> Line:
+def _item_line(op: str, item: Item, turn: int, paths: Paths, side: str = "", note: str = "") -> Line:
     """One item; `side` says whose position it is where both appear (`old`: the target turn's, `new`:
     this turn's)."""
     marker = {"added": "+", "removed": "-", "changed": "~", "same": "="}[op]
     runs = [
         Run(f"  {marker} ", op),
         Run(f"{side + ' ' if side else ''}#{item.position:<4}", "dim"),
-        Run(clip(item.label, LABEL_WIDTH), op if op != "same" else ""),
+        Run(clip(paths(item.label), LABEL_WIDTH), op if op != "same" else ""),
         Run(f"  {item.tokens} tok", "dim"),
     ]
     if note:
@@ -151,7 +152,7 @@ def _change(result: TurnAnalysis, target: TurnAnalysis | None) -> TurnChange:
     return compare_turns(target.turn.items, result.turn.items, previous_number=target.turn.number)
 
 
-def _input(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]) -> list[Line]:
+def _input(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str], paths: Paths) -> list[Line]:
     """`input[]` as the analysis counts it: the kept prefix, then what the target had after it (old
     positions) and what this turn has instead (new positions), paired where an item was edited."""
     items = result.turn.items
@@ -167,7 +168,7 @@ def _input(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]
     out = [_section("input[]", summary)]
     if change.kept:
         if "input:0" in expanded or change.kept == 1:
-            out += [_item_line("same", i, here, "   " if both else "") for i in items[: change.kept]]
+            out += [_item_line("same", i, here, paths, "   " if both else "") for i in items[: change.kept]]
         else:
             span = f"#0-#{change.kept - 1}"
             out.append(_fold("input:0", f"{count(change.kept, 'unchanged item')} {span}"))
@@ -178,20 +179,24 @@ def _input(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]
             if key in expanded or step.count == 1:
                 for k in range(step.count):
                     before, after = change.removed[was - change.kept + k], items[now + k]
-                    out.append(_item_line("removed", before, there, old))
-                    out.append(_item_line("added", after, here, new, f"the same as old #{before.position}"))
+                    out.append(_item_line("removed", before, there, paths, old))
+                    out.append(
+                        _item_line("added", after, here, paths, new, f"the same as old #{before.position}")
+                    )
             else:
                 moved = f"old #{was}-#{was + step.count - 1} -> new #{now}-#{now + step.count - 1}"
                 out.append(
                     _fold(key, f"{count(step.count, 'item')} sent again after the break, unchanged: {moved}")
                 )
         elif step.op == "added" and step.after is not None:
-            out.append(_item_line("added", step.after, here, new))
+            out.append(_item_line("added", step.after, here, paths, new))
         elif step.op == "removed" and step.before is not None:
-            out.append(_item_line("removed", step.before, there, old))
+            out.append(_item_line("removed", step.before, there, paths, old))
         elif step.before is not None and step.after is not None:
-            out.append(_item_line("removed", step.before, there, old))
-            out.append(_item_line("changed", step.after, here, new, f"edited old #{step.before.position}"))
+            out.append(_item_line("removed", step.before, there, paths, old))
+            out.append(
+                _item_line("changed", step.after, here, paths, new, f"edited old #{step.before.position}")
+            )
             diff = diff_text(item_text(step.before), item_text(step.after))
             fold_id = f"item:{step.after.position}"
             out += text_diff_lines(diff, fold_id, expanded, indent="      ", limit=ITEM_DIFF_LINES)
@@ -273,7 +278,12 @@ def _answer(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str
 
 
 def turn_view(
-    result: TurnAnalysis, target: TurnAnalysis | None, *, reason: str, expanded: set[str]
+    result: TurnAnalysis,
+    target: TurnAnalysis | None,
+    *,
+    reason: str,
+    expanded: set[str],
+    root: str | None = None,
 ) -> TurnView:
     """All sections of a turn diffed against `target` (None: shown whole, as new)."""
     turn = result.turn
@@ -291,9 +301,16 @@ def turn_view(
     status = turn.status + (f": {turn.error}" if turn.error else "")
     if turn.status != "completed":
         view.lines.append(Line.plain(f"  status {clip(status, LABEL_WIDTH)}", "error"))
-    view.lines += [Line.plain(f"  note: {clip(n, LABEL_WIDTH)}", "note") for n in result.notes]
-    view.lines += [Line.plain(f"  {clip(e.sentence, LABEL_WIDTH)}", "modemark") for e in result.mode_events]
-    for section in (_instructions, _input, _tools, _params, _answer):
+    paths = Paths(root)
+    view.lines += [Line.plain(f"  note: {clip(paths(n), LABEL_WIDTH)}", "note") for n in result.notes]
+    view.lines += [
+        Line.plain(f"  {clip(paths(e.sentence), LABEL_WIDTH)}", "modemark") for e in result.mode_events
+    ]
+    paths = Paths(root)
+    if paths.active:
+        view.lines.append(Line.plain(f"  paths ./… are relative to {root}", "dim"))
+    sections = (_instructions, lambda r, t, e: _input(r, t, e, paths), _tools, _params, _answer)
+    for section in sections:
         view.lines.append(Line.plain(""))
         view.lines += section(result, target, expanded)
     return view
