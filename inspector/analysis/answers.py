@@ -129,8 +129,9 @@ class Answer:
 
     @property
     def tool_calls(self) -> list[AnswerItem]:
-        """The function and custom tool calls the answer made, in order."""
-        return [i for i in self.items if i.type in _TOOL_CALLS]
+        """The tool calls the answer made, in order: function and custom tool calls, and the
+        built-in tools' calls (`apply_patch_call`, `shell_call`, `web_search_call`, … named by type)."""
+        return [i for i in self.items if i.name is not None]
 
     def summary(self) -> str:
         """The answer in one short line (the timeline's form): its steps, or its status."""
@@ -219,7 +220,13 @@ def _item(raw: Any) -> AnswerItem:
         for k, v in raw.items()
         if k not in ("type", "id", "status", "encrypted_content") and v is not None
     }
-    return AnswerItem(kind, text=json.dumps(rest, ensure_ascii=False) if rest else None, call_id=call_id)
+    # A built-in tool's call (`apply_patch_call`, `local_shell_call`, `web_search_call`): the tool is
+    # named by its type, so `tool:apply_patch` finds it as it finds the custom tool of that name.
+    name: str | None = None
+    if kind.endswith("_call"):
+        name = str(raw.get("name") or kind.removesuffix("_call").removeprefix("local_"))
+    shown = json.dumps(rest, ensure_ascii=False) if rest else None
+    return AnswerItem(kind, name=name, text=shown, call_id=call_id)
 
 
 def answer_of(

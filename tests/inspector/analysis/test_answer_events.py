@@ -125,6 +125,26 @@ def test_tool_filter_and_goal_update_land_on_the_turn_whose_answer_made_them(
     assert filter_turns(analysis, "tool:update_goal") == [1]
 
 
+def test_the_tool_filter_finds_built_in_tool_calls_in_the_answer(tmp_path: Path) -> None:
+    s = Script()
+    t1 = [*initial_context(), message("user", "fix a.py")]
+    patch = {
+        "type": "apply_patch_call",
+        "call_id": "p1",
+        "status": "completed",
+        "operation": {"type": "update_file", "path": "a.py", "diff": "@@\n-x\n+y\n"},
+    }
+    s.request(body(t1), response=completed("resp_1", [patch]))
+    t2 = [*t1, patch, {"type": "apply_patch_call_output", "call_id": "p1", "status": "completed"}]
+    s.request(body(t2), response=completed("resp_2"))
+    analysis = analyse_recording(s.write(tmp_path / "p.jsonl"))
+    assert filter_turns(analysis, "tool:apply_patch") == [1]
+    (call,) = analysis.turns[0].answer.tool_calls
+    assert (call.kind, call.name) == ("apply_patch_call", "apply_patch") and '"path": "a.py"' in (
+        call.text or ""
+    )
+
+
 def test_a_compaction_summary_quoting_the_plan_is_no_submission(tmp_path: Path) -> None:
     s = Script()
     meta = {"content-type": "application/json", "session-id": "s1"}
