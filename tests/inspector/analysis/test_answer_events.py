@@ -87,19 +87,19 @@ def test_a_resumed_planning_session_invents_no_switch_and_no_submission(repo: Pa
     assert _said(resumed) == [["plan submitted (revision 2)"]]
 
 
-def test_the_fresh_handoff_of_knightcode_is_recognised(repo: Path, tmp_path: Path) -> None:
-    submit: dict[str, Any] = {
-        "output": [{"function_call": {"name": "submit_plan", "arguments": {"plan": PLAN}}}]
-    }
+@pytest.mark.parametrize(("profile", "tool"), [("knightcode", "submit_plan"), ("claude", "exit_plan_mode")])
+def test_the_fresh_handoff_of_knightcode_and_claude_is_recognised(
+    repo: Path, tmp_path: Path, profile: str, tool: str
+) -> None:
+    submit: dict[str, Any] = {"output": [{"function_call": {"name": tool, "arguments": {"plan": PLAN}}}]}
     planned = tmp_path / "plan.jsonl"
-    sid = _agent(
-        repo, "knightcode", write_script(tmp_path / "s.json", [submit]), planned, "--plan", "-p", "greet"
-    )
+    script = write_script(tmp_path / "s.json", [submit])
+    sid = _agent(repo, profile, script, planned, "--plan", "-p", "greet")
     # a submission ends the run: its only request's answer is the call, and the event is there
     assert _said(planned) == [["plan submitted (revision 1)"]]
     fresh = tmp_path / "fresh.jsonl"
     done = write_script(tmp_path / "d.json", [{"text": "implemented"}])
-    _agent(repo, "knightcode", done, fresh, "--session", sid, "-p", "/plan approve fresh")
+    _agent(repo, profile, done, fresh, "--session", sid, "-p", "/plan approve fresh")
     assert _said(fresh) == [["implementing the approved plan (new thread)"]]
 
 
