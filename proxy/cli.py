@@ -1,4 +1,4 @@
-"""The proxy package's commands: `proxy` (capture), `replay`, `info`, `export`."""
+"""The proxy package's commands: `proxy` (capture), `replay`, `export` (`info` is the inspector's)."""
 
 from __future__ import annotations
 

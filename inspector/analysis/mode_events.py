@@ -10,10 +10,9 @@ parser), in ctxscope's requests and, for the Codex shapes, in real Codex CLI req
   tool apply_patch blocked while planning
   workspace changed by a planning command: notes.txt
   mode plan → default (plan revision 2 approved)
-  goal completed by the model (update_goal)
 
-A submission (and the model's own goal update) is told on the turn whose answer made it, not on the
-next request that carries it as history. Pure: items and the answer in, `ModeEvent` records out;
+A submission is told on the turn whose answer made it, not on the next request that carries it as
+history. Pure: items and the answer in, `ModeEvent` records out;
 the revision count continues from the previous turn.
 """
 
@@ -33,7 +32,7 @@ from harness.modes.plan.texts import (
 )
 from harness.tools import recognise_still_planning
 from harness.tools.gate import UPDATE_PLAN_IN_PLAN_MODE
-from inspector.analysis.answers import Answer, AnswerItem
+from inspector.analysis.answers import Answer
 from inspector.analysis.items import Item
 
 __all__ = ["ModeEvent", "ModeEventKind", "mode_events"]
@@ -46,7 +45,6 @@ ModeEventKind = Literal[
     "workspace_changed",
     "plan_reminder",
     "plan_handoff",
-    "goal_update",
 ]
 
 _REMINDERS = {
@@ -185,18 +183,7 @@ def mode_events(
         ):
             revisions += 1
             events.append(ModeEvent("plan_submitted", f"plan submitted (revision {revisions})"))
-        elif answered.type == "function_call" and answered.name == "update_goal":
-            status = _goal_status(answered)
-            if status is not None:
-                said = "goal completed" if status == "complete" else f"goal marked {status}"
-                events.append(ModeEvent("goal_update", f"{said} by the model (update_goal)"))
     return events, mode, revisions
-
-
-def _goal_status(item: AnswerItem) -> str | None:
-    args = item.arguments_json()
-    status = args.get("status") if isinstance(args, dict) else None
-    return status if isinstance(status, str) else None
 
 
 def _approved(rest: list[Item], old: str, revisions: int) -> str:

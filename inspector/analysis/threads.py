@@ -111,7 +111,20 @@ def assign_threads(turns: list[Turn]) -> list[Thread]:
         if turn.response_id:
             by_response[turn.response_id] = thread
         done.append(turn)
+    _place_side_requests(turns)
     return threads
+
+
+def _place_side_requests(turns: list[Turn]) -> None:
+    """Each side request belongs to the conversation it was made beside: the thread of the latest
+    conversation turn before it, else (a title asked for while the first turn runs) the first one."""
+    conversation = [t for t in turns if t.side is None]
+    latest: str | None = None
+    for turn in turns:
+        if turn.side is None:
+            latest = turn.thread
+        else:
+            turn.beside = latest or (conversation[0].thread if conversation else None)
 
 
 def _by_prefix(

@@ -15,7 +15,7 @@ from typing import Any
 from inspector.analysis.items import Item
 from proxy.model import Exchange
 from proxy.responses import thread_hint
-from proxy.responses.vocabulary import FINAL_STATUSES, SIDE_SOURCES, RequestKind, turn_metadata
+from proxy.responses.vocabulary import FINAL_STATUSES, SIDE_SOURCES, RequestKind, SideKind, turn_metadata
 
 _SKIP_QUIETLY = ("models",)
 
@@ -49,8 +49,11 @@ class Turn:
     thread_hint: str | None
     """An explicit conversation id (session/thread headers, client_metadata, prompt_cache_key)."""
     side: str | None = None
-    """A side request beside the conversation (Codex's `thread_source`, e.g. `thread_title`: the TUI
-    asks for a session title on a thread of its own), or None for the conversation's own requests."""
+    """A side request beside the conversation (a `SideKind`: Codex's `thread_source` `thread_title`,
+    the TUI asking for a session title on a thread of its own, or a `generate: false` prewarm), or
+    None for the conversation's own requests."""
+    beside: str | None = None
+    """For a side request: the conversation thread it was made beside (the latest one before it)."""
     items: list[Item] = field(default_factory=list)
     thread: str = ""
 
@@ -159,6 +162,9 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
         meta = turn_metadata(exchange.request_headers, body)
         kind = meta.get("request_kind")
         source = meta.get("thread_source")
+        side = source if isinstance(source, str) and source in SIDE_SOURCES else None
+        if body.get("generate") is False:
+            side = SideKind.PREWARM.value  # warms the cache; the next request chains on it
         if exchange.endpoint == "responses/compact":
             kind = RequestKind.COMPACT.value
         turn = Turn(
@@ -178,7 +184,7 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
             error=error,
             request_kind=kind if isinstance(kind, str) else None,
             thread_hint=thread_hint(exchange.request_headers, body),
-            side=source if isinstance(source, str) and source in SIDE_SOURCES else None,
+            side=side,
         )
         turns.append(turn)
         if rid:

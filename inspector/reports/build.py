@@ -8,6 +8,7 @@ or change of meaning.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from inspector.analysis.analyse import Analysis, TurnAnalysis
@@ -36,6 +37,8 @@ from inspector.reports.models import (
     DiffReport,
     FragmentChangeDoc,
     FragmentDiffDoc,
+    FragmentReplacedDoc,
+    GoalEventDoc,
     HeadersDoc,
     ItemDoc,
     ModeEventDoc,
@@ -50,7 +53,7 @@ from inspector.reports.models import (
     TurnDoc,
     WorldStateDoc,
 )
-from inspector.reports.world import describe_changes, world_state_doc
+from inspector.reports.world import describe_changes, goal_event_sentence, world_state_doc
 
 __all__ = [
     "SCHEMA",
@@ -181,6 +184,7 @@ def _turn_fields(result: TurnAnalysis) -> dict[str, Any]:
         "model": turn.model,
         "request_kind": turn.request_kind,
         "side": turn.side,
+        "beside": turn.beside,
         "status": turn.status,
         "error": turn.error,
         "items": len(turn.items),
@@ -195,6 +199,10 @@ def _turn_fields(result: TurnAnalysis) -> dict[str, Any]:
         "fragments_changed": _fragments_changed(result),
         "world_state_changes": describe_changes(result.state_changes),
         "mode_events": [ModeEventDoc(kind=e.kind, sentence=e.sentence) for e in result.mode_events],
+        "goal_events": [
+            GoalEventDoc(kind=e.kind.value, number=e.number, sentence=goal_event_sentence(e))
+            for e in result.goal_events
+        ],
         "instructions_changed": bool(result.instructions_diff),
         "tools": tools_doc(result.tools),
         "params": {k: BeforeAfter(before=a, after=b) for k, (a, b) in result.params.items()},
@@ -243,14 +251,14 @@ def _without_effort(value: Any) -> Any:
     return {k: v for k, v in value.items() if k != "effort"} if isinstance(value, dict) else value
 
 
-def _fragment_diff_doc(found: FragmentDiff) -> FragmentDiffDoc:
+def _replaced_doc(found: FragmentDiff) -> FragmentReplacedDoc:
     optional: dict[str, Any] = {}
     if found.text is not None:
         signs = {"same": "  ", "added": "+ ", "removed": "- "}
         optional["diff"] = [signs[line.op] + line.text for line in found.text.lines]
     else:
         optional["fields"] = {k: BeforeAfter(before=a, after=b) for k, (a, b) in found.fields.items()}
-    return FragmentDiffDoc(
+    return FragmentReplacedDoc(
         position=found.position,
         label=found.part.label,
         replaces_position=found.replaces_position,
@@ -271,7 +279,7 @@ def turn_detail(result: TurnAnalysis, previous: TurnAnalysis | None = None) -> T
         removed_items=[item_doc(i, text=True) for i in result.change.removed],
         instructions_diff=result.instructions_diff,
         world_state=WorldStateDoc(**world_state_doc(result.state)),
-        fragment_diffs=[_fragment_diff_doc(f) for f in replaced],
+        fragments_replaced=[_replaced_doc(f) for f in replaced],
     )
 
 
@@ -314,6 +322,7 @@ def diff_report(analysis: Analysis, *, turn: int | None = None, thread: str | No
         ],
         turns=[turn_doc(r) for r in rows],
         detail=_detail(analysis, turn) if turn is not None else None,
+        side_requests=analysis.side_requests,
     )
 
 
@@ -335,7 +344,22 @@ def show_report(analysis: Analysis, number: int) -> ShowReport:
     )
 
 
-_FIELD_WORDS = {"body_keys": "body fields", "instructions_diff": "instructions", "items_diff": "items"}
+_FIELD_WORDS = {
+    "body_keys": "body fields",
+    "instructions_diff": "instructions",
+    "items_diff": "items",
+    "fragments_diff": "context text",
+}
+
+
+VERDICT_WORDS = {
+    "same": "same",
+    "same_apart": "same apart from the above",
+    "differs": "differs",
+    "only_a": "only in A",
+    "only_b": "only in B",
+}
+"""A compare pair's verdict (`Verdict`) in words: the text report and the TUI compare screen."""
 
 
 def difference_words(fields: list[str]) -> str:
@@ -365,6 +389,11 @@ def _pair_doc(pair: TurnComparison) -> PairDoc:
         status=list(pair.status) if pair.status else None,
         same_structure=pair.same_structure,
         structure_diff=pair.structure,
+        fragments_diff=[
+            FragmentDiffDoc(fragment=f.name, a_item=f.a_item, b_item=f.b_item, diff=list(f.diff), more=f.more)
+            for f in pair.fragments
+        ],
+        verdict=pair.verdict.value,
     )
 
 
@@ -387,6 +416,7 @@ def compare_report(comparison: Comparison) -> CompareReport:
             same_turns=sum(1 for p in pairs if p.same),
             repeated_differences=comparison.repeated,
             identical_apart_from=comparison.identical_apart_from,
+            verdicts=dict(Counter(p.verdict.value for p in pairs)),
         ),
         turns=[_pair_doc(p) for p in pairs],
         **optional,

@@ -36,6 +36,7 @@ def _number(value: int | None) -> str:
 
 def _turn_notes(doc: TurnDoc) -> list[str]:
     notes = list(doc.world_state_changes) + [e.sentence for e in doc.mode_events]
+    notes += [g.sentence for g in doc.goal_events if g.sentence not in doc.world_state_changes]
     if doc.compaction:
         notes.append(doc.compaction.sentence)
     tools = doc.tools
@@ -115,7 +116,7 @@ def _diff(report: DiffReport) -> list[str]:
             f"- added {_code(rel(i.label))} ([{i.position}], {i.tokens} token{'' if i.tokens == 1 else 's'})"
             for i in detail.added_items
         ]
-        for found in detail.fragment_diffs:
+        for found in detail.fragments_replaced:
             lines += ["", f"{_code(rel(found.label))} replaces {_code(rel(found.replaces))}:", ""]
             if found.fields:
                 lines += [

@@ -29,8 +29,10 @@ __all__ = [
     "DiffReport",
     "FragmentChangeDoc",
     "FragmentDiffDoc",
+    "FragmentReplacedDoc",
     "ItemDoc",
     "ModeEventDoc",
+    "GoalEventDoc",
     "PairDoc",
     "PartDoc",
     "ReportDoc",
@@ -163,7 +165,6 @@ class ModeEventDoc(Doc):
         "workspace_changed",
         "plan_reminder",
         "plan_handoff",
-        "goal_update",
     ]
     sentence: str
     """`mode default → plan`, `plan submitted (revision 2)`, `tool apply_patch blocked while planning`."""
@@ -198,6 +199,18 @@ class AnswerDoc(Doc):
     output: list[AnswerItemDoc]
     usage: dict[str, int | None]
     """`input_tokens`, `cached_tokens`, `output_tokens`, `reasoning_tokens`; null: not reported."""
+
+
+class GoalEventDoc(Doc):
+    """One thing that happened to the thread goal in a turn (`inspector.analysis.goal_events`)."""
+
+    kind: Literal[
+        "set", "continuation", "paused", "resumed", "cleared", "completed", "blocked", "budget reached"
+    ]
+    number: int | None = None
+    """For `continuation`: which goal turn of the thread."""
+    sentence: str
+    """`goal set: write a haiku`, `goal continuation #3`, `goal cleared`."""
 
 
 class TokensDoc(Doc):
@@ -242,7 +255,9 @@ class TurnDoc(Doc):
     model: str | None
     request_kind: str | None
     side: str | None = None
-    """A side request beside the conversation (Codex `thread_source`, e.g. `thread_title`)."""
+    """A side request beside the conversation, by kind (`thread_title`, `prewarm`)."""
+    beside: str | None = None
+    """For a side request: the conversation thread it was made beside."""
     status: str
     error: str | None
     items: int
@@ -253,6 +268,9 @@ class TurnDoc(Doc):
     """Sentences, one or more per changed world-state field (`inspector.reports.world`)."""
     mode_events: list[ModeEventDoc] = Field(default_factory=list)
     """Plan mode in this turn's added items: mode switches, submissions, blocked tools, reminders."""
+    goal_events: list[GoalEventDoc] = Field(default_factory=list)
+    """What happened to the thread goal: set, continuation #N, paused, resumed, cleared, completed,
+    blocked, budget reached (the `goal` sentences of `world_state_changes`, typed)."""
     instructions_changed: bool
     tools: ToolsDoc
     params: dict[str, BeforeAfter]
@@ -263,7 +281,7 @@ class TurnDoc(Doc):
     """What this request got back (the next turn's input holds it again, as history)."""
 
 
-class FragmentDiffDoc(Doc):
+class FragmentReplacedDoc(Doc):
     """An added fragment set against the one it replaces (`inspector.analysis.fragment_diff`)."""
 
     position: int
@@ -287,7 +305,7 @@ class TurnDetail(TurnDoc):
     removed_items: list[ItemDoc]
     instructions_diff: list[str]
     world_state: WorldStateDoc
-    fragment_diffs: list[FragmentDiffDoc] = Field(default_factory=list)
+    fragments_replaced: list[FragmentReplacedDoc] = Field(default_factory=list)
     """Added in ctxscope-report/1: each added fragment that replaces one of the previous turn's."""
 
 
@@ -318,6 +336,9 @@ class DiffReport(_Head):
     detail: TurnDetail | None
     root: str | None = None
     """The first turn's working directory; the text report writes paths under it as `./…`."""
+    side_requests: dict[str, int] = Field(default_factory=dict)
+    """Requests beside the conversations by kind (`thread_title`, `prewarm`, `models`), counted apart
+    from the threads' turns (a models list is not a turn at all)."""
 
 
 class ShowReport(_Head):
@@ -347,6 +368,19 @@ class BodyKeysDoc(Doc):
     only_b: list[str]
 
 
+class FragmentDiffDoc(Doc):
+    """A context fragment (or item) at the same place in both requests whose text differs."""
+
+    fragment: str
+    """Its label as normalised: `permissions`, `agents_md:<cwd>`, `environment_context:…`."""
+    a_item: int
+    b_item: int
+    diff: list[str]
+    """The changed lines of the normalised texts: `-…` A's, `+…` B's."""
+    more: int = 0
+    """Changed lines left out of `diff`."""
+
+
 class PairDoc(Doc):
     turn: int
     a_turn: int | None
@@ -366,6 +400,12 @@ class PairDoc(Doc):
     """Added in ctxscope-report/1: same labelled layout, key sets and tool shapes (wording aside)."""
     structure_diff: list[str] = []
     """The structural differences, one line each (empty: the same structure)."""
+    fragments_diff: list[FragmentDiffDoc] = []
+    """Items at the same place whose content differs after normalisation, named, with a diff; a
+    pair is `same` only when there are none."""
+    verdict: Literal["same", "same_apart", "differs", "only_a", "only_b"] = "differs"
+    """The one verdict of the pair (text, JSON and the TUI say the same): `same_apart` = differs only
+    in `summary.repeated_differences`, the differences every aligned pair shares."""
 
 
 class CompareSummary(Doc):
@@ -379,6 +419,8 @@ class CompareSummary(Doc):
     identical_apart_from: list[str] | None = None
     """Added in ctxscope-report/1: `repeated_differences` when the aligned pairs differ in nothing
     else ("identical apart from: endpoint"); null otherwise."""
+    verdicts: dict[str, int] = {}
+    """How many pairs got each `verdict`."""
 
 
 class CompareThreadsDoc(Doc):

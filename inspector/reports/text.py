@@ -15,10 +15,11 @@ from pydantic import TypeAdapter
 from rich.console import Console
 
 from inspector.analysis.compare import DIFFERENCE_FIELDS
-from inspector.reports.build import difference_words
+from inspector.reports.build import VERDICT_WORDS, difference_words
 from inspector.reports.models import CompareReport, DiffReport, ReportDoc, ShowReport, ThreadDoc, TurnDoc
 from inspector.reports.terminal import KIND_STYLE, Paths, line, plural
 from inspector.reports.text_turn import answer_section, detail, turn_row, world_state
+from proxy.responses.vocabulary import side_label
 
 __all__ = ["KIND_STYLE", "render_compare", "render_diff", "render_show", "render_text"]
 
@@ -27,12 +28,16 @@ def render_diff(report: DiffReport, console: Console, *, full: bool = False) -> 
     """The timeline, thread by thread; or, with `--turn`, that turn alone in full."""
     paths = Paths(report.root)
     tok = report.tokenizer
+    turns = sum(1 for t in report.turns if not t.side)
+    threads = sum(1 for t in report.threads if not t.side)
+    beside = ", ".join(f"{side_label(k)} {n}" for k, n in sorted(report.side_requests.items()))
     line(
         console,
         ("recording ", "bold"),
         report.source,
-        f"  ({plural(len(report.turns), 'turn')}, {plural(len(report.threads), 'thread')}; "
-        f"tokens: {tok.name}{' (estimates)' if tok.estimated else ''})",
+        f"  ({plural(turns, 'turn')}, {plural(threads, 'thread')}"
+        + (f"; side requests: {beside}" if beside else "")
+        + f"; tokens: {tok.name}{' (estimates)' if tok.estimated else ''})",
     )
     paths.header(console)
     for warning in report.warnings:
@@ -51,14 +56,62 @@ def render_diff(report: DiffReport, console: Console, *, full: bool = False) -> 
             continue
         head = f"thread {thread.name}" + (f"  id {thread.id}" if thread.id else "")
         if thread.side:
-            head += f"  side requests ({thread.side})"
+            head += f"  side requests ({side_label(thread.side)})"
         if thread.forked_from:
             head += f"  forked from turn {thread.forked_from}"
         line(console, (head, "bold"))
-        for number in numbers:
-            turn_row(console, by_number[number], paths)
+        for run in _runs([by_number[n] for n in numbers]):
+            if len(run) >= FOLD_CONTINUATIONS:
+                _continuations(console, run)
+            else:
+                for doc in run:
+                    turn_row(console, doc, paths)
     if not report.turns:
         line(console, "no model requests in this recording")
+
+
+FOLD_CONTINUATIONS = 3
+"""Consecutive plain goal turns (nothing new but the continuation message) fold into one line from
+this many on: a goal loop of 35 turns reads `turns 5–39  goal continuations #1–#35`."""
+
+
+def _plain_continuation(doc: TurnDoc) -> bool:
+    """A goal turn that brought only its continuation message (and the answer before it)."""
+    events = doc.goal_events
+    return (
+        doc.change.kind == "append"
+        and [e.kind for e in events] == ["continuation"]
+        and doc.world_state_changes == [events[0].sentence]
+        and all(f.kind == "goal_continuation" for f in doc.fragments_changed)
+        and not (doc.mode_events or doc.notes or doc.instructions_changed or doc.params)
+        and not (doc.tools.added or doc.tools.removed or doc.tools.changed or doc.tools.reordered)
+        and doc.status == "completed"
+    )
+
+
+def _runs(docs: list[TurnDoc]) -> list[list[TurnDoc]]:
+    """`docs` cut into runs: each plain continuation joins the run of the one before it."""
+    runs: list[list[TurnDoc]] = []
+    for doc in docs:
+        if runs and _plain_continuation(doc) and _plain_continuation(runs[-1][-1]):
+            runs[-1].append(doc)
+        else:
+            runs.append([doc])
+    return runs
+
+
+def _continuations(console: Console, run: list[TurnDoc]) -> None:
+    first, last = run[0], run[-1]
+    numbers = [e.number for doc in (first, last) for e in doc.goal_events]
+    label = first.goal_events[0].sentence.rsplit(" #", 1)[0]
+    est = "~" if first.tokens.estimated else ""
+    tokens = f"{est}{first.tokens.total:,} tok → {est}{last.tokens.total:,} tok"
+    line(
+        console,
+        (f"  turns {first.turn}–{last.turn}", "bold"),
+        (f"  {label}s #{numbers[0]}–#{numbers[-1]}", "cyan"),
+        (f"  ({len(run)} goal turns, append, {tokens})", "dim"),
+    )
 
 
 def _side_thread(console: Console, thread: ThreadDoc, docs: list[TurnDoc]) -> None:
@@ -68,7 +121,10 @@ def _side_thread(console: Console, thread: ThreadDoc, docs: list[TurnDoc]) -> No
     line(
         console,
         (f"thread {thread.name}", "bold"),
-        (f"  {plural(len(docs), 'side request')} ({thread.side}), folded: turns {turns}", "dim"),
+        (
+            f"  {plural(len(docs), 'side request')} ({side_label(thread.side or '')}), folded: turns {turns}",
+            "dim",
+        ),
         (f"  [not completed: {', '.join(map(str, failed))}]" if failed else "", "bold red"),
     )
 
@@ -139,6 +195,14 @@ def _difference_lines(pair: dict[str, Any], skip: Collection[str]) -> list[Segme
     if "items_diff" not in skip:
         for said in pair["items_diff"]:
             lines.append(("        · items ", (said, "green" if said.startswith("+") else "red")))
+    if "fragments_diff" not in skip:
+        for fragment in pair.get("fragments_diff", []):
+            where = f"A item #{fragment['a_item']}, B item #{fragment['b_item']}"
+            lines.append(("        · ", (fragment["fragment"], "bold"), f" text differs ({where}):"))
+            for changed in fragment["diff"]:
+                lines.append(("            ", (changed, "green" if changed.startswith("+") else "red")))
+            if fragment.get("more"):
+                lines.append((f"            … {fragment['more']} more changed lines",))
     return lines
 
 
@@ -166,6 +230,9 @@ def _repeated_summary(report: dict[str, Any], console: Console) -> frozenset[str
     return frozenset(repeated)
 
 
+_VERDICT_STYLES = {"same": "green", "same_apart": "green", "differs": "yellow"}
+
+
 def render_compare(report: dict[str, Any], console: Console) -> None:
     """Two recordings side by side, turn by turn; differences every turn shares are said once."""
     summary = report["summary"]
@@ -179,16 +246,14 @@ def render_compare(report: dict[str, Any], console: Console) -> None:
     for note in report["notes"]:
         line(console, ("note: ", "yellow"), note)
     repeated = _repeated_summary(report, console)
-    apart = bool(summary.get("identical_apart_from"))
     for pair in report["turns"]:
         row = (f"  turn {pair['turn']:<3}", "bold")
         if pair["a_turn"] is None or pair["b_turn"] is None:
             side, number = ("B", pair["b_turn"]) if pair["a_turn"] is None else ("A", pair["a_turn"])
             line(console, row, (f"only in {side}", "yellow"), (f"  ({side}'s turn {number})", "dim"))
             continue
-        verdict = ("same", "green") if pair["same"] else ("differs", "yellow")
-        if apart:
-            verdict = ("same apart from the above", "green")
+        said = pair.get("verdict", "differs")
+        verdict = (VERDICT_WORDS.get(said, said), _VERDICT_STYLES.get(said, "yellow"))
         numbers = (
             ""  # the recordings' own turn numbers, when the row number is not both of them
             if pair["a_turn"] == pair["b_turn"] == pair["turn"]

@@ -16,7 +16,7 @@ from inspector.reports.build import params_to_show
 from inspector.reports.models import (
     AnswerDoc,
     AnswerItemDoc,
-    FragmentDiffDoc,
+    FragmentReplacedDoc,
     ItemDoc,
     TurnDetail,
     TurnDoc,
@@ -77,6 +77,11 @@ def turn_row(console: Console, doc: TurnDoc, paths: Paths) -> None:
             line(console, "        · ", (paths(sentence), "cyan"))
     for event in doc.mode_events:
         line(console, "        · ", (paths(event.sentence), "green"))
+    for goal in doc.goal_events:
+        # The model's own goal call is told on the turn whose answer made it; the world-state
+        # sentence of the context that carries it comes on the next request.
+        if goal.sentence not in doc.world_state_changes:
+            line(console, "        · ", (paths(goal.sentence), "green"))
     if doc.compaction:
         line(console, "        · ", (paths(doc.compaction.sentence), "magenta"))
     frags = doc.fragments_changed
@@ -131,7 +136,7 @@ def _value(value: Any, paths: Paths) -> str:
     return paths(shown)
 
 
-def _fragment_diff(console: Console, found: FragmentDiffDoc, paths: Paths, full: bool) -> None:
+def _fragment_replaced(console: Console, found: FragmentReplacedDoc, paths: Paths, full: bool) -> None:
     line(
         console,
         (f"        {paths(found.label)}", "dim"),
@@ -167,7 +172,7 @@ def _fragment_diff(console: Console, found: FragmentDiffDoc, paths: Paths, full:
 
 
 def _item_content(
-    console: Console, item: ItemDoc, replaced: dict[str, FragmentDiffDoc], paths: Paths, full: bool
+    console: Console, item: ItemDoc, replaced: dict[str, FragmentReplacedDoc], paths: Paths, full: bool
 ) -> None:
     """The text an added item carries (AGENTS.md, environment, a selected skill, a tool output): a
     fragment that replaces an earlier one as its diff, any other text with its size."""
@@ -179,7 +184,7 @@ def _item_content(
     for label, text in texts:
         found = replaced.get(label)
         if found is not None:
-            _fragment_diff(console, found, paths, full)
+            _fragment_replaced(console, found, paths, full)
             continue
         if not text:
             continue
@@ -275,7 +280,7 @@ def detail(console: Console, doc: TurnDetail, paths: Paths, *, full: bool = Fals
         line(console, ("  removed", "bold red"), (f" (positions in turn {doc.change.previous}):", "dim"))
         for item in doc.removed_items:
             _item_line(console, "-", item, "red", paths)
-    replaced = {f.label: f for f in doc.fragment_diffs}
+    replaced = {f.label: f for f in doc.fragments_replaced}
     if doc.added_items:
         line(console, ("  added", "bold green"), (f" (positions in turn {doc.turn}):", "dim"))
         for item in doc.added_items:

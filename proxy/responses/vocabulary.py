@@ -30,6 +30,7 @@ __all__ = [
     "SideKind",
     "TerminalEvent",
     "header_value",
+    "side_label",
     "turn_metadata",
 ]
 
@@ -137,6 +138,12 @@ class SideKind(StrEnum):
 
 
 _SIDE_LABELS = {SideKind.TITLE: "title", SideKind.PREWARM: "prewarm", SideKind.MODELS: "models list"}
+
+
+def side_label(kind: str) -> str:
+    """What views call a side request of `kind` (a `SideKind` value; an unknown kind as itself)."""
+    return SideKind(kind).label if kind in SideKind._value2member_map_ else kind
+
 
 SIDE_SOURCES = frozenset({SideKind.TITLE.value})
 """Codex `thread_source` values of requests made beside the conversation, not part of it."""

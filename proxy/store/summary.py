@@ -1,4 +1,5 @@
-"""What `ctxscope info` says about a recording: counts, threads, models, sizes, errors."""
+"""What `ctxscope info` says about a recording's exchanges: counts, models, sizes, errors (threads and
+turns are the inspector's analysis: `inspector/info.py`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..model import Exchange
-from ..responses.threads import thread_hint
 from ..responses.vocabulary import FINAL_STATUSES, UNSUCCESSFUL_STATUSES
 from .reader import Recording
 
@@ -43,7 +43,6 @@ class RecordingSummary:
     tool: str
     exchanges: int
     by_endpoint: dict[str, int]
-    threads: int
     models: dict[str, int]
     file_bytes: int
     request_bytes: int
@@ -67,7 +66,6 @@ class RecordingSummary:
 def summarise(recording: Recording) -> RecordingSummary:
     exchanges = recording.exchanges
     models: Counter[str] = Counter()
-    threads: set[str] = set()
     errors: list[str] = []
     hosts: Counter[str] = Counter()
     summarised = summarised_errors = 0
@@ -81,9 +79,6 @@ def summarise(recording: Recording) -> RecordingSummary:
         body = exchange.request_body
         if isinstance(body, dict) and isinstance(body.get("model"), str):
             models[body["model"]] += 1
-        key = thread_hint(exchange.request_headers, body)
-        if key and exchange.is_model_request:
-            threads.add(key)
         usage = (exchange.response or {}).get("usage") or {}
         input_tokens += _count(usage.get("input_tokens") if isinstance(usage, dict) else None)
         output_tokens += _count(usage.get("output_tokens") if isinstance(usage, dict) else None)
@@ -98,7 +93,6 @@ def summarise(recording: Recording) -> RecordingSummary:
         tool=recording.header.tool,
         exchanges=len(exchanges),
         by_endpoint=dict(Counter(e.endpoint for e in exchanges)),
-        threads=len(threads) or (1 if recording.model_requests() else 0),
         models=dict(models),
         file_bytes=recording.path.stat().st_size,
         request_bytes=sum(e.request_size for e in exchanges),

@@ -117,11 +117,14 @@ def test_tool_filter_and_goal_update_land_on_the_turn_whose_answer_made_them(
     s.request(body(t1), response=completed("resp_1", [update]))
     t2 = [*t1, update, {"type": "function_call_output", "call_id": "g1", "output": "goal complete"}]
     s.request(body(t2), response=completed("resp_2"))
-    analysis = analyse_recording(s.write(tmp_path / "goal.jsonl"))
-    assert [[e.sentence for e in t.mode_events] for t in analysis.turns] == [
-        ["goal completed by the model (update_goal)"],
-        [],
-    ]
+    path = s.write(tmp_path / "goal.jsonl")
+    analysis = analyse_recording(path)
+    # told on the turn whose answer made the call, not on the next request that carries it
+    assert [[e.kind.value for e in t.goal_events] for t in analysis.turns] == [["completed"], []]
+    doc = json.loads(run_cli("diff", str(path), "--format", "json").stdout)
+    assert [[e["sentence"] for e in t["goal_events"]] for t in doc["turns"]] == [["goal completed"], []]
+    text = run_cli("diff", str(path), "--no-color", env={"COLUMNS": "200"}).stdout
+    assert "· goal completed" in text.split("turn 2")[0]
     assert filter_turns(analysis, "tool:update_goal") == [1]
 
 

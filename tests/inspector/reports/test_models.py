@@ -47,6 +47,7 @@ def test_published_key_names_and_optional_keys(analysed: Callable[[str], Analysi
         "turns",
         "detail",
         "root",
+        "side_requests",
     ]
     assert doc["schema"] == SCHEMA and doc["report"] == "diff"
     detail = doc["detail"]
@@ -55,7 +56,7 @@ def test_published_key_names_and_optional_keys(analysed: Callable[[str], Analysi
         "removed_items",
         "instructions_diff",
         "world_state",
-        "fragment_diffs",
+        "fragments_replaced",
     ]
     assert {"date", "sandbox", "approval", "network"} <= set(detail["world_state"])
     assert not {"current_date", "sandbox_mode"} & set(detail["world_state"])

@@ -59,7 +59,7 @@ def test_diff_turn_diffs_a_changed_agents_md_and_full_prints_whole_texts() -> No
     assert "  cwd: . → ./pkg" in cut and "<environment_context>" not in cut
     # --full: the selected skill's whole text, and every line of the AGENTS.md diff
     doc = json.loads(run_cli("diff", str(path), "--turn", "4", "--format", "json").stdout)
-    (agents,) = [f for f in doc["detail"]["fragment_diffs"] if f["label"].startswith("agents_md")]
+    (agents,) = [f for f in doc["detail"]["fragments_replaced"] if f["label"].startswith("agents_md")]
     assert agents["replaces"] == "agents_md:/home/dev/repo" and agents["replaces_position"] == 2
     shown = [row.strip() for row in full.stdout.splitlines()]
     for row in agents["diff"]:

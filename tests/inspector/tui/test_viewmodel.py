@@ -27,7 +27,7 @@ def test_timeline_marks_world_changes_and_mode_messages(analysed: Callable[[str]
     rows = texts(Inspector(analysed("world")).timeline())
     # each row ends with its answer in short, after the marks
     assert rows[1].endswith('mode default → plan → message "done."') and " wm " in rows[1]
-    assert rows[2].endswith('goal → message "done."')
+    assert rows[2].endswith('goal set: ship the parser → message "done."')
     assert " wm " not in rows[0]
 
 
