@@ -24,6 +24,7 @@ from proxy.errors import CtxscopeError
 __all__ = ["COMMANDS", "app", "main"]
 
 COMMANDS: dict[str, str] = {
+    "run": "ctxscope.run",
     "proxy": "proxy.capture_cli",
     "replay": "proxy.replay.cli",
     "info": "inspector.info",
@@ -35,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "inspect": "inspector.cli",
     "context": "inspector.context_cli",
     "cache": "inspector.context_cli",
+    "report": "inspector.html.cli",
     "otel": "inspector.otel.cli",
     "resend": "ctxscope.resend",
     "bisect": "ctxscope.bisect.command",

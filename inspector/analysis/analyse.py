@@ -19,7 +19,7 @@ from inspector.analysis.attribution import ItemTotals, TokenReport, attribute, i
 from inspector.analysis.cache_keys import keyed_change
 from inspector.analysis.changes import ChangeKind, TurnChange, compare_turns
 from inspector.analysis.compaction import CompactionReport, compaction_report
-from inspector.analysis.diffs import ToolDiff, instructions_diff, params_diff, tools_diff
+from inspector.analysis.diffs import ToolDiff, effective_tools, instructions_diff, params_diff, tools_diff
 from inspector.analysis.goal_events import GoalEvent, goal_events, goal_events_by_answer
 from inspector.analysis.instructions import effective_instructions, mark_base_prompt
 from inspector.analysis.items import Item, ItemClassifier
@@ -160,7 +160,7 @@ def _notes(turn: Turn, change: TurnChange, unknown: list[str]) -> list[str]:
         )
     elif turn.endpoint == "responses/compact":
         notes.append(f"remote compaction request (/responses/compact) over {len(turn.items)} items")
-    elif turn.request_kind and turn.request_kind != RequestKind.TURN:
+    elif turn.request_kind and turn.request_kind not in (RequestKind.TURN, turn.side):
         notes.append(f"request_kind {turn.request_kind}")
     if unknown:
         notes.append(f"{_count(len(unknown), 'unrecognised item')}: " + ", ".join(sorted(set(unknown))))
@@ -226,10 +226,14 @@ def _analyse_turn(
         )
         if head
         else [],
-        tools=tools_diff(head.body.get("tools"), turn.body.get("tools"))
+        tools=tools_diff(
+            effective_tools(head.body, head.raw_input), effective_tools(turn.body, turn.raw_input)
+        )
         if head and not compaction_request
         else ToolDiff(),
-        params=params_diff(head.body, turn.body) if head and not compaction_request else {},
+        params=params_diff(head.body, turn.body, head.raw_input, turn.raw_input)
+        if head and not compaction_request
+        else {},
         tokens=attribute(
             turn.body, totals, turn.usage, shared_items_tokens=shared_items, same_head=same_head
         ),

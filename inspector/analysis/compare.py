@@ -20,12 +20,21 @@ from urllib.parse import urlsplit
 
 from inspector.analysis.alignment import fingerprint, lcs_align, pair_gaps
 from inspector.analysis.analyse import Analysis, TurnAnalysis
-from inspector.analysis.diffs import PARAM_KEYS, ToolDiff, instructions_diff, params_diff, tools_diff
+from inspector.analysis.diffs import (
+    IN_BAND_ITEM_TYPES,
+    PARAM_KEYS,
+    ToolDiff,
+    effective_tools,
+    instructions_diff,
+    params_diff,
+    tools_diff,
+)
 from inspector.analysis.instructions import BASE_PROMPT_KIND, effective_instructions
 from inspector.analysis.items import Item
 from inspector.analysis.normalise import cross_run, strip_item_ids
 from inspector.analysis.structure import structural_differences
 from inspector.analysis.threads import Thread
+from inspector.analysis.turns import Turn
 from proxy.errors import ConfigError
 from proxy.responses.vocabulary import PER_REQUEST_HEADERS, THREAD_HEADERS
 
@@ -185,6 +194,14 @@ def _headers(headers: dict[str, str]) -> dict[str, str]:
     return {k.lower(): v for k, v in headers.items() if k.lower() not in _NOISY_HEADERS}
 
 
+def _in_band(turn: Turn, norm: Any) -> list[Any]:
+    """The turn's in-band tool and parameter items (`additional_tools`, `configuration_update`),
+    normalised as its body is."""
+    return [
+        norm.body(i) for i in turn.raw_input if isinstance(i, dict) and i.get("type") in IN_BAND_ITEM_TYPES
+    ]
+
+
 def _pair(
     index: int,
     a: TurnAnalysis | None,
@@ -209,7 +226,7 @@ def _pair(
         if va != vb:
             result.headers_changed[name] = (ha[name], hb[name])
     ba, bb = norm_a.body(ta.body), norm_b.body(tb.body)
-    result.params = params_diff(ba, bb)
+    result.params = params_diff(ba, bb, _in_band(ta, norm_a), _in_band(tb, norm_b))
     ignore = {"input", "instructions", "tools", *PARAM_KEYS}  # those are compared above
     result.body_keys_only_a = sorted(set(ba) - set(bb) - ignore)
     result.body_keys_only_b = sorted(set(bb) - set(ba) - ignore)
@@ -218,7 +235,9 @@ def _pair(
         norm_a.text(effective_instructions(ta.body, ta.items)),
         norm_b.text(effective_instructions(tb.body, tb.items)),
     )
-    result.tools = tools_diff(ba.get("tools"), bb.get("tools"))
+    result.tools = tools_diff(
+        effective_tools(ba, _in_band(ta, norm_a)), effective_tools(bb, _in_band(tb, norm_b))
+    )
     labels_a = [norm_a.text(i.label) for i in ta.items]
     labels_b = [norm_b.text(i.label) for i in tb.items]
     if labels_a != labels_b:

@@ -75,9 +75,9 @@ def assign_threads(turns: list[Turn]) -> list[Thread]:
     by_response: dict[str, Thread] = {}
 
     def new_thread(turn: Turn, forked_from: Turn | None) -> Thread:
-        thread = Thread(
-            f"T{len(threads) + 1}", turn.thread_hint, forked_from=forked_from.number if forked_from else None
-        )
+        number = sum(1 for t in threads if t.side is None) + 1  # side threads count as S1, S2, ...
+        forked = forked_from.number if forked_from else None
+        thread = Thread(f"T{number}", turn.thread_hint, forked_from=forked)
         threads.append(thread)
         if turn.thread_hint:
             by_hint[turn.thread_hint] = thread

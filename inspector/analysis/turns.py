@@ -15,7 +15,14 @@ from typing import Any
 from inspector.analysis.items import Item
 from proxy.model import Exchange
 from proxy.responses import thread_hint
-from proxy.responses.vocabulary import FINAL_STATUSES, SIDE_SOURCES, RequestKind, SideKind, turn_metadata
+from proxy.responses.vocabulary import (
+    FINAL_STATUSES,
+    SIDE_SOURCES,
+    RequestKind,
+    SideKind,
+    is_compaction_trigger,
+    turn_metadata,
+)
 
 _SKIP_QUIETLY = ("models",)
 
@@ -167,6 +174,8 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
             side = SideKind.PREWARM.value  # warms the cache; the next request chains on it
         if exchange.endpoint == "responses/compact":
             kind = RequestKind.COMPACT.value
+        elif kind is None and is_compaction_trigger(body):
+            kind = RequestKind.COMPACTION.value  # remote compaction v2 from a client that does not say so
         turn = Turn(
             number=len(turns) + 1,
             exchange=exchange,

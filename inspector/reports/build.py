@@ -14,6 +14,7 @@ from typing import Any
 from inspector.analysis.analyse import Analysis, TurnAnalysis
 from inspector.analysis.answers import Answer
 from inspector.analysis.attribution import usage_numbers
+from inspector.analysis.codex_labels import codex_labels, label_checks
 from inspector.analysis.compaction import CompactionReport
 from inspector.analysis.compare import Comparison, TurnComparison
 from inspector.analysis.diffs import ToolDiff, tool_name
@@ -72,22 +73,31 @@ def _head() -> dict[str, Any]:
     return {"schema": SCHEMA, "tokenizer": TokenizerDoc(name=tokenizer.name, estimated=tokenizer.estimated)}
 
 
-def _part_doc(part: Part, *, text: bool) -> PartDoc:
+def _part_doc(part: Part, *, text: bool, codex_label: str | None = None) -> PartDoc:
     optional: dict[str, Any] = {}
     if part.is_fragment:
         optional["values"] = part.values
     if text:
         optional["text"] = part.text
+    if codex_label is not None:
+        optional["codex_label"] = codex_label
     return PartDoc(kind=part.kind, label=part.label, tokens=part.tokens, **optional)
 
 
 def item_doc(item: Item, *, text: bool = False) -> ItemDoc:
-    """One classified item."""
+    """One classified item (with `text`: as `show` prints it, Codex's part labels checked too)."""
     optional: dict[str, Any] = {}  # keys present only in some documents (left unset otherwise)
+    labels = codex_labels(item) if text else ()
     if item.parts:
-        optional["parts"] = [_part_doc(p, text=text) for p in item.parts]
+        optional["parts"] = [
+            _part_doc(p, text=text, codex_label=labels[i] if i < len(labels) else None)
+            for i, p in enumerate(item.parts)
+        ]
     if text and not item.parts:
         optional["text"] = item.text
+    notes = [check.note() for check in label_checks(item) if not check.agrees] if text else []
+    if notes:
+        optional["label_notes"] = notes
     return ItemDoc(
         position=item.position,
         type=item.type,

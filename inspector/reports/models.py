@@ -124,6 +124,8 @@ class PartDoc(Doc):
     """Fragment parts only: the typed values the fragment carries."""
     text: str | None = None
     """Only where the report shows full text."""
+    codex_label: str | None = None
+    """Codex's own label for the part (`content_item_kinds`, Codex 0.169), where it sent one."""
 
 
 class ItemDoc(Doc):
@@ -138,6 +140,8 @@ class ItemDoc(Doc):
     """Message items only."""
     text: str | None = None
     """Items without parts, only where the report shows full text."""
+    label_notes: list[str] | None = None
+    """Where Codex's part labels and our recognisers disagree, one line each (`show` only)."""
 
 
 class ChangeDoc(Doc):

@@ -154,12 +154,16 @@ def render_show(report: ShowReport, console: Console, *, full: bool = False) -> 
         style = "cyan" if item.kind not in ("user_message", "assistant_message") else ""
         if item.kind.startswith("unknown"):
             style = "bold red"
+        labels = [p.codex_label for p in item.parts or [] if p.codex_label]
         line(
             console,
             (f"  {item.position:>3}  ", "dim"),
             (paths(item.label), style),
             (f"  {item.tokens} tok", "dim"),
+            (f"  codex: {', '.join(labels)}" if labels else "", "dim"),
         )
+        for note in item.label_notes or []:
+            line(console, ("        ! ", "yellow"), (note, "yellow"))
     world_state(console, report.world_state, paths)
     answer_section(console, turn.answer, full=full)
 

@@ -46,6 +46,10 @@ _VOLATILE_KEYS = frozenset(
         "timestamp",
         "started_at",
         "user_agent",
+        # Codex 0.169 over the WebSocket: when the frame was sent (epoch ms, in `client_metadata`) and
+        # when each message was made (epoch s, in `internal_chat_message_metadata_passthrough`).
+        CodexHeader.WS_REQUEST_START.value,
+        "create_time",
     }
 )
 _VERSION_KEY_RE = re.compile(r"(^|[_-])version$", re.IGNORECASE)

@@ -17,8 +17,10 @@ from typing import Any
 
 __all__ = [
     "COMPACTION_REQUEST_KINDS",
+    "COMPACTION_TRIGGER",
     "ERROR_EVENT",
     "FINAL_STATUSES",
+    "ITEM_PASSTHROUGH",
     "PER_REQUEST_HEADERS",
     "SIDE_SOURCES",
     "TERMINAL_EVENTS",
@@ -30,6 +32,7 @@ __all__ = [
     "SideKind",
     "TerminalEvent",
     "header_value",
+    "is_compaction_trigger",
     "side_label",
     "turn_metadata",
 ]
@@ -76,6 +79,13 @@ class CodexHeader(StrEnum):
     INSTALLATION_ID = "x-codex-installation-id"
     BETA_FEATURES = "x-codex-beta-features"
     ORIGINATOR = "originator"
+    WS_REQUEST_START = "x-codex-ws-stream-request-start-ms"
+    """`client_metadata` of a WebSocket frame: when it was sent (epoch ms, new every frame)."""
+
+
+ITEM_PASSTHROUGH = "internal_chat_message_metadata_passthrough"
+"""Codex's per-item metadata (`turn_id`, `create_time` in epoch s, `content_item_kinds`: its own label
+for each content part). Metadata about the item, not what the model reads."""
 
 
 THREAD_HEADERS = (
@@ -159,11 +169,18 @@ def header_value(headers: Mapping[str, str], name: str) -> str | None:
 
 
 def turn_metadata(headers: Mapping[str, str], body: Any) -> dict[str, Any]:
-    """Codex's parsed `x-codex-turn-metadata` (header first, then `client_metadata`); {} when absent."""
-    raw = header_value(headers, CodexHeader.TURN_METADATA)
+    """Codex's parsed `x-codex-turn-metadata`: the header's fields, each overridden by the request's own
+    `client_metadata` copy; {} when absent.
+
+    The request's own copy wins for every field: over the WebSocket the header belongs to the handshake,
+    written when the socket opened (`request_kind: prewarm`) and stale for every later frame, while each
+    frame's `client_metadata` says what that frame is (`turn`, `compaction`)."""
     meta = body.get("client_metadata") if isinstance(body, dict) else None
-    if raw is None and isinstance(meta, dict):
-        raw = meta.get(CodexHeader.TURN_METADATA)
+    own = meta.get(CodexHeader.TURN_METADATA) if isinstance(meta, dict) else None
+    return {**_json_object(header_value(headers, CodexHeader.TURN_METADATA)), **_json_object(own)}
+
+
+def _json_object(raw: Any) -> dict[str, Any]:
     if not isinstance(raw, str):
         return {}
     try:
@@ -171,3 +188,16 @@ def turn_metadata(headers: Mapping[str, str], body: Any) -> dict[str, Any]:
     except ValueError:
         return {}
     return parsed if isinstance(parsed, dict) else {}
+
+
+COMPACTION_TRIGGER = "compaction_trigger"
+"""The input item that ends a remote compaction (v2) request; the answer is one `compaction` item."""
+
+
+def is_compaction_trigger(body: Any) -> bool:
+    """True for a remote compaction v2 request: its input ends in a `compaction_trigger` item."""
+    items = body.get("input") if isinstance(body, dict) else None
+    if not isinstance(items, list) or not items:
+        return False
+    last = items[-1]
+    return isinstance(last, dict) and last.get("type") == COMPACTION_TRIGGER

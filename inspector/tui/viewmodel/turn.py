@@ -15,7 +15,8 @@ from typing import Any
 
 from inspector.analysis.analyse import TurnAnalysis
 from inspector.analysis.changes import TurnChange, change_words, compare_turns
-from inspector.analysis.diffs import params_diff, params_of, tools_by_name, tools_diff
+from inspector.analysis.codex_labels import label_checks
+from inspector.analysis.diffs import effective_tools, params_diff, params_of, tools_by_name, tools_diff
 from inspector.analysis.instructions import base_instructions
 from inspector.analysis.item_diff import TextDiff, diff_items, diff_text, item_text
 from inspector.analysis.items import Item
@@ -144,6 +145,11 @@ def _item_line(op: str, item: Item, turn: int, paths: Paths, side: str = "", not
     return Line(tuple(runs), f"item:{turn}:{item.position}")
 
 
+def _label_notes(item: Item) -> list[Line]:
+    """Where Codex's own part labels and our recognisers disagree on the item (see `codex_labels`)."""
+    return [Line.plain(f"      ! {check.note()}", "note") for check in label_checks(item) if not check.agrees]
+
+
 def _change(result: TurnAnalysis, target: TurnAnalysis | None) -> TurnChange:
     """The analysis's change against the target: the turn's own when the target is its previous turn,
     else the same comparison against the marked turn (one definition of kept, added and removed)."""
@@ -168,7 +174,8 @@ def _input(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]
     out = [_section("input[]", summary)]
     if change.kept:
         if "input:0" in expanded or change.kept == 1:
-            out += [_item_line("same", i, here, paths, "   " if both else "") for i in items[: change.kept]]
+            for item in items[: change.kept]:
+                out += [_item_line("same", item, here, paths, "   " if both else ""), *_label_notes(item)]
         else:
             span = f"#0-#{change.kept - 1}"
             out.append(_fold("input:0", f"{count(change.kept, 'unchanged item')} {span}"))
@@ -189,14 +196,15 @@ def _input(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]
                     _fold(key, f"{count(step.count, 'item')} sent again after the break, unchanged: {moved}")
                 )
         elif step.op == "added" and step.after is not None:
-            out.append(_item_line("added", step.after, here, paths, new))
+            out += [_item_line("added", step.after, here, paths, new), *_label_notes(step.after)]
         elif step.op == "removed" and step.before is not None:
             out.append(_item_line("removed", step.before, there, paths, old))
         elif step.before is not None and step.after is not None:
             out.append(_item_line("removed", step.before, there, paths, old))
-            out.append(
-                _item_line("changed", step.after, here, paths, new, f"edited old #{step.before.position}")
-            )
+            out += [
+                _item_line("changed", step.after, here, paths, new, f"edited old #{step.before.position}"),
+                *_label_notes(step.after),
+            ]
             diff = diff_text(item_text(step.before), item_text(step.after))
             fold_id = f"item:{step.after.position}"
             out += text_diff_lines(diff, fold_id, expanded, indent="      ", limit=ITEM_DIFF_LINES)
@@ -204,14 +212,17 @@ def _input(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]
 
 
 def _tools(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]) -> list[Line]:
-    now = tools_by_name(result.turn.body.get("tools"))
+    now = tools_by_name(effective_tools(result.turn.body, result.turn.raw_input))
     if target is None:
         out = [_section("tools[]", count(len(now), "tool"))]
         return out + [Line.plain(f"  + {name}", "added", f"tool:{name}") for name in now]
     if target.turn.number == result.change.previous:
         diff = result.tools  # the analysis compares across a tool-less compaction request
     else:
-        diff = tools_diff(target.turn.body.get("tools"), result.turn.body.get("tools"))
+        diff = tools_diff(
+            effective_tools(target.turn.body, target.turn.raw_input),
+            effective_tools(result.turn.body, result.turn.raw_input),
+        )
     same = [n for n in now if n not in diff.added and n not in diff.changed]
     summary = f"{count(len(now), 'tool')}: +{len(diff.added)} -{len(diff.removed)} ~{len(diff.changed)}"
     if diff.reordered:
@@ -235,11 +246,15 @@ def _value(value: Any) -> str:
 
 
 def _params(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]) -> list[Line]:
-    now = params_of(result.turn.body)
+    now = params_of(result.turn.body, result.turn.raw_input)
     if target is not None and target.turn.number == result.change.previous:
         changed = result.params
     else:
-        changed = params_diff(target.turn.body, result.turn.body) if target else {}
+        changed = (
+            params_diff(target.turn.body, result.turn.body, target.turn.raw_input, result.turn.raw_input)
+            if target
+            else {}
+        )
     out = [_section("parameters", f"{len(now)} set, {len(changed)} changed")]
     for key, (old, new) in changed.items():
         out.append(Line.plain(f"  ~ {key}: {_value(old)} -> {_value(new)}", "changed"))
