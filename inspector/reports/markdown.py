@@ -1,6 +1,6 @@
 """Markdown rendering of report documents (for pull requests, issues and CI summaries).
 
-`diff` and `show` render the typed report models (`reports.models`), each turn with its answer.
+Every report renders from its typed model (`reports.models`); each turn comes with its answer.
 """
 
 from __future__ import annotations
@@ -13,7 +13,15 @@ from pydantic import TypeAdapter
 
 from inspector.analysis.compare import DIFFERENCE_FIELDS
 from inspector.reports.build import difference_words, params_to_show
-from inspector.reports.models import AnswerDoc, CompareReport, DiffReport, ReportDoc, ShowReport, TurnDoc
+from inspector.reports.models import (
+    AnswerDoc,
+    CompareReport,
+    DiffReport,
+    PairDoc,
+    ReportDoc,
+    ShowReport,
+    TurnDoc,
+)
 from inspector.reports.terminal import Paths
 
 
@@ -153,71 +161,74 @@ def _show(report: ShowReport) -> list[str]:
     return [*lines, "```", "", *_answer(turn.answer)]
 
 
-def _pair_bits(pair: dict[str, Any]) -> dict[str, list[str]]:
+def _pair_bits(pair: PairDoc) -> dict[str, list[str]]:
     """How a pair differs, as short phrases per difference field (`DIFFERENCE_FIELDS`)."""
     bits: dict[str, list[str]] = {}
-    for key in ("endpoint", "transport", "status"):
-        if pair[key]:
-            bits[key] = [f"{key} {pair[key][0]} ≠ {pair[key][1]}"]
-    h = pair["headers"]
-    bits["headers"] = [f"header only in A: {x}" for x in h["only_a"]]
-    bits["headers"] += [f"header only in B: {x}" for x in h["only_b"]]
-    bits["headers"] += [f"header {x} differs" for x in h["changed"]]
-    bits["body_keys"] = [f"field only in A: {k}" for k in pair["body_keys"]["only_a"]]
-    bits["body_keys"] += [f"field only in B: {k}" for k in pair["body_keys"]["only_b"]]
-    bits["params"] = [f"{k}: {json.dumps(v['a'])} ≠ {json.dumps(v['b'])}" for k, v in pair["params"].items()]
-    bits["instructions_diff"] = ["instructions differ"] if pair["instructions_diff"] else []
-    t = pair["tools"]
-    bits["tools"] = [f"tool -{n}" for n in t["removed"]] + [f"tool +{n}" for n in t["added"]]
-    bits["tools"] += [f"tool ~{n}" for n in t["changed"]]
-    bits["items_diff"] = [f"items {x}" for x in pair["items_diff"]]
+    for key, value in (("endpoint", pair.endpoint), ("transport", pair.transport), ("status", pair.status)):
+        if value:
+            bits[key] = [f"{key} {value[0]} ≠ {value[1]}"]
+    h = pair.headers
+    bits["headers"] = [f"header only in A: {x}" for x in h.only_a]
+    bits["headers"] += [f"header only in B: {x}" for x in h.only_b]
+    bits["headers"] += [f"header {x} differs" for x in h.changed]
+    bits["body_keys"] = [f"field only in A: {k}" for k in pair.body_keys.only_a]
+    bits["body_keys"] += [f"field only in B: {k}" for k in pair.body_keys.only_b]
+    bits["params"] = [f"{k}: {json.dumps(v.a)} ≠ {json.dumps(v.b)}" for k, v in pair.params.items()]
+    bits["instructions_diff"] = ["instructions differ"] if pair.instructions_diff else []
+    t = pair.tools
+    bits["tools"] = [f"tool -{n}" for n in t.removed] + [f"tool +{n}" for n in t.added]
+    bits["tools"] += [f"tool ~{n}" for n in t.changed]
+    bits["items_diff"] = [f"items {x}" for x in pair.items_diff]
     return {key: bits[key] for key in DIFFERENCE_FIELDS if bits.get(key)}
 
 
-def _repeated(report: dict[str, Any]) -> list[str]:
+def _aligned(report: CompareReport) -> list[PairDoc]:
+    return [p for p in report.turns if p.a_turn is not None and p.b_turn is not None]
+
+
+def _repeated(report: CompareReport) -> list[str]:
     """Differences every aligned pair shares, said once before the table."""
-    summary = report["summary"]
-    repeated = summary.get("repeated_differences") or []
-    aligned = [p for p in report["turns"] if p["a_turn"] is not None and p["b_turn"] is not None]
+    summary = report.summary
+    repeated = summary.repeated_differences
+    aligned = _aligned(report)
     if not repeated or not aligned:
         return []
     words = difference_words(repeated)
-    head = "Identical apart from" if summary.get("identical_apart_from") else "Every aligned turn differs in"
+    head = "Identical apart from" if summary.identical_apart_from else "Every aligned turn differs in"
     bits = _pair_bits(aligned[0])
     return [f"**{head}:** {words}", "", *[f"- {_cell(b)}" for f in repeated for b in bits.get(f, [])], ""]
 
 
-def _compare(report: dict[str, Any]) -> list[str]:
-    threads = report.get("threads") or {}
+def _compare(report: CompareReport) -> list[str]:
+    threads = report.threads
+    sides = (("A", report.a, threads.a if threads else None), ("B", report.b, threads.b if threads else None))
     lines = [
         "# ctxscope compare",
         "",
         *[
-            f"- {side.upper()}: {_code(report[side])}" + (f" (thread {threads[side]})" if threads else "")
-            for side in ("a", "b")
+            f"- {side}: {_code(source)}" + (f" (thread {thread})" if thread else "")
+            for side, source, thread in sides
         ],
         "",
-        *[f"> warning: {w}" for w in report["warnings"]],
-        *[f"> note: {n}" for n in report["notes"]],
-        *([""] if report["warnings"] or report["notes"] else []),
+        *[f"> warning: {w}" for w in report.warnings],
+        *[f"> note: {n}" for n in report.notes],
+        *([""] if report.warnings or report.notes else []),
         *_repeated(report),
         "| turn | same | differences |",
         "|---:|---|---|",
     ]
-    repeated = set(report["summary"].get("repeated_differences") or [])
-    apart = bool(report["summary"].get("identical_apart_from"))
-    for pair in report["turns"]:
-        if pair["a_turn"] is None or pair["b_turn"] is None:
-            lines.append(f"| {pair['turn']} | no | only in {'B' if pair['a_turn'] is None else 'A'} |")
+    repeated = set(report.summary.repeated_differences)
+    apart = bool(report.summary.identical_apart_from)
+    for pair in report.turns:
+        if pair.a_turn is None or pair.b_turn is None:
+            lines.append(f"| {pair.turn} | no | only in {'B' if pair.a_turn is None else 'A'} |")
             continue
         bits = [b for field, found in _pair_bits(pair).items() if field not in repeated for b in found]
-        same = "apart from the above" if apart else "yes" if pair["same"] else "no"
-        lines.append(f"| {pair['turn']} | {same} | {_cell('; '.join(bits))} |")
+        same = "apart from the above" if apart else "yes" if pair.same else "no"
+        lines.append(f"| {pair.turn} | {same} | {_cell('; '.join(bits))} |")
     structure = [
-        f"- turn {p['turn']}: "
-        + ("same structure" if p.get("same_structure") else "; ".join(p.get("structure_diff", [])))
-        for p in report["turns"]
-        if p["a_turn"] is not None and p["b_turn"] is not None
+        f"- turn {p.turn}: " + ("same structure" if p.same_structure else "; ".join(p.structure_diff))
+        for p in _aligned(report)
     ]
     return lines + (["", "## Structure", "", *structure] if structure else [])
 
@@ -230,5 +241,5 @@ def render_markdown(report: DiffReport | ShowReport | CompareReport | dict[str, 
     elif isinstance(doc, ShowReport):
         lines = _show(doc)
     else:
-        lines = _compare(doc.wire())
+        lines = _compare(doc)
     return "\n".join(lines) + "\n"

@@ -1,23 +1,20 @@
 """Terminal rendering of report documents with rich: colour on a terminal, plain text elsewhere.
 
-`diff` and `show` render the typed report models (`reports.models`), the documents the JSON is
-written from, so text and JSON always agree; one turn's row, detail and answer are in
-`reports.text_turn`, the line primitives in `reports.terminal`.
+Every report renders from its typed model (`reports.models`), the document the JSON is written
+from, so text and JSON always agree. One turn's row, detail and answer are in `reports.text_turn`,
+`compare` is in `reports.text_compare`, the line primitives are in `reports.terminal`.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Collection
 from typing import Any
 
 from pydantic import TypeAdapter
 from rich.console import Console
 
-from inspector.analysis.compare import DIFFERENCE_FIELDS
-from inspector.reports.build import VERDICT_WORDS, difference_words
 from inspector.reports.models import CompareReport, DiffReport, ReportDoc, ShowReport, ThreadDoc, TurnDoc
 from inspector.reports.terminal import KIND_STYLE, Paths, line, plural
+from inspector.reports.text_compare import render_compare
 from inspector.reports.text_turn import answer_section, detail, turn_row, world_state
 from proxy.responses.vocabulary import side_label
 
@@ -168,117 +165,6 @@ def render_show(report: ShowReport, console: Console, *, full: bool = False) -> 
     answer_section(console, turn.answer, full=full)
 
 
-Segments = tuple[tuple[str, str] | str, ...]
-
-
-def _difference_lines(pair: dict[str, Any], skip: Collection[str]) -> list[Segments]:
-    """The lines that say how a pair differs, field by field (`DIFFERENCE_FIELDS`), but for `skip`."""
-    lines: list[Segments] = []
-    for key in ("endpoint", "transport", "status"):
-        if pair[key] and key not in skip:
-            lines.append((f"        · {key}: {pair[key][0]} ≠ {pair[key][1]}",))
-    headers = pair["headers"]
-    if (headers["only_a"] or headers["only_b"] or headers["changed"]) and "headers" not in skip:
-        bits = [f"-{h}" for h in headers["only_a"]] + [f"+{h}" for h in headers["only_b"]]
-        bits += [f"~{h}" for h in headers["changed"]]
-        lines.append(("        · headers: ", " ".join(bits)))
-    if "params" not in skip:
-        for name, values in pair["params"].items():
-            lines.append((f"        · {name}: {json.dumps(values['a'])} ≠ {json.dumps(values['b'])}",))
-    keys = pair["body_keys"]
-    if (keys["only_a"] or keys["only_b"]) and "body_keys" not in skip:
-        bits = [f"-{k}" for k in keys["only_a"]] + [f"+{k}" for k in keys["only_b"]]
-        lines.append(("        · body fields: " + " ".join(bits),))
-    if pair["instructions_diff"] and "instructions_diff" not in skip:
-        lines.append((f"        · instructions differ ({len(pair['instructions_diff'])} diff lines)",))
-    tools = pair["tools"]
-    bits = [f"-{n}" for n in tools["removed"]] + [f"+{n}" for n in tools["added"]]
-    bits += [f"~{n}" for n in tools["changed"]]
-    if bits and "tools" not in skip:
-        lines.append(("        · tools: ", " ".join(bits)))
-    if "items_diff" not in skip:
-        for said in pair["items_diff"]:
-            lines.append(("        · items ", (said, "green" if said.startswith("+") else "red")))
-    if "fragments_diff" not in skip:
-        for fragment in pair.get("fragments_diff", []):
-            where = f"A item #{fragment['a_item']}, B item #{fragment['b_item']}"
-            lines.append(("        · ", (fragment["fragment"], "bold"), f" text differs ({where}):"))
-            for changed in fragment["diff"]:
-                lines.append(("            ", (changed, "green" if changed.startswith("+") else "red")))
-            if fragment.get("more"):
-                lines.append((f"            … {fragment['more']} more changed lines",))
-    return lines
-
-
-def _repeated_summary(report: dict[str, Any], console: Console) -> frozenset[str]:
-    """Differences every aligned pair shares, said once ("identical apart from: endpoint"); the fields."""
-    summary = report["summary"]
-    repeated = summary.get("repeated_differences") or []
-    aligned = [p for p in report["turns"] if p["a_turn"] is not None and p["b_turn"] is not None]
-    if not repeated or not aligned:
-        return frozenset()
-    words = difference_words(repeated)
-    if summary.get("identical_apart_from"):
-        line(
-            console,
-            ("identical apart from: ", "bold"),
-            words,
-            (f"  (all {len(aligned)} aligned turns)", "dim"),
-        )
-    else:
-        line(
-            console, ("every aligned turn differs in: ", "bold"), words, ("  (the same way each time)", "dim")
-        )
-    for segments in _difference_lines(aligned[0], skip=set(DIFFERENCE_FIELDS) - set(repeated)):
-        line(console, *segments)
-    return frozenset(repeated)
-
-
-_VERDICT_STYLES = {"same": "green", "same_apart": "green", "differs": "yellow"}
-
-
-def render_compare(report: dict[str, Any], console: Console) -> None:
-    """Two recordings side by side, turn by turn; differences every turn shares are said once."""
-    summary = report["summary"]
-    threads = report.get("threads") or {}
-    for side in ("a", "b"):
-        thread = f"  thread {threads[side]}" if threads else ""
-        count = plural(summary[f"turns_{side}"], "turn")
-        line(console, (f"{side.upper()} ", "bold"), report[side], f"{thread}  ({count})")
-    for warning in report["warnings"]:
-        line(console, ("warning: ", "yellow"), warning)
-    for note in report["notes"]:
-        line(console, ("note: ", "yellow"), note)
-    repeated = _repeated_summary(report, console)
-    for pair in report["turns"]:
-        row = (f"  turn {pair['turn']:<3}", "bold")
-        if pair["a_turn"] is None or pair["b_turn"] is None:
-            side, number = ("B", pair["b_turn"]) if pair["a_turn"] is None else ("A", pair["a_turn"])
-            line(console, row, (f"only in {side}", "yellow"), (f"  ({side}'s turn {number})", "dim"))
-            continue
-        said = pair.get("verdict", "differs")
-        verdict = (VERDICT_WORDS.get(said, said), _VERDICT_STYLES.get(said, "yellow"))
-        numbers = (
-            ""  # the recordings' own turn numbers, when the row number is not both of them
-            if pair["a_turn"] == pair["b_turn"] == pair["turn"]
-            else f"  (A's turn {pair['a_turn']}, B's turn {pair['b_turn']})"
-        )
-        line(console, row, verdict, (numbers, "dim"))
-        if pair.get("same_structure"):
-            line(console, (f"        turn {pair['turn']}: same structure", "green"))
-        for differs in pair.get("structure_diff", []):
-            line(console, (f"        turn {pair['turn']}: structure differs: {differs}", "yellow"))
-        for segments in _difference_lines(pair, skip=repeated):
-            line(console, *segments)
-        usage = pair["usage"]
-        if usage:
-            line(
-                console,
-                "        · usage: " + ", ".join(f"{k} {v['a']}/{v['b']}" for k, v in usage.items()),
-                ("  (A/B)", "dim"),
-            )
-
-
 def render_text(
     report: DiffReport | ShowReport | CompareReport | dict[str, Any], console: Console, *, full: bool = False
 ) -> None:
@@ -289,4 +175,4 @@ def render_text(
     elif isinstance(doc, ShowReport):
         render_show(doc, console, full=full)
     else:
-        render_compare(doc.wire(), console)
+        render_compare(doc, console)
