@@ -101,7 +101,8 @@ def resend(
         raise ConfigError(f"--repeat {repeat}: ask between 1 and 20 times")
     if capture is not None:  # appending the new exchanges to an input would change it
         refuse_same_file(capture, [recording, *([body_file] if body_file is not None else [])])
-    chosen = analyse_recording(recording).turn(turn).turn
+    analysed = analyse_recording(recording).turn(turn)
+    chosen = analysed.turn
     if chosen.endpoint != "responses":
         raise ConfigError(
             f"turn {turn} is a {chosen.endpoint} request (remote compaction); resend sends /responses turns"
@@ -117,7 +118,7 @@ def resend(
         original=original,
         sent=sent,
         edits=[] if diff.same else context_diff_lines(diff),
-        recorded=answer_of(chosen.output, status=chosen.status, usage=chosen.usage),
+        recorded=analysed.answer,  # the turn's answer, as every view shows it
         placeholders=json.dumps(sent, ensure_ascii=False).count("<redacted:"),
     )
     meta = {"client": "ctxscope resend", "source": str(recording), "source_turn": turn}

@@ -24,6 +24,7 @@ __all__ = [
     "outside_changed",
     "outside_note",
     "plan_recovery",
+    "recognise_fresh_inline_prompt",
     "recognise_fresh_prompt",
     "recognise_submitted",
     "recognise_workspace_note",
@@ -171,6 +172,12 @@ def plan_recovery(rules: str, plan: str | None, approved: bool) -> str:
 def fresh_inline_prompt(plan: str) -> str:
     """The first message of a fresh session in the knightcode and claude profiles: the whole plan."""
     return f"Implement this approved plan:\n\n{plan}"
+
+
+def recognise_fresh_inline_prompt(text: str) -> str | None:
+    """The plan a knightcode or claude fresh session's first message carries, or None."""
+    head = fresh_inline_prompt("")
+    return text[len(head) :] if text.startswith(head) and len(text) > len(head) else None
 
 
 WORKSPACE_CHANGED = "workspace changed by a planning command: "

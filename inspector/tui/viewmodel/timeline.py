@@ -1,5 +1,6 @@
 """The timeline's rows: one per turn (thread, change kind, model, mode marks, tokens with a window
-fill bar, duration, status), plus a folded row for requests that are not model turns."""
+fill bar, duration, status, the answer in short), plus a folded row for requests that are not model
+turns."""
 
 from __future__ import annotations
 
@@ -47,6 +48,8 @@ class TimelineRow:
     world_changed: bool
     side: str | None = None
     """A side request's kind (`SideKind`): shown by kind and dimmed, never as a change kind."""
+    answer: str = ""
+    """The answer in one line (`Answer.summary`), drawn after the marks where the row has room."""
 
     def line(self, *, marked: bool = False, model_width: int = 9) -> Line:
         """The row as a display line; `marked` shows the mark-and-diff marker."""
@@ -74,6 +77,8 @@ class TimelineRow:
         ]
         if self.marks:
             runs.append(Run(" " + ", ".join(self.marks), "modemark"))
+        if self.answer:
+            runs.append(Run(f" → {self.answer}", "dim"))
         return Line(tuple(runs), f"turn:{self.number}")
 
 
@@ -94,6 +99,7 @@ def timeline_row(result: TurnAnalysis, *, world_changed: bool) -> TimelineRow:
         ok=turn.status == "completed" and not (turn.error and "after completion" not in turn.error),
         world_changed=world_changed and turn.side is None,
         side=turn.side,
+        answer=result.answer.summary(),
     )
 
 

@@ -25,8 +25,9 @@ def test_timeline_rows_keep_change_kinds_apart_without_colour(analysed: Callable
 
 def test_timeline_marks_world_changes_and_mode_messages(analysed: Callable[[str], Analysis]) -> None:
     rows = texts(Inspector(analysed("world")).timeline())
-    assert rows[1].endswith("mode default → plan") and " wm " in rows[1]
-    assert rows[2].endswith("goal set: ship the parser")
+    # each row ends with its answer in short, after the marks
+    assert rows[1].endswith('mode default → plan → message "done."') and " wm " in rows[1]
+    assert rows[2].endswith('goal set: ship the parser → message "done."')
     assert " wm " not in rows[0]
 
 
@@ -83,7 +84,11 @@ def test_compaction_and_tokens_views(analysed: Callable[[str], Analysis]) -> Non
     inspector = Inspector(analysed("compaction"))
     compaction = texts(inspector.turn_lines(5, "compaction"))
     assert "  tokens: 1,581 -> 411" in compaction
-    assert any("summarised (gone)  (5 items)" in line for line in compaction)
+    # old positions (the history before) and new ones (the compacted window) are labelled as such
+    assert any("summarised (gone)  (5 items, old #: turn 4's positions)" in line for line in compaction)
+    assert any(
+        line.startswith("re-materialised context") and "new #: turn 5's" in line for line in compaction
+    )
     assert not any("WARNING" in line for line in compaction)
     assert "not the first turn after a compaction" in texts(inspector.turn_lines(2, "compaction"))[0]
     tokens = texts(inspector.turn_lines(5, "tokens"))

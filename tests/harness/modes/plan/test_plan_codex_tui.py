@@ -207,13 +207,15 @@ def test_the_harness_plan_layout_matches_the_codex_tui(
         f"user: {IMPLEMENT_PROMPT}",
     ]
     assert ours[0]["tools"] == ours[1]["tools"] and codex[0]["tools"] == codex[1]["tools"]
-    # The inspector tells both sessions' plan mode the same way (side requests have no mode events).
+    # The inspector tells both sessions' plan mode the same way (side requests have no mode events):
+    # the first request starts in plan mode (no switch on the wire), its answer holds the plan, the
+    # second switches to default.
     for capture in (codex_capture, harness_capture):
-        said = [e.sentence for t in analyse_recording(capture).turns for e in t.mode_events]
+        turns = [t for t in analyse_recording(capture).turns if t.turn.side is None]
+        said = [[e.sentence for e in t.mode_events] for t in turns]
         assert said == [
-            "mode default → plan",
-            "plan submitted (revision 1)",
-            "mode plan → default (plan revision 1 approved)",
+            ["plan submitted (revision 1)"],
+            ["mode plan → default (plan revision 1 approved)"],
         ]
 
 
