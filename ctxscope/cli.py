@@ -19,7 +19,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from proxy.errors import CtxscopeError
+from proxy.errors import CtxscopeError, missing_extra
 
 __all__ = ["COMMANDS", "app", "main"]
 
@@ -95,6 +95,13 @@ def main() -> None:
         app()
     except CtxscopeError as err:
         print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)
+    except ModuleNotFoundError as err:
+        # the core install leaves the proxy and the TUI out: say which extra brings them
+        needed = missing_extra(err)
+        if needed is None:
+            raise
+        print(f"error: {needed}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:  # Ctrl-C before a command installed its own handling
         print("interrupted", file=sys.stderr)

@@ -147,7 +147,7 @@ def _settings(request: pytest.FixtureRequest) -> tuple[Path, dict[str, Any], str
 @pytest.fixture
 def ctxscope_cassette(request: pytest.FixtureRequest) -> Iterator[CassetteFixture]:
     """Start a replay (or a recording proxy) for this test's cassette and yield its base URL."""
-    from proxy.errors import CtxscopeError
+    from proxy.errors import CtxscopeError, missing_extra
     from proxy.replay.cassette import Cassette, load_cassette
 
     path, options, mode, upstream = _settings(request)
@@ -201,6 +201,17 @@ def ctxscope_cassette(request: pytest.FixtureRequest) -> Iterator[CassetteFixtur
             )
     except CtxscopeError as err:
         pytest.fail(f"ctxscope cassette {path}: {err}", pytrace=False)
+    except ModuleNotFoundError as err:
+        needed = missing_extra(err)
+        if needed is None:
+            raise
+        hint = (
+            ""
+            if record
+            else "; or replay in the test's process: marker in_process=True and the fixture's .transport"
+        )
+        # from None: the failure is the one line, without the ImportError chained above it
+        raise pytest.fail.Exception(f"ctxscope cassette {path}: {needed}{hint}", pytrace=False) from None
 
 
 def _record(path: Path, mode: str, upstream: str) -> Iterator[CassetteFixture]:
