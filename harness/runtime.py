@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from harness.agent import Agent
 from harness.client import ResponsesClient
 from harness.config import HarnessConfig, load_config
@@ -69,6 +71,9 @@ class AgentOptions:
     False sends none until a mode change, as `codex exec` does (`-p`)."""
     context_overrides: dict[str, Any] = field(default_factory=dict)
     """Extra `ContextSettings` fields (tests pin `now`, `timezone`, `shell`, `global_agents_file`)."""
+    transport: httpx.BaseTransport | None = None
+    """Send the model requests to this httpx transport instead of the network (a `CassetteTransport`:
+    in-process replay, as a promoted test runs the agent); nothing is captured then."""
 
 
 class AgentRuntime:
@@ -106,7 +111,8 @@ class AgentRuntime:
         """Check credentials, open the session, start capture; nothing is sent yet."""
         self.provider.check()
         store, resumed = self._open_session()
-        capture = None if self.options.no_capture else (self.options.capture or new_recording_path("agent"))
+        quiet = self.options.no_capture or self.options.transport is not None
+        capture = None if quiet else (self.options.capture or new_recording_path("agent"))
         # The last world-state snapshot knows about any /cd since the session started.
         last_cwd = ((resumed.world_state or {}).get("cwd") or resumed.meta.get("cwd")) if resumed else None
         cwd = self._cwd(last_cwd)
@@ -118,7 +124,11 @@ class AgentRuntime:
                 raise ConfigError(f"working directory {cwd} does not exist: pass an existing one with --cwd")
             self.route = open_route(self.provider, capture, meta=meta)
             self.client = ResponsesClient(
-                self.provider, base_url=self.route.base_url, retry=self.config.retry, notice=self._notice
+                self.provider,
+                base_url=self.route.base_url,
+                retry=self.config.retry,
+                transport=self.options.transport,
+                notice=self._notice,
             )
             self.agent = self._make_agent(store, resumed, cwd)
             if resumed is not None and self.options.model and self.options.model != self.agent.model:
