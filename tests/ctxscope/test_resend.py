@@ -56,7 +56,7 @@ def test_an_edited_request_goes_out_and_the_answers_are_compared(recording: Path
     recorded = out.split("recorded answer", 1)[1].split("answer 1", 1)[0]
     assert "reasoning" in recorded and 'function_call exec_command {"cmd": "ls -R"' in recorded
     assert (
-        'answer 1 (completed; input 2,000 (0 cached), output 9 tokens): different steps\n'
+        "answer 1 (completed; input 2,000 (0 cached), output 9 tokens): different steps\n"
         '  message "I would rather ask first."'
     ) in out
     assert "answer 2 (completed;" in out and "0 of 2 answers take the recorded steps" in out

@@ -1,0 +1,188 @@
+"""The test `ctxscope promote` prints, pasted verbatim into a real project's tests/, runs there.
+
+A project (a git checkout with AGENTS.md files) where ctxscope's agent ran a two-prompt session with
+capture on; `promote --turn 2` from the project root prints the test; it is written as printed to
+tests/test_<name>.py and pytest runs it in the project (a subprocess, as a user's CI would). It passes;
+after one AGENTS.md line changes it fails, its first line naming AGENTS.md, and with
+`GITHUB_STEP_SUMMARY` set the context diff lands there as markdown. A cassette test that sends nothing
+fails ("not used") unless marked optional; the test for another client fails in one line until its
+call is added. A dirty checkout and a new commit (Codex's git probe in the turn metadata) fail nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.runtime import AgentOptions, AgentRuntime
+from proxy.errors import CtxscopeError
+from proxy.replay import serve_cassette
+from tests.cli_support import run_cli
+from tests.harness.harness_support import make_repo, write_script
+
+PROMPTS = ("say hi", "now say bye")
+
+
+def _session(repo: Path, tmp: Path, **options: object) -> None:
+    settings = AgentOptions(cwd=repo, sessions_dir=tmp / "sessions", approval="never", **options)  # type: ignore[arg-type]
+    with AgentRuntime(settings) as runtime:
+        assert runtime.agent is not None
+        for prompt in PROMPTS:
+            try:
+                runtime.agent.run_turn(prompt)
+            except CtxscopeError:
+                return
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
+
+
+def _pytest(project: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """pytest in the project, as its CI would run it (the installed ctxscope plugin loads by itself)."""
+    environ = {k: v for k, v in os.environ.items() if k not in ("GITHUB_STEP_SUMMARY", "PYTEST_ADDOPTS")}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        cwd=project,
+        env={**environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+@pytest.fixture
+def recorded(tmp_path: Path) -> tuple[Path, Path]:
+    """(the project, the recording of its agent session), the checkout committed and clean."""
+    repo = make_repo(tmp_path)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "start")
+    script = write_script(tmp_path / "s.json", [{"text": "hi"}, {"text": "bye"}])
+    recording = tmp_path / "session.jsonl"
+    _session(repo, tmp_path, provider="script", script=script, capture=recording)
+    return repo, recording
+
+
+def test_the_printed_test_runs_as_pasted_and_fails_naming_agents_md(
+    recorded: tuple[Path, Path], tmp_path: Path
+) -> None:
+    repo, recording = recorded
+    promoted = run_cli(
+        "promote", str(recording), "--turn", "2", "-o", "tests/cassettes/hello.jsonl", cwd=repo
+    )
+    assert promoted.returncode == 0, promoted.stderr
+    assert "wrote tests/cassettes/hello.jsonl: 2 exchanges, 2 model requests" in promoted.stderr
+    assert "# the test, for tests/test_hello.py:" in promoted.stderr
+    text = promoted.stdout
+    assert (
+        '@pytest.mark.ctxscope_cassette("cassettes/hello.jsonl", in_process=True, past_end="allow")' in text
+    )
+    assert 'PROMPTS = ["say hi", "now say bye"]' in text
+    (repo / "tests" / "test_hello.py").write_text(text, encoding="utf-8")  # pasted verbatim
+
+    passed = _pytest(repo)
+    assert passed.returncode == 0 and "1 passed" in passed.stdout, passed.stdout[-4000:]
+
+    agents = repo / "AGENTS.md"
+    agents.write_text(agents.read_text() + "Never guess.\n", encoding="utf-8")
+    summary = tmp_path / "summary.md"
+    failed = _pytest(repo, env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert failed.returncode == 1 and "1 failed" in failed.stdout, failed.stdout[-4000:]
+    lines = failed.stdout.splitlines()
+    first = next((line for line in lines if "ctxscope cassette hello.jsonl" in line), failed.stdout[-4000:])
+    assert "ctxscope cassette hello.jsonl: turn 1 changed: " in first and "AGENTS.md" in first, first
+    assert "+ Never guess." in failed.stdout and "error" not in failed.stdout.splitlines()[-1]
+    markdown = summary.read_text()
+    assert markdown.startswith("### ctxscope: `tests/test_hello.py::test_hello` failed")
+    assert "```diff" in markdown and "AGENTS.md" in markdown and "+ Never guess." in markdown
+
+
+def test_a_dirty_checkout_and_a_new_commit_fail_no_promoted_replay(recorded: tuple[Path, Path]) -> None:
+    repo, recording = recorded
+    cassette = repo.parent / "turn2.jsonl"
+    assert run_cli("promote", str(recording), "--turn", "2", "-o", str(cassette)).returncode == 0
+    (repo / "build.log").write_text("artefact\n")  # untracked: has_changes true
+    _git(repo, "commit", "-qm", "another", "--allow-empty")  # latest_git_commit_hash moves
+    config = repo.parent / "config.toml"
+    config.write_text('[providers.cassette]\nbase_url = "http://127.0.0.1:9/v1"\n')
+    with serve_cassette(cassette, match="strict") as server:
+        _session(
+            repo,
+            repo.parent,
+            provider="cassette",
+            base_url=f"{server.url}/v1",
+            config_path=config,
+            no_capture=True,
+        )
+        report = server.report
+    assert report.problems() == [] and report.served == 2
+
+
+def test_a_cassette_test_that_sends_nothing_fails_unless_optional(recorded: tuple[Path, Path]) -> None:
+    repo, recording = recorded
+    assert (
+        run_cli("promote", str(recording), "-t", "1", "-o", "tests/cassettes/one.jsonl", cwd=repo).returncode
+        == 0
+    )
+    (repo / "tests" / "test_nothing.py").write_text(
+        "import pytest\n\n\n"
+        '@pytest.mark.ctxscope_cassette("cassettes/one.jsonl")\n'
+        "def test_sends_nothing(ctxscope_cassette):\n    pass\n\n\n"
+        '@pytest.mark.ctxscope_cassette("cassettes/one.jsonl", optional=True)\n'
+        "def test_may_send_nothing(ctxscope_cassette):\n    pass\n"
+    )
+    ran = _pytest(repo)
+    assert ran.returncode == 1 and "2 passed" in ran.stdout and "1 error" in ran.stdout, ran.stdout[-3000:]
+    assert (
+        "ctxscope cassette one.jsonl was not used: none of its 1 requests arrived. Send the client to "
+        "ctxscope_cassette.url"
+    ) in ran.stdout
+    assert "ERROR tests/test_nothing.py::test_sends_nothing" in ran.stdout
+
+
+def test_the_test_for_another_client_fails_in_one_line_until_its_call_is_added(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / "tests").mkdir(parents=True)
+    recording = Path(__file__).resolve().parents[1] / "fixtures" / "inspector" / "world.jsonl"
+    out = run_cli(
+        "promote",
+        str(recording),
+        "-t",
+        "1",
+        "-o",
+        "tests/cassettes/w.jsonl",
+        "--test",
+        "tests/test_w.py",
+        cwd=project,
+    )
+    assert out.returncode == 0 and out.stdout == "", out.stderr
+    assert "wrote tests/test_w.py" in out.stderr
+    text = (project / "tests" / "test_w.py").read_text()
+    assert '@pytest.mark.ctxscope_cassette("cassettes/w.jsonl", past_end="allow")' in text
+    ran = _pytest(project)
+    assert ran.stdout.splitlines()[-1].startswith("1 failed") and "error" not in ran.stdout, ran.stdout[-3000:]
+    assert "\npromoted test: add your client's call, sent to http://127.0.0.1:" in ran.stdout
+    again = run_cli(
+        "promote",
+        str(recording),
+        "-t",
+        "1",
+        "-o",
+        "tests/cassettes/x.jsonl",
+        "--test",
+        "tests/test_w.py",
+        cwd=project,
+    )
+    assert (
+        again.returncode == 2 and "tests/test_w.py exists: choose another --test, or --force" in again.stderr
+    )
