@@ -6,7 +6,7 @@ upstream. Model requests (`POST …/responses`, `…/responses/compact`) take th
 order; other endpoints are answered by method and path. Matching:
 
 - `strict`: the live request must equal the next entry after normalisation (see `normalise.py`);
-  otherwise the client gets HTTP 409 naming the cassette, the entry and the differing JSON paths, the
+  otherwise the client gets HTTP 400 naming the cassette, the entry and the differing JSON paths, the
   position does not advance, and the mismatch is logged and kept in `report`.
 - `sequential`: serve in order whatever comes, noting mismatches in `report`.
 

@@ -6,7 +6,7 @@ session for answers, so they match, answer and report alike.
 
 - Model requests (`POST …/responses`, `…/responses/compact`, WebSocket `response.create`) take the
   cassette's model entries in order. `strict`: the live request must equal the next entry after
-  normalisation, on the matchers named by `match_on`; otherwise the answer is HTTP 409 naming the
+  normalisation, on the matchers named by `match_on`; otherwise the answer is HTTP 400 naming the
   cassette, the entry and the differences, and the position does not advance. `sequential`: serve in
   order, noting mismatches.
 - Other endpoints are answered by method and path (the first unused recorded answer, then the last).
@@ -36,9 +36,15 @@ from proxy.replay.options import MATCH_MODES, PACE_MODES, MatchMode, PaceMode, i
 from proxy.replay.paths import PathMap
 from proxy.replay.report import Mismatch, ReplayReport
 
-__all__ = ["ReplaySession", "error_answer", "is_model_path"]
+__all__ = ["MISMATCH_STATUS", "ReplaySession", "error_answer", "is_model_path"]
 
 log = logging.getLogger("ctxscope.replay")
+
+MISMATCH_STATUS = 400
+"""The HTTP status of a strict mismatch: one every client treats as final. `x-should-retry: false` is
+honoured by the openai SDKs only; the AI SDK retries 408, 409, 429 and 5xx whatever the headers say,
+and Codex retries 409 too, so 409 was answered three (AI SDK) to thirteen (Codex) times over. A 400 is
+an invalid request to all of them: the test fails at once, with one mismatch reported."""
 
 
 def is_model_path(method: str, path: str) -> bool:
@@ -243,7 +249,9 @@ def error_answer(status: int, kind: str, message: str, extra: dict[str, Any] | N
 def _mismatch_answer(cassette: Cassette, entry: CassetteEntry, differences: list[str]) -> Answer:
     message = f"request does not match cassette {cassette.name} {entry.label}: " + "; ".join(differences[:5])
     extra = {"cassette": cassette.name, "exchange": entry.exchange_id, "index": entry.index}
-    return error_answer(409, "ctxscope_replay_mismatch", message, {**extra, "differences": differences})
+    return error_answer(
+        MISMATCH_STATUS, "ctxscope_replay_mismatch", message, {**extra, "differences": differences}
+    )
 
 
 def _as_request(body: Any) -> Any:

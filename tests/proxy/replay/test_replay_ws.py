@@ -93,7 +93,7 @@ def test_a_changed_frame_gets_an_error_event(recorded: tuple[Path, list[list[dic
         [first] = _session(server.url, markers=("something else",))
         report = server.report
     error = first[-1]
-    assert error["type"] == "error" and error["status"] == 409
+    assert error["type"] == "error" and error["status"] == 400
     assert error["error"]["differences"][0].startswith("input[0].content differs")
     assert len(report.mismatches) == 1
 
