@@ -5,7 +5,9 @@ h11<=0.14. So the recording proxy and the TUI are extras and the core (analysis,
 replay, the pytest plugin, the agent) needs neither. Each Python gets a fresh venv, resolved by pip
 from the registry as a user's would be; in it `openai3_replay.py` replays a stream recorded here (by
 openai-python 2.x through the real Recorder) into openai 3.x on httpx2, strictly, sync and async,
-streaming and not, and shows that neither mitmproxy nor Textual is installed or imported.
+streaming and not, and shows that neither mitmproxy nor Textual is installed or imported. Then the
+test `ctxscope promote` prints for an agent session (recorded here, with capture) runs in a project
+with that venv's pytest, as pasted: it passes, and fails after an AGENTS.md line changes.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import pytest
 from openai import OpenAI
 
 from proxy.testing import FakeUpstream, JsonReply, SseReply, capture_proxy, response_stream, text_message
+from tests.cli_support import run_cli
+from tests.ctxscope.promote_support import project_pytest, recorded_project
 
 ROOT = Path(__file__).resolve().parents[1].parent
 SCRIPT = Path(__file__).with_name("openai3_replay.py")
@@ -132,3 +136,17 @@ def test_the_core_installs_beside_openai_3_and_replays_into_httpx2(python: str, 
         "error: the recording proxy (capture, `ctxscope replay`, proxy cassettes) needs mitmproxy, "
         "which the core install leaves out: pip install 'ctxscope[proxy]'\n"
     )
+
+    # the promoted test of an agent session, pasted into a project, runs on the core install
+    repo, recording = recorded_project(tmp_path / "project")
+    promoted = run_cli("promote", str(recording), "-t", "2", "-o", "tests/cassettes/hi.jsonl", cwd=repo)
+    assert promoted.returncode == 0, promoted.stderr
+    (repo / "tests" / "test_hi.py").write_text(promoted.stdout, encoding="utf-8")
+    passed = project_pytest(repo, python=str(target))
+    assert passed.returncode == 0 and "1 passed" in passed.stdout, passed.stdout[-3000:]
+    agents = repo / "AGENTS.md"
+    agents.write_text(agents.read_text() + "Never guess.\n", encoding="utf-8")
+    failed = project_pytest(repo, python=str(target))
+    assert (
+        failed.returncode == 1 and "ctxscope cassette hi.jsonl: turn 1 changed: AGENTS.md" in failed.stdout
+    ), failed.stdout[-3000:]

@@ -11,66 +11,21 @@ call is added. A dirty checkout and a new commit (Codex's git probe in the turn 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from harness.runtime import AgentOptions, AgentRuntime
-from proxy.errors import CtxscopeError
 from proxy.replay import serve_cassette
 from tests.cli_support import run_cli
-from tests.harness.harness_support import make_repo, write_script
-
-PROMPTS = ("say hi", "now say bye")
-
-
-def _session(repo: Path, tmp: Path, **options: object) -> None:
-    settings = AgentOptions(cwd=repo, sessions_dir=tmp / "sessions", approval="never", **options)  # type: ignore[arg-type]
-    with AgentRuntime(settings) as runtime:
-        assert runtime.agent is not None
-        for prompt in PROMPTS:
-            try:
-                runtime.agent.run_turn(prompt)
-            except CtxscopeError:
-                return
-
-
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-    )
-
-
-def _pytest(project: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """pytest in the project, as its CI would run it (the installed ctxscope plugin loads by itself)."""
-    environ = {k: v for k, v in os.environ.items() if k not in ("GITHUB_STEP_SUMMARY", "PYTEST_ADDOPTS")}
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
-        cwd=project,
-        env={**environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        stdin=subprocess.DEVNULL,
-    )
+from tests.ctxscope.promote_support import git as _git
+from tests.ctxscope.promote_support import project_pytest as _pytest
+from tests.ctxscope.promote_support import recorded_project
+from tests.ctxscope.promote_support import session as _session
 
 
 @pytest.fixture
 def recorded(tmp_path: Path) -> tuple[Path, Path]:
-    """(the project, the recording of its agent session), the checkout committed and clean."""
-    repo = make_repo(tmp_path)
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "start")
-    script = write_script(tmp_path / "s.json", [{"text": "hi"}, {"text": "bye"}])
-    recording = tmp_path / "session.jsonl"
-    _session(repo, tmp_path, provider="script", script=script, capture=recording)
-    return repo, recording
+    return recorded_project(tmp_path)
 
 
 def test_the_printed_test_runs_as_pasted_and_fails_naming_agents_md(
