@@ -117,8 +117,8 @@ def _capture(
     from proxy.forward import client_env_lines, ensure_ca
     from proxy.live_log import LiveLog
     from proxy.recorder import Recorder
+    from proxy.redact import Redactor
     from proxy.runner import MODES, ProxyServer, split_upstream
-    from proxy.store.redact import Redactor
     from proxy.store.writer import RecordingWriter
 
     if mode not in MODES:

@@ -47,6 +47,7 @@ import pytest
 
 if TYPE_CHECKING:  # the server needs mitmproxy, loaded only by a test that replays through the proxy
     from proxy.replay.cassette import Cassette
+    from proxy.replay.options import ReplayOptions
     from proxy.replay.report import Mismatch, ReplayReport
     from proxy.replay.server import ReplayServer
     from proxy.replay.transport import CassetteTransport
@@ -258,8 +259,8 @@ def ctxscope_cassette(request: pytest.FixtureRequest) -> Iterator[CassetteFixtur
 
 def _record(path: Path, mode: str, upstream: str) -> Iterator[CassetteFixture]:
     from proxy.recorder import Recorder
+    from proxy.redact import Redactor
     from proxy.runner import ProxyServer
-    from proxy.store.redact import Redactor
     from proxy.store.writer import RecordingWriter
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -285,25 +286,25 @@ def _record(path: Path, mode: str, upstream: str) -> Iterator[CassetteFixture]:
         os.replace(partial, path)  # a whole cassette or none: a failed start leaves the old one
 
 
-def _matching(options: dict[str, Any]) -> dict[str, Any]:
-    """The marker's matching options, as `serve_cassette` / `CassetteTransport` take them."""
-    from proxy.replay.matching import DEFAULT_MATCH_ON, check_match_on
+def _matching(options: dict[str, Any]) -> ReplayOptions:
+    """The marker's replay options (`match=`, `pace=`, `ignore=`, `match_on=`, `map_paths=`, `live_cwd=`)."""
+    from proxy.replay.matching import DEFAULT_MATCH_ON
+    from proxy.replay.options import ReplayOptions
 
     problem = None
     try:
-        match_on = check_match_on(tuple(options.get("match_on") or DEFAULT_MATCH_ON))
-    except ValueError as err:
+        return ReplayOptions(
+            match=options.get("match", "strict"),
+            pace=options.get("pace", "fast"),
+            ignore=tuple(options.get("ignore", ())),
+            match_on=tuple(options.get("match_on") or DEFAULT_MATCH_ON),
+            map_paths=tuple(tuple(pair) for pair in options.get("map_paths", ())),
+            live_cwd=options.get("live_cwd"),
+        )
+    except (ValueError, TypeError) as err:
         problem = str(err)
-    if problem is not None:  # outside the except: the one line, without the chained exception
-        pytest.fail(f"ctxscope cassette marker: {problem}", pytrace=False)
-    return {
-        "match": options.get("match", "strict"),
-        "pace": options.get("pace", "fast"),
-        "ignore": options.get("ignore", ()),
-        "match_on": match_on,
-        "map_paths": [tuple(pair) for pair in options.get("map_paths", ())],
-        "live_cwd": options.get("live_cwd"),
-    }
+    # outside the except: the one line, without the chained exception
+    pytest.fail(f"ctxscope cassette marker: {problem}", pytrace=False)
 
 
 def _verdict(
@@ -417,7 +418,7 @@ def _replay_in_process(
 ) -> Iterator[CassetteFixture]:
     from proxy.replay.transport import CassetteTransport
 
-    transport = CassetteTransport(cassette, **_matching(options))
+    transport = CassetteTransport(cassette, _matching(options))
     fixture = CassetteFixture(
         url=IN_PROCESS_URL,
         path=path,
@@ -460,7 +461,7 @@ def _replay(
     try:
         server = serve_cassette(
             cassette,
-            **matching,
+            matching,
             upstream=upstream,
             passthrough_when_exhausted=upstream is not None,
             extra_addons=extra,

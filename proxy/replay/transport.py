@@ -31,7 +31,7 @@ import functools
 import json
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -39,8 +39,8 @@ from typing import Any
 import httpx
 
 from proxy.replay.cassette import Answer, Cassette, load_cassette
-from proxy.replay.matching import DEFAULT_MATCH_ON, request_path
-from proxy.replay.options import MatchMode, PaceMode
+from proxy.replay.matching import request_path
+from proxy.replay.options import PaceMode, ReplayOptions
 from proxy.replay.report import ReplayReport
 from proxy.replay.session import ReplaySession
 
@@ -53,28 +53,11 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     """Answers each request from a cassette; `report` says what happened (as the `ReplayServer`'s)."""
 
     def __init__(
-        self,
-        cassette: Cassette | Path | str,
-        *,
-        match: MatchMode = "strict",
-        pace: PaceMode = "fast",
-        ignore: Iterable[str] = (),
-        match_on: Iterable[str] = DEFAULT_MATCH_ON,
-        map_paths: Iterable[tuple[str, str]] = (),
-        live_cwd: str | None = None,
-        on_event: Callable[[str], None] | None = None,
+        self, cassette: Cassette | Path | str, options: ReplayOptions | None = None, **changes: Any
     ) -> None:
+        """`changes` are `ReplayOptions` fields (`match="sequential"`, `pace=...`), applied to `options`."""
         loaded = cassette if isinstance(cassette, Cassette) else load_cassette(Path(cassette))
-        self.session = ReplaySession(
-            loaded,
-            match=match,
-            pace=pace,
-            ignore=ignore,
-            match_on=match_on,
-            map_paths=map_paths,
-            live_cwd=live_cwd,
-            on_event=on_event,
-        )
+        self.session = ReplaySession(loaded, ReplayOptions.of(options, **changes))
 
     @property
     def cassette(self) -> Cassette:
@@ -90,13 +73,15 @@ class CassetteTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         answer = self._answer(request, request.read())
-        response: httpx.Response = _response(_library(request), answer, request, self.session.pace, sync=True)
+        response: httpx.Response = _response(
+            _library(request), answer, request, self.session.options.pace, sync=True
+        )
         return response
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         answer = self._answer(request, await request.aread())
         response: httpx.Response = _response(
-            _library(request), answer, request, self.session.pace, sync=False
+            _library(request), answer, request, self.session.options.pace, sync=False
         )
         return response
 
