@@ -238,7 +238,7 @@ def resend_command(
     ] = None,
     repeat: Annotated[int, typer.Option("--repeat", "-n", help="Ask this many times (1-20).")] = 1,
     provider: Annotated[
-        str | None, typer.Option("--provider", help="apikey | chatgpt | a [providers.NAME] of config.toml.")
+        str | None, typer.Option("--provider", help="apikey | chatgpt | a \\[providers.NAME] of config.toml.")
     ] = None,
     base_url: Annotated[
         str | None, typer.Option("--base-url", help="Send here instead of the provider's URL.")
