@@ -20,11 +20,14 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from proxy.errors import ConfigError
+
+if TYPE_CHECKING:  # the analysis loads when a resend runs, not when the CLI builds its table
+    from inspector.analysis.answers import Answer
 
 __all__ = ["ResendResult", "register", "resend"]
 
@@ -55,9 +58,9 @@ class ResendResult:
     sent: dict[str, Any]
     edits: list[str]
     """The request edits as context-diff lines (empty: the request went as recorded)."""
-    recorded: Any
-    """The recorded `Answer`."""
-    answers: list[Any] = field(default_factory=list)
+    recorded: Answer
+    """The recorded answer (its steps, status and usage)."""
+    answers: list[Answer] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     """One line per attempt that failed (HTTP error, failed response, broken stream)."""
     placeholders: int = 0
@@ -196,7 +199,7 @@ def render(result: ResendResult, write: Callable[[str], None]) -> None:
 
 
 def _json(result: ResendResult) -> dict[str, Any]:
-    def answer(a: Any) -> dict[str, Any]:
+    def answer(a: Answer) -> dict[str, Any]:
         return {
             "status": a.status,
             "usage": a.usage,

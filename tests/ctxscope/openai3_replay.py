@@ -4,7 +4,7 @@ Not a test module (pytest does not collect it): a script that proves, in that ve
 imports without mitmproxy or Textual and that openai 3.x on httpx2 is replayed in-process, strictly,
 sync and async, streaming and not. Prints one JSON line of what it saw; exits non-zero on a failure.
 
-    python openai3_replay.py CASSETTE MODEL
+    python openai3_replay.py CASSETTE MODEL CUT_BODY
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ CORE = (
 )
 
 
-def main(cassette: str, model: str) -> None:
+def main(cassette: str, model: str, cut_body: str) -> None:
     missing = {name: importlib.util.find_spec(name) is None for name in ("mitmproxy", "textual")}
     for module in CORE:
         importlib.import_module(module)
@@ -60,6 +60,14 @@ def main(cassette: str, model: str) -> None:
             seen.append(answer.output_text)
 
     asyncio.run(run_async())
+    # a recorded cut replays as a cut, in httpx2's own error type
+    with httpx2.Client(transport=transport) as raw:
+        with raw.stream("POST", "http://cassette.invalid/v1/responses", json=json.loads(cut_body)) as cut:
+            try:
+                list(cut.iter_bytes())
+                seen.append("not cut")
+            except httpx2.RemoteProtocolError:
+                seen.append("cut")
     report = transport.report
     print(
         json.dumps(

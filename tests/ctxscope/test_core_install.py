@@ -19,6 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 from openai import OpenAI
 
@@ -30,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1].parent
 SCRIPT = Path(__file__).with_name("openai3_replay.py")
 OPENAI_3 = "openai==3.51.0"
 MODEL = "gpt-test"
+CUT = {"model": MODEL, "input": "cut", "stream": True}
 INSTALL_TIMEOUT_S = 900
 
 pytestmark = pytest.mark.slow
@@ -58,7 +60,8 @@ def _source(tmp: Path) -> Path:
 
 
 def _record(path: Path) -> Path:
-    """Four answers as openai-python 2.x gets them through the recording proxy: streamed, plain, twice."""
+    """Four answers as openai-python 2.x gets them through the recording proxy (streamed, plain, twice),
+    and a fifth stream cut by the upstream."""
     replies = []
     for text in ("hello", "again", "async hello", "async again"):
         events = response_stream(text_message(text), model=MODEL)
@@ -73,7 +76,15 @@ def _record(path: Path) -> Path:
             for prompt in ("hi", "async hi"):
                 list(client.responses.create(model=MODEL, input=prompt, stream=True))
                 client.responses.create(model=MODEL, input=prompt.replace("hi", "again"))
-        capture.wait_for(4)
+        # a stream the upstream cut: replayed, it is cut at the same place (httpx2's RemoteProtocolError)
+        upstream.reply(SseReply(response_stream(text_message("cut"), model=MODEL), cut_after=2))
+        with (
+            httpx.Client(timeout=30) as raw,
+            raw.stream("POST", capture.url + "/v1/responses", json=CUT) as cut,
+        ):
+            with pytest.raises(httpx.RemoteProtocolError):
+                list(cut.iter_bytes())
+        capture.wait_for(5)
     return path
 
 
@@ -111,7 +122,7 @@ def test_the_core_installs_beside_openai_3_and_replays_into_httpx2(python: str, 
     assert installed.returncode == 0, f"pip install on Python {version}:\n{installed.stderr[-4000:]}"
 
     ran = subprocess.run(
-        [str(target), str(SCRIPT), str(cassette), MODEL],
+        [str(target), str(SCRIPT), str(cassette), MODEL, json.dumps(CUT)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -123,13 +134,13 @@ def test_the_core_installs_beside_openai_3_and_replays_into_httpx2(python: str, 
     assert seen["python"].startswith(version + ".") and seen["openai"].startswith("3.")
     assert seen["not_installed"] == {"mitmproxy": True, "textual": True}
     assert seen["imported_heavy"] == []
-    assert seen["seen"] == ["response.completed", "again", "response.completed", "async again"]
-    assert seen["served"] == 4 and seen["problems"] == []
+    assert seen["seen"] == ["response.completed", "again", "response.completed", "async again", "cut"]
+    assert seen["served"] == 5 and seen["problems"] == []
 
     # the commands of the core run; one that needs the proxy says in one line which extra brings it
     command = str(venv / "bin" / "ctxscope")
     info = subprocess.run([command, "info", str(cassette)], capture_output=True, text=True, timeout=120)
-    assert info.returncode == 0 and "4" in info.stdout, info.stderr[-2000:]
+    assert info.returncode == 0 and "exchanges   5 " in info.stdout, info.stdout + info.stderr[-2000:]
     replay = subprocess.run([command, "replay", str(cassette)], capture_output=True, text=True, timeout=120)
     assert replay.returncode == 2, replay.stderr[-2000:]
     assert replay.stderr == (
