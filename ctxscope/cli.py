@@ -24,17 +24,22 @@ from proxy.errors import CtxscopeError, missing_extra
 __all__ = ["COMMANDS", "app", "main"]
 
 COMMANDS: dict[str, str] = {
+    "run": "ctxscope.run",
     "proxy": "proxy.capture_cli",
     "replay": "proxy.replay.cli",
-    "info": "proxy.store.cli",
+    "info": "inspector.info",
     "export": "proxy.store.cli",
     "agent": "harness.cli",
     "diff": "inspector.cli",
     "compare": "inspector.cli",
     "show": "inspector.cli",
     "inspect": "inspector.cli",
+    "context": "inspector.context_cli",
+    "cache": "inspector.context_cli",
+    "report": "inspector.html.cli",
     "otel": "inspector.otel.cli",
     "resend": "ctxscope.resend",
+    "bisect": "ctxscope.bisect.command",
     "promote": "ctxscope.promote",
     "demo": "ctxscope.demo",
 }

@@ -31,23 +31,6 @@ if TYPE_CHECKING:  # the analysis loads when a resend runs, not when the CLI bui
 
 __all__ = ["ResendResult", "register", "resend"]
 
-_DROPPED_HEADERS = frozenset(
-    {
-        "authorization",
-        "cookie",
-        "host",
-        "content-length",
-        "content-type",
-        "content-encoding",
-        "accept-encoding",
-        "connection",
-        "transfer-encoding",
-        "user-agent",
-        "proxy-authorization",
-    }
-)
-"""Recorded headers not sent again: credentials come from the provider, framing from the client."""
-
 
 @dataclass
 class ResendResult:
@@ -65,15 +48,6 @@ class ResendResult:
     """One line per attempt that failed (HTTP error, failed response, broken stream)."""
     placeholders: int = 0
     capture: Path | None = None
-
-
-def _headers(recorded: dict[str, str]) -> dict[str, str]:
-    """The recorded request headers worth sending again (session ids, Codex's metadata, betas)."""
-    return {
-        k: v
-        for k, v in recorded.items()
-        if k.lower() not in _DROPPED_HEADERS and "<redacted:" not in v and not k.startswith(":")
-    }
 
 
 def _load_body(path: Path) -> dict[str, Any]:
@@ -107,12 +81,8 @@ def resend(
 ) -> ResendResult:
     """Send turn `turn` of `recording` (edited) `repeat` times; capture into `capture` (None: none)."""
     from ctxscope.request_edits import apply_edits
-    from harness.client import ResponsesClient
-    from harness.config import load_config
+    from ctxscope.sending import open_sender, resend_headers
     from harness.errors import UpstreamError
-    from harness.providers import make_provider
-    from harness.request import TurnRequest
-    from harness.route import open_route
     from inspector.analysis.analyse import analyse_recording
     from inspector.analysis.answers import answer_of
     from inspector.analysis.request_diff import diff_requests
@@ -139,31 +109,32 @@ def resend(
         recorded=answer_of(chosen.output, status=chosen.status, usage=chosen.usage),
         placeholders=json.dumps(sent, ensure_ascii=False).count("<redacted:"),
     )
-    config = load_config(config_path).with_overrides(provider=provider, base_url=base_url)
-    backend = make_provider(config, auth_file=auth_file)
-    backend.check()
-    result.target = backend.base_url
     meta = {"client": "ctxscope resend", "source": str(recording), "source_turn": turn}
-    route = open_route(backend, capture, meta=meta)
-    result.capture = route.capture_path
-    request = TurnRequest(body=sent, headers=_headers(chosen.exchange.request_headers))
-    try:
-        with ResponsesClient(backend, base_url=route.base_url, retry=config.retry) as client:
-            for _ in range(repeat):
-                try:
-                    answer = client.stream(request).response.model_dump(mode="json", exclude_none=True)
-                except UpstreamError as err:
-                    result.errors.append(str(err))
-                    continue
-                result.answers.append(
-                    answer_of(
-                        answer.get("output"),
-                        status=answer.get("status") or "completed",
-                        usage=answer.get("usage"),
-                    )
+    opened = open_sender(
+        provider=provider,
+        base_url=base_url,
+        config_path=config_path,
+        auth_file=auth_file,
+        capture=capture,
+        meta=meta,
+    )
+    with opened as sender:
+        result.target = sender.target
+        result.capture = sender.capture
+        headers = resend_headers(chosen.exchange.request_headers)
+        for _ in range(repeat):
+            try:
+                answer = sender.send(sent, headers)
+            except UpstreamError as err:
+                result.errors.append(str(err))
+                continue
+            result.answers.append(
+                answer_of(
+                    answer.get("output"),
+                    status=answer.get("status") or "completed",
+                    usage=answer.get("usage"),
                 )
-    finally:
-        route.close()
+            )
     return result
 
 

@@ -155,7 +155,7 @@ def run_tour(
 
     with resources.as_file(TOUR_SCRIPT) as script:
         options = _options(root, repo, skills, config, provider="script", capture=capture)
-        options.script = script
+        options.settings["script"] = script
         with AgentRuntime(options, emit=count) as runtime:
             for number, chapter in enumerate(CHAPTERS, 1):
                 say(f"\n── chapter {number}: {chapter.title} ──\n   watch: {chapter.watch}")
@@ -230,8 +230,7 @@ def _replay_run(
     """One run of `prompt` served strictly by `recording`: (requests served, problems, first mismatch)."""
     with serve_cassette(recording, match="strict") as server:
         options = _options(root, repo, skills, config, provider="replay")
-        options.base_url = f"{server.url}/v1"
-        options.instructions_file = instructions
+        options.settings.update(base_url=f"{server.url}/v1", instructions_file=instructions)
         with AgentRuntime(options) as runtime:
             assert runtime.agent is not None
             try:

@@ -64,6 +64,12 @@ from proxy.errors import ConfigError
 __all__ = ["Agent", "RequestHook", "TurnResult", "TurnTrigger", "user_message"]
 
 
+_RESULT_NOT_SAVED = (
+    "result not saved: the session file ends before this call's output (the harness was stopped, or "
+    "could not write its session file); the call may have run, so check its effects before repeating it"
+)
+
+
 def user_message(text: str) -> dict[str, Any]:
     """A plain user message item."""
     return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
@@ -143,6 +149,9 @@ class Agent:
         self.history_initialization = "cold_resume" if resumed is not None else "new"
         self.turn_trigger = "user"
         """What starts turns (`user`, `exec` for headless `-p`, `goal`): sent in the turn metadata."""
+        self.active_trigger = "user"
+        """What started the turn in progress (a goal continuation says `goal`): every request of
+        the turn, compactions included, sends it; between turns it is `turn_trigger`."""
         self.turn_started_ms = 0
         """When the current turn started (ms since the epoch): sent in the turn metadata."""
         self.rate_limits: dict[str, str] = {}
@@ -175,13 +184,19 @@ class Agent:
             self.baseline = self.context.restore(resumed.world_state)
         self.window = resumed.window
         self.goals.restore(resumed.goal)
-        self._answer_orphans()
+        if resumed.unfinished is not None:
+            # Killed, or its session writes failed: say what the file holds, not a guess at the rest.
+            self.notice(f"resumed session {self.session_id}: {resumed.unfinished}")
+        self._answer_orphans(_RESULT_NOT_SAVED)
 
-    def _answer_orphans(self) -> None:
+    def _answer_orphans(self, output: str | None = None) -> None:
         """A call left without output (crash or Ctrl-C mid-step) would make the next request
-        invalid: answer it, so the model learns the call did not finish."""
+        invalid: answer it, so the model learns the call did not finish (or, on a resume, that its
+        result was not saved: it may well have run)."""
         for call in missing_outputs(self.history):
-            self._append(call_output(call, "aborted: the harness stopped before this call finished"))
+            self._append(
+                call_output(call, output or "aborted: the harness stopped before this call finished")
+            )
 
     def append_item(self, item: Any) -> dict[str, Any]:
         """Add one item to the history (and the session file); for modes, goals and compaction."""
@@ -201,6 +216,7 @@ class Agent:
 
     def compact(self, trigger: Literal["manual", "auto", "context_length"] = "manual") -> bool:
         """Replace the history by a compacted window now (`/compact`); False when it failed."""
+        self.active_trigger = self.turn_trigger  # between turns: no goal continuation is running
         return compact(self, trigger)
 
     def notice(self, message: str) -> None:
@@ -325,6 +341,8 @@ class Agent:
         turn_id = str(uuid.uuid4())
         started = time.monotonic()
         self.turn_started_ms = int(time.time() * 1000)
+        # a goal continuation says so; otherwise the session's trigger (`user`, `exec` for -p)
+        self.active_trigger = self.turn_trigger if trigger == "user" else trigger
         self.session.append(
             "turn_context",
             {
@@ -349,7 +367,7 @@ class Agent:
                 if step:
                     self._auto_compact(turn_id)  # mid-turn: the summary ends the new window
                     self._sync_world()
-                streamed = self._request(turn_id, trigger)
+                streamed = self._request(turn_id)
                 self.rate_limits = rate_limits(streamed.headers) or self.rate_limits
                 result.steps = step + 1
                 if streamed.response.usage is not None:
@@ -414,12 +432,12 @@ class Agent:
         )
         return result
 
-    def _request(self, turn_id: str, trigger: TurnTrigger) -> StreamResult:
+    def _request(self, turn_id: str) -> StreamResult:
         """Send the history; a `context_length_exceeded` refusal gets one compaction and one retry."""
         try:
-            return send_request(self, turn_id, trigger)
+            return send_request(self, turn_id)
         except UpstreamError as e:
             if e.code != "context_length_exceeded" or not compact(self, "context_length", turn_id):
                 raise
         self._sync_world()
-        return send_request(self, turn_id, trigger)
+        return send_request(self, turn_id)

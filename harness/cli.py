@@ -10,11 +10,12 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from harness.agent import TurnResult
+from harness.cli_settings import with_setting_options
 from harness.commands import is_command, run_command
 from harness.errors import UpstreamError
 from harness.events import SessionStarted
@@ -26,10 +27,13 @@ from harness.runtime import AgentOptions, AgentRuntime
 from harness.tools import Answer, ApprovalRequest, Question
 from proxy.errors import ConfigError
 
-__all__ = ["agent_command", "register"]
+__all__ = ["SESSION_NOT_SAVED", "agent_command", "register"]
+
+SESSION_NOT_SAVED = 74
+"""Exit status when session entries never reached the session file (sysexits' EX_IOERR)."""
 
 
-def agent_command(
+def _agent_command(
     prompt: Annotated[
         str | None,
         typer.Option(
@@ -39,40 +43,19 @@ def agent_command(
     json_out: Annotated[
         bool, typer.Option("--json", help="With -p: one JSON event per line on stdout.")
     ] = False,
-    provider: Annotated[
-        str | None, typer.Option(help="apikey | chatgpt | script | a custom provider named in config.toml")
-    ] = None,
-    model: Annotated[str | None, typer.Option(help="Model slug.")] = None,
-    base_url: Annotated[str | None, typer.Option(help="Override the provider's base URL.")] = None,
-    script: Annotated[Path | None, typer.Option(help="Script cassette for --provider script.")] = None,
     session: Annotated[str | None, typer.Option(help="Resume this session (id or file).")] = None,
     fork: Annotated[
         str | None, typer.Option(help="Copy this session to a new id and continue the copy.")
     ] = None,
     cwd: Annotated[Path | None, typer.Option(help="Working directory of the agent.")] = None,
-    sandbox: Annotated[
-        str | None, typer.Option(help="read-only | workspace-write | danger-full-access")
-    ] = None,
-    approval: Annotated[str | None, typer.Option(help="never | on-request | untrusted")] = None,
     capture: Annotated[Path | None, typer.Option(help="Write the recording to this file.")] = None,
     no_capture: Annotated[bool, typer.Option("--no-capture", help="Do not record.")] = False,
     config: Annotated[
         Path | None, typer.Option(help="config.toml to use instead of the one in the ctxscope home.")
     ] = None,
     auth_file: Annotated[Path | None, typer.Option(help="auth.json for --provider chatgpt.")] = None,
-    max_steps: Annotated[int | None, typer.Option(help="Most model requests per turn.")] = None,
     goal_budget: Annotated[
         int | None, typer.Option(help='Token budget of the goal set by -p "/goal <objective>".')
-    ] = None,
-    instructions: Annotated[
-        Path | None, typer.Option(help="Base instructions file (instead of config / the shipped default).")
-    ] = None,
-    skill_dir: Annotated[
-        list[Path] | None, typer.Option("--skill-dir", help="Extra skill directory (repeatable).")
-    ] = None,
-    plan_profile: Annotated[
-        str | None,
-        typer.Option("--plan-profile", help="codex | claude | knightcode: which plan-mode system to follow."),
     ] = None,
     plan: Annotated[
         bool,
@@ -80,19 +63,14 @@ def agent_command(
             "--plan", help="Start in plan mode; with -p, print exactly the submitted plan on stdout."
         ),
     ] = False,
+    *,
+    settings: dict[str, Any],
 ) -> None:
     """Run ctxscope's Codex-style coding agent (with capture on by default)."""
     if json_out and prompt is None:
         raise ConfigError('--json needs a task: use -p "task" --json')
     if prompt is not None and not prompt.strip():
         raise ConfigError('-p needs a task: use -p "what to do" (or leave -p out for the chat)')
-    # Flags name files the person just typed: say which flag is wrong (config.toml's own entries
-    # are checked where they are used, and a missing default skill directory is fine).
-    if instructions is not None and not instructions.is_file():
-        raise ConfigError(f"--instructions {instructions} is not a file: give the base instructions file")
-    for directory in skill_dir or []:
-        if not directory.is_dir():
-            raise ConfigError(f"--skill-dir {directory} is not a directory: give a directory of skills")
     if goal_budget is not None:
         if prompt is None or not prompt.strip().startswith("/goal "):
             raise ConfigError('--goal-budget goes with a goal: -p "/goal <objective>" --goal-budget N')
@@ -102,51 +80,50 @@ def agent_command(
     headless = prompt is not None
     emit = JsonPrinter() if json_out else (PrintModePrinter() if headless else InteractivePrinter())
     options = AgentOptions(
-        provider=provider,
-        model=model,
-        base_url=base_url,
-        script=script,
         session=session,
         fork=fork,
         cwd=cwd,
-        sandbox=sandbox,
-        approval=approval,
         capture=capture,
         no_capture=no_capture,
         config_path=config,
         auth_file=auth_file,
-        max_steps=max_steps,
         goal_budget=goal_budget,
-        instructions_file=instructions.resolve() if instructions else None,
-        skill_dirs=[d.resolve() for d in skill_dir or []],
+        settings=settings,
         approver=None if headless else _terminal_approver,
         ask_user=None if headless else _terminal_ask,
         plan=plan,
-        plan_profile=plan_profile,
         # The chat announces Default mode from the first request (Codex TUI); -p does not (codex exec).
         announce_mode=not headless,
     )
     with AgentRuntime(options, emit=emit) as runtime:
-        assert runtime.agent is not None
-        _announce(runtime, json_out)
-        if prompt is None:
-            run_repl(runtime)
-            return
-        sid = runtime.agent.session_id
-        runtime.agent.turn_trigger = "exec"  # a headless run, like `codex exec`
-        try:
-            result = _run_headless(runtime, prompt, json_out)
-        except UpstreamError as e:
-            raise UpstreamError(
-                f"{e}; the session is saved: continue with --session {sid}", status=e.status, code=e.code
-            ) from e
-        except KeyboardInterrupt:
-            # The agent already recorded the aborted turn; say how to pick it up (130 = SIGINT).
-            sys.stderr.write(f"\ninterrupted; the session is saved: continue with --session {sid}\n")
-            raise typer.Exit(130) from None
-        if result is not None and not json_out:
-            sys.stdout.write(result.final_text + ("\n" if not result.final_text.endswith("\n") else ""))
-            sys.stdout.flush()
+        _drive(runtime, prompt, json_out)
+    if runtime.session_entries_lost:
+        # The session file lacks part of this run (said above, with the count): not a success.
+        raise typer.Exit(SESSION_NOT_SAVED)
+
+
+def _drive(runtime: AgentRuntime, prompt: str | None, json_out: bool) -> None:
+    """The chat, or one headless task, on a started runtime."""
+    assert runtime.agent is not None
+    _announce(runtime, json_out)
+    if prompt is None:
+        run_repl(runtime)
+        return
+    sid = runtime.agent.session_id
+    runtime.agent.turn_trigger = "exec"  # a headless run, like `codex exec`
+    try:
+        result = _run_headless(runtime, prompt, json_out)
+    except UpstreamError as e:
+        raise UpstreamError(
+            f"{e}; the session is saved: continue with --session {sid}", status=e.status, code=e.code
+        ) from e
+    except KeyboardInterrupt:
+        # The agent already recorded the aborted turn; say how to pick it up (130 = SIGINT).
+        sys.stderr.write(f"\ninterrupted; the session is saved: continue with --session {sid}\n")
+        raise typer.Exit(130) from None
+    if result is not None and not json_out:
+        sys.stdout.write(result.final_text + ("\n" if not result.final_text.endswith("\n") else ""))
+        sys.stdout.flush()
 
 
 def _run_headless(runtime: AgentRuntime, prompt: str, json_out: bool) -> TurnResult | None:
@@ -225,6 +202,10 @@ def _terminal_ask(questions: list[Question]) -> dict[str, Answer]:
         else:
             answers[q.id] = raw
     return answers
+
+
+agent_command = with_setting_options(_agent_command)
+"""`ctxscope agent`: its own options, plus one per setting with a flag (`harness.cli_settings`)."""
 
 
 def register(app: typer.Typer) -> None:

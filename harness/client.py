@@ -26,6 +26,7 @@ from harness.providers.base import Provider
 from harness.request import TurnRequest
 from harness.wire.stream import ResponseStream
 from harness.wire.types import ResponseObject
+from proxy.responses.vocabulary import TerminalEvent
 
 __all__ = ["ResponsesClient", "StreamResult"]
 
@@ -225,7 +226,7 @@ class ResponsesClient:
 
     def _failed_error(self, stream: ResponseStream) -> UpstreamError:
         snap = stream.snapshot
-        if stream.terminal == "response.incomplete":
+        if stream.terminal == TerminalEvent.INCOMPLETE:
             reason = (snap.get("incomplete_details") or {}).get("reason") or "unknown reason"
             return UpstreamError(
                 f"the response stopped incomplete ({reason}): shorten the task or raise the output limit",
@@ -272,7 +273,7 @@ def _classify(code: str | None, message: str | None, *, status: int | None) -> U
         )
     if code in _RETRYABLE_CODES:
         return _Retryable(f"the backend is busy ({code})", status=status, code=code)
-    where = f"HTTP {status}" if status else "response.failed"
+    where = f"HTTP {status}" if status else TerminalEvent.FAILED.value
     detail = f": {message}" if message else ""
     return UpstreamError(
         f"the backend refused the request ({where}, {code or 'no error code'}){detail}",

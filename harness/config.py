@@ -1,15 +1,25 @@
 """Harness settings: `config.toml` in the ctxscope home, overridden by command-line flags.
 
+`HarnessConfig` is one typed pydantic model: each setting is declared once, with its type (Literal
+values for the enum-like ones), range, default and `Setting` (help, Codex's key, CLI flag;
+`harness.settings`), and config.toml, the `ctxscope agent` options and `AgentOptions` all derive from
+it. Unknown keys are refused with the closest known key suggested; Codex's names are accepted too
+(`sandbox_mode`, `approval_policy`, `model_reasoning_effort`, `model_reasoning_summary`,
+`model_verbosity`, `model_instructions_file`, `model_provider`, `[model_providers.X]`,
+`openai_base_url`), so a Codex config.toml
+reads the same.
+
 provider = "apikey"                 # apikey | chatgpt | script | <name of a [providers.X] table>
 model = "gpt-5-codex"
-sandbox = "workspace-write"         # read-only | workspace-write | danger-full-access
-approval = "on-request"             # never | on-request | untrusted
+sandbox = "workspace-write"         # read-only | workspace-write | danger-full-access (Codex: sandbox_mode)
+approval = "on-request"             # never | on-request | untrusted (Codex: approval_policy)
 skill_dirs = ["~/.ctxscope/skills"]
 instructions_file = "base.md"       # base instructions for every model (default: shipped prompt)
 instructions_placement = "input"    # input: input[0] developer message (Codex 0.169) | field: `instructions`
 global_agents_file = "AGENTS.md"    # global AGENTS.md (default: AGENTS.md in the ctxscope home)
-reasoning_effort = "medium"         # wins over the model catalog's entry (default: the catalog's)
-reasoning_summary = "auto"          # likewise
+reasoning_effort = "medium"         # wins over the model catalog's entry (Codex: model_reasoning_effort)
+reasoning_summary = "auto"          # likewise (Codex: model_reasoning_summary)
+verbosity = "low"                   # likewise, `text.verbosity` (Codex: model_verbosity)
 max_steps = 50
 file_tools = true                   # read_file / list_dir / grep_files (Codex has none: false to match it)
 plan_profile = "codex"              # codex | claude | knightcode: how plan mode enters, submits, reviews
@@ -43,20 +53,38 @@ headers = { "X-Team" = "a" }
 
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass, field, fields, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from harness.model_catalog import ModelInfo, model_info
-from harness.plan_profiles import PLAN_PROFILES
+from harness.plan_profiles import PlanProfileName
 from harness.request import RequestOptions
-from harness.tools.call_context import APPROVAL_POLICIES, SANDBOX_MODES
+from harness.settings import ConfigPath, Setting, check_overrides, one_line, read_toml, toml_fields
+from harness.tools.call_context import APPROVAL_POLICIES, SANDBOX_MODES, ApprovalPolicy, SandboxMode
 from proxy.errors import ConfigError
 from proxy.home import config_dir
 
-__all__ = ["APPROVALS", "HarnessConfig", "RetrySettings", "SANDBOXES", "load_config"]
+__all__ = [
+    "APPROVALS",
+    "ChatGptTable",
+    "HarnessConfig",
+    "ProviderTable",
+    "RetrySettings",
+    "SANDBOXES",
+    "ShellEnvironment",
+    "load_config",
+]
 
 # One list of each, owned by the tools that enforce them.
 SANDBOXES = SANDBOX_MODES
@@ -71,59 +99,224 @@ AUTO_COMPACT_FRACTION = 0.9
 INSTRUCTIONS_PLACEMENTS = ("input", "field")
 """Where the base prompt travels: input[0] as a developer message (what Codex CLI 0.169 sends), or
 the request's `instructions` field (what other Responses clients use)."""
+MAX_INSTRUCTIONS_BYTES = 4 << 20
+"""A base-instructions file larger than this is refused (`/dev/zero` would never end)."""
+
+_STRICT = ConfigDict(strict=True, extra="forbid", frozen=True)
+"""No coercion ("yes" is not true, "3" is not 3), no unknown keys, immutable once loaded."""
 
 
-@dataclass(frozen=True)
-class RetrySettings:
-    max_retries: int = 4
-    backoff_base: float = 0.5
-    backoff_max: float = 20.0
-    idle_timeout: float = 300.0
-    connect_timeout: float = 30.0
+class RetrySettings(BaseModel):
+    """`[retry]`: the client's retry policy."""
+
+    model_config = _STRICT
+
+    max_retries: int = Field(default=4, ge=0)
+    backoff_base: float = Field(default=0.5, ge=0)
+    """Seconds; doubled per attempt, with jitter."""
+    backoff_max: float = Field(default=20.0, ge=0)
+    idle_timeout: float = Field(default=300.0, gt=0)
+    """A zero idle timeout would fail every stream at once."""
+    connect_timeout: float = Field(default=30.0, gt=0)
 
 
-@dataclass(frozen=True)
-class HarnessConfig:
-    """Everything the agent needs to start, after merging file and flags."""
+class ProviderTable(BaseModel):
+    """`[providers.NAME]` (Codex: `[model_providers.NAME]`): a Responses-compatible endpoint."""
 
-    provider: str = "apikey"
-    model: str = "gpt-5-codex"
+    model_config = _STRICT
+
     base_url: str | None = None
-    script: Path | None = None
-    sandbox: str = "workspace-write"
-    approval: str = "on-request"
-    skill_dirs: tuple[Path, ...] = ()
-    instructions_file: Path | None = None
-    instructions_placement: str = "input"
-    global_agents_file: Path | None = None
-    """Global AGENTS.md sent before the repo's (default: `AGENTS.md` in the ctxscope home, if present)."""
-    developer_instructions: str | None = None
-    reasoning_effort: str | None = None
-    """None: the model catalog's entry decides (as for `reasoning_summary`, `parallel_tool_calls`)."""
-    reasoning_summary: str | None = None
-    parallel_tool_calls: bool | None = None
-    models: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """`[models."<slug>"]` tables: catalog entries added or overridden (see `harness.model_catalog`)."""
-    max_steps: int = 50
-    file_tools: bool = True
-    """Offer ctxscope's read_file / list_dir / grep_files; Codex has no such tools (`false` = its profile)."""
-    plan_profile: str = "codex"
-    """Which plan-mode system to follow: codex, claude or knightcode (`harness.modes.plan`)."""
-    max_goal_turns: int = 50
-    """Most goal turns one `/goal` run starts by itself (a bound, not a budget)."""
-    context_window: int | None = None
-    """`model_context_window`: the model's window in tokens (None: the default)."""
-    auto_compact_token_limit: int | None = None
-    """`model_auto_compact_token_limit`: compact when the context would pass it (None: 90 % of the window)."""
-    compaction: str = "local"
-    """`local`, `remote` (`/responses/compact`) or `remote_v2` (a `compaction_trigger` item)."""
-    retry: RetrySettings = RetrySettings()
-    providers: dict[str, dict[str, Any]] = field(default_factory=dict)
-    chatgpt: dict[str, Any] = field(default_factory=dict)
-    shell_env_allow: tuple[str, ...] = ()
-    """`[shell_environment] allow`: variables commands get even though their names look like credentials."""
+    env_key: str | None = None
+    """The environment variable holding the key (no Authorization header when absent)."""
+    headers: dict[str, str] = Field(
+        default_factory=dict, validation_alias=AliasChoices("headers", "http_headers")
+    )
+    name: str | None = None
+    """Codex's display name of the provider (not sent)."""
+    wire_api: Literal["responses"] | None = None
+    """Codex's wire protocol; ctxscope speaks the Responses API only."""
+
+
+class ChatGptTable(BaseModel):
+    """`[chatgpt]`: where the ChatGPT login is and how its token is refreshed."""
+
+    model_config = _STRICT
+
+    auth_file: ConfigPath | None = None
+    token_url: str | None = None
+    client_id: str | None = None
+
+
+class ShellEnvironment(BaseModel):
+    """`[shell_environment]`: what commands see of the agent's environment (tools/shell_env.py)."""
+
+    model_config = _STRICT
+
+    allow: Annotated[tuple[str, ...], Field(strict=False)] = ()
+    """Names (globs) passed through even though they look like credentials."""
+
+
+Effort = Literal["", "none", "minimal", "low", "medium", "high", "xhigh"]
+Summary = Literal["", "none", "auto", "concise", "detailed"]
+Verbosity = Literal["", "low", "medium", "high"]
+
+
+class HarnessConfig(BaseModel):
+    """Everything the agent needs to start, after merging file and flags (one declaration each)."""
+
+    model_config = _STRICT
+
+    provider: Annotated[
+        str,
+        Setting(
+            "apikey | chatgpt | script | a custom provider named in config.toml",
+            codex="model_provider",
+            flag="--provider",
+        ),
+    ] = "apikey"
+    model: Annotated[str, Setting("Model slug.", flag="--model")] = "gpt-5-codex"
+    base_url: Annotated[
+        str | None, Setting("Override the provider's base URL.", codex="openai_base_url", flag="--base-url")
+    ] = None
+    script: Annotated[
+        ConfigPath | None, Setting("Script cassette for --provider script.", flag="--script")
+    ] = None
+    sandbox: Annotated[
+        SandboxMode,
+        Setting("read-only | workspace-write | danger-full-access", codex="sandbox_mode", flag="--sandbox"),
+    ] = "workspace-write"
+    approval: Annotated[
+        ApprovalPolicy,
+        Setting(
+            "never | on-request | untrusted",
+            codex="approval_policy",
+            flag="--approval",
+            label="approval policy",
+        ),
+    ] = "on-request"
+    skill_dirs: Annotated[
+        tuple[ConfigPath, ...],
+        Field(strict=False),
+        Setting("Extra skill directory (repeatable).", flag="--skill-dir", exists="dir"),
+    ] = ()
+    instructions_file: Annotated[
+        ConfigPath | None,
+        Setting(
+            "Base instructions file (instead of config / the shipped default).",
+            codex="model_instructions_file",
+            flag="--instructions",
+            exists="file",
+        ),
+    ] = None
+    instructions_placement: Annotated[
+        Literal["input", "field"],
+        Setting("input: input[0] developer message (Codex 0.169) | field: the `instructions` field"),
+    ] = "input"
+    global_agents_file: Annotated[
+        ConfigPath | None,
+        Setting("Global AGENTS.md sent before the repo's (default: AGENTS.md in the ctxscope home)."),
+    ] = None
+    developer_instructions: Annotated[
+        str | None, Setting("Extra developer instructions.", codex="developer_instructions")
+    ] = None
+    reasoning_effort: Annotated[
+        Effort | None,
+        Setting(
+            'reasoning.effort; wins over the model catalog\'s entry ("" sends none)',
+            codex="model_reasoning_effort",
+            label="reasoning effort",
+        ),
+    ] = None
+    """None: the model catalog's entry decides (likewise `reasoning_summary`, `verbosity`, ...)."""
+    reasoning_summary: Annotated[
+        Summary | None,
+        Setting(
+            'reasoning.summary; wins over the catalog\'s ("" or none sends none)',
+            codex="model_reasoning_summary",
+            label="reasoning summary",
+        ),
+    ] = None
+    verbosity: Annotated[
+        Verbosity | None,
+        Setting('text.verbosity; wins over the catalog\'s ("" sends none)', codex="model_verbosity"),
+    ] = None
+    parallel_tool_calls: Annotated[bool | None, Setting("parallel_tool_calls; wins over the catalog's.")] = (
+        None
+    )
+    models: Annotated[
+        dict[str, dict[str, Any]], Setting('[models."<slug>"] tables: catalog entries added or overridden.')
+    ] = Field(default_factory=dict)
+    max_steps: Annotated[int, Field(ge=1), Setting("Most model requests per turn.", flag="--max-steps")] = 50
+    file_tools: Annotated[
+        bool, Setting("Offer read_file / list_dir / grep_files (Codex has none: false matches it).")
+    ] = True
+    plan_profile: Annotated[
+        PlanProfileName,
+        Setting(
+            "codex | claude | knightcode: which plan-mode system to follow.",
+            flag="--plan-profile",
+            label="plan profile",
+        ),
+    ] = "codex"
+    max_goal_turns: Annotated[
+        int, Field(ge=1), Setting("Most goal turns one /goal run starts by itself (a bound, not a budget).")
+    ] = 50
+    context_window: Annotated[
+        int | None,
+        Field(ge=1),
+        Setting("The model's window in tokens (default: the catalog's).", key="model_context_window"),
+    ] = None
+    auto_compact_token_limit: Annotated[
+        int | None,
+        Field(ge=1),
+        Setting(
+            "Compact when the context would pass it (default: 90 % of the window).",
+            key="model_auto_compact_token_limit",
+        ),
+    ] = None
+    compaction: Annotated[
+        Literal["local", "remote", "remote_v2"],
+        Setting("local | remote (/responses/compact) | remote_v2 (a compaction_trigger item)"),
+    ] = "local"
+    retry: Annotated[RetrySettings, Setting("[retry]: the client's retry policy.")] = RetrySettings()
+    providers: Annotated[
+        dict[str, ProviderTable], Setting("[providers.NAME] endpoints.", codex="model_providers")
+    ] = Field(default_factory=dict)
+    chatgpt: Annotated[ChatGptTable, Setting("[chatgpt]: the ChatGPT login.")] = ChatGptTable()
+    shell_environment: Annotated[
+        ShellEnvironment, Setting("[shell_environment]: what commands see of the environment.")
+    ] = ShellEnvironment()
     source: Path | None = None
-    """The config file these settings came from, if any."""
+    """The config file these settings came from, if any (not a setting)."""
+
+    @field_validator("models", mode="after")
+    @classmethod
+    def _check_models(
+        cls, models: dict[str, dict[str, Any]], info: ValidationInfo
+    ) -> dict[str, dict[str, Any]]:
+        """Each catalog table's paths resolved and its keys checked now, not mid-session."""
+        context = info.context or {}
+        where = str(context.get("where") or "config")
+        base = context.get("base")
+        checked: dict[str, dict[str, Any]] = {}
+        for name, table in models.items():
+            if not isinstance(table, dict):
+                raise ConfigError(f'[models."{name}"] must be a table in {where}')
+            table = dict(table)
+            path = table.get("instructions_file")
+            if isinstance(path, str):
+                resolved = Path(path).expanduser()
+                table["instructions_file"] = (
+                    resolved if resolved.is_absolute() or base is None else base / resolved
+                )
+            checked[name] = table
+            model_info(name, checked, where)
+        return checked
+
+    @property
+    def shell_env_allow(self) -> tuple[str, ...]:
+        """`[shell_environment] allow`."""
+        return self.shell_environment.allow
 
     def model_info(self, model: str) -> ModelInfo:
         """The catalog entry for `model`, with this config's `[models."<slug>"]` table applied."""
@@ -134,14 +327,16 @@ class HarnessConfig:
         info = self.model_info(model)
         effort = self.reasoning_effort if self.reasoning_effort is not None else info.reasoning_effort
         summary = self.reasoning_summary if self.reasoning_summary is not None else info.reasoning_summary
+        verbosity = self.verbosity if self.verbosity is not None else info.verbosity
         parallel = (
             self.parallel_tool_calls if self.parallel_tool_calls is not None else info.parallel_tool_calls
         )
         return RequestOptions(
             reasoning_effort=effort or None,
-            reasoning_summary=summary or None,
+            # Codex's "none" summary sends no summary (the API has no such value).
+            reasoning_summary=None if summary in (None, "", "none") else summary,
             parallel_tool_calls=parallel,
-            verbosity=info.verbosity,
+            verbosity=verbosity or None,
             sandbox=self.sandbox,
         )
 
@@ -158,13 +353,7 @@ class HarnessConfig:
                     f"the default instructions ({e.__class__.__name__}) are missing from this installation "
                     "of ctxscope: reinstall it, or set instructions_file in config.toml"
                 ) from e
-        try:
-            return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise ConfigError(
-                f"cannot read instructions file {path} ({e.__class__.__name__}): "
-                "fix instructions_file in config.toml"
-            ) from e
+        return _read_instructions(path)
 
     def context_window_for(self, model: str) -> int:
         """The context window of `model` in tokens: `model_context_window` when set, else the catalog's."""
@@ -177,146 +366,42 @@ class HarnessConfig:
         return min(self.auto_compact_token_limit, cap) if self.auto_compact_token_limit else cap
 
     def with_overrides(self, **flags: Any) -> HarnessConfig:
-        """Flags win over the file; None means "not given"."""
-        known = {f.name for f in fields(self)}
-        given = {k: v for k, v in flags.items() if v is not None and k in known}
-        merged = replace(self, **given)
-        merged.validate()
-        return merged
-
-    def validate(self) -> None:
-        if self.sandbox not in SANDBOXES:
-            raise ConfigError(f"unknown sandbox {self.sandbox!r}: use one of {', '.join(SANDBOXES)}")
-        if self.instructions_placement not in INSTRUCTIONS_PLACEMENTS:
-            raise ConfigError(
-                f"unknown instructions_placement {self.instructions_placement!r}: "
-                f"use one of {', '.join(INSTRUCTIONS_PLACEMENTS)}"
-            )
-        if self.approval not in APPROVALS:
-            raise ConfigError(f"unknown approval policy {self.approval!r}: use one of {', '.join(APPROVALS)}")
-        if self.max_steps < 1:
-            raise ConfigError("max_steps must be at least 1")
-        if self.plan_profile not in PLAN_PROFILES:
-            raise ConfigError(
-                f"unknown plan profile {self.plan_profile!r}: use one of {', '.join(PLAN_PROFILES)}"
-            )
-        if self.max_goal_turns < 1:
-            raise ConfigError("max_goal_turns must be at least 1")
-        if self.compaction not in COMPACTION_FORMS:
-            raise ConfigError(
-                f"unknown compaction {self.compaction!r}: use one of {', '.join(COMPACTION_FORMS)}"
-            )
-        for name, value in (
-            ("model_context_window", self.context_window),
-            ("model_auto_compact_token_limit", self.auto_compact_token_limit),
-        ):
-            if value is not None and value < 1:
-                raise ConfigError(f"{name} must be a positive number of tokens")
-        retry = self.retry
-        # A zero idle timeout fails every stream at once; a negative count retries forever or never.
-        for name, number, low, strict in (
-            ("max_retries", retry.max_retries, 0, False),
-            ("backoff_base", retry.backoff_base, 0, False),
-            ("backoff_max", retry.backoff_max, 0, False),
-            ("idle_timeout", retry.idle_timeout, 0, True),
-            ("connect_timeout", retry.connect_timeout, 0, True),
-        ):
-            if number != number or number < low or (strict and number == low):  # number != number: NaN
-                bound = f"more than {low}" if strict else f"at least {low}"
-                raise ConfigError(f"[retry] {name} must be {bound}, not {number!r}")
+        """Settings given by name win over the file (None means "not given"); checked like the file."""
+        given = check_overrides({k: v for k, v in flags.items() if v is not None}, HarnessConfig)
+        try:
+            return HarnessConfig.model_validate({**dict(self), **given})
+        except ValidationError as e:
+            raise one_line(e, HarnessConfig, None) from None
 
 
-def _path(value: Any, base: Path, key: str) -> Path:
-    if not isinstance(value, str):
-        raise ConfigError(f"{key} must be a string path in config.toml")
-    path = Path(value).expanduser()
-    return path if path.is_absolute() else base / path
-
-
-_STRING_KEYS = (
-    "provider",
-    "model",
-    "base_url",
-    "sandbox",
-    "approval",
-    "reasoning_effort",
-    "reasoning_summary",
-    "developer_instructions",
-    "instructions_placement",
-    "plan_profile",
-    "compaction",
-)
-# config.toml name → field, for the whole-number settings (Codex's names for the compaction ones).
-_INT_KEYS = {
-    "max_steps": "max_steps",
-    "max_goal_turns": "max_goal_turns",
-    "model_context_window": "context_window",
-    "model_auto_compact_token_limit": "auto_compact_token_limit",
-}
+def _read_instructions(path: Path) -> str:
+    """A regular file of bounded size (a FIFO or `/dev/zero` would hang or never end)."""
+    fix = "fix instructions_file in config.toml (or --instructions)"
+    try:
+        if not path.is_file():
+            raise ConfigError(f"instructions file {path} is not a regular file: {fix}")
+        with path.open("rb") as f:
+            data = f.read(MAX_INSTRUCTIONS_BYTES + 1)
+        if len(data) > MAX_INSTRUCTIONS_BYTES:
+            raise ConfigError(f"instructions file {path} is over {MAX_INSTRUCTIONS_BYTES >> 20} MiB: {fix}")
+        return data.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read instructions file {path} ({e.__class__.__name__}): {fix}") from e
 
 
 def load_config(path: Path | None = None) -> HarnessConfig:
     """Read `config.toml` (default: in the ctxscope home); a missing default file means defaults."""
     explicit = path is not None
     path = path or config_dir() / "config.toml"
-    if not path.is_file():
+    if not path.exists():
         if explicit:
             raise ConfigError(f"config file {path} does not exist")
         return HarnessConfig()
+    raw = read_toml(path)
+    values, keys = toml_fields(raw, HarnessConfig, str(path))
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise ConfigError(f"{path} is not valid TOML ({e}): fix or remove it") from e
-    base = path.parent
-    kw: dict[str, Any] = {"source": path}
-    # A wrong type would otherwise surface later as a traceback (int("a"), iterating a number ...).
-    for key, kind, what in (
-        *((k, str, "a string") for k in _STRING_KEYS),
-        *((k, int, "a whole number") for k in _INT_KEYS),
-        ("parallel_tool_calls", bool, "true or false"),
-        ("file_tools", bool, "true or false"),
-        ("skill_dirs", list, "a list of paths"),
-        *((k, dict, "a table") for k in ("models", "retry", "providers", "chatgpt", "shell_environment")),
-    ):
-        if key in raw and (not isinstance(raw[key], kind) or (kind is int and isinstance(raw[key], bool))):
-            raise ConfigError(f"{key} must be {what} in {path}")
-    for key in (*_STRING_KEYS, "parallel_tool_calls", "file_tools"):
-        if key in raw:
-            kw[key] = raw[key]
-    for key, name in _INT_KEYS.items():
-        if key in raw:
-            kw[name] = raw[key]
-    if "skill_dirs" in raw:
-        kw["skill_dirs"] = tuple(_path(p, base, "skill_dirs") for p in raw["skill_dirs"])
-    for key in ("instructions_file", "global_agents_file"):
-        if key in raw:
-            kw[key] = _path(raw[key], base, key)
-    models = raw.get("models") or {}
-    kw["models"] = {}
-    for name, spec in models.items():
-        if not isinstance(spec, dict):
-            raise ConfigError(f'[models."{name}"] must be a table in {path}')
-        table = dict(spec)
-        if "instructions_file" in table:
-            table["instructions_file"] = _path(
-                table["instructions_file"], base, f"models.{name}.instructions_file"
-            )
-        kw["models"][name] = table
-        model_info(name, kw["models"], str(path))  # a bad key or value is reported now, not mid-session
-    retry = raw.get("retry") or {}
-    try:
-        kw["retry"] = RetrySettings(**{k: type(getattr(RetrySettings(), k))(v) for k, v in retry.items()})
-    except (TypeError, AttributeError, ValueError) as e:
-        raise ConfigError(
-            f"bad [retry] table in {path} ({e}): keys are "
-            "max_retries, backoff_base, backoff_max, idle_timeout, connect_timeout"
-        ) from e
-    kw["providers"] = dict(raw.get("providers") or {})
-    kw["chatgpt"] = dict(raw.get("chatgpt") or {})
-    allow = (raw.get("shell_environment") or {}).get("allow", [])
-    if not isinstance(allow, list) or not all(isinstance(name, str) for name in allow):
-        raise ConfigError(f"[shell_environment] allow must be a list of variable names in {path}")
-    kw["shell_env_allow"] = tuple(allow)
-    config = HarnessConfig(**kw)
-    config.validate()
-    return config
+        return HarnessConfig.model_validate(
+            {**values, "source": path}, context={"base": path.parent, "where": str(path)}
+        )
+    except ValidationError as e:
+        raise one_line(e, HarnessConfig, str(path), keys) from None

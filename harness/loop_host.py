@@ -78,6 +78,9 @@ class LoopHost(ModeHost, Protocol):
     def turn_trigger(self) -> str: ...
 
     @property
+    def active_trigger(self) -> str: ...
+
+    @property
     def turn_started_ms(self) -> int: ...
 
     @property

@@ -17,6 +17,7 @@ from importlib import metadata
 from typing import Any
 
 from harness.turn_metadata import TurnIds, client_metadata
+from proxy.responses.vocabulary import CodexHeader, RequestKind
 
 __all__ = ["ORIGINATOR", "RequestOptions", "TurnRequest", "build_request", "user_agent"]
 
@@ -69,7 +70,7 @@ def build_request(
     turn_id: str,
     options: RequestOptions = RequestOptions(),
     window: int = 0,
-    request_kind: str = "turn",
+    request_kind: str = RequestKind.TURN.value,
     workspaces: dict[str, dict[str, Any]] | None = None,
     ids: TurnIds | None = None,
 ) -> TurnRequest:
@@ -113,13 +114,13 @@ def build_request(
     headers = {
         "Content-Type": "application/json",
         "Accept": "text/event-stream",
-        "session-id": ids.session_id,
-        "thread-id": ids.session_id,
+        CodexHeader.SESSION.value: ids.session_id,
+        CodexHeader.THREAD.value: ids.session_id,
         # Constant per thread, as in Codex (it is the thread id there too).
-        "x-client-request-id": ids.session_id,
-        "x-codex-window-id": ids.window_id,
-        "x-codex-turn-metadata": metadata["x-codex-turn-metadata"],
-        "originator": ORIGINATOR,
+        CodexHeader.CLIENT_REQUEST_ID.value: ids.session_id,
+        CodexHeader.WINDOW_ID.value: ids.window_id,
+        CodexHeader.TURN_METADATA.value: metadata[CodexHeader.TURN_METADATA.value],
+        CodexHeader.ORIGINATOR.value: ORIGINATOR,
         "User-Agent": user_agent(),
     }
     return TurnRequest(body=body, headers=headers)

@@ -6,7 +6,8 @@ stopped: the capture proxy, the recording writer, the HTTP client. Use it as a c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import sys
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +20,14 @@ from harness.context import ContextSettings
 from harness.events import EventSink, Notice
 from harness.modes import CurrentMode, DefaultMode
 from harness.modes.plan import PLAN_PROFILES, PlanController, PlanProfileName, PlanState, default_mode
+from harness.modes.plan.state import load_plan_state
 from harness.modes.plan.tools import profile_tools
 from harness.providers import make_provider
 from harness.providers.base import Provider
 from harness.route import Route, open_route
 from harness.session.store import SessionStore
 from harness.session_context import SessionContext
+from harness.settings import check_overrides
 from harness.tools import FILE_TOOLS, Approver, AskUser, ToolContext, ToolRouter, default_tools
 from proxy.errors import ConfigError
 from proxy.home import ctxscope_home, new_recording_path, sessions_dir
@@ -32,39 +35,31 @@ from proxy.home import ctxscope_home, new_recording_path, sessions_dir
 __all__ = ["AgentOptions", "AgentRuntime"]
 
 
-@dataclass
+@dataclass(init=False)
 class AgentOptions:
-    """Command-line choices; None means "use config.toml / the default"."""
+    """How to start the agent: the run's own choices, plus settings by name over config.toml.
 
-    provider: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    script: Path | None = None
+    Settings are not declared here: any `HarnessConfig` setting (`provider`, `model`, `sandbox`,
+    `skill_dirs`, ...) is taken by keyword and kept in `settings`, checked against the one declaration
+    (a name that is no setting is refused with the closest one suggested). None means "not given"."""
+
     session: str | None = None
     """Resume this session (id, id prefix or file path)."""
     fork: str | None = None
     """Copy this session to a new id and continue the copy."""
     cwd: Path | None = None
-    sandbox: str | None = None
-    approval: str | None = None
     capture: Path | None = None
     no_capture: bool = False
     config_path: Path | None = None
     auth_file: Path | None = None
-    max_steps: int | None = None
     goal_budget: int | None = None
     """Token budget for a goal set with `/goal <objective>` (`--goal-budget`)."""
-    instructions_file: Path | None = None
-    """Base instructions for every model (overrides config.toml and the shipped default)."""
-    skill_dirs: list[Path] = field(default_factory=list)
     sessions_dir: Path | None = None
     approver: Approver | None = None
     """Interactive approval prompt for tools (None: headless, approvals refused)."""
     ask_user: AskUser | None = None
     """Answers `request_user_input` (None: headless, the recommended option is taken)."""
     plan: bool = False
-    plan_profile: str | None = None
-    """`--plan-profile`: codex | claude | knightcode (a resumed session keeps the profile it planned with)."""
     """`--plan`: a new session starts in plan mode (a resumed or forked one keeps its saved state)."""
     announce_mode: bool = False
     """Send the Default-mode fragment from the first request, as the Codex TUI does (the REPL);
@@ -74,6 +69,23 @@ class AgentOptions:
     transport: httpx.BaseTransport | None = None
     """Send the model requests to this httpx transport instead of the network (a `CassetteTransport`:
     in-process replay, as a promoted test runs the agent); nothing is captured then."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    """Settings by field name over config.toml (`skill_dirs` add to the file's; a `--plan-profile`
+    is ignored by a resumed session, which keeps the profile it planned with)."""
+
+    def __init__(self, **given: Any) -> None:
+        for spec in fields(AgentOptions):
+            if spec.name in given:
+                value = given.pop(spec.name)
+            elif spec.default_factory is not MISSING:
+                value = spec.default_factory()
+            else:
+                value = spec.default
+            setattr(self, spec.name, value)
+        self.settings = {
+            **self.settings,
+            **check_overrides({k: v for k, v in given.items() if v is not None}, HarnessConfig),
+        }
 
 
 class AgentRuntime:
@@ -83,25 +95,20 @@ class AgentRuntime:
         self.options = options
         self.emit = emit
         base = load_config(options.config_path)
-        self.config: HarnessConfig = base.with_overrides(
-            provider=options.provider,
-            model=options.model,
-            base_url=options.base_url,
-            script=options.script,
-            sandbox=options.sandbox,
-            approval=options.approval,
-            max_steps=options.max_steps,
-            instructions_file=options.instructions_file,
-            plan_profile=options.plan_profile,
-            # Skill dirs from flags add to those in config.toml (a per-run extra, not a replacement).
-            skill_dirs=(*base.skill_dirs, *options.skill_dirs) if options.skill_dirs else None,
-        )
+        settings = dict(options.settings)
+        # Skill dirs given for this run add to those in config.toml (an extra, not a replacement).
+        extra_skills = settings.pop("skill_dirs", None)
+        if extra_skills:
+            settings["skill_dirs"] = (*base.skill_dirs, *extra_skills)
+        self.config: HarnessConfig = base.with_overrides(**settings)
         self.provider: Provider = make_provider(self.config, auth_file=options.auth_file)
         self.route: Route | None = None
         self.client: ResponsesClient | None = None
         self.agent: Agent | None = None
         self.plan: PlanController | None = None
         """The current session's plan state and actions (replaced with the agent by `/new`)."""
+        self.session_write_failures: list[SessionStore] = []
+        """Closed sessions of this run that had a failed write (said at close; see `session_entries_lost`)."""
 
     @property
     def capture_path(self) -> Path | None:
@@ -131,10 +138,11 @@ class AgentRuntime:
                 notice=self._notice,
             )
             self.agent = self._make_agent(store, resumed, cwd)
-            if resumed is not None and self.options.model and self.options.model != self.agent.model:
+            model = self.options.settings.get("model")
+            if resumed is not None and model and model != self.agent.model:
                 # `--model` with `--session`/`--fork` is a switch, as `/model` is: the model-switch
                 # fragment goes in and the history is kept (the session's own model would win otherwise).
-                self.agent.switch_model(self.options.model)
+                self.agent.switch_model(model)
             if self.options.plan and resumed is None:
                 assert self.plan is not None
                 self.plan.enter()
@@ -142,6 +150,7 @@ class AgentRuntime:
                 self._notice("--plan is ignored for a resumed session: it continues in its saved mode")
         except BaseException:
             self.close()
+            store.close()
             if self.options.session is None:
                 # A session file made a moment ago (new or forked) that will never hold a turn:
                 # leave no empty session behind (e.g. a script cassette that does not load).
@@ -169,8 +178,15 @@ class AgentRuntime:
             return self._new_store(directory, self._cwd(None), self.config.model), None
         store = SessionStore.open(ref, directory=directory, credentials=self.provider.held_credentials)
         if self.options.fork:
-            store = store.fork(directory=directory)
-        return store, store.load()
+            store = store.fork(directory=directory)  # the copy's writer; the original is only read
+        else:
+            store.hold()  # one agent per session: a second one is refused here, naming this one's pid
+        try:
+            # A contradictory plan state fails here, before any request, naming its line.
+            return store, store.load(checks={"plan_state": load_plan_state})
+        except BaseException:
+            store.close()
+            raise
 
     def _new_store(self, directory: Path, cwd: Path, model: str) -> SessionStore:
         return SessionStore.create(
@@ -243,7 +259,7 @@ class AgentRuntime:
     def _plan_profile(self, saved: Any) -> PlanProfileName:
         if isinstance(saved, dict) and saved.get("profile") in PLAN_PROFILES:
             return saved["profile"]  # type: ignore[no-any-return]
-        return self.config.plan_profile  # type: ignore[return-value]
+        return self.config.plan_profile
 
     def _plan_hooks(self) -> PlanController:
         if self.plan is None:
@@ -257,7 +273,9 @@ class AgentRuntime:
         return default_mode() if self.options.announce_mode or last is not None else DefaultMode()
 
     def _new_plan_session(self) -> PlanController:
-        self.new_session()
+        agent = self.new_session()
+        # "Clear context and implement": Codex's new thread says its history was cleared.
+        agent.history_initialization = "cleared"
         assert self.plan is not None
         return self.plan
 
@@ -270,12 +288,40 @@ class AgentRuntime:
         store = self._new_store(old.session.path.parent, cwd, old.model)
         agent = self._make_agent(store, None, cwd, model=old.model)
         old.router.close()
+        self._close_session(old.session)
         self.agent = agent
         return agent
+
+    def _close_session(self, store: SessionStore) -> None:
+        """Release a session file; entries that never reached it are said now and counted for the exit."""
+        store.close()
+        if store.failed_writes:
+            self.session_write_failures.append(store)
+            lost = (
+                f"{store.unwritten} entr{'y' if store.unwritten == 1 else 'ies'} never reached it "
+                "(a resume continues from before them)"
+                if store.unwritten
+                else "all were written later"
+            )
+            self._say(
+                f"session {store.session_id}: {store.failed_writes} write(s) to {store.path} failed "
+                f"({store.last_error}); {lost}"
+            )
+
+    def _say(self, message: str) -> None:
+        sys.stderr.write(f"ctxscope: {message}\n")
+        sys.stderr.flush()
+
+    @property
+    def session_entries_lost(self) -> int:
+        """Entries of this run's sessions that never reached their files (the exit is then non-zero)."""
+        return sum(store.unwritten for store in self.session_write_failures)
 
     def close(self) -> None:
         if self.agent is not None:
             self.agent.router.close()  # no command outlives the agent
+            if not self.agent.session.closed:
+                self._close_session(self.agent.session)
         if self.client is not None:
             self.client.close()
             self.client = None

@@ -8,32 +8,45 @@ deltas are shown as they arrive.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any
 
 from harness.client import StreamResult
 from harness.events import ReasoningDelta, TextDelta
-from harness.request import build_request
+from harness.request import TurnRequest, build_request
 from harness.turn_metadata import TurnIds, workspace_status
 from harness.wire.types import Event, OutputTextDelta, ReasoningSummaryTextDelta
+from proxy.responses.vocabulary import RequestKind
 
 if TYPE_CHECKING:
     from harness.loop_host import LoopHost
 
-__all__ = ["rate_limits", "send_request"]
+__all__ = ["agent_request", "rate_limits", "send_request"]
 
 _RATE_LIMIT_PREFIXES = ("x-codex-primary", "x-codex-secondary", "x-codex-credits", "x-ratelimit-")
 
 
-def send_request(agent: LoopHost, turn_id: str, trigger: Literal["user", "goal"]) -> StreamResult:
-    """Build the next request from `agent`'s state, let the hooks see it, and stream it."""
-    request = build_request(
+def agent_request(
+    agent: LoopHost,
+    input_items: list[dict[str, Any]],
+    turn_id: str,
+    *,
+    tools: bool = True,
+    request_kind: str = RequestKind.TURN.value,
+) -> TurnRequest:
+    """The one request builder for a session's turns and compactions: the agent's model, options,
+    ids and turn metadata (window, trigger, `history_initialization`, the turn's start time, the
+    workspaces), with `input_items` and the router's tools (or `tools: []`). The turn trigger is the
+    one of the turn in progress (`agent.active_trigger`), so a compaction inside a goal turn says `goal`."""
+    return build_request(
         model=agent.model,
         instructions=agent.instructions if agent.config.instructions_placement == "field" else None,
-        input_items=list(agent.history),
-        tools=agent.router.specs(),
+        input_items=input_items,
+        tools=agent.router.specs() if tools else [],
         session_id=agent.session_id,
         turn_id=turn_id,
         options=agent.config.request_options(agent.model),
+        window=agent.window,
+        request_kind=request_kind,
         workspaces=workspace_status(agent.context.cwd),
         ids=TurnIds(
             session_id=agent.session_id,
@@ -41,11 +54,15 @@ def send_request(agent: LoopHost, turn_id: str, trigger: Literal["user", "goal"]
             installation_id=agent.installation_id,
             window=agent.window,
             history_initialization=agent.history_initialization,
-            # a goal continuation says so; otherwise the session's trigger (`user`, `exec` for -p)
-            turn_trigger=agent.turn_trigger if trigger == "user" else trigger,
+            turn_trigger=agent.active_trigger,
             turn_started_ms=agent.turn_started_ms,
         ),
     )
+
+
+def send_request(agent: LoopHost, turn_id: str) -> StreamResult:
+    """Build the next request from `agent`'s state, let the hooks see it, and stream it."""
+    request = agent_request(agent, list(agent.history), turn_id)
     for hook in agent.before_request:
         hook(agent, request)
     agent.requests += 1

@@ -10,14 +10,15 @@ node REPL, no analytics, so those say so).
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.tools.git_guard import run_git
 from proxy.home import config_dir
+from proxy.responses.vocabulary import CodexHeader
 
 __all__ = ["TurnIds", "client_metadata", "installation_id", "message_id", "workspace_status"]
 
@@ -71,35 +72,24 @@ def message_id() -> str:
     return f"msg_{uuid.uuid4()}"
 
 
-def _git(cwd: Path, *args: str) -> str | None:
-    try:
-        proc = subprocess.run(
-            ["git", *args],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT_S,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return proc.stdout.strip() if proc.returncode == 0 else None
-
-
 def workspace_status(cwd: Path) -> dict[str, dict[str, Any]]:
-    """`{git root: {latest_git_commit_hash?, has_changes}}` for the cwd's repository; {} outside git."""
-    root = _git(cwd, "rev-parse", "--show-toplevel")
-    if not root:
+    """`{git root: {latest_git_commit_hash?, has_changes?}}` for the cwd's repository; {} outside git.
+
+    Through `git_guard.run_git`, like every git the harness runs itself: a repository whose config
+    makes git run programs gets no `git status` (so no `has_changes`); `rev-parse` runs none.
+    """
+    # rev-parse reads refs only; the judgement is for `status`, which runs what the config names.
+    root = run_git(cwd, "rev-parse", "--show-toplevel", timeout=GIT_TIMEOUT_S, judged=True)
+    if root.stdout is None or not root.stdout.strip():
         return {}
     state: dict[str, Any] = {}
-    head = _git(cwd, "rev-parse", "--verify", "-q", "HEAD")
-    if head:
-        state["latest_git_commit_hash"] = head
-    status = _git(cwd, "status", "--porcelain")
-    if status is not None:
-        state["has_changes"] = bool(status)
-    return {root: state}
+    head = run_git(cwd, "rev-parse", "--verify", "-q", "HEAD", timeout=GIT_TIMEOUT_S, judged=True)
+    if head.stdout and head.stdout.strip():
+        state["latest_git_commit_hash"] = head.stdout.strip()
+    status = run_git(cwd, "status", "--porcelain", timeout=GIT_TIMEOUT_S)
+    if status.stdout is not None:
+        state["has_changes"] = bool(status.stdout.strip())
+    return {root.stdout.strip(): state}
 
 
 def client_metadata(
@@ -139,11 +129,11 @@ def client_metadata(
     if reasoning_effort:  # Codex leaves the key out for a model with no effort setting
         turn["reasoning_effort"] = reasoning_effort
     return {
-        "x-codex-installation-id": ids.installation_id,
+        CodexHeader.INSTALLATION_ID.value: ids.installation_id,
         "session_id": ids.session_id,
-        "x-codex-turn-metadata": json.dumps(turn, separators=(",", ":")),
+        CodexHeader.TURN_METADATA.value: json.dumps(turn, separators=(",", ":")),
         "turn_id": ids.turn_id,
         "root_turn_id": ids.turn_id,
-        "x-codex-window-id": ids.window_id,
+        CodexHeader.WINDOW_ID.value: ids.window_id,
         "thread_id": ids.session_id,
     }

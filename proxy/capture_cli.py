@@ -17,10 +17,11 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 from urllib.parse import urlsplit
 
 import typer
@@ -30,7 +31,19 @@ from proxy.endpoints import client_base_url
 from proxy.errors import ConfigError, CtxscopeError
 from proxy.home import mitmproxy_confdir, new_recording_path
 
-__all__ = ["is_loopback", "register", "parse_listen", "remote_warning", "run_capture"]
+if TYPE_CHECKING:
+    from proxy.model import Exchange
+    from proxy.store.writer import RecordingWriter
+
+__all__ = [
+    "RunningCapture",
+    "is_loopback",
+    "parse_listen",
+    "register",
+    "remote_warning",
+    "run_capture",
+    "running_capture",
+]
 
 DEFAULT_UPSTREAM = "https://api.openai.com"
 DEFAULT_LISTEN = "127.0.0.1:8787"
@@ -113,9 +126,68 @@ def _capture(
     select: CaptureFilter,
     stop: threading.Event,
 ) -> Path:
-    # mitmproxy takes most of a second to import: only the capture itself pays for it, not `--help`.
-    from proxy.forward import client_env_lines, ensure_ca
+    from proxy.forward import client_env_lines
     from proxy.live_log import LiveLog
+
+    on_exchange = LiveLog(show_host=mode == "forward")
+    with running_capture(mode, upstream, listen, out, ssl_insecure, select, on_exchange) as running:
+        path = running.path
+        _say(f"recording to {path}")
+        if running.ca_path is None:
+            _say(f"listening on {running.url} → {upstream} (point clients at {running.base_url})")
+        else:
+            _say(f"forward proxy on {running.url}; CA certificate: {running.ca_path}")
+            _say(f"recorded in full: {select.summary_line()}; the rest as one-line summaries")
+            _say("set these in the client's environment:")
+            for line in client_env_lines(running.url, running.ca_path):
+                _say(f"  {line}")
+        _say("Ctrl-C to stop")
+        while not stop.wait(0.5):  # bounded waits so the signal is seen promptly on every platform
+            pass
+    writer = running.writer
+    _say(f"stopped; {writer.exchanges_written} exchange(s) recorded in {path}")
+    warning = running.lost_warning()
+    if warning:
+        print(warning, file=sys.stderr)
+    return path
+
+
+@dataclass
+class RunningCapture:
+    """A recording proxy that `running_capture` started: where it listens and what it writes."""
+
+    path: Path
+    url: str
+    """The proxy's own address, `http://127.0.0.1:PORT`."""
+    base_url: str | None
+    """Reverse mode: the base URL clients are pointed at (the upstream's path prefix kept)."""
+    ca_path: Path | None
+    """Forward mode: the interception CA clients must trust."""
+    writer: RecordingWriter
+
+    def lost_warning(self) -> str | None:
+        """A warning line if some exchanges could not be written, else None."""
+        lost = self.writer.held + self.writer.dropped
+        if not lost:
+            return None
+        return f"warning: {lost} exchange(s) could not be written ({self.writer.last_error})"
+
+
+@contextlib.contextmanager
+def running_capture(
+    mode: str,
+    upstream: str,
+    listen: str,
+    out: Path | None,
+    ssl_insecure: bool,
+    select: CaptureFilter,
+    on_exchange: Callable[[Exchange], None] | None,
+) -> Iterator[RunningCapture]:
+    """Start the recording proxy (mode, upstream, listen address, recording file); stop it, drain it and
+    close the recording when the block ends. Bad settings raise `ConfigError` before anything listens,
+    and leave no empty recording behind. Shared by `ctxscope proxy` and `ctxscope run`."""
+    # mitmproxy takes most of a second to import: only the capture itself pays for it, not `--help`.
+    from proxy.forward import ensure_ca
     from proxy.recorder import Recorder
     from proxy.redact import Redactor
     from proxy.runner import MODES, ProxyServer, split_upstream
@@ -153,7 +225,7 @@ def _capture(
         raise ConfigError(
             f"cannot write the recording {str(path)!r}: {err.strerror}; choose another --out"
         ) from None
-    recorder = Recorder(writer, on_exchange=LiveLog(show_host=mode == "forward"), select=select)
+    recorder = Recorder(writer, on_exchange=on_exchange, select=select)
     try:  # a bad --upstream is found here too: it must not leave an empty recording behind either
         server = ProxyServer(
             [recorder],
@@ -170,31 +242,14 @@ def _capture(
         if not existed:
             path.unlink(missing_ok=True)  # do not leave an empty recording behind
         raise
+    base = client_base_url(server.url, split_upstream(upstream)[1]) if mode == "reverse" else None
     try:
-        _say(f"recording to {path}")
-        if mode == "reverse":
-            base = client_base_url(server.url, split_upstream(upstream)[1])
-            _say(f"listening on {server.url} → {upstream} (point clients at {base})")
-        else:
-            assert ca_path is not None
-            _say(f"forward proxy on {server.url}; CA certificate: {ca_path}")
-            _say(f"recorded in full: {select.summary_line()}; the rest as one-line summaries")
-            _say("set these in the client's environment:")
-            for line in client_env_lines(server.url, ca_path):
-                _say(f"  {line}")
-        _say("Ctrl-C to stop")
-        while not stop.wait(0.5):  # bounded waits so the signal is seen promptly on every platform
-            pass
+        yield RunningCapture(path, server.url, base, ca_path, writer)
     finally:
         recorder.shutting_down = True  # flows cut by the stop are the shutdown's, not a side's
         server.stop()
         recorder.drain()
         writer.close()
-    _say(f"stopped; {writer.exchanges_written} exchange(s) recorded in {path}")
-    if writer.held or writer.dropped:
-        lost = writer.held + writer.dropped
-        print(f"warning: {lost} exchange(s) could not be written ({writer.last_error})", file=sys.stderr)
-    return path
 
 
 @contextlib.contextmanager

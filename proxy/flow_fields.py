@@ -12,6 +12,7 @@ from mitmproxy.net import encoding as mitm_encoding
 
 from proxy.model import SseEvent, TransportErrorKind
 from proxy.responses import fold_events
+from proxy.responses.vocabulary import TERMINAL_EVENTS
 from proxy.store.format import loads as _loads
 from proxy.store.writer import MAX_TEXT_BODY
 
@@ -43,10 +44,6 @@ _UNREACHABLE = (
     "network is unreachable",
     "errno 111",
 )
-
-
-TERMINAL_EVENTS = frozenset({"response.completed", "response.failed", "response.incomplete", "error"})
-"""Events after which a Responses stream has nothing more to say."""
 
 
 def stream_ended(events: list[SseEvent]) -> str | None:

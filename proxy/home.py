@@ -7,6 +7,7 @@ Everything lives under one per-user directory so a person can find (and delete) 
 from __future__ import annotations
 
 import os
+import secrets
 import time
 from pathlib import Path
 
@@ -61,12 +62,16 @@ def mitmproxy_confdir() -> Path:
 
 
 def new_recording_path(prefix: str = "capture") -> Path:
-    """A new, not yet existing, timestamped recording path in `recordings_dir()`."""
+    """A new, not yet existing recording path in `recordings_dir()`: `<prefix>-YYYYMMDD-HHMMSS-<hex>.jsonl`.
+
+    The random suffix keeps processes started in the same second apart: each checks that its name is
+    free before any of them creates its file, so a name from the time alone collided (the second
+    agent then found the file "being recorded by another ctxscope").
+    """
     stamp = time.strftime("%Y%m%d-%H%M%S")
     directory = recordings_dir()
-    for n in range(1000):
-        suffix = "" if n == 0 else f"-{n}"
-        candidate = directory / f"{prefix}-{stamp}{suffix}.jsonl"
+    for _ in range(100):
+        candidate = directory / f"{prefix}-{stamp}-{secrets.token_hex(3)}.jsonl"
         if not candidate.exists():
             return candidate
-    raise FileExistsError(f"too many recordings named {prefix}-{stamp}* in {directory}")
+    raise FileExistsError(f"no free recording name {prefix}-{stamp}-* in {directory}")

@@ -15,6 +15,7 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from proxy.model import Exchange
+from proxy.responses.vocabulary import UNSUCCESSFUL_STATUSES
 
 __all__ = ["LiveLog", "format_line"]
 
@@ -59,7 +60,7 @@ def format_line(exchange: Exchange, show_host: bool = False) -> str:
     if exchange.duration_ms is not None:
         fields.append(f"{exchange.duration_ms / 1000:.2f} s")
     response_status = (exchange.response or {}).get("status")
-    if response_status in ("failed", "incomplete"):
+    if response_status in UNSUCCESSFUL_STATUSES:
         error = (exchange.response or {}).get("error") or {}
         code = error.get("code") if isinstance(error, dict) else None
         fields.append(f"response {response_status}" + (f" ({code})" if code else ""))

@@ -49,6 +49,7 @@ from proxy.flow_fields import (
 )
 from proxy.model import Exchange, SseEvent, TransportError, TransportErrorKind, WsFrame
 from proxy.responses import fold_events
+from proxy.responses.vocabulary import TERMINAL_EVENTS
 from proxy.store.json_layout import layout_of
 from proxy.stream_tap import BodyTap, StreamTap
 from proxy.write_worker import WriteWorker
@@ -61,7 +62,6 @@ _WHOLE_REQUEST_ADDONS = ("replayer",)
 
 OnExchange = Callable[[Exchange], None]
 _META = "ctxscope"  # key in flow.metadata
-_WS_TERMINAL = {"response.completed", "response.failed", "response.incomplete", "error"}
 
 
 class ExchangeWriter(Protocol):
@@ -367,7 +367,7 @@ class Recorder:
         state.ws_frame_owner[index] = turn["id"]
         if isinstance(obj, dict):
             turn["parsed"].append(obj)
-        if kind in _WS_TERMINAL:
+        if kind in TERMINAL_EVENTS:
             self._finish_ws_turn(flow, state, None)
 
     def websocket_end(self, flow: http.HTTPFlow) -> None:

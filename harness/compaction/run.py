@@ -27,9 +27,10 @@ from harness.compaction.window import approx_tokens, real_user_messages, rebuild
 from harness.context import message_item, render_fragment
 from harness.errors import UpstreamError
 from harness.events import Compacted
-from harness.request import TurnRequest, build_request
-from harness.turn_metadata import TurnIds, workspace_status
+from harness.request import TurnRequest
+from harness.send import agent_request
 from harness.wire.types import MessageItem, to_wire
+from proxy.responses.vocabulary import CodexHeader, RequestKind
 
 if TYPE_CHECKING:
     from harness.loop_host import LoopHost
@@ -38,7 +39,7 @@ __all__ = ["COMPACTION_FORMS", "CompactionTrigger", "compact", "context_tokens",
 
 CompactionTrigger = Literal["manual", "auto", "context_length"]
 COMPACTION_FORMS = ("local", "remote", "remote_v2")
-REMOTE_V2_HEADER = {"x-codex-beta-features": "remote_compaction_v2"}
+REMOTE_V2_HEADER = {CodexHeader.BETA_FEATURES.value: "remote_compaction_v2"}
 
 
 def context_tokens(agent: LoopHost) -> int:
@@ -59,27 +60,13 @@ def over_threshold(agent: LoopHost) -> bool:
 def _request(
     agent: LoopHost, items: list[dict[str, Any]], turn_id: str, *, tools: bool = False
 ) -> TurnRequest:
-    """A compaction request: the turn's own settings, ids and metadata, marked `compaction`."""
-    config = agent.config
-    return build_request(
-        model=agent.model,
-        instructions=agent.instructions if config.instructions_placement == "field" else None,
-        input_items=items,
-        tools=agent.router.specs() if tools else [],
-        session_id=agent.session_id,
-        turn_id=turn_id,
-        options=config.request_options(agent.model),
-        window=agent.window,
-        request_kind="compaction",
-        workspaces=workspace_status(agent.context.cwd),
-        ids=TurnIds(
-            session_id=agent.session_id,
-            turn_id=turn_id,
-            installation_id=agent.installation_id,
-            window=agent.window,
-            history_initialization=agent.history_initialization,
-            turn_trigger=agent.turn_trigger,
-        ),
+    """A compaction request: the turn's own request (the one builder), marked `compaction`."""
+    return agent_request(
+        agent,
+        items,
+        turn_id,
+        tools=tools,
+        request_kind=RequestKind.COMPACTION.value,
     )
 
 

@@ -78,6 +78,9 @@ class FragmentSpec:
     description: str = ""
     world: WorldMeaning | None = None
     """None: the fragment says nothing about the world state (a reminder, a shell command)."""
+    codex_label: str | None = None
+    """The label Codex 0.169 itself gives such a part (`content_item_kinds` in its per-item passthrough
+    metadata, e.g. `environments.environment_context`); the inspector checks its recognisers against it."""
 
     def match(self, text: str, role: str | None = None) -> FragmentMatch | None:
         """Recognise `text` sent with `role` (None or "any" accepts every role)."""

@@ -50,6 +50,9 @@ class StateField:
               `echo_of` is not told twice (a model-switch notice confirming a model change).
     on_first_turn: told on the first turn of a thread too, where the rest of the state is listed as
               fragments rather than changes (what the user chose, e.g. a selected skill).
+    short:    the name a narrow view gives the field (the TUI's world pane); default: `label`.
+    listed:   False for a field a state pane shows through another one (the AGENTS.md documents
+              in order, shown as the documents by path).
     """
 
     label: str
@@ -58,3 +61,10 @@ class StateField:
     key: str | None = None
     echo_of: str | None = None
     on_first_turn: bool = False
+    short: str | None = None
+    listed: bool = True
+
+    @property
+    def name(self) -> str:
+        """The short name of the field (`short`, else `label`)."""
+        return self.short or self.label

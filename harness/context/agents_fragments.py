@@ -171,6 +171,7 @@ AGENTS_MD_SPEC = FragmentSpec(
     render=render_agents_md,
     label=lambda values: _label("agents_md", values),
     description="the active AGENTS.md documents (global file, repo root down to cwd)",
+    codex_label="agents_md.instructions",
     world=_agents_world(replace=False),
 )
 AGENTS_MD_REPLACED_SPEC = FragmentSpec(
@@ -180,6 +181,7 @@ AGENTS_MD_REPLACED_SPEC = FragmentSpec(
     render=render_agents_md_replaced,
     label=lambda values: _label("agents_md_replaced", values),
     description="a new AGENTS.md set that replaces every earlier one",
+    codex_label="agents_md.instructions",  # Codex labels first and replacing AGENTS.md alike
     world=_agents_world(replace=True),
 )
 AGENTS_MD_REMOVED_SPEC = FragmentSpec(

@@ -102,6 +102,7 @@ PERMISSIONS_SPEC = FragmentSpec(
     render=render_permissions,
     label=lambda values: "permissions",
     description="sandbox mode, approval policy, network access, writable roots",
+    codex_label="permissions.instructions",
     world=WorldMeaning(takes("sandbox_mode", "approval_policy", "network_enabled", "writable_roots")),
 )
 
@@ -181,7 +182,11 @@ MODEL_SWITCH_SPEC = FragmentSpec(
     world=WorldMeaning(
         lambda values, state: {"context_model": values["model"]} if values.get("model") else {},
         # The model the context last named; the request's own model is `WorldState.model`.
-        fields={"context_model": Annotated[str, StateField("model switch notice", echo_of="model")]},
+        fields={
+            "context_model": Annotated[
+                str, StateField("model switch notice", echo_of="model", short="switch")
+            ]
+        },
     ),
 )
 
@@ -248,4 +253,5 @@ DEFERRED_TOOLS_SPEC = FragmentSpec(
         "tools" + (":removed" if values.get("removed") and not values.get("namespaces") else "")
     ),
     description="tool namespaces the model can load on request (Codex's `<tools>` notice)",
+    codex_label="tools.deferred_namespaces",
 )

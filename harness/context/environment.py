@@ -148,6 +148,7 @@ SPEC = FragmentSpec(
     render=render_environment,
     label=label_environment,
     description="cwd, shell, date, timezone and filesystem roots; updates re-send what builder says",
+    codex_label="environments.environment_context",
     # Older Codex also put the approval policy, sandbox mode and network here.
     world=WorldMeaning(takes(*_SCALARS, "network_enabled", "writable_roots")),
 )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Mapping
+from enum import StrEnum
 from typing import Annotated, Any
 
 from ._markup import wrap
@@ -26,6 +27,8 @@ from ._state_field import ChangeStyle, StateField
 
 __all__ = [
     "GOAL_CONTINUATION_SPEC",
+    "GoalEventKind",
+    "goal_event_of",
     "GOAL_OBJECTIVE_NAME",
     "GOAL_STATUS_SPEC",
     "goal_objective_item",
@@ -37,14 +40,42 @@ _CLOSE = "</codex_internal_context>"
 
 # World state: the objective is `WorldState.goal`; what happens to the goal (status changes, goal
 # turns) is a log only the context carries, told one entry at a time.
-GOAL_EVENTS_FIELD = Annotated[list[str], StateField("goal", ChangeStyle.EVENTS, on_first_turn=True)]
+
+
+class GoalEventKind(StrEnum):
+    """What happened to the goal, as the `goal_events` log names it (one entry per event)."""
+
+    SET = "set"
+    CONTINUATION = "continuation"
+    """A goal turn the harness started; the log entry is `continuation #N`."""
+    PAUSED = "paused"
+    RESUMED = "resumed"
+    CLEARED = "cleared"
+    COMPLETED = "completed"
+    BLOCKED = "blocked"
+    BUDGET_REACHED = "budget reached"
+
+
+def goal_event_of(entry: str) -> tuple[GoalEventKind | None, int | None]:
+    """(kind, continuation number) of a `goal_events` log entry; (None, None) for an unknown one."""
+    kind, _, number = entry.partition(" #")
+    if kind == GoalEventKind.CONTINUATION and number.isdigit():
+        return GoalEventKind.CONTINUATION, int(number)
+    return (GoalEventKind(entry), None) if entry in GoalEventKind._value2member_map_ else (None, None)
+
+
+GOAL_EVENTS_FIELD = Annotated[
+    list[str], StateField("goal", ChangeStyle.EVENTS, on_first_turn=True, short="goal log")
+]
 _STATUS_EVENT = {
-    "active": "resumed",
-    "paused": "paused",
-    "complete": "completed",
-    "blocked": "blocked",
-    "budget_limited": "budget spent",
+    "active": GoalEventKind.RESUMED.value,
+    "paused": GoalEventKind.PAUSED.value,
+    "complete": GoalEventKind.COMPLETED.value,
+    "blocked": GoalEventKind.BLOCKED.value,
+    "budget_limited": GoalEventKind.BUDGET_REACHED.value,
 }
+_CLEARED_STATUSES = frozenset({"cleared", "deleted", "removed"})
+"""Status words (or none readable, with no objective) of a message that says the goal is gone."""
 
 
 def _status_update(values: Values, state: Mapping[str, Any]) -> Values:
@@ -53,15 +84,26 @@ def _status_update(values: Values, state: Mapping[str, Any]) -> Values:
     if values.get("objective"):
         update["goal"] = values["objective"]
     status = values.get("status")
+    events = list(state.get("goal_events") or [])
+    if _is_cleared(values):
+        # `/goal clear`: the goal is gone (the message names no status the log knows).
+        return {"goal": None, "goal_events": [*events, GoalEventKind.CLEARED.value]}
     if status and not (status == "active" and values.get("objective")):
-        update["goal_events"] = [*(state.get("goal_events") or []), _STATUS_EVENT.get(status, str(status))]
+        update["goal_events"] = [*events, _STATUS_EVENT.get(status, str(status))]
     return update
+
+
+def _is_cleared(values: Values) -> bool:
+    status = values.get("status")
+    if status is None:
+        return not values.get("objective")
+    return str(status).lower() in _CLEARED_STATUSES
 
 
 def _continuation_update(values: Values, state: Mapping[str, Any]) -> Values:
     events = list(state.get("goal_events") or [])
-    number = sum(e.startswith("continuation #") for e in events) + 1
-    return {"goal_events": [*events, f"continuation #{number}"]}
+    number = sum(goal_event_of(e)[0] is GoalEventKind.CONTINUATION for e in events) + 1
+    return {"goal_events": [*events, f"{GoalEventKind.CONTINUATION.value} #{number}"]}
 
 
 GOAL_STATUS_MEANING = WorldMeaning(_status_update, fields={"goal_events": GOAL_EVENTS_FIELD})
@@ -115,7 +157,9 @@ GOAL_STATUS_SPEC = FragmentSpec(
     roles=("user",),
     recognise=recognise_goal_status,
     render=render_goal_status,
-    label=lambda values: f"goal_status:{values.get('status')}",
+    label=lambda values: (
+        f"goal_status:{GoalEventKind.CLEARED.value if _is_cleared(values) else values['status']}"
+    ),
     description="the user set, paused or resumed the thread goal",
     world=GOAL_STATUS_MEANING,
 )

@@ -156,6 +156,7 @@ SKILLS_CATALOG_SPEC = FragmentSpec(
     render=render_skills_catalog,
     label=lambda values: "skills_catalog",
     description="names, descriptions and paths of the available skills",
+    codex_label="host_skills.instructions",
     world=WorldMeaning(_catalog_world),
 )
 SELECTED_SKILL_SPEC = FragmentSpec(
@@ -165,12 +166,13 @@ SELECTED_SKILL_SPEC = FragmentSpec(
     render=render_selected_skill,
     label=lambda values: f"selected_skill:{values['name']}",
     description="the full SKILL.md of a skill the user selected with $name",
+    codex_label="skills.selected_skill_instructions",
     world=WorldMeaning(
         _selected_world,
         # Skills the user selected with `$name` in this context, in order.
         fields={
             "selected_skills": Annotated[
-                list[str], StateField("skill", ChangeStyle.SELECTED, on_first_turn=True)
+                list[str], StateField("skill", ChangeStyle.SELECTED, on_first_turn=True, short="selected")
             ]
         },
     ),

@@ -47,21 +47,21 @@ class WorldState(BaseModel):
     timezone: Annotated[str, StateField("timezone")] = "UTC"
     network_enabled: Annotated[bool, StateField("network", words=("restricted", "enabled"))] = False
     sandbox_mode: Annotated[str, StateField("sandbox")] = "workspace-write"
-    approval_policy: Annotated[str, StateField("approval policy")] = "on-request"
-    writable_roots: Annotated[list[str], StateField("writable roots", ChangeStyle.LIST)] = Field(
-        default_factory=list
+    approval_policy: Annotated[str, StateField("approval policy", short="approval")] = "on-request"
+    writable_roots: Annotated[list[str], StateField("writable roots", ChangeStyle.LIST, short="writable")] = (
+        Field(default_factory=list)
     )
-    collaboration_mode: Annotated[str | None, StateField("collaboration mode")] = None
+    collaboration_mode: Annotated[str | None, StateField("collaboration mode", short="mode")] = None
     """None: no mode fragment is sent (like `codex exec`); else "default" or "plan"."""
-    agents_docs: Annotated[list[tuple[str, str]], StateField("AGENTS.md files", ChangeStyle.LIST)] = Field(
-        default_factory=list
-    )
+    agents_docs: Annotated[
+        list[tuple[str, str]], StateField("AGENTS.md files", ChangeStyle.LIST, listed=False)
+    ] = Field(default_factory=list)
     """Active AGENTS.md documents in order (global first, then repo root down to cwd): (path, text)."""
-    skills: Annotated[list[SkillInfo], StateField("skills catalog", ChangeStyle.MEMBERS, key="name")] = Field(
-        default_factory=list
-    )
+    skills: Annotated[
+        list[SkillInfo], StateField("skills catalog", ChangeStyle.MEMBERS, key="name", short="skills")
+    ] = Field(default_factory=list)
     model: Annotated[str, StateField("model")] = ""
-    reasoning_effort: Annotated[str | None, StateField("reasoning effort")] = None
+    reasoning_effort: Annotated[str | None, StateField("reasoning effort", short="reasoning")] = None
     goal: Annotated[str | None, StateField("goal", ChangeStyle.TEXT, on_first_turn=True)] = None
 
 

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from proxy.errors import ConfigError
 
@@ -47,6 +47,15 @@ class GoalState(BaseModel):
     created_at: int
     """Unix seconds."""
     updated_at: int
+
+    @model_validator(mode="after")
+    def _consistent(self) -> GoalState:
+        # A goal whose fields contradict each other is refused on load, not run on a guess.
+        if self.updated_at < self.created_at:
+            raise ValueError(f"updated_at {self.updated_at} is before created_at {self.created_at}")
+        if self.status == "budget_limited" and self.token_budget is None:
+            raise ValueError("status budget_limited without a token_budget")
+        return self
 
     @property
     def remaining_tokens(self) -> int | None:

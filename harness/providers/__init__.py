@@ -60,12 +60,11 @@ def _named_provider(config: HarnessConfig, auth_file: Path | None) -> Provider:
         return apikey_provider(config.base_url)
     if name == "chatgpt":
         spec = config.chatgpt
-        path = auth_file or (Path(str(spec["auth_file"])).expanduser() if spec.get("auth_file") else None)
-        return chatgpt_provider(config.base_url, path, spec.get("token_url"), spec.get("client_id"))
+        return chatgpt_provider(config.base_url, auth_file or spec.auth_file, spec.token_url, spec.client_id)
     if name == "script":
         return script_provider(config.script)
     if name in config.providers:
-        return custom_provider(name, config.providers[name], config.base_url)
+        return custom_provider(name, config.providers[name].model_dump(exclude_none=True), config.base_url)
     choices = ", ".join([*BUILTIN, *config.providers])
     raise ConfigError(
         f"unknown provider {name!r}: use one of {choices} (custom ones go in [providers.NAME] of config.toml)"

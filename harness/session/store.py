@@ -10,43 +10,55 @@ on the branch wins), `event` (notices, errors, usage), `goal` (the thread goal a
 change, or null when cleared), `compacted` (the history that replaced everything before it, and
 the new window number). Readers keep entries of unknown types.
 
-Writers lock the file (`fcntl.flock`) while they append, and `locked()` holds the lock across a
-read-check-write, so a second process (`--session ID -p "/plan approve N"`) sees the latest entries
-and its check (is N still the latest revision?) cannot race another writer.
+Reading fails closed (`harness.session.reader`): a damaged line, a broken parent chain or a payload
+of the wrong shape is a one-line error naming the file and line; only a killed writer's torn last
+line is skipped, with a warning.
 
-Each line is flushed as written, so a killed harness leaves a loadable file (a torn line is
-skipped, and the next entry starts on a fresh line). Payloads are written exactly (no redaction of
-the conversation: a resumed session sends byte for byte what the model saw; the file is owner-only),
-except the credentials the harness holds itself (`credentials`, asked at each append), which are
-replaced wherever they appear (`harness.session.withhold`). Recordings, which get shared, are the
-ones redacted.
+One writer per session: the first write (or `hold()`) locks the file (`flock`, through the
+recordings' `open_locked`) until `close()`, so a second agent on the same session is refused in one
+line naming the holder's pid, and `locked()` is a consistent read-check-write for this writer.
+
+Each line is written with one `os.write` loop. A write that fails (a full disk, a file-size limit)
+is cut back off the file, so no half line is left in the middle; the entry is held and written with
+the next one, said at once on stderr, and counted (`failed_writes`, and `unwritten` after `close()`:
+what never reached the file), so the agent can say so at exit and exit non-zero. Payloads are written
+exactly (no redaction of the conversation: a resumed session sends byte for byte what the model saw;
+the file is owner-only), except the credentials the harness holds itself (`credentials`, asked at
+each append), which are replaced wherever they appear (`harness.session.withhold`). Recordings,
+which get shared, are the ones redacted.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import sys
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
-
-from pydantic import BaseModel, ConfigDict
+from typing import Any
 
 from harness.goal.state import GoalState, parse_goal_entry
 from proxy.errors import ConfigError
-from proxy.files import PRIVATE_MODE, open_private_append
 from proxy.home import sessions_dir
+from proxy.store.lock import open_locked
 
+from .reader import SessionEntry, SessionFile, damaged, read_session
 from .withhold import withhold
 
-__all__ = ["ENTRY_TYPES", "Credentials", "ResumedSession", "SessionEntry", "SessionStore", "new_session_id"]
+__all__ = [
+    "ENTRY_TYPES",
+    "Credentials",
+    "PayloadCheck",
+    "ResumedSession",
+    "SessionEntry",
+    "SessionStore",
+    "new_session_id",
+]
 
 ENTRY_TYPES = (
     "session_meta",
@@ -59,10 +71,16 @@ ENTRY_TYPES = (
     "goal",
     "compacted",
 )
+_TURN_ENDS = ("turn_completed", "turn_aborted", "error")
+"""`event` kinds that close a turn (a branch that ends inside a turn lost what came after)."""
 
 
 Credentials = Callable[[], Iterable[str]]
 """What the harness holds (API key, tokens, configured header values): kept out of session files."""
+
+PayloadCheck = Callable[[dict[str, Any], str], object]
+"""Validates one entry's payload (given `<file> line <n>` to name); raises `ConfigError` when it
+is malformed or contradicts itself. Passed by the layer that owns the payload's shape (plan mode)."""
 
 
 def new_session_id() -> str:
@@ -71,18 +89,6 @@ def new_session_id() -> str:
 
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-
-
-class SessionEntry(BaseModel):
-    """One line of a session file."""
-
-    model_config = ConfigDict(extra="allow")
-
-    id: str
-    parent_id: str | None = None
-    timestamp: str
-    type: str
-    payload: dict[str, Any]
 
 
 @dataclass
@@ -97,11 +103,14 @@ class ResumedSession:
     turn_context: dict[str, Any] | None = None
     turns: int = 0
     plan_state: dict[str, Any] | None = None
-    """The last `plan_state` entry's payload (validated by plan mode, which owns its shape)."""
+    """The last `plan_state` entry's payload (checked by the caller's `PayloadCheck`, if given)."""
     goal: GoalState | None = None
     """The thread goal as last recorded (None: never set, or cleared)."""
     window: int = 0
     """Compactions so far: the context window the next request belongs to."""
+    unfinished: str | None = None
+    """Set when the file ends inside a turn: what was saved last (the rest of that turn is lost:
+    the agent was stopped, or could not write its session file)."""
 
 
 class SessionStore:
@@ -122,8 +131,9 @@ class SessionStore:
         self.credentials = credentials
         self.session_id = session_id
         self._lock = threading.RLock()
-        self._file_lock: IO[str] | None = None
-        """The open file holding the `flock` while `locked()` runs (appends inside reuse it)."""
+        self._fd: int | None = None
+        """The open, `flock`ed file while this store is the session's writer."""
+        self._closed = False
         if entries is None:
             entries = self.entries() if path.exists() else []
         self._count = len(entries)
@@ -131,6 +141,13 @@ class SessionStore:
         """Id of the last entry: the parent of the next one."""
         self._held: list[bytes] = []  # entry lines not yet on disk (a failed write)
         self._trouble: str | None = None  # the write failure last reported
+        self._unterminated = False  # the file's last line has no newline: the next write adds one
+        self.failed_writes = 0
+        """Appends whose write failed (each entry is held and tried again with the next one)."""
+        self.last_error: str | None = None
+        """Why the last failed write failed (`No space left on device`, ...)."""
+        self.unwritten = 0
+        """Entries that never reached the file (known once `close()` made its last try)."""
 
     # ---- creating and opening ----------------------------------------------------------------
 
@@ -143,7 +160,7 @@ class SessionStore:
         session_id: str | None = None,
         credentials: Credentials | None = None,
     ) -> SessionStore:
-        """A new session file with its `session_meta` line."""
+        """A new session file with its `session_meta` line (this store is its writer)."""
         session_id = session_id or new_session_id()
         directory = directory or sessions_dir()
         directory.mkdir(parents=True, exist_ok=True)
@@ -157,7 +174,9 @@ class SessionStore:
     def open(
         cls, ref: str, *, directory: Path | None = None, credentials: Credentials | None = None
     ) -> SessionStore:
-        """Open by session id (or unique id prefix) in the sessions directory, or by file path."""
+        """Open by session id (or unique id prefix) in the sessions directory, or by file path.
+
+        Only reads: `hold()` (or the first append) makes this process the session's writer."""
         as_path = Path(ref).expanduser()
         if as_path.suffix == ".jsonl" and as_path.is_file():
             path = as_path
@@ -178,18 +197,78 @@ class SessionStore:
                     f"session id {ref!r} is ambiguous ({len(matches)} sessions): give more of it"
                 )
             path = matches[0]
-        entries = cls._read(path)
-        if not entries or entries[0].type != "session_meta":
+        found = read_session(path)
+        if not found.entries:
             raise ConfigError(f"{path} is not a ctxscope session file (no session_meta line)")
+        if found.torn:
+            _stderr(
+                f"ctxscope: warning: session file {path} line {found.torn} is torn (a writer was killed "
+                "while writing it): that entry is skipped"
+            )
+        entries = found.entries
         return cls(
             path, str(entries[0].payload.get("session_id") or path.stem), entries, credentials=credentials
         )
+
+    # ---- the one writer ----------------------------------------------------------------------
+
+    def hold(self) -> None:
+        """Become the session's one writer: lock the file until `close()`; refused in one line,
+        naming the holder's pid, while another agent has it."""
+        with self._lock:
+            if self._fd is not None:
+                return
+            if self._closed:
+                raise ConfigError(f"session {self.session_id} was closed: open it again to write")
+            self._fd = open_locked(self.path, self._busy)
+            try:
+                found = read_session(self.path) if os.fstat(self._fd).st_size else SessionFile(self.path)
+                if found.torn:
+                    # A killed writer's half line would sit in the middle once we append: cut it.
+                    os.ftruncate(self._fd, found.size)
+                self._unterminated = found.unterminated
+                # What another writer appended before we took the lock is the head now.
+                self._count = max(self._count, len(found.entries))
+                self.head = found.entries[-1].id if found.entries else None
+            except BaseException:
+                os.close(self._fd)
+                self._fd = None
+                raise
+
+    def _busy(self, holder: str) -> ConfigError:
+        return ConfigError(
+            f"session {self.session_id} is in use by {holder}: end that agent first, "
+            f"or continue a copy with --fork {self.session_id}"
+        )
+
+    def close(self) -> None:
+        """Write what is held (one last try), then release the lock; `unwritten` says what was lost."""
+        with self._lock:
+            if self._fd is not None:
+                if self._held:
+                    with contextlib.suppress(OSError):
+                        self._write_held()
+                os.close(self._fd)
+                self._fd = None
+            self.unwritten = len(self._held)
+            self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __del__(self) -> None:
+        fd: int | None = getattr(self, "_fd", None)
+        if fd is not None:  # a store dropped without close(): release the lock with it
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     # ---- writing -------------------------------------------------------------------------------
 
     def append(self, type: str, payload: dict[str, Any]) -> SessionEntry:
         """Write one entry (exact, held credentials withheld) as a child of `head`, flushed on return."""
         with self._lock:
+            self.hold()
             self._count += 1
             entry = SessionEntry(
                 id=f"e{self._count:05d}-{uuid.uuid4().hex[:6]}",
@@ -204,128 +283,96 @@ class SessionStore:
                 self._write_held()
             except OSError as err:
                 # A full disk must not end the conversation: the entry is held and written with the next
-                # one; said once on stderr, with the cause.
+                # one; said at once on stderr, with the cause, and counted for the exit.
+                self.failed_writes += 1
                 reason = err.strerror or err.__class__.__name__
+                self.last_error = reason
                 if self._trouble != reason:
                     self._trouble = reason
-                    _stderr(f"ctxscope: cannot write session file {self.path}: {reason}; holding entries")
+                    _stderr(
+                        f"ctxscope: cannot write session file {self.path}: {reason}; "
+                        f"holding {len(self._held)} entr{'y' if len(self._held) == 1 else 'ies'}"
+                    )
             else:
                 if self._trouble is not None:
                     self._trouble = None
-                    _stderr(f"ctxscope: writing session file {self.path} again")
+                    _stderr(f"ctxscope: writing session file {self.path} again (held entries written)")
             self.head = entry.id
             return entry
 
     def _write_held(self) -> None:
-        """Append the held lines with one `os.write` loop (owner-only file, never glued to a torn line)."""
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_MODE)
+        """Append the held lines with one `os.write` loop; a failure cuts its part line off again."""
+        fd = self._fd
+        assert fd is not None
+        data = (b"\n" if self._unterminated else b"") + b"".join(self._held)
+        size = os.fstat(fd).st_size
+        view = memoryview(data)
         try:
-            os.fchmod(fd, PRIVATE_MODE)  # owner-only wherever the sessions folder is
-            # Inside `locked()` this process already holds the lock (through another open file:
-            # flock on a second one would wait for ourselves); closing `fd` releases this one.
-            if self._file_lock is None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            data = (b"\n" if self._torn_tail() else b"") + b"".join(self._held)
-            view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
-            self._held.clear()
-        finally:
-            os.close(fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)  # shrinking needs no space: the file ends on a whole line
+            raise
+        self._unterminated = False
+        self._held.clear()
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[list[SessionEntry]]:
-        """Hold the file's lock; yields the entries as they are now (head moves to the file's last
-        entry, so what this process appends follows what another one wrote)."""
-        with self._lock, open_private_append(self.path) as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
-            self._file_lock = f
-            try:
-                entries = self.entries()
-                self._count = max(self._count, len(entries))
-                self.head = entries[-1].id if entries else None
-                yield entries
-            finally:
-                self._file_lock = None
-                fcntl.flock(f, fcntl.LOCK_UN)
-
-    def _torn_tail(self) -> bool:
-        try:
-            with self.path.open("rb") as f:
-                f.seek(0, 2)
-                if f.tell() == 0:
-                    return False
-                f.seek(-1, 2)
-                return f.read(1) != b"\n"
-        except FileNotFoundError:
-            return False
+        """A read-check-write as this session's writer: yields the entries as they are now (those
+        on disk and those still held), and nothing else can write until the block ends."""
+        with self._lock:
+            self.hold()
+            held = [SessionEntry.model_validate_json(line) for line in self._held]
+            yield [*self.entries(), *held]
 
     # ---- reading -------------------------------------------------------------------------------
 
-    @staticmethod
-    def _read(path: Path) -> list[SessionEntry]:
-        entries: list[SessionEntry] = []
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as e:
-            raise ConfigError(f"cannot read session file {path} ({e.__class__.__name__})") from e
-        for n, line in enumerate(lines):
-            if not line.strip():
-                continue
-            try:
-                entries.append(SessionEntry.model_validate_json(line))
-            except ValueError as e:
-                if entries:
-                    # A torn line from a killed writer (later appends start on a fresh line):
-                    # everything else in the file is still good, so skip it.
-                    continue
-                raise ConfigError(
-                    f"{path} line {n + 1} is not a ctxscope session entry: "
-                    "the file is damaged or not a session"
-                ) from e
-        return entries
-
     def entries(self) -> list[SessionEntry]:
-        return self._read(self.path)
+        return read_session(self.path).entries
 
     def branch(self, leaf: str | None = None) -> list[SessionEntry]:
-        """Entries from the root to `leaf` (default: the last entry), following parent ids."""
-        entries = self.entries()
-        if not entries:
-            return []
-        by_id = {e.id: e for e in entries}
-        node: SessionEntry | None = by_id.get(leaf) if leaf else entries[-1]
-        if node is None:
-            raise ConfigError(f"no entry {leaf!r} in session {self.session_id}")
-        chain: list[SessionEntry] = []
-        while node is not None and len(chain) <= len(entries):
-            chain.append(node)
-            node = by_id.get(node.parent_id) if node.parent_id else None
-        return list(reversed(chain))
+        """Entries from the root to `leaf` (default: the last entry)."""
+        return self._branch(read_session(self.path), leaf)
 
-    def load(self, leaf: str | None = None) -> ResumedSession:
-        """Rebuild history, world-state baseline and model from one branch."""
-        chain = self.branch(leaf)
+    def _branch(self, found: SessionFile, leaf: str | None) -> list[SessionEntry]:
+        entries = found.entries
+        if leaf is None:
+            return list(entries)
+        # The file is one linear chain (the reader checks it), so a branch is a prefix.
+        at = next((n for n, e in enumerate(entries) if e.id == leaf), None)
+        if at is None:
+            raise ConfigError(f"no entry {leaf!r} in session {self.session_id}")
+        return entries[: at + 1]
+
+    def load(
+        self, leaf: str | None = None, *, checks: Mapping[str, PayloadCheck] | None = None
+    ) -> ResumedSession:
+        """Rebuild history, world-state baseline and model from one branch.
+
+        Fails closed: a payload of the wrong shape (or one `checks[type]` refuses) is a one-line
+        `ConfigError` naming the file and line."""
+        found = read_session(self.path)
+        chain = self._branch(found, leaf)
         state = ResumedSession(meta=chain[0].payload if chain else {})
         state.model = state.meta.get("model")
+        open_turn: SessionEntry | None = None
         for entry in chain[1:]:
-            if entry.type == "response_item":
-                state.history.append(entry.payload["item"])
-            elif entry.type == "world_state":
-                state.world_state = entry.payload.get("state")
-            elif entry.type == "model_switch":
-                state.model = entry.payload.get("to") or state.model
-            elif entry.type == "turn_context":
-                state.turn_context = entry.payload
-                state.turns += 1
-            elif entry.type == "plan_state":
-                state.plan_state = entry.payload
-            elif entry.type == "goal":
-                state.goal = parse_goal_entry(entry.payload, f"session file {self.path}")
-            elif entry.type == "compacted":
-                # The compacted window replaces the history: a resume sends what the model saw last.
-                state.history = list(entry.payload.get("history") or [])
-                state.window = int(entry.payload.get("window") or state.window + 1)
+            where = found.where(entry)
+            check = (checks or {}).get(entry.type)
+            if check is not None:
+                check(entry.payload, where)
+            _apply(state, entry, where)
+            if entry.type == "turn_context":
+                open_turn = entry
+            elif entry.type == "event" and entry.payload.get("kind") in _TURN_ENDS:
+                open_turn = None
+        if open_turn is not None and chain:
+            state.unfinished = (
+                f"the turn started at {open_turn.timestamp} ({found.where(open_turn)}) has no end in the "
+                f"file: after {_describe(chain[-1])} (line {found.lines.get(chain[-1].id)}) nothing of it "
+                "was saved (the agent was stopped, or could not write the file)"
+            )
         return state
 
     def fork(self, *, directory: Path | None = None, leaf: str | None = None) -> SessionStore:
@@ -339,6 +386,56 @@ class SessionStore:
         for entry in chain[1:]:
             new.append(entry.type, entry.payload)
         return new
+
+
+def _apply(state: ResumedSession, entry: SessionEntry, where: str) -> None:
+    """Fold one entry into `state`; a known type with a payload of the wrong shape fails closed."""
+    payload = entry.payload
+    if entry.type == "response_item":
+        item = payload.get("item")
+        if not isinstance(item, dict):
+            raise damaged(where, "a response_item entry without an item object")
+        state.history.append(item)
+    elif entry.type == "world_state":
+        snapshot = payload.get("state")
+        if snapshot is not None and not isinstance(snapshot, dict):
+            raise damaged(where, "a world_state entry whose state is not an object")
+        state.world_state = snapshot
+    elif entry.type == "model_switch":
+        to = payload.get("to")
+        if not isinstance(to, str) or not to:
+            raise damaged(where, "a model_switch entry without the model it switched to")
+        state.model = to
+    elif entry.type == "turn_context":
+        state.turn_context = payload
+        state.turns += 1
+    elif entry.type == "plan_state":
+        state.plan_state = payload
+    elif entry.type == "goal":
+        state.goal = parse_goal_entry(payload, f"session file {where}")
+    elif entry.type == "compacted":
+        # The compacted window replaces the history: a resume sends what the model saw last.
+        history, window = payload.get("history"), payload.get("window")
+        if not isinstance(history, list) or not all(isinstance(i, dict) for i in history):
+            raise damaged(where, "a compacted entry whose history is not a list of items")
+        if not isinstance(window, int) or isinstance(window, bool) or window <= state.window:
+            raise damaged(
+                where, f"a compacted entry with window {window!r} after window {state.window} (it only grows)"
+            )
+        state.history = list(history)
+        state.window = window
+
+
+def _describe(entry: SessionEntry) -> str:
+    """What an entry saved, for a person: `the function_call exec_command`, `a world_state entry`."""
+    if entry.type == "response_item":
+        item = entry.payload.get("item") or {}
+        kind = item.get("type") or "message"
+        name = item.get("name") or item.get("role")
+        return f"the {kind}{f' {name}' if name else ''}"
+    if entry.type == "event":
+        return f"the {entry.payload.get('kind') or 'event'} event"
+    return f"a {entry.type} entry"
 
 
 def _stderr(line: str) -> None:

@@ -46,8 +46,8 @@ if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
         recognise_still_planning,
         still_planning,
     )
+    from harness.tools.known_safe import is_known_safe_command
     from harness.tools.router import FILE_TOOLS, TOOL_NAMES, ToolOutcome, ToolRouter, default_tools
-    from harness.tools.sandbox import is_known_safe_command
 
 __all__ = [
     "FILE_TOOLS",
@@ -110,7 +110,7 @@ _WHERE = {
     "ToolOutcome": "harness.tools.router",
     "ToolRouter": "harness.tools.router",
     "default_tools": "harness.tools.router",
-    "is_known_safe_command": "harness.tools.sandbox",
+    "is_known_safe_command": "harness.tools.known_safe",
 }
 
 

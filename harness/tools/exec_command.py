@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
 from harness.tools.call_context import ApprovalRequest, ToolContext
 from harness.tools.exec_sessions import SessionManager
-from harness.tools.git_guard import GIT_HARDENING_NOTE, harden_git_command
+from harness.tools.git_guard import GIT_HARDENING_NOTE, git_environment, harden_git_command
 from harness.tools.sandbox import (
     ESCALATE,
     SANDBOX_PERMISSIONS,
@@ -232,11 +232,14 @@ class ExecCommand:
             request = ApprovalRequest(self.name, a.cmd, reason, workdir, justification)
             approval_note = obtain_approval(ctx, request)
         # Git that runs only because it is known-safe runs without the repository's programs.
-        hardened = approval_note is None and runs_read_only_git(ctx, a.cmd)
+        hardened = approval_note is None and runs_read_only_git(ctx, a.cmd, workdir)
         cmd = harden_git_command(a.cmd) if hardened else a.cmd
         start = time.monotonic()
         session = self.sessions.start(
-            [shell, "-lc" if a.login else "-c", cmd], workdir, _command_env(ctx), a.tty
+            [shell, "-lc" if a.login else "-c", cmd],
+            workdir,
+            git_environment(_command_env(ctx)) if hardened else _command_env(ctx),
+            a.tty,
         )
         snap = self.sessions.collect(session, yield_seconds(a.yield_time_ms, DEFAULT_YIELD_MS))
         text = format_output(

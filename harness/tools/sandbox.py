@@ -24,79 +24,15 @@ repository's own config defines programs for git to run, and otherwise runs with
 from __future__ import annotations
 
 import os
-import shlex
 from pathlib import Path
 
 from harness.tools.base import ToolError
 from harness.tools.call_context import ApprovalRequest, ToolContext
 from harness.tools.git_guard import POSIX_SHELLS, repository_program_keys
+from harness.tools.known_safe import is_known_safe_command, simple_commands
 
-# Commands that only read. Kept small on purpose: a false "safe" would skip a prompt.
-_SAFE_PROGRAMS = frozenset({"ls", "cat", "grep", "rg", "pwd", "head", "tail", "wc", "find", "echo", "true"})
-_SAFE_GIT = frozenset({"status", "log", "diff", "show"})
-_FIND_WRITES = frozenset(
-    {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fls", "-fprint", "-fprint0", "-fprintf"}
-)
-# rg can run other programs (preprocessors, decompressors).
-_RG_RUNS = ("--pre", "--hostname-bin", "--search-zip", "-z")
-_SEPARATORS = frozenset({"&&", "||", ";", "|"})
 ESCALATE = "require_escalated"
 SANDBOX_PERMISSIONS = ("use_default", ESCALATE)
-
-
-def _safe_argv(argv: list[str]) -> bool:
-    """Whether one simple command (no operators) only reads."""
-    if not argv:
-        return False
-    prog = argv[0]
-    args = argv[1:]
-    if prog == "git":
-        return (
-            bool(args)
-            and args[0] in _SAFE_GIT
-            and not any(a.startswith(("--output", "--ext-diff", "--textconv")) for a in args)
-        )
-    if prog not in _SAFE_PROGRAMS:
-        return False
-    if prog == "find":
-        return not any(a in _FIND_WRITES for a in args)
-    if prog == "rg":
-        return not any(a == flag or a.startswith(flag + "=") for a in args for flag in _RG_RUNS)
-    return True
-
-
-def _segments(cmd: str) -> list[list[str]] | None:
-    """The simple commands of a list/pipeline, or None when `cmd` has anything else in it."""
-    if any(s in cmd for s in ("\n", "\r", "`", "$(", "<(", ">(")):
-        return None
-    lexer = shlex.shlex(cmd, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    try:
-        tokens = list(lexer)
-    except ValueError:  # unbalanced quotes
-        return None
-    current: list[str] = []
-    segments: list[list[str]] = []
-    for tok in tokens:
-        if tok in _SEPARATORS:
-            segments.append(current)
-            current = []
-        elif tok and set(tok) <= set("();<>|&"):
-            return None  # redirection, subshell, background job
-        else:
-            current.append(tok)
-    segments.append(current)
-    return segments
-
-
-def is_known_safe_command(cmd: str) -> bool:
-    """True when `cmd` is a list/pipeline of known read-only commands with no redirection or substitution.
-
-    Conservative: anything the check cannot read with certainty (newlines, `$(...)`, backticks,
-    redirections, subshells, background jobs, env assignments) is not safe.
-    """
-    segments = _segments(cmd)
-    return segments is not None and all(_safe_argv(seg) for seg in segments)
 
 
 def _grants_by_safety(ctx: ToolContext) -> bool:
@@ -104,20 +40,20 @@ def _grants_by_safety(ctx: ToolContext) -> bool:
     return ctx.sandbox_mode == "read-only" or ctx.approval_policy == "untrusted"
 
 
-def runs_read_only_git(ctx: ToolContext, cmd: str) -> bool:
+def runs_read_only_git(ctx: ToolContext, cmd: str, workdir: Path | None = None) -> bool:
     """Whether `cmd` is known-safe git that runs without approval, so it must run hardened."""
-    segments = _segments(cmd)
+    commands = simple_commands(cmd, workdir or ctx.cwd)
     return (
         _grants_by_safety(ctx)
-        and segments is not None
-        and all(_safe_argv(seg) for seg in segments)
-        and any(seg[:1] == ["git"] for seg in segments)
+        and is_known_safe_command(cmd, workdir or ctx.cwd)
+        and commands is not None
+        and any(argv[:1] == [("git", False)] for argv in commands)
     )
 
 
 def _git_unsafe_reason(ctx: ToolContext, cmd: str, workdir: Path, shell: str) -> str | None:
     """Why known-safe git in `cmd` is not safe here after all, or None."""
-    if not runs_read_only_git(ctx, cmd):
+    if not runs_read_only_git(ctx, cmd, workdir):
         return None
     keys = repository_program_keys(workdir)
     if keys:
@@ -132,7 +68,7 @@ def exec_approval_reason(
 ) -> str | None:
     """Why running `cmd` needs approval under the context's rules, or None when it may just run."""
     git_reason = _git_unsafe_reason(ctx, cmd, workdir or ctx.cwd, shell)
-    safe = is_known_safe_command(cmd) and git_reason is None
+    safe = is_known_safe_command(cmd, workdir or ctx.cwd) and git_reason is None
     untrusted = ctx.approval_policy == "untrusted" and not safe
     untrusted_reason = "approval policy `untrusted`: " + (
         git_reason or "the command is not on the known-safe read-only list"

@@ -13,10 +13,9 @@ from typing import Any
 
 from harness.wire.types import ResponseObject, parse_event, parse_items
 from proxy.responses import SseParser, accumulate
+from proxy.responses.vocabulary import TERMINAL_EVENTS, TerminalEvent
 
 __all__ = ["ResponseStream"]
-
-_TERMINAL = {"response.completed", "response.failed", "response.incomplete", "error"}
 
 
 class ResponseStream:
@@ -54,14 +53,14 @@ class ResponseStream:
             kind = str(raw.get("type"))
             if kind == "response.output_item.done" and isinstance(raw.get("item"), dict):
                 self.done_items.append(raw["item"])
-            if kind in _TERMINAL and self.terminal is None:
+            if kind in TERMINAL_EVENTS and self.terminal is None:
                 self.terminal = kind
             events.append(parse_event(raw))
         return events
 
     @property
     def completed(self) -> bool:
-        return self.terminal == "response.completed"
+        return self.terminal == TerminalEvent.COMPLETED
 
     @property
     def snapshot(self) -> dict[str, Any]:

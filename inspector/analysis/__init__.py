@@ -19,13 +19,18 @@ field order. The analysis holds no sentences: `inspector.reports.describe_change
 from __future__ import annotations
 
 from inspector.analysis.alignment import AlignedPair, align_turns
-from inspector.analysis.analyse import Analysis, TurnAnalysis, analyse_exchanges, analyse_recording
+from inspector.analysis.analyse import (
+    Analysis,
+    IncrementalAnalysis,
+    TurnAnalysis,
+    analyse_exchanges,
+    analyse_recording,
+)
 from inspector.analysis.answers import Answer, answer_of
 from inspector.analysis.attribution import TokenReport
 from inspector.analysis.changes import CHANGE_KINDS, TurnChange
 from inspector.analysis.compaction import CompactionReport
 from inspector.analysis.diffs import ToolDiff
-from inspector.analysis.incremental import IncrementalAnalysis
 from inspector.analysis.item_diff import ItemChange, TextDiff, diff_items, diff_text
 from inspector.analysis.items import Item, Part, classify_item
 from inspector.analysis.query import Hit, filter_turns, search

@@ -17,6 +17,7 @@ from typing import Any
 
 from inspector.analysis.analyse import Analysis, TurnAnalysis
 from inspector.analysis.normalise import cross_run
+from proxy.responses.vocabulary import RequestKind
 
 
 @dataclass(frozen=True)
@@ -35,9 +36,7 @@ def fingerprint(result: TurnAnalysis, normaliser: Any) -> str:
     kinds = ",".join(item.kind for item in added if item.kind != "reasoning")
     users = [item for item in result.turn.items if item.kind == "user_message"]
     asked = str(normaliser.text(users[-1].text)) if users else ""
-    kind = result.turn.request_kind or "turn"
-    if result.turn.endpoint == "responses/compact":
-        kind = "compact"
+    kind = result.turn.request_kind or RequestKind.TURN
     raw = f"{kind}\x00{result.change.kind == 'initial'}\x00{kinds}\x00{asked}"
     return hashlib.sha1(raw.encode("utf-8", "replace")).hexdigest()[:16]
 

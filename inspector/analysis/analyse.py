@@ -8,14 +8,18 @@ costs about as much as reading it.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from inspector.analysis.attribution import ItemTotals, TokenReport, attribute, item_totals
-from inspector.analysis.changes import COMPACTION_REQUEST_KINDS, TurnChange, compare_turns
+from inspector.analysis.cache_keys import keyed_change
+from inspector.analysis.changes import ChangeKind, TurnChange, compare_turns
 from inspector.analysis.compaction import CompactionReport, compaction_report
-from inspector.analysis.diffs import ToolDiff, instructions_diff, params_diff, tools_diff
+from inspector.analysis.diffs import ToolDiff, effective_tools, instructions_diff, params_diff, tools_diff
+from inspector.analysis.goal_events import GoalEvent, goal_events
 from inspector.analysis.instructions import effective_instructions, mark_base_prompt
 from inspector.analysis.items import Item, ItemClassifier
 from inspector.analysis.mode_events import ModeEvent, mode_events
@@ -31,6 +35,7 @@ from inspector.analysis.world_state import (
 )
 from proxy.errors import ConfigError, RecordingError
 from proxy.model import Exchange, RecordingHeader
+from proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS, RequestKind, SideKind
 from proxy.store import read_recording
 
 
@@ -52,6 +57,9 @@ class TurnAnalysis:
     notes: list[str] = field(default_factory=list)
     mode_events: list[ModeEvent] = field(default_factory=list)
     """What plan mode did in the items this turn added (mode switches, submissions, blocked tools)."""
+    goal_events: list[GoalEvent] = field(default_factory=list)
+    """What happened to the thread goal (set, continuation #N, paused, cleared, ...), from the
+    turn's world-state changes."""
 
 
 @dataclass
@@ -63,6 +71,14 @@ class Analysis:
     turns: list[TurnAnalysis]
     threads: list[Thread]
     warnings: list[str] = field(default_factory=list)
+    side_requests: dict[str, int] = field(default_factory=dict)
+    """Requests made beside the conversations, by `SideKind` (title, prewarm, models list): counted
+    apart from the conversation threads, never a turn of one."""
+
+    @property
+    def conversations(self) -> list[Thread]:
+        """The conversation threads (the threads that fold side requests left out)."""
+        return [t for t in self.threads if t.side is None]
 
     def turn(self, number: int) -> TurnAnalysis:
         """The turn numbered `number` (1-based); a one-line error when there is none."""
@@ -122,25 +138,25 @@ def _notes(turn: Turn, change: TurnChange, unknown: list[str]) -> list[str]:
                 f"previous_response_id {turn.previous_response_id} not in the recording: context incomplete"
             )
     if (
-        change.kind == "append"
+        change.kind == ChangeKind.APPEND
         and not change.added
         and change.previous is not None
         and turn.request_kind not in COMPACTION_REQUEST_KINDS
     ):
         notes.append(f"same input as turn {change.previous} (a retry or a prewarm)")
-    if change.kind == "rewrite" and change.removed:
+    if change.kind == ChangeKind.REWRITE and change.removed:
         now = change.added[0].label if change.added else "nothing"
         notes.append(f"prefix broken at item {change.kept}: {change.removed[0].label} → {now}")
-    elif change.kind == "fork":
+    elif change.kind == ChangeKind.FORK:
         notes.append(f"forked from turn {change.previous} after {_count(change.kept, 'shared item')}")
-    if turn.request_kind == "compaction":
+    if turn.request_kind == RequestKind.COMPACTION:
         notes.append(
             f"compaction request (request_kind compaction): {max(len(turn.items) - 1, 0)} items "
             "of history sent to be summarised" + ("" if turn.body.get("tools") else ", no tools")
         )
     elif turn.endpoint == "responses/compact":
         notes.append(f"remote compaction request (/responses/compact) over {len(turn.items)} items")
-    elif turn.request_kind and turn.request_kind != "turn":
+    elif turn.request_kind and turn.request_kind not in (RequestKind.TURN, turn.side):
         notes.append(f"request_kind {turn.request_kind}")
     if unknown:
         notes.append(f"{_count(len(unknown), 'unrecognised item')}: " + ", ".join(sorted(set(unknown))))
@@ -163,7 +179,7 @@ def _analyse_turn(
         previous_request_kind=prev.request_kind if prev else None,
         fork=fork,
     )
-    appended = carry is not None and change.kind == "append"
+    appended = carry is not None and change.kind == ChangeKind.APPEND
     items_state = fold_items(
         carry.items_state if carry and appended else empty_state(), change.added if appended else turn.items
     )
@@ -178,6 +194,7 @@ def _analyse_turn(
         shared_items = sum(i.tokens for i in turn.items[: change.kept])
     same_head = (
         prev is not None
+        and keyed_change(prev.body, turn.body) is None  # another model or effort: another cache
         and prev.body.get("instructions") == turn.body.get("instructions")
         and prev.body.get("tools") == turn.body.get("tools")
     )
@@ -205,17 +222,25 @@ def _analyse_turn(
         )
         if head
         else [],
-        tools=tools_diff(head.body.get("tools"), turn.body.get("tools"))
+        tools=tools_diff(
+            effective_tools(head.body, head.raw_input), effective_tools(turn.body, turn.raw_input)
+        )
         if head and not compaction_request
         else ToolDiff(),
-        params=params_diff(head.body, turn.body) if head and not compaction_request else {},
+        params=params_diff(head.body, turn.body, head.raw_input, turn.raw_input)
+        if head and not compaction_request
+        else {},
         tokens=attribute(
             turn.body, totals, turn.usage, shared_items_tokens=shared_items, same_head=same_head
         ),
     )
-    if change.kind == "compaction" and prev is not None:
+    if change.kind == ChangeKind.COMPACTION and prev is not None:
         history = prev.items
-        if prev.request_kind == "compaction" and prev.items and prev.items[-1].kind == "user_message":
+        if (
+            prev.request_kind == RequestKind.COMPACTION
+            and prev.items
+            and prev.items[-1].kind == "user_message"
+        ):
             # The compaction request appended its prompt to the history; the prompt is not history.
             history = prev.items[:-1]
         result.compaction = compaction_report(history, prev, turn, change.kept)
@@ -228,7 +253,127 @@ def _analyse_turn(
         carry.revisions if carry else 0,
     )
     result.mode_events = events
+    result.goal_events = goal_events(result.state_changes)
     return result, _Carry(turn, items_state, state, totals, unknown, mode, revisions)
+
+
+@dataclass
+class Grouping:
+    """The turns of a recording put in threads: the first half of the analysis."""
+
+    turns: list[Turn]
+    threads: list[Thread]
+    skipped: list[str]
+    """Warnings about exchanges that are not model requests."""
+    side_requests: dict[str, int]
+    """Side requests by kind (see `Analysis.side_requests`)."""
+
+    @property
+    def conversations(self) -> list[Thread]:
+        """The conversation threads (side requests left out)."""
+        return [t for t in self.threads if t.side is None]
+
+
+class IncrementalAnalysis:
+    """The analysis: `add(exchange)` takes one exchange at a time, `result()` is the analysis of all
+    so far. A batch analysis is this fold over a recording's exchanges (`analyse_exchanges`), and
+    `ctxscope inspect --follow` feeds it as a recording grows, so every view reads one result.
+
+    Turns and threads are re-derived from all exchanges on `result()` (cheap: no classification);
+    items are classified once per exchange, and a turn is analysed once, continuing its thread
+    from the carry the previous turn left. Should a new exchange renumber the turns or move a
+    turn to another thread, everything is analysed again, so the result always equals a single
+    pass over the same exchanges.
+    """
+
+    def __init__(self, *, source: str = "", header: RecordingHeader | None = None) -> None:
+        self.source = source
+        self.header = header
+        self.exchanges: list[Exchange] = []
+        self.warnings: list[str] = []
+        """Warnings of the reader (a torn line); the analysis adds its own about skipped exchanges."""
+        self._classifier = ItemClassifier()
+        self._items: dict[int, list[Item]] = {}
+        """Exchange id → its turn's classified items (base prompt marked)."""
+        self._results: dict[int, TurnAnalysis] = {}
+        self._carries: dict[int, _Carry] = {}
+        self._placed: dict[int, tuple[int, str]] = {}
+        """Turn number → (exchange id, thread name) when it was analysed."""
+        self._result: Analysis | None = None
+
+    def add(self, exchange: Exchange) -> None:
+        """Take one more exchange of the recording."""
+        self.exchanges.append(exchange)
+        self._result = None
+
+    def extend(self, exchanges: Iterable[Exchange], *, warnings: Iterable[str] = ()) -> Analysis:
+        """Take newly read exchanges (and the reader's warnings so far); the analysis of everything."""
+        for exchange in exchanges:
+            self.add(exchange)
+        warnings = list(warnings)
+        if warnings != self.warnings:
+            self.warnings, self._result = warnings, None
+        return self.result()
+
+    def result(self) -> Analysis:
+        """The analysis of every exchange taken so far."""
+        if self._result is None:
+            self._result = self._analyse()
+        return self._result
+
+    def grouping(self) -> Grouping:
+        """The turns and threads of every exchange so far, without analysing each turn: what the
+        analysis's threads are (`ctxscope info` counts them without paying for the rest)."""
+        turns, skipped = extract_turns(self.exchanges)
+        for turn in turns:
+            items = self._items.get(turn.exchange.id)
+            if items is None:
+                items = mark_base_prompt(self._classifier.classify(turn.raw_input), turn.body)
+                self._items[turn.exchange.id] = items
+            turn.items = items
+        threads = assign_threads(turns)
+        sides = Counter(t.side for t in turns if t.side is not None)
+        sides.update(SideKind.MODELS.value for e in self.exchanges if e.endpoint == SideKind.MODELS.value)
+        return Grouping(turns, threads, skipped, dict(sides))
+
+    def _analyse(self) -> Analysis:
+        grouping = self.grouping()
+        turns, threads = grouping.turns, grouping.threads
+        if any(
+            self._placed.get(t.number, (t.exchange.id, t.thread)) != (t.exchange.id, t.thread) for t in turns
+        ):
+            self._results.clear()
+            self._carries.clear()
+            self._placed.clear()
+        # Threads in order of their first turn, so a fork's source is always done first.
+        for thread in threads:
+            for index, turn in enumerate(thread.turns):
+                if turn.number not in self._results:
+                    self._step(thread, index, turn)
+        ordered = [self._results[t.number] for t in turns]
+        warnings = [*self.warnings, *grouping.skipped]
+        return Analysis(
+            self.source, self.header, ordered, threads, warnings, side_requests=grouping.side_requests
+        )
+
+    def _step(self, thread: Thread, index: int, turn: Turn) -> None:
+        """Analyse the `index`-th turn of `thread` against the carries of the turns before it."""
+        source = self._carries.get(thread.forked_from) if thread.forked_from is not None else None
+        if index == 0:
+            carry, before = source, None
+        else:
+            carry = self._carries[thread.turns[index - 1].number]
+            before = self._carries[thread.turns[index - 2].number] if index >= 2 else source
+        fork = index == 0 and thread.forked_from is not None
+        if thread.side is not None:
+            # Side requests are not steps of one conversation: each is told on its own, never as a
+            # rewrite of the one before.
+            carry = before = None
+            fork = False
+        result, next_carry = _analyse_turn(turn, carry, fork, before)
+        self._results[turn.number] = result
+        self._carries[turn.number] = next_carry
+        self._placed[turn.number] = (turn.exchange.id, turn.thread)
 
 
 def analyse_exchanges(
@@ -238,28 +383,9 @@ def analyse_exchanges(
     header: RecordingHeader | None = None,
     warnings: list[str] | None = None,
 ) -> Analysis:
-    """Analyse exchanges (from a recording, or built by hand in tests)."""
-    turns, skipped = extract_turns(exchanges)
-    classifier = ItemClassifier()
-    for turn in turns:
-        turn.items = mark_base_prompt(classifier.classify(turn.raw_input), turn.body)
-    threads = assign_threads(turns)
-    by_number: dict[int, TurnAnalysis] = {}
-    carries: dict[int, _Carry] = {}
-    # Threads are analysed in order of their first turn, so a fork's source is always done first.
-    for thread in threads:
-        carry: _Carry | None = None
-        before: _Carry | None = None
-        for index, turn in enumerate(thread.turns):
-            fork = index == 0 and thread.forked_from is not None
-            if fork and thread.forked_from is not None:
-                carry = carries.get(thread.forked_from)
-            result, next_carry = _analyse_turn(turn, carry, fork, before)
-            by_number[turn.number] = result
-            before, carry = carry, next_carry
-            carries[turn.number] = next_carry
-    ordered = [by_number[t.number] for t in turns]
-    return Analysis(source, header, ordered, threads, [*(warnings or []), *skipped])
+    """Analyse exchanges (from a recording, or built by hand in tests): the fold of `add`."""
+    analysis = IncrementalAnalysis(source=source, header=header)
+    return analysis.extend(exchanges, warnings=warnings or ())
 
 
 def analyse_recording(path: Path | str) -> Analysis:
@@ -270,4 +396,12 @@ def analyse_recording(path: Path | str) -> Analysis:
     )
 
 
-__all__ = ["Analysis", "RecordingError", "TurnAnalysis", "analyse_exchanges", "analyse_recording"]
+__all__ = [
+    "Analysis",
+    "Grouping",
+    "IncrementalAnalysis",
+    "RecordingError",
+    "TurnAnalysis",
+    "analyse_exchanges",
+    "analyse_recording",
+]

@@ -8,11 +8,28 @@ an item echoed back with a new id is the same item, and a changed date is a real
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from inspector.analysis.items import Item
+from proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS
 
-CHANGE_KINDS = ("initial", "append", "rewrite", "compaction", "fork")
-COMPACTION_REQUEST_KINDS = ("compaction", "compact")
+
+class ChangeKind(StrEnum):
+    """How a turn's input relates to the previous turn of its thread."""
+
+    INITIAL = "initial"
+    """The first turn of a thread."""
+    APPEND = "append"
+    """The previous input is a prefix of this one (the cached prefix holds)."""
+    REWRITE = "rewrite"
+    """The prefix is broken."""
+    COMPACTION = "compaction"
+    """A rewrite that drops history and carries a summary plus re-materialised context."""
+    FORK = "fork"
+    """A new thread seeded from another."""
+
+
+CHANGE_KINDS = tuple(kind.value for kind in ChangeKind)
 
 
 @dataclass

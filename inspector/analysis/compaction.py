@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from inspector.analysis.items import Item, Part
 from inspector.analysis.turns import Turn
+from proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS, RequestKind
 
 
 @dataclass
@@ -108,7 +109,7 @@ def _trigger(previous: Turn) -> str:
     # Checked before request_kind: a trigger request may also be marked `compaction`.
     if previous.items and previous.items[-1].kind == "compaction_trigger":
         return "compaction_trigger"
-    if previous.request_kind == "compaction":
+    if previous.request_kind == RequestKind.COMPACTION:
         return "request_kind compaction"
     return "in context"
 
@@ -132,7 +133,7 @@ def compaction_report(history: list[Item], previous: Turn, current: Turn, kept: 
     report = CompactionReport(
         trigger=_trigger(previous),
         request_turn=previous.number
-        if previous.request_kind in ("compaction", "compact") or previous.endpoint == "responses/compact"
+        if previous.request_kind in COMPACTION_REQUEST_KINDS or previous.endpoint == "responses/compact"
         else None,
         summarised=[i for i in gone if i.is_conversation or not i.fragments],
         dropped_context=[i for i in gone if i.fragments and not i.is_conversation],

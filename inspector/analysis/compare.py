@@ -14,19 +14,39 @@ from __future__ import annotations
 import difflib
 import json
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
 
 from inspector.analysis.alignment import fingerprint, lcs_align, pair_gaps
 from inspector.analysis.analyse import Analysis, TurnAnalysis
-from inspector.analysis.diffs import PARAM_KEYS, ToolDiff, instructions_diff, params_diff, tools_diff
-from inspector.analysis.instructions import effective_instructions
-from inspector.analysis.normalise import cross_run
+from inspector.analysis.diffs import (
+    IN_BAND_ITEM_TYPES,
+    PARAM_KEYS,
+    ToolDiff,
+    effective_tools,
+    instructions_diff,
+    params_diff,
+    tools_diff,
+)
+from inspector.analysis.instructions import BASE_PROMPT_KIND, effective_instructions
+from inspector.analysis.items import Item
+from inspector.analysis.normalise import cross_run, strip_item_ids
 from inspector.analysis.structure import structural_differences
 from inspector.analysis.threads import Thread
+from inspector.analysis.turns import Turn
 from proxy.errors import ConfigError
+from proxy.responses.vocabulary import PER_REQUEST_HEADERS, THREAD_HEADERS
 
-__all__ = ["DIFFERENCE_FIELDS", "Comparison", "TurnComparison", "compare_analyses"]
+__all__ = [
+    "DIFFERENCE_FIELDS",
+    "DIFF_LINES",
+    "Comparison",
+    "FragmentDiff",
+    "TurnComparison",
+    "Verdict",
+    "compare_analyses",
+]
 
 DIFFERENCE_FIELDS = (
     "endpoint",
@@ -38,24 +58,44 @@ DIFFERENCE_FIELDS = (
     "instructions_diff",
     "tools",
     "items_diff",
+    "fragments_diff",
 )
 """What a pair of turns can differ in, named as the keys of a report's pair document."""
 
+DIFF_LINES = 40
+"""Changed lines kept per differing fragment (the count of the rest is said)."""
+
+
+class Verdict(StrEnum):
+    """One verdict per aligned pair, the same in `compare` text, JSON and the TUI compare screen."""
+
+    SAME = "same"
+    """Equal after normalisation: every item, fragment text, tool and setting."""
+    SAME_APART = "same_apart"
+    """Differs only in what every aligned pair differs in, the same way (said once, above)."""
+    DIFFERS = "differs"
+    ONLY_A = "only_a"
+    ONLY_B = "only_b"
+
+
+@dataclass(frozen=True)
+class FragmentDiff:
+    """A context fragment (or plain item) at the same place on both sides whose text differs."""
+
+    name: str
+    """The fragment's label as normalised (`permissions`, `agents_md:<cwd>`), or the item's."""
+    a_item: int
+    """Its position in A's input[]."""
+    b_item: int
+    """Its position in B's input[]."""
+    diff: tuple[str, ...]
+    """The changed lines of the normalised texts (`- ` A's, `+ ` B's), at most `DIFF_LINES`."""
+    more: int = 0
+    """Changed lines left out."""
+
+
 # Headers that differ on every request whatever the backend: not a difference worth showing.
-_NOISY_HEADERS = frozenset(
-    {
-        "content-length",
-        "date",
-        "x-client-request-id",
-        "session-id",
-        "thread-id",
-        "x-request-id",
-        "x-codex-turn-metadata",
-        "x-codex-window-id",
-        "host",
-        "traceparent",
-    }
-)
+_NOISY_HEADERS = PER_REQUEST_HEADERS | set(THREAD_HEADERS) | {"host"}
 
 
 @dataclass
@@ -81,6 +121,10 @@ class TurnComparison:
     status: tuple[str, str] | None = None
     structure: list[str] = field(default_factory=list)
     """Structural differences (`structure.structural_differences`); empty: the same structure."""
+    fragments: list[FragmentDiff] = field(default_factory=list)
+    """Items at the same place (same normalised label) whose content differs: named, with a diff."""
+    verdict: Verdict = Verdict.DIFFERS
+    """Set by `compare_analyses` once the differences all pairs share are known."""
 
     @property
     def same_structure(self) -> bool:
@@ -102,6 +146,7 @@ class TurnComparison:
             "instructions_diff": self.instructions or None,
             "tools": None if self.tools.empty else self.tools,
             "items_diff": self.items or None,
+            "fragments_diff": self.fragments or None,
         }
         return {name: value for name, value in found.items() if value is not None}
 
@@ -149,8 +194,21 @@ def _headers(headers: dict[str, str]) -> dict[str, str]:
     return {k.lower(): v for k, v in headers.items() if k.lower() not in _NOISY_HEADERS}
 
 
+def _in_band(turn: Turn, norm: Any) -> list[Any]:
+    """The turn's in-band tool and parameter items (`additional_tools`, `configuration_update`),
+    normalised as its body is."""
+    return [
+        norm.body(i) for i in turn.raw_input if isinstance(i, dict) and i.get("type") in IN_BAND_ITEM_TYPES
+    ]
+
+
 def _pair(
-    index: int, a: TurnAnalysis | None, b: TurnAnalysis | None, norm_a: Any, norm_b: Any
+    index: int,
+    a: TurnAnalysis | None,
+    b: TurnAnalysis | None,
+    norm_a: Any,
+    norm_b: Any,
+    texts: tuple[_ItemTexts, _ItemTexts],
 ) -> TurnComparison:
     result = TurnComparison(index, a, b)
     if a is None or b is None:
@@ -168,7 +226,7 @@ def _pair(
         if va != vb:
             result.headers_changed[name] = (ha[name], hb[name])
     ba, bb = norm_a.body(ta.body), norm_b.body(tb.body)
-    result.params = params_diff(ba, bb)
+    result.params = params_diff(ba, bb, _in_band(ta, norm_a), _in_band(tb, norm_b))
     ignore = {"input", "instructions", "tools", *PARAM_KEYS}  # those are compared above
     result.body_keys_only_a = sorted(set(ba) - set(bb) - ignore)
     result.body_keys_only_b = sorted(set(bb) - set(ba) - ignore)
@@ -177,17 +235,88 @@ def _pair(
         norm_a.text(effective_instructions(ta.body, ta.items)),
         norm_b.text(effective_instructions(tb.body, tb.items)),
     )
-    result.tools = tools_diff(ba.get("tools"), bb.get("tools"))
+    result.tools = tools_diff(
+        effective_tools(ba, _in_band(ta, norm_a)), effective_tools(bb, _in_band(tb, norm_b))
+    )
     labels_a = [norm_a.text(i.label) for i in ta.items]
     labels_b = [norm_b.text(i.label) for i in tb.items]
     if labels_a != labels_b:
         result.items = [line for line in difflib.ndiff(labels_a, labels_b) if line[:1] in "+-"]
+    result.fragments = _content_diffs(ta.items, tb.items, labels_a, labels_b, texts[0], texts[1])
     for key in ("input_tokens", "cached_tokens", "output_tokens"):
         result.usage[key] = (a.tokens.usage.get(key), b.tokens.usage.get(key))
     if ta.status != tb.status:
         result.status = (ta.status, tb.status)
     result.structure = structural_differences(a, b, norm_a.text, norm_b.text)
     return result
+
+
+class _ItemTexts:
+    """(name, normalised text) of each part of a message, or of a whole other item (its JSON), for
+    one side; cached by item key, since the turns of one recording share most of their items."""
+
+    def __init__(self, normaliser: Any) -> None:
+        self.normaliser = normaliser
+        self._cache: dict[str, list[tuple[str, str]]] = {}
+
+    def __call__(self, item: Item) -> list[tuple[str, str]]:
+        hit = self._cache.get(item.key)
+        if hit is not None:
+            return hit
+        norm = self.normaliser
+        if item.parts:
+            texts = [(norm.text(p.label), norm.text(p.text)) for p in item.parts]
+        else:
+            raw = json.dumps(
+                strip_item_ids(item.raw), sort_keys=True, ensure_ascii=False, indent=1, default=str
+            )
+            texts = [(norm.text(item.label), norm.text(raw))]
+        self._cache[item.key] = texts
+        return texts
+
+
+def _line_diff(a: str, b: str) -> tuple[tuple[str, ...], int]:
+    changed = [
+        line.rstrip("\n")
+        for line in difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+    if not changed:  # the same lines, differing in whitespace at their ends
+        changed = [f"- {a!r}"[:200], f"+ {b!r}"[:200]]
+    return tuple(changed[:DIFF_LINES]), max(len(changed) - DIFF_LINES, 0)
+
+
+def _content_diffs(
+    items_a: list[Item],
+    items_b: list[Item],
+    labels_a: list[str],
+    labels_b: list[str],
+    texts_a: _ItemTexts,
+    texts_b: _ItemTexts,
+) -> list[FragmentDiff]:
+    """Items the layout diff pairs up (same normalised label) whose normalised content differs, part
+    by part: a changed permissions text or one more AGENTS.md line is named with its diff. The base
+    prompt is left to `instructions_diff`."""
+    found: list[FragmentDiff] = []
+    matcher = difflib.SequenceMatcher(None, labels_a, labels_b, autojunk=False)
+    for tag, a0, a1, b0, _ in matcher.get_opcodes():
+        if tag != "equal":
+            continue
+        for offset in range(a1 - a0):
+            ia, ib = items_a[a0 + offset], items_b[b0 + offset]
+            if ia.kind == BASE_PROMPT_KIND or ia.key == ib.key:
+                continue
+            parts_a, parts_b = texts_a(ia), texts_b(ib)
+            if parts_a == parts_b:
+                continue
+            if len(parts_a) != len(parts_b):
+                parts_a = [(labels_a[a0 + offset], "\n".join(t for _, t in parts_a))]
+                parts_b = [(labels_b[b0 + offset], "\n".join(t for _, t in parts_b))]
+            for (name, text_a), (_, text_b) in zip(parts_a, parts_b, strict=True):
+                if text_a != text_b:
+                    diff, more = _line_diff(text_a, text_b)
+                    found.append(FragmentDiff(name, ia.position, ib.position, diff, more))
+    return found
 
 
 def _first_request(turns: list[TurnAnalysis], normaliser: Any) -> str | None:
@@ -227,6 +356,17 @@ def _chosen_threads(spec: str, a: Analysis, b: Analysis) -> tuple[Thread, Thread
     return chosen[0], chosen[1]
 
 
+def _verdict(pair: TurnComparison, repeated: list[str]) -> Verdict:
+    if pair.a is None:
+        return Verdict.ONLY_B
+    if pair.b is None:
+        return Verdict.ONLY_A
+    differences = set(pair.differences())
+    if not differences:
+        return Verdict.SAME
+    return Verdict.SAME_APART if differences <= set(repeated) else Verdict.DIFFERS
+
+
 def compare_analyses(a: Analysis, b: Analysis, *, thread: str | None = None) -> Comparison:
     """Align the model requests of two recordings by fingerprint (`alignment`) and compare each pair;
     a turn with no counterpart is a pair with one side None. `thread` limits each side to one thread
@@ -242,6 +382,7 @@ def compare_analyses(a: Analysis, b: Analysis, *, thread: str | None = None) -> 
     aligned = pair_gaps(
         lcs_align([fingerprint(t, norm_a) for t in rows_a], [fingerprint(t, norm_b) for t in rows_b])
     )
+    texts = (_ItemTexts(norm_a), _ItemTexts(norm_b))
     pairs = [
         _pair(
             index,
@@ -249,10 +390,13 @@ def compare_analyses(a: Analysis, b: Analysis, *, thread: str | None = None) -> 
             rows_b[p.b] if p.b is not None else None,
             norm_a,
             norm_b,
+            texts,
         )
         for index, p in enumerate(aligned, start=1)
     ]
     repeated = _repeated(pairs)
+    for pair in pairs:
+        pair.verdict = _verdict(pair, repeated)
     apart_from = (
         repeated
         if repeated

@@ -2,6 +2,12 @@
 
 Tools are matched by name (a namespace's tools as `namespace.tool`), so reordering the list alone
 is not a change; a tool present on both sides is compared with deepdiff and reported by path.
+
+Some clients change tools and parameters inside the input instead of the body: `additional_tools`
+items (Responses-Lite) add or redefine tools mid-history, `configuration_update` items change a
+parameter in-band (`{"type": "configuration_update", "reasoning": {"effort": "high"}}`). The
+effective tools and parameters (`effective_tools`, `effective_params`) fold those items over the body,
+so they are diffed as the tools and parameter changes they are.
 """
 
 from __future__ import annotations
@@ -110,12 +116,51 @@ def tools_diff(before: Any, after: Any) -> ToolDiff:
     return result
 
 
-def params_of(body: dict[str, Any]) -> dict[str, Any]:
-    """The request parameters that shape behaviour (not the context)."""
-    return {k: body[k] for k in PARAM_KEYS if k in body}
+def params_of(body: dict[str, Any], items: list[Any] | None = None) -> dict[str, Any]:
+    """The request parameters that shape behaviour (not the context), with the `configuration_update`
+    items of `items` (the full input) applied in order over the body's."""
+    params = {k: body[k] for k in PARAM_KEYS if k in body}
+    for item in items or []:
+        if not (isinstance(item, dict) and item.get("type") == CONFIGURATION_UPDATE):
+            continue
+        for key, value in item.items():
+            if key not in PARAM_KEYS:
+                continue
+            old = params.get(key)
+            params[key] = {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+    return params
 
 
-def params_diff(before: dict[str, Any], after: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-    """Parameter name → (before, after) for every parameter that differs."""
-    old, new = params_of(before), params_of(after)
+def params_diff(
+    before: dict[str, Any],
+    after: dict[str, Any],
+    before_items: list[Any] | None = None,
+    after_items: list[Any] | None = None,
+) -> dict[str, tuple[Any, Any]]:
+    """Parameter name → (before, after) for every effective parameter that differs."""
+    old, new = params_of(before, before_items), params_of(after, after_items)
     return {k: (old.get(k), new.get(k)) for k in PARAM_KEYS if old.get(k) != new.get(k)}
+
+
+CONFIGURATION_UPDATE = "configuration_update"
+ADDITIONAL_TOOLS = "additional_tools"
+IN_BAND_ITEM_TYPES = frozenset({CONFIGURATION_UPDATE, ADDITIONAL_TOOLS})
+"""Input items that change the request's tools or parameters rather than its context."""
+
+
+def effective_tools(body: dict[str, Any], items: list[Any] | None = None) -> list[Any]:
+    """The body's tools, then the tools of each `additional_tools` item of `items` (the full input) in
+    order; a later definition of a name replaces the earlier one."""
+    by_name: dict[str, Any] = {}
+    extra: list[Any] = []
+    for item in items or []:
+        if (
+            isinstance(item, dict)
+            and item.get("type") == ADDITIONAL_TOOLS
+            and isinstance(item.get("tools"), list)
+        ):
+            extra += item["tools"]
+    body_tools = body.get("tools")
+    for tool in [*(body_tools if isinstance(body_tools, list) else []), *extra]:
+        by_name[tool_name(tool)] = tool
+    return list(by_name.values())

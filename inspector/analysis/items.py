@@ -80,7 +80,8 @@ class Item:
     kind: str
     """Item class: a fragment kind for a one-fragment message, `context` for several fragments,
     `user_message` / `developer_message` / `assistant_message` / `system_message`, `reasoning`,
-    a tool item type, `compaction`, `compaction_trigger`, `additional_tools`, or `unknown`."""
+    a tool item type, `compaction`, `compaction_trigger`, `additional_tools`, `configuration_update`,
+    `agent_message`, or `unknown`."""
     label: str
     text: str
     tokens: int
@@ -97,7 +98,7 @@ class Item:
     @property
     def is_conversation(self) -> bool:
         """True for items that carry the conversation itself rather than injected context."""
-        if self.kind in ("user_message", "assistant_message", "reasoning", "compaction"):
+        if self.kind in ("user_message", "assistant_message", "agent_message", "reasoning", "compaction"):
             return True
         return self.type in TOOL_ITEM_TYPES
 
@@ -273,6 +274,23 @@ def classify_item(position: int, item: Any, key: str | None = None) -> Item:
         )
     if itype == "compaction_trigger":
         return Item(position, itype, None, "compaction_trigger", "compaction_trigger", "", 0, key, (), item)
+    if itype == "configuration_update":
+        # An in-band parameter change; `diffs.params_of` applies it, this names it in the layout.
+        changes = {k: v for k, v in item.items() if k not in ("type", "id", "status")}
+        text = json.dumps(changes, ensure_ascii=False, sort_keys=True)
+        label = f"configuration_update {_preview(text, 50)}"
+        return Item(
+            position, itype, None, "configuration_update", label, text, count_text(text), key, (), item
+        )
+    if itype == "agent_message":
+        # Multi-agent Codex: a message from another agent of the session (conversation, not context).
+        content = item.get("content")
+        raw_parts = [content] if isinstance(content, str) else list(content or [])
+        parts = tuple(classify_part(i, p, "assistant") for i, p in enumerate(raw_parts))
+        text = "\n".join(p.text for p in parts) or str(item.get("text") or item.get("message") or "")
+        who = item.get("author") or item.get("agent") or item.get("name")
+        label = f"agent_message{f' {who}' if who else ''}: {_preview(text, 50)}"
+        return Item(position, itype, None, "agent_message", label, text, count_text(text), key, parts, item)
     if itype == "additional_tools":
         tools = item.get("tools") or []
         names = [str(t.get("name", t.get("type", "?"))) for t in tools if isinstance(t, dict)]

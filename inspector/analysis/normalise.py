@@ -13,16 +13,25 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
+from proxy.responses.vocabulary import ITEM_PASSTHROUGH
+
 if TYPE_CHECKING:
     from proxy.replay.normalise import Normaliser
 
+PASSTHROUGH = ITEM_PASSTHROUGH
+"""Codex 0.169's per-item metadata (`turn_id`, `create_time`, `content_item_kinds`): about the item, not
+what the model reads. Codex adds it to items it re-sends (a function call gets a `turn_id` in a full
+resend), so it is not part of an item's identity; its `content_item_kinds` are shown beside the parts."""
+
 # Item ids (`msg_…`, `rs_…`, `fc_…`) are assigned per response and differ between otherwise identical
-# items; `status` flips from "in_progress" to "completed" when a client echoes items back.
-_ITEM_VOLATILE_KEYS = frozenset({"id", "status"})
+# items; `status` flips from "in_progress" to "completed" when a client echoes items back; the
+# passthrough metadata (above) is metadata.
+_ITEM_VOLATILE_KEYS = frozenset({"id", "status", PASSTHROUGH})
 
 
 def strip_item_ids(item: Any) -> Any:
-    """The item without its per-response id and status (top level only: content is kept as sent)."""
+    """The item without its per-response id, status and passthrough metadata (top level only: content is
+    kept as sent)."""
     if isinstance(item, dict):
         return {k: v for k, v in item.items() if k not in _ITEM_VOLATILE_KEYS}
     return item

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.analysis.diffs import ToolDiff, instructions_text, params_diff, tools_diff
+from inspector.analysis.diffs import ToolDiff, effective_tools, instructions_text, params_diff, tools_diff
 from inspector.analysis.instructions import mark_base_prompt
 from inspector.analysis.item_diff import ItemChange, TextDiff, diff_items, diff_text, item_text
 from inspector.analysis.items import ItemClassifier
@@ -91,9 +91,11 @@ def diff_requests(recorded: dict[str, Any], live: dict[str, Any], *, normalise: 
         a = item_text(change.before) if change.before is not None else ""
         b = item_text(change.after) if change.after is not None else ""
         result.items.append(ChangedItem(change, diff_text(a, b)))
-    if "tools" in before or "tools" in after:
-        result.tools = tools_diff(before.get("tools"), after.get("tools"))
-    result.params = params_diff(before, after)
+    if "tools" in before or "tools" in after or any(i.type == "additional_tools" for i in (*old, *new)):
+        result.tools = tools_diff(
+            effective_tools(before, _items(before)), effective_tools(after, _items(after))
+        )
+    result.params = params_diff(before, after, _items(before), _items(after))
     if before.get("instructions") != after.get("instructions"):
         result.instructions = diff_text(
             instructions_text(before.get("instructions")), instructions_text(after.get("instructions"))

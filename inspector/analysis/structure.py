@@ -15,6 +15,7 @@ from typing import Any
 
 from inspector.analysis.analyse import TurnAnalysis
 from proxy.replay.matching import SOMETIMES_SENT
+from proxy.responses.vocabulary import CodexHeader
 
 __all__ = ["ALLOWED", "SETTING_KEYS", "layout", "metadata_keys", "structural_differences", "tool_shapes"]
 
@@ -45,7 +46,7 @@ ALLOWED: dict[str, Any] = {
     # Turn-metadata keys Codex sends only sometimes (its git probe may not finish in time): a key
     # one side lacks is not a difference. The one list cassette matching also uses.
     "turn_metadata_sometimes": {
-        where[-1] for where in SOMETIMES_SENT if where[:2] == ("client_metadata", "x-codex-turn-metadata")
+        where[-1] for where in SOMETIMES_SENT if where[:2] == ("client_metadata", CodexHeader.TURN_METADATA)
     },
 }
 
@@ -91,7 +92,7 @@ def metadata_keys(body: dict[str, Any]) -> tuple[set[str], set[str]]:
     """The `client_metadata` keys and the keys of its `x-codex-turn-metadata` JSON."""
     meta = body.get("client_metadata") or {}
     try:
-        turn_meta = json.loads(meta.get("x-codex-turn-metadata") or "{}")
+        turn_meta = json.loads(meta.get(CodexHeader.TURN_METADATA) or "{}")
     except (TypeError, ValueError):
         turn_meta = {}
     return set(meta), set(turn_meta) if isinstance(turn_meta, dict) else set()

@@ -11,12 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from inspector.analysis.changes import (
-    COMPACTION_REQUEST_KINDS,
-    carries_compaction,
-    is_fork_shape,
-)
+from inspector.analysis.changes import carries_compaction, is_fork_shape
 from inspector.analysis.turns import Turn
+from proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS
 
 
 @dataclass
@@ -78,9 +75,9 @@ def assign_threads(turns: list[Turn]) -> list[Thread]:
     by_response: dict[str, Thread] = {}
 
     def new_thread(turn: Turn, forked_from: Turn | None) -> Thread:
-        thread = Thread(
-            f"T{len(threads) + 1}", turn.thread_hint, forked_from=forked_from.number if forked_from else None
-        )
+        number = sum(1 for t in threads if t.side is None) + 1  # side threads count as S1, S2, ...
+        forked = forked_from.number if forked_from else None
+        thread = Thread(f"T{number}", turn.thread_hint, forked_from=forked)
         threads.append(thread)
         if turn.thread_hint:
             by_hint[turn.thread_hint] = thread
@@ -114,7 +111,20 @@ def assign_threads(turns: list[Turn]) -> list[Thread]:
         if turn.response_id:
             by_response[turn.response_id] = thread
         done.append(turn)
+    _place_side_requests(turns)
     return threads
+
+
+def _place_side_requests(turns: list[Turn]) -> None:
+    """Each side request belongs to the conversation it was made beside: the thread of the latest
+    conversation turn before it, else (a title asked for while the first turn runs) the first one."""
+    conversation = [t for t in turns if t.side is None]
+    latest: str | None = None
+    for turn in turns:
+        if turn.side is None:
+            latest = turn.thread
+        else:
+            turn.beside = latest or (conversation[0].thread if conversation else None)
 
 
 def _by_prefix(

@@ -15,11 +15,16 @@ from typing import Any
 from inspector.analysis.items import Item
 from proxy.model import Exchange
 from proxy.responses import thread_hint
+from proxy.responses.vocabulary import (
+    FINAL_STATUSES,
+    SIDE_SOURCES,
+    RequestKind,
+    SideKind,
+    is_compaction_trigger,
+    turn_metadata,
+)
 
 _SKIP_QUIETLY = ("models",)
-_TERMINAL_STATUSES = ("completed", "failed", "incomplete", "cancelled")
-SIDE_SOURCES = frozenset({"thread_title"})
-"""Codex `thread_source` values of requests made beside the conversation, not part of it."""
 
 
 @dataclass
@@ -51,8 +56,11 @@ class Turn:
     thread_hint: str | None
     """An explicit conversation id (session/thread headers, client_metadata, prompt_cache_key)."""
     side: str | None = None
-    """A side request beside the conversation (Codex's `thread_source`, e.g. `thread_title`: the TUI
-    asks for a session title on a thread of its own), or None for the conversation's own requests."""
+    """A side request beside the conversation (a `SideKind`: Codex's `thread_source` `thread_title`,
+    the TUI asking for a session title on a thread of its own, or a `generate: false` prewarm), or
+    None for the conversation's own requests."""
+    beside: str | None = None
+    """For a side request: the conversation thread it was made beside (the latest one before it)."""
     items: list[Item] = field(default_factory=list)
     thread: str = ""
 
@@ -61,13 +69,6 @@ class Turn:
         """The requested model."""
         value = self.body.get("model")
         return value if isinstance(value, str) else None
-
-
-def _header(headers: dict[str, str], name: str) -> str | None:
-    for key, value in headers.items():
-        if key.lower() == name:
-            return value
-    return None
 
 
 def _request_body(exchange: Exchange) -> dict[str, Any] | None:
@@ -89,20 +90,6 @@ def _input_list(body: dict[str, Any]) -> list[Any]:
     if isinstance(value, str):
         return [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": value}]}]
     return list(value) if isinstance(value, list) else []
-
-
-def _turn_metadata(exchange: Exchange, body: dict[str, Any]) -> dict[str, Any]:
-    raw = _header(exchange.request_headers, "x-codex-turn-metadata")
-    meta = body.get("client_metadata")
-    if raw is None and isinstance(meta, dict):
-        raw = meta.get("x-codex-turn-metadata")
-    if not isinstance(raw, str):
-        return {}
-    try:
-        parsed = json.loads(raw)
-    except ValueError:
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
 
 
 def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any], dict[str, Any] | None]:
@@ -131,7 +118,7 @@ def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any]
         return "no response", None, rid, output, usage
     err = response.get("error")
     status = str(response.get("status") or ("completed" if exchange.endpoint == "responses/compact" else "?"))
-    if status == "in_progress" or (exchange.sse and status not in _TERMINAL_STATUSES):
+    if status == "in_progress" or (exchange.sse and status not in FINAL_STATUSES):
         status = "incomplete stream"  # the stream ended without a terminal event
     message = None
     if isinstance(err, dict):
@@ -179,11 +166,16 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
             else:
                 full = parent.raw_input + parent.output + sent
         status, error, rid, output, usage = _outcome(exchange)
-        meta = _turn_metadata(exchange, body)
+        meta = turn_metadata(exchange.request_headers, body)
         kind = meta.get("request_kind")
         source = meta.get("thread_source")
+        side = source if isinstance(source, str) and source in SIDE_SOURCES else None
+        if body.get("generate") is False:
+            side = SideKind.PREWARM.value  # warms the cache; the next request chains on it
         if exchange.endpoint == "responses/compact":
-            kind = "compact"
+            kind = RequestKind.COMPACT.value
+        elif kind is None and is_compaction_trigger(body):
+            kind = RequestKind.COMPACTION.value  # remote compaction v2 from a client that does not say so
         turn = Turn(
             number=len(turns) + 1,
             exchange=exchange,
@@ -201,7 +193,7 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
             error=error,
             request_kind=kind if isinstance(kind, str) else None,
             thread_hint=thread_hint(exchange.request_headers, body),
-            side=source if isinstance(source, str) and source in SIDE_SOURCES else None,
+            side=side,
         )
         turns.append(turn)
         if rid:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.context import ChangeStyle, world_fields
 from inspector.analysis.analyse import Analysis
 
 
@@ -35,6 +36,11 @@ class WorldHistory:
         return next((n for n in reversed(self.change_turns) if n < turn), None)
 
 
+def _is_state(name: str) -> bool:
+    field = world_fields().get(name)
+    return field is None or field.marker.style is not ChangeStyle.EVENTS
+
+
 def world_history(analysis: Analysis) -> WorldHistory:
     """Fold the turns' `StateChange` records into "changed at" marks, thread by thread: a thread's
     first turn sets every value it has; later turns move the mark of each field they changed."""
@@ -54,7 +60,9 @@ def world_history(analysis: Analysis) -> WorldHistory:
                 current = dict(previous)
                 for change in result.state_changes:
                     current[change.field] = number
-                if result.state_changes:
+                # A goal event (a continuation, a pause) is an event of the turn, told as its mark,
+                # not a change of the world the model works in.
+                if any(_is_state(change.field) for change in result.state_changes):
                     changes.add(number)
             marks[number] = current
             previous = current

@@ -8,9 +8,11 @@ or change of meaning.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from inspector.analysis.analyse import Analysis, TurnAnalysis
+from inspector.analysis.codex_labels import codex_labels, label_checks
 from inspector.analysis.compaction import CompactionReport
 from inspector.analysis.compare import Comparison, TurnComparison
 from inspector.analysis.diffs import ToolDiff, tool_name
@@ -30,6 +32,8 @@ from inspector.reports.models import (
     CompareThreadsDoc,
     DiffReport,
     FragmentChangeDoc,
+    FragmentDiffDoc,
+    GoalEventDoc,
     HeadersDoc,
     ItemDoc,
     ModeEventDoc,
@@ -44,7 +48,7 @@ from inspector.reports.models import (
     TurnDoc,
     WorldStateDoc,
 )
-from inspector.reports.world import describe_changes, world_state_doc
+from inspector.reports.world import describe_changes, goal_event_sentence, world_state_doc
 
 __all__ = ["SCHEMA", "compare_report", "diff_report", "difference_words", "params_to_show", "show_report"]
 
@@ -54,22 +58,31 @@ def _head() -> dict[str, Any]:
     return {"schema": SCHEMA, "tokenizer": TokenizerDoc(name=tokenizer.name, estimated=tokenizer.estimated)}
 
 
-def _part_doc(part: Part, *, text: bool) -> PartDoc:
+def _part_doc(part: Part, *, text: bool, codex_label: str | None = None) -> PartDoc:
     optional: dict[str, Any] = {}
     if part.is_fragment:
         optional["values"] = part.values
     if text:
         optional["text"] = part.text
+    if codex_label is not None:
+        optional["codex_label"] = codex_label
     return PartDoc(kind=part.kind, label=part.label, tokens=part.tokens, **optional)
 
 
 def item_doc(item: Item, *, text: bool = False) -> ItemDoc:
-    """One classified item."""
+    """One classified item (with `text`: as `show` prints it, Codex's part labels checked too)."""
     optional: dict[str, Any] = {}  # keys present only in some documents (left unset otherwise)
+    labels = codex_labels(item) if text else ()
     if item.parts:
-        optional["parts"] = [_part_doc(p, text=text) for p in item.parts]
+        optional["parts"] = [
+            _part_doc(p, text=text, codex_label=labels[i] if i < len(labels) else None)
+            for i, p in enumerate(item.parts)
+        ]
     if text and not item.parts:
         optional["text"] = item.text
+    notes = [check.note() for check in label_checks(item) if not check.agrees] if text else []
+    if notes:
+        optional["label_notes"] = notes
     return ItemDoc(
         position=item.position,
         type=item.type,
@@ -142,6 +155,7 @@ def _turn_fields(result: TurnAnalysis) -> dict[str, Any]:
         "model": turn.model,
         "request_kind": turn.request_kind,
         "side": turn.side,
+        "beside": turn.beside,
         "status": turn.status,
         "error": turn.error,
         "items": len(turn.items),
@@ -156,6 +170,10 @@ def _turn_fields(result: TurnAnalysis) -> dict[str, Any]:
         "fragments_changed": _fragments_changed(result),
         "world_state_changes": describe_changes(result.state_changes),
         "mode_events": [ModeEventDoc(kind=e.kind, sentence=e.sentence) for e in result.mode_events],
+        "goal_events": [
+            GoalEventDoc(kind=e.kind.value, number=e.number, sentence=goal_event_sentence(e))
+            for e in result.goal_events
+        ],
         "instructions_changed": bool(result.instructions_diff),
         "tools": tools_doc(result.tools),
         "params": {k: BeforeAfter(before=a, after=b) for k, (a, b) in result.params.items()},
@@ -250,6 +268,7 @@ def diff_report(analysis: Analysis, *, turn: int | None = None, thread: str | No
         ],
         turns=[turn_doc(r) for r in rows],
         detail=turn_detail(analysis.turn(turn)) if turn is not None else None,
+        side_requests=analysis.side_requests,
     )
 
 
@@ -270,7 +289,22 @@ def show_report(analysis: Analysis, number: int) -> ShowReport:
     )
 
 
-_FIELD_WORDS = {"body_keys": "body fields", "instructions_diff": "instructions", "items_diff": "items"}
+_FIELD_WORDS = {
+    "body_keys": "body fields",
+    "instructions_diff": "instructions",
+    "items_diff": "items",
+    "fragments_diff": "context text",
+}
+
+
+VERDICT_WORDS = {
+    "same": "same",
+    "same_apart": "same apart from the above",
+    "differs": "differs",
+    "only_a": "only in A",
+    "only_b": "only in B",
+}
+"""A compare pair's verdict (`Verdict`) in words: the text report and the TUI compare screen."""
 
 
 def difference_words(fields: list[str]) -> str:
@@ -300,6 +334,11 @@ def _pair_doc(pair: TurnComparison) -> PairDoc:
         status=list(pair.status) if pair.status else None,
         same_structure=pair.same_structure,
         structure_diff=pair.structure,
+        fragments_diff=[
+            FragmentDiffDoc(fragment=f.name, a_item=f.a_item, b_item=f.b_item, diff=list(f.diff), more=f.more)
+            for f in pair.fragments
+        ],
+        verdict=pair.verdict.value,
     )
 
 
@@ -322,6 +361,7 @@ def compare_report(comparison: Comparison) -> CompareReport:
             same_turns=sum(1 for p in pairs if p.same),
             repeated_differences=comparison.repeated,
             identical_apart_from=comparison.identical_apart_from,
+            verdicts=dict(Counter(p.verdict.value for p in pairs)),
         ),
         turns=[_pair_doc(p) for p in pairs],
         **optional,

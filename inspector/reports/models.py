@@ -28,6 +28,8 @@ __all__ = [
     "FragmentChangeDoc",
     "ItemDoc",
     "ModeEventDoc",
+    "FragmentDiffDoc",
+    "GoalEventDoc",
     "PairDoc",
     "PartDoc",
     "ReportDoc",
@@ -119,6 +121,8 @@ class PartDoc(Doc):
     """Fragment parts only: the typed values the fragment carries."""
     text: str | None = None
     """Only where the report shows full text."""
+    codex_label: str | None = None
+    """Codex's own label for the part (`content_item_kinds`, Codex 0.169), where it sent one."""
 
 
 class ItemDoc(Doc):
@@ -133,6 +137,8 @@ class ItemDoc(Doc):
     """Message items only."""
     text: str | None = None
     """Items without parts, only where the report shows full text."""
+    label_notes: list[str] | None = None
+    """Where Codex's part labels and our recognisers disagree, one line each (`show` only)."""
 
 
 class ChangeDoc(Doc):
@@ -163,6 +169,18 @@ class ModeEventDoc(Doc):
     ]
     sentence: str
     """`mode default → plan`, `plan submitted (revision 2)`, `tool apply_patch blocked while planning`."""
+
+
+class GoalEventDoc(Doc):
+    """One thing that happened to the thread goal in a turn (`inspector.analysis.goal_events`)."""
+
+    kind: Literal[
+        "set", "continuation", "paused", "resumed", "cleared", "completed", "blocked", "budget reached"
+    ]
+    number: int | None = None
+    """For `continuation`: which goal turn of the thread."""
+    sentence: str
+    """`goal set: write a haiku`, `goal continuation #3`, `goal cleared`."""
 
 
 class TokensDoc(Doc):
@@ -207,7 +225,9 @@ class TurnDoc(Doc):
     model: str | None
     request_kind: str | None
     side: str | None = None
-    """A side request beside the conversation (Codex `thread_source`, e.g. `thread_title`)."""
+    """A side request beside the conversation, by kind (`thread_title`, `prewarm`)."""
+    beside: str | None = None
+    """For a side request: the conversation thread it was made beside."""
     status: str
     error: str | None
     items: int
@@ -218,6 +238,9 @@ class TurnDoc(Doc):
     """Sentences, one or more per changed world-state field (`inspector.reports.world`)."""
     mode_events: list[ModeEventDoc] = Field(default_factory=list)
     """Plan mode in this turn's added items: mode switches, submissions, blocked tools, reminders."""
+    goal_events: list[GoalEventDoc] = Field(default_factory=list)
+    """What happened to the thread goal: set, continuation #N, paused, resumed, cleared, completed,
+    blocked, budget reached (the `goal` sentences of `world_state_changes`, typed)."""
     instructions_changed: bool
     tools: ToolsDoc
     params: dict[str, BeforeAfter]
@@ -263,6 +286,9 @@ class DiffReport(_Head):
     detail: TurnDetail | None
     root: str | None = None
     """The first turn's working directory; the text report writes paths under it as `./…`."""
+    side_requests: dict[str, int] = Field(default_factory=dict)
+    """Requests beside the conversations by kind (`thread_title`, `prewarm`, `models`), counted apart
+    from the threads' turns (a models list is not a turn at all)."""
 
 
 class ShowReport(_Head):
@@ -289,6 +315,19 @@ class BodyKeysDoc(Doc):
     only_b: list[str]
 
 
+class FragmentDiffDoc(Doc):
+    """A context fragment (or item) at the same place in both requests whose text differs."""
+
+    fragment: str
+    """Its label as normalised: `permissions`, `agents_md:<cwd>`, `environment_context:…`."""
+    a_item: int
+    b_item: int
+    diff: list[str]
+    """The changed lines of the normalised texts: `-…` A's, `+…` B's."""
+    more: int = 0
+    """Changed lines left out of `diff`."""
+
+
 class PairDoc(Doc):
     turn: int
     a_turn: int | None
@@ -308,6 +347,12 @@ class PairDoc(Doc):
     """Added in ctxscope-report/1: same labelled layout, key sets and tool shapes (wording aside)."""
     structure_diff: list[str] = []
     """The structural differences, one line each (empty: the same structure)."""
+    fragments_diff: list[FragmentDiffDoc] = []
+    """Items at the same place whose content differs after normalisation, named, with a diff; a
+    pair is `same` only when there are none."""
+    verdict: Literal["same", "same_apart", "differs", "only_a", "only_b"] = "differs"
+    """The one verdict of the pair (text, JSON and the TUI say the same): `same_apart` = differs only
+    in `summary.repeated_differences`, the differences every aligned pair shares."""
 
 
 class CompareSummary(Doc):
@@ -321,6 +366,8 @@ class CompareSummary(Doc):
     identical_apart_from: list[str] | None = None
     """Added in ctxscope-report/1: `repeated_differences` when the aligned pairs differ in nothing
     else ("identical apart from: endpoint"); null otherwise."""
+    verdicts: dict[str, int] = {}
+    """How many pairs got each `verdict`."""
 
 
 class CompareThreadsDoc(Doc):

@@ -15,8 +15,9 @@ from rich.console import Console
 from rich.text import Text
 
 from inspector.analysis.compare import DIFFERENCE_FIELDS
-from inspector.reports.build import difference_words, params_to_show
+from inspector.reports.build import VERDICT_WORDS, difference_words, params_to_show
 from inspector.reports.models import CompareReport, DiffReport, ShowReport
+from proxy.responses.vocabulary import side_label
 
 KIND_STYLE = {
     "initial": "bold cyan",
@@ -235,12 +236,17 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
     if root and root != "/":
         report = _relative(report, root)
     tok = report["tokenizer"]
+    turns = sum(1 for t in report["turns"] if not t.get("side"))
+    threads = sum(1 for t in report["threads"] if not t.get("side"))
+    sides = report.get("side_requests") or {}
+    beside = ", ".join(f"{side_label(k)} {n}" for k, n in sorted(sides.items()))
     _line(
         console,
         ("recording ", "bold"),
         report["source"],
-        f"  ({_plural(len(report['turns']), 'turn')}, {_plural(len(report['threads']), 'thread')}; "
-        f"tokens: {tok['name']}{' (estimates)' if tok['estimated'] else ''})",
+        f"  ({_plural(turns, 'turn')}, {_plural(threads, 'thread')}"
+        + (f"; side requests: {beside}" if beside else "")
+        + f"; tokens: {tok['name']}{' (estimates)' if tok['estimated'] else ''})",
     )
     if root and root != "/":
         _line(console, ("paths ", "dim"), ("./… are relative to ", "dim"), root)
@@ -261,14 +267,61 @@ def render_diff(report: dict[str, Any], console: Console) -> None:
             continue
         head = f"thread {thread['name']}" + (f"  id {thread['id']}" if thread["id"] else "")
         if thread.get("side"):
-            head += f"  side requests ({thread['side']})"
+            head += f"  side requests ({side_label(thread['side'])})"
         if thread["forked_from"]:
             head += f"  forked from turn {thread['forked_from']}"
         _line(console, (head, "bold"))
-        for number in numbers:
-            _turn_row(console, by_number[number])
+        for run in _runs([by_number[n] for n in numbers]):
+            if len(run) >= FOLD_CONTINUATIONS:
+                _continuations(console, run)
+            else:
+                for doc in run:
+                    _turn_row(console, doc)
     if not report["turns"]:
         _line(console, "no model requests in this recording")
+
+
+FOLD_CONTINUATIONS = 3
+"""Consecutive plain goal turns (nothing new but the continuation message) fold into one line from
+this many on: a goal loop of 35 turns reads `turns 5–39  goal continuations #1–#35`."""
+
+
+def _plain_continuation(doc: dict[str, Any]) -> bool:
+    """A goal turn that brought only its continuation message (and the answer before it)."""
+    events = doc.get("goal_events", [])
+    return (
+        doc["change"]["kind"] == "append"
+        and [e["kind"] for e in events] == ["continuation"]
+        and doc["world_state_changes"] == [events[0]["sentence"]]
+        and all(f["kind"] == "goal_continuation" for f in doc["fragments_changed"])
+        and not (doc.get("mode_events") or doc["notes"] or doc["instructions_changed"] or doc["params"])
+        and not any(doc["tools"][k] for k in ("added", "removed", "changed", "reordered"))
+        and doc["status"] == "completed"
+    )
+
+
+def _runs(docs: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """`docs` cut into runs: each plain continuation joins the run of the one before it."""
+    runs: list[list[dict[str, Any]]] = []
+    for doc in docs:
+        if runs and _plain_continuation(doc) and _plain_continuation(runs[-1][-1]):
+            runs[-1].append(doc)
+        else:
+            runs.append([doc])
+    return runs
+
+
+def _continuations(console: Console, run: list[dict[str, Any]]) -> None:
+    first, last = run[0], run[-1]
+    numbers = [e["number"] for doc in (first, last) for e in doc["goal_events"]]
+    label = first["goal_events"][0]["sentence"].rsplit(" #", 1)[0]
+    tokens = f"{_tokens(first)} → {_tokens(last)}"
+    _line(
+        console,
+        (f"  turns {first['turn']}–{last['turn']}", "bold"),
+        (f"  {label}s #{numbers[0]}–#{numbers[-1]}", "cyan"),
+        (f"  ({len(run)} goal turns, append, {tokens})", "dim"),
+    )
 
 
 def _side_thread(console: Console, thread: dict[str, Any], docs: list[dict[str, Any]]) -> None:
@@ -278,7 +331,10 @@ def _side_thread(console: Console, thread: dict[str, Any], docs: list[dict[str, 
     _line(
         console,
         (f"thread {thread['name']}", "bold"),
-        (f"  {_plural(len(docs), 'side request')} ({thread['side']}), folded: turns {turns}", "dim"),
+        (
+            f"  {_plural(len(docs), 'side request')} ({side_label(thread['side'])}), folded: turns {turns}",
+            "dim",
+        ),
         (f"  [not completed: {', '.join(map(str, failed))}]" if failed else "", "bold red"),
     )
 
@@ -305,12 +361,16 @@ def render_show(report: dict[str, Any], console: Console) -> None:
         style = "cyan" if item["kind"] not in ("user_message", "assistant_message") else ""
         if item["kind"].startswith("unknown"):
             style = "bold red"
+        labels = [p["codex_label"] for p in item.get("parts") or [] if p.get("codex_label")]
         _line(
             console,
             (f"  {item['position']:>3}  ", "dim"),
             (item["label"], style),
             (f"  {item['tokens']} tok", "dim"),
+            (f"  codex: {', '.join(labels)}" if labels else "", "dim"),
         )
+        for note in item.get("label_notes") or []:
+            _line(console, ("        ! ", "yellow"), (note, "yellow"))
     _world_state(console, report["world_state"])
 
 
@@ -345,6 +405,14 @@ def _difference_lines(pair: dict[str, Any], skip: Collection[str]) -> list[Segme
     if "items_diff" not in skip:
         for line in pair["items_diff"]:
             lines.append(("        · items ", (line, "green" if line.startswith("+") else "red")))
+    if "fragments_diff" not in skip:
+        for fragment in pair.get("fragments_diff", []):
+            where = f"A item #{fragment['a_item']}, B item #{fragment['b_item']}"
+            lines.append(("        · ", (fragment["fragment"], "bold"), f" text differs ({where}):"))
+            for line in fragment["diff"]:
+                lines.append(("            ", (line, "green" if line.startswith("+") else "red")))
+            if fragment.get("more"):
+                lines.append((f"            … {fragment['more']} more changed lines",))
     return lines
 
 
@@ -372,6 +440,9 @@ def _repeated_summary(report: dict[str, Any], console: Console) -> frozenset[str
     return frozenset(repeated)
 
 
+_VERDICT_STYLES = {"same": "green", "same_apart": "green", "differs": "yellow"}
+
+
 def render_compare(report: dict[str, Any], console: Console) -> None:
     """Two recordings side by side, turn by turn; differences every turn shares are said once."""
     summary = report["summary"]
@@ -385,16 +456,14 @@ def render_compare(report: dict[str, Any], console: Console) -> None:
     for note in report["notes"]:
         _line(console, ("note: ", "yellow"), note)
     repeated = _repeated_summary(report, console)
-    apart = bool(summary.get("identical_apart_from"))
     for pair in report["turns"]:
         row = (f"  turn {pair['turn']:<3}", "bold")
         if pair["a_turn"] is None or pair["b_turn"] is None:
             side, number = ("B", pair["b_turn"]) if pair["a_turn"] is None else ("A", pair["a_turn"])
             _line(console, row, (f"only in {side}", "yellow"), (f"  ({side}'s turn {number})", "dim"))
             continue
-        verdict = ("same", "green") if pair["same"] else ("differs", "yellow")
-        if apart:
-            verdict = ("same apart from the above", "green")
+        said = pair.get("verdict", "differs")
+        verdict = (VERDICT_WORDS.get(said, said), _VERDICT_STYLES.get(said, "yellow"))
         numbers = (
             ""  # the recordings' own turn numbers, when the row number is not both of them
             if pair["a_turn"] == pair["b_turn"] == pair["turn"]

@@ -15,9 +15,10 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from harness.context import ChangeStyle, StateField, world_fields
+from inspector.analysis.goal_events import GoalEvent, GoalEventKind
 from inspector.analysis.world_state import ObservedState, StateChange
 
-__all__ = ["PUBLISHED_KEYS", "describe_change", "describe_changes", "world_state_doc"]
+__all__ = ["PUBLISHED_KEYS", "describe_change", "describe_changes", "goal_event_sentence", "world_state_doc"]
 
 # Field name → key in the report's `world_state`, in the order the report lists them.
 PUBLISHED_KEYS: dict[str, str] = {
@@ -147,6 +148,16 @@ def describe_change(change: StateChange) -> list[str]:
     return [f"{label} {_short(before, marker)} → {_short(after, marker)}"]
 
 
+def goal_event_sentence(event: GoalEvent) -> str:
+    """`goal set: write a haiku`, `goal continuation #3`, `goal paused`, `goal budget reached`."""
+    label = _marker("goal_events").label
+    if event.kind is GoalEventKind.SET:
+        return f"{label} set: {_short(event.objective, _marker('goal'), 80)}"
+    if event.kind is GoalEventKind.CONTINUATION:
+        return f"{label} continuation #{event.number}"
+    return f"{label} {event.kind.value}"
+
+
 def describe_changes(changes: Iterable[StateChange]) -> list[str]:
     """The sentences of a turn's changes, in the report's order: by style, then by published key."""
     order = {name: i for i, name in enumerate(PUBLISHED_KEYS)}
@@ -155,4 +166,10 @@ def describe_changes(changes: Iterable[StateChange]) -> list[str]:
         index, change = indexed
         return (_STYLE_ORDER.index(_marker(change.field).style), order.get(change.field, len(order)), index)
 
-    return [s for _, change in sorted(enumerate(changes), key=rank) for s in describe_change(change)]
+    told = [s for _, change in sorted(enumerate(changes), key=rank) for s in describe_change(change)]
+    # A value that went because an event of the same field label says why (`goal cleared`) is told
+    # by that event alone, not also as `goal no longer in context`.
+    gone = {s.removesuffix(" cleared") for s in told if s.endswith(" cleared")}
+    return [
+        s for s in told if not (s.endswith(" no longer in context") and s.rsplit(" no longer", 1)[0] in gone)
+    ]

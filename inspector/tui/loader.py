@@ -8,8 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspector.analysis.analyse import Analysis, analyse_exchanges
-from inspector.analysis.incremental import IncrementalAnalysis
+from inspector.analysis.analyse import Analysis, IncrementalAnalysis, analyse_exchanges
 from proxy.errors import ConfigError, RecordingError
 from proxy.home import recordings_dir
 from proxy.store import read_recording
@@ -37,7 +36,7 @@ def load(path: Path) -> Loaded:
 
 class LiveRecording:
     """A recording still being written: each `poll` reads what was appended and analyses the new
-    turns only (`IncrementalAnalysis`)."""
+    turns only (the analysis is incremental: `IncrementalAnalysis`)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -52,7 +51,7 @@ class LiveRecording:
             return None
         self._polled = True
         self.analysis.header = self.follower.header
-        analysis = self.analysis.add(new, warnings=self.follower.warnings)
+        analysis = self.analysis.extend(new, warnings=self.follower.warnings)
         return Loaded(analysis, len(self.follower.exchanges) - len(analysis.turns))
 
 

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
+from ..responses.vocabulary import CodexHeader
 from .assignments import find_assignments, looks_like_placeholder
 from .names import is_secret_name, name_words
 from .placeholders import PLACEHOLDER_RE, Placeholders
@@ -39,7 +40,7 @@ _SECRET_HEADERS = {
     "openai-project": "project",
 }
 # Names that look like credentials but are identifiers the analysis needs.
-_PUBLIC_NAMES = frozenset({"x-codex-turn-metadata", "prompt_cache_key"})
+_PUBLIC_NAMES = frozenset({CodexHeader.TURN_METADATA.value, "prompt_cache_key"})
 _SCHEMES = ("bearer", "basic", "token")
 _CACHE_MIN = 64  # shorter strings are cheaper to scan than to hash and store
 _CACHE_MAX_CHARS = 64_000_000

@@ -22,6 +22,7 @@ from proxy.model import Exchange, SseEvent
 from proxy.replay.matching import request_path
 from proxy.replay.options import PaceMode
 from proxy.replay.script import Script, ScriptResponse, looks_like_script, parse_script
+from proxy.store.embedded import is_html
 from proxy.store.json_layout import LAYOUTS
 from proxy.store.json_layout import render as render_json
 from proxy.store.reader import read_recording
@@ -78,7 +79,10 @@ class CassetteEntry:
 
     @property
     def label(self) -> str:
-        where = f"{self.method} {self.path}" if self.path else "script response"
+        if self.endpoint == "websocket":
+            where = f"WebSocket frame on {self.path}"  # a frame, not a POST: say so where it is named
+        else:
+            where = f"{self.method} {self.path}" if self.path else "script response"
         if self.exchange_id is None:
             return f"script response {self.index + 1}"  # 1-based, as a person counts a script's entries
         return f"exchange {self.exchange_id} ({where})"
@@ -116,8 +120,8 @@ def load_cassette(path: Path | str) -> Cassette:
     if not first:
         raise RecordingError(f"{path} is empty; give a recording or a script cassette")
     head = _json_or_none(first)
-    if isinstance(head, dict) and head.get("kind") == "header":
-        return _from_recording(path)
+    if isinstance(head, dict) and head.get("kind") == "header" or is_html(first):
+        return _from_recording(path)  # a recording, or an HTML report that carries one
     try:
         document = json.loads(path.read_bytes())
     except (ValueError, RecursionError):

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from proxy.responses.vocabulary import CodexHeader
+
 __all__ = [
     "CLIENT_BOOKKEEPING",
     "DEFAULT_MATCH_ON",
@@ -69,7 +71,9 @@ def path(live: RequestView, recorded: RequestView) -> list[str]:
     return [f"path differs: recorded {recorded.path} vs live {live.path}"]
 
 
-SOMETIMES_SENT: tuple[tuple[str, ...], ...] = (("client_metadata", "x-codex-turn-metadata", "workspaces"),)
+SOMETIMES_SENT: tuple[tuple[str, ...], ...] = (
+    ("client_metadata", CodexHeader.TURN_METADATA.value, "workspaces"),
+)
 """Keys a client sends only sometimes, for reasons that say nothing about the context: compared when
 both requests hold them, not reported when only one does. Codex fills in its turn metadata's
 `workspaces` (git state per workspace root) when its git probe finished in time, so one run of the

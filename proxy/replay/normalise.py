@@ -22,6 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from proxy.responses.vocabulary import CodexHeader
+
 __all__ = ["Normaliser", "find_cwds", "parse_json_path", "IGNORED"]
 
 IGNORED = "<ignored>"
@@ -31,25 +33,29 @@ _VOLATILE_KEYS = frozenset(
     {
         "prompt_cache_key",
         "session_id",
-        "session-id",
+        CodexHeader.SESSION.value,
         "thread_id",
-        "thread-id",
+        CodexHeader.THREAD.value,
         "turn_id",
         "conversation_id",
         "installation_id",
-        "x-codex-installation-id",
-        "x-client-request-id",
+        CodexHeader.INSTALLATION_ID.value,
+        CodexHeader.CLIENT_REQUEST_ID.value,
         "request_id",
         "created_at",
         "timestamp",
         "started_at",
         "user_agent",
+        # Codex 0.169 over the WebSocket: when the frame was sent (epoch ms, in `client_metadata`) and
+        # when each message was made (epoch s, in `internal_chat_message_metadata_passthrough`).
+        CodexHeader.WS_REQUEST_START.value,
+        "create_time",
     }
 )
 _VERSION_KEY_RE = re.compile(r"(^|[_-])version$", re.IGNORECASE)
 # Moments in time: `created_at`, `turn_started_at_unix_ms`, `started_at_ms`, `*_timestamp`, `*_unix`.
 _TIME_KEY_RE = re.compile(r"(^|[_-])(at|timestamp|unix|epoch)([_-](unix|ms|s|secs|seconds))*$", re.IGNORECASE)
-_WINDOW_KEYS = frozenset({"x-codex-window-id", "window_id"})
+_WINDOW_KEYS = frozenset({CodexHeader.WINDOW_ID.value, "window_id"})
 
 # Temp locations: a pytest tmp dir counts as a whole, otherwise the first directory under the root.
 _TMP_RE = re.compile(

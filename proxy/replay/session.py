@@ -107,7 +107,7 @@ class ReplaySession:
 
     def model_answer(self, cassette: Cassette, method: str, live_path: str, body: Any) -> Answer | None:
         """The next model entry's answer, an error answer, or None (forward it: record mode `new`)."""
-        what = f"{method} {live_path}"
+        what = f"WebSocket frame on {live_path}" if method == "WS" else f"{method} {live_path}"
         if self._cursor >= len(cassette.model_entries):
             if self.options.passthrough_when_exhausted:
                 self._note("passed_through", what)
@@ -228,7 +228,8 @@ def error_answer(status: int, kind: str, message: str, extra: dict[str, Any] | N
 
 
 def _mismatch_answer(cassette: Cassette, entry: CassetteEntry, differences: list[str]) -> Answer:
-    message = f"request does not match cassette {cassette.name} {entry.label}: " + "; ".join(differences[:5])
+    what = "WebSocket frame" if entry.endpoint == "websocket" else "request"
+    message = f"{what} does not match cassette {cassette.name} {entry.label}: " + "; ".join(differences[:5])
     extra = {"cassette": cassette.name, "exchange": entry.exchange_id, "index": entry.index}
     return error_answer(
         MISMATCH_STATUS, "ctxscope_replay_mismatch", message, {**extra, "differences": differences}

@@ -5,7 +5,8 @@ answer's events back as text frames. When a cassette holds such turns, the `Repl
 upgrade at the pacer, which answers the handshake and then, for every client `response.create` frame,
 asks the replayer for the answer (`WsSession.choose`: the same matching as HTTP) and sends each event's
 data as one text frame, paced like SSE. An error answer (mismatch, cassette exhausted) becomes an
-`{"type": "error", "status": ..., "error": {...}}` frame. Frames from the client are unmasked and
+`{"type": "error", "status": 400, "error": {...}}` frame, which clients treat as final (see
+`FINAL_ERROR_STATUS`). Frames from the client are unmasked and
 reassembled from fragments; ping gets pong; close is echoed. No extensions are negotiated (mitmproxy
 relays the handshake, so the client sees that too).
 """
@@ -28,6 +29,12 @@ __all__ = ["WsSession", "serve_websocket"]
 _GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 _TEXT, _BINARY, _CLOSE, _PING, _PONG = 0x1, 0x2, 0x8, 0x9, 0xA
 MAX_MESSAGE = 64 * 1024 * 1024  # a bound on what one client message may grow to
+FINAL_ERROR_STATUS = 400
+"""The status of every error frame the replayer sends. Codex 0.169 reads an error frame's status as an
+HTTP status: 400 is an invalid request and fails the turn at once, printing the frame (the mismatch's
+differences); a 409 or 410 was retried on the socket 7 times and then over HTTP 6 times (about 13 s)
+before failing with only `unexpected status 409 Conflict`. The replayer's own status stays in the error
+object as `replay_status`."""
 
 
 @dataclass
@@ -83,9 +90,10 @@ async def _send_answer(writer: asyncio.StreamWriter, answer: Answer, paced: bool
             error = json.loads(answer.body).get("error")
         except (ValueError, AttributeError):
             error = {"message": answer.body.decode("utf-8", "replace")}
-        await _send(
-            writer, _TEXT, json.dumps({"type": "error", "status": answer.status, "error": error}).encode()
-        )
+        if isinstance(error, dict):
+            error = {**error, "replay_status": answer.status}  # what an HTTP client would have got
+        frame = {"type": "error", "status": FINAL_ERROR_STATUS, "error": error}
+        await _send(writer, _TEXT, json.dumps(frame).encode())
         return
     start = time.monotonic()
     for event in answer.sse or []:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from proxy.responses.builders import (
     IdFactory,
+    compaction,
     custom_tool_call,
     function_call,
     reasoning,
@@ -43,6 +44,7 @@ __all__ = [
     "SseFrame",
     "SseParser",
     "accumulate",
+    "compaction",
     "custom_tool_call",
     "empty_snapshot",
     "encode_event",

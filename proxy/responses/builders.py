@@ -23,6 +23,7 @@ from typing import Any
 
 __all__ = [
     "IdFactory",
+    "compaction",
     "custom_tool_call",
     "function_call",
     "reasoning",
@@ -189,6 +190,16 @@ def custom_tool_call(
     ]
     middle.append({"type": "response.custom_tool_call_input.done", "item_id": item_id, "input": input})
     return _item({**done, "status": "in_progress", "input": ""}, done, middle)
+
+
+def compaction(
+    encrypted_content: str = "enc-compacted", item_id: str | None = None, ids: IdFactory | None = None
+) -> list[Event]:
+    """A `compaction` item: the whole answer to a remote compaction (v2) request, the opaque summary
+    the client carries into its next request."""
+    item_id = item_id or (ids or _default_ids)("cmp")
+    done = {"id": item_id, "type": "compaction", "encrypted_content": encrypted_content}
+    return _item(done, done, [])
 
 
 def response_envelope(

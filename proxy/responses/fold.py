@@ -17,25 +17,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from proxy.responses.sse import SseParser
+from proxy.responses.vocabulary import ERROR_EVENT, TERMINAL_EVENT_STATUS
 
 __all__ = ["accumulate", "empty_snapshot", "fold_events", "fold_sse_bytes"]
 
 ItemHandler = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 """Applies one item-level event to a (copied) output item and returns it."""
 
-_ENVELOPES = {
-    "response.created",
-    "response.in_progress",
-    "response.queued",
-    "response.completed",
-    "response.failed",
-    "response.incomplete",
-}
-_TERMINAL_STATUS = {
-    "response.completed": "completed",
-    "response.failed": "failed",
-    "response.incomplete": "incomplete",
-}
+_ENVELOPES = {"response.created", "response.in_progress", "response.queued", *TERMINAL_EVENT_STATUS}
 
 
 def empty_snapshot() -> dict[str, Any]:
@@ -51,7 +40,7 @@ def accumulate(snapshot: dict[str, Any] | None, event: dict[str, Any]) -> dict[s
         return snap
     if kind in _ENVELOPES:
         return _envelope(snap, kind, event)
-    if kind == "error":
+    if kind == ERROR_EVENT:
         nested = event.get("error")  # `{"type": "error", "error": {"code", "message"}}` or flat
         error = (
             dict(nested)
@@ -108,8 +97,8 @@ def _envelope(snap: dict[str, Any], kind: str, event: dict[str, Any]) -> dict[st
             new["output"] = snap["output"]
     if not isinstance(new.get("output"), list):
         new["output"] = []
-    if kind in _TERMINAL_STATUS and not (isinstance(response, dict) and response.get("status")):
-        new["status"] = _TERMINAL_STATUS[kind]
+    if kind in TERMINAL_EVENT_STATUS and not (isinstance(response, dict) and response.get("status")):
+        new["status"] = TERMINAL_EVENT_STATUS[kind]
     return new
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from proxy.responses.vocabulary import THREAD_HEADERS
+
 __all__ = ["THREAD_HEADERS", "thread_hint"]
 
-THREAD_HEADERS = ("thread-id", "session-id", "session_id", "x-session-id")
-"""Request headers that name the conversation, strongest first (Codex sends `session_id`)."""
 _METADATA_KEYS = ("thread_id", "session_id")
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from ..responses.vocabulary import PER_REQUEST_HEADERS
 from .format import AS, ITEMS, MIN_BLOB_CHARS, ORDER, REF, SET, STREAM, canonical_json, content_hash, loads
 from .rebuild import rebuild_stream
 
@@ -31,26 +32,7 @@ __all__ = [
 ]
 
 # Headers that change on every request; kept inline so the rest of the set dedupes.
-VOLATILE_HEADERS = frozenset(
-    {
-        "content-length",
-        "date",
-        "x-client-request-id",
-        "x-request-id",
-        "x-stainless-retry-count",
-        "x-stainless-read-timeout",
-        "openai-processing-ms",
-        "x-codex-turn-metadata",
-        "x-codex-window-id",
-        "x-codex-turn-state",
-        "req-cost",
-        "cf-ray",
-        "set-cookie",
-        "traceparent",
-        "idempotency-key",
-        "x-stainless-timeout",
-    }
-)
+VOLATILE_HEADERS = PER_REQUEST_HEADERS | {"openai-processing-ms", "req-cost", "cf-ray", "set-cookie"}
 
 # BlobSink(value) -> hash: stores `value` (already redacted) if new and returns its hash.
 BlobSink = Callable[[Any], str]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import RecordingError
@@ -18,10 +19,11 @@ from ..files import PRIVATE_MODE
 __all__ = ["open_locked"]
 
 
-def open_locked(path: Path) -> int:
+def open_locked(path: Path, busy: Callable[[str], Exception] | None = None) -> int:
     """A file descriptor of `path` opened for appending (created 0600, never truncated), exclusively locked.
 
-    Raises `RecordingError` naming the holder when another writer has it.
+    Raises `RecordingError` naming the holder when another writer has it, or `busy(holder)` when
+    given (a session file's writer says what to do about a session in use).
     """
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_MODE)
     try:
@@ -29,6 +31,8 @@ def open_locked(path: Path) -> int:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = _holder(os.fstat(fd).st_ino)
+            if busy is not None:
+                raise busy(holder) from None
             raise RecordingError(
                 f"{path} is being recorded by {holder}; stop it first or choose another output file"
             ) from None

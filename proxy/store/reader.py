@@ -6,7 +6,8 @@ with a warning, a damaged line elsewhere likewise, and everything complete still
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import io
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from pydantic import ValidationError
 from ..errors import RecordingError
 from ..model import Exchange, RecordingHeader
 from .codec import Decoder, MissingBlob
+from .embedded import is_html, recording_bytes
 from .format import FORMAT_NAME, KIND_BLOB, KIND_EXCHANGE, KIND_HEADER, MAJOR_VERSION, loads
 
 __all__ = ["Recording", "read_recording", "iter_lines"]
@@ -39,10 +41,16 @@ class Recording:
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
-    """(line number, raw line, is_last) for every non-empty line."""
+    """(line number, raw line, is_last) for every non-empty line (of the embedded recording, for an
+    HTML report)."""
     with path.open("rb") as fh:
+        if is_html(fh.read(64)):
+            lines: Iterable[bytes] = io.BytesIO(recording_bytes(path))
+        else:
+            fh.seek(0)
+            lines = fh
         previous: tuple[int, bytes] | None = None
-        for number, raw in enumerate(fh, start=1):
+        for number, raw in enumerate(lines, start=1):
             if not raw.strip():
                 continue
             if previous is not None:

@@ -1,4 +1,5 @@
-"""What `ctxscope info` says about a recording: counts, threads, models, sizes, errors."""
+"""What `ctxscope info` says about a recording's exchanges: counts, models, sizes, errors (threads and
+turns are the inspector's analysis: `inspector/info.py`)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..model import Exchange
-from ..responses.threads import thread_hint
+from ..responses.vocabulary import FINAL_STATUSES, UNSUCCESSFUL_STATUSES
 from .reader import Recording
 
 __all__ = ["RecordingSummary", "summarise"]
-
-
-_TERMINAL_STATUSES = ("completed", "failed", "incomplete", "cancelled")
 
 
 def exchange_errors(exchange: Exchange) -> list[str]:
@@ -25,7 +23,7 @@ def exchange_errors(exchange: Exchange) -> list[str]:
     if exchange.status is not None and exchange.status >= 400:
         problems.append(f"HTTP {exchange.status}")
     response = exchange.response or {}
-    if response.get("status") in ("failed", "incomplete") or response.get("error"):
+    if response.get("status") in UNSUCCESSFUL_STATUSES or response.get("error"):
         error = response.get("error") or {}
         if isinstance(error, dict) and isinstance(error.get("error"), dict):
             error = error["error"]  # an `error` event folded by an older ctxscope
@@ -33,7 +31,7 @@ def exchange_errors(exchange: Exchange) -> list[str]:
         message = error.get("message") if isinstance(error, dict) else None
         detail = ": ".join(str(v) for v in (code, message) if v)
         problems.append(f"response {response.get('status', 'failed')}" + (f" ({detail})" if detail else ""))
-    elif exchange.sse and exchange.error is None and response.get("status") not in _TERMINAL_STATUSES:
+    elif exchange.sse and exchange.error is None and response.get("status") not in FINAL_STATUSES:
         problems.append("response incomplete (the stream ended without a terminal event)")
     return problems
 
@@ -45,7 +43,6 @@ class RecordingSummary:
     tool: str
     exchanges: int
     by_endpoint: dict[str, int]
-    threads: int
     models: dict[str, int]
     file_bytes: int
     request_bytes: int
@@ -69,7 +66,6 @@ class RecordingSummary:
 def summarise(recording: Recording) -> RecordingSummary:
     exchanges = recording.exchanges
     models: Counter[str] = Counter()
-    threads: set[str] = set()
     errors: list[str] = []
     hosts: Counter[str] = Counter()
     summarised = summarised_errors = 0
@@ -83,9 +79,6 @@ def summarise(recording: Recording) -> RecordingSummary:
         body = exchange.request_body
         if isinstance(body, dict) and isinstance(body.get("model"), str):
             models[body["model"]] += 1
-        key = thread_hint(exchange.request_headers, body)
-        if key and exchange.is_model_request:
-            threads.add(key)
         usage = (exchange.response or {}).get("usage") or {}
         input_tokens += _count(usage.get("input_tokens") if isinstance(usage, dict) else None)
         output_tokens += _count(usage.get("output_tokens") if isinstance(usage, dict) else None)
@@ -100,7 +93,6 @@ def summarise(recording: Recording) -> RecordingSummary:
         tool=recording.header.tool,
         exchanges=len(exchanges),
         by_endpoint=dict(Counter(e.endpoint for e in exchanges)),
-        threads=len(threads) or (1 if recording.model_requests() else 0),
         models=dict(models),
         file_bytes=recording.path.stat().st_size,
         request_bytes=sum(e.request_size for e in exchanges),

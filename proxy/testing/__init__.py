@@ -1,13 +1,20 @@
-"""Test helpers shipped with the package: a local Responses-like upstream and SSE stream builders.
+"""Test helpers shipped with the package: local Responses-like upstreams and SSE stream builders.
 
-The builders and encoders are `proxy.responses`'s, re-exported here for tests.
+`FakeUpstream` serves HTTP/SSE; `WsUpstream` serves the Responses WebSocket as observed toward Codex
+(prewarm, chains, remote compaction v2, `previous_response_not_found`). The builders and encoders are
+`proxy.responses`'s, re-exported here for tests. `WsUpstream` needs the `websockets` package (a dev
+dependency), so it is loaded on first use.
 
 Used by ctxscope's own tests and usable by anyone testing a client against a fake model backend.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from proxy.lazy import lazy_attributes
 from proxy.responses import (
+    compaction,
     custom_tool_call,
     encode_sse,
     encode_stream,
@@ -30,6 +37,9 @@ from proxy.testing.upstream import (
     StallReply,
 )
 
+if TYPE_CHECKING:
+    from proxy.testing.ws_upstream import WsRequest, WsUpstream, last_user_text
+
 __all__ = [
     "CaptureSession",
     "capture_proxy",
@@ -42,12 +52,20 @@ __all__ = [
     "Reply",
     "SseReply",
     "StallReply",
+    "WsRequest",
+    "WsUpstream",
+    "compaction",
     "custom_tool_call",
     "encode_sse",
     "encode_stream",
     "function_call",
     "reasoning",
     "response_stream",
+    "last_user_text",
     "text_message",
     "usage",
 ]
+
+# Only the websockets-backed names load lazily; everything else above is imported at once.
+_WHERE = {name: ".ws_upstream" for name in ("WsRequest", "WsUpstream", "last_user_text")}
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE, __all__)

@@ -133,7 +133,42 @@ CASES: dict[str, Maker] = {
         "0.0.0.0:0",
     ],
     "demo --workdir /sys/x": lambda d: ["demo", "--workdir", "/sys/ctxscope-x"],
+    # ---- agent config.toml (issue 20/21, sessions branch): keep these rows together ----
+    "config: a typo (sandbox_mod)": lambda d: _agent_with_config(d, 'sandbox_mod = "read-only"\n'),
+    "config: nested 100k deep": lambda d: _agent_with_config(d, "a = " + "[" * DEEP + "]" * DEEP + "\n"),
+    "config: nested inline tables": lambda d: _agent_with_config(
+        d, "a = " + "{b = " * 2000 + "1" + "}" * 2000
+    ),
+    "config: instructions_file = /dev/zero": lambda d: _agent_with_config(
+        d, 'instructions_file = "/dev/zero"\n'
+    ),
+    "config: a value out of range": lambda d: _agent_with_config(d, "max_steps = 0\n"),
+    "config: --config /dev/zero": lambda d: [
+        *_agent_with_config(d, "")[:1],
+        "--config",
+        "/dev/zero",
+        "-p",
+        "hi",
+    ],
 }
+
+
+def _agent_with_config(d: Path, text: str) -> list[str]:
+    """`ctxscope agent -p` with this config.toml and a script model (nothing may be sent or hang)."""
+    (d / "config.toml").write_text(text)
+    script = _script(d / "s.json", [{"text": "hi"}])
+    return [
+        "agent",
+        "--config",
+        str(d / "config.toml"),
+        "-p",
+        "hi",
+        "--provider",
+        "script",
+        "--script",
+        str(script),
+        "--no-capture",
+    ]
 
 
 def _snapshot(directory: Path) -> dict[str, bytes]:

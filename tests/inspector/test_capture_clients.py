@@ -9,9 +9,9 @@ from pathlib import Path
 
 from openai import OpenAI
 
-from inspector.analysis import analyse_recording
 from proxy.testing import CaptureSession, FakeUpstream
 from tests.harness.harness_support import make_repo, write_config, write_script
+from tests.inspector.one_account import assert_one_account
 
 TIMEOUT_S = 120
 
@@ -32,7 +32,7 @@ def test_openai_python_chain_through_the_proxy(capture: CaptureSession, upstream
     capture.server.stop()
     capture.writer.close()
 
-    analysis = analyse_recording(capture.path)
+    analysis = assert_one_account(capture.path)
     assert [t.turn.status for t in analysis.turns] == ["completed"] * 3
     chained = analysis.turn(2)
     assert chained.turn.previous_response_id == first.id and chained.turn.chain_resolved
@@ -85,7 +85,7 @@ def test_harness_recording_classifies_completely(tmp_path: Path, ctxscope_home: 
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    analysis = analyse_recording(capture)
+    analysis = assert_one_account(capture)
     first, second = analysis.turns
     kinds = {p.kind for i in first.turn.items for p in i.fragments}
     assert {"permissions", "agents_md", "environment_context", "selected_skill"} <= kinds

@@ -3,41 +3,22 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from websockets.sync.client import connect
-from websockets.sync.server import Server, ServerConnection, serve
 
 from inspector.analysis import analyse_recording
-from proxy.testing import capture_proxy, response_stream, text_message
+from proxy.testing import WsUpstream, capture_proxy
 from proxy.testing.capture import CaptureSession
-
-
-def _answer(ws: ServerConnection) -> None:
-    """Each `response.create` frame gets a streamed text answer naming what it answered."""
-    for message in ws:
-        frame = json.loads(message)
-        said = frame["input"][-1]["content"]
-        for event in response_stream(text_message(f"answer to {said}"), model=frame["model"]):
-            ws.send(json.dumps(event))
 
 
 @pytest.fixture
 def ws_capture(tmp_path: Path) -> Iterator[CaptureSession]:
-    server: Server = serve(_answer, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        port = server.socket.getsockname()[1]
-        with capture_proxy(f"http://127.0.0.1:{port}", tmp_path / "ws.jsonl") as session:
-            yield session
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
+    with WsUpstream() as upstream, capture_proxy(upstream.url, tmp_path / "ws.jsonl") as session:
+        yield session
 
 
 def _turn(ws: Any, said: str, previous: str | None) -> str:

@@ -184,6 +184,7 @@ def test_compare_api_key_with_chatgpt_backend(edge: Callable[[str], Path]) -> No
         "same_turns": 0,
         "repeated_differences": repeated,
         "identical_apart_from": repeated,
+        "verdicts": {"same_apart": 2},  # one verdict, as the TUI counts it too
     }
     first = doc["turns"][0]
     assert first["endpoint"] == [

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from inspector.analysis import analyse_recording
 from inspector.reports import describe_changes
 from proxy.testing import (
     CaptureSession,
@@ -28,6 +27,7 @@ from proxy.testing import (
     text_message,
     usage,
 )
+from tests.inspector.one_account import assert_one_account
 from tests.proxy.replay.codex_support import CODEX_VERSION, codex_binary, run_codex, write_config
 
 pytestmark = pytest.mark.slow
@@ -82,7 +82,7 @@ def test_codex_cli_session_is_explained(capture: CaptureSession, tmp_path: Path)
     capture.server.stop()
     capture.writer.close()
 
-    analysis = analyse_recording(capture.path)
+    analysis = assert_one_account(capture.path)
     turns = analysis.turns
     # The first request classifies completely: no unknown item, no unknown part.
     opening = turns[0].turn.items

@@ -72,6 +72,7 @@ def test_a_thread_of_each_recording_is_identical_apart_from_the_endpoint(recordi
         "same_turns": 0,
         "repeated_differences": ["endpoint"],
         "identical_apart_from": ["endpoint"],
+        "verdicts": {"same_apart": 2},  # one verdict, as the TUI counts it too
     }
     assert [(p["a_turn"], p["b_turn"]) for p in doc["turns"]] == [(1, 2), (2, 3)]
     for pair in doc["turns"]:  # the pair documents still carry the difference in full

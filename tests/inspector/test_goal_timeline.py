@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from inspector.analysis.goal_events import goal_events
 from inspector.analysis.items import ItemClassifier
 from inspector.analysis.world_state import empty_state, fold_items, state_changes
 from inspector.reports.world import describe_changes
@@ -51,3 +52,63 @@ def test_codex_goal_messages_read_as_goal_events() -> None:
     assert describe_changes(state_changes(state, after, later)) == ["goal continuation #2"]
     paused = classify([user(CODEX_PAUSED)])
     assert describe_changes(state_changes(after, fold_items(after, paused), paused)) == ["goal paused"]
+
+
+CODEX_RESUMED = (
+    '<codex_internal_context source="user_goal">\nGoal status: "active".\n</codex_internal_context>'
+)
+CODEX_BUDGET = (
+    '<codex_internal_context source="user_goal">\nGoal status: "budget_limited".\n</codex_internal_context>'
+)
+# `/goal clear` (its wording is not in codex-observed.md): a user_goal message with no status line.
+CODEX_CLEARED = (
+    '<codex_internal_context source="user_goal">\nThe user cleared the goal.\n</codex_internal_context>'
+)
+
+
+def test_every_goal_event_is_named_and_typed() -> None:
+    classify = ItemClassifier().classify
+    state, said, kinds = empty_state(), [], []
+    for text in (
+        CODEX_STATUS,
+        CODEX_CONTINUATION,
+        CODEX_PAUSED,
+        CODEX_RESUMED,
+        CODEX_CONTINUATION,
+        CODEX_BUDGET,
+    ):
+        items = classify([user(text)])
+        after = fold_items(state, items)
+        changes = state_changes(state, after, items)
+        said += describe_changes(changes)
+        kinds += [(e.kind.value, e.number) for e in goal_events(changes)]
+        state = after
+    assert said == [
+        "goal set: write a haiku",
+        "goal continuation #1",
+        "goal paused",
+        "goal resumed",
+        "goal continuation #2",
+        "goal budget reached",
+    ]
+    assert kinds == [
+        ("set", None),
+        ("continuation", 1),
+        ("paused", None),
+        ("resumed", None),
+        ("continuation", 2),
+        ("budget reached", None),
+    ]
+
+
+def test_a_cleared_goal_says_goal_cleared_not_goal_status_none() -> None:
+    classify = ItemClassifier().classify
+    first = classify([user(CODEX_STATUS)])
+    state = fold_items(empty_state(), first)
+    cleared = classify([user(CODEX_CLEARED)])
+    assert [p.label for i in cleared for p in i.fragments] == ["goal_status:cleared"]
+    after = fold_items(state, cleared)
+    changes = state_changes(state, after, cleared)
+    assert after.value("goal") is None
+    assert describe_changes(changes) == ["goal cleared"]
+    assert [e.kind.value for e in goal_events(changes)] == ["cleared"]

@@ -3,48 +3,28 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
-from websockets.sync.server import Server, ServerConnection, serve
 
 from proxy.store.reader import read_recording
-from proxy.testing import FakeUpstream, JsonReply, capture_proxy, response_stream, text_message
+from proxy.testing import FakeUpstream, JsonReply, WsUpstream, capture_proxy
 from proxy.testing.capture import CaptureSession
 
 
-def _answer(ws: ServerConnection) -> None:
-    """A tiny Responses-over-WebSocket server: each response.create gets a streamed text answer."""
-    for message in ws:
-        frame = json.loads(message)
-        if frame.get("type") != "response.create":
-            ws.send(json.dumps({"type": "error", "message": "expected response.create"}))
-            continue
-        marker = frame["input"][-1]["content"]
-        for event in response_stream(text_message(f"answer to {marker}", chunks=3), model=frame["model"]):
-            ws.send(json.dumps(event))
+@pytest.fixture
+def ws_upstream() -> Iterator[WsUpstream]:
+    """Each response.create gets a streamed text answer naming what it answered."""
+    with WsUpstream() as upstream:
+        yield upstream
 
 
 @pytest.fixture
-def ws_upstream() -> Iterator[Server]:
-    server = serve(_answer, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-
-
-@pytest.fixture
-def ws_capture(ws_upstream: Server, recording_path: Any) -> Iterator[CaptureSession]:
-    port = ws_upstream.socket.getsockname()[1]
-    with capture_proxy(f"http://127.0.0.1:{port}", recording_path) as session:
+def ws_capture(ws_upstream: WsUpstream, recording_path: Any) -> Iterator[CaptureSession]:
+    with capture_proxy(ws_upstream.url, recording_path) as session:
         yield session
 
 
@@ -100,21 +80,10 @@ def test_websocket_frames_are_relayed_and_each_turn_recorded(ws_capture: Capture
     assert owners.count(turns[1].id) == 1 + len(second)
 
 
-def _hang_up_mid_turn(ws: ServerConnection) -> None:
-    """Answers the first response.create with two events, then closes the connection."""
-    frame = json.loads(ws.recv(timeout=10))
-    for event in response_stream(text_message("cut short", chunks=3), model=frame["model"])[:4]:
-        ws.send(json.dumps(event))
-    ws.close(code=1011, reason="upstream failure")
-
-
 def test_connection_closed_mid_turn_records_the_partial_turn_with_an_error(recording_path: Any) -> None:
-    server = serve(_hang_up_mid_turn, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        port = server.socket.getsockname()[1]
-        with capture_proxy(f"http://127.0.0.1:{port}", recording_path) as capture:
+    # The upstream answers the first response.create with four events, then closes the connection.
+    with WsUpstream(hang_up_after=4) as upstream:
+        with capture_proxy(upstream.url, recording_path) as capture:
             url = capture.url.replace("http://", "ws://") + "/v1/responses"
             received = []
             with connect(url) as ws:
@@ -124,9 +93,6 @@ def test_connection_closed_mid_turn_records_the_partial_turn_with_an_error(recor
                         received.append(json.loads(ws.recv(timeout=10)))
             assert len(received) == 4
             capture.wait_for(2)
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
     connection, turn = sorted(read_recording(recording_path).exchanges, key=lambda e: e.id)
     assert connection.request_body is None and "code 1011" in connection.meta["close"]
     assert turn.request_body["type"] == "response.create"

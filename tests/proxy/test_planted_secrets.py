@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import stat
-import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from websockets.sync.client import connect
-from websockets.sync.server import Server, ServerConnection, serve
 
 from harness.session import WITHHELD, SessionStore
 from proxy.replay import serve_cassette
@@ -25,6 +24,7 @@ from proxy.testing import (
     FakeUpstream,
     JsonReply,
     SseReply,
+    WsUpstream,
     capture_proxy,
     function_call,
     reasoning,
@@ -64,28 +64,16 @@ def _leaks(data: str) -> list[str]:
     return found
 
 
-def _ws_answer(ws: ServerConnection) -> None:
-    for message in ws:
-        frame = json.loads(message)
-        if frame.get("type") != "response.create":  # a non-turn frame: answered with a non-turn frame
-            ws.send(
-                json.dumps({"type": "session.updated", "session": {"client_secret": frame.get("api_key")}})
-            )
-            continue
-        for event in response_stream(text_message(f"ws key {WS_KEY} ok", chunks=5)):
-            ws.send(json.dumps(event))
+def _session_updated(frame: dict[str, Any]) -> list[dict[str, Any]]:
+    """A non-turn frame is answered with a non-turn frame (echoing the secret it carried)."""
+    return [{"type": "session.updated", "session": {"client_secret": frame.get("api_key")}}]
 
 
 @pytest.fixture
-def ws_upstream() -> Iterator[Server]:
-    server = serve(_ws_answer, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
+def ws_upstream() -> Iterator[WsUpstream]:
+    answer = [text_message(f"ws key {WS_KEY} ok", chunks=5)]
+    with WsUpstream(handler=lambda request: answer, on_other=_session_updated) as upstream:
+        yield upstream
 
 
 def _http_traffic(upstream: FakeUpstream, base: str) -> None:
@@ -138,7 +126,7 @@ def _http_traffic(upstream: FakeUpstream, base: str) -> None:
 def test_every_planted_kind_in_every_place_finds_nothing_on_disk(
     tmp_path: Path,
     upstream: FakeUpstream,
-    ws_upstream: Server,
+    ws_upstream: WsUpstream,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -146,8 +134,7 @@ def test_every_planted_kind_in_every_place_finds_nothing_on_disk(
     with capture_proxy(upstream.url, recording) as capture:
         _http_traffic(upstream, capture.url)
         capture.wait_for(2)
-    ws_port = ws_upstream.socket.getsockname()[1]
-    with capture_proxy(f"http://127.0.0.1:{ws_port}", recording) as capture:
+    with capture_proxy(ws_upstream.url, recording) as capture:
         url = capture.url.replace("http://", "ws://") + "/v1/responses"
         with connect(url, additional_headers={"Authorization": f"Bearer {WS_KEY}"}) as ws:
             ws.send(json.dumps({"type": "session.update", "api_key": samples.SERVICE_AUTH}))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from harness.plan_profiles import PLAN_PROFILES, PlanProfileName
 from proxy.errors import ConfigError
@@ -33,8 +33,19 @@ class PlanState(BaseModel):
     """Decisions taken without the user (headless questions answered with the recommended option)."""
     approved: int | None = None
     """The approved revision; cleared when a new planning cycle starts."""
-    cycles: int = 0
+    cycles: int = Field(default=0, ge=0)
     """How many times plan mode was entered (a re-entry after an implementation is cycle 2+)."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> PlanState:
+        # Fields that contradict each other would plan (or implement) on a guess: refuse the state.
+        if self.approved is not None and not 1 <= self.approved <= self.revision:
+            raise ValueError(f"approved revision {self.approved} of {self.revision}")
+        if self.active and self.approved is not None:
+            raise ValueError(f"planning (active) with revision {self.approved} already approved")
+        if self.active and self.cycles < 1:
+            raise ValueError("planning (active) in cycle 0: entering plan mode counts a cycle")
+        return self
 
     @property
     def revision(self) -> int:

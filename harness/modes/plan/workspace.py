@@ -13,9 +13,10 @@ measured in `benchmarks/bench_plan_snapshot.py`.
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from harness.tools.git_guard import GitRun, run_git
 
 __all__ = ["DEFAULT_LIMIT", "EXCLUDED_DIRS", "Snapshot", "changed_paths", "take_snapshot"]
 
@@ -82,19 +83,9 @@ def _walk(root: Path, limit: int) -> dict[str, tuple[int, int]]:
     return files
 
 
-def _git_status(root: Path) -> frozenset[str] | None:
-    try:
-        done = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=all"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return frozenset(done.stdout.splitlines()) if done.returncode == 0 else None
+def _git_status(root: Path) -> GitRun:
+    # Judged and hardened like every git the harness runs itself: a hostile config runs nothing.
+    return run_git(root, "status", "--porcelain", "--untracked-files=all", timeout=30)
 
 
 def take_snapshot(root: Path, limit: int = DEFAULT_LIMIT) -> Snapshot:
@@ -103,8 +94,10 @@ def take_snapshot(root: Path, limit: int = DEFAULT_LIMIT) -> Snapshot:
         return Snapshot(root, files=_walk(root, limit))
     except _TooMany:
         status = _git_status(root)
-        if status is not None:
-            return Snapshot(root, git=status)
+        if status.stdout is not None:
+            return Snapshot(root, git=frozenset(status.stdout.splitlines()))
+        if status.refused:
+            return Snapshot(root, skipped=f"more than {limit:,} files, and {status.refused}")
         return Snapshot(root, skipped=f"more than {limit:,} files and not a git repository")
 
 

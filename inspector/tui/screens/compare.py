@@ -17,7 +17,7 @@ from inspector.analysis.compare import Comparison, compare_analyses
 from inspector.tui.loader import load
 from inspector.tui.screens.help import HelpScreen
 from inspector.tui.viewmodel import Line
-from inspector.tui.viewmodel.compare import detail_lines, pair_lines
+from inspector.tui.viewmodel.compare import detail_lines, pair_lines, verdict_counts
 from inspector.tui.widgets.lines_view import LinesView
 from proxy.errors import CtxscopeError
 
@@ -67,11 +67,9 @@ class CompareScreen(Screen[None]):
         """Fill the pairs and show the first."""
         self.comparison = comparison
         pairs = comparison.turns
-        gaps = sum(1 for p in pairs if p.a is None or p.b is None)
-        same = sum(1 for p in pairs if p.same)
         self.query_one("#status", Static).update(
             f"ctxscope inspect  A {self.a.name} ({len(comparison.a.turns)} turns)  "
-            f"B {self.b.name} ({len(comparison.b.turns)} turns)  |  {same} same, {gaps} unpaired"
+            f"B {self.b.name} ({len(comparison.b.turns)} turns)  |  {verdict_counts(comparison)}"
         )
         self.query_one("#pairs", LinesView).show_lines(pair_lines(comparison), keep=False)
         notes = [Line.plain(f"note: {n}", "note") for n in comparison.notes]

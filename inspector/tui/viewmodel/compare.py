@@ -4,9 +4,11 @@ the highlighted pair."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
-from inspector.analysis.compare import Comparison, TurnComparison
+from inspector.analysis.compare import Comparison, TurnComparison, Verdict
+from inspector.reports.build import VERDICT_WORDS
 from inspector.tui.viewmodel.lines import Line, Run, clip, count
 
 
@@ -15,13 +17,24 @@ def _turn(pair: TurnComparison, side: str) -> str:
     return f"{result.turn.number:>4}" if result is not None else "   -"
 
 
+_STYLES = {
+    Verdict.SAME: "dim",
+    Verdict.SAME_APART: "dim",
+    Verdict.DIFFERS: "changed",
+    Verdict.ONLY_A: "removed",
+    Verdict.ONLY_B: "added",
+}
+
+
 def pair_state(pair: TurnComparison) -> tuple[str, str]:
-    """(word, style) for a row: same, differs, only in A, only in B."""
-    if pair.a is None:
-        return "only in B", "added"
-    if pair.b is None:
-        return "only in A", "removed"
-    return ("same", "dim") if pair.same else ("differs", "changed")
+    """(words, style) for a row: the pair's verdict, as `ctxscope compare` says it."""
+    return VERDICT_WORDS[pair.verdict], _STYLES[pair.verdict]
+
+
+def verdict_counts(comparison: Comparison) -> str:
+    """`3 same apart from the above, 1 differs, 1 only in B`: the verdicts, counted."""
+    counts = Counter(p.verdict for p in comparison.turns)
+    return ", ".join(f"{counts[v]} {VERDICT_WORDS[v]}" for v in Verdict if counts[v]) or "no turns"
 
 
 def pair_lines(comparison: Comparison) -> list[Line]:
@@ -36,7 +49,7 @@ def pair_lines(comparison: Comparison) -> list[Line]:
                 (
                     Run(f"{pair.index:>4} ", "dim"),
                     Run(f"A{_turn(pair, 'a')}  B{_turn(pair, 'b')}  ", ""),
-                    Run(f"{word:<10}", style),
+                    Run(f"{word:<10} ", style),
                     Run(f"{kind}", f"kind-{kind}"),
                 ),
                 f"pair:{pair.index}",
@@ -73,8 +86,11 @@ def detail_lines(comparison: Comparison, index: int) -> list[Line]:
             )
             lines += [Line.plain(f"  + {clip(i.label, 200)}", "added") for i in only.change.added[:40]]
         return lines
-    if pair.same:
+    if pair.verdict is Verdict.SAME:
         lines.append(Line.plain("  the same request up to volatile values (ids, dates, paths)", "dim"))
+    elif pair.verdict is Verdict.SAME_APART:
+        shared = ", ".join(comparison.repeated)
+        lines.append(Line.plain(f"  differs only as every aligned pair does: {shared}", "dim"))
     if pair.endpoint:
         lines.append(Line.plain(f"  endpoint: {pair.endpoint[0]} | {pair.endpoint[1]}", "changed"))
     if pair.transport:
@@ -115,10 +131,19 @@ def detail_lines(comparison: Comparison, index: int) -> list[Line]:
             Line.plain(f"  {clip(text, 200)}", "added" if text[:1] == "+" else "removed")
             for text in pair.items[:80]
         ]
+    for fragment in pair.fragments:
+        where = f"A #{fragment.a_item}, B #{fragment.b_item}"
+        lines.append(Line.plain(f"{fragment.name}  text differs ({where})", "title"))
+        lines += [
+            Line.plain(f"  {clip(text, 200)}", "added" if text[:1] == "+" else "removed")
+            for text in fragment.diff
+        ]
+        if fragment.more:
+            lines.append(Line.plain(f"  … {fragment.more} more changed lines", "dim"))
     usage = ", ".join(f"{k} {va}|{vb}" for k, (va, vb) in pair.usage.items() if va != vb)
     if usage:
         lines.append(Line.plain(f"  usage A|B: {usage}", "dim"))
     return lines
 
 
-__all__ = ["detail_lines", "pair_lines", "pair_state"]
+__all__ = ["detail_lines", "pair_lines", "pair_state", "verdict_counts"]

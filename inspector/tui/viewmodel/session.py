@@ -26,6 +26,15 @@ TRUNCATE_CHARS = 64_000
 
 
 @dataclass(frozen=True)
+class Counts:
+    """The timeline's counts (the same as `info`'s and the report's)."""
+
+    threads: int
+    turns: int
+    side_requests: int
+
+
+@dataclass(frozen=True)
 class ItemDetail:
     """The full text of one item, possibly truncated, and its JSON for copying."""
 
@@ -89,10 +98,21 @@ class Inspector:
             lines.append(other_requests_line(self.other_requests))
         return lines
 
+    def counts(self) -> Counts:
+        """What the timeline shows: conversation threads and turns, side requests apart."""
+        conversation = [row for row in self._rows if row.side is None]
+        return Counts(
+            threads=len({row.thread for row in conversation}),
+            turns=len(conversation),
+            side_requests=sum(self.analysis.side_requests.values()),
+        )
+
     def timeline_title(self, current: int | None) -> str:
         """`turn 5 of 120`, with the filter when one is set."""
         total = len(self.analysis.turns)
-        where = f"turn {current} of {total}" if current else f"{total} turns"
+        counts = self.counts()
+        side = f", {counts.side_requests} side" if counts.side_requests else ""
+        where = f"turn {current} of {total}" if current else f"{counts.turns} turns{side}"
         if self.filter:
             where += f"  filter {self.filter!r}: {len(self.visible)} shown"
         return where
@@ -185,4 +205,4 @@ class Inspector:
         return number
 
 
-__all__ = ["TRUNCATE_CHARS", "VIEWS", "Inspector", "ItemDetail"]
+__all__ = ["TRUNCATE_CHARS", "VIEWS", "Counts", "Inspector", "ItemDetail"]

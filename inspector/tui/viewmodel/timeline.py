@@ -6,24 +6,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspector.analysis.analyse import TurnAnalysis
-from inspector.analysis.marks import mode_marks
+from inspector.analysis.changes import ChangeKind
+from inspector.analysis.marks import MODE_FRAGMENTS, mode_marks
 from inspector.analysis.window import fill_ratio
+from inspector.reports.world import goal_event_sentence
 from inspector.tui.viewmodel.lines import Line, Run, bar, short_tokens
+from proxy.responses.vocabulary import side_label
 
-KIND_WORDS = {
-    "initial": "initial",
-    "append": "append",
-    "rewrite": "REWRITE",
-    "compaction": "COMPACT",
-    "fork": "FORK",
+KIND_WORDS: dict[str, str] = {
+    ChangeKind.INITIAL: "initial",
+    ChangeKind.APPEND: "append",
+    ChangeKind.REWRITE: "REWRITE",
+    ChangeKind.COMPACTION: "COMPACT",
+    ChangeKind.FORK: "FORK",
 }
 """Change kind → its timeline word (the kinds that break the cached prefix in capitals)."""
-KIND_GLYPHS = {
-    "initial": "*",
-    "append": "+",
-    "rewrite": "~",
-    "compaction": "v",
-    "fork": "Y",
+KIND_GLYPHS: dict[str, str] = {
+    ChangeKind.INITIAL: "*",
+    ChangeKind.APPEND: "+",
+    ChangeKind.REWRITE: "~",
+    ChangeKind.COMPACTION: "v",
+    ChangeKind.FORK: "Y",
 }
 """Change kind → a glyph that keeps kinds apart without colour (the word is shown as well)."""
 
@@ -42,6 +45,8 @@ class TimelineRow:
     duration_ms: float | None
     ok: bool
     world_changed: bool
+    side: str | None = None
+    """A side request's kind (`SideKind`): shown by kind and dimmed, never as a change kind."""
 
     def line(self, *, marked: bool = False, model_width: int = 9) -> Line:
         """The row as a display line; `marked` shows the mark-and-diff marker."""
@@ -49,14 +54,18 @@ class TimelineRow:
         flags = (
             ("w" if self.world_changed else " ") + ("m" if self.marks else " ") + (" " if self.ok else "!")
         )
+        if self.side is not None:
+            kind = Run(f"- {side_label(self.side):<8}", "dim")
+        else:
+            kind = Run(
+                f"{KIND_GLYPHS.get(self.kind, '?')} {KIND_WORDS.get(self.kind, self.kind):<8}",
+                f"kind-{self.kind}",
+            )
         runs = [
             Run("M" if marked else " ", "mark"),
             Run(f"{self.number:>4} ", "dim"),
-            Run(f"{self.thread:<3}", "thread"),
-            Run(
-                f"{KIND_GLYPHS.get(self.kind, '?')} {KIND_WORDS.get(self.kind, self.kind):<8}",
-                f"kind-{self.kind}",
-            ),
+            Run(f"{self.thread:<3}", "dim" if self.side is not None else "thread"),
+            kind,
             Run(f"{flags} ", "error" if not self.ok else "world"),
             Run(f"{self.model[:model_width]:<{model_width}} ", ""),
             Run(f"{short_tokens(self.tokens):>6} ", ""),
@@ -78,13 +87,22 @@ def timeline_row(result: TurnAnalysis, *, world_changed: bool) -> TimelineRow:
         thread=turn.thread,
         kind=result.change.kind,
         model=turn.model or "?",
-        marks=tuple(mode_marks(result)),
+        marks=_marks(result),
         tokens=tokens,
         fill=fill_ratio(tokens, turn.model),
         duration_ms=turn.exchange.duration_ms,
         ok=turn.status == "completed" and not (turn.error and "after completion" not in turn.error),
-        world_changed=world_changed,
+        world_changed=world_changed and turn.side is None,
+        side=turn.side,
     )
+
+
+def _marks(result: TurnAnalysis) -> tuple[str, ...]:
+    """Plan-mode marks, then what happened to the goal (`goal continuation #7`, `goal paused`),
+    which names the goal better than the bare mark of its fragment."""
+    goal = [goal_event_sentence(e) for e in result.goal_events]
+    plain = MODE_FRAGMENTS["goal"]
+    return (*(m for m in mode_marks(result) if not (goal and m == plain)), *goal)
 
 
 def other_requests_line(count: int) -> Line:

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.analysis.analyse import TurnAnalysis
-from inspector.analysis.diffs import params_diff, params_of, tools_by_name, tools_diff
+from inspector.analysis.codex_labels import label_checks
+from inspector.analysis.diffs import effective_tools, params_diff, params_of, tools_by_name, tools_diff
 from inspector.analysis.instructions import base_instructions
 from inspector.analysis.item_diff import TextDiff, diff_items, diff_text, item_text
 from inspector.analysis.items import Item
@@ -139,6 +140,11 @@ def _item_line(op: str, item: Item, turn: int) -> Line:
     )
 
 
+def _label_notes(item: Item) -> list[Line]:
+    """Where Codex's own part labels and our recognisers disagree on the item (see `codex_labels`)."""
+    return [Line.plain(f"      ! {check.note()}", "note") for check in label_checks(item) if not check.agrees]
+
+
 def _input(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]) -> list[Line]:
     items = result.turn.items
     before = target.turn.items if target else []
@@ -155,16 +161,17 @@ def _input(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]
             start = change.after.position
             key = f"input:{start}"
             if key in expanded or change.count == 1:
-                out += [_item_line("same", i, here) for i in items[start : start + change.count]]
+                for item in items[start : start + change.count]:
+                    out += [_item_line("same", item, here), *_label_notes(item)]
             else:
                 span = f"#{start}-#{start + change.count - 1}"
                 out.append(_fold(key, f"{count(change.count, 'unchanged item')} {span}"))
         elif change.op == "added" and change.after is not None:
-            out.append(_item_line("added", change.after, here))
+            out += [_item_line("added", change.after, here), *_label_notes(change.after)]
         elif change.op == "removed" and change.before is not None:
             out.append(_item_line("removed", change.before, there))
         elif change.before is not None and change.after is not None:
-            out.append(_item_line("changed", change.after, here))
+            out += [_item_line("changed", change.after, here), *_label_notes(change.after)]
             diff = diff_text(item_text(change.before), item_text(change.after))
             fold_id = f"item:{change.after.position}"
             out += text_diff_lines(diff, fold_id, expanded, indent="      ", limit=ITEM_DIFF_LINES)
@@ -172,14 +179,17 @@ def _input(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]
 
 
 def _tools(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]) -> list[Line]:
-    now = tools_by_name(result.turn.body.get("tools"))
+    now = tools_by_name(effective_tools(result.turn.body, result.turn.raw_input))
     if target is None:
         out = [_section("tools[]", count(len(now), "tool"))]
         return out + [Line.plain(f"  + {name}", "added", f"tool:{name}") for name in now]
     if target.turn.number == result.change.previous:
         diff = result.tools  # the analysis compares across a tool-less compaction request
     else:
-        diff = tools_diff(target.turn.body.get("tools"), result.turn.body.get("tools"))
+        diff = tools_diff(
+            effective_tools(target.turn.body, target.turn.raw_input),
+            effective_tools(result.turn.body, result.turn.raw_input),
+        )
     same = [n for n in now if n not in diff.added and n not in diff.changed]
     summary = f"{count(len(now), 'tool')}: +{len(diff.added)} -{len(diff.removed)} ~{len(diff.changed)}"
     if diff.reordered:
@@ -203,11 +213,15 @@ def _value(value: Any) -> str:
 
 
 def _params(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]) -> list[Line]:
-    now = params_of(result.turn.body)
+    now = params_of(result.turn.body, result.turn.raw_input)
     if target is not None and target.turn.number == result.change.previous:
         changed = result.params
     else:
-        changed = params_diff(target.turn.body, result.turn.body) if target else {}
+        changed = (
+            params_diff(target.turn.body, result.turn.body, target.turn.raw_input, result.turn.raw_input)
+            if target
+            else {}
+        )
     out = [_section("parameters", f"{len(now)} set, {len(changed)} changed")]
     for key, (old, new) in changed.items():
         out.append(Line.plain(f"  ~ {key}: {_value(old)} -> {_value(new)}", "changed"))

@@ -4,45 +4,39 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.context import ChangeStyle, StateField, world_fields
 from inspector.analysis.world_history import WorldHistory
 from inspector.tui.viewmodel.lines import Line, Run, clip
 
-FIELDS = (
-    ("model", "model"),
-    ("reasoning_effort", "reasoning"),
-    ("collaboration_mode", "mode"),
-    ("goal", "goal"),
-    ("cwd", "cwd"),
-    ("sandbox_mode", "sandbox"),
-    ("approval_policy", "approval"),
-    ("network_enabled", "network"),
-    ("writable_roots", "writable"),
-    ("agents_md", "AGENTS.md"),
-    ("skills", "skills"),
-    ("selected_skills", "selected"),
-    ("shell", "shell"),
-    ("current_date", "date"),
-    ("timezone", "timezone"),
-    ("personality", "personality"),
-    ("context_model", "switch"),
-)
-"""World-state field → label, in the order the panel lists them (other set fields follow)."""
-_HIDDEN = frozenset({"agents_docs"})
-"""Fields shown through another (the AGENTS.md documents are `agents_md` by path)."""
+_FIRST = ("model", "reasoning_effort")
+"""The request's own settings lead the pane; the context's fields follow in declaration order."""
 
 
-def show_value(key: str, value: Any) -> str:
-    """A state value as one short line."""
+def panel_fields() -> list[tuple[str, StateField]]:
+    """(field, its declaration) in the order the pane lists them: every listed world-state field."""
+    fields = world_fields()
+    names = [*(n for n in _FIRST if n in fields), *(n for n in fields if n not in _FIRST)]
+    return [(name, fields[name].marker) for name in names if fields[name].marker.listed]
+
+
+def show_value(marker: StateField, value: Any) -> str:
+    """A state value as one short line, as its declaration says it reads."""
     if value is None:
         return "-"
-    if key == "network_enabled" and isinstance(value, bool):
-        return "enabled" if value else "restricted"
-    if key == "agents_md" and isinstance(value, dict):
+    if isinstance(value, bool):
+        off, on = marker.words or ("false", "true")
+        return on if value else off
+    if marker.style is ChangeStyle.DOCUMENTS and isinstance(value, dict):
         return ", ".join(sorted(str(k) for k in value)) or "none"
-    if key == "personality":
+    if marker.style is ChangeStyle.HIDDEN:
         return "set"
+    if marker.style is ChangeStyle.EVENTS and isinstance(value, list):
+        # A log: the latest entry says where things stand ("continuation #35", "paused").
+        return (
+            f"{value[-1]} ({len(value)} events)" if len(value) > 1 else (str(value[0]) if value else "none")
+        )
     if isinstance(value, list):
-        return ", ".join(str(getattr(v, "name", v)) for v in value) or "none"
+        return ", ".join(str(getattr(v, marker.key or "name", v)) for v in value) or "none"
     return str(value)
 
 
@@ -59,18 +53,16 @@ def _lines(state: dict[str, Any], history: WorldHistory, turn: int, width: int) 
         Line.plain(f"World state at turn {turn}", "title"),
         Line.plain("@N: value since turn N, *: changed here", "dim"),
     ]
-    known = {key for key, _ in FIELDS}
-    extra = [(k, k) for k, v in state.items() if k not in known and k not in _HIDDEN and v is not None]
-    for key, label in (*FIELDS, *extra):
+    for key, marker in panel_fields():
         if state.get(key) is None and key not in ("model", "cwd"):
             continue
         since = history.since(turn, key)
         here = changed_turn and since == turn
         mark = f"@{since}{'*' if here else ''}" if since is not None else ""
         runs = [
-            Run(f"{label:<10}", "dim"),
+            Run(f"{marker.name:<10}", "dim"),
             Run(f"{mark:<6}", "changed" if here else "world"),
-            Run(clip(show_value(key, state.get(key)), width), "changed" if here else ""),
+            Run(clip(show_value(marker, state.get(key)), width), "changed" if here else ""),
         ]
         lines.append(Line(tuple(runs)))
     previous, following = history.previous_change(turn), history.next_change(turn)
@@ -78,4 +70,4 @@ def _lines(state: dict[str, Any], history: WorldHistory, turn: int, width: int) 
     return lines
 
 
-__all__ = ["FIELDS", "show_value", "world_lines"]
+__all__ = ["panel_fields", "show_value", "world_lines"]

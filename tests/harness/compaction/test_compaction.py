@@ -106,6 +106,9 @@ def test_automatic_compaction_before_a_turn_rebuilds_the_window(tmp_path: Path, 
     assert kind(compaction["input"][-1]) == "user[compaction_prompt]" and "id" not in compaction["input"][-1]
     assert compaction["tools"] == []
     assert turn_metadata(compaction)["request_kind"] == "compaction"
+    # One request builder: the compaction carries the turn's own metadata, its start time included.
+    same = ("turn_id", "turn_started_at_unix_ms", "turn_trigger", "history_initialization", "sandbox_mode")
+    assert {k: turn_metadata(compaction)[k] for k in same} == {k: turn_metadata(second)[k] for k in same}
     assert (window_id(first), window_id(compaction), window_id(second), window_id(third)) == (
         "0",
         "0",
@@ -357,12 +360,12 @@ def test_remote_compaction_v2_ends_the_input_with_a_trigger(tmp_path: Path, home
     assert recorded[1].request_headers.get("x-codex-beta-features") == "remote_compaction_v2"
     kinds = [kind(i) for i in after["input"]]
     assert kinds[1:] == [
-            "developer[skills_catalog,permissions]",
-            "user[agents_md,environment_context]",
-            "user: first",
-            "compaction",
-            "user: second",
-        ]
+        "developer[skills_catalog,permissions]",
+        "user[agents_md,environment_context]",
+        "user: first",
+        "compaction",
+        "user: second",
+    ]
     report = analyse_recording(capture).turn(3).compaction
     assert report is not None and report.trigger == "compaction_trigger"
     assert [i.kind for i in report.summary_items] == ["compaction"]
@@ -387,3 +390,26 @@ def test_a_real_compaction_while_planning_ends_with_the_frozen_plan_recovery(
     recovery = classify_text(window[-1]["content"][0]["text"], "developer")
     assert recovery is not None and recovery.values["event"] == "recovery"
     assert "write greet()" in recovery.values["text"]
+
+
+def test_a_compaction_inside_a_goal_turn_is_built_as_that_turn_s_request(tmp_path: Path, home: Path) -> None:
+    repo = setup(tmp_path, home)
+    complete = {"function_call": {"name": "update_goal", "arguments": {"status": "complete"}}}
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            {"text": "Step one done.", "usage": BIG},
+            {"text": "The goal is to tidy up; step one is done.", "usage": SMALL},  # the compaction
+            {"output": [complete], "usage": SMALL},
+            {"text": "Tidy.", "usage": SMALL},
+        ],
+    )
+    capture = tmp_path / "cap.jsonl"
+    with AgentRuntime(options(repo, script, capture)) as runtime:
+        result = run_command("/goal tidy up", runtime, io.StringIO())
+        assert result.turn is not None and result.turn.final_text == "Tidy."
+    first, compaction, second, _third = [e.request_body for e in exchanges(capture)]
+    assert turn_metadata(compaction)["request_kind"] == "compaction"
+    same = ("turn_id", "turn_started_at_unix_ms", "turn_trigger")
+    assert {k: turn_metadata(compaction)[k] for k in same} == {k: turn_metadata(second)[k] for k in same}
+    assert turn_metadata(compaction)["turn_trigger"] == "goal" == turn_metadata(first)["turn_trigger"]

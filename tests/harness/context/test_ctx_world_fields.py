@@ -45,8 +45,12 @@ def test_every_world_state_field_says_how_its_change_reads() -> None:
         "selected_skills": "selected_skill",
         "goal_events": "goal_status",
     }
-    assert fields["goal_events"].marker == StateField("goal", ChangeStyle.EVENTS, on_first_turn=True)
-    assert fields["selected_skills"].marker == StateField("skill", ChangeStyle.SELECTED, on_first_turn=True)
+    assert fields["goal_events"].marker == StateField(
+        "goal", ChangeStyle.EVENTS, on_first_turn=True, short="goal log"
+    )
+    assert fields["selected_skills"].marker == StateField(
+        "skill", ChangeStyle.SELECTED, on_first_turn=True, short="selected"
+    )
     assert fields["network_enabled"].marker.words == ("restricted", "enabled")
 
 

@@ -44,12 +44,14 @@ def test_open_by_prefix_path_and_errors(tmp_path: Path) -> None:
 def test_torn_last_line_is_skipped(tmp_path: Path) -> None:
     store = SessionStore.create({}, directory=tmp_path)
     store.append("event", {"kind": "notice"})
+    store.close()  # the writer is gone (killed mid-line): its torn line stays behind
     with store.path.open("a") as f:
         f.write('{"id": "e9", "parent')
     reopened = SessionStore.open(store.session_id, directory=tmp_path)
     assert [e.type for e in reopened.entries()] == ["session_meta", "event"]
-    reopened.append("event", {"kind": "after"})  # appending after a torn line still works
+    reopened.append("event", {"kind": "after"})  # the next writer cuts the torn line off first
     assert reopened.entries()[-1].payload == {"kind": "after"}
+    assert '"e9"' not in store.path.read_text()  # not left in the middle
 
 
 def test_fork_copies_one_branch(tmp_path: Path) -> None:
@@ -75,3 +77,19 @@ def test_content_kept_exactly_held_credentials_withheld(tmp_path: Path) -> None:
     assert "sk-live-0123456789abcdefghij" in text  # conversation content is the agent's memory: exact
     assert store.entries()[-1].payload == {"message": "Bearer <withheld:credential> leaked"}
     assert all(json.loads(line) for line in text.splitlines())
+
+
+def test_a_complete_last_line_without_its_newline_is_kept_and_continued(tmp_path: Path) -> None:
+    store = SessionStore.create({}, directory=tmp_path)
+    store.append("event", {"kind": "notice"})
+    store.close()
+    store.path.write_bytes(store.path.read_bytes().rstrip(b"\n"))  # killed between the line and its newline
+    reopened = SessionStore.open(str(store.path))
+    assert [e.type for e in reopened.entries()] == ["session_meta", "event"]
+    reopened.append("event", {"kind": "after"})
+    reopened.close()
+    assert [e.payload.get("kind") for e in SessionStore.open(str(store.path)).entries()] == [
+        None,
+        "notice",
+        "after",
+    ]

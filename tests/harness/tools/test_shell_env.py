@@ -19,8 +19,34 @@ PLANTED = {
     "GH_TOKEN": "PLANTEDtoken",
     "AWS_SECRET_ACCESS_KEY": "PLANTEDaws",
     "SOME_SETTING": "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5q" * 3,  # a key under an innocent name
+    # Names glued together or with `auth` inside, as tools spell them.
+    "PGPASSWORD": "PLANTEDpg",
+    "SSHPASS": "PLANTEDssh",
+    "TWINE_PASSWORD": "PLANTEDtwine",
+    "LDAP_BIND_PASSWD": "PLANTEDldap",
+    "HTPASSWD": "PLANTEDht",
+    "DOCKER_AUTH_CONFIG": '{"auths":{"registry.example":{"auth":"dXNlcjpQTEFOVEVE"}}}',
+    "REDISCLI_AUTH": "PLANTEDredis",
+    "CODECOV_TOKEN": "PLANTEDcodecov",
+    "GHTOKEN": "PLANTEDgh",
+    # Values: URLs with a password in their userinfo (no user, percent-encoded), under innocent names.
+    "REDIS_URL": "redis://:PLANTEDrpw@cache:6379/0",
+    "BROKER": "amqp://guest:PLANTED%40pw@mq.example:5672/",
+    "HTTPS_PROXY": "http://me:PLANTEDproxy@proxy.example:3128",
+    "REGISTRY_CONFIG": '{"username":"u","password":"PLANTEDjson"}',
 }
-KEPT = {"PWD": "/home/u/repo", "HOME": "/home/u", "TOKEN_COUNT": "5", "APP_URL": "https://app.example/x"}
+KEPT = {
+    "PWD": "/home/u/repo",
+    "OLDPWD": "/home/u",
+    "HOME": "/home/u",
+    "TOKEN_COUNT": "5",
+    "TOKENIZERS_PARALLELISM": "false",
+    "APP_URL": "https://app.example/x",
+    "REDIS_HOST_URL": "redis://cache:6379/0",
+    "MIRROR": "https://user@mirror.example/simple",  # a user name, no password
+    "SSH_ASKPASS": "/usr/bin/ssh-askpass",
+    "HTTP_PROXY": "http://proxy.example:3128",
+}
 
 
 def test_the_rule_withholds_credentials_by_name_and_by_value() -> None:

@@ -78,13 +78,14 @@ def test_repository_config_that_runs_programs_needs_approval(
 def test_read_only_git_runs_hardened_and_says_so(repo: Path, tmp_path: Path, marker: Path) -> None:
     # Config outside the repository is not refused, but the hardened command line still ignores it.
     program = planted_program(tmp_path, marker)
-    global_config = tmp_path / "outside" / "gitconfig"
+    # The user's global config ($HOME/.gitconfig; GIT_CONFIG_GLOBAL is among the GIT_* dropped).
+    global_config = tmp_path / "outside" / ".gitconfig"
     global_config.write_text(
         f"[core]\n\tfsmonitor = {program}\n\tpager = {program}\n[diff]\n\texternal = {program}\n"
     )
     approver = Approver(True)
     router = make_router(
-        repo, sandbox_mode="read-only", approver=approver, env={"GIT_CONFIG_GLOBAL": str(global_config)}
+        repo, sandbox_mode="read-only", approver=approver, env={"HOME": str(global_config.parent)}
     )
     out = call(router, "exec_command", {"cmd": "git status --short && git diff", "yield_time_ms": 60_000})
     assert "Process exited with code 0" in out, out
@@ -120,9 +121,34 @@ def test_log_and_show_ignore_textconv_from_outside_config(repo: Path, tmp_path: 
     program = planted_program(tmp_path, marker)
     attributes = tmp_path / "outside" / "attributes"
     attributes.write_text("*.txt diff=x\n")
-    global_config = tmp_path / "outside" / "gitconfig"
+    global_config = tmp_path / "outside" / ".gitconfig"
     global_config.write_text(f'[core]\n\tattributesFile = {attributes}\n[diff "x"]\n\ttextconv = {program}\n')
-    router = make_router(repo, sandbox_mode="read-only", env={"GIT_CONFIG_GLOBAL": str(global_config)})
+    router = make_router(repo, sandbox_mode="read-only", env={"HOME": str(global_config.parent)})
     out = call(router, "exec_command", {"cmd": "git log -p -1 && git show HEAD", "yield_time_ms": 60_000})
     assert "Process exited with code 0" in out and "+one" in out, out
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "steer",
+    [
+        {"GIT_DIR": "{other}/.git", "GIT_WORK_TREE": "{other}"},
+        {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "diff.external", "GIT_CONFIG_VALUE_0": "{program}"},
+        {"GIT_EXTERNAL_DIFF": "{program}"},
+    ],
+    ids=["GIT_DIR", "GIT_CONFIG_COUNT", "GIT_EXTERNAL_DIFF"],
+)
+def test_environment_cannot_steer_read_only_git(
+    repo: Path, tmp_path: Path, marker: Path, steer: dict[str, str]
+) -> None:
+    program = planted_program(tmp_path, marker)
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    git(other, "config", "core.fsmonitor", program)
+    env = {k: v.format(other=other, program=program) for k, v in steer.items()}
+    router = make_router(repo, sandbox_mode="read-only", approver=Approver(False), env=env)
+    out = call(router, "exec_command", {"cmd": "git status --short && git diff", "yield_time_ms": 60_000})
+    assert "Process exited with code 0" in out, out
+    assert " M a.txt" in out and "-one\n+two" in out  # the workspace's repository, diffed by git itself
     assert not marker.exists()

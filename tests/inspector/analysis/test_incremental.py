@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.analysis import Analysis, analyse_exchanges
-from inspector.analysis.incremental import IncrementalAnalysis
+from inspector.analysis import Analysis, IncrementalAnalysis, analyse_exchanges
 from proxy.store import read_recording
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "inspector"
@@ -39,7 +38,9 @@ def test_one_exchange_at_a_time_equals_the_batch(name: str) -> None:
     batch = analyse_exchanges(exchanges)
     incremental = IncrementalAnalysis()
     for exchange in exchanges:
-        step = incremental.add([exchange])
+        incremental.add(exchange)
+        step = incremental.result()
+    assert step == batch  # the whole object, not a summary of it
     assert summary(step) == summary(batch)
     assert [t.name for t in step.threads] == [t.name for t in batch.threads]
 
@@ -47,7 +48,28 @@ def test_one_exchange_at_a_time_equals_the_batch(name: str) -> None:
 def test_only_new_turns_are_analysed() -> None:
     exchanges = read_recording(FIXTURES / "compaction.jsonl").exchanges
     incremental = IncrementalAnalysis()
-    first = incremental.add(exchanges[:3])
-    second = incremental.add(exchanges[3:])
+    first = incremental.extend(exchanges[:3])
+    second = incremental.extend(exchanges[3:])
     assert all(a is b for a, b in zip(second.turns[:3], first.turns[:3], strict=True))  # not redone
     assert [r.change.kind for r in second.turns] == ["initial", "append", "append", "append", "compaction"]
+
+
+def test_the_followed_codex_fixture_marks_the_base_prompt_as_the_batch_does() -> None:
+    # `inspect --follow` once skipped base-prompt marking: input[0] read `developer_message` and
+    # 4,245 tokens moved between kinds.
+    exchanges = read_recording(FIXTURES / "tui" / "codex.jsonl").exchanges
+    incremental = IncrementalAnalysis()
+    for exchange in exchanges:
+        incremental.add(exchange)
+        incremental.result()
+    step, batch = incremental.result(), analyse_exchanges(exchanges)
+    assert step.turns[0].turn.items[0].kind == batch.turns[0].turn.items[0].kind == "instructions"
+    assert [r.tokens.by_kind for r in step.turns] == [r.tokens.by_kind for r in batch.turns]
+
+
+def test_an_exchange_that_started_earlier_renumbers_the_turns_and_is_analysed_again() -> None:
+    exchanges = read_recording(FIXTURES / "compaction.jsonl").exchanges
+    incremental = IncrementalAnalysis()
+    incremental.extend([exchanges[0], *exchanges[2:]])
+    late = incremental.extend([exchanges[1]])  # written last, started second
+    assert late == analyse_exchanges(exchanges)

@@ -8,6 +8,7 @@ from pathlib import Path
 from inspector.analysis import analyse_recording
 from tests.cli_support import run_cli
 from tests.inspector.exchange_support import Script, body, completed, initial_context, message
+from tests.inspector.one_account import assert_one_account
 
 
 def _headers(thread: str, source: str) -> dict[str, str]:
@@ -42,7 +43,43 @@ def test_title_requests_are_side_requests_in_one_folded_thread(tmp_path: Path) -
     assert analysis.turns[2].change.kind == "append"
 
     out = run_cli("diff", str(tmp_path / "titles.jsonl")).stdout
-    assert "thread S1  2 side requests (thread_title), folded: turns 2, 4" in out
+    assert "thread S1  2 side requests (title), folded: turns 2, 4" in out
+    assert "(2 turns, 1 thread; side requests: title 2;" in out
     assert "turn 2 " not in out and "turn 3 " in out
     doc = json.loads(run_cli("diff", str(tmp_path / "titles.jsonl"), "--format", "json").stdout)
     assert [t["side"] for t in doc["threads"]] == [None, "thread_title"]
+    assert doc["side_requests"] == {"thread_title": 2}
+    assert [t["beside"] for t in doc["turns"]] == [None, "T1", None, "T1"]
+
+
+def test_title_requests_are_never_diffed_against_one_another(tmp_path: Path) -> None:
+    analysis = analyse_recording(_recording(tmp_path / "titles.jsonl"))
+    titles = [t for t in analysis.turns if t.turn.side]
+    # Each title request is told on its own: no "rewrite", no "prefix broken at item …".
+    assert [t.change.kind for t in titles] == ["initial", "initial"]
+    assert not any("prefix broken" in note for t in titles for note in t.notes)
+    assert [t.turn.beside for t in titles] == ["T1", "T1"]
+
+
+def test_info_and_diff_count_the_same_threads_with_side_requests_apart(tmp_path: Path) -> None:
+    path = _recording(tmp_path / "titles.jsonl")
+    info = json.loads(run_cli("info", str(path), "--json").stdout)
+    doc = json.loads(run_cli("diff", str(path), "--format", "json").stdout)
+    conversations = [t for t in doc["threads"] if t["side"] is None]
+    assert info["threads"] == len(conversations) == 1  # was 3: one per title request's thread id
+    assert info["turns"] == 2 and info["side_requests"] == doc["side_requests"] == {"thread_title": 2}
+    assert "threads     1 (2 turns); side requests: title 2" in run_cli("info", str(path)).stdout
+    assert_one_account(path)
+
+
+def test_two_conversations_without_ids_are_two_threads_in_info_and_diff(tmp_path: Path) -> None:
+    # The AI SDK's generateText then streamText: no session header, no prompt_cache_key.
+    script = Script()
+    script.request(body([message("user", "what is 2+2?")]), response=completed("resp_a"))
+    script.request(body([message("user", "write a haiku")]), response=completed("resp_b"))
+    path = script.write(tmp_path / "two.jsonl")
+    info = json.loads(run_cli("info", str(path), "--json").stdout)
+    doc = json.loads(run_cli("diff", str(path), "--format", "json").stdout)
+    assert info["threads"] == len(doc["threads"]) == 2  # info said 1: it counted explicit ids only
+    assert info["turns"] == len(doc["turns"]) == 2
+    assert_one_account(path)

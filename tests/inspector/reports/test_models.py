@@ -47,6 +47,7 @@ def test_published_key_names_and_optional_keys(analysed: Callable[[str], Analysi
         "turns",
         "detail",
         "root",
+        "side_requests",
     ]
     assert doc["schema"] == SCHEMA and doc["report"] == "diff"
     detail = doc["detail"]

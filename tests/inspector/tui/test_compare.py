@@ -52,4 +52,4 @@ async def test_the_comparison_screen_shows_aligned_pairs(tmp_path: Path) -> None
         detail = [line.text for line in screen.query_one("#pair", LinesView).lines]
         assert detail[0].startswith("Row 2") and "only in B" in detail[0]
         status = str(screen.query_one("#status").render())
-        assert "1 unpaired" in status
+        assert "1 only in B" in status and "1 same" in status

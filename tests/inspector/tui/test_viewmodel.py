@@ -26,7 +26,7 @@ def test_timeline_rows_keep_change_kinds_apart_without_colour(analysed: Callable
 def test_timeline_marks_world_changes_and_mode_messages(analysed: Callable[[str], Analysis]) -> None:
     rows = texts(Inspector(analysed("world")).timeline())
     assert rows[1].endswith("mode default → plan") and " wm " in rows[1]
-    assert rows[2].endswith("goal")
+    assert rows[2].endswith("goal set: ship the parser")
     assert " wm " not in rows[0]
 
 

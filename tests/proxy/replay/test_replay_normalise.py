@@ -157,3 +157,33 @@ def test_moments_in_time_by_key_and_paths_used_as_keys() -> None:
     }
     workspaces = {"/home/a/repo": {"has_changes": False}, "/tmp/tmpab12cd/x": 1}
     assert n.body(workspaces) == {"<cwd>": {"has_changes": False}, "<tmp>/x": 1}
+
+
+def test_codex_websocket_frame_times_are_volatile() -> None:
+    # Codex 0.169 over the socket: a send time in client_metadata (epoch ms) and a creation time per
+    # message (epoch s); both differ on every run, so strict replay of the default Codex needs them gone.
+    frame = {
+        "client_metadata": {"x-codex-ws-stream-request-start-ms": "1795981314084", "session_id": "s"},
+        "input": [
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "hi"}],
+                "internal_chat_message_metadata_passthrough": {
+                    "turn_id": "t1",
+                    "create_time": 1795981314.084,
+                    "content_item_kinds": ["user.text"],
+                },
+            }
+        ],
+    }
+    out = Normaliser().body(frame)
+    assert (
+        out["client_metadata"]["x-codex-ws-stream-request-start-ms"] == "<x-codex-ws-stream-request-start-ms>"
+    )
+    passthrough = out["input"][0]["internal_chat_message_metadata_passthrough"]
+    assert passthrough == {
+        "turn_id": "<turn_id>",
+        "create_time": "<create_time>",
+        "content_item_kinds": ["user.text"],
+    }

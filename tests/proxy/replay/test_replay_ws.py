@@ -1,13 +1,12 @@
 """WebSocket replay: turns recorded over a WebSocket are served back over a WebSocket.
 
-Recorded with the real Recorder between a `websockets` client and a `websockets` Responses-like
-server; replayed by the real replayer to a `websockets` client, with strict matching.
+Recorded with the real Recorder between a `websockets` client and `proxy.testing.WsUpstream`;
+replayed by the real replayer to a `websockets` client, with strict matching.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,19 +14,10 @@ from typing import Any
 import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
-from websockets.sync.server import Server, ServerConnection, serve
 
 from proxy.replay import load_cassette, serve_cassette
-from proxy.testing import response_stream, text_message
+from proxy.testing import WsUpstream
 from proxy.testing.capture import capture_proxy
-
-
-def _answer(ws: ServerConnection) -> None:
-    for message in ws:
-        frame = json.loads(message)
-        marker = frame["input"][-1]["content"]
-        for event in response_stream(text_message(f"answer to {marker}"), model=frame["model"]):
-            ws.send(json.dumps(event))
 
 
 def _turn(ws: Any, marker: str, previous: str | None) -> list[dict[str, Any]]:
@@ -61,17 +51,10 @@ def _session(url: str, markers: tuple[str, ...] = ("one", "two")) -> list[list[d
 
 @pytest.fixture
 def recorded(tmp_path: Path) -> Iterator[tuple[Path, list[list[dict[str, Any]]]]]:
-    server: Server = serve(_answer, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     path = tmp_path / "ws.jsonl"
-    try:
-        with capture_proxy(f"http://127.0.0.1:{server.socket.getsockname()[1]}", path) as session:
-            turns = _session(session.url)
-            session.wait_for(3)
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
+    with WsUpstream() as upstream, capture_proxy(upstream.url, path) as session:
+        turns = _session(session.url)
+        session.wait_for(3)
     yield path, turns
 
 
@@ -93,8 +76,14 @@ def test_a_changed_frame_gets_an_error_event(recorded: tuple[Path, list[list[dic
         [first] = _session(server.url, markers=("something else",))
         report = server.report
     error = first[-1]
+    # 400: the status clients treat as final (a 409 is retried by Codex for ~13 s); the replayer's own
+    # status is kept (the HTTP mismatch answer's, 400 too), and the message names the frame as a frame
     assert error["type"] == "error" and error["status"] == 400
+    assert error["error"]["replay_status"] == 400
     assert error["error"]["differences"][0].startswith("input[0].content differs")
+    assert "WebSocket frame does not match" in error["error"]["message"]
+    assert "(WebSocket frame on /v1/responses)" in report.mismatches[0].line()
+    assert "POST" not in report.mismatches[0].line()
     assert len(report.mismatches) == 1
 
 

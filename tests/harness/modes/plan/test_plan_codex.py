@@ -171,6 +171,8 @@ def test_fresh_implementation_reads_the_plan_from_a_file(
     # A new thread: the normal first layout with the Default fragment in the developer message,
     # then one plain sentence pointing at the approved plan; nothing of the old thread.
     assert body["prompt_cache_key"] != run.bodies()[0]["prompt_cache_key"]
+    metadata = json.loads(body["client_metadata"]["x-codex-turn-metadata"])
+    assert metadata["history_initialization"] == "cleared"  # as Codex sends it (codex-observed §4.4)
     assert "# Collaboration mode: Default" in _collab(_context_message(body))[0]
     assert ANSWER not in json.dumps(body)
     (path,) = (ctxscope_home / "attachments").glob("*/approved-plan.md")

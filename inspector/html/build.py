@@ -1,0 +1,102 @@
+"""The data of a self-contained HTML report: the one analysis's turn documents, set out for a page.
+
+Every turn is its `TurnDetail` (the same document `ctxscope diff --turn N --format json` prints),
+with the answer the request got back, the turn's context composition and its cache figures. Full
+item texts are moved out of the turn documents into one table of texts (by content hash, so a text
+sent on many turns is stored once) that the page decodes only when a text is first opened: a long
+recording's page draws its first turn without parsing every prompt it ever sent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspector.analysis.analyse import Analysis
+from inspector.analysis.answers import answer_of
+from inspector.analysis.cache import cache_json, cache_report
+from inspector.analysis.composition import composition_json, composition_report
+from inspector.reports.build import diff_report, turn_detail
+
+__all__ = ["ReportData", "report_data"]
+
+_TEXT_INLINE = 240
+"""Texts up to this length stay in the turn document; longer ones go to the table of texts."""
+
+
+@dataclass
+class ReportData:
+    """What the page shows: the report head, one document per turn, and the texts table."""
+
+    head: dict[str, Any]
+    turns: list[dict[str, Any]]
+    texts: dict[str, str] = field(default_factory=dict)
+
+
+def _text_id(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _move_texts(node: Any, texts: dict[str, str]) -> Any:
+    """`node` with every long `text` value replaced by a reference (`text_ref`) into `texts`."""
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            if key == "text" and isinstance(value, str) and len(value) > _TEXT_INLINE:
+                ref = _text_id(value)
+                texts.setdefault(ref, value)
+                out["text_ref"] = ref
+                out["text_preview"] = value[:_TEXT_INLINE]
+            else:
+                out[key] = _move_texts(value, texts)
+        return out
+    if isinstance(node, list):
+        return [_move_texts(v, texts) for v in node]
+    return node
+
+
+def _answer(output: Any, status: str, usage: Any) -> dict[str, Any]:
+    answer = answer_of(output, status=status, usage=usage)
+    full = []
+    for item in output if isinstance(output, list) else []:
+        if isinstance(item, dict) and item.get("type") == "message":
+            parts = item.get("content") or []
+            full.append("".join(str(p.get("text") or "") for p in parts if isinstance(p, dict)))
+    return {
+        "status": answer.status,
+        "usage": answer.usage_line(),
+        "steps": [{"kind": s.kind, "gist": s.gist} for s in answer.steps],
+        "text": "\n\n".join(t for t in full if t),
+    }
+
+
+def report_data(analysis: Analysis, turns: Iterable[int] | None = None) -> ReportData:
+    """The page's data for `analysis` (only the turns numbered in `turns`, when given)."""
+    wanted = set(turns) if turns is not None else None
+    report = diff_report(analysis).model_dump(mode="json", by_alias=True)
+    composition = {t["turn"]: t for t in composition_json(composition_report(analysis))["turns"]}
+    findings = composition_json(composition_report(analysis))["findings"]
+    cache = {t["turn"]: t for t in cache_json(cache_report(analysis))["turns"]}
+    texts: dict[str, str] = {}
+    docs = []
+    for result in analysis.turns:
+        number = result.turn.number
+        if wanted is not None and number not in wanted:
+            continue
+        doc = turn_detail(result).model_dump(mode="json", by_alias=True)
+        doc["answer"] = _answer(result.turn.output, result.turn.status, result.turn.usage)
+        doc["composition"] = composition.get(number)
+        doc["cache"] = cache.get(number)
+        docs.append(_move_texts(doc, texts))
+    head = {
+        "schema": report.get("schema"),
+        "source": report.get("source"),
+        "tokenizer": report.get("tokenizer"),
+        "threads": report.get("threads"),
+        "warnings": report.get("warnings"),
+        "findings": findings,
+        "turn_count": len(analysis.turns),
+    }
+    return ReportData(head, docs, texts)

@@ -1,0 +1,96 @@
+"""`ctxscope info`: what a recording holds, with the analysis's account of its conversations.
+
+The exchange counts, sizes, models and errors come from the recording (`proxy.store.summary`); the
+thread and turn counts are the analysis's, the same that `diff`, `show` and the inspector tell:
+conversation threads, their turns, and side requests (titles, prewarms, model lists) counted apart.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from inspector.analysis.analyse import Grouping, IncrementalAnalysis
+from proxy.responses.vocabulary import side_label
+from proxy.store import read_recording
+from proxy.store.summary import RecordingSummary, summarise
+
+__all__ = ["info_document", "register"]
+
+
+def _human_bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def info_document(summary: RecordingSummary, grouping: Grouping) -> dict[str, Any]:
+    """`info --json`: the summary's fields, with the analysis's threads, turns and side requests."""
+    doc = summary.as_dict()
+    conversation_turns = sum(len(t.turns) for t in grouping.conversations)
+    counts = {"threads": len(grouping.conversations), "turns": conversation_turns}
+    ordered: dict[str, Any] = {}
+    for key, value in doc.items():
+        ordered[key] = value
+        if key == "by_endpoint":
+            ordered.update(counts, side_requests=dict(grouping.side_requests))
+    return ordered
+
+
+def info(
+    file: Annotated[Path, typer.Argument(help="A ctxscope recording (.jsonl).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
+) -> None:
+    """Summarise a recording: exchanges, threads and turns, models, sizes, errors."""
+    recording = read_recording(file)
+    summary = summarise(recording)
+    # The analysis's own thread assignment, without the per-turn work `info` does not show.
+    analysis = IncrementalAnalysis(source=str(file), header=recording.header)
+    for exchange in recording.exchanges:
+        analysis.add(exchange)
+    grouping = analysis.grouping()
+    doc = info_document(summary, grouping)
+    if as_json:
+        typer.echo(json.dumps(doc, indent=2))
+        return
+    endpoints = ", ".join(f"{k} {v}" for k, v in sorted(summary.by_endpoint.items())) or "none"
+    models = ", ".join(f"{k} ×{v}" for k, v in sorted(summary.models.items())) or "none"
+    ratio = (
+        f" ({summary.file_bytes / summary.request_bytes:.2f}× the raw request bodies)"
+        if summary.request_bytes
+        else ""
+    )
+    hosts = ", ".join(f"{h} {n}" for h, n in sorted(summary.hosts.items(), key=lambda kv: (-kv[1], kv[0])))
+    summarised = f"; {summary.summarised} summarised without bodies" if summary.summarised else ""
+    sides = ", ".join(f"{side_label(k)} {n}" for k, n in sorted(grouping.side_requests.items()))
+    lines = [
+        f"recording   {summary.path}",
+        f"format      {summary.version} written by {summary.tool}",
+        f"exchanges   {summary.exchanges:,} ({endpoints}{summarised})",
+        f"hosts       {hosts or 'none'}",
+        f"threads     {doc['threads']} ({doc['turns']} turns)"
+        + (f"; side requests: {sides}" if sides else ""),
+        f"models      {models}",
+        f"tokens      {summary.input_tokens:,} in, {summary.output_tokens:,} out",
+        f"span        {summary.duration_s:.1f} s",
+        f"size        {_human_bytes(summary.file_bytes)} on disk, "
+        f"{_human_bytes(summary.request_bytes)} of request "
+        f"bodies{ratio}, {summary.blobs} stored parts",
+        f"errors      {len(summary.errors)}"
+        + (f" (and {summary.summarised_errors} in summarised traffic)" if summary.summarised_errors else ""),
+    ]
+    lines += [f"  {e}" for e in summary.errors[:20]]
+    if len(summary.errors) > 20:
+        lines.append(f"  … and {len(summary.errors) - 20} more")
+    lines += [f"warning     {w}" for w in summary.warnings]
+    typer.echo("\n".join(lines))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("info")(info)

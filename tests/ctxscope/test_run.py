@@ -1,0 +1,231 @@
+"""`ctxscope run -- COMMAND`: a real command (an openai-python client) behind the recording proxy.
+
+The command is a real `python3` subprocess using the real openai SDK against a local upstream; the
+proxy is the real recording proxy; nothing in the command knows about ctxscope except its environment.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from proxy.forward import child_environment
+from proxy.store.reader import read_recording
+from proxy.testing import FakeUpstream, SseReply, response_stream, text_message
+from proxy.testing.tls import self_signed_cert
+from tests.cli_support import run_cli
+
+CLIENT = """
+import os, sys
+from openai import OpenAI
+
+base = sys.argv[1] if len(sys.argv) > 1 else None  # forward mode: the real server's URL
+client = OpenAI(api_key="sk-test-run", base_url=base, max_retries=0, timeout=30)
+stream = client.responses.create(model="gpt-run", input="hello from the client", stream=True)
+text = "".join(event.delta for event in stream if event.type == "response.output_text.delta")
+open(os.environ["ANSWER_FILE"], "w").write(text)
+sys.exit(int(os.environ.get("EXIT_WITH", "0")))
+"""
+
+
+def _client(tmp_path: Path) -> Path:
+    script = tmp_path / "client.py"
+    script.write_text(CLIENT)
+    return script
+
+
+def test_forward_mode_records_a_python_client_and_returns_its_exit_code(
+    tmp_path: Path, upstream: FakeUpstream
+) -> None:
+    upstream.reply(SseReply(response_stream(text_message("hi from the model"))))
+    out, answer = tmp_path / "run.jsonl", tmp_path / "answer.txt"
+    # loopback in NO_PROXY would send the client around the proxy: `run` takes it out
+    env = {"ANSWER_FILE": str(answer), "EXIT_WITH": "3", "NO_PROXY": "localhost,127.0.0.1,example.com"}
+    command = [sys.executable, str(_client(tmp_path)), f"{upstream.url}/v1"]
+    result = run_cli("run", "--out", str(out), "--", *command, env=env)
+    assert result.returncode == 3, result.stderr
+    assert answer.read_text() == "hi from the model"
+    [line] = [line for line in result.stderr.splitlines() if line.startswith("ctxscope run:")]
+    assert line == f"ctxscope run: 1 model request(s) recorded in full in {out}"
+    [exchange] = read_recording(out).exchanges
+    assert exchange.url == f"{upstream.url}/v1/responses" and exchange.is_model_request
+    assert exchange.request_body["input"] == "hello from the client"
+    assert exchange.response is not None and exchange.response["status"] == "completed"
+    assert "sk-test-run" not in out.read_text()
+
+
+def test_reverse_mode_points_the_sdk_at_the_proxy(tmp_path: Path, upstream: FakeUpstream) -> None:
+    upstream.reply(SseReply(response_stream(text_message("reversed"))))
+    out, answer = tmp_path / "run.jsonl", tmp_path / "answer.txt"
+    command = [sys.executable, str(_client(tmp_path))]  # no base URL: OPENAI_BASE_URL from `run`
+    result = run_cli(
+        "run",
+        "--mode",
+        "reverse",
+        "--upstream",
+        upstream.url,
+        "--out",
+        str(out),
+        "--",
+        *command,
+        env={"ANSWER_FILE": str(answer)},
+    )
+    assert result.returncode == 0, result.stderr
+    assert answer.read_text() == "reversed"
+    [exchange] = read_recording(out).exchanges
+    assert exchange.is_model_request and exchange.request_body["model"] == "gpt-run"
+
+
+def test_the_environment_trusts_the_proxy_ca_over_https(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Forward mode over TLS: the client verifies the intercepted connection only through the CA
+    # variables `run` sets (SSL_CERT_FILE for httpx, which openai-python uses).
+    cert, key = self_signed_cert(tmp_path / "upstream-tls")
+    out, answer = tmp_path / "run.jsonl", tmp_path / "answer.txt"
+    from ctxscope.run import run_behind_proxy
+
+    with FakeUpstream(tls=(cert, key)) as upstream:
+        upstream.reply(SseReply(response_stream(text_message("over tls"))))
+        monkeypatch.setenv("ANSWER_FILE", str(answer))
+        command = [sys.executable, str(_client(tmp_path)), f"{upstream.url}/v1"]
+        result = run_behind_proxy(command, out=out, ssl_insecure=True)
+    assert result.returncode == 0 and answer.read_text() == "over tls"
+    assert result.model_requests == 1
+
+
+def test_child_environment_in_forward_mode(tmp_path: Path) -> None:
+    ca = tmp_path / "ca.pem"
+    base = {"NO_PROXY": "localhost, 127.0.0.1:8080,[::1],corp.example", "ALL_PROXY": "socks5://x", "A": "1"}
+    env = child_environment("http://127.0.0.1:9", ca, base)
+    assert env["NO_PROXY"] == "corp.example" and "no_proxy" not in env and "ALL_PROXY" not in env
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+        assert env[name] == "http://127.0.0.1:9"
+    for name in ("CODEX_CA_CERTIFICATE", "SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE"):
+        assert env[name] == str(ca)
+    assert env["A"] == "1" and base["NO_PROXY"].startswith("localhost")  # the base is not changed
+
+
+def test_a_missing_command_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    result = run_cli("run", "--out", str(tmp_path / "r.jsonl"), "--", "no-such-command-xyz")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: command not found: no-such-command-xyz"
+    assert run_cli("run").returncode == 2
+
+
+def test_sigterm_is_passed_on_and_the_exit_code_says_so(tmp_path: Path) -> None:
+    ready = tmp_path / "ready"
+    child = (
+        "import pathlib, signal, sys, time\n"
+        "signal.signal(signal.SIGTERM, lambda *a: sys.exit(42))\n"
+        f"pathlib.Path({str(ready)!r}).write_text('up')\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ctxscope.cli",
+            "run",
+            "--out",
+            str(tmp_path / "r.jsonl"),
+            "--",
+            sys.executable,
+            "-c",
+            child,
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(600):  # bounded: the proxy and the child start in a few seconds
+            if ready.exists() or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert ready.exists(), proc.communicate(timeout=30)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 42, err  # the child's own answer to SIGTERM, passed back
+    assert "ctxscope run: 0 model request(s)" in err
+
+
+def _in_a_terminal(
+    args: list[str], replies: list[tuple[bytes, bytes]], env: dict[str, str] | None = None
+) -> tuple[str, int]:
+    """`ctxscope ARGS` on a pseudo-terminal; each (prompt, keys): the keys are typed once the output
+    shows the prompt, in order."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: becomes ctxscope, with the pty as its controlling terminal
+        os.execve(
+            sys.executable, [sys.executable, "-m", "ctxscope.cli", *args], {**os.environ, **(env or {})}
+        )
+    out = b""
+    waiting = list(replies)
+    try:
+        for _ in range(1200):  # bounded: 60 s at most
+            ready, _, _ = select.select([fd], [], [], 0.05)
+            if not ready:
+                continue
+            try:
+                data = os.read(fd, 4096)
+            except OSError:  # the terminal closed: everything on it has exited
+                break
+            if not data:
+                break
+            out += data
+            if waiting and waiting[0][0] in out:
+                os.write(fd, waiting.pop(0)[1])
+    finally:
+        os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    return out.decode(errors="replace"), os.waitstatus_to_exitcode(status)
+
+
+def test_the_command_gets_the_terminal_and_ctrl_c(tmp_path: Path) -> None:
+    # A TUI (Codex's own) needs the terminal: stdin and stdout a tty, in the foreground process group,
+    # reading what is typed. Ctrl-C typed there reaches the command, and ctxscope waits for it.
+    child = (
+        "import os, sys\n"
+        "print('TTY', os.isatty(0), os.isatty(1), os.getpgrp() == os.tcgetpgrp(0), 'READY', flush=True)\n"
+        "try:\n"
+        "    print('GOT', sys.stdin.readline().strip(), flush=True)\n"
+        "    sys.stdin.readline()\n"
+        "except KeyboardInterrupt:\n"
+        "    print('INTERRUPTED', flush=True)\n"
+        "    sys.exit(130)\n"
+    )
+    run = ["run", "--out", str(tmp_path / "r.jsonl"), "--", sys.executable, "-c", child]
+    out, code = _in_a_terminal(run, [(b"READY", b"typed here\n"), (b"GOT", b"\x03")])
+    assert "TTY True True True" in out and "GOT typed here" in out
+    assert "INTERRUPTED" in out and code == 130, out
+    assert f"ctxscope run: 0 model request(s) recorded in full in {tmp_path / 'r.jsonl'}" in out
+
+
+def test_inspect_opens_the_inspector_on_the_recording_afterwards(
+    tmp_path: Path, upstream: FakeUpstream
+) -> None:
+    upstream.reply(SseReply(response_stream(text_message("inspect me"))))
+    out, answer = tmp_path / "run.jsonl", tmp_path / "answer.txt"
+    command = [sys.executable, str(_client(tmp_path)), f"{upstream.url}/v1"]
+    env = {"ANSWER_FILE": str(answer), "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
+    # the inspector draws the recording's one turn; `q` quits it, and ctxscope exits with the command's code
+    screen, code = _in_a_terminal(
+        ["run", "--inspect", "--out", str(out), "--", *command], [(b"gpt-run", b"q")], env
+    )
+    assert code == 0, screen[-2000:]
+    assert answer.read_text() == "inspect me"
+    assert "gpt-run" in screen and "ctxscope run: 1 model request(s)" in screen
