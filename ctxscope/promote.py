@@ -115,7 +115,7 @@ def pytest_test(result: PromoteResult, test_file: Path, project: Path | None = N
         where=where,
         name=name,
         url=url,
-        requests=result.model_requests,
+        requests="model request" if result.model_requests == 1 else f"{result.model_requests} model requests",
     )
 
 
@@ -158,8 +158,8 @@ def test_{name}(ctxscope_cassette, tmp_path: Path) -> None:
 
 _CLIENT_TEST = '''"""Turn {turn} of {source}, promoted by `ctxscope promote`.
 
-The client must send these {requests} model requests again: a changed request fails the test with what
-changed in the model's context."""
+The client must send the {requests} again: a changed request fails the test with what changed in the
+model's context."""
 
 from __future__ import annotations
 
