@@ -70,17 +70,19 @@ def test_a_dirty_checkout_and_a_new_commit_fail_no_promoted_replay(recorded: tup
     _git(repo, "commit", "-qm", "another", "--allow-empty")  # latest_git_commit_hash moves
     config = repo.parent / "config.toml"
     config.write_text('[providers.cassette]\nbase_url = "http://127.0.0.1:9/v1"\n')
-    with serve_cassette(cassette, match="strict") as server:
-        _session(
-            repo,
-            repo.parent,
-            provider="cassette",
-            base_url=f"{server.url}/v1",
-            config_path=config,
-            no_capture=True,
-        )
-        report = server.report
-    assert report.problems() == [] and report.served == 2
+    reports = []
+    for match_on in (("method", "path", "body"), ("method", "path", "body", "metadata")):
+        with serve_cassette(cassette, match="strict", match_on=match_on) as server:
+            _session(
+                repo, repo.parent, provider="cassette", base_url=f"{server.url}/v1", config_path=config,
+                no_capture=True,
+            )  # fmt: skip
+            reports.append(server.report)
+    assert reports[0].problems() == [] and reports[0].served == 2
+    # asked to compare the client's bookkeeping too, the git probe differs, and the rejection says so
+    [mismatch] = reports[1].mismatches
+    assert "rejected (only client metadata differs (the model's context is the same))" in mismatch.line()
+    assert any("has_changes differs" in d for d in mismatch.differences), mismatch.differences
 
 
 def test_a_cassette_test_that_sends_nothing_fails_unless_optional(recorded: tuple[Path, Path]) -> None:
