@@ -29,7 +29,7 @@ from harness.session.store import SessionStore
 from harness.session_context import SessionContext
 from harness.settings import check_overrides
 from harness.tools import FILE_TOOLS, Approver, AskUser, ToolContext, ToolRouter, default_tools
-from proxy.errors import ConfigError
+from proxy.errors import ConfigError, MissingExtra, missing_extra
 from proxy.home import ctxscope_home, new_recording_path, sessions_dir
 
 __all__ = ["AgentOptions", "AgentRuntime"]
@@ -129,7 +129,7 @@ class AgentRuntime:
             if not cwd.is_dir():
                 # A --cwd typo, or a resumed session whose directory is gone: say so before starting.
                 raise ConfigError(f"working directory {cwd} does not exist: pass an existing one with --cwd")
-            self.route = open_route(self.provider, capture, meta=meta)
+            self.route = self._open_route(capture, meta)
             self.client = ResponsesClient(
                 self.provider,
                 base_url=self.route.base_url,
@@ -157,6 +157,16 @@ class AgentRuntime:
                 store.path.unlink(missing_ok=True)
             raise
         return self
+
+    def _open_route(self, capture: Path | None, meta: dict[str, Any]) -> Route:
+        try:
+            return open_route(self.provider, capture, meta=meta)
+        except ModuleNotFoundError as err:
+            needed = missing_extra(err)
+            if needed is None:
+                raise
+        # the core install has no mitmproxy: capture needs the proxy extra, the agent itself does not
+        raise MissingExtra(f"{needed}; or run the agent without capture: --no-capture")
 
     def _notice(self, message: str) -> None:
         if self.agent is not None:

@@ -111,3 +111,28 @@ def test_a_proxy_cassette_test_without_mitmproxy_fails_in_one_line_naming_the_ex
         "replay in the test's process: marker in_process=True and the fixture's .transport\n"
     ) in ran.stdout
     assert "Traceback" not in ran.stdout
+
+
+def test_the_agent_without_mitmproxy_names_the_extra_and_no_capture(tmp_path: Path) -> None:
+    args = [
+        "agent",
+        "-p",
+        "hi",
+        "--provider",
+        "apikey",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--cwd",
+        str(tmp_path),
+    ]
+    ran = _python(
+        "from ctxscope.cli import main\nsys.argv = ['ctxscope', *sys.argv[1:]]\nmain()", tmp_path, *args
+    )
+    assert ran.returncode == 2, ran.stderr
+    assert (
+        ran.stderr.endswith(
+            "needs mitmproxy, which the core install leaves out: pip install 'ctxscope[proxy]'; "
+            "or run the agent without capture: --no-capture\n"
+        )
+        and ran.stderr.count("\n") == 1
+    ), ran.stderr
