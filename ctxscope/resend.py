@@ -16,6 +16,7 @@ exchanges go to a recording of their own (`--no-capture` to skip).
 from __future__ import annotations
 
 import json
+import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from proxy.errors import ConfigError
+from proxy.files import input_stat, refuse_same_file
 
 if TYPE_CHECKING:  # the analysis loads when a resend runs, not when the CLI builds its table
     from inspector.analysis.answers import Answer
@@ -50,7 +52,17 @@ class ResendResult:
     capture: Path | None = None
 
 
+_MAX_BODY = 256 * 1024 * 1024  # far above any real request body (they run to a few MB)
+
+
 def _load_body(path: Path) -> dict[str, Any]:
+    info = input_stat(path)
+    if info is None:
+        raise ConfigError(f"cannot read --body {path}: no such file")
+    if not stat.S_ISREG(info.st_mode):  # /dev/zero, a FIFO: a read that never ends
+        raise ConfigError(f"--body {path} is not a regular file; give a JSON file")
+    if info.st_size > _MAX_BODY:
+        raise ConfigError(f"--body {path} is {info.st_size:,} bytes; a request body is far smaller")
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
     except OSError as err:
@@ -90,6 +102,8 @@ def resend(
 
     if not 1 <= repeat <= 20:
         raise ConfigError(f"--repeat {repeat}: ask between 1 and 20 times")
+    if capture is not None:  # appending the new exchanges to an input would change it
+        refuse_same_file(capture, [recording, *([body_file] if body_file is not None else [])])
     chosen = analyse_recording(recording).turn(turn).turn
     if chosen.endpoint != "responses":
         raise ConfigError(

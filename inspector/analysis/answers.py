@@ -45,11 +45,20 @@ class Answer:
             return "usage not reported"
         details = self.usage.get("input_tokens_details") or {}
         cached = details.get("cached_tokens") if isinstance(details, dict) else None
-        cached_text = f" ({cached:,} cached)" if isinstance(cached, int) else ""
+        cached_text = f" ({cached:,} cached)" if _is_count(cached) else ""
         return (
-            f"input {self.usage.get('input_tokens', 0):,}{cached_text}, "
-            f"output {self.usage.get('output_tokens', 0):,} tokens"
+            f"input {_count(self.usage.get('input_tokens', 0))}{cached_text}, "
+            f"output {_count(self.usage.get('output_tokens', 0))} tokens"
         )
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _count(value: Any) -> str:
+    """A token count as `1,234`; anything else a recording holds there (`"lots"`) shown as written."""
+    return f"{value:,}" if _is_count(value) else repr(value)
 
 
 def _short(text: str, limit: int = _TEXT_LIMIT) -> str:

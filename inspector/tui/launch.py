@@ -5,6 +5,7 @@ run the app in the terminal or render one screen to SVG. Every bad input is a on
 
 from __future__ import annotations
 
+import stat
 import sys
 import time
 from pathlib import Path
@@ -12,16 +13,19 @@ from pathlib import Path
 from inspector.tui.loader import newest_recording
 from inspector.tui.snapshot import parse_size, view_args, write_snapshot
 from proxy.errors import ConfigError, RecordingError
+from proxy.files import input_stat
 
 WAIT_POLL_S = 0.2
 
 
+
 def _check_file(path: Path, *, follow: bool = False) -> Path:
-    if not path.exists() and follow and path.parent.is_dir():
+    info = input_stat(path)
+    if info is None and follow and path.parent.is_dir():
         return _wait_for(path)
-    if not path.exists():
+    if info is None:
         raise RecordingError(f"{path}: no such file")
-    if path.is_dir():
+    if stat.S_ISDIR(info.st_mode):
         raise RecordingError(f"{path} is a folder: pass a recording file (.jsonl)")
     return path
 

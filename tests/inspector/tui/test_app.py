@@ -3,6 +3,7 @@ palette, folds, items, bad input."""
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 import pytest
@@ -164,8 +165,9 @@ async def test_export_writes_the_turn_as_markdown(tmp_path: Path, monkeypatch: p
     monkeypatch.chdir(tmp_path)
     async with running(recording("world"), turn=2) as (_, _screen, pilot):
         await pilot.press("e")
-    written = (tmp_path / "world-turn2.md").read_text()
-    assert "cwd" in written
+    written = tmp_path / "world-turn2.md"
+    assert "cwd" in written.read_text()
+    assert stat.S_IMODE(written.stat().st_mode) == 0o600  # owner-only, like every file ctxscope writes
 
 
 async def test_a_file_that_is_not_a_recording_says_so_in_the_app(tmp_path: Path) -> None:
