@@ -19,7 +19,37 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["pytest_ctxscope_explain_mismatch"]
+__all__ = ["pytest_addoption", "pytest_ctxscope_explain_mismatch", "pytest_ctxscope_failed_turn"]
+
+
+def pytest_addoption(parser: Any) -> None:
+    parser.getgroup("ctxscope", "ctxscope cassettes").addoption(
+        "--ctxscope-report",
+        dest="ctxscope_report",
+        default=None,
+        metavar="DIR",
+        help="ctxscope cassettes: write the HTML report of a failing cassette's turns here (a CI artifact).",
+    )
+
+
+def pytest_ctxscope_failed_turn(config: Any, nodeid: str, cassette: str, turn: int) -> list[str] | None:
+    """With `--ctxscope-report DIR`: the cassette's turns up to the failing one as one HTML report."""
+    where = config.getoption("ctxscope_report", None)
+    if not where:
+        return None
+    import re
+    from pathlib import Path
+
+    from inspector.html.cli import write_report
+    from proxy.errors import CtxscopeError
+
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid).strip("_")[:150] or "cassette"
+    out = Path(where) / f"{name}.html"
+    try:
+        write_report(Path(cassette), out, turns=f"1-{turn}")
+    except CtxscopeError as err:
+        return [f"(the HTML report could not be written: {err})"]
+    return [f"the recorded turns up to turn {turn}, as an HTML report: {out}"]
 
 
 def pytest_ctxscope_explain_mismatch(recorded: Any, live: Any) -> list[str] | None:

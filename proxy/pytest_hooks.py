@@ -21,3 +21,12 @@ def pytest_ctxscope_explain_mismatch(recorded: Any, live: Any) -> list[str] | No
     recording). Return None to leave it to another implementation; the first list returned is shown
     under the mismatch in the test's failure.
     """
+
+
+@pytest.hookspec
+def pytest_ctxscope_failed_turn(
+    config: pytest.Config, nodeid: str, cassette: str, turn: int
+) -> list[str] | None:
+    """Called once for a cassette test that failed on turn `turn` (1-based) of `cassette`; the lines
+    returned are added to the failure (`ctxscope.pytest_plugin` writes the turn's HTML report with
+    `--ctxscope-report DIR` and names the file)."""

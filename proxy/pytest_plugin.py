@@ -350,6 +350,12 @@ def _verdict(
         )
     if not problems:
         return None
+    failed = next((m for m in report.mismatches if not m.served), None)
+    if failed is not None and cassette.path is not None:
+        for lines in hook.pytest_ctxscope_failed_turn(
+            config=node.config, nodeid=node.nodeid, cassette=str(cassette.path), turn=failed.index + 1
+        ):
+            problems += list(lines or [])
     first = headline or f"ctxscope cassette {Path(cassette.name).name}: {problems[0]}"
     if os.environ.get("GITHUB_STEP_SUMMARY"):
         _step_summary(Path(os.environ["GITHUB_STEP_SUMMARY"]), node.nodeid, first, problems, explained)

@@ -88,3 +88,13 @@ def test_a_prompt_edit_fails_the_test_with_the_context_that_changed(pytester: py
     )
     shown = result.stdout.str()
     assert "You are a careful agent." not in shown, "only the changed lines and their neighbours"
+    # --ctxscope-report DIR: the failing cassette's turns as one HTML report, named in the failure
+    reports = pytester.path / "ctxscope-reports"
+    result = pytester.runpytest(*_plugin_args(), "--ctxscope-report", str(reports))
+    result.assert_outcomes(passed=1, errors=1)
+    (page,) = reports.glob("*.html")
+    assert "test_the_agent_says_hi" in page.name
+    assert f"the recorded turns up to turn 1, as an HTML report: {page}" in result.stdout.str()
+    from proxy.store.embedded import recording_bytes
+
+    assert recording_bytes(page) == (pytester.path / "cassettes" / "agent.jsonl").read_bytes()
