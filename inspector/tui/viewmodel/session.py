@@ -13,9 +13,9 @@ from inspector.analysis.item_diff import item_text
 from inspector.analysis.query import Hit, filter_turns, search
 from inspector.analysis.world_history import WorldHistory, world_history
 from inspector.reports import render_markdown, show_report
-from inspector.tui.viewmodel.lines import Line
+from inspector.tui.viewmodel.lines import Line, count
 from inspector.tui.viewmodel.panels import TOKEN_SORTS, compaction_lines, token_lines
-from inspector.tui.viewmodel.timeline import TimelineRow, other_requests_line, timeline_row
+from inspector.tui.viewmodel.timeline import ROW_WIDTH, TimelineRow, other_requests_line, timeline_row
 from inspector.tui.viewmodel.turn import turn_view
 from inspector.tui.viewmodel.world import world_lines
 
@@ -60,6 +60,7 @@ class Inspector:
         self.needle = ""
         self.hits: list[Hit] = []
         self.token_sort = TOKEN_SORTS[0]
+        self.side_folded = False
         self._refresh_rows()
 
     # -- loading -------------------------------------------------------------------------------
@@ -91,9 +92,18 @@ class Inspector:
 
     # -- timeline ------------------------------------------------------------------------------
 
-    def timeline(self) -> list[Line]:
-        """One line per visible turn, then the folded line for non-turn requests."""
-        lines = [self._rows[n - 1].line(marked=n == self.marked) for n in self.visible]
+    def timeline(self, width: int = ROW_WIDTH) -> list[Line]:
+        """One line per visible turn drawn `width` columns wide, then the folded line for non-turn
+        requests. Side requests are left out while they are folded (`toggle_side`)."""
+        digits = max(4, len(str(len(self._rows))))
+        lines = [
+            self._rows[n - 1].line(width=width, marked=n == self.marked, number_width=digits)
+            for n in self.visible
+            if not (self.side_folded and self._rows[n - 1].side is not None)
+        ]
+        if self.side_folded and (hidden := self.counts().side_requests):
+            folded = f"  {count(hidden, 'side request')} folded (h shows them)"
+            lines.append(Line.plain(folded, "dim", "side"))
         if self.other_requests:
             lines.append(other_requests_line(self.other_requests))
         return lines
@@ -116,6 +126,10 @@ class Inspector:
         if self.filter:
             where += f"  filter {self.filter!r}: {len(self.visible)} shown"
         return where
+
+    def toggle_side(self) -> None:
+        """Fold the side requests out of the timeline, or show them again."""
+        self.side_folded = not self.side_folded
 
     def set_filter(self, expression: str) -> None:
         """Show only the turns matching `expression` (empty: all); `ConfigError` for a bad one."""
@@ -184,6 +198,18 @@ class Inspector:
         self.needle = needle
         self.hits = search(self.analysis, needle) if needle else []
         return self.hits
+
+    def first_hit(self, number: int) -> int:
+        """The index of the first hit at or after turn `number` (wrapping to the first)."""
+        return next((i for i, h in enumerate(self.hits) if h.turn >= number), 0)
+
+    def step_hit(self, index: int | None, number: int, forward: bool = True) -> int:
+        """The hit after (or before) hit `index`, wrapping; without one, the first hit after
+        (or before) turn `number`. Steps hit by hit, so two hits in one turn are two steps."""
+        if index is not None and 0 <= index < len(self.hits):
+            return (index + (1 if forward else -1)) % len(self.hits)
+        hit = self.next_hit(number, forward)
+        return self.hits.index(hit) if hit is not None else 0
 
     def next_hit(self, number: int, forward: bool = True) -> Hit | None:
         """The first hit after (or before) turn `number`, wrapping around."""

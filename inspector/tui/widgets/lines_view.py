@@ -31,12 +31,16 @@ class LinesView(OptionList):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.lines: list[Line] = []
+        self.needle = ""
+        """A search term to highlight wherever it appears in the lines."""
+        self.wrap = False
+        """Long lines wrap onto the next rows instead of ending in an ellipsis."""
 
     def show_lines(self, lines: list[Line], *, keep: bool = True) -> None:
         """Replace the lines; with `keep`, the cursor stays on the same line number (clamped)."""
         at = self.highlighted if keep else None
         self.lines = lines
-        self.set_options(Option(to_text(line), id=None) for line in lines)
+        self.set_options(Option(to_text(line, self.needle, wrap=self.wrap), id=None) for line in lines)
         if lines:
             self.highlighted = min(at or 0, len(lines) - 1)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual.events import Resize
 from textual.message import Message
 from textual.widgets import OptionList
 
@@ -25,6 +26,31 @@ class Timeline(LinesView):
         def __init__(self, number: int) -> None:
             super().__init__()
             self.number = number
+
+    class Resized(Message):
+        """The pane changed width: its rows are to be drawn again at `row_width`."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._drawn_width = 0
+
+    @property
+    def row_width(self) -> int:
+        """The columns a row may use: inside the border and padding, left of the scrollbar's
+        gutter (kept even when there is no scrollbar, so it never covers a figure)."""
+        return max(20, self.size.width - self.styles.scrollbar_size_vertical)
+
+    def on_resize(self, event: Resize) -> None:
+        if self.row_width != self._drawn_width:
+            self.post_message(self.Resized())
+
+    def on_show(self) -> None:
+        if self.row_width != self._drawn_width:  # a pane hidden at the last resize has a new width
+            self.post_message(self.Resized())
+
+    def show_lines(self, lines: list[Line], *, keep: bool = True) -> None:
+        self._drawn_width = self.row_width
+        super().show_lines(lines, keep=keep)
 
     def highlighted_turn(self) -> int | None:
         """The turn under the cursor."""

@@ -58,13 +58,13 @@ async def test_tab_switches_panes_and_narrow_terminals_show_fewer() -> None:
         assert shown == ["timeline", "turn", "world"]
         await pilot.press("tab")
         assert screen.focused is screen.query_one("#turn")
-    async with running(recording("world"), size=(80, 24)) as (_, screen, pilot):
+    async with running(recording("world"), size=(110, 30)) as (_, screen, pilot):
         shown = [p for p in ("timeline", "turn", "world") if screen.query_one(f"#{p}").display]
         assert shown == ["timeline", "turn"]
         await pilot.press("tab", "tab")
         shown = [p for p in ("timeline", "turn", "world") if screen.query_one(f"#{p}").display]
         assert shown == ["timeline", "world"]
-    async with running(recording("world"), size=(70, 24)) as (_, screen, pilot):
+    async with running(recording("world"), size=(80, 24)) as (_, screen, pilot):
         shown = [p for p in ("timeline", "turn", "world") if screen.query_one(f"#{p}").display]
         assert shown == ["timeline"]
         await pilot.press("tab")

@@ -24,10 +24,35 @@ def test_timeline_rows_keep_change_kinds_apart_without_colour(analysed: Callable
 
 
 def test_timeline_marks_world_changes_and_mode_messages(analysed: Callable[[str], Analysis]) -> None:
-    rows = texts(Inspector(analysed("world")).timeline())
-    assert rows[1].endswith("mode default → plan") and " wm " in rows[1]
-    assert rows[2].endswith("goal set: ship the parser")
-    assert " wm " not in rows[0]
+    rows = texts(Inspector(analysed("world")).timeline(100))
+    assert "mode default → plan" in rows[1] and " append   w  " in rows[1]
+    assert "goal set: ship the parser" in rows[2]
+    assert " append   w  " not in rows[0] and " initial   " in rows[0]
+
+
+def test_a_timeline_row_is_its_width_with_the_words_before_the_figures(
+    analysed: Callable[[str], Analysis],
+) -> None:
+    for width in (50, 60, 100, 180):
+        rows = texts(Inspector(analysed("world")).timeline(width))
+        assert {len(row) for row in rows} == {width}
+        goal = next(row for row in rows if "goal set" in row)
+        assert goal.index("goal set") < goal.index("1.2k") < goal.index("#...")
+    inspector = Inspector(analysed("world"))
+    narrow, wide = texts(inspector.timeline(50)), texts(inspector.timeline(100))
+    assert "gpt-5" not in narrow[0] and "gpt-5" in wide[0]  # the model gives way to the event words
+    failed = texts(Inspector(analysed("failed_stream")).timeline(80))
+    assert any(" error " in row for row in failed)
+
+
+def test_turn_numbers_keep_their_width_past_four_digits() -> None:
+    script = Script()
+    for n in range(3):
+        script.request(body([message("user", f"hi {n}")]), response=completed(f"r{n}"))
+    inspector = Inspector(analyse_exchanges(script.exchanges))
+    inspector._rows = inspector._rows * 4000  # as many rows as a 12,000-turn recording
+    inspector.visible = [1, 2]
+    assert texts(inspector.timeline(80))[0].startswith("     1 T1")  # 5 columns for the number
 
 
 def test_requests_that_are_not_turns_are_folded() -> None:
