@@ -6,12 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import OptionList
+from textual.widgets import OptionList, Static
 
 from inspector.tui.screens.item import ItemScreen
 from inspector.tui.screens.main import MainScreen
 from inspector.tui.snapshot import settle
 from inspector.tui.widgets import LinesView, Timeline
+from inspector.tui.widgets.render import HIT, to_text
 from proxy.store import RecordingWriter
 from tests.inspector.exchange_support import Script, body, completed, message
 from tests.inspector.tui.conftest import recording, running
@@ -90,6 +91,41 @@ async def test_search_jumps_to_the_hit_and_n_moves_on() -> None:
         await pilot.press("n")
         await settle(pilot)
         assert screen.current == 2  # the only hit: n wraps to it
+
+
+async def test_search_lands_on_the_item_and_n_steps_hit_by_hit_across_turns() -> None:
+    async with running(recording("world")) as (_, screen, pilot):
+        await pilot.press("slash")
+        await pilot.press(*"repo", "enter")
+        await settle(pilot)
+        turn = screen.query_one("#turn", LinesView)
+        seen = [(screen.current, turn.current_action)]
+        for _ in range(4):
+            await pilot.press("n")
+            await settle(pilot)
+            seen.append((screen.current, turn.current_action))
+        # four hits, two in each of turns 1 and 2: n visits each item, then wraps to the first
+        assert seen == [
+            (1, "item:1:0"), (1, "item:1:1"), (2, "item:2:4"), (2, "item:2:5"), (1, "item:1:0")
+        ]  # fmt: skip
+        assert "search 'repo': 1 of 4 hits" in str(screen.query_one("#status", Static).content)
+        label = next(line for line in turn.lines if line.action == "item:1:1")  # user[<agents_md:/repo>..
+        assert any(span.style == HIT for span in to_text(label, turn.needle).spans)  # the match stands out
+        await pilot.press("N")
+        await settle(pilot)
+        assert (screen.current, turn.current_action) == (2, "item:2:5")
+
+
+async def test_one_hit_is_one_hit_and_the_header_shows_filter_and_search_together() -> None:
+    async with running(recording("world")) as (_, screen, pilot):
+        await pilot.press("f")
+        await pilot.press(*"changed:goal", "enter")
+        await pilot.press("slash")
+        await pilot.press(*"parser", "enter")
+        await settle(pilot)
+        status = str(screen.query_one("#status", Static).content)
+        assert "1 of 1 hit" in status and "1 hits" not in status
+        assert "filter 'changed:goal'" in status
 
 
 async def test_filter_shows_only_matching_turns() -> None:
