@@ -66,6 +66,7 @@ class MainScreen(Screen[None]):
         Binding("e", "export", "Export", show=False),
         Binding("F", "toggle_follow", "Follow", show=False),
         Binding("h", "toggle_side", "Side requests", show=False),
+        Binding("W", "toggle_wrap", "Wrap", show=False),
     ]
 
     def __init__(
@@ -210,7 +211,7 @@ class MainScreen(Screen[None]):
             return
         self.current = number
         world = self.query_one("#world", LinesView)
-        world.show_lines(self.inspector.world(number))
+        world.show_lines(self.inspector.world(number, width=max(30, world.scrollable_content_region.width)))
         self._status()
         self.render_turn(number, self.view)
 
@@ -495,6 +496,15 @@ class MainScreen(Screen[None]):
             self.new_turns = 0
             self.go_to_turn(self.inspector.analysis.turns[-1].turn.number)
         self._status()
+
+    def action_toggle_wrap(self) -> None:
+        """Long lines of the turn view wrap in place (a prompt, AGENTS.md, a tool output), or are
+        cut again with an ellipsis."""
+        pane = self.query_one("#turn", LinesView)
+        pane.wrap = not pane.wrap
+        pane.set_class(pane.wrap, "-wrap")
+        pane.show_lines(pane.lines)
+        self.notify("long lines wrap" if pane.wrap else "long lines are cut (W wraps them)")
 
     def action_toggle_side(self) -> None:
         if self.inspector is None:

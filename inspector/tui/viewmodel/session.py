@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from inspector.analysis.analyse import Analysis, TurnAnalysis
 from inspector.analysis.item_diff import item_text
+from inspector.analysis.items import Item
 from inspector.analysis.query import Hit, filter_turns, search
 from inspector.analysis.world_history import WorldHistory, world_history
 from inspector.reports import render_markdown, show_report
@@ -43,6 +44,28 @@ class ItemDetail:
     truncated: int
     """Characters left out (0: the whole text is shown)."""
     json: str
+
+
+CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
+"""A tool call's item type → its output's."""
+
+
+def _call_partner(item: Item, items: list[Item]) -> Item | None:
+    """The output of a tool call item, or the call of an output item (by `call_id`)."""
+    raw = item.raw if isinstance(item.raw, dict) else {}
+    call_id = raw.get("call_id")
+    if not call_id:
+        return None
+    if item.type in CALL_TYPES:
+        want = CALL_TYPES[item.type]
+    elif item.type in CALL_TYPES.values():
+        want = next(k for k, v in CALL_TYPES.items() if v == item.type)
+    else:
+        return None
+    return next(
+        (o for o in items if o.type == want and isinstance(o.raw, dict) and o.raw.get("call_id") == call_id),
+        None,
+    )
 
 
 class Inspector:
@@ -186,6 +209,10 @@ class Inspector:
             return None
         item = items[index]
         text = item_text(item)
+        partner = _call_partner(item, items)
+        if partner is not None:  # a tool call reads with its output (and an output with its call)
+            call, output = (item, partner) if partner.position > item.position else (partner, item)
+            text = f"{item_text(call)}\n\n--- output (item #{output.position}) ---\n{item_text(output)}"
         cut = 0 if full or len(text) <= TRUNCATE_CHARS else len(text) - TRUNCATE_CHARS
         raw = json.dumps(item.raw, indent=2, ensure_ascii=False, default=str)
         title = f"turn {owner.turn.number} item #{item.position}: {item.label}"

@@ -132,7 +132,7 @@ def _item_line(op: str, item: Item, turn: int) -> Line:
     return Line(
         (
             Run(f"  {marker} ", op),
-            Run(f"#{item.position:<4}", "dim"),
+            Run(f"#{item.position:<4} ", "dim"),  # a space even past 4 digits: `#1995 assistant`
             Run(clip(item.label, LABEL_WIDTH), op if op != "same" else ""),
             Run(f"  {item.tokens} tok", "dim"),
         ),

@@ -21,6 +21,7 @@ STYLES: dict[str, Style] = {
     "warn": Style(color="yellow", bold=True),
     "error": Style(color="red", bold=True),
     "mark": Style(color="magenta", bold=True),
+    "gone": Style(dim=True, strike=True),
     "world": Style(color="cyan"),
     "modemark": Style(color="magenta"),
     "thread": Style(color="blue"),

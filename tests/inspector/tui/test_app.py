@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import OptionList, Static
 
+from inspector.tui.app import InspectorApp
+from inspector.tui.screens.help import COMPARE_KEYS
 from inspector.tui.screens.item import ItemScreen
 from inspector.tui.screens.main import MainScreen
 from inspector.tui.snapshot import settle
@@ -234,3 +236,27 @@ async def test_a_600_kb_item_opens_truncated_and_expands(tmp_path: Path) -> None
         await pilot.press("x")
         assert app.screen.detail.truncated == 0 and len(app.screen.detail.text) == 600_000
         assert isinstance(screen.query_one("#timeline"), OptionList)
+
+
+async def test_w_wraps_the_turn_view_in_place_and_the_help_wraps_at_80_columns() -> None:
+    async with running(recording("world"), size=(80, 24)) as (app, screen, pilot):
+        await pilot.press("tab", "W")
+        turn = screen.query_one("#turn", LinesView)
+        assert turn.wrap and turn.has_class("-wrap")
+        assert turn.get_option_at_index(0).prompt.no_wrap is False  # type: ignore[union-attr]
+        await pilot.press("W")
+        assert not turn.wrap
+        await pilot.press("question_mark")
+        await settle(pilot)
+        helper = app.screen.query_one("#help-table", LinesView)
+        assert helper.wrap and any(line.text.startswith("gone") for line in helper.lines)
+
+
+async def test_the_compare_screen_lists_only_its_own_keys() -> None:
+    app = InspectorApp(recording("world"), recording("fork"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        keys = [line.runs[0].text.strip() for line in app.screen.query_one("#help-table", LinesView).lines]
+        assert keys == [key for key, _ in COMPARE_KEYS]

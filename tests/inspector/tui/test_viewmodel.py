@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from inspector.analysis import Analysis, analyse_exchanges
-from inspector.tui.viewmodel import TRUNCATE_CHARS, Inspector
+from inspector.tui.viewmodel import TRUNCATE_CHARS, Inspector, Line
 from tests.inspector.exchange_support import Script, body, completed, message
 
 
@@ -94,6 +94,54 @@ def test_the_marked_turn_is_the_diff_target_of_every_other_turn(analysed: Callab
     assert inspector.marked is None
 
 
+def test_a_value_that_left_the_context_is_gone_until_it_returns() -> None:
+    from tests.inspector.edge_support import _meta, initial_context
+    from tests.inspector.exchange_support import fragment
+
+    skill = message(
+        "user", fragment("selected_skill", name="demo-skill", path="/s/SKILL.md", text="Say DEMO.")
+    )
+    context = initial_context()
+    first = [*context, message("user", "use $demo-skill"), skill]
+    after = [
+        message("user", "use $demo-skill"),
+        *context,
+        message("user", fragment("compaction_summary", summary="s")),
+    ]
+    script = Script()
+    script.request(body(first), response=completed("r1"), headers=_meta("turn"))
+    script.request(
+        body([*first, message("user", "Summarise")], tools=[]),
+        headers=_meta("compaction"),
+        response=completed("r2", [message("assistant", "s")]),
+    )
+    script.request(body(after), response=completed("r3"), headers=_meta("turn"))  # the skill is not kept
+    script.request(
+        body([*after, message("user", "again"), skill]), response=completed("r4"), headers=_meta("turn")
+    )
+    inspector = Inspector(analyse_exchanges(script.exchanges))
+
+    def selected(turn: int) -> Line:
+        return next(line for line in inspector.world(turn) if line.text.startswith("selected"))
+
+    assert "demo-skill" in selected(2).text
+    assert "gone at turn 3" in selected(3).text and "demo-skill" not in selected(3).text
+    assert selected(3).runs[-1].style == "gone"
+    assert "@4*" in selected(4).text and "demo-skill" in selected(4).text  # back, and no longer gone
+
+
+def test_the_world_jump_hint_is_in_words_and_the_signs_are_explained(
+    analysed: Callable[[str], Analysis],
+) -> None:
+    inspector = Inspector(analysed("world"))
+    lines = texts(inspector.world(1))
+    assert "[ previous change: none" in lines[-2] and "] next change: turn 2" in lines[-2]
+    assert lines[1].startswith("@N: value since turn N")
+    assert "w world changed" in lines[-1] and "! error" in lines[-1] and "#... window" in lines[-1]
+    wide = texts(inspector.world(2, width=120))
+    assert any("/repo/pkg" in line and "/tmp" in line for line in wide)  # the width follows the pane
+
+
 def test_world_panel_says_where_each_value_changed(analysed: Callable[[str], Analysis]) -> None:
     lines = texts(Inspector(analysed("world")).world(3))
     cwd = next(line for line in lines if line.startswith("cwd"))
@@ -170,3 +218,15 @@ def test_a_changed_600_kb_item_is_compared_whole_and_drawn_cut() -> None:
     drawn = [t for t in texts_ if "more characters" in t]
     assert len(drawn) == 2 and all(len(t) < 2_100 for t in drawn)
     assert any("too large to diff line by line" in t for t in texts_)  # no character diff attempted
+
+
+def test_a_tool_call_opens_with_its_arguments_and_its_output(analysed: Callable[[str], Analysis]) -> None:
+    inspector = Inspector(analysed("compaction"))
+    items = inspector.result(2).turn.items
+    call = next(i for i in items if i.type == "function_call")
+    output = next(i for i in items if i.type == "function_call_output")
+    for position in (call.position, output.position):
+        detail = inspector.item(f"item:2:{position}")
+        assert detail is not None
+        arguments, _, rest = detail.text.partition(f"--- output (item #{output.position}) ---")
+        assert "pytest" in arguments and "FAILED tests/test_a.py" in rest
