@@ -16,6 +16,7 @@ exchanges go to a recording of their own (`--no-capture` to skip).
 from __future__ import annotations
 
 import json
+import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from typing import Annotated, Any
 import typer
 
 from proxy.errors import ConfigError
+from proxy.files import input_stat, refuse_same_file
 
 __all__ = ["ResendResult", "register", "resend"]
 
@@ -47,7 +49,17 @@ class ResendResult:
     capture: Path | None = None
 
 
+_MAX_BODY = 256 * 1024 * 1024  # far above any real request body (they run to a few MB)
+
+
 def _load_body(path: Path) -> dict[str, Any]:
+    info = input_stat(path)
+    if info is None:
+        raise ConfigError(f"cannot read --body {path}: no such file")
+    if not stat.S_ISREG(info.st_mode):  # /dev/zero, a FIFO: a read that never ends
+        raise ConfigError(f"--body {path} is not a regular file; give a JSON file")
+    if info.st_size > _MAX_BODY:
+        raise ConfigError(f"--body {path} is {info.st_size:,} bytes; a request body is far smaller")
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
     except OSError as err:
@@ -87,7 +99,10 @@ def resend(
 
     if not 1 <= repeat <= 20:
         raise ConfigError(f"--repeat {repeat}: ask between 1 and 20 times")
-    chosen = analyse_recording(recording).turn(turn).turn
+    if capture is not None:  # appending the new exchanges to an input would change it
+        refuse_same_file(capture, [recording, *([body_file] if body_file is not None else [])])
+    analysed = analyse_recording(recording).turn(turn)
+    chosen = analysed.turn
     if chosen.endpoint != "responses":
         raise ConfigError(
             f"turn {turn} is a {chosen.endpoint} request (remote compaction); resend sends /responses turns"
@@ -103,7 +118,7 @@ def resend(
         original=original,
         sent=sent,
         edits=[] if diff.same else context_diff_lines(diff),
-        recorded=answer_of(chosen.output, status=chosen.status, usage=chosen.usage),
+        recorded=analysed.answer,  # the turn's answer, as every view shows it
         placeholders=json.dumps(sent, ensure_ascii=False).count("<redacted:"),
     )
     meta = {"client": "ctxscope resend", "source": str(recording), "source_turn": turn}

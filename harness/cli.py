@@ -8,7 +8,6 @@ the file, `--no-capture` turns it off. The lead's `ctxscope/cli.py` calls `regis
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,13 +17,13 @@ from harness.agent import TurnResult
 from harness.cli_settings import with_setting_options
 from harness.commands import is_command, run_command
 from harness.errors import UpstreamError
-from harness.events import SessionStarted
 from harness.goal.runner import check_budget, run_prompt
 from harness.modes.plan import split_proposed_plan
+from harness.modes.plan.texts import NO_PLAN_EXIT_CODE, no_plan_submitted
 from harness.output import InteractivePrinter, JsonPrinter, PrintModePrinter
 from harness.repl import run_repl
 from harness.runtime import AgentOptions, AgentRuntime
-from harness.tools import Answer, ApprovalRequest, Question
+from harness.terminal_prompts import terminal_approver, terminal_ask
 from proxy.errors import ConfigError
 
 __all__ = ["SESSION_NOT_SAVED", "agent_command", "register"]
@@ -89,8 +88,8 @@ def _agent_command(
         auth_file=auth_file,
         goal_budget=goal_budget,
         settings=settings,
-        approver=None if headless else _terminal_approver,
-        ask_user=None if headless else _terminal_ask,
+        approver=None if headless else terminal_approver,
+        ask_user=None if headless else terminal_ask,
         plan=plan,
         # The chat announces Default mode from the first request (Codex TUI); -p does not (codex exec).
         announce_mode=not headless,
@@ -105,20 +104,20 @@ def _agent_command(
 def _drive(runtime: AgentRuntime, prompt: str | None, json_out: bool) -> None:
     """The chat, or one headless task, on a started runtime."""
     assert runtime.agent is not None
-    _announce(runtime, json_out)
     if prompt is None:
         run_repl(runtime)
         return
-    sid = runtime.agent.session_id
     runtime.agent.turn_trigger = "exec"  # a headless run, like `codex exec`
     try:
         result = _run_headless(runtime, prompt, json_out)
     except UpstreamError as e:
+        sid = runtime.agent.session_id  # a fresh plan handoff moved the run to a new session
         raise UpstreamError(
             f"{e}; the session is saved: continue with --session {sid}", status=e.status, code=e.code
         ) from e
     except KeyboardInterrupt:
         # The agent already recorded the aborted turn; say how to pick it up (130 = SIGINT).
+        sid = runtime.agent.session_id
         sys.stderr.write(f"\ninterrupted; the session is saved: continue with --session {sid}\n")
         raise typer.Exit(130) from None
     if result is not None and not json_out:
@@ -131,7 +130,8 @@ def _run_headless(runtime: AgentRuntime, prompt: str, json_out: bool) -> TurnRes
 
     A command's text goes to stdout, its result like any answer; with `--json` stdout holds only
     events, so the text goes to stderr. A planning turn that submitted a plan prints exactly the plan
-    (and says on stderr how to approve it)."""
+    (and says on stderr how to approve it); one that submitted none prints nothing on stdout and
+    exits with `NO_PLAN_EXIT_CODE`."""
     assert runtime.agent is not None and runtime.plan is not None
     before = runtime.plan.state.revision
     if not is_command(prompt):
@@ -141,10 +141,16 @@ def _run_headless(runtime: AgentRuntime, prompt: str, json_out: bool) -> TurnRes
     plan = runtime.plan
     if result is None or plan.agent is not runtime.agent:
         return result
+    if plan.state.revision == before and plan.planning:
+        # A planning turn without a submission (a question, an unfinished plan): stdout promises
+        # exactly the plan, so it stays empty; what the model said goes to stderr with the notice.
+        visible = split_proposed_plan(result.final_text).visible.strip()
+        if visible and not json_out:
+            sys.stderr.write(visible + "\n")
+        plan.agent.notice(no_plan_submitted(plan.agent.session_id))
+        raise typer.Exit(NO_PLAN_EXIT_CODE)
     if plan.state.revision == before:
-        # No plan this turn: what the person sees is the text without any (unclosed) plan block.
-        visible = split_proposed_plan(result.final_text).visible if plan.planning else result.final_text
-        return replace(result, final_text=visible)
+        return result
     sid, revision = plan.agent.session_id, plan.state.revision
     sys.stderr.write(
         f"plan revision {revision} saved; approve and implement it with: "
@@ -152,56 +158,6 @@ def _run_headless(runtime: AgentRuntime, prompt: str, json_out: bool) -> TurnRes
         '(add "fresh" to implement in a new session)\n'
     )
     return TurnResult(final_text=plan.state.draft or "", steps=result.steps, stopped=result.stopped)
-
-
-def _announce(runtime: AgentRuntime, json_out: bool) -> None:
-    assert runtime.agent is not None
-    info = SessionStarted(
-        session_id=runtime.agent.session_id,
-        session_file=str(runtime.agent.session.path),
-        model=runtime.agent.model,
-        provider=runtime.provider.name,
-        capture=str(runtime.capture_path) if runtime.capture_path else None,
-    )
-    if json_out:
-        JsonPrinter()(info)
-        return
-    sys.stderr.write(f"session: {info.session_id}\n")
-    sys.stderr.write(f"capture: {info.capture or 'off'}\n")
-    sys.stderr.flush()
-
-
-def _terminal_approver(request: ApprovalRequest) -> bool:
-    """Ask on the terminal whether a tool action may run."""
-    sys.stderr.write(f"\napprove {request.tool}: {request.summary}\n  ({request.reason}) [y/N] ")
-    sys.stderr.flush()
-    try:
-        return input().strip().lower() in ("y", "yes")
-    except EOFError:
-        return False
-
-
-def _terminal_ask(questions: list[Question]) -> dict[str, Answer]:
-    """Ask structured questions on the terminal; an empty answer takes the recommended option."""
-    answers: dict[str, Answer] = {}
-    for q in questions:
-        options = q.options
-        sys.stderr.write(f"\n{q.question}\n")
-        for n, opt in enumerate(options, 1):
-            sys.stderr.write(f"  {n}. {opt.label} — {opt.description}\n")
-        sys.stderr.write("  choice (number or text, Enter = 1): ")
-        sys.stderr.flush()
-        try:
-            raw = input().strip()
-        except EOFError:
-            raw = ""
-        if not raw and options:
-            answers[q.id] = options[0].label
-        elif raw.isdigit() and 1 <= int(raw) <= len(options):
-            answers[q.id] = options[int(raw) - 1].label
-        else:
-            answers[q.id] = raw
-    return answers
 
 
 agent_command = with_setting_options(_agent_command)

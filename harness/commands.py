@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from harness.command_result import CommandResult
 from harness.modes.plan.command import PLAN_USAGE, plan_command
+from harness.sandbox import enforcement
 from proxy.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -75,6 +76,9 @@ def _status(runtime: AgentRuntime, arg: str, out: TextIO) -> CommandResult:
     capturing = runtime.capture_path is not None and route is not None
     info["capture_proxy"] = route if capturing else "none"
     info["capture"] = str(runtime.capture_path) if runtime.capture_path else "off"
+    ctx = _agent(runtime).router.ctx
+    caps = ctx.sandbox_capabilities()
+    info["os_sandbox"] = f"{caps.summary()}; {enforcement(ctx.sandbox_mode, ctx.network_access, caps)}"
     for key, value in info.items():
         out.write(f"  {key}: {value}\n")
     return CONTINUE

@@ -41,6 +41,10 @@ idle_timeout = 300.0
 [shell_environment]                 # commands never see the agent's credentials (tools/shell_env.py)
 allow = ["MY_TOKEN_COUNT"]          # names (globs) passed through even though they look like credentials
 
+[sandbox_workspace_write]           # Codex's table: what workspace-write lets commands do (harness/sandbox)
+network_access = false              # true: commands may use the network (off: none, loopback included)
+writable_roots = ["~/scratch"]      # writable besides the working directory, /tmp and $TMPDIR
+
 [chatgpt]
 auth_file = "~/.codex/auth.json"
 token_url = "https://auth.openai.com/oauth/token"
@@ -154,6 +158,17 @@ class ShellEnvironment(BaseModel):
 
     allow: Annotated[tuple[str, ...], Field(strict=False)] = ()
     """Names (globs) passed through even though they look like credentials."""
+
+
+class SandboxWorkspaceWrite(BaseModel):
+    """`[sandbox_workspace_write]` (Codex's table and keys): what workspace-write lets commands do."""
+
+    model_config = _STRICT
+
+    network_access: bool = False
+    """Commands may use the network; off, the OS sandbox cuts it, loopback included."""
+    writable_roots: Annotated[tuple[ConfigPath, ...], Field(strict=False)] = ()
+    """Writable besides the working directory, /tmp and $TMPDIR."""
 
 
 Effort = Literal["", "none", "minimal", "low", "medium", "high", "xhigh"]
@@ -286,6 +301,10 @@ class HarnessConfig(BaseModel):
     shell_environment: Annotated[
         ShellEnvironment, Setting("[shell_environment]: what commands see of the environment.")
     ] = ShellEnvironment()
+    sandbox_workspace_write: Annotated[
+        SandboxWorkspaceWrite,
+        Setting("[sandbox_workspace_write]: network access and extra writable roots in workspace-write."),
+    ] = SandboxWorkspaceWrite()
     source: Path | None = None
     """The config file these settings came from, if any (not a setting)."""
 

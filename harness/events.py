@@ -63,7 +63,8 @@ class _Event(BaseModel):
 
 
 class SessionStarted(_Event):
-    """First line of `--json`: which session and capture this run writes."""
+    """First line of `--json`: which session and capture this run writes; again when the run goes on in
+    a new session (a fresh plan handoff, `/new`)."""
 
     type: Literal["session_started"] = "session_started"
     session_id: str

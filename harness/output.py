@@ -18,6 +18,7 @@ from harness.events import (
     Notice,
     PlanApproved,
     PlanSubmitted,
+    SessionStarted,
     TextDelta,
     ToolCall,
     ToolOutput,
@@ -34,6 +35,11 @@ def _short(value: Any, limit: int = 160) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     text = text.replace("\n", " ⏎ ")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _session_lines(err: TextIO, event: SessionStarted) -> None:
+    """`session: <id>` (what `--session` takes) and `capture: <file>|off`, on stderr."""
+    err.write(f"session: {event.session_id}\ncapture: {event.capture or 'off'}\n")
 
 
 class JsonPrinter:
@@ -55,7 +61,13 @@ class PrintModePrinter:
         self.verbose = verbose
 
     def __call__(self, event: AgentEvent) -> None:
-        if isinstance(event, Notice):
+        if isinstance(event, SessionStarted):
+            _session_lines(self.err, event)
+        elif isinstance(event, PlanApproved) and event.fresh:
+            # After the new session's own `session:` line: say why the run moved there.
+            where = f"new session {event.session_id}"
+            self.err.write(f"note: plan revision {event.revision} approved; implementing in {where}\n")
+        elif isinstance(event, Notice):
             self.err.write(f"note: {event.message}\n")
         elif self.verbose and isinstance(event, ToolCall):
             self.err.write(f"• {event.name} {_short(event.arguments)}\n")
@@ -98,7 +110,9 @@ class InteractivePrinter:
             self.out.write("\n")
             self.out.flush()
             self._streaming = False
-        if isinstance(event, ToolCall):
+        if isinstance(event, SessionStarted):
+            _session_lines(self.err, event)
+        elif isinstance(event, ToolCall):
             self.err.write(f"• {event.name} {_short(event.arguments)}\n")
         elif isinstance(event, ToolOutput):
             self.err.write(f"  ↳ {_short(event.output, 200)}\n")

@@ -17,9 +17,10 @@ from harness.goal.runner import run_prompt
 from harness.modes.plan import PlanController
 from harness.modes.plan.profiles import REVIEW_CHOICES
 from harness.runtime import AgentRuntime
+from harness.terminal_prompts import discard_type_ahead
 from proxy.errors import CtxscopeError
 
-__all__ = ["review_menu", "run_repl"]
+__all__ = ["STILL_PLANNING", "review", "review_menu", "run_repl"]
 
 
 def _line_reader(err: TextIO) -> Callable[[str], str]:
@@ -58,11 +59,17 @@ def run_repl(
             continue
         assert runtime.plan is not None
         before = (runtime.plan, runtime.plan.state.revision)
+        # `/plan` while planning shows the draft; the picker follows it, as after a submission.
+        plan = runtime.plan
+        shows_draft = line.strip() == "/plan" and plan.planning and plan.state.draft is not None
         if is_command(line):
             try:
                 if run_command(line, runtime, err).quit:
                     return
-                _review_if_submitted(runtime, before, read, err)
+                if shows_draft and runtime.plan is before[0]:
+                    review(runtime.plan, read, err)
+                else:
+                    _review_if_submitted(runtime, before, read, err)
             except KeyboardInterrupt:  # a command that runs a turn (/plan task) is interrupted alike
                 err.write("\nturn aborted\n")
             except CtxscopeError as e:
@@ -80,33 +87,76 @@ def run_repl(
 
 
 def review_menu(profile: str) -> str:
-    """The review picker's text for `profile` (first choice = Enter)."""
+    """The review picker's text for `profile` (a number chooses; Enter alone keeps planning)."""
     lines = [f"  {n}. {label}" for n, (_, label) in enumerate(REVIEW_CHOICES[profile], 1)]
     return "Implement this plan?\n" + "\n".join(lines) + "\n"
+
+
+STILL_PLANNING = "still planning: send feedback to revise, /plan approve to implement"
+
+
+def _submitted(runtime: AgentRuntime, before: tuple[PlanController, int]) -> bool:
+    plan, revision = before
+    return runtime.plan is plan and plan.state.revision != revision and plan.planning
 
 
 def _review_if_submitted(
     runtime: AgentRuntime, before: tuple[PlanController, int], read: Callable[[str], str], err: TextIO
 ) -> None:
-    """After a turn that submitted a plan: the profile's review choices (Enter = the first)."""
-    plan, revision = before
-    if runtime.plan is not plan or plan.state.revision == revision or not plan.planning:
-        return
-    choices = REVIEW_CHOICES[plan.state.profile]
-    err.write(review_menu(plan.state.profile))
+    """After a turn that submitted a plan: the review picker (see `review`)."""
+    if _submitted(runtime, before):
+        review(before[0], read, err)
+
+
+def review(plan: PlanController, read: Callable[[str], str], err: TextIO) -> None:
+    """The profile's review choices for the latest draft, until the person's choice is made.
+
+    Only a choice typed after the picker is shown counts: type-ahead is discarded first, and an
+    empty line keeps planning (as KnightCode's Escape does; never "implement"). A revision that a
+    choice asks for ("Revise", "request changes", a keep-planning note) is reviewed the same way.
+    """
+    while True:
+        choices = REVIEW_CHOICES[plan.state.profile]
+        err.write(review_menu(plan.state.profile))
+        err.flush()
+        discard_type_ahead()
+        try:
+            raw = read(f"choice [1-{len(choices)}, Enter = keep planning]: ").strip()
+        except (EOFError, KeyboardInterrupt):
+            raw = ""
+        chosen = raw.isdigit() and 1 <= int(raw) <= len(choices)
+        action = choices[int(raw) - 1][0] if chosen else "stay"
+        if raw and not chosen:
+            err.write(f"{raw!r} is not one of the choices\n")
+        if action in ("implement", "fresh"):
+            plan.approve(plan.state.revision, fresh=action == "fresh")
+            return
+        if action == "exit":
+            plan.exit()
+            err.write("left plan mode; the draft is kept\n")
+            return
+        note = ""
+        if action == "revise":
+            note = _read_note(read, "feedback: ")
+        elif chosen and _asks_note(plan):
+            note = _read_note(read, "note (optional, Enter for none): ")
+        if not note:
+            err.write(STILL_PLANNING + "\n")
+            return
+        revision = plan.state.revision
+        plan.agent.run_turn(note)  # a typed message while planning is a revision request
+        if plan.state.revision == revision or not plan.planning:
+            return  # no new revision (a question, an answer): back to the prompt
+
+
+def _asks_note(plan: PlanController) -> bool:
+    """Whether the profile's keep-planning choice takes a note ("Keep planning (optional note)")."""
+    return any(a == "stay" and "note" in label for a, label in REVIEW_CHOICES[plan.state.profile])
+
+
+def _read_note(read: Callable[[str], str], prompt: str) -> str:
+    discard_type_ahead()
     try:
-        raw = read("choice [1]: ").strip() or "1"
+        return read(prompt).strip()
     except (EOFError, KeyboardInterrupt):
-        raw = ""
-    action = choices[int(raw) - 1][0] if raw.isdigit() and 1 <= int(raw) <= len(choices) else "stay"
-    if action in ("implement", "fresh"):
-        plan.approve(plan.state.revision, fresh=action == "fresh")
-    elif action == "exit":
-        plan.exit()
-        err.write("left plan mode; the draft is kept\n")
-    elif action == "revise":
-        feedback = read("feedback: ").strip()
-        if feedback:
-            plan.agent.run_turn(feedback)  # a typed message while planning is a revision request
-    else:
-        err.write("still planning: send feedback to revise, /plan approve to implement\n")
+        return ""

@@ -15,14 +15,15 @@ from harness.agent import Agent
 from harness.client import ResponsesClient
 from harness.config import HarnessConfig, load_config
 from harness.context import ContextSettings
-from harness.events import EventSink, Notice
+from harness.events import EventSink, Notice, SessionStarted
 from harness.modes import CurrentMode, DefaultMode
 from harness.modes.plan import PLAN_PROFILES, PlanController, PlanProfileName, PlanState, default_mode
 from harness.modes.plan.state import load_plan_state
-from harness.modes.plan.tools import profile_tools
+from harness.modes.plan.tools import DECLARED_ON_FIRST_PLAN, profile_tools
 from harness.providers import make_provider
 from harness.providers.base import Provider
 from harness.route import Route, open_route
+from harness.sandbox import capabilities, enforcement, unenforced
 from harness.session.store import SessionStore
 from harness.session_context import SessionContext
 from harness.settings import check_overrides
@@ -128,6 +129,15 @@ class AgentRuntime:
                 self.provider, base_url=self.route.base_url, retry=self.config.retry, notice=self._notice
             )
             self.agent = self._make_agent(store, resumed, cwd)
+            self._session_started(self.agent)  # the first event, before any mode or model change
+            ctx = self.agent.router.ctx
+            gaps = unenforced(ctx.sandbox_mode, ctx.network_access, ctx.sandbox_capabilities())
+            if gaps:
+                # Said once at start (and in /status): the rules the kernel cannot hold here.
+                self._notice(
+                    f"sandbox `{ctx.sandbox_mode}`: the operating system cannot enforce "
+                    f"{', '.join(gaps)}; only the tool layer's checks apply to those"
+                )
             model = self.options.settings.get("model")
             if resumed is not None and model and model != self.agent.model:
                 # `--model` with `--session`/`--fork` is a switch, as `/model` is: the model-switch
@@ -198,6 +208,16 @@ class AgentRuntime:
             "global_agents_file": global_agents if global_agents.is_file() else None,
             **self.options.context_overrides,
         }
+        # What the kernel enforces is probed once; the model and the person are told exactly that.
+        os_sandbox = capabilities()
+        # `[sandbox_workspace_write]` (Codex's table) widens workspace-write only, as in Codex.
+        widen = self.config.sandbox_workspace_write if self.config.sandbox == "workspace-write" else None
+        network = bool(overrides.get("network_enabled", widen is not None and widen.network_access))
+        overrides.setdefault("network_enabled", network)
+        extra_roots = list(widen.writable_roots) if widen is not None else []
+        overrides.setdefault("extra_writable_roots", extra_roots)
+        enforced = enforcement(self.config.sandbox, network, os_sandbox)
+        overrides.setdefault("sandbox_enforcement", enforced)
         settings = ContextSettings(
             cwd=cwd,
             skill_dirs=list(self.config.skill_dirs),
@@ -219,13 +239,19 @@ class AgentRuntime:
             ask_user=self.options.ask_user,
             mode=mode,
             env_allow=self.config.shell_env_allow,
+            network_access=network,
+            writable_roots=overrides.get("writable_roots"),
+            extra_writable_roots=list(overrides["extra_writable_roots"]),
+            os_sandbox=os_sandbox,
         )
         saved = resumed.plan_state if resumed is not None else None
         profile = self._plan_profile(saved)
-        # A profile's planning tools are in tools[] from the first request (tools[] never changes).
         tools = [*default_tools(), *profile_tools(profile, self._plan_hooks)]
         # `file_tools = false` (Codex has no such tools) leaves ctxscope's file tools out of tools[].
-        enabled = None if self.config.file_tools else {t.name for t in tools} - set(FILE_TOOLS)
+        enabled = {t.name for t in tools} - (set() if self.config.file_tools else set(FILE_TOOLS))
+        if not (isinstance(saved, dict) and (saved.get("cycles") or saved.get("active"))):
+            # knightcode declares its planning tools when planning first starts (PlanController.enter).
+            enabled -= DECLARED_ON_FIRST_PLAN.get(profile, frozenset())
         router = ToolRouter(tool_ctx, enabled, tools=tools)
         agent = Agent(
             config=self.config,
@@ -280,6 +306,7 @@ class AgentRuntime:
         old.router.close()
         self._close_session(old.session)
         self.agent = agent
+        self._session_started(agent)
         return agent
 
     def _close_session(self, store: SessionStore) -> None:
@@ -306,6 +333,21 @@ class AgentRuntime:
     def session_entries_lost(self) -> int:
         """Entries of this run's sessions that never reached their files (the exit is then non-zero)."""
         return sum(store.unwritten for store in self.session_write_failures)
+
+    def _session_started(self, agent: Agent) -> None:
+        """`session_started` for a session this runtime starts or resumes (at start, `/new`, a fresh
+        plan handoff): the front ends print its id, and `--json` begins with it."""
+        if self.emit is not None:
+            capture = self.capture_path
+            self.emit(
+                SessionStarted(
+                    session_id=agent.session_id,
+                    session_file=str(agent.session.path),
+                    model=agent.model,
+                    provider=self.provider.name,
+                    capture=str(capture) if capture else None,
+                )
+            )
 
     def close(self) -> None:
         if self.agent is not None:

@@ -46,12 +46,19 @@ ColorOpt = Annotated[
 ]
 
 
-def _emit(report: DiffReport | ShowReport | CompareReport, fmt: Format, color: bool | None) -> None:
-    doc = report.wire()
+FullOpt = Annotated[
+    bool, typer.Option("--full", help="Print whole texts (added fragments, diffs, the answer), uncut.")
+]
+
+
+def _emit(
+    report: DiffReport | ShowReport | CompareReport, fmt: Format, color: bool | None, *, full: bool = False
+) -> None:
     if fmt is Format.json:
+        doc = report.wire()
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
     elif fmt is Format.markdown:
-        sys.stdout.write(render_markdown(doc))
+        sys.stdout.write(render_markdown(report))
     else:
         console = Console(
             force_terminal=color,
@@ -60,7 +67,7 @@ def _emit(report: DiffReport | ShowReport | CompareReport, fmt: Format, color: b
             # $COLUMNS when set (rich reads it); a pipe without it gets a wide page, not 80 columns
             width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160,
         )
-        render_text(doc, console)
+        render_text(report, console, full=full)
 
 
 def diff(
@@ -73,9 +80,11 @@ def diff(
     ] = None,
     fmt: FormatOpt = Format.text,
     color: ColorOpt = None,
+    full: FullOpt = False,
 ) -> None:
-    """The timeline: per turn its change kind, fragments and world state changed, tools, tokens."""
-    _emit(diff_report(analyse_recording(file), turn=turn, thread=thread), fmt, color)
+    """The timeline: per turn its change kind, fragments and world state changed, tools, tokens; with
+    --turn, that turn against its predecessor and the answer it got."""
+    _emit(diff_report(analyse_recording(file), turn=turn, thread=thread), fmt, color, full=full)
 
 
 def compare(
@@ -103,15 +112,16 @@ def show(
     raw: Annotated[bool, typer.Option("--raw", help="Print the request body as sent (JSON).")] = False,
     fmt: FormatOpt = Format.text,
     color: ColorOpt = None,
+    full: FullOpt = False,
 ) -> None:
-    """The full context of one request as a compact labelled layout."""
+    """The full context of one request as a compact labelled layout, then the answer it got."""
     analysis = analyse_recording(file)
     if raw:
         sys.stdout.write(
             json.dumps(analysis.turn(turn).turn.exchange.request_body, indent=2, ensure_ascii=False) + "\n"
         )
         return
-    _emit(show_report(analysis, turn), fmt, color)
+    _emit(show_report(analysis, turn), fmt, color, full=full)
 
 
 def inspect(

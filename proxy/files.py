@@ -18,9 +18,17 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import ConfigError
+from .errors import ConfigError, RecordingError
 
-__all__ = ["PRIVATE_MODE", "check_writable", "open_private_append", "refuse_same_file", "write_private"]
+__all__ = [
+    "PRIVATE_MODE",
+    "check_writable",
+    "input_stat",
+    "open_private_append",
+    "refuse_same_file",
+    "shown_path",
+    "write_private",
+]
 
 PRIVATE_MODE = 0o600
 
@@ -35,6 +43,26 @@ def open_private_append(path: Path) -> IO[str]:
     except BaseException:
         os.close(fd)
         raise
+
+
+def shown_path(path: Path | str) -> str:
+    """A path as an error message shows it: whole, or its start and length if it runs past 200 characters."""
+    text = str(path)
+    return text if len(text) <= 200 else f"{text[:100]}…({len(text)} characters)"
+
+
+def input_stat(path: Path) -> os.stat_result | None:
+    """`path`'s stat, None if it does not exist; `RecordingError` (one line) if it cannot be looked at.
+
+    `Path.exists()` raises on a name too long for the file system or a folder without access; an input
+    path is looked at through here, so those are a one-line error like a missing file.
+    """
+    try:
+        return path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as err:
+        raise RecordingError(f"cannot read {shown_path(path)}: {err.strerror or err}") from None
 
 
 def refuse_same_file(out: Path, inputs: Iterable[Path]) -> None:
@@ -54,9 +82,15 @@ def refuse_same_file(out: Path, inputs: Iterable[Path]) -> None:
 
 def check_writable(out: Path, what: str) -> None:
     """Raise `ConfigError` now if `out` could not be written later (checked before a long run)."""
-    if out.is_dir():
+    try:
+        mode: int | None = out.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as err:  # a name too long for the file system
+        raise ConfigError(f"bad {what} {shown_path(out)!r}: {err.strerror or err}") from None
+    if mode is not None and stat.S_ISDIR(mode):
         raise ConfigError(f"bad {what} {str(out)!r}: it is a folder; give a file path")
-    if out.exists() and not out.is_file():
+    if mode is not None and not stat.S_ISREG(mode):
         return  # /dev/stdout and the like: written directly
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent or Path("."))

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.sandbox.policy import default_writable_roots
 from proxy.errors import ConfigError
 
 from .agents_md import DEFAULT_MAX_BYTES, discover_agents_docs
@@ -41,6 +42,11 @@ class ContextSettings(BaseModel):
     network_enabled: bool = False
     writable_roots: list[Path] | None = None
     """None: the cwd, /tmp and $TMPDIR in workspace-write mode, / without a sandbox, [] read-only."""
+    extra_writable_roots: list[Path] = Field(default_factory=list)
+    """Writable in workspace-write besides the defaults (`[sandbox_workspace_write] writable_roots`)."""
+    sandbox_enforcement: str | None = None
+    """How the OS enforces the sandbox (`harness.sandbox.enforcement`), told in the permissions
+    fragment; None: not told."""
     collaboration_mode: str | None = None
     model: str = ""
     reasoning_effort: str | None = None
@@ -95,11 +101,7 @@ def _default_writable_roots(cwd: Path, sandbox_mode: str) -> list[str]:
         return ["/"]
     if sandbox_mode != "workspace-write":
         return []
-    roots = [str(cwd), "/tmp"]
-    tmpdir = os.environ.get("TMPDIR")
-    if tmpdir and os.path.realpath(tmpdir) not in roots:
-        roots.append(os.path.realpath(tmpdir))
-    return roots
+    return default_writable_roots(str(cwd))
 
 
 def collect_world_state(settings: ContextSettings, warnings: list[str] | None = None) -> WorldState:
@@ -121,6 +123,9 @@ def collect_world_state(settings: ContextSettings, warnings: list[str] | None = 
         roots = [str(Path(r).expanduser().resolve()) for r in settings.writable_roots]
     else:
         roots = _default_writable_roots(cwd, settings.sandbox_mode)
+        if settings.sandbox_mode == "workspace-write":
+            extra = (str(Path(r).expanduser().resolve()) for r in settings.extra_writable_roots)
+            roots = list(dict.fromkeys([*roots, *extra]))
     timezone = settings.timezone or local_timezone()
     shell = settings.shell or Path(os.environ.get("SHELL") or "bash").name
     repo_root = settings.repo_root.expanduser().resolve() if settings.repo_root else None
@@ -133,6 +138,7 @@ def collect_world_state(settings: ContextSettings, warnings: list[str] | None = 
         sandbox_mode=settings.sandbox_mode,
         approval_policy=settings.approval_policy,
         writable_roots=roots,
+        sandbox_enforcement=settings.sandbox_enforcement,
         collaboration_mode=settings.collaboration_mode,
         agents_docs=discover_agents_docs(
             cwd,

@@ -64,6 +64,9 @@ def render_permissions(values: Values) -> str:
         lines.append(f"The writable root is `{roots[0]}`.")
     else:
         lines.append("The writable roots are " + ", ".join(f"`{r}`" for r in roots) + ".")
+    if values.get("sandbox_enforcement"):
+        # What the kernel actually enforces on this machine, so the model is never told more.
+        lines.append(f"Enforcement: {values['sandbox_enforcement']}")
     return wrap(P_OPEN, "\n".join(lines), P_CLOSE)
 
 
@@ -87,6 +90,9 @@ def recognise_permissions(text: str) -> Values | None:
     elif "require_escalated" in body or "# Escalation Requests" in body:
         # Codex's on-request text names no policy; its escalation section identifies it.
         values["approval_policy"] = "on-request"
+    enforced = re.search(r"^Enforcement: (.+)$", body, re.MULTILINE)
+    if enforced:
+        values["sandbox_enforcement"] = enforced.group(1)
     roots = re.search(r"The writable roots? (?:is|are) ((?:`[^`]*`(?:, )?)+)", body)
     if roots:
         values["writable_roots"] = re.findall(r"`([^`]*)`", roots.group(1))
@@ -101,9 +107,11 @@ PERMISSIONS_SPEC = FragmentSpec(
     recognise=recognise_permissions,
     render=render_permissions,
     label=lambda values: "permissions",
-    description="sandbox mode, approval policy, network access, writable roots",
+    description="sandbox mode, approval policy, network access, writable roots, how the OS enforces them",
     codex_label="permissions.instructions",
-    world=WorldMeaning(takes("sandbox_mode", "approval_policy", "network_enabled", "writable_roots")),
+    world=WorldMeaning(
+        takes("sandbox_mode", "approval_policy", "network_enabled", "writable_roots", "sandbox_enforcement")
+    ),
 )
 
 # --- collaboration mode ------------------------------------------------------------------------

@@ -51,6 +51,9 @@ class WorldState(BaseModel):
     writable_roots: Annotated[list[str], StateField("writable roots", ChangeStyle.LIST, short="writable")] = (
         Field(default_factory=list)
     )
+    sandbox_enforcement: Annotated[str | None, StateField("sandbox enforcement", short="enforcement")] = None
+    """How the operating system enforces the sandbox here (`harness.sandbox.enforcement`); None:
+    not told (older sessions, Codex)."""
     collaboration_mode: Annotated[str | None, StateField("collaboration mode", short="mode")] = None
     """None: no mode fragment is sent (like `codex exec`); else "default" or "plan"."""
     agents_docs: Annotated[
@@ -80,12 +83,15 @@ def environment_values(state: WorldState) -> dict[str, Any]:
 
 def permissions_values(state: WorldState) -> dict[str, Any]:
     """The permissions fragment's values for `state`."""
-    return {
+    values: dict[str, Any] = {
         "sandbox_mode": state.sandbox_mode,
         "approval_policy": state.approval_policy,
         "network_enabled": state.network_enabled,
         "writable_roots": list(state.writable_roots),
     }
+    if state.sandbox_enforcement is not None:
+        values["sandbox_enforcement"] = state.sandbox_enforcement
+    return values
 
 
 def diff_world_state(prev: WorldState, cur: WorldState) -> dict[str, tuple[Any, Any]]:

@@ -8,7 +8,8 @@
     ToolGate / GateRule             which tools a mode hides or refuses (plan mode adds rules)
     Tool / ToolResult / ToolError   the protocol a tool implements
 
-Sandbox modes and approval policies are enforced here, in the tool layer (see `sandbox.py`).
+Sandbox modes and approval policies are checked here, in the tool layer (`sandbox.py`); the
+commands then run confined by the OS (`harness.sandbox`: Landlock and namespaces).
 
 Names load on first use, so the inspector's `harness.tools.gate` (the plan-mode recogniser) comes
 without every tool and the agent events.

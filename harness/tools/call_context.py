@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Literal, ParamSpec, Protocol, TypeVar
 
 from harness.goal.state import GoalBook
+from harness.sandbox.policy import default_writable_roots
+from harness.sandbox.support import Capabilities, capabilities
 from harness.tools.gate import GateRule
 from proxy.errors import ConfigError
 
@@ -142,6 +144,15 @@ class ToolContext:
     """Extra environment for commands, laid over the harness's own environment."""
     env_allow: tuple[str, ...] = ()
     """Names (`*` globs) of the harness's variables commands get even if they look like credentials."""
+    network_access: bool = False
+    """Whether commands may use the network (off: the OS sandbox cuts it, loopback included)."""
+    writable_roots: list[Path] | None = None
+    """Where commands may write in workspace-write; None: the workspace roots, /tmp and $TMPDIR
+    (Codex's defaults, the same the permissions fragment names)."""
+    extra_writable_roots: list[Path] = field(default_factory=list)
+    """Writable in workspace-write besides those (`[sandbox_workspace_write] writable_roots`)."""
+    os_sandbox: Capabilities | None = None
+    """What the kernel enforces; None: probed when the first command runs."""
 
     def __post_init__(self) -> None:
         self.cwd = Path(self.cwd).absolute()
@@ -155,6 +166,21 @@ class ToolContext:
         if self.ask_user is not None:
             self.ask_user = _one_at_a_time(self.ask_user, prompts)
         self.validate()
+
+    def command_writable_roots(self) -> list[Path]:
+        """The roots a command may write beneath in workspace-write."""
+        if self.writable_roots is not None:
+            return [Path(r).absolute() for r in self.writable_roots]
+        roots = [str(r) for r in self.workspace_roots]
+        defaults = [r for r in default_writable_roots(str(self.cwd)) if r != str(self.cwd)]
+        extra = [str(Path(r).expanduser().absolute()) for r in self.extra_writable_roots]
+        return [Path(r) for r in dict.fromkeys([*roots, *defaults, *extra])]
+
+    def sandbox_capabilities(self) -> Capabilities:
+        """What the OS enforces for commands here (probed once per process unless set)."""
+        if self.os_sandbox is None:
+            self.os_sandbox = capabilities()
+        return self.os_sandbox
 
     def validate(self) -> None:
         """Raise `ConfigError` for an unknown sandbox mode or approval policy."""

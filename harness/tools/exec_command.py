@@ -7,6 +7,11 @@ a command still running is then a session that `write_stdin` polls or types into
 timeout: a session lives until its command exits or the agent does. Processes a command leaves
 behind (background jobs, `setsid`/`nohup` children) are killed when it exits, and the output says
 which. Each call's output is bounded by a head+tail buffer, with a marker for what was left out.
+
+Every command runs in the OS sandbox of the session's mode (`sandbox.command_policy`: Landlock and
+namespaces, see `harness.sandbox`); one the person approved runs unconfined. When a confined command
+fails with what a refusal prints (`Permission denied`, `Read-only file system`, `Network is
+unreachable`, ...), the output's `Sandbox:` line says so and how to ask for more.
 """
 
 from __future__ import annotations
@@ -27,9 +32,11 @@ from harness.tools.git_guard import GIT_HARDENING_NOTE, git_environment, harden_
 from harness.tools.sandbox import (
     ESCALATE,
     SANDBOX_PERMISSIONS,
+    command_policy,
     exec_approval_reason,
     obtain_approval,
     runs_read_only_git,
+    sandbox_denial_note,
 )
 from harness.tools.shell_env import command_environment
 
@@ -113,6 +120,7 @@ def format_output(
     killed: dict[int, str] | None = None,
     approval_note: str | None = None,
     git_note: str | None = None,
+    sandbox_note: str | None = None,
 ) -> str:
     """Codex's header (chunk id, wall time, status, token count) then the output of this call."""
     sink = HeadTail(cap)
@@ -135,6 +143,8 @@ def format_output(
         lines.append(f"Approval: {approval_note}")
     if git_note:
         lines.append(f"Git: {git_note}")
+    if sandbox_note:
+        lines.append(f"Sandbox: {sandbox_note}")
     lines.append("Output:")
     return "\n".join(lines) + "\n" + sink.text()
 
@@ -234,14 +244,19 @@ class ExecCommand:
         # Git that runs only because it is known-safe runs without the repository's programs.
         hardened = approval_note is None and runs_read_only_git(ctx, a.cmd, workdir)
         cmd = harden_git_command(a.cmd) if hardened else a.cmd
+        # A command the person approved runs as approved, outside the OS sandbox (an escalation
+        # asked for exactly that); everything else runs confined (danger-full-access has none).
+        policy = command_policy(ctx, escalated=approval_note is not None)
         start = time.monotonic()
         session = self.sessions.start(
             [shell, "-lc" if a.login else "-c", cmd],
             workdir,
             git_environment(_command_env(ctx)) if hardened else _command_env(ctx),
             a.tty,
+            policy,
         )
         snap = self.sessions.collect(session, yield_seconds(a.yield_time_ms, DEFAULT_YIELD_MS))
+        exit_code = snap.exit.code if snap.exit else None
         text = format_output(
             start,
             snap.output,
@@ -251,6 +266,7 @@ class ExecCommand:
             killed=snap.exit.killed if snap.exit else None,
             approval_note=approval_note,
             git_note=GIT_HARDENING_NOTE if hardened else None,
+            sandbox_note=sandbox_denial_note(ctx, policy, snap.output, exit_code),
         )
         return ToolResult(text, success=snap.exit is None or snap.exit.code == 0)
 

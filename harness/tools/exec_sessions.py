@@ -6,12 +6,14 @@ otherwise stdin is closed). A reader thread collects its output. A call waits un
 exits (plus a short grace for the last output) or until its yield time passes; a command still
 running then stays alive as a session with a small numeric id that `write_stdin` polls or feeds.
 
-Every process a command starts is tracked, not only its process group: the command's environment
-carries a marker variable (`CTXSCOPE_EXEC_SESSION=<token>`) that children inherit, including those
-that leave the group with `setsid` or `nohup`, and on Linux `/proc` is scanned for it. When a
-session ends (its command exited) the processes it left behind are killed; when the agent exits,
-every session is. Outputs say what was killed, so the model is never told a command is gone while
-a child still holds its port or its files.
+Every command runs under the sandbox wrapper (`harness.sandbox.exec`), which confines it by the
+session's `SandboxPolicy` (Landlock, namespaces) and tracks every process it starts: the wrapper
+is a child subreaper, so a child that leaves with `setsid`, a double fork or `nohup` is still
+beneath it, and no environment variable can opt out. When the command exits, what it left
+behind is killed after a short grace and named in the wrapper's report; ending a session (Ctrl-C
+while waiting, the agent exiting) kills its whole tree; a killed agent's wrappers get a
+parent-death signal and kill theirs. The older marker variable (`CTXSCOPE_EXEC_SESSION=<token>`)
+is still set and scanned for, as a second net.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import contextlib
 import os
 import pty
 import secrets
+import select
 import signal
 import subprocess
 import threading
@@ -28,15 +31,30 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.sandbox.exec import parse_report
+from harness.sandbox.policy import SandboxPolicy
+from harness.sandbox.support import wrap_command
 from harness.tools.base import ToolError
 
-__all__ = ["MARKER_ENV", "ExecSession", "Exit", "SessionManager", "Snapshot", "tracked_processes"]
+__all__ = [
+    "MARKER_ENV",
+    "TRACK_ONLY",
+    "ExecSession",
+    "Exit",
+    "SessionManager",
+    "Snapshot",
+    "tracked_processes",
+]
 
 MARKER_ENV = "CTXSCOPE_EXEC_SESSION"
 EXIT_GRACE_S = 0.25
 """After the command exits, how long to wait for output still in flight (children may hold the
 pipe; they are killed after this)."""
 MAX_SESSIONS = 16
+STOP_WAIT_S = 5.0
+"""How long an ended session's wrapper gets to kill its tree before it is killed itself."""
+TRACK_ONLY = SandboxPolicy(confine=False, network=True, landlock=False, namespaces=False)
+"""No confinement, only process tracking (danger-full-access, an approved escalation)."""
 _PROC = Path("/proc")
 _LIVE: weakref.WeakSet[SessionManager] = weakref.WeakSet()
 
@@ -92,45 +110,66 @@ class Snapshot:
 class ExecSession:
     """One running command."""
 
-    def __init__(self, session_id: int, argv: list[str], cwd: Path, env: dict[str, str], tty: bool) -> None:
+    def __init__(
+        self,
+        session_id: int,
+        argv: list[str],
+        cwd: Path,
+        env: dict[str, str],
+        tty: bool,
+        policy: SandboxPolicy = TRACK_ONLY,
+    ) -> None:
         self.id = session_id
         self.tty = tty
+        self.policy = policy
         self.token = secrets.token_hex(8)
         self._buffer = bytearray()
         self._lock = threading.Lock()
         self._eof = threading.Event()
         self._master: int | None = None
+        self._report: tuple[int | None, dict[int, str]] | None = None
         env = {**env, MARKER_ENV: self.token}
+        report_read, report_write = os.pipe()
+        self._report_fd: int | None = report_read
+        wrapped, inherited = wrap_command(argv, policy, report_write, grace=EXIT_GRACE_S)
         try:
             if tty:
                 master, slave = pty.openpty()
                 try:
                     self.proc = subprocess.Popen(
-                        argv,
+                        wrapped,
                         cwd=cwd,
                         env=env,
                         stdin=slave,
                         stdout=slave,
                         stderr=slave,
                         start_new_session=True,
+                        pass_fds=inherited,
                     )
                 finally:
                     os.close(slave)
                 self._master = master
             else:
                 self.proc = subprocess.Popen(
-                    argv,
+                    wrapped,
                     cwd=cwd,
                     env=env,
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT,
                     start_new_session=True,
+                    pass_fds=inherited,
                 )
         except OSError as e:
             if self._master is not None:
                 os.close(self._master)
+            os.close(report_read)
             raise ToolError(f"could not start {argv[0]}: {e}") from e
+        finally:
+            os.close(report_write)
+        self._pidfd: int | None = None
+        with contextlib.suppress(OSError, AttributeError):  # Linux 5.3+; elsewhere Popen's own wait
+            self._pidfd = os.pidfd_open(self.proc.pid)
         self._reader = threading.Thread(target=self._pump, daemon=True)
         self._reader.start()
 
@@ -172,34 +211,76 @@ class ExecSession:
 
     def wait(self, seconds: float) -> bool:
         """Wait up to `seconds` for the command to exit; True when it has."""
+        if self._pidfd is not None and self.proc.returncode is None:
+            # Woken by the exit itself: Popen.wait(timeout) polls with sleeps of up to 50 ms,
+            # which every short command would pay on top of its own run.
+            try:
+                readable, _, _ = select.select([self._pidfd], [], [], max(seconds, 0))
+            except InterruptedError:
+                readable = []
+            if not readable:
+                return False
         try:
             self.proc.wait(timeout=max(seconds, 0))
         except subprocess.TimeoutExpired:
             return False
         return True
 
+    def report(self) -> tuple[int | None, dict[int, str]] | None:
+        """The wrapper's report once it exited: (exit code, what it killed: pid → name); None when
+        it gave none (it was killed itself)."""
+        if self._report_fd is not None:
+            chunks = []
+            with contextlib.suppress(OSError):
+                while chunk := os.read(self._report_fd, 65536):
+                    chunks.append(chunk)
+            os.close(self._report_fd)
+            self._report_fd = None
+            with contextlib.suppress(ValueError):
+                self._report = parse_report(b"".join(chunks).decode("utf-8", "replace"))
+        return self._report
+
+    def _left(self) -> dict[int, str]:
+        report = self.report()
+        return dict(report[1]) if report else {}
+
     def finish(self) -> Exit:
-        """After the command exited: let in-flight output arrive, then kill what it left behind."""
+        """After the command exited: let in-flight output arrive, then name what it left behind
+        (the wrapper killed it) and kill anything that still carries the marker."""
         self._eof.wait(EXIT_GRACE_S)
-        killed = self.kill_all()
+        killed = {**self._left(), **self._kill_marked()}
         self._eof.wait(EXIT_GRACE_S)
         self._close()
-        return Exit(self.proc.returncode, killed)
+        report = self.report()
+        code = report[0] if report and report[0] is not None else self.proc.returncode
+        return Exit(code, killed)
 
-    def kill_all(self) -> dict[int, str]:
-        """Kill the process group and every process carrying this session's marker."""
+    def _kill_marked(self) -> dict[int, str]:
+        """The second net: only when the wrapper gave no report (it was killed itself), scan /proc
+        for the marker and kill what carries it."""
+        if self.report():
+            return {}
         leftover = tracked_processes(self.token)
         leftover.pop(self.proc.pid, None)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
         for pid in leftover:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
+        return leftover
+
+    def kill_all(self) -> dict[int, str]:
+        """Kill the command and every process it started: the wrapper kills its tree on SIGTERM
+        (it is killed itself if it does not exit in time); the processes killed, pid → name."""
         if self.proc.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
+                self.proc.terminate()
+            try:
+                self.proc.wait(STOP_WAIT_S)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.kill()
-            self.proc.wait()
-        return leftover
+                self.proc.wait()
+        return {**self._left(), **self._kill_marked()}
 
     def _close(self) -> None:
         self._reader.join(EXIT_GRACE_S)
@@ -210,6 +291,11 @@ class ExecSession:
         if self.proc.stdout is not None:
             with contextlib.suppress(OSError):
                 self.proc.stdout.close()
+        if self._report_fd is not None and self.proc.poll() is not None:
+            self.report()
+        if self._pidfd is not None and self.proc.returncode is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
 
 
 class SessionManager:
@@ -220,14 +306,21 @@ class SessionManager:
         self._next = 1
         _LIVE.add(self)
 
-    def start(self, argv: list[str], cwd: Path, env: dict[str, str], tty: bool) -> ExecSession:
+    def start(
+        self,
+        argv: list[str],
+        cwd: Path,
+        env: dict[str, str],
+        tty: bool,
+        policy: SandboxPolicy = TRACK_ONLY,
+    ) -> ExecSession:
         if len(self.sessions) >= MAX_SESSIONS:
             running = ", ".join(str(i) for i in self.sessions)
             raise ToolError(
                 f"{MAX_SESSIONS} commands are still running (sessions {running}); finish or stop one "
                 'with write_stdin (e.g. send Ctrl-C as chars "\\u0003") before starting another'
             )
-        session = ExecSession(self._next, argv, cwd, env, tty)
+        session = ExecSession(self._next, argv, cwd, env, tty, policy)
         self._next += 1
         self.sessions[session.id] = session
         return session

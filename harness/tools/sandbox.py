@@ -1,13 +1,14 @@
-"""Sandbox modes and approval policies, enforced in the tool layer.
+"""Sandbox modes and approval policies: the rules checked in the tool layer, and the OS sandbox
+every command then runs in.
 
-There is no OS-level sandbox here, so the rules are applied before anything runs, and outputs say
-honestly which rule asked, approved or refused:
+Two layers. Before anything runs, the rules below decide whether a call may run, needs approval,
+or is refused, and outputs say which rule asked, approved or refused:
 
     sandbox mode        exec_command                           file tools (apply_patch, read_*)
     read-only           known-safe read-only commands run;     writes need approval; reads confined
                         anything else needs approval           to the workspace roots
     workspace-write     runs; asking to escalate               writes and reads confined to the
-                        (sandbox_permissions) needs approval   workspace roots
+                        (sandbox_permissions) needs approval   workspace roots; never into `.git`
     danger-full-access  runs                                   anywhere
 
     approval policy     never: never ask; what would need approval is refused
@@ -16,6 +17,13 @@ honestly which rule asked, approved or refused:
                         for every file change
 
 A headless session (`ctx.approver is None`) refuses whatever would need approval.
+
+Then every command runs under the OS sandbox of its mode (`command_policy`, `harness.sandbox`):
+read-only allows no writes, workspace-write allows writes only beneath the writable roots with
+`.git` read-only, and with network access off there is no network, loopback included; planning
+turns' commands go through the same path. A command the person approved (an escalation with
+`sandbox_permissions="require_escalated"`, or one the rules above asked about) runs as approved,
+unconfined, as in Codex; so does everything in danger-full-access.
 
 Known-safe git that runs without approval is hardened (`git_guard`): it needs approval when the
 repository's own config defines programs for git to run, and otherwise runs with those switched off.
@@ -26,6 +34,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from harness.sandbox.policy import SandboxPolicy
+from harness.sandbox.support import enforcement, policy_for
 from harness.tools.base import ToolError
 from harness.tools.call_context import ApprovalRequest, ToolContext
 from harness.tools.git_guard import POSIX_SHELLS, repository_program_keys
@@ -85,11 +95,53 @@ def exec_approval_reason(
     if ctx.sandbox_mode == "read-only" and not safe:
         if git_reason:
             return f"sandbox `read-only`: {git_reason}"
-        return (
-            "sandbox `read-only`: no OS-level sandbox is available, so only known-safe read-only "
-            "commands run without approval"
-        )
+        if not ctx.sandbox_capabilities().landlock:
+            return (
+                "sandbox `read-only`: no OS-level sandbox is available, so only known-safe read-only "
+                "commands run without approval"
+            )
+        return "sandbox `read-only`: only known-safe read-only commands run without approval"
     return None
+
+
+def command_policy(ctx: ToolContext, *, escalated: bool) -> SandboxPolicy:
+    """The OS confinement of the next command; `escalated`: the person approved it, so it runs unconfined."""
+    mode = "danger-full-access" if escalated else ctx.sandbox_mode
+    roots = [str(r) for r in ctx.command_writable_roots()]
+    return policy_for(mode, roots, network=ctx.network_access, caps=ctx.sandbox_capabilities())
+
+
+# What a command prints when the kernel refused it (bash, coreutils, Python, curl, git).
+_FS_DENIALS = ("permission denied", "operation not permitted", "read-only file system")
+_NET_DENIALS = (
+    "network is unreachable",
+    "couldn't connect to server",
+    "could not resolve host",
+    "temporary failure in name resolution",
+    "name or service not known",
+    "connection refused",
+)
+
+
+def sandbox_denial_note(
+    ctx: ToolContext, policy: SandboxPolicy, output: bytes, exit_code: int | None
+) -> str | None:
+    """A line for a failed command's output when the sandbox likely caused the failure, or None."""
+    if not policy.confine or exit_code in (None, 0):
+        return None
+    text = output.decode("utf-8", "replace").lower()
+    denials = _FS_DENIALS if policy.network else _FS_DENIALS + _NET_DENIALS
+    if not any(d in text for d in denials):
+        return None
+    mode = ctx.sandbox_mode
+    how = enforcement(mode, policy.network, ctx.sandbox_capabilities())
+    ask = (
+        " If the task needs it, run the command again with sandbox_permissions=require_escalated and "
+        "a justification; the user decides."
+        if ctx.approval_policy != "never"
+        else ""
+    )
+    return f"the command ran in the `{mode}` sandbox, which may have refused it. {how}{ask}"
 
 
 def write_approval_reason(ctx: ToolContext) -> str | None:
@@ -145,12 +197,27 @@ def resolve_path(ctx: ToolContext, raw: str, *, write: bool) -> Path:
         return lexical
     real = Path(os.path.realpath(lexical))
     roots = [Path(os.path.realpath(r)) for r in ctx.workspace_roots]
+    via = f" (it resolves to {real})" if real != lexical else ""
     if not _inside(real, roots):
         what = "written" if write else "read"
         shown = ", ".join(str(r) for r in ctx.workspace_roots)
-        via = f" (it resolves to {real})" if real != lexical else ""
         raise ToolError(
             f"{raw} is outside the workspace{via} and cannot be {what} in sandbox `{ctx.sandbox_mode}`; "
             f"workspace roots: {shown}"
         )
+    if write and any(_in_git_dir(real, root) for root in roots):
+        # As in Codex, `.git` stays read-only: its hooks and config are programs git runs.
+        raise ToolError(
+            f"{raw} is inside a `.git` directory{via}, which is read-only in sandbox `{ctx.sandbox_mode}`; "
+            "change the repository with git commands instead"
+        )
     return lexical
+
+
+def _in_git_dir(path: Path, root: Path) -> bool:
+    """Whether `path` is `.git` or beneath a `.git` somewhere under `root`."""
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        return False
+    return ".git" in parts

@@ -17,6 +17,7 @@ from harness.tools.base import ToolKind, ToolResult, function_spec, parse_args
 from harness.tools.call_context import ToolContext
 from harness.tools.exec_command import format_output, output_cap, yield_seconds
 from harness.tools.exec_sessions import SessionManager
+from harness.tools.sandbox import sandbox_denial_note
 
 __all__ = ["WriteStdin"]
 
@@ -82,5 +83,8 @@ class WriteStdin:
             exit_code=snap.exit.code if snap.exit else None,
             session_id=None if snap.exit else session.id,
             killed=snap.exit.killed if snap.exit else None,
+            sandbox_note=sandbox_denial_note(
+                ctx, session.policy, snap.output, snap.exit.code if snap.exit else None
+            ),
         )
         return ToolResult(text, success=snap.exit is None or snap.exit.code == 0)

@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from inspector.analysis.answers import Answer, turn_answer
 from inspector.analysis.attribution import ItemTotals, TokenReport, attribute, item_totals
 from inspector.analysis.cache_keys import keyed_change
 from inspector.analysis.changes import ChangeKind, TurnChange, compare_turns
 from inspector.analysis.compaction import CompactionReport, compaction_report
 from inspector.analysis.diffs import ToolDiff, effective_tools, instructions_diff, params_diff, tools_diff
-from inspector.analysis.goal_events import GoalEvent, goal_events
+from inspector.analysis.goal_events import GoalEvent, goal_events, goal_events_by_answer
 from inspector.analysis.instructions import effective_instructions, mark_base_prompt
 from inspector.analysis.items import Item, ItemClassifier
 from inspector.analysis.mode_events import ModeEvent, mode_events
@@ -56,10 +57,13 @@ class TurnAnalysis:
     compaction: CompactionReport | None = None
     notes: list[str] = field(default_factory=list)
     mode_events: list[ModeEvent] = field(default_factory=list)
-    """What plan mode did in the items this turn added (mode switches, submissions, blocked tools)."""
+    """What plan mode did in this turn: its added items (mode switches, blocked tools) and its answer
+    (a plan submitted, the model's goal update)."""
     goal_events: list[GoalEvent] = field(default_factory=list)
     """What happened to the thread goal (set, continuation #N, paused, cleared, ...), from the
     turn's world-state changes."""
+    answer: Answer = field(default_factory=Answer)
+    """What this request got back: output items, status with the error, usage."""
 
 
 @dataclass
@@ -245,15 +249,23 @@ def _analyse_turn(
             history = prev.items[:-1]
         result.compaction = compaction_report(history, prev, turn, change.kept)
     result.notes = _notes(turn, change, unknown)
-    # Only what this turn brought: a fork or a compaction does not submit its shared history again.
+    result.answer = turn_answer(turn)
+    # Only what this turn brought: a fork or a compaction does not submit its shared history again,
+    # and a thread's first request (a resumed session) sets the mode without switching it.
     events, mode, revisions = mode_events(
         change.added if carry is not None else turn.items,
         turn.items,
         carry.mode if carry else None,
         carry.revisions if carry else 0,
+        # A compaction request's answer is a summary: a plan quoted in it is not a new submission.
+        answer=None if turn.request_kind in COMPACTION_REQUEST_KINDS else result.answer,
+        initial=carry is None,
     )
     result.mode_events = events
-    result.goal_events = goal_events(result.state_changes)
+    # The model's own goal call belongs to the turn whose answer made it (as a plan submission does).
+    result.goal_events = goal_events_by_answer(
+        goal_events(result.state_changes), change.added if carry is not None else [], result.answer
+    )
     return result, _Carry(turn, items_state, state, totals, unknown, mode, revisions)
 
 

@@ -38,7 +38,8 @@ class TokenReport:
         return None if reported is None else reported - self.total
 
 
-def _usage_numbers(usage: dict[str, Any] | None) -> dict[str, int | None]:
+def usage_numbers(usage: dict[str, Any] | None) -> dict[str, int | None]:
+    """A response's usage as four numbers (None: not reported); the report's one usage shape."""
     usage = usage or {}
     inp = usage.get("input_tokens_details") or {}
     out = usage.get("output_tokens_details") or {}
@@ -113,7 +114,7 @@ def attribute(
         total,
         tokenizer.estimated,
         tokenizer.name,
-        _usage_numbers(usage),
+        usage_numbers(usage),
         shared,
         predicted_cached(shared),
     )

@@ -44,6 +44,16 @@ class TurnChange:
     removed: list[Item] = field(default_factory=list)
 
 
+def change_words(kept: int, added: int, removed: int) -> str:
+    """`kept 5 +4 -1`: a turn's items against the turn it is compared with, as every view says it."""
+    words = f"kept {kept}"
+    if added:
+        words += f" +{added}"
+    if removed:
+        words += f" -{removed}"
+    return words
+
+
 def common_prefix(a: list[str], b: list[str]) -> int:
     """Length of the longest common prefix of two key lists."""
     limit = min(len(a), len(b))

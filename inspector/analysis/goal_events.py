@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.context.goal_fragments import GoalEventKind, goal_event_of
+from harness.context.goal_fragments import GOAL_STATUS_MEANING, GoalEventKind, goal_event_of
+from inspector.analysis.answers import Answer
+from inspector.analysis.items import Item, goal_call_values
 from inspector.analysis.world_state import StateChange
 
-__all__ = ["GoalEvent", "GoalEventKind", "goal_events"]
+__all__ = ["GoalEvent", "GoalEventKind", "goal_events", "goal_events_by_answer"]
 
 _OBJECTIVE = "goal"
 _LOG = "goal_events"
@@ -46,3 +48,29 @@ def goal_events(changes: list[StateChange]) -> list[GoalEvent]:
                 if kind is not None:
                     events.append(GoalEvent(kind, number))
     return events
+
+
+def _call_events(values: dict[str, object]) -> list[GoalEvent]:
+    """The events one goal call means, read with the goal-status fragment's own world meaning."""
+    update = GOAL_STATUS_MEANING.project(values, {})
+    return goal_events([StateChange(name, None, value) for name, value in update.items()])
+
+
+def goal_events_by_answer(
+    events: list[GoalEvent], added: list[Item], answer: Answer | None
+) -> list[GoalEvent]:
+    """A turn's goal events with the model's own goal changes moved to the turn that made them.
+
+    The model's `update_goal` / `create_goal` call is in this turn's `answer`; the next request
+    carries it as history, and its world state changes there. So the events of the calls in
+    `added` (that echo) leave this turn, and the events of the calls in `answer` join it."""
+    out = list(events)
+    for item in added:
+        values = goal_call_values(item.raw) if item.type == "function_call" else None
+        for echoed in _call_events(values) if values is not None else []:
+            if echoed in out:
+                out.remove(echoed)
+    for call in answer.tool_calls if answer is not None else []:
+        values = goal_call_values({"type": "function_call", "name": call.name, "arguments": call.arguments})
+        out += _call_events(values) if values is not None else []
+    return out

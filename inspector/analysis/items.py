@@ -185,23 +185,32 @@ def _tool_item(position: int, item: dict[str, Any], itype: str, key: str) -> Ite
     return Item(position, itype, None, itype, label, text, count_text(text), key, parts, item)
 
 
-def _goal_call_parts(item: dict[str, Any], itype: str, text: str) -> tuple[Part, ...]:
-    """The model's own goal changes (`update_goal {status}`, `create_goal {objective}`), read with
-    the goal-status fragment's meaning so they reach the world state like the person's."""
+def goal_call_values(item: Any) -> dict[str, Any] | None:
+    """The goal-status values of the model's own goal call (`update_goal {status}`, `create_goal
+    {objective}`), or None for any other item."""
+    if not isinstance(item, dict) or item.get("type") != "function_call":
+        return None
     name = item.get("name")
-    if itype != "function_call" or name not in ("update_goal", "create_goal"):
-        return ()
+    if name not in ("update_goal", "create_goal"):
+        return None
     try:
         args = json.loads(item.get("arguments") or "{}")
     except (TypeError, ValueError):
-        return ()
+        return None
     if not isinstance(args, dict):
-        return ()
+        return None
     if name == "update_goal" and isinstance(args.get("status"), str):
-        values: dict[str, Any] = {"status": args["status"]}
-    elif name == "create_goal" and isinstance(args.get("objective"), str):
-        values = {"objective": args["objective"], "status": "active"}
-    else:
+        return {"status": args["status"]}
+    if name == "create_goal" and isinstance(args.get("objective"), str):
+        return {"objective": args["objective"], "status": "active"}
+    return None
+
+
+def _goal_call_parts(item: dict[str, Any], itype: str, text: str) -> tuple[Part, ...]:
+    """The model's own goal changes, read with the goal-status fragment's meaning so they reach the
+    world state like the person's."""
+    values = goal_call_values({**item, "type": itype})
+    if values is None:
         return ()
     return (Part(0, itype, "goal_status", f"goal_status:{values['status']}", text, values),)
 

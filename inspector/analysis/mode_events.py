@@ -11,7 +11,9 @@ parser), in ctxscope's requests and, for the Codex shapes, in real Codex CLI req
   workspace changed by a planning command: notes.txt
   mode plan → default (plan revision 2 approved)
 
-Pure: items in, `ModeEvent` records out; the revision count continues from the previous turn.
+A submission is told on the turn whose answer made it, not on the next request that carries it as
+history. Pure: items and the answer in, `ModeEvent` records out;
+the revision count continues from the previous turn.
 """
 
 from __future__ import annotations
@@ -23,12 +25,14 @@ from harness.modes.plan.parser import split_proposed_plan
 from harness.modes.plan.texts import (
     IMPLEMENT_PROMPT,
     PLAN_SUBMITTED_SIBLING,
+    recognise_fresh_inline_prompt,
     recognise_fresh_prompt,
     recognise_submitted,
     recognise_workspace_note,
 )
 from harness.tools import recognise_still_planning
 from harness.tools.gate import UPDATE_PLAN_IN_PLAN_MODE
+from inspector.analysis.answers import Answer
 from inspector.analysis.items import Item
 
 __all__ = ["ModeEvent", "ModeEventKind", "mode_events"]
@@ -69,37 +73,95 @@ def _outputs(item: Item) -> str | None:
     return None
 
 
-def mode_events(
-    added: list[Item], all_items: list[Item], mode: str | None, revisions: int
-) -> tuple[list[ModeEvent], str | None, int]:
-    """Events of the `added` items; `mode` and `revisions` are where the thread stood before.
+_MODEL_OUTPUT_TYPES = frozenset({"reasoning", "function_call", "custom_tool_call"})
+_SUBMISSION_TOOLS = frozenset({"submit_plan", "exit_plan_mode"})
+"""The plan profiles' submission tools (knightcode, claude); codex submits a `<proposed_plan>` block."""
 
-    Returns the events, the collaboration mode and the revision count after them."""
+
+def _fresh_tail(items: list[Item]) -> list[Item]:
+    """The items after the last one the model produced: what a thread's first request brought itself.
+
+    The first request of a capture may carry a whole session's history (a resumed session, a
+    handoff into a new window); what the model said and did in it happened before the capture."""
+    last = -1
+    for n, item in enumerate(items):
+        if (
+            item.kind == "assistant_message"
+            or item.type in _MODEL_OUTPUT_TYPES
+            or item.type.endswith("_call")
+        ):
+            last = n
+    return items[last + 1 :]
+
+
+def _history_revisions(items: list[Item], revisions: int) -> int:
+    """The plan revisions submitted in history the capture did not see happen."""
+    for item in items:
+        if item.kind == "assistant_message" and split_proposed_plan(item.text).plan is not None:
+            revisions += 1
+        output = _outputs(item)
+        if output is not None and (revision := recognise_submitted(output)) is not None:
+            revisions = max(revisions, revision)
+    return revisions
+
+
+def _history_mode(items: list[Item], mode: str | None) -> str | None:
+    for item in items:
+        for part in item.fragments:
+            if part.kind == "collaboration_mode":
+                mode = str(part.values.get("mode", "default"))
+    return mode
+
+
+def mode_events(
+    added: list[Item],
+    all_items: list[Item],
+    mode: str | None,
+    revisions: int,
+    *,
+    answer: Answer | None = None,
+    initial: bool = False,
+) -> tuple[list[ModeEvent], str | None, int]:
+    """Events of the `added` items and of the turn's `answer`; `mode` and `revisions` are where the
+    thread stood before.
+
+    `initial`: the first turn of a thread (nothing before it in the capture). Its context sets the
+    mode and the revision count silently (a resumed session's re-materialised context is not a
+    switch), and only what the request brought itself, after the history, is told.
+    A submission belongs to the turn whose answer held it (a `<proposed_plan>` block, a
+    `submit_plan` / `exit_plan_mode` call); the tool output the next request carries only confirms
+    its revision. Returns the events, the collaboration mode and the revision count after them."""
     names = {
         i.raw.get("call_id"): i.raw.get("name")
         for i in all_items
         if i.type in ("function_call", "custom_tool_call") and isinstance(i.raw, dict)
     }
     events: list[ModeEvent] = []
+    if initial:
+        tail = _fresh_tail(all_items)
+        history = all_items[: len(all_items) - len(tail)]
+        mode = _history_mode(all_items, mode)
+        revisions = _history_revisions(history, revisions)
+        added = tail
     for n, item in enumerate(added):
         for part in item.fragments:
             if part.kind == "collaboration_mode":
                 new = str(part.values.get("mode", "default"))
                 old = mode or "default"
-                if new != old:
+                if new != old and not initial:
                     approved = _approved(added[n + 1 :], old, revisions)
                     events.append(ModeEvent("mode_change", f"mode {old} → {new}{approved}"))
-                mode = new
+                if not initial:
+                    mode = new
             elif part.kind == "plan_mode_reminder":
                 event = str(part.values.get("event", ""))
                 said = _REMINDERS.get(event, f"plan-mode message ({event})")
                 events.append(ModeEvent("plan_reminder", said))
-        if item.kind == "assistant_message" and split_proposed_plan(item.text).plan is not None:
-            revisions += 1
-            events.append(ModeEvent("plan_submitted", f"plan submitted (revision {revisions})"))
         text = _user_text(item)
         if text is not None and (path := recognise_fresh_prompt(text)) is not None:
             events.append(ModeEvent("plan_handoff", f"implementing the approved plan in {path} (new thread)"))
+        elif text is not None and recognise_fresh_inline_prompt(text) is not None:
+            events.append(ModeEvent("plan_handoff", "implementing the approved plan (new thread)"))
         output = _outputs(item)
         if output is None:
             continue
@@ -110,12 +172,17 @@ def mode_events(
         elif output == PLAN_SUBMITTED_SIBLING:
             events.append(ModeEvent("tool_not_run", f"tool {tool} not run: a plan was submitted"))
         elif (revision := recognise_submitted(output)) is not None:
-            revisions = max(revisions, revision)
-            events.append(ModeEvent("plan_submitted", f"plan submitted (revision {revision})"))
+            revisions = max(revisions, revision)  # told on the turn whose answer made the call
         elif (paths := recognise_workspace_note(output)) is not None:
             events.append(
                 ModeEvent("workspace_changed", "workspace changed by a planning command: " + ", ".join(paths))
             )
+    for answered in answer.items if answer is not None else []:
+        if answered.plan is not None or (
+            answered.type == "function_call" and answered.name in _SUBMISSION_TOOLS
+        ):
+            revisions += 1
+            events.append(ModeEvent("plan_submitted", f"plan submitted (revision {revisions})"))
     return events, mode, revisions
 
 

@@ -30,11 +30,9 @@ class Hit:
 
 
 def _called_tools(result: TurnAnalysis) -> set[str]:
-    names: set[str] = set()
-    for item in result.change.added:
-        if isinstance(item.raw, dict) and item.type in ("function_call", "custom_tool_call"):
-            names.add(str(item.raw.get("name", "")))
-    return names
+    """The tools this turn's answer called (the call belongs to the turn that made it, not to the
+    next request that carries it as history)."""
+    return {str(call.name or "") for call in result.answer.tool_calls}
 
 
 def _predicate(key: str, value: str, history: WorldHistory) -> Callable[[TurnAnalysis], bool]:

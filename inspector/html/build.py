@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.analysis.analyse import Analysis
-from inspector.analysis.answers import answer_of
+from inspector.analysis.answers import Answer
 from inspector.analysis.cache import cache_json, cache_report
 from inspector.analysis.composition import composition_json, composition_report
 from inspector.reports.build import diff_report, turn_detail
@@ -57,18 +57,18 @@ def _move_texts(node: Any, texts: dict[str, str]) -> Any:
     return node
 
 
-def _answer(output: Any, status: str, usage: Any) -> dict[str, Any]:
-    answer = answer_of(output, status=status, usage=usage)
-    full = []
-    for item in output if isinstance(output, list) else []:
-        if isinstance(item, dict) and item.get("type") == "message":
-            parts = item.get("content") or []
-            full.append("".join(str(p.get("text") or "") for p in parts if isinstance(p, dict)))
+def _answer(answer: Answer) -> dict[str, Any]:
+    """The page's form of the turn's answer (the analysis's one `Answer`): steps, status, the text."""
+    texts = []
+    for item in answer.items:
+        if item.type == "message":
+            plan = f"<proposed_plan>\n{item.plan}</proposed_plan>\n" if item.plan is not None else ""
+            texts.append((item.text or "") + plan)
     return {
         "status": answer.status,
         "usage": answer.usage_line(),
         "steps": [{"kind": s.kind, "gist": s.gist} for s in answer.steps],
-        "text": "\n\n".join(t for t in full if t),
+        "text": "\n\n".join(t for t in texts if t),
     }
 
 
@@ -86,7 +86,7 @@ def report_data(analysis: Analysis, turns: Iterable[int] | None = None) -> Repor
         if wanted is not None and number not in wanted:
             continue
         doc = turn_detail(result).model_dump(mode="json", by_alias=True)
-        doc["answer"] = _answer(result.turn.output, result.turn.status, result.turn.usage)
+        doc["answer"] = _answer(result.answer)
         doc["composition"] = composition.get(number)
         doc["cache"] = cache.get(number)
         docs.append(_move_texts(doc, texts))

@@ -61,6 +61,7 @@ def otel(
     from inspector.analysis.analyse import analyse_recording
     from inspector.otel.emit import export_otlp, make_spans
     from inspector.otel.spans import recording_spans
+    from proxy.files import refuse_same_file
 
     target = endpoint or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
     if target is None and os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
@@ -70,13 +71,15 @@ def otel(
             "say where the traces go: --endpoint http://HOST:4318/v1/traces "
             "(or OTEL_EXPORTER_OTLP_ENDPOINT), or -o FILE.json"
         )
+    if out is not None:
+        refuse_same_file(out, [file])  # before any work: `-o REC` would replace the recording
     sent_headers = _headers(header or [])
     analysis = analyse_recording(file)
     specs = recording_spans(analysis, content=content.value)
     if not specs:
         raise ConfigError(f"{file} has no model requests to export")
     spans = make_spans(specs, service_name=service_name, resource={"ctxscope.recording": str(file)})
-    export_otlp(spans, endpoint=target, headers=sent_headers, out=out, timeout=timeout)
+    export_otlp(spans, endpoint=target, headers=sent_headers, out=out, timeout=timeout, inputs=[file])
     traces = len({s.trace_key for s in specs})
     where = " and ".join(w for w in (target, str(out) if out else None) if w)
     print(f"exported {len(specs)} spans in {traces} trace(s) to {where}")

@@ -132,11 +132,12 @@ def export_otlp(
     headers: Mapping[str, str] | None = None,
     out: Path | None = None,
     timeout: float = 10.0,
+    inputs: Sequence[Path] = (),
 ) -> None:
     """Write the spans to `out` (OTLP/JSON) and/or send them to `endpoint` (OTLP/HTTP, protobuf)."""
     if out is not None:
         text = encode_json(spans)
-        write_private(out, lambda stream: stream.write(text))
+        write_private(out, lambda stream: stream.write(text), inputs=inputs)
     if endpoint is None:
         return
     _sdk()

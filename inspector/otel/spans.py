@@ -219,8 +219,12 @@ def _turn_span(result: TurnAnalysis, trace_key: str, parent_key: str, content: C
         "gen_ai.operation.name": "chat",
         "gen_ai.provider.name": "openai",
         "gen_ai.request.model": model,
-        "gen_ai.response.finish_reasons": [turn.status],
+        "gen_ai.response.finish_reasons": [str(result.answer.status)],
+        # The answer's shape (item kinds and tool names) is not content; its texts are (opt-in below).
+        "ctxscope.answer.status": result.answer.status,
     }
+    if result.answer.items:
+        attributes["ctxscope.answer.output"] = result.answer.shape
     response = turn.exchange.response or {}
     if response.get("model"):
         attributes["gen_ai.response.model"] = str(response["model"])
@@ -239,8 +243,9 @@ def _turn_span(result: TurnAnalysis, trace_key: str, parent_key: str, content: C
     attributes.update(_ctxscope_attributes(doc))
     if content != "none":
         attributes["gen_ai.output.messages"] = _json(
-            [dict(m, finish_reason=turn.status) for m in to_messages(list(turn.output))]
+            [dict(m, finish_reason=result.answer.status) for m in to_messages(list(turn.output))]
         )
+        attributes["ctxscope.answer"] = result.answer.summary()
     if content == "full":
         attributes["gen_ai.input.messages"] = _json(to_messages(list(turn.raw_input)))
         instructions = effective_instructions(turn.body, turn.items)

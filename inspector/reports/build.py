@@ -12,16 +12,21 @@ from collections import Counter
 from typing import Any
 
 from inspector.analysis.analyse import Analysis, TurnAnalysis
+from inspector.analysis.answers import Answer
+from inspector.analysis.attribution import usage_numbers
 from inspector.analysis.codex_labels import codex_labels, label_checks
 from inspector.analysis.compaction import CompactionReport
 from inspector.analysis.compare import Comparison, TurnComparison
 from inspector.analysis.diffs import ToolDiff, tool_name
+from inspector.analysis.fragment_diff import FragmentDiff, fragment_diffs
 from inspector.analysis.instructions import effective_instructions
 from inspector.analysis.items import Item, Part
 from inspector.analysis.tokens import get_tokenizer
 from inspector.reports.models import (
     AB,
     SCHEMA,
+    AnswerDoc,
+    AnswerItemDoc,
     BeforeAfter,
     BodyKeysDoc,
     ChangeDoc,
@@ -33,6 +38,7 @@ from inspector.reports.models import (
     DiffReport,
     FragmentChangeDoc,
     FragmentDiffDoc,
+    FragmentReplacedDoc,
     GoalEventDoc,
     HeadersDoc,
     ItemDoc,
@@ -50,7 +56,16 @@ from inspector.reports.models import (
 )
 from inspector.reports.world import describe_changes, goal_event_sentence, world_state_doc
 
-__all__ = ["SCHEMA", "compare_report", "diff_report", "difference_words", "params_to_show", "show_report"]
+__all__ = [
+    "SCHEMA",
+    "answer_doc",
+    "compare_report",
+    "diff_report",
+    "difference_words",
+    "first_cwd",
+    "params_to_show",
+    "show_report",
+]
 
 
 def _head() -> dict[str, Any]:
@@ -144,6 +159,30 @@ def compaction_detail(report: CompactionReport) -> CompactionDetail:
     )
 
 
+def answer_doc(answer: Answer) -> AnswerDoc:
+    """A turn's answer: its output items in full, status with the error, usage."""
+    output = []
+    for item in answer.items:
+        optional = {
+            k: v
+            for k, v in (
+                ("name", item.name),
+                ("text", item.text),
+                ("arguments", item.arguments),
+                ("plan", item.plan),
+            )
+            if v is not None
+        }
+        output.append(AnswerItemDoc(type=item.type, kind=item.kind, **optional))
+    return AnswerDoc(
+        status=answer.status,
+        error=answer.error,
+        summary=answer.summary(),
+        output=output,
+        usage=usage_numbers(answer.usage),
+    )
+
+
 def _turn_fields(result: TurnAnalysis) -> dict[str, Any]:
     turn, change, tokens = result.turn, result.change, result.tokens
     return {
@@ -188,6 +227,7 @@ def _turn_fields(result: TurnAnalysis) -> dict[str, Any]:
         ),
         "compaction": compaction_doc(result.compaction) if result.compaction else None,
         "notes": result.notes,
+        "answer": answer_doc(result.answer),
     }
 
 
@@ -196,21 +236,21 @@ def turn_doc(result: TurnAnalysis) -> TurnDoc:
     return TurnDoc(**_turn_fields(result))
 
 
-def params_to_show(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def params_to_show(doc: TurnDoc) -> dict[str, BeforeAfter]:
     """A turn document's parameter changes that its world-state sentences do not already say.
 
     `model` and a `reasoning` change of the effort alone are described as world state ("model a →
     b", "reasoning effort low → high"); a renderer that printed both would say the same twice.
     """
-    said = doc["world_state_changes"]
-    out: dict[str, dict[str, Any]] = {}
-    for name, change in doc["params"].items():
+    said = doc.world_state_changes
+    out: dict[str, BeforeAfter] = {}
+    for name, change in doc.params.items():
         if name == "model" and any(s.startswith("model ") for s in said):
             continue
         if (
             name == "reasoning"
             and any(s.startswith("reasoning effort ") for s in said)
-            and _without_effort(change["before"]) == _without_effort(change["after"])
+            and _without_effort(change.before) == _without_effort(change.after)
         ):
             continue
         out[name] = change
@@ -221,8 +261,25 @@ def _without_effort(value: Any) -> Any:
     return {k: v for k, v in value.items() if k != "effort"} if isinstance(value, dict) else value
 
 
-def turn_detail(result: TurnAnalysis) -> TurnDetail:
-    """One turn against its predecessor, in full."""
+def _replaced_doc(found: FragmentDiff) -> FragmentReplacedDoc:
+    optional: dict[str, Any] = {}
+    if found.text is not None:
+        signs = {"same": "  ", "added": "+ ", "removed": "- "}
+        optional["diff"] = [signs[line.op] + line.text for line in found.text.lines]
+    else:
+        optional["fields"] = {k: BeforeAfter(before=a, after=b) for k, (a, b) in found.fields.items()}
+    return FragmentReplacedDoc(
+        position=found.position,
+        label=found.part.label,
+        replaces_position=found.replaces_position,
+        replaces=found.replaces.label,
+        **optional,
+    )
+
+
+def turn_detail(result: TurnAnalysis, previous: TurnAnalysis | None = None) -> TurnDetail:
+    """One turn against its predecessor (`previous`, the turn its change is measured against), in full."""
+    replaced = fragment_diffs(previous.turn.items, result.change.added) if previous is not None else []
     return TurnDetail(
         **{
             **_turn_fields(result),
@@ -232,16 +289,23 @@ def turn_detail(result: TurnAnalysis) -> TurnDetail:
         removed_items=[item_doc(i, text=True) for i in result.change.removed],
         instructions_diff=result.instructions_diff,
         world_state=WorldStateDoc(**world_state_doc(result.state)),
+        fragments_replaced=[_replaced_doc(f) for f in replaced],
     )
 
 
-def _first_cwd(analysis: Analysis) -> str | None:
+def first_cwd(analysis: Analysis) -> str | None:
     """The working directory of the recording's first turn that names one."""
     for result in analysis.turns:
         cwd = world_state_doc(result.state).get("cwd")
         if isinstance(cwd, str) and cwd:
             return cwd
     return None
+
+
+def _detail(analysis: Analysis, number: int) -> TurnDetail:
+    result = analysis.turn(number)
+    previous = result.change.previous
+    return turn_detail(result, analysis.turn(previous) if previous is not None else None)
 
 
 def diff_report(analysis: Analysis, *, turn: int | None = None, thread: str | None = None) -> DiffReport:
@@ -254,7 +318,7 @@ def diff_report(analysis: Analysis, *, turn: int | None = None, thread: str | No
         **_head(),
         report="diff",
         source=analysis.source,
-        root=_first_cwd(analysis),
+        root=first_cwd(analysis),
         warnings=analysis.warnings,
         threads=[
             ThreadDoc(
@@ -267,7 +331,7 @@ def diff_report(analysis: Analysis, *, turn: int | None = None, thread: str | No
             for t in analysis.threads
         ],
         turns=[turn_doc(r) for r in rows],
-        detail=turn_detail(analysis.turn(turn)) if turn is not None else None,
+        detail=_detail(analysis, turn) if turn is not None else None,
         side_requests=analysis.side_requests,
     )
 
@@ -286,6 +350,7 @@ def show_report(analysis: Analysis, number: int) -> ShowReport:
         layout=[i.label for i in result.turn.items],
         input=[item_doc(i, text=True) for i in result.turn.items],
         world_state=WorldStateDoc(**world_state_doc(result.state)),
+        root=first_cwd(analysis),
     )
 
 

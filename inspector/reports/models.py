@@ -20,15 +20,18 @@ from inspector.reports.world import PUBLISHED_KEYS
 
 __all__ = [
     "SCHEMA",
+    "AnswerDoc",
+    "AnswerItemDoc",
     "ChangeDoc",
     "CompactionDetail",
     "CompactionDoc",
     "CompareReport",
     "DiffReport",
     "FragmentChangeDoc",
+    "FragmentDiffDoc",
+    "FragmentReplacedDoc",
     "ItemDoc",
     "ModeEventDoc",
-    "FragmentDiffDoc",
     "GoalEventDoc",
     "PairDoc",
     "PartDoc",
@@ -171,6 +174,37 @@ class ModeEventDoc(Doc):
     """`mode default → plan`, `plan submitted (revision 2)`, `tool apply_patch blocked while planning`."""
 
 
+class AnswerItemDoc(Doc):
+    """One output item of a turn's answer (`inspector.analysis.answers`)."""
+
+    type: str
+    """The wire type: `message`, `reasoning`, `function_call`, `custom_tool_call`, `web_search_call`, …"""
+    kind: str
+    """`message`, `reasoning`, or the call's type and tool name (`function_call exec_command`)."""
+    name: str | None = None
+    """Tool calls only: the tool name."""
+    text: str | None = None
+    """A message's visible text (a `<proposed_plan>` block taken out), a reasoning summary, or an
+    item of another type as compact JSON."""
+    arguments: str | None = None
+    """Function calls: the arguments as sent (JSON text); custom tool calls: the input."""
+    plan: str | None = None
+    """The Markdown of a `<proposed_plan>` block in a message."""
+
+
+class AnswerDoc(Doc):
+    """What the request got back: added in ctxscope-report/1 (the answer belongs to its turn)."""
+
+    status: Literal["completed", "incomplete", "failed", "error", "cut"]
+    """`error`: an HTTP error answer; `cut`: no terminal event (the stream or connection ended)."""
+    error: str | None
+    summary: str
+    """The answer in one line, as the timeline shows it (`function_call exec_command {"cmd": "ls"}`)."""
+    output: list[AnswerItemDoc]
+    usage: dict[str, int | None]
+    """`input_tokens`, `cached_tokens`, `output_tokens`, `reasoning_tokens`; null: not reported."""
+
+
 class GoalEventDoc(Doc):
     """One thing that happened to the thread goal in a turn (`inspector.analysis.goal_events`)."""
 
@@ -247,6 +281,24 @@ class TurnDoc(Doc):
     tokens: TokensDoc
     compaction: CompactionDoc | None
     notes: list[str]
+    answer: AnswerDoc
+    """What this request got back (the next turn's input holds it again, as history)."""
+
+
+class FragmentReplacedDoc(Doc):
+    """An added fragment set against the one it replaces (`inspector.analysis.fragment_diff`)."""
+
+    position: int
+    """The added item's position in this turn's `input[]`."""
+    label: str
+    replaces_position: int
+    """The replaced fragment's item position in the previous turn's `input[]`."""
+    replaces: str
+    """The replaced fragment's label."""
+    fields: dict[str, BeforeAfter] | None = None
+    """Fragments with short values: the fields that differ."""
+    diff: list[str] | None = None
+    """Other fragments: the text diff, one line each, `+ `, `- ` or two spaces, then the line."""
 
 
 class TurnDetail(TurnDoc):
@@ -257,6 +309,8 @@ class TurnDetail(TurnDoc):
     removed_items: list[ItemDoc]
     instructions_diff: list[str]
     world_state: WorldStateDoc
+    fragments_replaced: list[FragmentReplacedDoc] = Field(default_factory=list)
+    """Added in ctxscope-report/1: each added fragment that replaces one of the previous turn's."""
 
 
 class ThreadDoc(Doc):
@@ -302,6 +356,9 @@ class ShowReport(_Head):
     layout: list[str]
     input: list[ItemDoc]
     world_state: WorldStateDoc
+    root: str | None = None
+    """Added in ctxscope-report/1: the recording's first working directory; the text report writes
+    paths under it as `./…`."""
 
 
 class HeadersDoc(Doc):

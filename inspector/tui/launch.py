@@ -5,17 +5,20 @@ run the app in the terminal or render one screen to SVG. Every bad input is a on
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 from inspector.tui.loader import newest_recording
 from inspector.tui.snapshot import parse_size, view_args, write_snapshot
 from proxy.errors import ConfigError, RecordingError
+from proxy.files import input_stat
 
 
 def _check_file(path: Path) -> Path:
-    if not path.exists():
+    info = input_stat(path)
+    if info is None:
         raise RecordingError(f"{path}: no such file")
-    if path.is_dir():
+    if stat.S_ISDIR(info.st_mode):
         raise RecordingError(f"{path} is a folder: pass a recording file (.jsonl)")
     return path
 

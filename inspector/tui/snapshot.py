@@ -15,10 +15,14 @@ from textual.worker import WorkerError, WorkerFailed
 from inspector.tui.app import InspectorApp
 from inspector.tui.screens.main import FOLLOW_GROUP, MainScreen
 from proxy.errors import ConfigError, RecordingError
+from proxy.files import refuse_same_file, write_private
 
 SNAPSHOT_VIEWS = ("timeline", "turn", "world", "compaction", "tokens")
 MAX_SETTLE_ROUNDS = 200
 """Bound on the wait for loading and rendering (each round yields to the app once)."""
+
+
+MAX_COLUMNS, MAX_ROWS = 1000, 500
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -26,6 +30,9 @@ def parse_size(text: str) -> tuple[int, int]:
     width, sep, height = text.lower().partition("x")
     if not sep or not width.isdigit() or not height.isdigit() or int(width) < 20 or int(height) < 8:
         raise ConfigError(f"--size {text!r}: give columns x rows, at least 20x8, e.g. 120x40")
+    # a screen is laid out cell by cell: 100000x100000 would render for hours
+    if int(width) > MAX_COLUMNS or int(height) > MAX_ROWS:
+        raise ConfigError(f"--size {text!r}: at most {MAX_COLUMNS}x{MAX_ROWS}, e.g. 120x40")
     return int(width), int(height)
 
 
@@ -113,11 +120,9 @@ def write_snapshot(
     """Render and write the SVG (`ConfigError` for bad options, before anything runs)."""
     dims = parse_size(size)
     view_args(view)
+    refuse_same_file(out, [path])  # before rendering: `--snapshot REC` would replace the recording
     svg = render_svg(path, turn=turn, view=view, size=dims)
-    try:
-        out.write_text(svg, encoding="utf-8")
-    except OSError as err:
-        raise ConfigError(f"cannot write {out}: {err.strerror}") from err
+    write_private(out, lambda stream: stream.write(svg), inputs=[path])  # owner-only, like every output
 
 
 __all__ = ["SNAPSHOT_VIEWS", "parse_size", "render_svg", "settle", "snapshot_app", "write_snapshot"]

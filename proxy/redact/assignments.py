@@ -1,10 +1,11 @@
 """Secrets found by the name they are assigned to in text: `KEY=value`, `Name: value` lines, JSON pairs.
 
 This is where credentials appear in practice in a coding agent's traffic: tool outputs of `env`,
-`cat .env`, `cat ~/.codex/auth.json`, `curl -v`, form-encoded bodies and query strings. Only the value
-goes; the name stays, so a reader still sees which variable was there. Whether a name marks a credential
-is `names.is_secret_name`; values that are obviously not secrets (empty, `null`, `<placeholder>`,
-`$VAR`, `${VAR}`, `****`) stay, so documentation and templates are left as written.
+`cat .env`, `cat ~/.aws/credentials`, `cat ~/.codex/auth.json`, YAML and TOML files, `curl -v`,
+command lines (`--password=…`), form-encoded bodies and query strings. Only the value goes; the name
+stays, so a reader still sees which variable was there. Whether a name marks a credential is
+`names.is_secret_name`; whether its value is a secret or code and templates (`key=itemgetter(1)`,
+`token=next_token`, `<placeholder>`, `$VAR`) is `values.py`.
 """
 
 from __future__ import annotations
@@ -14,25 +15,26 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .names import NameContext, is_secret_name
-from .placeholders import PLACEHOLDER_RE
+from .values import is_reference, looks_like_placeholder, looks_random
 
 __all__ = ["Assignment", "find_assignments", "looks_like_placeholder"]
 
-# `NAME=value` (env output, .env files, shell, form bodies and query strings): found from each `=`
-# backwards, since a pattern starting at every word would cost far more on long text with few `=`.
-_NAME_BEFORE_RE = re.compile(r"(?<![A-Za-z0-9_.-])[A-Za-z_][A-Za-z0-9_.-]{0,100}\Z")
-_VALUE_AFTER_RE = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'|[^\s&;,\"'<>\\]+")
+# `NAME=value` and `name = value` (env output, .env, INI, TOML and credentials files, shell, `--name=`
+# options, form bodies and query strings): found from each `=` backwards, since a pattern starting
+# at every word would cost far more on long text with few `=`.
+# (A `-` may stand before the name: `--password=`; `x-api-key=` is still found whole, leftmost first.)
+_NAME_BEFORE_RE = re.compile(r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_.-]{0,100}\Z")
+_VALUE_AFTER_RE = re.compile(r"[ \t]*(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s&;,\"'<>\\]+)")
 # `Name: value` alone on a line (headers in `curl -v`, YAML); the value is one token, maybe after a scheme,
 # so prose such as "Password: use the reset link" is left alone.
 _LINE_RE = re.compile(
     r"(?m)^[ \t<>*-]*(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]+(?:(?i:bearer|basic|token)[ \t]+)?"
-    r"(?P<value>[^\s\"'\\]+)[ \t]*\r?$"
+    r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'\\]+)[ \t]*(?:[ \t]#[^\n]*)?\r?$"
 )
 # `"name": "value"` or `"name": 123` inside text that holds JSON (a `cat`'d auth.json, function arguments).
 _JSON_PAIR_RE = re.compile(
     r"\"(?P<name>[A-Za-z0-9_.-]+)\"\s*:\s*(?:\"(?P<value>(?:[^\"\\\n]|\\.)*)\"|(?P<num>-?\d+(?:\.\d+)?)\b)"
 )
-_NOT_SECRET_WORDS = frozenset({"null", "none", "nil", "true", "false", "undefined", "redacted", "empty"})
 
 
 @dataclass(frozen=True)
@@ -42,29 +44,47 @@ class Assignment:
     name: str
 
 
+def _in_call(text: str, at: int) -> bool:
+    """An open parenthesis before `at` on its line: a keyword argument, `f(key=…)`."""
+    line_start = text.rfind("\n", 0, at) + 1
+    line = text[line_start:at]
+    return line.count("(") > line.count(")")
+
+
+def _literal(value: str, name: str, text: str, at: int) -> bool:
+    """Whether an assigned value is a secret rather than a template or code (see `values.py`)."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return not looks_like_placeholder(value[1:-1])
+    if "(" not in value and "[" not in value:  # `max(words, key=len)`: the call's own bracket
+        value = value.rstrip(")]}") or value
+    return not looks_like_placeholder(value) and not is_reference(value, name, _in_call(text, at))
+
+
 def _assignments(text: str) -> Iterator[Assignment]:
     at = text.find("=")
     while at >= 0:
-        name_match = _NAME_BEFORE_RE.search(text, max(0, at - 101), at)
+        if text.startswith("=", at + 1):  # `==`: a comparison
+            at = text.find("=", at + 2)
+            continue
+        end = at
+        while end > 0 and text[end - 1] in " \t":  # `name = value`
+            end -= 1
+        name_match = _NAME_BEFORE_RE.search(text, max(0, end - 101), end)
         value_match = _VALUE_AFTER_RE.match(text, at + 1) if name_match else None
         if name_match and value_match and is_secret_name(name_match.group(0), "assignment"):
-            start, end = value_match.span()
-            value = value_match.group(0)
-            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-                start, end, value = start + 1, end - 1, value[1:-1]
-            if not looks_like_placeholder(value):
-                yield Assignment(start, end, name_match.group(0))
+            name = name_match.group(0)
+            start, end = value_match.span("value")
+            value = value_match.group("value")
+            if _literal(value, name, text, at):
+                if value[0] == value[-1] and value[0] in "\"'" and len(value) >= 2:
+                    start, end = start + 1, end - 1
+                yield Assignment(start, end, name)
         at = text.find("=", at + 1)
 
 
-def looks_like_placeholder(value: str) -> bool:
-    """Values that stand for a secret rather than being one: templates, variables, masks, placeholders."""
-    stripped = value.strip()
-    if not stripped or stripped.lower() in _NOT_SECRET_WORDS or PLACEHOLDER_RE.fullmatch(stripped):
-        return True
-    if stripped[0] in "<$%{[(" or set(stripped) <= set("*xX.-_#•"):
-        return True
-    return False
+def _json_token(name: str, value: str, text: str) -> bool:
+    """A bare `"token"` in JSON text: a credential when random-looking, never in logprobs."""
+    return name.lower() == "token" and len(value) >= 16 and looks_random(value) and '"logprob"' not in text
 
 
 def find_assignments(text: str) -> Iterator[Assignment]:
@@ -82,13 +102,18 @@ def find_assignments(text: str) -> Iterator[Assignment]:
             continue
         for match in pattern.finditer(text):
             name = match.group("name")
-            if not is_secret_name(name, context):
-                continue
             group = "num" if context == "json" and match.group("num") is not None else "value"
             start, end = match.span(group)
             value = text[start:end]
+            if not is_secret_name(name, context):
+                if not (context == "json" and group == "value" and _json_token(name, value, text)):
+                    continue
             if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
                 start, end, value = start + 1, end - 1, value[1:-1]
-            if looks_like_placeholder(value):
+                if looks_like_placeholder(value):
+                    continue
+            elif looks_like_placeholder(value) or (
+                context == "header" and is_reference(value, name, in_call=False)
+            ):
                 continue
             yield Assignment(start, end, name)

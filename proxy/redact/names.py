@@ -3,7 +3,8 @@
 The rule works on words (`x-amz-security-token` → x, amz, security, token; `apiKey` → api, key):
 
 - a name holding one of `password passwd passphrase secret credential(s) cookie(s) authorization bearer
-  dsn jwt apikey accesskey secretkey privatekey accesstoken refreshtoken idtoken authtoken` anywhere;
+  dsn jwt apikey accesskey secretkey privatekey accesstoken refreshtoken idtoken authtoken` anywhere,
+  or a word ending in `password`/`passwd` (`PGPASSWORD`);
 - a name of two or more words ending in `token`, `key`, `auth`, `pat`, `pass` or `pwd`, unless the word
   before says it is an identifier or a counter (`prompt_cache_key`, `idempotency-key`, `next_page_token`);
   plural counters (`x-ratelimit-remaining-tokens`, `input_tokens`) never match;
@@ -49,6 +50,7 @@ _ANYWHERE = frozenset(
         "authtoken",
     }
 )
+_ANY_ENDING = ("password", "passwd")
 _LAST = frozenset({"token", "key", "auth", "pat", "pass", "pwd"})
 # A word before `key`/`token` that makes the name an identifier, a counter or a pointer, not a credential.
 _NOT_CREDENTIAL_BEFORE = frozenset(
@@ -115,10 +117,11 @@ def is_secret_name(name: str, context: NameContext = "json") -> bool:
     words = name_words(name)
     if not words:
         return False
-    if len(words) == 1:
-        return words[0] in _ANYWHERE or words[0] in _SINGLE[context]
-    if any(word in _ANYWHERE for word in words):
+    # `PGPASSWORD`, `REDISPASSWD`: one word, a password all the same
+    if any(word in _ANYWHERE or word.endswith(_ANY_ENDING) for word in words):
         return True
+    if len(words) == 1:
+        return words[0] in _SINGLE[context]
     if any(a == "account" and b == "id" for a, b in zip(words, words[1:], strict=False)):
         return True
     last, before = words[-1], words[-2]

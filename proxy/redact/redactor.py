@@ -5,7 +5,12 @@ so the same secret reads the same everywhere in that file. What counts as a secr
 
 - a header, query parameter, JSON key or `KEY=value` name that marks a credential (`names.py`), plus
   any custom header names given (provider headers from the harness's config);
-- a value of a known shape anywhere in text (`shapes.py`: keys, tokens, JWTs, PEM keys, URL passwords);
+- a value of a known shape anywhere in text (`shapes.py`, `vendors.py`: keys, tokens, JWTs, PEM keys);
+- a value known by its surroundings (`contexts.py`: URL userinfo, `.netrc`, command-line options,
+  multipart fields), or a base64 blob that decodes to text holding any of these (`encoded.py`);
+- a secret met before in the same file, wherever it appears again (`known.py`: a model quoting it);
+- JSON: a bare `token` by its context (a random value outside logprobs), and the value-carrying keys
+  (`value`, `data`, …) of an object under a credential name (`"credentials": {"value": …}`);
 - logprobs tokens that spell part of a redacted text are rewritten with it, so no token keeps a piece.
 
 Results for long strings are cached by value: request bodies repeat their whole history every turn.
@@ -19,10 +24,14 @@ from typing import Any
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 from ..responses.vocabulary import CodexHeader
-from .assignments import find_assignments, looks_like_placeholder
+from .assignments import find_assignments
+from .contexts import find_in_context
+from .encoded import find_encoded
+from .known import KnownSecrets
 from .names import is_secret_name, name_words
 from .placeholders import PLACEHOLDER_RE, Placeholders
 from .shapes import find_secrets
+from .values import looks_like_placeholder, looks_random
 
 __all__ = ["Redactor", "Span", "resplit", "rewrite_logprobs"]
 
@@ -45,6 +54,16 @@ _SCHEMES = ("bearer", "basic", "token")
 _CACHE_MIN = 64  # shorter strings are cheaper to scan than to hash and store
 _CACHE_MAX_CHARS = 64_000_000
 _MAX_DEPTH = 400
+# Under a credential-named object (`"credentials": {"type": "api_key", "value": …}`), the keys that carry
+# the secret itself; its `type`, `name`, `expires_at` stay, and so does a JSON schema's `"type": "string"`.
+_CARRIER_KEYS = frozenset({"value", "secret", "data", "raw", "key", "token", "password", "string", "content"})
+_TOKEN_KEYS = frozenset({"token", "Token", "TOKEN"})
+# Kinds found by shape: found again by shape anywhere, so not worth remembering (see `known.py`).
+_SHAPE_KINDS = frozenset(
+    {"jwt", "private_key", "bearer", "aws_key", "aws_secret", "gitlab_token", "pypi_token", "sendgrid_key"}
+    | {"square_token", "azure_key", "api_key", "google_api_key", "github_token", "slack_token", "stripe_key"}
+    | {"twilio_key", "npm_token", "digitalocean_token", "telegram_token", "hf_token", "google_oauth_secret"}
+)
 
 
 def _kind_for_name(name: str) -> str:
@@ -94,7 +113,9 @@ class Redactor:
     def __init__(self, secret_headers: Iterable[str] = (), placeholders: Placeholders | None = None) -> None:
         self.placeholders = placeholders or Placeholders()
         self._secret_headers = {name.lower() for name in secret_headers}
-        self._cache: dict[str, tuple[str, list[Span]]] = {}
+        self.known = KnownSecrets()
+        # value -> (redacted, spans, the `known` version it was scanned at)
+        self._cache: dict[str, tuple[str, list[Span], int]] = {}
         self._cache_chars = 0
         self._cache_lock = threading.Lock()
 
@@ -106,27 +127,41 @@ class Redactor:
         cacheable = len(value) >= _CACHE_MIN
         if cacheable:
             hit = self._cache.get(value)
-            if hit is not None:
+            version = self.known.version
+            if hit is not None and (hit[2] == version or not self.known.any_in(value, hit[2])):
                 # nothing found: hand back the caller's own string, so `body` sees it as unchanged
                 # (an equal copy would make it re-serialise an event that had no secret)
-                return hit if hit[1] else (value, [])
+                return (hit[0], hit[1]) if hit[1] else (value, [])
         result = self._scan(value)
         if cacheable:
             with self._cache_lock:
                 if self._cache_chars + len(value) > _CACHE_MAX_CHARS:
                     self._cache.clear()
                     self._cache_chars = 0
-                self._cache[value] = result
+                self._cache[value] = (*result, self.known.version)
                 self._cache_chars += len(value)
         return result
 
-    def _scan(self, value: str) -> tuple[str, list[Span]]:
+    def _find(self, value: str, decode: bool = True) -> list[tuple[int, int, str]]:
+        """Every secret in `value` as (start, end, kind), earlier rules first, overlaps not yet resolved."""
         found: list[tuple[int, int, str]] = [(f.start, f.end, f.kind) for f in find_secrets(value)]
-        for assignment in find_assignments(value):
-            if not any(s < assignment.end and assignment.start < e for s, e, _ in found):
-                found.append((assignment.start, assignment.end, _kind_for_name(assignment.name)))
-        if not found:
+        found += [(a.start, a.end, _kind_for_name(a.name)) for a in find_assignments(value)]
+        found += find_in_context(value)
+        if decode:
+            blobs = find_encoded(value, lambda text: bool(self._find(text, decode=False)))
+            found += [(s, e, "encoded") for s, e in blobs]
+        found += self.known.find(value)
+        return found
+
+    def _scan(self, value: str) -> tuple[str, list[Span]]:
+        candidates = self._find(value)
+        if not candidates:
             return value, []
+        # the first rule to claim a span wins; the rest of an overlapping claim is dropped
+        found: list[tuple[int, int, str]] = []
+        for start, end, kind in candidates:
+            if end > start and not any(s < end and start < e for s, e, _ in found):
+                found.append((start, end, kind))
         found.sort()
         parts: list[str] = []
         spans: list[Span] = []
@@ -137,7 +172,7 @@ class Redactor:
             secret = value[start:end]
             if PLACEHOLDER_RE.fullmatch(secret):
                 continue
-            placeholder = self.placeholders(kind, secret)
+            placeholder = self._placeholder(kind, secret)
             parts += [value[pos:start], placeholder]
             spans.append((start, end, placeholder))
             pos = end
@@ -145,6 +180,24 @@ class Redactor:
             return value, []
         parts.append(value[pos:])
         return "".join(parts), spans
+
+    def _placeholder(self, kind: str, secret: str, shaped: bool | None = None) -> str:
+        """The placeholder of `secret`, remembered to be found again out of its context (`known.py`).
+
+        `shaped`: whether a shape finds `secret` again anywhere (None: judged by its kind)."""
+        if kind == "jwt":  # a quoted payload or signature is found too; the header is the same everywhere
+            for part in secret.split(".")[1:]:
+                if len(part) >= 12:
+                    self.known.add(part, "jwt")
+        elif not (kind in _SHAPE_KINDS if shaped is None else shaped):
+            self.known.add(secret, kind)
+        return self.placeholders(kind, secret)
+
+    def cut_stub(self, partial: str, kind: str = "cut") -> str:
+        """The placeholder of the stub of a secret a stream was cut inside, found again in its response."""
+        # the stub is what is left of a key: all of it goes, but only as a token of its own
+        self.known.add(partial, kind, min_length=3, whole=True)
+        return self.placeholders(kind, partial)
 
     def text(self, value: str) -> str:
         """Redact secret-shaped substrings and credential assignments in free text."""
@@ -174,10 +227,12 @@ class Redactor:
 
     def _whole(self, kind: str, secret: str) -> str:
         """A placeholder for a whole value, named after its shape when it has one (same key, same name)."""
-        shaped = find_secrets(secret)
-        if len(shaped) == 1 and shaped[0].start == 0 and shaped[0].end == len(secret):
-            kind = shaped[0].kind
-        return self.placeholders(kind, secret)
+        found = find_secrets(secret)
+        shaped = len(found) == 1 and found[0].start == 0 and found[0].end == len(secret)
+        if shaped:
+            kind = found[0].kind
+        # an opaque `Authorization: Bearer …` token has no shape alone: remembered, like any by-name value
+        return self._placeholder(kind, secret, shaped=shaped)
 
     # -- URLs ------------------------------------------------------------------------------
     def url(self, url: str) -> str:
@@ -190,7 +245,11 @@ class Redactor:
         if "@" in netloc:
             userinfo, _, hostport = netloc.rpartition("@")
             if not PLACEHOLDER_RE.fullmatch(userinfo):
-                netloc = f"{self.placeholders('userinfo', userinfo)}@{hostport}"
+                user, _, password = userinfo.partition(":")
+                for part in (password, user):  # either may be quoted alone later
+                    if looks_random(part) or part == password:
+                        self.known.add(part, "userinfo")
+                netloc = f"{self._placeholder('userinfo', userinfo)}@{hostport}"
         query = "&".join(self._query_pair(pair) for pair in parts.query.split("&")) if parts.query else ""
         path = self.text(parts.path)
         if (netloc, path, query) == (parts.netloc, parts.path, parts.query):
@@ -210,25 +269,37 @@ class Redactor:
         """A redacted JSON value; unchanged parts are the very same objects (cheap to compare)."""
         return self._value(value, 0)
 
-    def _value(self, value: Any, depth: int) -> Any:
+    def _value(self, value: Any, depth: int, under_credential: bool = False) -> Any:
         if isinstance(value, str):
             return self.text(value)
         if depth > _MAX_DEPTH:  # deeper than any real request; not worth a RecursionError
             return self.placeholders("too_deep", repr(id(value)))
         if isinstance(value, list):
-            items = [self._value(v, depth + 1) for v in value]
+            items = [self._value(v, depth + 1, under_credential) for v in value]
             return value if all(a is b for a, b in zip(items, value, strict=True)) else items
         if isinstance(value, dict):
-            return self._dict(value, depth)
+            return self._dict(value, depth, under_credential)
         return value
 
-    def _dict(self, value: dict[Any, Any], depth: int) -> dict[Any, Any]:
+    def _dict(self, value: dict[Any, Any], depth: int, under_credential: bool = False) -> dict[Any, Any]:
         out: dict[Any, Any] = {}
         changed = False
         for key, item in value.items():
-            new = self._keyed(key, item) if isinstance(key, str) else None
+            new = None
+            credential = under_credential
+            if isinstance(key, str):
+                named = key not in _PUBLIC_NAMES and is_secret_name(key, "json")
+                credential = credential or named
+                # `"credentials": {"type": "api_key", "value": …}`; `metadata.token`, a WebSocket
+                # `session.update` token (a logprobs `token` is not one: see `_token_is_credential`)
+                if (
+                    named
+                    or (under_credential and key in _CARRIER_KEYS and isinstance(item, str))
+                    or (key in _TOKEN_KEYS and isinstance(item, str) and _token_is_credential(item, value))
+                ):
+                    new = self._keyed(key, item)
             if new is None:
-                new = self._value(item, depth + 1)
+                new = self._value(item, depth + 1, credential)
             out[key] = new
             changed = changed or new is not item
         text, logprobs = out.get("text"), out.get("logprobs")
@@ -237,9 +308,7 @@ class Redactor:
         return out if changed else value
 
     def _keyed(self, key: str, item: Any) -> Any:
-        """The placeholder for a credential-named key's scalar value, or None to redact it as usual."""
-        if key in _PUBLIC_NAMES or not is_secret_name(key, "json"):
-            return None
+        """The placeholder for a credential's scalar value, or None to redact it as usual."""
         if isinstance(item, bool) or not isinstance(item, str | int | float):
             return None  # structures are walked: a JSON schema `"password": {"type": "string"}` stays
         secret = str(item)
@@ -260,6 +329,14 @@ class Redactor:
         if "".join(pieces) != original:  # not a tiling: blank every token rather than guess
             return [{**lp, "token": "", "bytes": [], "top_logprobs": []} for lp in logprobs]
         return rewrite_logprobs(logprobs, pieces, resplit(pieces, spans, redacted))
+
+
+def _token_is_credential(value: str, siblings: dict[Any, Any]) -> bool:
+    """A bare JSON `token`: a logprobs token (beside `logprob`/`bytes`) is text the model wrote; a long
+    random value anywhere else is a credential."""
+    if "logprob" in siblings or "bytes" in siblings or "top_logprobs" in siblings:
+        return False
+    return len(value) >= 16 and looks_random(value)
 
 
 def rewrite_logprobs(logprobs: list[Any], old: list[str], new: list[str]) -> list[Any]:

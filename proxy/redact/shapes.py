@@ -1,11 +1,12 @@
-"""Secrets recognised by their shape wherever they appear in text: keys, tokens, PEM keys, URL passwords.
+"""Secrets recognised by their shape wherever they appear in text: keys, tokens, JWTs, PEM keys.
 
-The shapes of vendor keys come from the regex detectors of `detect-secrets` (AWS access key ids, GitHub,
-GitLab, Slack, Stripe, SendGrid, PyPI, Square, Azure storage keys, legacy OpenAI keys, passwords in
-`scheme://user:password@host` URLs). Its entropy and keyword heuristics are not used: they flag hashes,
-ids and base64 blobs, which a recording is full of. Shapes it lacks or matches too loosely for us are
-written here: current OpenAI and Anthropic keys, Google API keys, fine-grained GitHub tokens, JWTs,
-bearer tokens in text, and whole PEM private-key blocks (its detector only sees the BEGIN line).
+Vendor key formats are data (`vendors.VENDOR_FORMATS`: OpenAI, Anthropic, Google, GitHub, Slack,
+Stripe, Twilio, npm, DigitalOcean, Telegram, Hugging Face); the regex detectors of `detect-secrets`
+add AWS key ids, GitLab, PyPI, SendGrid, Square and Azure storage keys. Its entropy and keyword
+heuristics are not used: they flag hashes, ids and base64 blobs, which a recording is full of. Written
+here: JWTs, bearer tokens in text, and whole PEM private-key blocks (its detector only sees the BEGIN
+line). Credentials known by their surroundings (URL userinfo, `.netrc`, command-line options) are
+`contexts.py`.
 
 Two guards keep false positives out:
 - a match must stand alone: a key inside a longer run of base64 characters (a reasoning
@@ -21,13 +22,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-__all__ = ["Finding", "Shape", "find_secrets", "shapes"]
+from .vendors import VENDOR_FORMATS, random_looking
+
+__all__ = ["Finding", "Shape", "find_secrets", "prefixes", "shapes"]
 
 # Characters of base64 / base64url runs: a match glued to more of them is inside an opaque blob.
 _BLOB_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-=")
 # ...except where a run is only a path or an assignment: `/v1/keys/<key>`, `KEY=<key>`.
 _SEPARATORS = frozenset("/=")
-_RANDOM_RUN = re.compile(r"[A-Za-z0-9]{20,}")
 
 
 @dataclass(frozen=True)
@@ -52,19 +54,10 @@ class Finding:
     kind: str
 
 
-def _random_looking(secret: str) -> bool:
-    """A run of 20+ letters and digits with both in it: what a generated key has and a word list has not."""
-    for run in _RANDOM_RUN.findall(secret):
-        if any(c.isdigit() for c in run) and any(c.isalpha() for c in run):
-            return True
-    return False
-
-
 def _detect_secrets_shapes() -> list[Shape]:
     """The regex detectors of detect-secrets that fit recordings (see the module docstring)."""
     from detect_secrets.plugins.aws import AWSKeyDetector
     from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
-    from detect_secrets.plugins.basic_auth import BasicAuthDetector
     from detect_secrets.plugins.github_token import GitHubTokenDetector
     from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
     from detect_secrets.plugins.openai import OpenAIDetector
@@ -72,7 +65,6 @@ def _detect_secrets_shapes() -> list[Shape]:
     from detect_secrets.plugins.sendgrid import SendGridDetector
     from detect_secrets.plugins.slack import SlackDetector
     from detect_secrets.plugins.square_oauth import SquareOAuthDetector
-    from detect_secrets.plugins.stripe import StripeDetector
 
     out = [Shape("aws_key", AWSKeyDetector.denylist[0])]  # the key id; [1] is a keyword heuristic
     out.append(Shape("aws_secret", AWSKeyDetector.denylist[1], group=1, standalone=False))
@@ -80,7 +72,6 @@ def _detect_secrets_shapes() -> list[Shape]:
         ("github_token", GitHubTokenDetector),
         ("gitlab_token", GitLabTokenDetector),
         ("slack_token", SlackDetector),
-        ("stripe_key", StripeDetector),
         ("api_key", OpenAIDetector),
         ("pypi_token", PypiTokenDetector),
         ("sendgrid_key", SendGridDetector),
@@ -88,9 +79,6 @@ def _detect_secrets_shapes() -> list[Shape]:
         ("azure_key", AzureStorageKeyDetector),
     ):
         out += [Shape(kind, pattern) for pattern in detector.denylist]
-    # `://user:password@`: only the password goes; `postgres://app:<redacted:password:1>@db/x` still
-    # says which database.
-    out += [Shape("password", pattern, group=1, standalone=False) for pattern in BasicAuthDetector.denylist]
     return out
 
 
@@ -106,50 +94,67 @@ _OWN_SHAPES = (
         ),
         standalone=False,
     ),
-    Shape("api_key", re.compile(r"sk-ant-(?:api|admin|oat)\d\d-[A-Za-z0-9_-]{40,}")),
-    Shape("api_key", re.compile(r"sk-[A-Za-z0-9_-]{20,}"), valid=_random_looking),
-    Shape("google_api_key", re.compile(r"AIza[0-9A-Za-z_-]{35}")),
-    Shape("github_token", re.compile(r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}")),
-    Shape("github_token", re.compile(r"gh[pousr]_[A-Za-z0-9]{36,255}")),
-    Shape("slack_token", re.compile(r"xox[abposre]-[A-Za-z0-9-]{10,}")),
     Shape("jwt", re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),
+    # a JWT's tail quoted without its header: the payload (base64 JSON) and the signature
+    Shape("jwt", re.compile(r"eyJ[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
     # A token after `Bearer` in text (a curl command, a log line); "Bearer <token>" and
     # "Bearer $OPENAI_API_KEY" in docs are not random-looking and stay.
     Shape(
         "bearer",
         re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)"),
         group=1,
-        valid=_random_looking,
+        valid=random_looking,
     ),
 )
+_VENDOR_SHAPES = tuple(Shape(f.kind, re.compile(f.pattern), valid=f.valid) for f in VENDOR_FORMATS)
 
 # Cheap literal pre-checks per kind: a shape whose literals are absent from the text is not tried.
 # Substring tests, not one regex alternation: `in` costs far less per character than a 20-branch
 # alternation, and most text holds none of them.
 _KIND_HINTS: dict[str, tuple[str, ...]] = {
     "private_key": ("PRIVATE KEY",),
-    "api_key": ("sk-",),
     "aws_key": ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
     "aws_secret": ("aws", "AWS", "Aws"),
-    "github_token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     "gitlab_token": ("gl", "GR1348941"),
     "slack_token": ("xox", "hooks.slack.com"),
-    "stripe_key": ("k_live_",),
     "pypi_token": ("pypi-",),
     "sendgrid_key": ("SG.",),
     "square_token": ("sq0",),
     "azure_key": ("AccountKey",),
-    "password": ("://",),
-    "google_api_key": ("AIza",),
     "jwt": ("eyJ",),
     "bearer": ("earer", "EARER"),
 }
+for _format in VENDOR_FORMATS:
+    _KIND_HINTS[_format.kind] = (*_KIND_HINTS.get(_format.kind, ()), *_format.hints)
+
+
+_HINTS = tuple((hint, kind) for kind, hints in _KIND_HINTS.items() for hint in hints)
+# Hints too common to mark the start of a key (`aws`, `:`, `gl`, `SK`), left out of `prefixes`.
+_STARTS = {
+    "k_live_": ("sk_live_", "rk_live_"),
+    "k_test_": ("sk_test_", "rk_test_"),
+    "_v1_": ("dop_v1_", "doo_v1_", "dor_v1_"),
+    ":AA": (),
+}
+_NOT_PREFIXES = frozenset(
+    {"aws", "AWS", "Aws", ":", "gl", "SK", "earer", "EARER", "PRIVATE KEY", "AccountKey"}
+)
+
+
+@cache
+def prefixes() -> tuple[str, ...]:
+    """Literal starts of keys (`sk-`, `ghp_`, `eyJ`, `hf_`, …): a stub cut after one is a key's stub."""
+    found = {hint for hints in _KIND_HINTS.values() for hint in hints} - _NOT_PREFIXES
+    for hint, starts in _STARTS.items():  # hints from inside a key, and the starts they come after
+        found.discard(hint)
+        found.update(starts)
+    return tuple(sorted(found, key=len, reverse=True))
 
 
 @cache
 def shapes() -> tuple[Shape, ...]:
     """Every shape, most specific first (an Anthropic key is an `sk-` key too)."""
-    return (*_OWN_SHAPES[:2], *_detect_secrets_shapes(), *_OWN_SHAPES[2:])
+    return (_OWN_SHAPES[0], *_VENDOR_SHAPES, *_detect_secrets_shapes(), *_OWN_SHAPES[1:])
 
 
 def _standalone(text: str, start: int, end: int) -> bool:
@@ -162,7 +167,7 @@ def _standalone(text: str, start: int, end: int) -> bool:
 
 def find_secrets(text: str) -> list[Finding]:
     """Non-overlapping secrets in `text`, in order (the first shape to claim a span wins)."""
-    present = {kind for kind, hints in _KIND_HINTS.items() if any(hint in text for hint in hints)}
+    present = {kind for hint, kind in _HINTS if hint in text}
     if not present:
         return []
     found: list[Finding] = []

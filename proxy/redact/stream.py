@@ -6,16 +6,24 @@ reasoning text, refusals) are joined, the joined text is redacted, and the delta
 they join to the redacted text (`resplit`); their logprobs tokens are cut the same way. Every other event
 is redacted as JSON. An event is rewritten only where something was redacted: a stream without secrets
 is stored byte for byte as received.
+
+A stream cut inside a secret (the connection dropped, the model was stopped) leaves a stub no shape
+matches (`sk-proj-Ab3`): a field whose `.done` event never came has the random-looking or
+vendor-prefixed run it ends in replaced too, and remembered, so the stub is also found in the
+response folded from the same events.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any
 
 import orjson
 
-from .redactor import Redactor, resplit, rewrite_logprobs
+from .redactor import Redactor, Span, resplit, rewrite_logprobs
+from .shapes import prefixes
+from .values import looks_random
 
 __all__ = ["redact_events"]
 
@@ -41,18 +49,39 @@ def _delta_key(event: Any) -> tuple[Any, ...] | None:
     return (kind, *map(str, where))
 
 
+# A response that ends this way ended every field it streamed (`incomplete` and `failed` may have cut one).
+_COMPLETED = frozenset({"response.completed", "response.done"})
+_TRAILING_RUN = re.compile(r"[A-Za-z0-9_+/.-]{4,}\Z")
+
+
+def _done_key(event: Any) -> tuple[Any, ...] | None:
+    if not isinstance(event, dict):
+        return None
+    kind = event.get("type")
+    if not isinstance(kind, str) or not kind.endswith(".done"):
+        return None
+    where = tuple(event.get(k) for k in ("item_id", "output_index", "content_index", "summary_index"))
+    return (kind[: -len(".done")] + ".delta", *map(str, where))
+
+
 def redact_events(redactor: Redactor, datas: list[str]) -> list[str]:
     """The event payloads with their secrets replaced (see the module docstring)."""
     parsed: list[Any] = [_loads(d) if d.startswith("{") else None for d in datas]
     out = list(datas)
     groups: dict[tuple[Any, ...], list[int]] = defaultdict(list)
+    done: set[tuple[Any, ...]] = set()
+    completed = False
     for index, event in enumerate(parsed):
         key = _delta_key(event)
         if key is not None:
             groups[key].append(index)
-    for indices in groups.values():
+        elif (finished := _done_key(event)) is not None:
+            done.add(finished)
+        elif isinstance(event, dict) and event.get("type") in _COMPLETED:
+            completed = True
+    for key, indices in groups.items():
         events: list[dict[str, Any]] = [parsed[i] for i in indices]  # each one passed `_delta_key`
-        _redact_deltas(redactor, events, indices, out)
+        _redact_deltas(redactor, events, indices, out, cut=not completed and key not in done)
     in_groups = {i for indices in groups.values() for i in indices}
     for index, event in enumerate(parsed):
         if index in in_groups:
@@ -66,11 +95,33 @@ def redact_events(redactor: Redactor, datas: list[str]) -> list[str]:
     return out
 
 
+def _cut_stub(text: str, spans: list[Span]) -> tuple[int, str] | None:
+    """Where the stub of a secret a cut stream ends in starts, and the stub (None: it ends in none)."""
+    match = _TRAILING_RUN.search(text)
+    if match is None or (spans and spans[-1][1] > match.start()):
+        return None
+    run = match.group(0)
+    at = min((i for i in (run.find(p) for p in prefixes()) if i >= 0), default=-1)
+    if at >= 0 and len(run) - at > 2:
+        return match.start() + at, run[at:]
+    mixed = any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
+    if looks_random(run) or (len(run) >= 8 and mixed):
+        return match.start(), run
+    return None
+
+
 def _redact_deltas(
-    redactor: Redactor, events: list[dict[str, Any]], indices: list[int], out: list[str]
+    redactor: Redactor, events: list[dict[str, Any]], indices: list[int], out: list[str], cut: bool
 ) -> None:
     pieces = [e["delta"] for e in events]
-    redacted, spans = redactor.spans("".join(pieces))
+    joined = "".join(pieces)
+    redacted, spans = redactor.spans(joined)
+    stub = _cut_stub(joined, spans) if cut else None
+    if stub is not None:
+        start, partial = stub
+        placeholder = redactor.cut_stub(partial)
+        redacted = redacted[: len(redacted) - len(partial)] + placeholder
+        spans = [*spans, (start, len(joined), placeholder)]
     if not spans:
         return
     new_pieces = resplit(pieces, spans, redacted)
@@ -78,11 +129,11 @@ def _redact_deltas(
     new_tokens: list[list[str]] | None = None
     if all(t is not None for t in token_lists):
         flat = [tok for tokens in token_lists if tokens is not None for tok in tokens]
-        cut = resplit(flat, spans, redacted)
+        recut = resplit(flat, spans, redacted)
         new_tokens, at = [], 0
         for tokens in token_lists:
             assert tokens is not None
-            new_tokens.append(cut[at : at + len(tokens)])
+            new_tokens.append(recut[at : at + len(tokens)])
             at += len(tokens)
     for n, (event, index) in enumerate(zip(events, indices, strict=True)):
         if new_pieces[n] == pieces[n]:

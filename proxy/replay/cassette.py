@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any, Literal
 
 from proxy.endpoints import classify_endpoint
 from proxy.errors import CtxscopeError, RecordingError
+from proxy.files import input_stat
 from proxy.model import Exchange, SseEvent
 from proxy.replay.matching import request_path
 from proxy.replay.options import PaceMode
@@ -110,7 +112,8 @@ class Cassette:
 def load_cassette(path: Path | str) -> Cassette:
     """Load a recording or a script cassette; `RecordingError` (one line) if the file is neither."""
     path = Path(path)
-    if not path.is_file():
+    info = input_stat(path)
+    if info is None or not stat.S_ISREG(info.st_mode):
         raise RecordingError(f"{path} does not exist or is not a file; give a recording or a script cassette")
     try:
         with path.open("rb") as fh:

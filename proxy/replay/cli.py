@@ -23,7 +23,7 @@ import typer
 from proxy.capture_cli import _stop_on_signals, is_loopback, parse_listen
 from proxy.endpoints import client_base_url
 from proxy.errors import ConfigError, CtxscopeError
-from proxy.files import check_writable, write_private
+from proxy.files import check_writable, refuse_same_file, write_private
 from proxy.replay.matching import DEFAULT_MATCH_ON, check_match_on
 from proxy.replay.normalise import parse_json_path
 from proxy.replay.options import MATCH_MODES, PACE_MODES, is_match_mode, is_pace_mode
@@ -78,6 +78,7 @@ def run_replay(
             f"bad --report {str(report_path)!r}: the folder {str(report_path.parent)!r} does not exist"
         )
     if report_path is not None:
+        refuse_same_file(report_path, [file])  # `--report REC` is refused now, not after serving
         check_writable(report_path, "--report")  # a read-only folder, too, is found now, not at the end
     host, port = parse_listen(listen)
     if not is_loopback(host) and not allow_remote:

@@ -7,6 +7,8 @@ with a warning, a damaged line elsewhere likewise, and everything complete still
 from __future__ import annotations
 
 import io
+import re
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import RecordingError
+from ..files import input_stat
 from ..model import Exchange, RecordingHeader
 from .codec import Decoder, MissingBlob
 from .embedded import is_html, recording_bytes
@@ -79,14 +82,40 @@ def _check_header(path: Path, obj: Any) -> RecordingHeader:
         raise RecordingError(f"{path} has a malformed header: {err.errors()[0]['msg']}") from None
 
 
+# `\ud800`-`\udfff` escapes: JSON allows them alone, Unicode does not (such text cannot be encoded,
+# hashed or printed), so a reader replaces what does not pair up before anything else sees it.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _without_lone_surrogates(value: Any) -> tuple[Any, bool]:
+    """`value` with every unpaired surrogate replaced by U+FFFD, and whether there was one."""
+    if isinstance(value, str):
+        fixed = value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return fixed, fixed != value
+    if isinstance(value, list):
+        pairs = [_without_lone_surrogates(v) for v in value]
+        return [v for v, _ in pairs], any(c for _, c in pairs)
+    if isinstance(value, dict):
+        out, changed = {}, False
+        for key, item in value.items():
+            new_key, key_changed = _without_lone_surrogates(key)
+            new_item, item_changed = _without_lone_surrogates(item)
+            out[new_key] = new_item
+            changed = changed or key_changed or item_changed
+        return out, changed
+    return value, False
+
+
 def read_recording(path: Path | str) -> Recording:
     """Load a recording; raises `RecordingError` with a one-line message if it is not one."""
     path = Path(path)
-    if not path.exists():
+    info = input_stat(path)
+    if info is None:
         raise RecordingError(f"{path} does not exist")
-    if path.is_dir():
+    mode = info.st_mode
+    if stat.S_ISDIR(mode):
         raise RecordingError(f"{path} is a directory, not a recording file")
-    if not path.is_file():  # /dev/zero, a FIFO: a read that may never end
+    if not stat.S_ISREG(mode):  # /dev/zero, a FIFO: a read that may never end
         raise RecordingError(f"{path} is not a regular file; give a recording file")
     decoder = Decoder()
     header: RecordingHeader | None = None
@@ -95,6 +124,10 @@ def read_recording(path: Path | str) -> Recording:
     for number, raw, is_last in iter_lines(path):
         try:
             obj = loads(raw)
+            if _SURROGATE_ESCAPE.search(raw) is not None:
+                obj, replaced = _without_lone_surrogates(obj)
+                if replaced:
+                    warnings.append(f"line {number}: a lone surrogate (not Unicode) shown as U+FFFD")
         except (ValueError, UnicodeDecodeError):
             if header is None:
                 raise RecordingError(

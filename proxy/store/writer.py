@@ -319,8 +319,7 @@ class RecordingWriter:
         changed = {k: v for k, v in encoded.items() if k == "input" or _exact(v) != _exact(previous[k])}
         return {AS: base[0], **changed}
 
-    def _encode_sse(self, events: list[dict[str, Any]], view: dict[str, Any] | None) -> Any:
-        """The stored form of a stream: derived from the response (1.2) where that rebuilds exactly."""
+    def _redact_sse(self, events: list[dict[str, Any]]) -> None:
         red = self._redactor
         # deltas are redacted as the text they assemble to: a key streamed in pieces is still a key
         datas = redact_events(red, [event.pop("data") for event in events])
@@ -328,6 +327,9 @@ class RecordingWriter:
             event["data"] = data
             if "wire" in event:  # comment lines are free text too
                 event["wire"] = red.text(event["wire"])
+
+    def _encode_sse(self, events: list[dict[str, Any]], view: dict[str, Any] | None) -> Any:
+        """A redacted stream as stored: derived from the response (1.2) where that rebuilds exactly."""
         if self._minor < 1:  # 1.0 keeps no framing: only the events a client saw, in plain form
             events = [e for e in events if "wire" not in e or _dispatched(e["wire"])]
             for event in events:
@@ -457,6 +459,8 @@ class RecordingWriter:
         elif body is not None:
             line["request_body"] = red.body(body)
 
+        if "sse" in line:  # before the response: the stub of a key a cut stream ends in is learnt here
+            self._redact_sse(line["sse"])
         view: dict[str, Any] | None = None  # the response as a reader will resolve it
         if exchange.response is not None:
             response = dict(red.body(exchange.response))  # a copy: the caller's exchange stays as it is

@@ -168,7 +168,15 @@ class WsUpstream:
         path = request.path.split("?", 1)[0].rstrip("/")
         status = HTTPStatus.UPGRADE_REQUIRED if path.endswith("/responses") else HTTPStatus.NOT_FOUND
         body = json.dumps({"error": {"message": f"{status.phrase}: this upstream serves WebSockets"}})
-        headers = Headers([("content-type", "application/json"), ("content-length", str(len(body)))])
+        # The websockets server closes the connection after a plain HTTP answer: say so, or a client
+        # reuses the connection for its next request and finds it closed (a flaky RemoteProtocolError).
+        headers = Headers(
+            [
+                ("content-type", "application/json"),
+                ("content-length", str(len(body))),
+                ("connection", "close"),
+            ]
+        )
         return Response(status.value, status.phrase, headers, body.encode())
 
     def _serve(self, ws: ServerConnection) -> None:

@@ -99,7 +99,9 @@ def test_show_layout_and_raw(edge: Callable[[str], Path]) -> None:
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert any(line.strip().startswith("0  developer[<permissions>, <skills_catalog>]") for line in lines)
-    assert any("user[<agents_md:/repo>, <environment_context:cwd=/repo>]" in line for line in lines)
+    # paths relative to the first cwd, as `diff` writes them; the JSON keeps them absolute
+    assert lines[1] == "paths ./… are relative to /repo"
+    assert any("user[<agents_md:.>, <environment_context:cwd=.>]" in line for line in lines)
     assert any('user: "look around"' in line for line in lines)
     assert any("user[<selected_skill:demo-skill>]" in line for line in lines)
     raw = run_cli("show", str(path), "--turn", "2", "--raw")

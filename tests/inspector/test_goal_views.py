@@ -49,17 +49,19 @@ def test_goal_turns_are_named_in_diff_json_and_the_tui(tmp_path: Path, ctxscope_
     doc = json.loads(run_cli("diff", str(capture), "--format", "json").stdout)
     events = [[(e["kind"], e["number"]) for e in t["goal_events"]] for t in doc["turns"]]
     assert events[0] == [("set", None), ("continuation", 1)]
-    assert events[1:6] == [[("continuation", n)] for n in range(2, 7)]
-    assert ("completed", None) in events[-1]
+    assert events[1:5] == [[("continuation", n)] for n in range(2, 6)]
+    # the model's update_goal is told on the turn whose answer made the call, not on the next one
+    assert events[5] == [("continuation", 6), ("completed", None)]
+    assert ("completed", None) not in events[-1]
 
     text = run_cli("diff", str(capture)).stdout
     assert "goal set: write a haiku" in text
-    assert "turns 2–6  goal continuations #2–#6" in text  # the run folds into one line
-    assert "turn 3 " not in text
+    assert "turns 2–5  goal continuations #2–#5" in text  # the run folds into one line
+    assert "turn 3 " not in text and "goal completed" in text.split("turn 6")[1].split("turn 7")[0]
 
     inspector = Inspector(analyse_recording(capture))
     rows = [line.text for line in inspector.timeline()]
-    assert "goal continuation #3" in rows[2] and "goal completed" in rows[-1]
+    assert "goal continuation #3" in rows[2] and "goal completed" in rows[5]
     # A goal turn is an event, not a change of the world: no `w` flag on 35 rows in a row.
     assert inspector.history.change_turns == []
     pane = [line.text for line in inspector.world(4)]

@@ -55,9 +55,7 @@ def _leaks(data: str) -> list[str]:
     found = []
     for secret in ALL_SECRETS:
         pieces = (
-            {secret[i : i + 12] for i in range(0, max(1, len(secret) - 11), 4)}
-            if len(secret) > 16
-            else {secret}
+            {secret[i : i + 12] for i in range(max(1, len(secret) - 11))} if len(secret) > 16 else {secret}
         )
         if any(piece in data for piece in pieces):
             found.append(secret)

@@ -27,10 +27,12 @@ from harness.modes.plan.state import PlanState, load_plan_state
 from harness.modes.plan.texts import (
     IMPLEMENT_PROMPT,
     NO_PLAN_TO_APPROVE,
+    already_approved,
     fresh_inline_prompt,
     fresh_prompt,
     stale_revision,
 )
+from harness.modes.plan.tools import DECLARED_ON_FIRST_PLAN
 from proxy.errors import ConfigError
 from proxy.files import write_private
 from proxy.home import ctxscope_home
@@ -109,6 +111,8 @@ class PlanController:
         self.state = self.state.model_copy(update={"active": True, "approved": None})
         self.state.cycles += 1
         self.save()
+        # The profile's tools that wait for the first planning are declared now, for good.
+        self.agent.router.enabled |= DECLARED_ON_FIRST_PLAN.get(self.state.profile, frozenset())
         self.agent.set_mode(self.planning_mode())
 
     def exit(self) -> None:
@@ -139,6 +143,8 @@ class PlanController:
                 raise ConfigError(NO_PLAN_TO_APPROVE)
             if revision is not None and revision != latest:
                 raise ConfigError(stale_revision(revision, latest))
+            if self.state.approved == latest:
+                raise ConfigError(already_approved(latest))
             self.state = self.state.model_copy(update={"approved": latest, "active": False})
             self.save()  # approval is saved before implementation starts
         plan = self.state.revisions[latest - 1]

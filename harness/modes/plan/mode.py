@@ -37,8 +37,15 @@ from harness.events import (
 from harness.modes.default import DefaultMode
 from harness.modes.plan.parser import ProposedPlanParser, Segment, split_proposed_plan
 from harness.modes.plan.state import PlanState
-from harness.modes.plan.texts import CODEX_PLAN_TEXT, plan_recovery, workspace_changed, workspace_note
-from harness.modes.plan.workspace import Snapshot, changed_paths, take_snapshot
+from harness.modes.plan.texts import (
+    CODEX_PLAN_TEXT,
+    outside_changed,
+    outside_note,
+    plan_recovery,
+    workspace_changed,
+    workspace_note,
+)
+from harness.modes.plan.workspace import Snapshot, changed_outside, changed_paths, take_snapshot
 from harness.tools import PLAN_MODE, GateRule, in_modes, still_planning
 from harness.tools.request_user_input import HEADLESS_NOTE
 
@@ -161,11 +168,18 @@ class PlanMode(DefaultMode):
         before, self._before = self._before, None
         if outcome.tool not in SHELL_TOOLS or before is None:
             return outcome
-        changed = changed_paths(before, take_snapshot(before.root))
-        if not changed:
+        after = take_snapshot(before.root)
+        changed, outside = changed_paths(before, after), changed_outside(before, after)
+        notes = []
+        if changed:
+            agent.notice(workspace_changed(changed))
+            notes.append(workspace_note(changed))
+        if outside:
+            agent.notice(outside_changed(outside))
+            notes.append(outside_note(outside))
+        if not notes:
             return outcome
-        agent.notice(workspace_changed(changed))
-        item = {**outcome.item, "output": f"{outcome.item.get('output', '')}\n\n{workspace_note(changed)}"}
+        item = {**outcome.item, "output": "\n\n".join([str(outcome.item.get("output", "")), *notes])}
         return replace(outcome, item=item)
 
     def on_tool_outcome(self, agent: ModeHost, outcome: ToolOutcome) -> EndStep | None:

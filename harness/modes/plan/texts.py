@@ -15,11 +15,16 @@ __all__ = [
     "NO_PLAN_TO_APPROVE",
     "PLAN_SUBMITTED_SIBLING",
     "SUBMITTED_OUTPUT",
+    "NO_PLAN_EXIT_CODE",
     "WORKSPACE_CHANGED",
+    "already_approved",
     "claude_reentry_reminder",
     "fresh_inline_prompt",
     "fresh_prompt",
+    "outside_changed",
+    "outside_note",
     "plan_recovery",
+    "recognise_fresh_inline_prompt",
     "recognise_fresh_prompt",
     "recognise_submitted",
     "recognise_workspace_note",
@@ -99,6 +104,23 @@ def stale_revision(asked: int, latest: int) -> str:
     )
 
 
+NO_PLAN_EXIT_CODE = 3
+"""Exit status of a print-mode planning run (`--plan -p`, `-p "/plan task"`) that submitted no plan."""
+
+
+def no_plan_submitted(session_id: str) -> str:
+    """The notice of such a run (stderr; stdout stays empty)."""
+    return (
+        f"no plan was submitted, so nothing is printed (exit status {NO_PLAN_EXIT_CODE}); plan on with "
+        f'ctxscope agent --session {session_id} -p "<your answer or feedback>"'
+    )
+
+
+def already_approved(revision: int) -> str:
+    """The refusal for approving the revision that is already approved (it was implemented)."""
+    return f"plan revision {revision} is already approved; /plan starts a new planning cycle"
+
+
 KNIGHT_PLAN_TEXT = """\
 Plan mode is on: investigate, then submit a plan; do not implement. It ends only when the user leaves it.
 
@@ -152,6 +174,12 @@ def fresh_inline_prompt(plan: str) -> str:
     return f"Implement this approved plan:\n\n{plan}"
 
 
+def recognise_fresh_inline_prompt(text: str) -> str | None:
+    """The plan a knightcode or claude fresh session's first message carries, or None."""
+    head = fresh_inline_prompt("")
+    return text[len(head) :] if text.startswith(head) and len(text) > len(head) else None
+
+
 WORKSPACE_CHANGED = "workspace changed by a planning command: "
 """How the note and the notice start (the inspector recognises the note by it)."""
 
@@ -167,6 +195,23 @@ def workspace_note(paths: list[str]) -> str:
     return (
         f"[ctxscope] {workspace_changed(paths)}. Plan mode must not change the workspace: tell the "
         "user what changed, and use only commands that inspect."
+    )
+
+
+OUTSIDE_CHANGED = "files outside the workspace changed while a planning command ran: "
+
+
+def outside_changed(paths: list[str], limit: int = 10) -> str:
+    """`files outside the workspace changed while a planning command ran: /tmp/x (+2 more)`."""
+    shown = ", ".join(paths[:limit]) + (f" (+{len(paths) - limit} more)" if len(paths) > limit else "")
+    return OUTSIDE_CHANGED + shown
+
+
+def outside_note(paths: list[str]) -> str:
+    """The line added to a shell call's output when files next to the workspace or in /tmp changed."""
+    return (
+        f"[ctxscope] {outside_changed(paths)}. If this command wrote them, tell the user; another "
+        "program may have written them too."
     )
 
 

@@ -1,8 +1,11 @@
 """The tools a plan profile adds: `submit_plan` and `ask_user` (knightcode), `enter_plan_mode` and
 `exit_plan_mode` (claude). The codex profile adds none (its plan is a `<proposed_plan>` block).
 
-They are in tools[] from the first request of every session that uses the profile (tools[] never
-changes mid-session) and refused at call time when they do not fit the mode. A tool reaches the
+claude's are in tools[] from the first request of every session that uses the profile (the model
+may ask to enter plan mode). knightcode's are declared when planning first starts
+(`DECLARED_ON_FIRST_PLAN`; its manual: "Sessions that never use planning gain no planning instructions
+or tool declarations"), and stay from then on, through exits and approvals, and in a resumed session
+that has planned. Either way they are refused at call time when they do not fit the mode. A tool reaches the
 session's plan state through `PlanHooks`, looked up at call time (the controller is replaced by
 `/new` and a fresh handoff).
 """
@@ -19,7 +22,18 @@ from harness.modes.plan.texts import SUBMITTED_OUTPUT
 from harness.tools import Question, QuestionOption, Tool, ToolContext, ToolError, ToolResult
 from harness.tools.base import ToolKind, function_spec, parse_args
 
-__all__ = ["AskUserTool", "EnterPlanMode", "ExitPlanMode", "PlanHooks", "SubmitPlan", "profile_tools"]
+__all__ = [
+    "DECLARED_ON_FIRST_PLAN",
+    "AskUserTool",
+    "EnterPlanMode",
+    "ExitPlanMode",
+    "PlanHooks",
+    "SubmitPlan",
+    "profile_tools",
+]
+
+DECLARED_ON_FIRST_PLAN: dict[str, frozenset[str]] = {"knightcode": frozenset({"submit_plan", "ask_user"})}
+"""Per profile: tools left out of tools[] until the session first plans (see the module docstring)."""
 
 
 class PlanHooks(Protocol):

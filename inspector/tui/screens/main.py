@@ -30,7 +30,8 @@ from inspector.tui.viewmodel import VIEWS, Inspector, Line
 from inspector.tui.viewmodel.lines import count
 from inspector.tui.widgets.lines_view import LinesView
 from inspector.tui.widgets.timeline import Timeline
-from proxy.errors import CtxscopeError
+from proxy.errors import ConfigError, CtxscopeError
+from proxy.files import write_private
 
 PANES = ("timeline", "turn", "world")
 FOLLOW_INTERVAL_S = 0.5
@@ -480,10 +481,11 @@ class MainScreen(Screen[None]):
         if self.inspector is None or self.current is None:
             return
         target = Path.cwd() / f"{self.path.stem}-turn{self.current}.md"
-        try:
-            target.write_text(self.inspector.markdown(self.current), encoding="utf-8")
-        except OSError as err:
-            self.notify(f"cannot write {target.name}: {err.strerror}", severity="error")
+        text = self.inspector.markdown(self.current)
+        try:  # owner-only, like every file ctxscope writes: a turn holds the conversation
+            write_private(target, lambda stream: stream.write(text), inputs=[self.path])
+        except ConfigError as err:
+            self.notify(str(err), severity="error")
             return
         self.notify(f"turn {self.current} written to {target.name}")
 

@@ -10,12 +10,13 @@ from inspector.tui.viewmodel.lines import Line, Run, bar, clip, count
 TOKEN_SORTS = ("tokens", "name")
 
 
-def _items(title: str, items: list[Item], style: str, turn: int) -> list[Line]:
-    out = [Line.plain(f"{title}  ({count(len(items), 'item')})", "title")]
+def _items(title: str, items: list[Item], style: str, turn: int, side: str) -> list[Line]:
+    """A titled list of items; `side` (`old`, `new`) says whose positions the `#` are (`turn`'s)."""
+    out = [Line.plain(f"{title}  ({count(len(items), 'item')}, {side} #: turn {turn}'s positions)", "title")]
     out += [
         Line(
             (
-                Run(f"  #{i.position:<4}", "dim"),
+                Run(f"  {side} #{i.position:<4}", "dim"),
                 Run(clip(i.label, 200), style),
                 Run(f" {i.tokens} tok", "dim"),
             ),
@@ -50,18 +51,18 @@ def compaction_lines(result: TurnAnalysis) -> list[Line]:
         lines.append(Line.plain(f"  {count(report.kept_in_place, 'leading item')} kept in place", "dim"))
     before = result.change.previous or result.turn.number
     lines.append(Line.plain(""))
-    lines += _items("summarised (gone)", report.summarised, "removed", before)
+    lines += _items("summarised (gone)", report.summarised, "removed", before, "old")
     lines.append(Line.plain(""))
     lines.append(Line.plain("summary", "title"))
     summary = report.summary or "(no readable summary: encrypted or missing)"
     lines += [Line.plain(f"  {clip(text, 400)}", "added") for text in summary.splitlines()[:60] or [""]]
     lines.append(Line.plain(""))
-    lines += _items("re-materialised context", report.rematerialised, "changed", result.turn.number)
+    lines += _items("re-materialised context", report.rematerialised, "changed", result.turn.number, "new")
     if report.dropped_context:
         lines.append(Line.plain(""))
-        lines += _items("context dropped", report.dropped_context, "removed", before)
+        lines += _items("context dropped", report.dropped_context, "removed", before, "old")
     lines.append(Line.plain(""))
-    lines += _items("kept (recent messages)", report.kept, "", result.turn.number)
+    lines += _items("kept (recent messages)", report.kept, "", result.turn.number, "new")
     return lines
 
 

@@ -14,6 +14,7 @@ from inspector.analysis.items import Item
 from inspector.analysis.query import Hit, filter_turns, search
 from inspector.analysis.world_history import WorldHistory, world_history
 from inspector.reports import render_markdown, show_report
+from inspector.reports.build import first_cwd
 from inspector.tui.viewmodel.lines import Line, count
 from inspector.tui.viewmodel.panels import TOKEN_SORTS, compaction_lines, token_lines
 from inspector.tui.viewmodel.timeline import ROW_WIDTH, TimelineRow, other_requests_line, timeline_row
@@ -75,6 +76,8 @@ class Inspector:
         self.analysis = analysis
         self.other_requests = other_requests
         self.history: WorldHistory = world_history(analysis)
+        self.root = first_cwd(analysis)
+        """The first turn's working directory: paths under it are shown `./…`, as in `diff`."""
         self._rows: list[TimelineRow] = []
         self.marked: int | None = None
         self.expanded: set[str] = set()
@@ -99,6 +102,7 @@ class Inspector:
         before = len(self.analysis.turns)
         self.analysis, self.other_requests = analysis, other_requests
         self.history = world_history(analysis)
+        self.root = first_cwd(analysis)
         self._refresh_rows()
         if self.needle:
             self.hits = search(analysis, self.needle)
@@ -181,7 +185,7 @@ class Inspector:
         if view == "tokens":
             return token_lines(result, sort=self.token_sort)
         target, reason = self.target(number)
-        return turn_view(result, target, reason=reason, expanded=self.expanded).lines
+        return turn_view(result, target, reason=reason, expanded=self.expanded, root=self.root).lines
 
     def toggle_fold(self, fold_id: str) -> None:
         """Open a folded run, or close it again."""

@@ -1,6 +1,7 @@
 """The timeline's rows: one per turn (thread, change kind, flags, model, the event words in a column
-of their own, tokens with a window fill bar, duration), plus a folded row for requests that are not
-model turns. A row is drawn to the pane's width, so the figures at its right are never cut."""
+of their own and the answer in short after them, tokens with a window fill bar, duration), plus a
+folded row for requests that are not model turns. A row is drawn to the pane's width, so the
+figures at its right are never cut."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ ROW_WIDTH = 80
 """A row's width when the pane's is not known yet."""
 MODEL_WIDTH = 9
 MIN_EVENT_WIDTH = 16
+MIN_ANSWER_WIDTH = 8
 """The event column's least width before the model column gives way to it."""
 
 KIND_WORDS: dict[str, str] = {
@@ -54,6 +56,8 @@ class TimelineRow:
     world_changed: bool
     side: str | None = None
     """A side request's kind (`SideKind`): shown by kind and dimmed, never as a change kind."""
+    answer: str = ""
+    """The answer in one line (`Answer.summary`), drawn after the marks where the row has room."""
 
     def events(self) -> str:
         """The event words of the row: mode switches, plan submissions, goal events, an error."""
@@ -93,9 +97,16 @@ class TimelineRow:
         if room - len(model) >= MIN_EVENT_WIDTH:  # the model only where the events keep their room
             head.append(Run(model, "dim" if self.side is not None else ""))
             room -= len(model)
-        events = self.events()
+        events = clip(self.events(), room)
         style = "error" if not self.ok and not self.marks else "modemark"
-        head.append(Run(f"{clip(events, room):<{room}}", style))
+        head.append(Run(events, style))
+        room -= len(events)
+        if self.answer and room > MIN_ANSWER_WIDTH:  # the answer in short, where the row has room
+            gap = " " if events else ""
+            answer = gap + clip(f"→ {self.answer}", room - len(gap))
+            head.append(Run(answer, "dim"))
+            room -= len(answer)
+        head.append(Run(" " * room))
         return Line(tuple(head + tail), f"turn:{self.number}")
 
 
@@ -116,6 +127,7 @@ def timeline_row(result: TurnAnalysis, *, world_changed: bool) -> TimelineRow:
         ok=turn.status == "completed" and not (turn.error and "after completion" not in turn.error),
         world_changed=world_changed and turn.side is None,
         side=turn.side,
+        answer=result.answer.summary(),
     )
 
 

@@ -1,5 +1,6 @@
 """The turn view: a turn's instructions, `input[]`, `tools[]` and parameters, each diffed against a
-target turn (the previous turn of its thread, or the marked turn), with unchanged runs folded.
+target turn (the previous turn of its thread, or the marked turn), with unchanged runs folded; then
+the answer the request got back.
 
 Folds are keyed by section and position (`input:0`, `instructions:40`), so a fold opened on one
 turn stays open while the reader moves to the next turn of a growing session.
@@ -13,11 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.analysis.analyse import TurnAnalysis
+from inspector.analysis.changes import TurnChange, change_words, compare_turns
 from inspector.analysis.codex_labels import label_checks
 from inspector.analysis.diffs import effective_tools, params_diff, params_of, tools_by_name, tools_diff
 from inspector.analysis.instructions import base_instructions
 from inspector.analysis.item_diff import TextDiff, diff_items, diff_text, item_text
 from inspector.analysis.items import Item
+from inspector.reports.terminal import Paths
 from inspector.tui.viewmodel.lines import Line, Run, clip, count
 
 CONTEXT_LINES = 2
@@ -127,17 +130,20 @@ def _instructions(result: TurnAnalysis, target: TurnAnalysis | None, expanded: s
     return out + text_diff_lines(diff_text(before.text, now.text), "instructions", expanded)
 
 
-def _item_line(op: str, item: Item, turn: int) -> Line:
+def _item_line(op: str, item: Item, turn: int, paths: Paths, side: str = "", note: str = "") -> Line:
+    """One item; `side` says whose position it is where both appear (`old`: the target turn's, `new`:
+    this turn's)."""
     marker = {"added": "+", "removed": "-", "changed": "~", "same": "="}[op]
-    return Line(
-        (
-            Run(f"  {marker} ", op),
-            Run(f"#{item.position:<4} ", "dim"),  # a space even past 4 digits: `#1995 assistant`
-            Run(clip(item.label, LABEL_WIDTH), op if op != "same" else ""),
-            Run(f"  {item.tokens} tok", "dim"),
-        ),
-        f"item:{turn}:{item.position}",
-    )
+    runs = [
+        Run(f"  {marker} ", op),
+        # a space even past 4 digits: `#1995 assistant`, never `#1995assistant`
+        Run(f"{side + ' ' if side else ''}#{item.position:<4} ", "dim"),
+        Run(clip(paths(item.label), LABEL_WIDTH), op if op != "same" else ""),
+        Run(f"  {item.tokens} tok", "dim"),
+    ]
+    if note:
+        runs.append(Run(f"  ({note})", "dim"))
+    return Line(tuple(runs), f"item:{turn}:{item.position}")
 
 
 def _label_notes(item: Item) -> list[Line]:
@@ -145,35 +151,63 @@ def _label_notes(item: Item) -> list[Line]:
     return [Line.plain(f"      ! {check.note()}", "note") for check in label_checks(item) if not check.agrees]
 
 
-def _input(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]) -> list[Line]:
+def _change(result: TurnAnalysis, target: TurnAnalysis | None) -> TurnChange:
+    """The analysis's change against the target: the turn's own when the target is its previous turn,
+    else the same comparison against the marked turn (one definition of kept, added and removed)."""
+    if target is None or target.turn.number == result.change.previous:
+        return result.change
+    return compare_turns(target.turn.items, result.turn.items, previous_number=target.turn.number)
+
+
+def _input(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str], paths: Paths) -> list[Line]:
+    """`input[]` as the analysis counts it: the kept prefix, then what the target had after it (old
+    positions) and what this turn has instead (new positions), paired where an item was edited."""
     items = result.turn.items
-    before = target.turn.items if target else []
     here, there = result.turn.number, target.turn.number if target else 0
-    changes = diff_items(before, items)
-    added = sum(1 for c in changes if c.op == "added")
-    removed = sum(1 for c in changes if c.op == "removed")
-    changed = sum(1 for c in changes if c.op == "changed")
-    kept = sum(c.count for c in changes if c.op == "same")
-    summary = f"{count(len(items), 'item')}: {kept} unchanged, +{added} -{removed} ~{changed}"
+    change = _change(result, target)
+    summary = f"{count(len(items), 'item')}: " + change_words(
+        change.kept, len(change.added), len(change.removed)
+    )
+    both = target is not None and bool(change.removed)  # old and new positions side by side
+    old, new = ("old", "new") if both else ("", "")
+    if both:
+        summary += f"  (old #: turn {there}'s positions, new #: this turn's)"
     out = [_section("input[]", summary)]
-    for change in changes:
-        if change.op == "same" and change.after is not None:
-            start = change.after.position
-            key = f"input:{start}"
-            if key in expanded or change.count == 1:
-                for item in items[start : start + change.count]:
-                    out += [_item_line("same", item, here), *_label_notes(item)]
+    if change.kept:
+        if "input:0" in expanded or change.kept == 1:
+            for item in items[: change.kept]:
+                out += [_item_line("same", item, here, paths, "   " if both else ""), *_label_notes(item)]
+        else:
+            span = f"#0-#{change.kept - 1}"
+            out.append(_fold("input:0", f"{count(change.kept, 'unchanged item')} {span}"))
+    for step in diff_items(change.removed, change.added):
+        if step.op == "same" and step.before is not None and step.after is not None:
+            was, now = step.before.position, step.after.position
+            key = f"input:{now}"
+            if key in expanded or step.count == 1:
+                for k in range(step.count):
+                    before, after = change.removed[was - change.kept + k], items[now + k]
+                    out.append(_item_line("removed", before, there, paths, old))
+                    out.append(
+                        _item_line("added", after, here, paths, new, f"the same as old #{before.position}")
+                    )
             else:
-                span = f"#{start}-#{start + change.count - 1}"
-                out.append(_fold(key, f"{count(change.count, 'unchanged item')} {span}"))
-        elif change.op == "added" and change.after is not None:
-            out += [_item_line("added", change.after, here), *_label_notes(change.after)]
-        elif change.op == "removed" and change.before is not None:
-            out.append(_item_line("removed", change.before, there))
-        elif change.before is not None and change.after is not None:
-            out += [_item_line("changed", change.after, here), *_label_notes(change.after)]
-            diff = diff_text(item_text(change.before), item_text(change.after))
-            fold_id = f"item:{change.after.position}"
+                moved = f"old #{was}-#{was + step.count - 1} -> new #{now}-#{now + step.count - 1}"
+                out.append(
+                    _fold(key, f"{count(step.count, 'item')} sent again after the break, unchanged: {moved}")
+                )
+        elif step.op == "added" and step.after is not None:
+            out += [_item_line("added", step.after, here, paths, new), *_label_notes(step.after)]
+        elif step.op == "removed" and step.before is not None:
+            out.append(_item_line("removed", step.before, there, paths, old))
+        elif step.before is not None and step.after is not None:
+            out.append(_item_line("removed", step.before, there, paths, old))
+            out += [
+                _item_line("changed", step.after, here, paths, new, f"edited old #{step.before.position}"),
+                *_label_notes(step.after),
+            ]
+            diff = diff_text(item_text(step.before), item_text(step.after))
+            fold_id = f"item:{step.after.position}"
             out += text_diff_lines(diff, fold_id, expanded, indent="      ", limit=ITEM_DIFF_LINES)
     return out
 
@@ -233,8 +267,39 @@ def _params(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str
     return out
 
 
+def _answer(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]) -> list[Line]:
+    """What the request got back, after its context: each output item, the status, the usage."""
+    answer = result.answer
+    out = [_section("answer", f"{answer.status}, {answer.usage_line()}")]
+    if answer.error:
+        out.append(Line.plain(f"  error: {clip(answer.error, LABEL_WIDTH)}", "error"))
+    if not answer.items:
+        out.append(Line.plain("  no output items", "dim"))
+    for n, item in enumerate(answer.items):
+        key = f"answer:{n}"
+        texts = [t for t in (item.text, item.plan) if t] if item.type != "function_call" else []
+        if item.type == "custom_tool_call" and item.arguments:
+            texts = [item.arguments]
+        head = item.kind if texts else item.step.line()
+        out.append(Line((Run("  > ", "added"), Run(clip(head, LABEL_WIDTH), "added"))))
+        for text in texts:
+            if text is item.plan:
+                out.append(Line.plain("    proposed plan", "modemark"))
+            lines = text.strip("\n").splitlines()
+            shown = lines if key in expanded else lines[:NEW_TEXT_LINES]
+            out += [Line.plain(f"    {clip(row, LINE_CHARS)}") for row in shown]
+            if len(shown) < len(lines):
+                out.append(_fold(key, count(len(lines) - len(shown), "more line")))
+    return out
+
+
 def turn_view(
-    result: TurnAnalysis, target: TurnAnalysis | None, *, reason: str, expanded: set[str]
+    result: TurnAnalysis,
+    target: TurnAnalysis | None,
+    *,
+    reason: str,
+    expanded: set[str],
+    root: str | None = None,
 ) -> TurnView:
     """All sections of a turn diffed against `target` (None: shown whole, as new)."""
     turn = result.turn
@@ -252,9 +317,16 @@ def turn_view(
     status = turn.status + (f": {turn.error}" if turn.error else "")
     if turn.status != "completed":
         view.lines.append(Line.plain(f"  status {clip(status, LABEL_WIDTH)}", "error"))
-    view.lines += [Line.plain(f"  note: {clip(n, LABEL_WIDTH)}", "note") for n in result.notes]
-    view.lines += [Line.plain(f"  {clip(e.sentence, LABEL_WIDTH)}", "modemark") for e in result.mode_events]
-    for section in (_instructions, _input, _tools, _params):
+    paths = Paths(root)
+    view.lines += [Line.plain(f"  note: {clip(paths(n), LABEL_WIDTH)}", "note") for n in result.notes]
+    view.lines += [
+        Line.plain(f"  {clip(paths(e.sentence), LABEL_WIDTH)}", "modemark") for e in result.mode_events
+    ]
+    paths = Paths(root)
+    if paths.active:
+        view.lines.append(Line.plain(f"  paths ./… are relative to {root}", "dim"))
+    sections = (_instructions, lambda r, t, e: _input(r, t, e, paths), _tools, _params, _answer)
+    for section in sections:
         view.lines.append(Line.plain(""))
         view.lines += section(result, target, expanded)
     return view

@@ -19,6 +19,14 @@ SAMPLES: dict[str, list[dict[str, Any]]] = {
             "writable_roots": ["/repo"],
         },
         {
+            "sandbox_mode": "workspace-write",
+            "approval_policy": "on-request",
+            "network_enabled": False,
+            "writable_roots": ["/repo", "/tmp"],
+            "sandbox_enforcement": "The operating system enforces this: writes outside the writable roots "
+            "fail (Landlock); there is no network, loopback included (a network namespace).",
+        },
+        {
             "sandbox_mode": "read-only",
             "approval_policy": "never",
             "network_enabled": True,

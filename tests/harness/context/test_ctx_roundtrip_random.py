@@ -84,6 +84,7 @@ GENERATORS: dict[str, Callable[[random.Random], dict[str, Any]]] = {
         "approval_policy": r.choice(["never", "on-request", "untrusted", "on-failure"]),
         "network_enabled": r.random() < 0.5,
         "writable_roots": paths(r),
+        **({"sandbox_enforcement": line(r)} if r.random() < 0.5 else {}),
     },
     "collaboration_mode": lambda r: {"mode": r.choice(["plan", "default", "pair"]), "text": text(r, 200)},
     "skills_catalog": lambda r: {

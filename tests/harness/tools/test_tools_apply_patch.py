@@ -216,6 +216,43 @@ def test_paths_outside_the_workspace_are_refused(tmp_path: Path, target: str) ->
     assert list(outside.iterdir()) == [] and not (tmp_path / "outside.txt").exists()
 
 
+@pytest.mark.parametrize(
+    "target", [".git/hooks/pre-commit", ".git/config", "sub/.git/config", "gitlink/config", "sub/../.git/x"]
+)
+@pytest.mark.parametrize("mode", ["workspace-write", "read-only"])
+def test_git_directories_are_read_only(tmp_path: Path, target: str, mode: str) -> None:
+    """As in Codex, `.git` is read-only: its hooks and config are programs git runs (issue 20).
+    An approval does not open it either."""
+    ws = tmp_path / "ws"
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    (ws / "sub" / ".git").mkdir(parents=True)
+    (ws / ".git" / "config").write_text("[core]\n")
+    (ws / "gitlink").symlink_to(ws / ".git")
+    before = snapshot(ws)
+    router = make_router(ws, sandbox_mode=mode, approver=Approver(True))
+    out = custom_call(
+        router, "apply_patch", patch("*** Add File: ok.txt", "+fine", f"*** Add File: {target}", "+x")
+    )
+    assert "is inside a `.git` directory" in out and f"read-only in sandbox `{mode}`" in out, out
+    assert snapshot(ws) == before
+    # Updating and deleting are refused the same way.
+    out = custom_call(router, "apply_patch", patch("*** Delete File: .git/config"))
+    assert "is inside a `.git` directory" in out and (ws / ".git" / "config").exists()
+    # A file merely named like it is fine.
+    out = custom_call(router, "apply_patch", patch("*** Add File: docs/.gitignore", "+x"))
+    assert success(out).startswith("Success.") and (ws / "docs" / ".gitignore").exists()
+
+
+def test_danger_full_access_may_write_git(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    out = custom_call(
+        make_router(tmp_path, sandbox_mode="danger-full-access"),
+        "apply_patch",
+        patch("*** Add File: .git/x", "+y"),
+    )
+    assert success(out).startswith("Success.") and (tmp_path / ".git" / "x").exists()
+
+
 def test_symlinked_file_escaping_is_refused_for_update(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from tools_support import Approver, call, make_router
 
+from harness.sandbox import Capabilities
 from harness.tools import ToolContext, is_known_safe_command
 from proxy.errors import ConfigError
 
@@ -68,8 +69,13 @@ def test_exec_matrix(
 
 
 def test_refusal_names_the_rule(tmp_path: Path) -> None:
-    out = call(make_router(tmp_path, sandbox_mode="read-only"), "exec_command", {"cmd": UNSAFE})
-    assert "sandbox `read-only`" in out and "no OS-level sandbox" in out
+    # The reason says whether the OS sandbox holds on this machine, never more than that.
+    bare = make_router(tmp_path, sandbox_mode="read-only", os_sandbox=Capabilities())
+    out = call(bare, "exec_command", {"cmd": UNSAFE})
+    assert "sandbox `read-only`" in out and "no OS-level sandbox is available" in out
+    confined = make_router(tmp_path, sandbox_mode="read-only", os_sandbox=Capabilities(7, True))
+    out = call(confined, "exec_command", {"cmd": UNSAFE})
+    assert "only known-safe read-only commands run without approval" in out and "OS-level" not in out
     router = make_router(tmp_path, approval_policy="untrusted")
     assert "approval policy `untrusted`" in call(router, "exec_command", {"cmd": UNSAFE})
     router = make_router(tmp_path, approval_policy="never")

@@ -8,7 +8,10 @@ from __future__ import annotations
 import os
 import re
 import select
+import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -137,3 +140,88 @@ def test_interrupting_a_call_kills_the_command(tmp_path: Path) -> None:
         sessions.collect(session, 10)
     session.wait = original  # type: ignore[method-assign]
     assert _exited(session.proc.pid) and session.id not in sessions.sessions
+
+
+def test_a_child_that_drops_the_marker_and_detaches_is_still_killed_and_named(tmp_path: Path) -> None:
+    """Issue 20: without the marker variable and in a session of its own, the child used to hold the
+    call for its whole life (45 s) and was never named; the wrapper, a subreaper, still has it."""
+    router = make_router(tmp_path)
+    cmd = "(unset CTXSCOPE_EXEC_SESSION; setsid sh -c 'echo $$ > s.pid; exec sleep 45' &); echo x"
+    started = time.monotonic()
+    out = call(router, "exec_command", {"cmd": cmd, "login": False, "yield_time_ms": 1000})
+    took = time.monotonic() - started
+    pid = int((tmp_path / "s.pid").read_text())
+    assert "Process exited with code 0" in out and out.endswith("x\n")
+    assert f"Killed processes the command left running: {pid} (sleep)" in out
+    assert took < 5, took  # about the yield time at most, not the child's 45 s
+    assert _exited(pid)
+    router.close()
+
+
+def test_a_session_started_from_a_finished_thread_keeps_running(tmp_path: Path) -> None:
+    """The parent-death signal also fires when only the agent thread that started the wrapper ends
+    (tool batches run on worker threads); the session must live on."""
+    router = make_router(tmp_path)
+    started: list[tuple[int, str]] = []
+    worker = threading.Thread(target=lambda: started.append(_start(router, "echo go; sleep 30")))
+    worker.start()
+    worker.join()
+    session, _ = started[0]
+    status, _, body = parse(call(router, "write_stdin", {"session_id": session, "yield_time_ms": 300}))
+    assert status == f"Process running with session ID {session}", body
+    router.close()
+
+
+_AGENT = """
+import os, sys, time
+from pathlib import Path
+from harness.tools.exec_sessions import SessionManager
+
+cwd = Path(sys.argv[1])
+manager = SessionManager()
+cmd = "(unset CTXSCOPE_EXEC_SESSION; setsid sh -c 'echo $$ > d.pid; exec sleep 45' &); "
+cmd += "echo $$ > s.pid; exec sleep 45"
+manager.start(["bash", "-c", cmd], cwd, dict(os.environ), False)
+for _ in range(400):
+    if (cwd / "d.pid").exists() and (cwd / "s.pid").exists():
+        break
+    time.sleep(0.025)
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_killed_agent_leaves_no_process_behind(tmp_path: Path) -> None:
+    """kill -9 of the agent: each wrapper gets its parent-death signal and kills its whole tree,
+    the detached child that dropped the marker included."""
+    agent = subprocess.Popen(
+        [sys.executable, "-c", _AGENT, str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert agent.stdout is not None and agent.stdout.readline() == "ready\n"
+        pids = [int((tmp_path / name).read_text()) for name in ("s.pid", "d.pid")]
+        agent.kill()
+        agent.wait()
+    finally:
+        if agent.poll() is None:
+            agent.kill()
+            agent.wait()
+        assert agent.stdin is not None and agent.stdout is not None
+        agent.stdin.close()
+        agent.stdout.close()
+    assert all(_exited(pid) for pid in pids)
+
+
+def test_ctrl_c_typed_into_a_terminal_session_stops_its_command(tmp_path: Path) -> None:
+    """The wrapper gives the command the terminal as its controlling one, so Ctrl-C reaches it
+    (the wrapper itself ignores it)."""
+    router = make_router(tmp_path)
+    started = _start(router, "echo go; sleep 30; echo after", tty=True)
+    _poll_until(router, started, lambda out: "go" in out)
+    out = call(router, "write_stdin", {"session_id": started[0], "chars": "\u0003", "yield_time_ms": 5000})
+    status, _, body = parse(out)
+    assert status == "Process exited with code -2" and "after" not in body, out
+    router.close()

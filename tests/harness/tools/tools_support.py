@@ -17,7 +17,13 @@ _ids = itertools.count(1)
 
 
 def make_router(workspace: Path, *, tools: list[Tool] | None = None, **ctx: Any) -> ToolRouter:
-    """A router over `workspace` (the cwd and only root unless `workspace_roots` is given)."""
+    """A router over `workspace` (the cwd and only root unless `workspace_roots` is given).
+
+    Commands get a HOME of their own: the machine's login profile (a `pyenv init` that rehashes
+    into ~/.pyenv, which the OS sandbox rightly refuses) is not what these tests look at."""
+    home = workspace.parent / f"{workspace.name}-home"
+    home.mkdir(exist_ok=True)
+    ctx["env"] = {"HOME": str(home), **(ctx.get("env") or {})}
     enabled = ctx.pop("enabled", None)
     gate = ctx.pop("gate", None)
     flag = ctx.pop("user_input_only_in_plan", False)

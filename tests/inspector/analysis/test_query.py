@@ -14,7 +14,9 @@ from proxy.errors import ConfigError
 def test_filters_by_change_kind_world_change_and_tool(analysed: Callable[[str], Analysis]) -> None:
     compaction = analysed("compaction")
     assert filter_turns(compaction, "kind:compaction") == [5]
-    assert filter_turns(compaction, "tool:exec_command") == [2, 3]
+    # The turns whose answers called the tool (the next requests only carry the calls as history).
+    assert filter_turns(compaction, "tool:exec_command") == [1, 2]
+    assert [c.name for c in compaction.turns[0].answer.tool_calls] == ["exec_command"]
     world = analysed("world")
     assert filter_turns(world, "changed:cwd") == [2]
     assert filter_turns(world, "changed:goal") == [3]

@@ -51,7 +51,13 @@ def test_published_key_names_and_optional_keys(analysed: Callable[[str], Analysi
     ]
     assert doc["schema"] == SCHEMA and doc["report"] == "diff"
     detail = doc["detail"]
-    assert list(detail)[-4:] == ["added_items", "removed_items", "instructions_diff", "world_state"]
+    assert list(detail)[-5:] == [
+        "added_items",
+        "removed_items",
+        "instructions_diff",
+        "world_state",
+        "fragments_replaced",
+    ]
     assert {"date", "sandbox", "approval", "network"} <= set(detail["world_state"])
     assert not {"current_date", "sandbox_mode"} & set(detail["world_state"])
     # `values` only on fragment parts, `text` only where full text is shown.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,7 @@ def test_snapshot_writes_an_svg_of_the_asked_turn_and_view(tmp_path: Path) -> No
     svg = out.read_text()
     assert svg.startswith("<svg") and "Compaction&#160;at&#160;turn&#160;5" in svg
     assert str(tmp_path) not in svg and "compaction.jsonl" in svg
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600  # owner-only, like every file ctxscope writes
 
 
 def test_bad_options_and_inputs_are_one_line_errors(tmp_path: Path) -> None:

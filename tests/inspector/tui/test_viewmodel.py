@@ -55,6 +55,13 @@ def test_turn_numbers_keep_their_width_past_four_digits() -> None:
     assert texts(inspector.timeline(80))[0].startswith("     1 T1")  # 5 columns for the number
 
 
+def test_the_answer_in_short_follows_the_event_words(analysed: Callable[[str], Analysis]) -> None:
+    rows = texts(Inspector(analysed("world")).timeline(120))
+    assert 'mode default → plan → message "done."' in rows[1]
+    assert 'goal set: ship the parser → message "done."' in rows[2]
+    assert rows[0].index('→ message "done."') < rows[0].index("1.2k")  # before the figures
+
+
 def test_requests_that_are_not_turns_are_folded() -> None:
     script = Script()
     script.request(None, endpoint="models", url="http://127.0.0.1:9/v1/models")
@@ -156,7 +163,11 @@ def test_compaction_and_tokens_views(analysed: Callable[[str], Analysis]) -> Non
     inspector = Inspector(analysed("compaction"))
     compaction = texts(inspector.turn_lines(5, "compaction"))
     assert "  tokens: 1,581 -> 411" in compaction
-    assert any("summarised (gone)  (5 items)" in line for line in compaction)
+    # old positions (the history before) and new ones (the compacted window) are labelled as such
+    assert any("summarised (gone)  (5 items, old #: turn 4's positions)" in line for line in compaction)
+    assert any(
+        line.startswith("re-materialised context") and "new #: turn 5's" in line for line in compaction
+    )
     assert not any("WARNING" in line for line in compaction)
     assert "not the first turn after a compaction" in texts(inspector.turn_lines(2, "compaction"))[0]
     tokens = texts(inspector.turn_lines(5, "tokens"))

@@ -104,3 +104,101 @@ NOT_SECRETS: list[str] = [
     "Bearer tokens are sent in the Authorization header.",
     '{"type": "response.output_text.delta", "delta": "sk-"}',
 ]
+
+# -- issue 21: secrets an agent meets every day, known by their context -----------------------------
+AWS_SECRET_SPACED = _rand(40, _ALNUM + "/+")
+NETRC_PASSWORD = "nx" + _rand(14) + "!"
+YAML_PASSWORD = "Yp" + _rand(12) + "#x"
+CURL_PASSWORD = "cu" + _rand(12)
+MYSQL_PASSWORD = "My" + _rand(12)
+LONG_OPTION_PASSWORD = "Lo" + _rand(12) + "%"
+PGPASSWORD = "pg" + _rand(14)
+URL_BANG_PASSWORD = "P@ss!" + _rand(10)  # an `@` and a `!` in it, as typed
+URL_ENCODED_PASSWORD = "p%40ss%21" + _rand(10)
+URL_USER_TOKEN = _rand(40, "0123456789abcdef")
+MULTIPART_PASSWORD = "mp" + _rand(14)
+INI_SECRET = "ini" + _rand(14)
+TOML_TOKEN = "tt" + _rand(20)
+B64_INNER = "sk-proj-" + _rand(40)
+B64_JSON = base64.b64encode(f'{{"type": "service", "api_key": "{B64_INNER}"}}'.encode()).decode()
+METADATA_TOKEN = _rand(32)
+WS_SESSION_TOKEN = "ek_" + _rand(30)
+CREDENTIALS_VALUE = "cv" + _rand(26)
+SSHPASS = "ss" + _rand(12)
+
+MULTIPART = (
+    '--XyZ\r\nContent-Disposition: form-data; name="username"\r\n\r\nbob\r\n'
+    f'--XyZ\r\nContent-Disposition: form-data; name="password"\r\n\r\n{MULTIPART_PASSWORD}\r\n--XyZ--\r\n'
+)
+
+CONTEXT_IN_TEXT: list[tuple[str, str]] = [
+    (
+        AWS_SECRET_SPACED,
+        f"$ cat ~/.aws/credentials\n[default]\naws_access_key_id = {AWS_KEY_ID}\n"
+        f"aws_secret_access_key = {AWS_SECRET_SPACED}\n",
+    ),
+    (NETRC_PASSWORD, f"$ cat ~/.netrc\nmachine api.example.com\n  login bob\n  password {NETRC_PASSWORD}\n"),
+    (NETRC_PASSWORD[:-1], f"machine git.example.com login bob password {NETRC_PASSWORD[:-1]}"),
+    (YAML_PASSWORD, f'database:\n  user: app\n  password: "{YAML_PASSWORD}"\n'),
+    (YAML_PASSWORD[:-2], f"db:\n  password: {YAML_PASSWORD[:-2]}  # rotate monthly\n"),
+    (INI_SECRET, f"[service]\nclient_secret = {INI_SECRET}\n"),
+    (TOML_TOKEN, f'[auth]\napi_token = "{TOML_TOKEN}"\n'),
+    (CURL_PASSWORD, f"curl -u bob:{CURL_PASSWORD} https://api.example.com/v1"),
+    (CURL_PASSWORD[:-1], f"curl --user 'bob:{CURL_PASSWORD[:-1]}' https://api.example.com/v1"),
+    (MYSQL_PASSWORD, f"mysql -h db -u root -p{MYSQL_PASSWORD} prod"),
+    (LONG_OPTION_PASSWORD, f"deploy --password={LONG_OPTION_PASSWORD} --env prod"),
+    (LONG_OPTION_PASSWORD[:-1], f"vault login --token {LONG_OPTION_PASSWORD[:-1]}x9"),
+    (PGPASSWORD, f"PGPASSWORD={PGPASSWORD} psql -h db -U app"),
+    (SSHPASS, f"sshpass -p {SSHPASS} ssh deploy@host"),
+    (URL_BANG_PASSWORD, f"git remote add origin https://bob:{URL_BANG_PASSWORD}@git.example.com/x.git"),
+    (URL_ENCODED_PASSWORD, f"DATABASE=mysql://app:{URL_ENCODED_PASSWORD}@db:3306/prod"),
+    (URL_USER_TOKEN, f"git clone https://{URL_USER_TOKEN}@github.com/acme/private.git"),
+    (MULTIPART_PASSWORD, MULTIPART),
+    (B64_INNER, f"$ echo $SA_KEY\n{B64_JSON}\n"),
+    (METADATA_TOKEN, f'{{"metadata": {{"token": "{METADATA_TOKEN}", "user": "bob"}}}}'),
+]
+
+# -- vendor formats: (kind, planted key, a look-alike that must stay) -------------------------------
+_HEX = "0123456789abcdef"
+VENDOR_ROWS: list[tuple[str, str, str]] = [
+    ("stripe_key", "sk_live_51" + _rand(97), "pk_live_51" + _rand(97)),  # a publishable key is public
+    ("stripe_key", "rk_live_51" + _rand(97), "sk_live_mode = False"),
+    ("twilio_key", "SK" + _rand(32, _HEX), "AC" + _rand(32, _HEX)),  # an account SID is an id
+    ("npm_token", "npm_" + _rand(36), "npm_config_cache=/root/.npm"),
+    ("digitalocean_token", "dop_v1_" + _rand(64, _HEX), "dop_v1_example"),
+    ("google_oauth_secret", "GOCSPX-" + _rand(28, _ALNUM + "_-"), "GOCSPX-xxxxxxxx"),
+    ("telegram_token", _rand(10, string.digits) + ":AA" + _rand(33, _ALNUM + "_-"), "at 12345678:ends_here"),
+    ("hf_token", "hf_" + _rand(34, string.ascii_letters), "from huggingface_hub import hf_hub_download"),
+    ("api_key", OPENAI_KEY, "sk-button-primary-large-dark"),
+    ("api_key", ANTHROPIC_KEY, "sk-ant-api03-<your-key>"),
+    ("github_token", GITHUB_CLASSIC, "ghp_example"),
+    ("github_token", GITHUB_FINE, "github_pat_<token>"),
+    ("google_api_key", GOOGLE_KEY, "AIzaSyExample"),
+    ("slack_token", SLACK_BOT, "xoxb-"),
+    ("aws_key", AWS_KEY_ID, "AKIA-style ids start with AKIA"),
+]
+
+# Code, prose and names that look a little like credentials and must be stored byte for byte.
+CODE_LOOK_ALIKES: list[str] = [
+    "sorted(rows, key=itemgetter(1))",
+    "requests.get(url, auth=auth, timeout=5)",
+    "token=next_token",
+    'api_key=os.environ.get("OPENAI_API_KEY")',
+    "best = max(scores, key=lambda s: s.value)",
+    "longest = max(words, key=len)",
+    "Pass options as key=value pairs.",
+    "kubectl logs api-7f9c8d5b6a1e2f3c4d5e-xk2lp",
+    "kubectl logs sk-worker-7f9c8d5b6a1e2f3c4d5e-xk2lp -n prod",
+    "password = getpass.getpass()",
+    "self.token = token",
+    "if token == expected_token:",
+    "secret_key = settings.SECRET_KEY",
+    "docker run -u 1000:1000 app",
+    "ssh -p 2222 deploy@host",
+    "--token is required",
+    '{"logprobs": [{"token": "Hello", "logprob": -0.1, "bytes": [72]}]}',
+    '{"usage": {"input_tokens": 12, "output_tokens": 4, "total_tokens": 16}}',
+    "git clone ssh://git@github.com/acme/repo.git",
+    "postgres://app:${DB_PASSWORD}@db/prod",
+]
+HF_QUOTED = VENDOR_ROWS[7][1]

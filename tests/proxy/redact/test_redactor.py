@@ -104,3 +104,72 @@ def test_logprobs_tokens_spelling_a_secret_are_recut() -> None:
     assert out["text"] == "ok: <redacted:api_key:1> done"
     assert "".join(lp["token"] for lp in out["logprobs"]) == out["text"]
     assert not any(key[10:20] in lp["token"] for lp in out["logprobs"])
+
+
+def _fragments(secret: str, size: int = 12) -> list[str]:
+    return [secret[i : i + size] for i in range(max(1, len(secret) - size + 1))]
+
+
+@pytest.mark.parametrize(
+    ("secret", "text"), samples.CONTEXT_IN_TEXT, ids=[t[:28] for _, t in samples.CONTEXT_IN_TEXT]
+)
+def test_credentials_known_by_their_context_are_redacted(secret: str, text: str) -> None:
+    redacted = Redactor().text(text)
+    assert [f for f in _fragments(secret) if f in redacted] == []
+    assert "<redacted:" in redacted
+
+
+@pytest.mark.parametrize("text", samples.CODE_LOOK_ALIKES, ids=[t[:28] for t in samples.CODE_LOOK_ALIKES])
+def test_code_and_prose_that_names_a_credential_stays_byte_identical(text: str) -> None:
+    assert Redactor().text(text) == text
+
+
+def test_the_name_keeps_its_context_and_only_the_value_goes() -> None:
+    red = Redactor()
+    assert red.text("curl -u bob:Xk3pQ9zL2 https://h") == "curl -u bob:<redacted:password:1> https://h"
+    assert red.text("mysql -u root -pXk3pQ9zL2 db") == "mysql -u root -p<redacted:password:1> db"
+    assert red.text("aws_secret_access_key = abcDEF123") == "aws_secret_access_key = <redacted:secret:1>"
+    url = "https://bob:P@ss!w0rd%21@git.example.com/x"
+    assert red.text(url) == "https://bob:<redacted:password:2>@git.example.com/x"
+
+
+def test_json_token_by_its_context_and_nested_credentials() -> None:
+    body = {
+        "metadata": {"token": samples.METADATA_TOKEN, "user": "bob"},
+        "session": {"type": "session.update", "token": samples.WS_SESSION_TOKEN},
+        "credentials": {"type": "api_key", "value": samples.CREDENTIALS_VALUE, "expires_at": 0},
+        "logprobs": [{"token": "Xk3pQ9zL2mN8vB7c", "logprob": -0.1, "bytes": [88]}],
+        "usage": {"token": 12, "input_tokens": 3},
+        "parameters": {"properties": {"credentials": {"type": "object"}, "token": {"type": "string"}}},
+    }
+    out = Redactor().body(body)
+    assert PLACEHOLDER_RE.fullmatch(out["metadata"]["token"]) and out["metadata"]["user"] == "bob"
+    assert PLACEHOLDER_RE.fullmatch(out["session"]["token"])
+    assert PLACEHOLDER_RE.fullmatch(out["credentials"]["value"])
+    assert out["credentials"]["type"] == "api_key" and out["credentials"]["expires_at"] == 0
+    for key in ("logprobs", "usage", "parameters"):
+        assert out[key] == body[key], key
+
+
+def test_a_secret_found_by_its_context_is_found_again_without_it() -> None:
+    red = Redactor()
+    red.text(f"DB_PASSWORD={samples.DB_PASSWORD}")  # a tool output
+    assert red.text(f"The password is {samples.DB_PASSWORD}.") == "The password is <redacted:password:1>."
+    jwt_tail = samples.JWT.split(".", 1)[1]
+    red.text(f"id: {samples.JWT}")
+    out = red.text(f"its payload and signature: {jwt_tail}")
+    assert [f for f in _fragments(jwt_tail) if f in out] == []
+
+
+def test_a_base64_blob_is_kept_unless_it_decodes_to_a_credential() -> None:
+    blob = samples.B64_JSON
+    assert Redactor().text(f"SA={blob}") != f"SA={blob}"
+    harmless = __import__("base64").b64encode(b'{"type": "service", "region": "eu-west-1"}').decode()
+    assert Redactor().text(f"SA={harmless}") == f"SA={harmless}"
+
+
+def test_an_opaque_bearer_token_from_a_header_is_found_when_quoted() -> None:
+    red = Redactor()
+    token = "opaque" + samples.BEARER_OPAQUE
+    assert red.header_value("Authorization", f"Bearer {token}") == "Bearer <redacted:bearer:1>"
+    assert red.text(f"the token was {token}") == "the token was <redacted:bearer:1>"

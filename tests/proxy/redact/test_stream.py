@@ -51,3 +51,43 @@ def test_a_stream_without_secrets_is_kept_byte_for_byte() -> None:
     datas.append('{"type": "response.completed", "response": {"id": "resp_1", "output": []}}')
     datas.append("[DONE]")
     assert redact_events(Redactor(), datas) == datas
+
+
+def _joined(datas: list[str]) -> str:
+    return "".join(json.loads(d)["delta"] for d in datas if d.startswith("{") and '"delta"' in d)
+
+
+def test_a_stream_cut_inside_a_key_keeps_none_of_it() -> None:
+    key = samples.OPENAI_KEY
+    for cut_at in (6, 12, 19, 27):  # inside the prefix, at 19 (what survived before), further on
+        red = Redactor()
+        text = f"use {key[:cut_at]}"
+        out = redact_events(red, [_delta(c) for c in text])  # one character per delta, no `.done`
+        joined = _joined(out)
+        assert joined == "use <redacted:cut:1>", cut_at
+        # the response folded from the same events holds the stub too: it is found there as well
+        assert red.text(f"output: {key[:cut_at]}") == "output: <redacted:cut:1>"
+        if cut_at <= 12:  # ...as a token of its own: the same letters starting a longer name stay
+            assert red.text(f"{key[:cut_at]}button-primary") == f"{key[:cut_at]}button-primary"
+
+
+def test_a_finished_stream_ending_in_a_name_is_untouched_and_a_cut_prose_ending_too() -> None:
+    done = json.dumps(
+        {"type": "response.output_text.done", "item_id": "msg_1", "output_index": 0, "content_index": 0}
+    )
+    finished = [_delta(c) for c in "run git checkout sk-fix-1"] + [done]
+    assert redact_events(Redactor(), finished) == finished
+    prose = [_delta(c) for c in "the answer is interesting"]
+    assert redact_events(Redactor(), prose) == prose
+
+
+def test_a_key_streamed_one_character_per_delta_leaves_no_piece() -> None:
+    for secret, text in [(samples.HF_QUOTED, f"token: {samples.HF_QUOTED} ok"), *samples.IN_TEXT[:6]]:
+        done = json.dumps(
+            {"type": "response.output_text.done", "item_id": "msg_1", "output_index": 0, "content_index": 0}
+        )
+        out = redact_events(Redactor(), [*(_delta(c) for c in text), done])
+        joined = _joined(out)
+        assert "<redacted:" in joined and not any(
+            secret[i : i + 12] in joined for i in range(len(secret) - 11)
+        )

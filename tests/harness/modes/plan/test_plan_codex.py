@@ -387,7 +387,7 @@ def test_the_chat_announces_default_mode_and_reviews_a_submitted_plan(repo: Path
         announce_mode=True,
         context_overrides=dict(PINNED_CONTEXT),
     )
-    lines = iter(["hi", "/plan add greet", "", "/quit"])
+    lines = iter(["hi", "/plan add greet", "1", "/quit"])
     err = io.StringIO()
     with AgentRuntime(options) as runtime:
         run_repl(runtime, read=lambda _p: next(lines), err=err)
@@ -398,7 +398,7 @@ def test_the_chat_announces_default_mode_and_reviews_a_submitted_plan(repo: Path
     switch = second["input"][len(first["input"]) :]
     assert [i.get("role") for i in switch] == ["assistant", "developer", "user"]
     assert CODEX_PLAN_TEXT in _collab(switch[1])[0]
-    # Enter at the review picker = implement: the Default fragment, then the plain request.
+    # 1 at the review picker = implement: the Default fragment, then the plain request.
     implement = third["input"][len(second["input"]) :]
     assert [i.get("role") for i in implement] == ["assistant", "developer", "user"]
     assert "# Collaboration mode: Default" in _collab(implement[1])[0]

@@ -2,10 +2,11 @@
 
 The TUI is driven with the key sequences of `codex-observed.md` §4.1 (`/plan <task>` + Enter, the
 trust and model pickers on a first launch, Enter on "Implement this plan?"); the harness's chat runs
-the same session (`/plan <task>`, Enter at its review). Both go through a recording proxy to a local
-fake model. Their plan-mode layouts are compared as labels: where the `<collaboration_mode>`
-fragments sit, what the implement request appends. Only labels and our own texts are asserted;
-Codex's prompt text stays in the temporary capture. Skipped (saying why) without tmux or the CLI.
+the same session (`/plan <task>`, choice 1 at its review: there an empty line keeps planning).
+Both go through a recording proxy to a local fake model. Their plan-mode layouts are compared as
+labels: where the `<collaboration_mode>` fragments sit, what the implement request appends. Only
+labels and our own texts are asserted; Codex's prompt text stays in the temporary capture. Skipped
+(saying why) without tmux or the CLI.
 """
 
 from __future__ import annotations
@@ -190,7 +191,7 @@ def test_the_harness_plan_layout_matches_the_codex_tui(
         announce_mode=True,
         context_overrides=dict(PINNED_CONTEXT),
     )
-    lines = iter([f"/plan {TASK}", "", "/quit"])
+    lines = iter([f"/plan {TASK}", "1", "/quit"])  # Codex: Enter on the highlighted first choice
     with AgentRuntime(options) as runtime:
         run_repl(runtime, read=lambda _p: next(lines), err=io.StringIO())
     ours = _turn_requests(harness_capture)
@@ -206,13 +207,15 @@ def test_the_harness_plan_layout_matches_the_codex_tui(
         f"user: {IMPLEMENT_PROMPT}",
     ]
     assert ours[0]["tools"] == ours[1]["tools"] and codex[0]["tools"] == codex[1]["tools"]
-    # The inspector tells both sessions' plan mode the same way (side requests have no mode events).
+    # The inspector tells both sessions' plan mode the same way (side requests have no mode events):
+    # the first request starts in plan mode (no switch on the wire), its answer holds the plan, the
+    # second switches to default.
     for capture in (codex_capture, harness_capture):
-        said = [e.sentence for t in analyse_recording(capture).turns for e in t.mode_events]
+        turns = [t for t in analyse_recording(capture).turns if t.turn.side is None]
+        said = [[e.sentence for e in t.mode_events] for t in turns]
         assert said == [
-            "mode default → plan",
-            "plan submitted (revision 1)",
-            "mode plan → default (plan revision 1 approved)",
+            ["plan submitted (revision 1)"],
+            ["mode plan → default (plan revision 1 approved)"],
         ]
 
 

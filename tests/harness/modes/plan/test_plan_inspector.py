@@ -68,19 +68,26 @@ def test_the_timeline_states_every_plan_mode_message(repo: Path, tmp_path: Path)
     run_agent(repo, script, ["hi", "plan notes", "shorter", "unused"], capture, commands=commands)
     analysis = analyse_recording(capture)
     said = [[e.sentence for e in t.mode_events] for t in analysis.turns]
+    # A submission is told on the turn whose answer held the plan (not on the next request).
     assert said == [
         [],
         ["mode default → plan"],
-        ["tool apply_patch blocked while planning", "workspace changed by a planning command: notes.txt"],
-        ["plan submitted (revision 1)"],
-        ["plan submitted (revision 2)", "mode plan → default (plan revision 2 approved)"],
+        [
+            "tool apply_patch blocked while planning",
+            "workspace changed by a planning command: notes.txt",
+            "plan submitted (revision 1)",
+        ],
+        ["plan submitted (revision 2)"],
+        ["mode plan → default (plan revision 2 approved)"],
         [],
     ]
+    assert analysis.turns[3].answer.plans == ["# Second\n1. add notes\n"]
     proc = run_cli("diff", str(capture), "--format", "json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     kinds: list[Any] = [[e["kind"] for e in t["mode_events"]] for t in doc["turns"]]
-    assert kinds[2] == ["tool_blocked", "workspace_changed"] and kinds[4] == ["plan_submitted", "mode_change"]
+    assert kinds[2] == ["tool_blocked", "workspace_changed", "plan_submitted"] and kinds[4] == ["mode_change"]
+    assert doc["turns"][3]["answer"]["output"][0]["plan"] == "# Second\n1. add notes\n"
     text = run_cli("diff", str(capture), "--no-color")
     assert "mode plan → default (plan revision 2 approved)" in text.stdout
     assert "collaboration mode " not in text.stdout  # the mode event says it, once

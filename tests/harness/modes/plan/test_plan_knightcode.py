@@ -50,20 +50,38 @@ def _outputs(body: dict[str, Any]) -> list[str]:
     return [i["output"] for i in body["input"] if i["type"].endswith("_call_output")]
 
 
-def test_planning_tools_are_declared_from_the_start_and_only_for_this_profile(
-    repo: Path, tmp_path: Path
-) -> None:
-    script = write_script(tmp_path / "s.json", [_submit(PLAN), {"text": "ok"}, {"text": "fine"}])
-    run = run_agent(repo, script, ["hi", "next"], tmp_path / "cap.jsonl", plan_profile="knightcode")
-    first, second, third = run.bodies()
-    assert {"submit_plan", "ask_user"} <= set(_names(first))
-    assert first["tools"] == second["tools"] == third["tools"]
-    # Not planning: the call is refused, nothing is submitted, no planning instructions were sent.
-    assert "only for plan mode" in _outputs(second)[0]
-    assert not any(isinstance(e, PlanSubmitted) for e in run.events)
-    assert "collaboration_mode" not in json.dumps(third["input"])
-    codex = run_agent(repo, write_script(tmp_path / "c.json", [{"text": "x"}]), ["hi"], tmp_path / "c.jsonl")
-    assert not {"submit_plan", "ask_user"} & set(_names(codex.bodies()[0]))
+def test_planning_tools_are_declared_when_planning_first_starts_then_stay(repo: Path, tmp_path: Path) -> None:
+    # The manual: "Sessions that never use planning gain no planning instructions or tool declarations".
+    script = write_script(
+        tmp_path / "s.json", [{"text": "hello"}, _submit(PLAN), {"text": "ok"}, {"text": "resumed"}]
+    )
+
+    def commands(runtime: AgentRuntime, i: int) -> None:
+        assert runtime.plan is not None
+        if i == 1:
+            runtime.plan.enter()
+        elif i == 2:
+            runtime.plan.exit()
+
+    run = run_agent(
+        repo,
+        script,
+        ["hi", "plan it", "go on"],
+        tmp_path / "cap.jsonl",
+        plan_profile="knightcode",
+        commands=commands,
+    )
+    first, planning, after = run.bodies()
+    assert not {"submit_plan", "ask_user"} & set(_names(first))
+    assert "collaboration_mode" not in json.dumps(first["input"])
+    assert {"submit_plan", "ask_user"} <= set(_names(planning))
+    assert after["tools"] == planning["tools"]  # leaving plan mode does not take them back
+    assert [e.revision for e in run.events if isinstance(e, PlanSubmitted)] == [1]
+    # A resumed session that has planned declares them from its first request.
+    again = run_agent(repo, script, ["again"], tmp_path / "cap2.jsonl", session=run.session_id)
+    assert again.bodies()[0]["tools"] == planning["tools"]
+    never = run_agent(repo, write_script(tmp_path / "n.json", [{"text": "x"}]), ["hi"], tmp_path / "n.jsonl")
+    assert not {"submit_plan", "ask_user"} & set(_names(never.bodies()[0]))
 
 
 def test_a_submission_ends_the_run_and_blocks_the_rest_of_the_batch(repo: Path, tmp_path: Path) -> None:

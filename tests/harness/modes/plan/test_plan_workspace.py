@@ -1,15 +1,17 @@
-"""A planning shell command that changes the workspace is reported to the model and to the user."""
+"""A planning shell command that changes the workspace (files, git refs, files next to it or in the
+temp dir) is reported to the model and to the user."""
 
 from __future__ import annotations
 
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from harness.events import Notice
-from harness.modes.plan.texts import recognise_workspace_note
-from harness.modes.plan.workspace import changed_paths, take_snapshot
+from harness.modes.plan.texts import recognise_workspace_note, workspace_note
+from harness.modes.plan.workspace import changed_outside, changed_paths, take_snapshot
 from tests.harness.harness_support import make_repo, run_agent, write_script
 
 
@@ -29,7 +31,8 @@ def test_a_planning_command_that_writes_a_file_is_reported(repo: Path, tmp_path:
     outputs = [i["output"] for i in run.bodies()[1]["input"] if i["type"] == "function_call_output"]
     assert [recognise_workspace_note(o) for o in outputs] == [None, ["notes.txt"], None]
     assert (repo / "notes.txt").read_text() == "draft\n"  # reported, not undone
-    notices = [e.message for e in run.events if isinstance(e, Notice)]
+    # (Files in /tmp that another program writes meanwhile get a notice of their own.)
+    notices = [e.message for e in run.events if isinstance(e, Notice) and "outside" not in e.message]
     assert notices == ["workspace changed by a planning command: notes.txt"]
 
 
@@ -58,3 +61,60 @@ def test_snapshot_skips_caches_and_falls_back_to_git_status(tmp_path: Path) -> N
     (root / "c.txt").write_text("new")
     after = take_snapshot(root, limit=1)
     assert before.git is not None and changed_paths(before, after) == ["c.txt"]
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_new_commits_tags_and_branches_are_reported(tmp_path: Path) -> None:
+    root = tmp_path / "w"
+    root.mkdir()
+    _git(root, "init", "-q", "-b", "main")
+    (root / "a.txt").write_text("a")
+    _git(root, "add", "a.txt")
+    _git(root, "commit", "-qm", "one")
+    before = take_snapshot(root)
+    _git(root, "commit", "-q", "--allow-empty", "-m", "two")  # changes no file of the workspace
+    _git(root, "tag", "v1")
+    _git(root, "branch", "side")
+    after = take_snapshot(root)
+    old, new = before.refs["refs/heads/main"][:7], after.refs["refs/heads/main"][:7]
+    assert changed_paths(before, after) == [
+        f"git branch main moved {old}..{new}",  # HEAD moved with it: said once
+        "git branch side created",
+        "git tag v1 created",
+    ]
+    _git(root, "tag", "-d", "v1")
+    _git(root, "checkout", "-q", "--detach", "HEAD~1")
+    assert changed_paths(after, take_snapshot(root)) == [f"git HEAD moved {new}..{old}", "git tag v1 deleted"]
+    # The note the model gets names them, and the inspector reads them back.
+    note = workspace_note(changed_paths(before, after) or [])
+    assert recognise_workspace_note("output\n\n" + note) == changed_paths(before, after)
+
+
+def test_writes_next_to_the_workspace_and_in_the_temp_dir_are_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "w"
+    root.mkdir()
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+    (tmp_path / "kept.txt").write_text("same")
+    before = take_snapshot(root)
+    (tmp_path / "victim.txt").write_text("written by ../victim.txt")
+    (temp / "scratch.txt").write_text("written in $TMPDIR")
+    (tmp_path / "made-a-dir").mkdir()  # directories are not reported, only files
+    after = take_snapshot(root)
+    assert changed_paths(before, after) == []  # the workspace itself is unchanged
+    changed = changed_outside(before, after)
+    assert str(tmp_path / "victim.txt") in changed and str(temp / "scratch.txt") in changed
+    assert str(tmp_path / "kept.txt") not in changed and str(tmp_path / "made-a-dir") not in changed
+    assert str(tmp_path / "w") not in changed

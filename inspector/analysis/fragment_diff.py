@@ -1,0 +1,97 @@
+"""A fragment a turn added, set against the fragment it replaces: AGENTS.md old → new as a line
+diff, the environment's fields before → after instead of its whole XML again.
+
+The replaced fragment is the latest one in the previous turn's context that stated the same
+world-state fields (as the fragment's own declaration says: AGENTS.md and its replacement both set
+`agents_md`; an environment context sets cwd, shell, date, …), or, for a fragment that says nothing
+about the world state, the latest one of the same kind. A fragment whose values are short (no
+multi-line text) is compared field by field; any other by its text, line by line.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.context import get_spec
+from inspector.analysis.item_diff import TextDiff, diff_text
+from inspector.analysis.items import Item, Part
+
+__all__ = ["FragmentDiff", "fragment_diffs"]
+
+_SHORT_VALUE = 200
+"""Longest value (as JSON) still compared as a field; longer ones are compared as text."""
+
+
+@dataclass(frozen=True)
+class FragmentDiff:
+    """An added fragment and what it replaces."""
+
+    position: int
+    """The added item's position in this turn's `input[]`."""
+    part: Part
+    replaces_position: int
+    """The replaced fragment's item position in the previous turn's `input[]`."""
+    replaces: Part
+    fields: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    """Field by field (short values only): name → (before, after), only the ones that differ."""
+    text: TextDiff | None = None
+    """Line by line, for fragments with long values (None when compared by field)."""
+
+
+def _fields_of(part: Part) -> frozenset[str]:
+    """The world-state fields the fragment states (empty: it says nothing about the world)."""
+    try:
+        spec = get_spec(part.kind)
+    except (KeyError, ValueError):
+        return frozenset()
+    if spec.world is None:
+        return frozenset()
+    try:
+        return frozenset(spec.world.project(part.values, {}))
+    except Exception:  # a projection may expect a state it was not given; then only the kind matches
+        return frozenset()
+
+
+def _same_subject(old: Part, new: Part, new_fields: frozenset[str]) -> bool:
+    if old.kind == new.kind:
+        return True
+    return bool(new_fields) and bool(new_fields & _fields_of(old))
+
+
+def _short(values: dict[str, Any]) -> bool:
+    for value in values.values():
+        if isinstance(value, str) and "\n" in value.strip():
+            return False
+        if len(json.dumps(value, ensure_ascii=False, default=str)) > _SHORT_VALUE:
+            return False
+    return True
+
+
+def _diff(position: int, part: Part, where: int, old: Part) -> FragmentDiff | None:
+    if old.text == part.text:
+        return None
+    if _short(part.values) and _short(old.values) and (part.values or old.values):
+        names = list(old.values) + [n for n in part.values if n not in old.values]
+        fields = {
+            n: (old.values.get(n), part.values.get(n))
+            for n in names
+            if old.values.get(n) != part.values.get(n)
+        }
+        if fields:
+            return FragmentDiff(position, part, where, old, fields=fields)
+    return FragmentDiff(position, part, where, old, text=diff_text(old.text, part.text))
+
+
+def fragment_diffs(previous: list[Item], added: list[Item]) -> list[FragmentDiff]:
+    """Each fragment in `added` that replaces one in `previous` (the last turn's context), diffed."""
+    earlier = [(item.position, part) for item in previous for part in item.fragments]
+    out: list[FragmentDiff] = []
+    for item in added:
+        for part in item.fragments:
+            fields = _fields_of(part)
+            match = next((e for e in reversed(earlier) if _same_subject(e[1], part, fields)), None)
+            if match is not None and (found := _diff(item.position, part, *match)) is not None:
+                out.append(found)
+    return out

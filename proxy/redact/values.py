@@ -1,0 +1,73 @@
+"""Whether a value assigned to a credential name is a secret, or code and templates that stay.
+
+A name such as `key`, `token` or `auth` is a credential in `TOKEN=…` env output and a variable in
+`sorted(rows, key=itemgetter(1))`, `token=next_token` or `api_key=os.environ.get("X")`. So the value
+decides: one that is a placeholder (`<your-key>`, `$VAR`, `****`), a function call, a subscript, an
+attribute access or a variable reference is left as written. Identifiers are the one guess: a bare
+word is a variable inside a call's parentheses (a keyword argument), when it is snake_case without
+digits, or when it repeats a word of its name (`auth=auth`); otherwise (`password = hunter2`) it is
+taken for a literal. Quoted values are always literals.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+from .names import name_words
+from .placeholders import PLACEHOLDER_RE
+from .vendors import random_looking
+
+__all__ = ["is_reference", "looks_like_placeholder", "looks_random", "shannon_entropy"]
+
+_NOT_SECRET_WORDS = frozenset({"null", "none", "nil", "true", "false", "undefined", "redacted", "empty"})
+# Words prose uses for "the value" itself: `key=value pairs`.
+_GENERIC_WORDS = frozenset({"value", "values", "val", "pairs"})
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+_CALL_RE = re.compile(rf"{_IDENT}(?:\.{_IDENT})*[(\[]")
+_ATTRIBUTE_RE = re.compile(rf"{_IDENT}(?:\.{_IDENT})+")
+_IDENT_RE = re.compile(_IDENT)
+_WINDOWS_VAR_RE = re.compile(r"%[A-Za-z_][A-Za-z0-9_]*%")
+
+
+def looks_like_placeholder(value: str) -> bool:
+    """Values that stand for a secret rather than being one: templates, variables, masks, placeholders."""
+    stripped = value.strip()
+    if not stripped or stripped.lower() in _NOT_SECRET_WORDS or PLACEHOLDER_RE.fullmatch(stripped):
+        return True
+    if stripped[0] in "<${[(" or _WINDOWS_VAR_RE.fullmatch(stripped) or set(stripped) <= set("*xX.-_#•"):
+        return True
+    return False
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character of `value`'s own character distribution."""
+    if not value:
+        return 0.0
+    counts = Counter(value)
+    total = len(value)
+    return -sum(n / total * math.log2(n / total) for n in counts.values())
+
+
+def looks_random(value: str) -> bool:
+    """A generated value rather than a name: letters with digits in a long run, or high entropy."""
+    return random_looking(value) or (len(value) >= 16 and shannon_entropy(value) >= 4.0)
+
+
+def is_reference(value: str, name: str, in_call: bool) -> bool:
+    """`value` is code (a call, subscript, attribute or variable), not a literal (see the module docstring).
+
+    `in_call`: the assignment is a keyword argument, inside an open parenthesis on its line.
+    """
+    if _CALL_RE.match(value):
+        return True
+    if _ATTRIBUTE_RE.fullmatch(value):
+        return not any(looks_random(part) for part in value.split("."))
+    if not _IDENT_RE.fullmatch(value) or looks_random(value):
+        return False
+    if in_call or value.lower() in _GENERIC_WORDS:
+        return True
+    if "_" in value.strip("_") and not any(c.isdigit() for c in value):
+        return True
+    return bool(set(name_words(value)) & set(name_words(name)))

@@ -1,0 +1,133 @@
+"""Plan approval needs a person: the chat's review picker, driven in a real terminal (a pty).
+
+The real `ctxscope agent` chat runs on a pseudo-terminal against a local model whose planning answer
+is held back (a gated stream), so the test can type while the turn still streams. An Enter (and a
+`1`) typed then is discarded when the picker opens; an Enter at the picker keeps planning; `/plan` shows the
+draft and opens the picker again; only the explicit choice `1` implements.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.modes.plan import IMPLEMENT_PROMPT
+from harness.repl import STILL_PLANNING
+from proxy.testing import FakeUpstream, RecordedRequest, SseReply, response_stream, text_message
+from proxy.testing.upstream import Reply, default_reply
+from tests.harness.harness_support import make_repo, write_config
+
+ANSWER = "Looked around.\n<proposed_plan>\n# Greet\n1. Add greet() to pkg/greet.py\n</proposed_plan>\n"
+WAIT_S = 60.0
+
+
+class Terminal:
+    """`ctxscope agent` on a pty: keys in, everything it printed out (stdout and stderr alike)."""
+
+    def __init__(self, args: list[str], cwd: Path, env: dict[str, str]) -> None:
+        self.master, slave = pty.openpty()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "ctxscope.cli", *args],
+            cwd=cwd,
+            env=env,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+        )
+        os.close(slave)
+        self.seen = ""
+
+    def type(self, keys: str) -> None:
+        os.write(self.master, keys.encode())
+
+    def wait_for(self, text: str, count: int = 1) -> None:
+        """Read output until `text` has appeared `count` times (bounded)."""
+        deadline = time.monotonic() + WAIT_S
+        while self.seen.count(text) < count:
+            left = deadline - time.monotonic()
+            if left <= 0 or self.proc.poll() is not None:
+                pytest.fail(f"never saw {text!r} x{count}; the terminal showed:\n{self.seen}")
+            ready, _, _ = select.select([self.master], [], [], min(left, 1.0))
+            if ready:
+                try:
+                    self.seen += os.read(self.master, 65536).decode(errors="replace")
+                except OSError:  # the child closed the terminal
+                    pass
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=WAIT_S)
+        os.close(self.master)
+
+
+@pytest.fixture
+def model() -> Iterator[tuple[FakeUpstream, list[RecordedRequest]]]:
+    """The first model turn (the plan) waits for the gate; every later one answers "done"."""
+    turns: list[RecordedRequest] = []
+
+    def answer(request: RecordedRequest) -> Reply:
+        if request.method != "POST" or not request.path.endswith("/responses"):
+            return default_reply(request)
+        turns.append(request)
+        if len(turns) == 1:
+            return SseReply(response_stream(text_message(ANSWER)), gated=True)
+        return SseReply(response_stream(text_message("done")))
+
+    with FakeUpstream(answer) as up:
+        yield up, turns
+
+
+def _wait_until(check: object, what: str) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not check():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+def test_an_enter_typed_while_planning_approves_nothing(
+    tmp_path: Path, ctxscope_home: Path, model: tuple[FakeUpstream, list[RecordedRequest]]
+) -> None:
+    upstream, turns = model
+    repo = make_repo(tmp_path)
+    write_config(ctxscope_home, tmp_path / "skills")
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test-0123456789abcdefghij", "TERM": "dumb"}
+    args = ["agent", "--provider", "apikey", "--base-url", f"{upstream.url}/v1", "--no-capture"]
+    term = Terminal(args, repo, env)
+    try:
+        term.wait_for("› ")
+        term.type("/plan add greet\r")
+        _wait_until(lambda: len(turns) == 1, "the planning request")
+        term.type("\r1\r")  # while the plan still streams: an Enter, even a choice, typed ahead
+        upstream.gate.release(1000)
+        term.wait_for("Implement this plan?")
+        term.wait_for("Enter = keep planning]: ")
+        term.type("\r")  # at the picker: an empty line keeps planning
+        term.wait_for(STILL_PLANNING)
+        assert len(turns) == 1
+        term.wait_for("› ", count=2)
+        term.type("/plan\r")  # shows the draft and opens the picker again
+        term.wait_for("Implement this plan?", count=2)
+        term.wait_for("Enter = keep planning]: ", count=2)
+        term.type("1\r")
+        term.wait_for("done")
+        term.wait_for("› ", count=3)
+        term.type("/quit\r")
+        assert term.proc.wait(timeout=WAIT_S) == 0
+    finally:
+        term.close()
+    assert len(turns) == 2
+    last = turns[1].json()["input"][-1]
+    assert json.dumps(last).count(IMPLEMENT_PROMPT) == 1
+    assert term.seen.count("Implement this plan?") == 2
