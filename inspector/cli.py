@@ -138,7 +138,9 @@ def inspect(
     turn: Annotated[int | None, typer.Option("--turn", "-t", help="Start at turn N (1-based).")] = None,
     view: Annotated[
         str | None,
-        typer.Option("--view", help="What shows beside the timeline: turn, world, compaction or tokens."),
+        typer.Option(
+            "--view", help="What shows beside the timeline: turn, world, compaction, tokens or composition."
+        ),
     ] = None,
     size: Annotated[str, typer.Option("--size", help="With --snapshot: columns x rows.")] = "120x40",
 ) -> None:

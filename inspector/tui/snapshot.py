@@ -17,7 +17,7 @@ from inspector.tui.screens.main import FOLLOW_GROUP, MainScreen
 from proxy.errors import ConfigError, RecordingError
 from proxy.files import refuse_same_file, write_private
 
-SNAPSHOT_VIEWS = ("timeline", "turn", "world", "compaction", "tokens")
+SNAPSHOT_VIEWS = ("timeline", "turn", "world", "compaction", "tokens", "composition")
 MAX_SETTLE_ROUNDS = 200
 """Bound on the wait for loading and rendering (each round yields to the app once)."""
 

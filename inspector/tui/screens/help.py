@@ -18,6 +18,7 @@ KEYS = (
     ("enter", "open a folded run, or the full text of an item"),
     ("m", "mark this turn: every other turn is then diffed against it (m again: unmark)"),
     ("d / c / t", "turn diff / compaction view / tokens view"),
+    ("x", "context composition: a stacked bar a turn against the window and the compaction threshold"),
     ("s", "tokens view: sort by tokens or by name"),
     ("w", "world-state pane"),
     ("[ / ]", "previous / next turn where the world state changed"),
@@ -37,6 +38,7 @@ KEYS = (
 """Key → what it does; also the README's key table."""
 SIGNS = (
     ("w", "timeline: the world state changed at this turn (cwd, sandbox, skills, ...)"),
+    ("c", "timeline: the cached prefix broke at this turn (the turn view names where and why)"),
     ("!", "timeline: the request failed or its stream was cut"),
     ("M", "timeline: the marked turn, which every other turn is diffed against"),
     ("####", "timeline: the input tokens against the model's context window (# full, . empty)"),

@@ -54,6 +54,7 @@ class MainScreen(Screen[None]):
         Binding("d", "view('turn')", "Diff"),
         Binding("c", "view('compaction')", "Compaction"),
         Binding("t", "view('tokens')", "Tokens"),
+        Binding("x", "view('composition')", "Composition", show=False),
         Binding("s", "sort_tokens", "Sort", show=False),
         Binding("w", "focus_pane('world')", "World", show=False),
         Binding("left_square_bracket", "world_jump(False)", "World change", show=False),
@@ -191,6 +192,20 @@ class MainScreen(Screen[None]):
         if not timeline.go_to(start):
             timeline.go_to(1)
         self.select(timeline.highlighted_turn() or 1)
+        self.find_cache_breaks(self.inspector)
+
+    @work(thread=True, exclusive=True, group="cache")
+    def find_cache_breaks(self, inspector: Inspector) -> None:
+        """The cache forensics after the first draw (not on the way to the first turn), then the
+        timeline's `c` flags."""
+        inspector.mark_cache_breaks()
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._cache_breaks_found, inspector)
+
+    def _cache_breaks_found(self, inspector: Inspector) -> None:
+        if inspector is self.inspector:
+            timeline = self.query_one(Timeline)
+            timeline.show_lines(inspector.timeline(timeline.row_width))
 
     # -- showing a turn ------------------------------------------------------------------------
 
@@ -222,7 +237,8 @@ class MainScreen(Screen[None]):
         inspector = self.inspector
         if inspector is None:
             return
-        lines = inspector.turn_lines(number, view)
+        width = max(40, self.query_one("#turn", LinesView).scrollable_content_region.width)
+        lines = inspector.turn_lines(number, view, width=width)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._apply_turn, number, view, lines)
 

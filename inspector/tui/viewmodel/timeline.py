@@ -56,6 +56,8 @@ class TimelineRow:
     world_changed: bool
     side: str | None = None
     """A side request's kind (`SideKind`): shown by kind and dimmed, never as a change kind."""
+    cache_break: bool = False
+    """The cached prefix broke at this turn (`cache_report`): the `c` flag."""
     answer: str = ""
     """The answer in one line (`Answer.summary`), drawn after the marks where the row has room."""
 
@@ -71,7 +73,11 @@ class TimelineRow:
         edge): the fixed columns, the event words in the room left, then tokens, bar and duration
         at the right. `marked` shows the mark-and-diff marker."""
         duration = "-" if self.duration_ms is None else f"{self.duration_ms / 1000:.1f}s"
-        flags = ("w" if self.world_changed else " ") + (" " if self.ok else "!")
+        flags = (
+            ("w" if self.world_changed else " ")
+            + ("c" if self.cache_break else " ")
+            + (" " if self.ok else "!")
+        )
         if self.side is not None:
             kind = Run(f"- {side_label(self.side):<8} ", "dim")
         else:

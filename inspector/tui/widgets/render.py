@@ -32,6 +32,9 @@ STYLES: dict[str, Style] = {
     "kind-compaction": Style(color="magenta", bold=True),
     "kind-fork": Style(color="cyan", bold=True),
 }
+STYLES.update(
+    {f"comp-{i}": Style(color=c) for i, c in enumerate(("cyan", "green", "yellow", "magenta", "blue", "red"))}
+)  # the composition bar's kinds (their glyphs tell them apart without colour)
 HIT = Style(reverse=True, bold=True)
 """A search match inside a line."""
 

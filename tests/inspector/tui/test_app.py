@@ -262,3 +262,13 @@ async def test_the_compare_screen_lists_only_its_own_keys() -> None:
         await settle(pilot)
         keys = [line.runs[0].text.strip() for line in app.screen.query_one("#help-table", LinesView).lines]
         assert keys == [key for key, _ in COMPARE_KEYS]
+
+
+async def test_x_shows_the_context_composition_of_the_turn() -> None:
+    async with running(recording("codex"), size=(120, 40)) as (_, screen, pilot):
+        await pilot.press("down", "x")
+        await settle(pilot)
+        shown = lines(screen, "turn")
+        assert shown[0].startswith("Context composition at turn 2") and screen.view == "composition"
+        assert "view composition" in str(screen.query_one("#status", Static).content)
+        assert any(line.startswith(">    2 ") and "|" in line for line in shown)  # the bar, threshold drawn

@@ -36,8 +36,8 @@ def test_a_timeline_row_is_its_width_with_the_words_before_the_figures(
     for width in (50, 60, 100, 180):
         rows = texts(Inspector(analysed("world")).timeline(width))
         assert {len(row) for row in rows} == {width}
-        goal = next(row for row in rows if "goal set" in row)
-        assert goal.index("goal set") < goal.index("1.2k") < goal.index("#...")
+        goal = next(row for row in rows if "goal" in row)
+        assert goal.index("goal") < goal.index("1.2k") < goal.index("#...")
     inspector = Inspector(analysed("world"))
     narrow, wide = texts(inspector.timeline(50)), texts(inspector.timeline(100))
     assert "gpt-5" not in narrow[0] and "gpt-5" in wide[0]  # the model gives way to the event words
@@ -144,7 +144,7 @@ def test_the_world_jump_hint_is_in_words_and_the_signs_are_explained(
     lines = texts(inspector.world(1))
     assert "[ previous change: none" in lines[-2] and "] next change: turn 2" in lines[-2]
     assert lines[1].startswith("@N: value since turn N")
-    assert "w world changed" in lines[-1] and "! error" in lines[-1] and "#... window" in lines[-1]
+    assert all(sign in lines[-1] for sign in ("w world,", "c cache break", "! error", "#... window"))
     wide = texts(inspector.world(2, width=120))
     assert any("/repo/pkg" in line and "/tmp" in line for line in wide)  # the width follows the pane
 
@@ -241,3 +241,37 @@ def test_a_tool_call_opens_with_its_arguments_and_its_output(analysed: Callable[
         assert detail is not None
         arguments, _, rest = detail.text.partition(f"--- output (item #{output.position}) ---")
         assert "pytest" in arguments and "FAILED tests/test_a.py" in rest
+
+
+def test_the_composition_bar_stacks_the_kinds_against_the_window_and_the_threshold() -> None:
+    from inspector.analysis.composition import Composition
+    from inspector.tui.viewmodel.composition import stacked_bar
+
+    half = Composition(1, "T1", 500, 1000, True, 900, by_kind={"tools": 300, "user": 200})
+    runs = stacked_bar(half, {"tools": "#", "user": "="}, 20)
+    bar = "".join(r.text for r in runs)
+    assert bar == "#" * 6 + "=" * 4 + "." * 8 + "|" + "."  # 30 % + 20 % of the window; | at 90 %
+    over = Composition(2, "T1", 1200, 1000, True, 900, by_kind={"tools": 1200})
+    assert "".join(r.text for r in stacked_bar(over, {"tools": "#"}, 20)) == "#" * 19 + ">"
+
+
+def test_the_composition_view_draws_the_report_and_names_the_cache_break(
+    analysed: Callable[[str], Analysis],
+) -> None:
+    from inspector.analysis.composition import composition_report
+
+    analysis = analysed("rewrite")
+    inspector = Inspector(analysis)
+    report = composition_report(analysis)
+    lines = texts(inspector.turn_lines(3, "composition", width=90))
+    assert lines[0].startswith("Context composition at turn 3")
+    rows = [line for line in lines if line.startswith((">", " ")) and "/ 272.0k" in line]
+    assert [row[1:6].strip() for row in rows] == [str(c.turn) for c in report.turns]
+    assert rows[-1].startswith(">    3") and {len(row.rstrip()) for row in rows} == {len(rows[0].rstrip())}
+    here = report.turns[-1]
+    assert f"turn 3: {here.total:,} tokens" in "\n".join(lines)
+    assert any(line.startswith("cache break at input[4]") for line in lines)
+    assert "cache break at input[4]" in texts(inspector.turn_lines(3))[2]
+    inspector.mark_cache_breaks()
+    flags = [row[20:23] for row in texts(inspector.timeline(90))]
+    assert flags[2].strip() == "c" and not flags[1].strip()
