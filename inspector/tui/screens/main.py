@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from inspector.tui.loader import LiveRecording, Loaded, load
+from inspector.tui.loader import LiveRecording, Loaded, load_in_stages
 from inspector.tui.screens.help import HelpScreen
 from inspector.tui.screens.item import ItemScreen
 from inspector.tui.screens.prompt import PromptScreen
@@ -98,6 +98,8 @@ class MainScreen(Screen[None]):
         self.following = follow
         self.new_turns = 0
         self.error: str | None = None
+        self.pending = 0
+        """Requests of the recording still being analysed (the timeline shows the first turns)."""
 
     def compose(self) -> ComposeResult:
         yield Static(f"ctxscope inspect  {self.path.name}  loading...", id="status")
@@ -120,12 +122,19 @@ class MainScreen(Screen[None]):
     def load_recording(self) -> None:
         """Read and analyse the recording off the UI thread; with --follow, keep reading."""
         try:
-            loaded = self.live.poll() if self.live is not None else load(self.path)
+            if self.live is not None:
+                loaded = self.live.poll()
+                if loaded is not None:
+                    self.app.call_from_thread(self.show_loaded, loaded)
+            else:
+                # the first requests' turns are drawn while the rest is analysed
+                for stage, loaded in enumerate(load_in_stages(self.path)):
+                    if get_current_worker().is_cancelled:
+                        return
+                    self.app.call_from_thread(self.show_loaded if stage == 0 else self.show_more, loaded)
         except (CtxscopeError, OSError, ValueError) as err:
             self.app.call_from_thread(self.show_error, str(err))
             return
-        if loaded is not None:
-            self.app.call_from_thread(self.show_loaded, loaded)
         if self.live is not None:
             self.app.call_from_thread(self.follow_recording, self.live)
 
@@ -170,6 +179,24 @@ class MainScreen(Screen[None]):
             self.new_turns += added
             self._status()
 
+    def show_more(self, loaded: Loaded) -> None:
+        """The rest of the recording is analysed: the timeline grows under the cursor (which
+        moves only to a `--turn` the first stage did not hold)."""
+        if self.inspector is None:
+            self.show_loaded(loaded)
+            return
+        self.inspector.replace(loaded.analysis, other_requests=loaded.other_requests)
+        self.pending = loaded.pending
+        timeline = self.query_one(Timeline)
+        timeline.show_lines(self.inspector.timeline(timeline.row_width))
+        if self.start_turn and self.current != self.start_turn and timeline.go_to(self.start_turn):
+            self.select(self.start_turn)
+        elif self.current is not None:
+            timeline.go_to(self.current)
+        self._status()
+        if not loaded.pending:
+            self.find_cache_breaks(self.inspector)
+
     def show_error(self, message: str) -> None:
         """A recording that cannot be shown: say why in the app (no traceback)."""
         self.error = message
@@ -179,6 +206,7 @@ class MainScreen(Screen[None]):
     def show_loaded(self, loaded: Loaded) -> None:
         """First load: fill the timeline and show the start turn."""
         self.inspector = Inspector(loaded.analysis, other_requests=loaded.other_requests)
+        self.pending = loaded.pending
         timeline = self.query_one(Timeline)
         timeline.show_lines(self.inspector.timeline(timeline.row_width), keep=False)
         if not loaded.analysis.turns:
@@ -192,7 +220,8 @@ class MainScreen(Screen[None]):
         if not timeline.go_to(start):
             timeline.go_to(1)
         self.select(timeline.highlighted_turn() or 1)
-        self.find_cache_breaks(self.inspector)
+        if not loaded.pending:
+            self.find_cache_breaks(self.inspector)
 
     @work(thread=True, exclusive=True, group="cache")
     def find_cache_breaks(self, inspector: Inspector) -> None:
@@ -319,6 +348,8 @@ class MainScreen(Screen[None]):
         if self.inspector.hits:
             at = f"{self.hit_index + 1} of " if self.hit_index is not None else ""
             parts.append(f"search {self.inspector.needle!r}: {at}{count(len(self.inspector.hits), 'hit')}")
+        if self.pending:
+            parts.append(f"analysing {self.pending} more requests")
         if self.following:
             parts.append("following")
         if self.new_turns:

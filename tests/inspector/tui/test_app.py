@@ -272,3 +272,37 @@ async def test_x_shows_the_context_composition_of_the_turn() -> None:
         assert shown[0].startswith("Context composition at turn 2") and screen.view == "composition"
         assert "view composition" in str(screen.query_one("#status", Static).content)
         assert any(line.startswith(">    2 ") and "|" in line for line in shown)  # the bar, threshold drawn
+
+
+def test_a_long_recording_is_analysed_in_two_stages_that_end_as_one_load() -> None:
+    from inspector.tui.loader import load, load_in_stages
+
+    path = recording("compaction")
+    stages = list(load_in_stages(path, first=2))
+    assert [len(s.analysis.turns) for s in stages] == [2, 5] and stages[0].pending == 3
+    whole = load(path).analysis
+    assert [(t.turn.number, t.change.kind) for t in stages[-1].analysis.turns] == [
+        (t.turn.number, t.change.kind) for t in whole.turns
+    ]
+    assert len(list(load_in_stages(path))) == 1  # a short recording: one stage
+
+
+async def test_the_app_draws_the_first_stage_then_grows_to_the_asked_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import inspector.tui.loader as loader
+
+    monkeypatch.setattr(loader, "FIRST_STAGE", 2)
+    seen: list[int] = []
+    original = MainScreen.show_loaded
+
+    def spy(self: MainScreen, loaded: loader.Loaded) -> None:
+        seen.append(len(loaded.analysis.turns))
+        original(self, loaded)
+
+    monkeypatch.setattr(MainScreen, "show_loaded", spy)
+    async with running(recording("compaction"), turn=4) as (_, screen, _pilot):
+        assert seen == [2]  # the screen was first drawn from two turns
+        assert screen.current == 4 and screen.pending == 0
+        assert len(screen.query_one(Timeline).lines) == 5
+        assert "analysing" not in str(screen.query_one("#status", Static).content)
