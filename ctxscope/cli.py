@@ -19,7 +19,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from proxy.errors import CtxscopeError
+from proxy.errors import CtxscopeError, missing_extra
 
 __all__ = ["COMMANDS", "app", "main"]
 
@@ -38,6 +38,8 @@ COMMANDS: dict[str, str] = {
     "cache": "inspector.context_cli",
     "report": "inspector.html.cli",
     "otel": "inspector.otel.cli",
+    "index": "inspector.index.cli",
+    "query": "inspector.index.cli",
     "resend": "ctxscope.resend",
     "bisect": "ctxscope.bisect.command",
     "promote": "ctxscope.promote",
@@ -53,7 +55,25 @@ def _module_commands(module: str) -> dict[str, Any]:
     """The click commands `module.register` adds, built as typer builds them for the main app."""
     registry = typer.Typer(**_SETTINGS)
     importlib.import_module(module).register(registry)
-    return dict(typer.main.get_group(registry).commands)
+    commands = dict(typer.main.get_group(registry).commands)
+    for command in commands.values():
+        _plain_flags(command)
+    return commands
+
+
+def _plain_flags(command: Any) -> None:
+    """Show no value type for a flag (`--json`, `--help`): typer's help would print `<bool>` beside it,
+    as if the flag took a value. An empty metavar is what its rich help shows instead."""
+    params = command.get_params
+
+    def get_params(ctx: Any) -> list[Any]:
+        found: list[Any] = params(ctx)
+        for param in found:  # duck-typed: typer ships its own copy of click's classes
+            if getattr(param, "is_flag", False) and getattr(param, "metavar", "") is None:
+                param.metavar = ""
+        return found
+
+    command.get_params = get_params
 
 
 class _CommandTable(Mapping[str, Any]):
@@ -75,6 +95,7 @@ class _LazyCommands(TyperGroup):
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
         self.commands = _CommandTable()  # type: ignore[assignment]
+        _plain_flags(self)
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(COMMANDS)  # the names only: the base class would build every command
@@ -100,6 +121,13 @@ def main() -> None:
         app()
     except CtxscopeError as err:
         print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)
+    except ModuleNotFoundError as err:
+        # the core install leaves the proxy and the TUI out: say which extra brings them
+        needed = missing_extra(err)
+        if needed is None:
+            raise
+        print(f"error: {needed}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:  # Ctrl-C before a command installed its own handling
         print("interrupted", file=sys.stderr)

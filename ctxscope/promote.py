@@ -5,12 +5,17 @@ N the same way". This writes a cassette holding the recording's exchanges up to 
 N (every exchange that started before it, so side requests and `GET /models` come along), through
 the same writer as a capture: redacted, deduplicated, SSE kept byte for byte. A test then replays it
 strictly with the `ctxscope_cassette` marker, and a changed request fails the test with the context
-that changed (docs/cassettes.md). The command prints that test.
+that changed (docs/cassettes.md). The command prints that test (or writes it, `--test`): a module that
+runs as pasted. For ctxscope's own agent it runs the agent on the recorded prompts (`ctxscope.testing`);
+for any other client it fails in one line until the client's call is added.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -19,7 +24,7 @@ import typer
 
 from proxy.errors import ConfigError
 
-__all__ = ["PromoteResult", "promote", "register", "pytest_snippet"]
+__all__ = ["HARNESS_CLIENT", "PromoteResult", "default_test_path", "promote", "pytest_test", "register"]
 
 
 @dataclass
@@ -59,19 +64,116 @@ def promote(recording: Path, turn: int, out: Path, *, force: bool = False) -> Pr
     return PromoteResult(out, turn, len(kept), sum(1 for e in kept if e.is_model_request))
 
 
-def pytest_snippet(result: PromoteResult, test_dir: Path | None = None) -> str:
-    """A pytest test replaying the cassette (its path relative to `test_dir` when it lies below it)."""
-    where = result.cassette
-    if test_dir is not None and where.resolve().is_relative_to(test_dir.resolve()):
-        where = where.resolve().relative_to(test_dir.resolve())
-    name = re.sub(r"\W+", "_", result.cassette.stem).strip("_").lower() or "cassette"
-    return (
-        f'@pytest.mark.ctxscope_cassette("{where}", past_end="allow")\n'
-        f"def test_{name}(ctxscope_cassette):\n"
-        f'    # Run your client against ctxscope_cassette.url + "/v1"; it must send these '
-        f"{result.model_requests} requests again.\n"
-        f"    # A changed request fails the test with the context that changed.\n"
+HARNESS_CLIENT = "ctxscope agent"
+"""The `client` a capture by ctxscope's own agent writes in its header: its test runs the agent."""
+
+
+def default_test_path(cassette: Path) -> Path:
+    """Where the printed test is meant to go: `test_<name>.py` in the nearest `tests` directory above
+    the cassette, else beside it."""
+    absolute = cassette.resolve()
+    tests = next((d for d in absolute.parents if d.name == "tests"), absolute.parent)
+    return tests / f"test_{_name(cassette)}.py"
+
+
+def pytest_test(result: PromoteResult, test_file: Path, project: Path | None = None) -> str:
+    """A test module replaying the cassette, runnable as written to `test_file`.
+
+    Its marker names the cassette relative to the test file (pytest resolves it from there). For a
+    recording of ctxscope's own agent the body runs the agent on the recorded prompts in a copy of the
+    project (`project`: where the agent ran; default the recording's cwd, or the current directory,
+    when the test lies inside it); for any other client it fails with one line until the client's call
+    is added."""
+    from inspector.analysis.analyse import analyse_recording
+
+    test_dir = test_file.resolve().parent
+    where = Path(os.path.relpath(result.cassette.resolve(), test_dir)).as_posix()
+    analysis = analyse_recording(result.cassette)
+    meta = analysis.header.meta if analysis.header is not None else {}
+    name = _name(result.cassette)
+    source = str(meta.get("promoted_from") or result.cassette.name)
+    if meta.get("client") == HARNESS_CLIENT:
+        prompts = [i.text for i in analysis.turn(result.turn).turn.items if i.kind == "user_message"]
+        root = project or _project_root(test_dir, meta.get("cwd"))
+        up = len(test_dir.relative_to(root).parts)
+        return _HARNESS_TEST.format(
+            turn=result.turn,
+            source=source,
+            up=up,
+            prompts=json.dumps(prompts, ensure_ascii=False),
+            where=where,
+            name=name,
+        )
+    from proxy.endpoints import client_base_url
+    from proxy.replay.cassette import load_cassette
+
+    base = client_base_url("URL", load_cassette(result.cassette).upstream_prefix)
+    url = "ctxscope_cassette.url" + (f' + "{base[3:]}"' if base != "URL" else "")
+    return _CLIENT_TEST.format(
+        turn=result.turn,
+        source=source,
+        where=where,
+        name=name,
+        url=url,
+        requests="model request" if result.model_requests == 1 else f"{result.model_requests} model requests",
     )
+
+
+def _name(cassette: Path) -> str:
+    return re.sub(r"\W+", "_", cassette.stem).strip("_").lower() or "cassette"
+
+
+def _project_root(test_dir: Path, recorded_cwd: object) -> Path:
+    """The directory the agent ran in, as seen from the test: the recorded cwd, else the current one,
+    when the test lies inside it; else the test directory's parent."""
+    for candidate in (recorded_cwd, Path.cwd()):
+        if isinstance(candidate, str | Path) and str(candidate):
+            root = Path(candidate).resolve()
+            if test_dir == root or root in test_dir.parents:
+                return root
+    return test_dir.parent
+
+
+_HARNESS_TEST = '''"""Turn {turn} of {source}, promoted by `ctxscope promote`.
+
+ctxscope's agent, run again on the recorded prompts in a copy of this project, must send the model the
+same requests: a changed AGENTS.md, prompt or tool fails the test, naming what changed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ctxscope.testing import replay_agent
+
+PROJECT = Path(__file__).resolve().parents[{up}]
+PROMPTS = {prompts}
+
+
+@pytest.mark.ctxscope_cassette("{where}", in_process=True, past_end="allow")
+def test_{name}(ctxscope_cassette, tmp_path: Path) -> None:
+    replay_agent(ctxscope_cassette, PROJECT, tmp_path, PROMPTS)
+'''
+
+_CLIENT_TEST = '''"""Turn {turn} of {source}, promoted by `ctxscope promote`.
+
+The client must send the {requests} again: a changed request fails the test with what changed in the
+model's context."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.ctxscope_cassette("{where}", past_end="allow")
+def test_{name}(ctxscope_cassette) -> None:
+    base_url = {url}
+    # Run your client here with base_url as its base URL (OPENAI_BASE_URL), then delete the line below.
+    # In-process instead: add in_process=True to the marker and give the client
+    # httpx.Client(transport=ctxscope_cassette.transport) (httpx2.Client for openai 3.x).
+    pytest.fail(f"promoted test: add your client's call, sent to {{base_url}}", pytrace=False)
+'''
 
 
 def promote_command(
@@ -81,16 +183,44 @@ def promote_command(
         Path | None,
         typer.Option("--out", "-o", help="The cassette to write (default: cassettes/<file>-turn<N>.jsonl)."),
     ] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace --out if it exists.")] = False,
+    test: Annotated[
+        Path | None,
+        typer.Option("--test", help="Write the test to this file (tests/test_x.py) instead of printing it."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace --out (and --test) if they exist.")] = False,
 ) -> None:
-    """Make a cassette of a recording up to turn N, and print the pytest test that replays it."""
+    """Make a cassette of a recording up to turn N, and the pytest test that replays it.
+
+    The test is printed (all of stdout: `> tests/test_x.py` works) or written with --test; pasted
+    where it says, it runs as it is."""
     target = out or Path("cassettes") / f"{file.stem}-turn{turn}.jsonl"
+    if test is not None and test.exists() and not force:
+        raise ConfigError(f"{test} exists: choose another --test, or --force to replace it")
     result = promote(file, turn, target, force=force)
+    test_file = test or default_test_path(result.cassette)
+    text = pytest_test(result, test_file)
     print(
         f"wrote {result.cassette}: {result.exchanges} exchanges, {result.model_requests} model requests "
-        f"(turn {result.turn} is the last)\n"
+        f"(turn {result.turn} is the last)",
+        file=sys.stderr,
     )
-    print(pytest_snippet(result, Path.cwd()), end="")
+    if test is None:
+        print(f"# the test, for {_shown(test_file)}:", file=sys.stderr)
+        print(text, end="")
+        return
+    try:
+        test.parent.mkdir(parents=True, exist_ok=True)
+        test.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"cannot write {test} ({err.strerror or err}); choose another --test") from None
+    print(f"wrote {test}", file=sys.stderr)
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def register(app: typer.Typer) -> None:

@@ -21,12 +21,15 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from proxy.errors import ConfigError
 from proxy.files import input_stat, refuse_same_file
+
+if TYPE_CHECKING:  # the analysis loads when a resend runs, not when the CLI builds its table
+    from inspector.analysis.answers import Answer
 
 __all__ = ["ResendResult", "register", "resend"]
 
@@ -40,9 +43,9 @@ class ResendResult:
     sent: dict[str, Any]
     edits: list[str]
     """The request edits as context-diff lines (empty: the request went as recorded)."""
-    recorded: Any
-    """The recorded `Answer`."""
-    answers: list[Any] = field(default_factory=list)
+    recorded: Answer
+    """The recorded answer (its steps, status and usage)."""
+    answers: list[Answer] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     """One line per attempt that failed (HTTP error, failed response, broken stream)."""
     placeholders: int = 0
@@ -182,7 +185,7 @@ def render(result: ResendResult, write: Callable[[str], None]) -> None:
 
 
 def _json(result: ResendResult) -> dict[str, Any]:
-    def answer(a: Any) -> dict[str, Any]:
+    def answer(a: Answer) -> dict[str, Any]:
         return {
             "status": a.status,
             "usage": a.usage,
@@ -224,7 +227,7 @@ def resend_command(
     ] = None,
     repeat: Annotated[int, typer.Option("--repeat", "-n", help="Ask this many times (1-20).")] = 1,
     provider: Annotated[
-        str | None, typer.Option("--provider", help="apikey | chatgpt | a [providers.NAME] of config.toml.")
+        str | None, typer.Option("--provider", help="apikey | chatgpt | a \\[providers.NAME] of config.toml.")
     ] = None,
     base_url: Annotated[
         str | None, typer.Option("--base-url", help="Send here instead of the provider's URL.")

@@ -267,7 +267,7 @@ def render_regression(check: RegressionCheck, write: Callable[[str], None]) -> N
         return
     write(
         f"  base prompt edited: the replay rejected the request at the recording's "
-        f"{check.mismatch.entry} (HTTP 409): the test FAILS with"
+        f"{check.mismatch.entry} (HTTP 400): the test FAILS with"
     )
     for difference in check.mismatch.differences:
         write(f"    {difference}")

@@ -58,6 +58,9 @@ class Route:
 
 def open_route(provider: Provider, capture: Path | None, meta: dict[str, Any] | None = None) -> Route:
     """Start what `provider` and `capture` need; `capture=None` means no recording."""
+    if capture is None and not isinstance(provider, ScriptProvider):
+        # nothing to start: no mitmproxy is imported (the core install has none; see README, Install)
+        return Route(base_url=provider.base_url)
     from proxy.recorder import Recorder
     from proxy.replay import serve_script
     from proxy.runner import ProxyServer

@@ -11,6 +11,8 @@ from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from harness.agent import Agent
 from harness.client import ResponsesClient
 from harness.config import HarnessConfig, load_config
@@ -28,7 +30,7 @@ from harness.session.store import SessionStore
 from harness.session_context import SessionContext
 from harness.settings import check_overrides
 from harness.tools import FILE_TOOLS, Approver, AskUser, ToolContext, ToolRouter, default_tools
-from proxy.errors import ConfigError
+from proxy.errors import ConfigError, MissingExtra, missing_extra
 from proxy.home import ctxscope_home, new_recording_path, sessions_dir
 
 __all__ = ["AgentOptions", "AgentRuntime"]
@@ -65,6 +67,9 @@ class AgentOptions:
     False sends none until a mode change, as `codex exec` does (`-p`)."""
     context_overrides: dict[str, Any] = field(default_factory=dict)
     """Extra `ContextSettings` fields (tests pin `now`, `timezone`, `shell`, `global_agents_file`)."""
+    transport: httpx.BaseTransport | None = None
+    """Send the model requests to this httpx transport instead of the network (a `CassetteTransport`:
+    in-process replay, as a promoted test runs the agent); nothing is captured then."""
     settings: dict[str, Any] = field(default_factory=dict)
     """Settings by field name over config.toml (`skill_dirs` add to the file's; a `--plan-profile`
     is ignored by a resumed session, which keeps the profile it planned with)."""
@@ -114,7 +119,8 @@ class AgentRuntime:
         """Check credentials, open the session, start capture; nothing is sent yet."""
         self.provider.check()
         store, resumed = self._open_session()
-        capture = None if self.options.no_capture else (self.options.capture or new_recording_path("agent"))
+        quiet = self.options.no_capture or self.options.transport is not None
+        capture = None if quiet else (self.options.capture or new_recording_path("agent"))
         # The last world-state snapshot knows about any /cd since the session started.
         last_cwd = ((resumed.world_state or {}).get("cwd") or resumed.meta.get("cwd")) if resumed else None
         cwd = self._cwd(last_cwd)
@@ -124,9 +130,13 @@ class AgentRuntime:
             if not cwd.is_dir():
                 # A --cwd typo, or a resumed session whose directory is gone: say so before starting.
                 raise ConfigError(f"working directory {cwd} does not exist: pass an existing one with --cwd")
-            self.route = open_route(self.provider, capture, meta=meta)
+            self.route = self._open_route(capture, meta)
             self.client = ResponsesClient(
-                self.provider, base_url=self.route.base_url, retry=self.config.retry, notice=self._notice
+                self.provider,
+                base_url=self.route.base_url,
+                retry=self.config.retry,
+                transport=self.options.transport,
+                notice=self._notice,
             )
             self.agent = self._make_agent(store, resumed, cwd)
             self._session_started(self.agent)  # the first event, before any mode or model change
@@ -157,6 +167,16 @@ class AgentRuntime:
                 store.path.unlink(missing_ok=True)
             raise
         return self
+
+    def _open_route(self, capture: Path | None, meta: dict[str, Any]) -> Route:
+        try:
+            return open_route(self.provider, capture, meta=meta)
+        except ModuleNotFoundError as err:
+            needed = missing_extra(err)
+            if needed is None:
+                raise
+        # the core install has no mitmproxy: capture needs the proxy extra, the agent itself does not
+        raise MissingExtra(f"{needed}; or run the agent without capture: --no-capture")
 
     def _notice(self, message: str) -> None:
         if self.agent is not None:

@@ -72,12 +72,12 @@ def info(
     lines = [
         f"recording   {summary.path}",
         f"format      {summary.version} written by {summary.tool}",
-        f"exchanges   {summary.exchanges} ({endpoints}{summarised})",
+        f"exchanges   {summary.exchanges:,} ({endpoints}{summarised})",
         f"hosts       {hosts or 'none'}",
         f"threads     {doc['threads']} ({doc['turns']} turns)"
         + (f"; side requests: {sides}" if sides else ""),
         f"models      {models}",
-        f"tokens      {summary.input_tokens} in, {summary.output_tokens} out",
+        f"tokens      {summary.input_tokens:,} in, {summary.output_tokens:,} out",
         f"span        {summary.duration_s:.1f} s",
         f"size        {_human_bytes(summary.file_bytes)} on disk, "
         f"{_human_bytes(summary.request_bytes)} of request "

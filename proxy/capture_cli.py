@@ -189,8 +189,8 @@ def running_capture(
     # mitmproxy takes most of a second to import: only the capture itself pays for it, not `--help`.
     from proxy.forward import ensure_ca
     from proxy.recorder import Recorder
+    from proxy.redact import Redactor
     from proxy.runner import MODES, ProxyServer, split_upstream
-    from proxy.store.redact import Redactor
     from proxy.store.writer import RecordingWriter
 
     if mode not in MODES:

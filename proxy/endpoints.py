@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
+from proxy.errors import ConfigError
 from proxy.model import EndpointKind
 
-__all__ = ["classify_endpoint", "client_base_url"]
+__all__ = ["classify_endpoint", "client_base_url", "split_upstream"]
 
 
 def classify_endpoint(url_or_path: str, headers: Mapping[str, str] | None = None) -> EndpointKind:
@@ -42,3 +43,14 @@ def client_base_url(proxy_url: str, upstream_prefix: str) -> str:
     """
     base = proxy_url.rstrip("/")
     return base if upstream_prefix.strip("/") else f"{base}/v1"
+
+
+def split_upstream(upstream: str) -> tuple[str, str]:
+    """`https://host:port/prefix/` → (`https://host:port`, `/prefix`); raise ConfigError if unusable."""
+    parts = urlsplit(upstream if "://" in upstream else f"https://{upstream}")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"bad --upstream {upstream!r}: give a URL like https://api.openai.com")
+    if "@" in parts.netloc:  # mitmproxy's reverse mode fails on it with only "Unhandled error in task"
+        raise ConfigError("bad --upstream: a user or password in the URL is not supported; leave it out")
+    origin = f"{parts.scheme}://{parts.netloc}"
+    return origin, parts.path.rstrip("/")

@@ -9,7 +9,8 @@ The fixture `ctxscope_cassette` yields a `CassetteFixture` (`.url` is the base U
 Marker options: `match=` (strict | sequential), `pace=`, `ignore=[json paths]`, `match_on=[matcher
 names]` (vcrpy-style; `proxy.replay.register_matcher` adds names), `map_paths=[(recorded, live)]`,
 `past_end="allow"` (requests after the cassette's end are answered 410 but do not fail the test: a
-cassette of a session's first turns, as `ctxscope promote` writes).
+cassette of a session's first turns, as `ctxscope promote` writes), `optional=True` (the test may send
+nothing; otherwise a replay that no request reached fails: "cassette not used").
 
 For clients in the test's own process (the harness, openai-python, httpx), `in_process=True` serves the
 cassette through a `CassetteTransport` instead of a proxy: no mitmproxy runs, so a harness capturing
@@ -25,7 +26,10 @@ A relative cassette path is taken from the test file's directory; without a mark
     all   always record afresh
 Recording needs the real backend: marker `upstream=`, `--ctxscope-upstream`, env `CTXSCOPE_UPSTREAM`
 or ini `ctxscope_upstream`. At teardown a replay that went wrong (a strict mismatch, a request past the
-end of the cassette, an endpoint it has no answer for) fails the test with the reasons.
+end of the cassette, an endpoint it has no answer for, no request at all) fails the test with the
+reasons; the first line names the turn and the fragments that changed, and with `GITHUB_STEP_SUMMARY`
+set the context diff is appended there as markdown. `ctxscope_cassette.check()` fails the test at once
+instead (for a client that raises its own error on the refused request).
 
 Heavy imports (mitmproxy) happen only when a test uses the fixture.
 """
@@ -34,12 +38,19 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:  # the server needs mitmproxy, loaded only by a test that replays through the proxy
+    from proxy.replay.cassette import Cassette
+    from proxy.replay.options import ReplayOptions
+    from proxy.replay.report import Mismatch, ReplayReport
+    from proxy.replay.server import ReplayServer
+    from proxy.replay.transport import CassetteTransport
 
 __all__ = ["CassetteFixture", "RECORD_MODES"]
 
@@ -59,16 +70,30 @@ class CassetteFixture:
     record_mode: str
     recording: bool
     """True when this test records the cassette afresh (modes once-with-no-file and all)."""
-    server: Any = field(default=None, repr=False)
+    server: ReplayServer | None = field(default=None, repr=False)
     """The `ReplayServer` when replaying through a proxy (None while recording or in-process)."""
-    transport: Any = field(default=None, repr=False)
+    transport: CassetteTransport | None = field(default=None, repr=False)
     """The `CassetteTransport` with `in_process=True` (None otherwise)."""
+    _verdict: Callable[[], str | None] = field(default=lambda: None, repr=False)
+    _reported: bool = field(default=False, repr=False)
 
     @property
-    def report(self) -> Any:
+    def report(self) -> ReplayReport | None:
         """The replay's `ReplayReport` so far (None while recording)."""
-        source = self.server if self.server is not None else self.transport
-        return source.report if source is not None else None
+        if self.server is not None:
+            return self.server.report
+        return self.transport.report if self.transport is not None else None
+
+    def check(self) -> None:
+        """Fail the test now if the replay went wrong so far (as teardown would, with the context diff).
+
+        For a client that stops at the first refused request with its own error: call this in an
+        `except` (or after the client returns) so the test fails with what changed, not with the
+        client's message. Teardown does not report the same failure again."""
+        message = self._verdict()
+        if message is not None:
+            self._reported = True
+            pytest.fail(message, pytrace=False)
 
     def __str__(self) -> str:
         return self.url
@@ -96,6 +121,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("ctxscope_upstream", "ctxscope cassettes: backend to record from", default="")
 
 
+_CALL_FAILED = pytest.StashKey[bool]()
+"""Whether the test's body failed: a replay then unused is the body's failure, not a second one."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if report.when == "call":
+        item.stash[_CALL_FAILED] = report.failed
+
+
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from proxy import pytest_hooks
 
@@ -106,7 +143,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         f"{_MARKER}(path=None, *, upstream=None, match='strict', pace='fast', ignore=(), match_on=None, "
-        "map_paths=(), in_process=False, record_mode=None, past_end='fail'): "
+        "map_paths=(), in_process=False, record_mode=None, past_end='fail', optional=False): "
         "replay (or record) this ctxscope cassette for the test; see the ctxscope_cassette fixture",
     )
 
@@ -147,10 +184,15 @@ def _settings(request: pytest.FixtureRequest) -> tuple[Path, dict[str, Any], str
 @pytest.fixture
 def ctxscope_cassette(request: pytest.FixtureRequest) -> Iterator[CassetteFixture]:
     """Start a replay (or a recording proxy) for this test's cassette and yield its base URL."""
-    from proxy.errors import CtxscopeError
-    from proxy.replay.cassette import Cassette, load_cassette
+    from proxy.errors import CtxscopeError, missing_extra
+    from proxy.replay.cassette import load_cassette
 
     path, options, mode, upstream = _settings(request)
+    node = request.node
+    if not isinstance(options.get("optional", False), bool):
+        pytest.fail(
+            f"ctxscope cassette marker: optional={options['optional']!r}: use True or False", pytrace=False
+        )
     if options.get("past_end", "fail") not in ("fail", "allow"):
         pytest.fail(
             f"ctxscope cassette marker: past_end={options['past_end']!r}: use 'fail' or 'allow'",
@@ -188,7 +230,7 @@ def ctxscope_cassette(request: pytest.FixtureRequest) -> Iterator[CassetteFixtur
             yield from _record(path, mode, str(upstream))
         elif options.get("in_process"):
             assert cassette is not None
-            yield from _replay_in_process(cassette, path, mode, options, request.config.hook)
+            yield from _replay_in_process(cassette, path, mode, options, request.config.hook, node)
         else:
             assert cassette is not None
             yield from _replay(
@@ -198,15 +240,27 @@ def ctxscope_cassette(request: pytest.FixtureRequest) -> Iterator[CassetteFixtur
                 options,
                 upstream if mode == "new" and not is_script else None,
                 request.config.hook,
+                node,
             )
     except CtxscopeError as err:
         pytest.fail(f"ctxscope cassette {path}: {err}", pytrace=False)
+    except ModuleNotFoundError as err:
+        needed = missing_extra(err)
+        if needed is None:
+            raise
+        hint = (
+            ""
+            if record
+            else "; or replay in the test's process: marker in_process=True and the fixture's .transport"
+        )
+        # from None: the failure is the one line, without the ImportError chained above it
+        raise pytest.fail.Exception(f"ctxscope cassette {path}: {needed}{hint}", pytrace=False) from None
 
 
 def _record(path: Path, mode: str, upstream: str) -> Iterator[CassetteFixture]:
     from proxy.recorder import Recorder
+    from proxy.redact import Redactor
     from proxy.runner import ProxyServer
-    from proxy.store.redact import Redactor
     from proxy.store.writer import RecordingWriter
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -232,42 +286,120 @@ def _record(path: Path, mode: str, upstream: str) -> Iterator[CassetteFixture]:
         os.replace(partial, path)  # a whole cassette or none: a failed start leaves the old one
 
 
-def _matching(options: dict[str, Any]) -> dict[str, Any]:
-    """The marker's matching options, as `serve_cassette` / `CassetteTransport` take them."""
-    from proxy.replay.matching import DEFAULT_MATCH_ON, check_match_on
+def _matching(options: dict[str, Any]) -> ReplayOptions:
+    """The marker's replay options (`match=`, `pace=`, `ignore=`, `match_on=`, `map_paths=`, `live_cwd=`)."""
+    from proxy.replay.matching import DEFAULT_MATCH_ON
+    from proxy.replay.options import ReplayOptions
 
     problem = None
     try:
-        match_on = check_match_on(tuple(options.get("match_on") or DEFAULT_MATCH_ON))
-    except ValueError as err:
+        return ReplayOptions(
+            match=options.get("match", "strict"),
+            pace=options.get("pace", "fast"),
+            ignore=tuple(options.get("ignore", ())),
+            match_on=tuple(options.get("match_on") or DEFAULT_MATCH_ON),
+            map_paths=tuple(tuple(pair) for pair in options.get("map_paths", ())),
+            live_cwd=options.get("live_cwd"),
+        )
+    except (ValueError, TypeError) as err:
         problem = str(err)
-    if problem is not None:  # outside the except: the one line, without the chained exception
-        pytest.fail(f"ctxscope cassette marker: {problem}", pytrace=False)
-    return {
-        "match": options.get("match", "strict"),
-        "pace": options.get("pace", "fast"),
-        "ignore": options.get("ignore", ()),
-        "match_on": match_on,
-        "map_paths": [tuple(pair) for pair in options.get("map_paths", ())],
-        "live_cwd": options.get("live_cwd"),
-    }
+    # outside the except: the one line, without the chained exception
+    pytest.fail(f"ctxscope cassette marker: {problem}", pytrace=False)
 
 
-def _fail_on_problems(report: Any, cassette: Any, hook: Any, options: dict[str, Any]) -> None:
+def _verdict(
+    report: ReplayReport,
+    cassette: Cassette,
+    hook: Any,
+    options: dict[str, Any],
+    node: pytest.Item,
+) -> str | None:
+    """The failure message for what went wrong in a replay, or None when it went right.
+
+    Its first line says which turn changed and which fragments (a CI log shows little more); the
+    mismatches' JSON paths and the context diff follow. With `GITHUB_STEP_SUMMARY` set, the context
+    diff is appended there as markdown too."""
     problems: list[str] = []
+    headline = ""
+    explained: list[str] = []
     for mismatch in report.mismatches:
         if mismatch.served:
             continue
+        lines = _explained(mismatch, cassette, hook)
+        if not headline:
+            headline = _headline(mismatch)
+            explained = lines
         problems.append(mismatch.line())
-        problems += _explained(mismatch, cassette, hook)
+        if lines:
+            problems += ["  what changed in the model's context:", *(f"    {line}" for line in lines)]
     # past_end="allow": a cassette of a session's first turns; the client may go on (answered 410)
     past_end = options.get("past_end", "fail") != "allow"
     problems += report.problems(past_end=past_end)[len(report.mismatches) :]
-    if problems:
-        pytest.fail("ctxscope replay went wrong:\n  " + "\n  ".join(problems), pytrace=False)
+    if (
+        not problems
+        and _unused(report)
+        and not options.get("optional")
+        and not node.stash.get(_CALL_FAILED, False)
+    ):
+        total = report.model_entries + len(cassette.other_entries)
+        return (
+            f"ctxscope cassette {Path(cassette.name).name} was not used: none of its {total} requests "
+            "arrived. Send the "
+            "client to ctxscope_cassette.url (+ '/v1'), or give it ctxscope_cassette.transport with "
+            "in_process=True; mark the test optional=True if it may send nothing"
+        )
+    if not problems:
+        return None
+    first = headline or f"ctxscope cassette {Path(cassette.name).name}: {problems[0]}"
+    if os.environ.get("GITHUB_STEP_SUMMARY"):
+        _step_summary(Path(os.environ["GITHUB_STEP_SUMMARY"]), node.nodeid, first, problems, explained)
+    return first + "\nctxscope replay went wrong:\n  " + "\n  ".join(problems)
 
 
-def _explained(mismatch: Any, cassette: Any, hook: Any) -> list[str]:
+def _unused(report: ReplayReport) -> bool:
+    """True when no request reached the replay at all."""
+    return not (
+        report.served or report.other_served or report.mismatches or report.exhausted or report.unmatched
+    )
+
+
+_FRAGMENT_DIFF = re.compile(r"^(\S+) \(([^)]+)\) ")
+"""A difference that names the context fragment it is in: `input[2].content[0].text (AGENTS.md) differs…`."""
+
+
+def _headline(mismatch: Mismatch) -> str:
+    """`ctxscope cassette C: turn N changed: AGENTS.md at input[2]…` — the turn and the fragments."""
+    from proxy.replay.matching import METADATA_ONLY, metadata_only
+
+    where = f"ctxscope cassette {Path(mismatch.cassette).name}: turn {mismatch.index + 1}"
+    if metadata_only(mismatch.differences):
+        return f"{where}: {METADATA_ONLY}: {mismatch.differences[0]}"
+    named: list[str] = []
+    for difference in mismatch.differences:
+        found = _FRAGMENT_DIFF.match(difference)
+        what = f"{found[2]} at {found[1]}" if found else _short(difference)
+        if what not in named:
+            named.append(what)
+    more = f"; and {len(named) - 3} more" if len(named) > 3 else ""
+    return f"{where} changed: " + "; ".join(named[:3]) + more
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _step_summary(path: Path, test: str, first: str, problems: list[str], explained: list[str]) -> None:
+    """Append the failure as markdown to GitHub's job summary (the context diff as a `diff` block)."""
+    body = explained or problems
+    lines = [f"### ctxscope: `{test}` failed", "", first, "", "```diff", *body, "```", ""]
+    try:
+        with path.open("a", encoding="utf-8") as out:
+            out.write("\n".join(lines) + "\n")
+    except OSError:
+        pass  # the summary is a courtesy: the test's own failure says it all
+
+
+def _explained(mismatch: Mismatch, cassette: Cassette, hook: Any) -> list[str]:
     """What changed in the model's context, from whichever layer implements the explain hook."""
     entries = cassette.model_entries
     if mismatch.live_body is None or not 0 <= mismatch.index < len(entries):
@@ -277,26 +409,42 @@ def _explained(mismatch: Any, cassette: Any, hook: Any) -> list[str]:
             recorded=entries[mismatch.index].request_body, live=mismatch.live_body
         )
     except Exception as err:  # noqa: BLE001 - an explanation must never hide the mismatch itself
-        return [f"  (the context diff failed: {type(err).__name__}: {err})"]
-    if not lines:
-        return []
-    return ["  what changed in the model's context:", *(f"    {line}" for line in lines)]
+        return [f"(the context diff failed: {type(err).__name__}: {err})"]
+    return list(lines or [])
 
 
 def _replay_in_process(
-    cassette: Any, path: Path, mode: str, options: dict[str, Any], hook: Any
+    cassette: Cassette, path: Path, mode: str, options: dict[str, Any], hook: Any, node: pytest.Item
 ) -> Iterator[CassetteFixture]:
     from proxy.replay.transport import CassetteTransport
 
-    transport = CassetteTransport(cassette, **_matching(options))
-    yield CassetteFixture(
-        url=IN_PROCESS_URL, path=path, record_mode=mode, recording=False, transport=transport
+    transport = CassetteTransport(cassette, _matching(options))
+    fixture = CassetteFixture(
+        url=IN_PROCESS_URL,
+        path=path,
+        record_mode=mode,
+        recording=False,
+        transport=transport,
+        _verdict=lambda: _verdict(transport.report, cassette, hook, options, node),
     )
-    _fail_on_problems(transport.report, cassette, hook, options)
+    yield fixture
+    _fail_at_teardown(fixture)
+
+
+def _fail_at_teardown(fixture: CassetteFixture) -> None:
+    message = None if fixture._reported else fixture._verdict()
+    if message is not None:
+        pytest.fail(message, pytrace=False)
 
 
 def _replay(
-    cassette: Any, path: Path, mode: str, options: dict[str, Any], upstream: str | None, hook: Any
+    cassette: Cassette,
+    path: Path,
+    mode: str,
+    options: dict[str, Any],
+    upstream: str | None,
+    hook: Any,
+    node: pytest.Item,
 ) -> Iterator[CassetteFixture]:
     from proxy.replay.server import serve_cassette
 
@@ -313,7 +461,7 @@ def _replay(
     try:
         server = serve_cassette(
             cassette,
-            **matching,
+            matching,
             upstream=upstream,
             passthrough_when_exhausted=upstream is not None,
             extra_addons=extra,
@@ -323,14 +471,22 @@ def _replay(
             writer.close()
         raise
     try:
-        yield CassetteFixture(url=server.url, path=path, record_mode=mode, recording=False, server=server)
+        fixture = CassetteFixture(
+            url=server.url,
+            path=path,
+            record_mode=mode,
+            recording=False,
+            server=server,
+            _verdict=lambda: _verdict(server.report, cassette, hook, options, node),
+        )
+        yield fixture
     finally:
         if recorder is not None:
             recorder.drain()
         server.stop()
         if writer is not None:
             writer.close()
-    _fail_on_problems(server.report, cassette, hook, options)
+    _fail_at_teardown(fixture)
 
 
 class _RecordNewOnly:

@@ -23,12 +23,12 @@ import logging
 import threading
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from mitmproxy import http
 from mitmproxy.options import Options
 from mitmproxy.tools.dump import DumpMaster
 
+from proxy.endpoints import split_upstream  # re-exported: it lives where no mitmproxy loads
 from proxy.errors import ConfigError, ProxyStartError
 from proxy.home import mitmproxy_confdir
 
@@ -39,17 +39,6 @@ STOP_TIMEOUT_S = 10.0
 MODES = ("reverse", "forward")
 
 _one_master = threading.Lock()  # mitmproxy.ctx is process-global: one master at a time
-
-
-def split_upstream(upstream: str) -> tuple[str, str]:
-    """`https://host:port/prefix/` → (`https://host:port`, `/prefix`); raise ConfigError if unusable."""
-    parts = urlsplit(upstream if "://" in upstream else f"https://{upstream}")
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"bad --upstream {upstream!r}: give a URL like https://api.openai.com")
-    if "@" in parts.netloc:  # mitmproxy's reverse mode fails on it with only "Unhandled error in task"
-        raise ConfigError("bad --upstream: a user or password in the URL is not supported; leave it out")
-    origin = f"{parts.scheme}://{parts.netloc}"
-    return origin, parts.path.rstrip("/")
 
 
 class _PathPrefix:

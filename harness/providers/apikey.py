@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from harness.providers.base import Provider
 from proxy.errors import ConfigError
@@ -47,4 +49,17 @@ class ApiKeyProvider(Provider):
 
 
 def apikey_provider(base_url: str | None = None) -> ApiKeyProvider:
-    return ApiKeyProvider(name="apikey", base_url=base_url or OPENAI_BASE_URL)
+    """The API-key provider; toward a loopback `base_url` (a local server, a replay) the key is sent
+    when set but not demanded: such servers mostly need none, and a missing one is their 401 to say."""
+    url = base_url or OPENAI_BASE_URL
+    return ApiKeyProvider(name="apikey", base_url=url, required=not _is_loopback(url))
+
+
+def _is_loopback(url: str) -> bool:
+    host = urlsplit(url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -108,6 +108,10 @@ def wrapper_fds() -> tuple[int, ...]:
 def wrapper_argv(args: list[str]) -> list[str]:
     """The command line that runs the wrapper with `args` (pass `wrapper_fds()` to it)."""
     fd = _code_memfd()
+    # -B: the wrapper never writes bytecode. Imported from the source tree (no memfd, or one that
+    # could not be written: a memfd is subject to RLIMIT_FSIZE too), it would write a .pyc there
+    # under the command's limits, and a partial write leaves a truncated .pyc every later import
+    # of the module fails on.
     if fd is None:
-        return [_interpreter(), "-I", "-S", "-c", _BOOT_FILES, *args]
-    return [_interpreter(), "-I", "-S", "-c", _BOOT_MEMFD, str(fd), *args]
+        return [_interpreter(), "-I", "-S", "-B", "-c", _BOOT_FILES, *args]
+    return [_interpreter(), "-I", "-S", "-B", "-c", _BOOT_MEMFD, str(fd), *args]

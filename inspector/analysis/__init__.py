@@ -1,9 +1,11 @@
 """The inspector's analysis engine: pure functions over recordings, no UI code.
 
-`analyse_recording(path)` (or `analyse_exchanges(exchanges)`) returns an `Analysis`: turns in
-request order, each a `TurnAnalysis` with its classified items, change kind against the previous
-turn of its thread (`TurnChange`), world state and its changes, instruction/tool/parameter diffs,
-token attribution and compaction forensics. `compare_analyses(a, b)` aligns two recordings of the
+`IncrementalAnalysis` is the one analysis (`add(exchange)`, `result()`); `analyse_recording(path)`
+and `analyse_exchanges(exchanges)` are its fold and return an `Analysis`: turns in request order,
+each a `TurnAnalysis` with its classified items, change kind against the previous turn of its
+thread (`TurnChange`), world state and its changes, goal events, instruction/tool/parameter diffs,
+token attribution and compaction forensics; side requests (titles, prewarms, model lists) counted
+apart. `compare_analyses(a, b)` aligns two recordings of the
 same task; `structural_differences` says whether two requests have the same structure (the Codex
 parity test's definition). `diff_requests(recorded, live)` names what changed in the context between
 two request bodies (a rejected cassette request, an edited resend), and `answer_of` puts a

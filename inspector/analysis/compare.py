@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -194,6 +195,10 @@ def _headers(headers: dict[str, str]) -> dict[str, str]:
     return {k.lower(): v for k, v in headers.items() if k.lower() not in _NOISY_HEADERS}
 
 
+def _without_input(body: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in body.items() if key != "input"}
+
+
 def _in_band(turn: Turn, norm: Any) -> list[Any]:
     """The turn's in-band tool and parameter items (`additional_tools`, `configuration_update`),
     normalised as its body is."""
@@ -225,7 +230,9 @@ def _pair(
         va, vb = norm_a.text(ha[name]), norm_b.text(hb[name])
         if va != vb:
             result.headers_changed[name] = (ha[name], hb[name])
-    ba, bb = norm_a.body(ta.body), norm_b.body(tb.body)
+    # input[] is compared item by item below (cached per item): normalising it again inside each
+    # whole body made a comparison quadratic in the session's length.
+    ba, bb = norm_a.body(_without_input(ta.body)), norm_b.body(_without_input(tb.body))
     result.params = params_diff(ba, bb, _in_band(ta, norm_a), _in_band(tb, norm_b))
     ignore = {"input", "instructions", "tools", *PARAM_KEYS}  # those are compared above
     result.body_keys_only_a = sorted(set(ba) - set(bb) - ignore)
@@ -238,8 +245,8 @@ def _pair(
     result.tools = tools_diff(
         effective_tools(ba, _in_band(ta, norm_a)), effective_tools(bb, _in_band(tb, norm_b))
     )
-    labels_a = [norm_a.text(i.label) for i in ta.items]
-    labels_b = [norm_b.text(i.label) for i in tb.items]
+    labels_a = [texts[0].label(i.label) for i in ta.items]
+    labels_b = [texts[1].label(i.label) for i in tb.items]
     if labels_a != labels_b:
         result.items = [line for line in difflib.ndiff(labels_a, labels_b) if line[:1] in "+-"]
     result.fragments = _content_diffs(ta.items, tb.items, labels_a, labels_b, texts[0], texts[1])
@@ -247,7 +254,9 @@ def _pair(
         result.usage[key] = (a.tokens.usage.get(key), b.tokens.usage.get(key))
     if ta.status != tb.status:
         result.status = (ta.status, tb.status)
-    result.structure = structural_differences(a, b, norm_a.text, norm_b.text)
+    result.structure = structural_differences(
+        a, b, texts[0].label, texts[1].label, memos=(texts[0].layout, texts[1].layout)
+    )
     return result
 
 
@@ -258,6 +267,16 @@ class _ItemTexts:
     def __init__(self, normaliser: Any) -> None:
         self.normaliser = normaliser
         self._cache: dict[str, list[tuple[str, str]]] = {}
+        self._labels: dict[str, str] = {}
+        self.layout: dict[str, str | None] = {}
+        """`structure.layout`'s memo for this side."""
+
+    def label(self, label: str) -> str:
+        """A label normalised (labels repeat every turn: each is normalised once)."""
+        hit = self._labels.get(label)
+        if hit is None:
+            hit = self._labels[label] = self.normaliser.text(label)
+        return hit
 
     def __call__(self, item: Item) -> list[tuple[str, str]]:
         hit = self._cache.get(item.key)
@@ -298,8 +317,12 @@ def _content_diffs(
     by part: a changed permissions text or one more AGENTS.md line is named with its diff. The base
     prompt is left to `instructions_diff`."""
     found: list[FragmentDiff] = []
-    matcher = difflib.SequenceMatcher(None, labels_a, labels_b, autojunk=False)
-    for tag, a0, a1, b0, _ in matcher.get_opcodes():
+    opcodes: Sequence[tuple[str, int, int, int, int]]
+    if labels_a == labels_b:  # the usual case: one stretch, no matching to do
+        opcodes = [("equal", 0, len(labels_a), 0, len(labels_b))]
+    else:
+        opcodes = difflib.SequenceMatcher(None, labels_a, labels_b, autojunk=False).get_opcodes()
+    for tag, a0, a1, b0, _ in opcodes:
         if tag != "equal":
             continue
         for offset in range(a1 - a0):

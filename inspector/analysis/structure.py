@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from inspector.analysis.analyse import TurnAnalysis
+from inspector.analysis.items import Item
 from proxy.replay.matching import SOMETIMES_SENT
 from proxy.responses.vocabulary import CodexHeader
 
@@ -54,28 +55,46 @@ ALLOWED: dict[str, Any] = {
 SETTING_KEYS = ("reasoning", "text", "parallel_tool_calls", "tool_choice", "store", "stream", "include")
 
 
-def layout(turn: TurnAnalysis, clean: Callable[[str], str] = lambda text: text) -> list[str]:
+def layout(
+    turn: TurnAnalysis,
+    clean: Callable[[str], str] = lambda text: text,
+    *,
+    memo: dict[str, str | None] | None = None,
+) -> list[str]:
     """The labelled layout (`role[<fragment>, text]` per message, labels of other items) with the
-    allowed parts left out; `clean` normalises run-specific text such as the working directory."""
+    allowed parts left out; `clean` normalises run-specific text such as the working directory.
+    `memo` (item key → its entry, None for an item left out) spares the turns of one recording,
+    which share most items, from labelling each again (use one per `clean`)."""
+    if memo is None:
+        memo = {}
     out = []
     for item in turn.turn.items:
-        if item.parts and item.type == "message":
-            parts = [
-                f"<{p.label}>" if p.is_fragment else "text"
-                for p in item.parts
-                if not (p.is_fragment and ALLOWED["layout_parts"].fullmatch(f"<{p.label}>"))
-            ]
-            if not parts:
-                continue
-            label = f"{item.role}[{', '.join(parts)}]"
-            if parts == ["text"]:
-                label = f"{item.role}: text"
-        else:
-            label = item.label.split(" ", 1)[0] if item.type.endswith("_output") else item.label
-            label = re.sub(r" \".*\"$", "", label)
-        label = ALLOWED["model_switch_label"].sub("<model_switch>", label)
-        out.append(clean(label))
+        key = f"{item.kind}\x00{item.key}"  # the kind too: a marked base prompt has its text's key
+        if key not in memo:
+            memo[key] = _layout_entry(item, clean)
+        entry = memo[key]
+        if entry is not None:
+            out.append(entry)
     return out
+
+
+def _layout_entry(item: Item, clean: Callable[[str], str]) -> str | None:
+    if item.parts and item.type == "message":
+        parts = [
+            f"<{p.label}>" if p.is_fragment else "text"
+            for p in item.parts
+            if not (p.is_fragment and ALLOWED["layout_parts"].fullmatch(f"<{p.label}>"))
+        ]
+        if not parts:
+            return None
+        label = f"{item.role}[{', '.join(parts)}]"
+        if parts == ["text"]:
+            label = f"{item.role}: text"
+    else:
+        label = item.label.split(" ", 1)[0] if item.type.endswith("_output") else item.label
+        label = re.sub(r" \".*\"$", "", label)
+    label = ALLOWED["model_switch_label"].sub("<model_switch>", label)
+    return clean(label)
 
 
 def tool_shapes(body: dict[str, Any]) -> dict[str, tuple[str, tuple[str, ...]]]:
@@ -103,12 +122,15 @@ def structural_differences(
     b: TurnAnalysis,
     clean_a: Callable[[str], str] = lambda text: text,
     clean_b: Callable[[str], str] = lambda text: text,
+    *,
+    memos: tuple[dict[str, str | None], dict[str, str | None]] | None = None,
 ) -> list[str]:
     """The structural differences of request `a` (e.g. the harness) and `b` (e.g. Codex), one line
-    each; empty when they have the same structure."""
+    each; empty when they have the same structure. `memos`: each side's `layout` memo."""
     ba, bb = a.turn.body, b.turn.body
     out: list[str] = []
-    la, lb = layout(a, clean_a), layout(b, clean_b)
+    memo_a, memo_b = memos if memos is not None else ({}, {})
+    la, lb = layout(a, clean_a, memo=memo_a), layout(b, clean_b, memo=memo_b)
     if la != lb:
         out.append(f"layout: a {la} b {lb}")
     if set(ba) != set(bb):

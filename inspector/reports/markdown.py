@@ -179,6 +179,10 @@ def _pair_bits(pair: PairDoc) -> dict[str, list[str]]:
     bits["tools"] = [f"tool -{n}" for n in t.removed] + [f"tool +{n}" for n in t.added]
     bits["tools"] += [f"tool ~{n}" for n in t.changed]
     bits["items_diff"] = [f"items {x}" for x in pair.items_diff]
+    bits["fragments_diff"] = [
+        f"{f.fragment} text differs: " + " ".join(f.diff[:6]) + (f" … {f.more} more" if f.more else "")
+        for f in pair.fragments_diff
+    ]
     return {key: bits[key] for key in DIFFERENCE_FIELDS if bits.get(key)}
 
 
@@ -197,6 +201,10 @@ def _repeated(report: CompareReport) -> list[str]:
     head = "Identical apart from" if summary.identical_apart_from else "Every aligned turn differs in"
     bits = _pair_bits(aligned[0])
     return [f"**{head}:** {words}", "", *[f"- {_cell(b)}" for f in repeated for b in bits.get(f, [])], ""]
+
+
+_SAME_COLUMN = {"same": "yes", "same_apart": "apart from the above", "differs": "no"}
+"""A pair's verdict (`Verdict`) in the table's `same` column: the one verdict every view gives."""
 
 
 def _compare(report: CompareReport) -> list[str]:
@@ -218,13 +226,12 @@ def _compare(report: CompareReport) -> list[str]:
         "|---:|---|---|",
     ]
     repeated = set(report.summary.repeated_differences)
-    apart = bool(report.summary.identical_apart_from)
     for pair in report.turns:
         if pair.a_turn is None or pair.b_turn is None:
             lines.append(f"| {pair.turn} | no | only in {'B' if pair.a_turn is None else 'A'} |")
             continue
         bits = [b for field, found in _pair_bits(pair).items() if field not in repeated for b in found]
-        same = "apart from the above" if apart else "yes" if pair.same else "no"
+        same = _SAME_COLUMN.get(pair.verdict, "no")
         lines.append(f"| {pair.turn} | {same} | {_cell('; '.join(bits))} |")
     structure = [
         f"- turn {p.turn}: " + ("same structure" if p.same_structure else "; ".join(p.structure_diff))

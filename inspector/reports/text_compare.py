@@ -71,6 +71,9 @@ def _repeated_summary(report: CompareReport, console: Console) -> frozenset[str]
     if not repeated or not aligned:
         return frozenset()
     words = difference_words(repeated)
+    if "fragments_diff" in repeated:  # name the fragments: "context text (permissions, agents_md:<cwd>)"
+        names = dict.fromkeys(f.fragment.split(":", 1)[0] for f in aligned[0].fragments_diff)
+        words = words.replace("context text", f"context text ({', '.join(names)})", 1)
     if summary.identical_apart_from:
         line(
             console,

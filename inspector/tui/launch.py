@@ -6,6 +6,8 @@ run the app in the terminal or render one screen to SVG. Every bad input is a on
 from __future__ import annotations
 
 import stat
+import sys
+import time
 from pathlib import Path
 
 from inspector.tui.loader import newest_recording
@@ -13,9 +15,14 @@ from inspector.tui.snapshot import parse_size, view_args, write_snapshot
 from proxy.errors import ConfigError, RecordingError
 from proxy.files import input_stat
 
+WAIT_POLL_S = 0.2
 
-def _check_file(path: Path) -> Path:
+
+
+def _check_file(path: Path, *, follow: bool = False) -> Path:
     info = input_stat(path)
+    if info is None and follow and path.parent.is_dir():
+        return _wait_for(path)
     if info is None:
         raise RecordingError(f"{path}: no such file")
     if stat.S_ISDIR(info.st_mode):
@@ -36,9 +43,9 @@ def launch(
     the view only says what is shown beside it."""
     if len(files) > 2:
         raise ConfigError("inspect takes one recording, or two to compare them")
-    paths = [_check_file(p) for p in files] or [newest_recording()]
-    if follow and len(paths) != 1:
+    if follow and len(files) > 1:
         raise ConfigError("--follow tails one recording")
+    paths = [_check_file(p, follow=follow) for p in files] or [newest_recording()]
     if turn is not None and turn < 1:
         raise ConfigError(f"--turn {turn}: turns are numbered from 1")
     if snapshot is not None:
@@ -53,6 +60,20 @@ def launch(
     main_view, right = view_args(view)
     other = paths[1] if len(paths) == 2 else None
     InspectorApp(paths[0], other, turn=turn, view=main_view, right=right, follow=follow).run()
+
+
+def _wait_for(path: Path) -> Path:
+    """`--follow` on a recording not written yet (a capture about to start): wait until it has its
+    header line, saying so once on stderr (Ctrl-C stops)."""
+    print(f"waiting for {path} to be written (Ctrl-C to stop)", file=sys.stderr, flush=True)
+    while True:
+        try:
+            with path.open("rb") as stream:
+                if b"\n" in stream.read(1 << 16):
+                    return path
+        except FileNotFoundError:
+            pass
+        time.sleep(WAIT_POLL_S)
 
 
 __all__ = ["launch"]

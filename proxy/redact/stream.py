@@ -21,6 +21,8 @@ from typing import Any
 
 import orjson
 
+from proxy.responses.vocabulary import TerminalEvent
+
 from .redactor import Redactor, Span, resplit, rewrite_logprobs
 from .shapes import prefixes
 from .values import looks_random
@@ -50,7 +52,7 @@ def _delta_key(event: Any) -> tuple[Any, ...] | None:
 
 
 # A response that ends this way ended every field it streamed (`incomplete` and `failed` may have cut one).
-_COMPLETED = frozenset({"response.completed", "response.done"})
+_COMPLETED = frozenset({TerminalEvent.COMPLETED.value, "response.done"})
 _TRAILING_RUN = re.compile(r"[A-Za-z0-9_+/.-]{4,}\Z")
 
 

@@ -7,7 +7,8 @@
 Layers, kept apart as in vcrpy: `cassette` (load a recording or a script as ordered answers),
 `script` (the hand-written script format, rendered with `proxy.responses` builders),
 `normalise` (volatile values), `paths` (which recorded directory stands for which live one),
-`matching` (named matchers and a JSON-path diff; `register_matcher`), `session` (the replay rules:
+`matching` (named matchers and a JSON-path diff; `register_matcher`), `options` (`ReplayOptions`, how
+a replay runs, one value for all of the below), `session` (the replay rules:
 which answer each request gets), `addon` (the `Replayer` mitmproxy addon), `transport`
 (`CassetteTransport`, the same replay for httpx clients in-process), `report` (what a replay did),
 `pacer` (streams answers with their recorded timing), `server` (start it in-process), `cli`
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from proxy.replay.cassette import Answer, Cassette, CassetteEntry, load_cassette
     from proxy.replay.matching import MATCHERS, Matcher, RequestView, json_diff, register_matcher
     from proxy.replay.normalise import Normaliser
-    from proxy.replay.options import MATCH_MODES, PACE_MODES, MatchMode, PaceMode
+    from proxy.replay.options import MATCH_MODES, PACE_MODES, MatchMode, PaceMode, ReplayOptions
     from proxy.replay.paths import PathMap
     from proxy.replay.report import Mismatch, ReplayReport
     from proxy.replay.script import Script, parse_script, read_script
@@ -50,6 +51,7 @@ __all__ = [
     "Normaliser",
     "PaceMode",
     "PathMap",
+    "ReplayOptions",
     "ReplayReport",
     "ReplayServer",
     "ReplaySession",
@@ -70,6 +72,7 @@ _WHERE = {
     "PACE_MODES": ".options",
     "MatchMode": ".options",
     "PaceMode": ".options",
+    "ReplayOptions": ".options",
     "Replayer": ".addon",
     "Answer": ".cassette",
     "Cassette": ".cassette",

@@ -6,7 +6,7 @@ upstream. Model requests (`POST …/responses`, `…/responses/compact`) take th
 order; other endpoints are answered by method and path. Matching:
 
 - `strict`: the live request must equal the next entry after normalisation (see `normalise.py`);
-  otherwise the client gets HTTP 409 naming the cassette, the entry and the differing JSON paths, the
+  otherwise the client gets HTTP 400 naming the cassette, the entry and the differing JSON paths, the
   position does not advance, and the mismatch is logged and kept in `report`.
 - `sequential`: serve in order whatever comes, noting mismatches in `report`.
 
@@ -28,15 +28,14 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable
 from typing import Any
 
 from mitmproxy import ctx, exceptions, http
 
 from proxy.errors import CtxscopeError
 from proxy.replay.cassette import Answer, Cassette, load_cassette
-from proxy.replay.matching import DEFAULT_MATCH_ON, check_match_on, request_path
-from proxy.replay.options import MATCH_MODES, PACE_MODES, MatchMode, PaceMode
+from proxy.replay.matching import check_match_on, request_path
+from proxy.replay.options import MATCH_MODES, PACE_MODES, MatchMode, PaceMode, ReplayOptions
 from proxy.replay.pacer import TICKET_HEADER, Pacer
 from proxy.replay.report import ReplayReport
 from proxy.replay.session import ReplaySession, error_answer, is_model_path
@@ -57,29 +56,10 @@ class Replayer:
     """Answers requests from `cassette`; see the module docstring for the rules."""
 
     def __init__(
-        self,
-        cassette: Cassette | None = None,
-        *,
-        match: MatchMode = "strict",
-        pace: PaceMode = "fast",
-        ignore: Iterable[str] = (),
-        match_on: Iterable[str] = DEFAULT_MATCH_ON,
-        map_paths: Iterable[tuple[str, str]] = (),
-        live_cwd: str | None = None,
-        passthrough_when_exhausted: bool = False,
-        on_event: Callable[[str], None] | None = None,
+        self, cassette: Cassette | None = None, options: ReplayOptions | None = None, **changes: Any
     ) -> None:
-        self.session = ReplaySession(
-            cassette,
-            match=match,
-            pace=pace,
-            ignore=ignore,
-            match_on=match_on,
-            map_paths=map_paths,
-            live_cwd=live_cwd,
-            passthrough_when_exhausted=passthrough_when_exhausted,
-            on_event=on_event,
-        )
+        """`changes` are `ReplayOptions` fields (`match="sequential"`, ...), applied to `options`."""
+        self.session = ReplaySession(cassette, ReplayOptions.of(options, **changes))
         self._pacer = Pacer()
 
     @property
@@ -92,11 +72,11 @@ class Replayer:
 
     @property
     def match(self) -> MatchMode:
-        return self.session.match
+        return self.session.options.match
 
     @property
     def pace(self) -> PaceMode:
-        return self.session.pace
+        return self.session.options.pace
 
     def use(self, cassette: Cassette) -> None:
         """Serve `cassette` from its start."""
@@ -108,7 +88,7 @@ class Replayer:
         loader.add_option("cassette", str, "", "Recording or script cassette to replay")
         loader.add_option("replay_match", str, self.match, "strict | sequential")
         loader.add_option("replay_pace", str, self.pace, "recorded | fast")
-        match_on = ",".join(self.session.match_on)
+        match_on = ",".join(self.session.options.match_on)
         loader.add_option("replay_match_on", str, match_on, "matchers, e.g. method,path,body")
 
     def configure(self, updated: set[str]) -> None:
@@ -118,14 +98,14 @@ class Replayer:
                 message = f"{option} must be one of {', '.join(allowed)}, not {value!r}"
                 raise exceptions.OptionsError(message)  # type: ignore[no-untyped-call]
         if "replay_match" in updated:
-            self.session.match = ctx.options.replay_match
+            self.session.options = ReplayOptions.of(self.session.options, match=ctx.options.replay_match)
             self.report.match = self.match
         if "replay_pace" in updated:
-            self.session.pace = ctx.options.replay_pace
+            self.session.options = ReplayOptions.of(self.session.options, pace=ctx.options.replay_pace)
         if "replay_match_on" in updated:
             try:
                 names = [n.strip() for n in ctx.options.replay_match_on.split(",") if n.strip()]
-                self.session.match_on = check_match_on(names)
+                self.session.options = ReplayOptions.of(self.session.options, match_on=check_match_on(names))
             except ValueError as err:
                 message = f"replay_match_on: {err}"
                 raise exceptions.OptionsError(message) from None  # type: ignore[no-untyped-call]

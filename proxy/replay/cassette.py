@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from proxy.endpoints import classify_endpoint
+from proxy.endpoints import classify_endpoint, split_upstream
 from proxy.errors import CtxscopeError, RecordingError
 from proxy.files import input_stat
 from proxy.model import Exchange, SseEvent
@@ -173,8 +173,6 @@ def _from_recording(path: Path) -> Cassette:
     cwd = meta.get("cwd")
     prefix = ""
     if isinstance(meta.get("upstream"), str):
-        from proxy.runner import split_upstream  # here: proxy.runner imports mitmproxy
-
         with contextlib.suppress(CtxscopeError):
             prefix = split_upstream(meta["upstream"])[1]
     if not model and not other:

@@ -26,7 +26,7 @@ from proxy.errors import ConfigError, CtxscopeError
 from proxy.files import check_writable, refuse_same_file, write_private
 from proxy.replay.matching import DEFAULT_MATCH_ON, check_match_on
 from proxy.replay.normalise import parse_json_path
-from proxy.replay.options import MATCH_MODES, PACE_MODES, is_match_mode, is_pace_mode
+from proxy.replay.options import MATCH_MODES, PACE_MODES, ReplayOptions, is_match_mode, is_pace_mode
 from proxy.replay.paths import parse_map_path
 
 if TYPE_CHECKING:
@@ -95,17 +95,15 @@ def run_replay(
             _say(f"  {line}")
             changed.set()
 
-        server = serve_cassette(
-            cassette,
+        options = ReplayOptions(
             match=match,
             pace=pace,
-            ignore=ignore or [],
+            ignore=tuple(ignore or ()),
             match_on=matchers,
-            map_paths=mappings,
-            listen_host=host,
-            listen_port=port,
+            map_paths=tuple(mappings),
             on_event=on_event,
         )
+        server = serve_cassette(cassette, options, listen_host=host, listen_port=port)
         for warning in cassette.warnings:
             _say(f"warning: {warning}")
         kind = "script cassette" if cassette.kind == "script" else "recording"

@@ -19,7 +19,9 @@ from urllib.parse import urlsplit
 from proxy.responses.vocabulary import CodexHeader
 
 __all__ = [
+    "CLIENT_BOOKKEEPING",
     "DEFAULT_MATCH_ON",
+    "METADATA_ONLY",
     "MATCHERS",
     "SOMETIMES_SENT",
     "Matcher",
@@ -27,6 +29,7 @@ __all__ = [
     "check_match_on",
     "json_diff",
     "match_requests",
+    "metadata_only",
     "register_matcher",
     "request_path",
 ]
@@ -76,13 +79,42 @@ both requests hold them, not reported when only one does. Codex fills in its tur
 `workspaces` (git state per workspace root) when its git probe finished in time, so one run of the
 same session has it on a request where another run has not."""
 
+CLIENT_BOOKKEEPING: tuple[str, ...] = ("client_metadata",)
+"""Top-level body keys the model never sees: the client's own bookkeeping (Codex's turn metadata with
+its git probe, `workspaces[*].has_changes` and `latest_git_commit_hash`, the sandbox it reports, its
+window and installation ids). The `body` matcher leaves them out, so a dirty checkout or another
+machine does not fail a replay; the `metadata` matcher compares them, for a stricter `match_on`."""
+
+METADATA_ONLY = "only client metadata differs (the model's context is the same)"
+"""How a mismatch found by the `metadata` matcher alone is introduced (see `metadata_only`)."""
+
 
 def body(live: RequestView, recorded: RequestView) -> list[str]:
-    """The normalised bodies must be equal; differences are named by JSON path."""
-    rec, liv = recorded.body, live.body
+    """The normalised bodies must be equal, apart from the client's bookkeeping (`CLIENT_BOOKKEEPING`);
+    differences are named by JSON path."""
+    return json_diff(_without_bookkeeping(recorded.body), _without_bookkeeping(live.body))
+
+
+def metadata(live: RequestView, recorded: RequestView) -> list[str]:
+    """The client's bookkeeping (`client_metadata`) must be equal too: opt in with `match_on`."""
+    rec, liv = (
+        {k: b[k] for k in CLIENT_BOOKKEEPING if k in b} if isinstance(b, dict) else {}
+        for b in (recorded.body, live.body)
+    )
     for where in SOMETIMES_SENT:
         rec, liv = _without_one_sided(rec, liv, where)
     return json_diff(rec, liv)
+
+
+def metadata_only(differences: list[str]) -> bool:
+    """True when every difference is in the client's bookkeeping, none in what the model sees."""
+    return bool(differences) and all(d.startswith(CLIENT_BOOKKEEPING) for d in differences)
+
+
+def _without_bookkeeping(value: Any) -> Any:
+    if not isinstance(value, dict) or not any(k in value for k in CLIENT_BOOKKEEPING):
+        return value
+    return {k: v for k, v in value.items() if k not in CLIENT_BOOKKEEPING}
 
 
 def _without_one_sided(recorded: Any, live: Any, where: tuple[str, ...]) -> tuple[Any, Any]:
@@ -112,7 +144,13 @@ def query(live: RequestView, recorded: RequestView) -> list[str]:
     return [f"query differs: recorded {rec_query!r} vs live {live_query!r}"]
 
 
-MATCHERS: dict[str, Matcher] = {"method": method, "path": path, "query": query, "body": body}
+MATCHERS: dict[str, Matcher] = {
+    "method": method,
+    "path": path,
+    "query": query,
+    "body": body,
+    "metadata": metadata,
+}
 """Matchers by name; `match_on` picks from these. Add one with `register_matcher`."""
 
 DEFAULT_MATCH_ON: tuple[str, ...] = ("method", "path", "body")

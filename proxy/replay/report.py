@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from proxy.errors import ReplayMismatch
+from proxy.replay.matching import METADATA_ONLY, metadata_only
 from proxy.replay.options import MatchMode
 
 __all__ = ["Mismatch", "ReplayReport"]
@@ -36,6 +37,8 @@ class Mismatch:
 
     def line(self) -> str:
         verdict = "served anyway" if self.served else "rejected"
+        if metadata_only(self.differences):  # under a stricter match_on: say the context is unchanged
+            verdict += f" ({METADATA_ONLY})"
         return f"{self.cassette} {self.entry} {verdict}: " + "; ".join(self.differences)
 
 

@@ -12,14 +12,13 @@ directly, for tests and the harness's `--provider script`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from proxy.replay.addon import Replayer
 from proxy.replay.cassette import Cassette, cassette_from_script, load_cassette
-from proxy.replay.matching import DEFAULT_MATCH_ON
-from proxy.replay.options import MatchMode, PaceMode
+from proxy.replay.options import PaceMode, ReplayOptions
 from proxy.replay.report import ReplayReport
 from proxy.replay.script import Script, parse_script
 from proxy.runner import ProxyServer
@@ -77,40 +76,24 @@ def _as_cassette(source: Cassette | Script | Path | str | list[Any] | dict[str, 
 
 def serve_cassette(
     source: Cassette | Script | Path | str | list[Any] | dict[str, Any],
+    options: ReplayOptions | None = None,
     *,
-    match: MatchMode = "strict",
-    pace: PaceMode = "fast",
-    ignore: Iterable[str] = (),
-    match_on: Iterable[str] = DEFAULT_MATCH_ON,
-    map_paths: Iterable[tuple[str, str]] = (),
-    live_cwd: str | None = None,
     listen_host: str = "127.0.0.1",
     listen_port: int = 0,
-    on_event: Callable[[str], None] | None = None,
     extra_addons: Iterable[Any] = (),
     upstream: str | None = None,
-    passthrough_when_exhausted: bool = False,
+    **changes: Any,
 ) -> ReplayServer:
     """Load `source` (a recording or script file, a parsed script, or a Cassette) and start serving it.
 
-    `match_on` names the matchers a live request must pass (`register_matcher` adds more); `map_paths`
-    pairs (recorded, live) directory prefixes the requests do not reveal. Raises `RecordingError` for
-    a bad file, `ValueError` for an unknown matcher and `ProxyStartError` if the port is taken. `upstream`,
-    `passthrough_when_exhausted` and `extra_addons` exist for record mode `new` (forward what the
-    cassette cannot answer and record it); plain replays leave them alone.
+    `options` (and `changes`, its fields by name: `match="sequential"`, `match_on=[...]`, ...) say how;
+    see `ReplayOptions`. Raises `RecordingError` for a bad file, `ValueError` for a bad option and
+    `ProxyStartError` if the port is taken. `upstream` and `extra_addons` exist for record mode `new`
+    (forward what the cassette cannot answer, with `passthrough_when_exhausted`, and record it); plain
+    replays leave them alone.
     """
     cassette = _as_cassette(source)
-    replayer = Replayer(
-        cassette,
-        match=match,
-        pace=pace,
-        ignore=ignore,
-        match_on=match_on,
-        map_paths=map_paths,
-        live_cwd=live_cwd,
-        on_event=on_event,
-        passthrough_when_exhausted=passthrough_when_exhausted,
-    )
+    replayer = Replayer(cassette, ReplayOptions.of(options, **changes))
     proxy = ProxyServer(
         [replayer, *extra_addons],
         mode="reverse",

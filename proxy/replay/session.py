@@ -6,7 +6,7 @@ session for answers, so they match, answer and report alike.
 
 - Model requests (`POST …/responses`, `…/responses/compact`, WebSocket `response.create`) take the
   cassette's model entries in order. `strict`: the live request must equal the next entry after
-  normalisation, on the matchers named by `match_on`; otherwise the answer is HTTP 409 naming the
+  normalisation, on the matchers named by `match_on`; otherwise the answer is HTTP 400 naming the
   cassette, the entry and the differences, and the position does not advance. `sequential`: serve in
   order, noting mismatches.
 - Other endpoints are answered by method and path (the first unused recorded answer, then the last).
@@ -24,21 +24,26 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable
 from typing import Any
 
 from proxy.endpoints import classify_endpoint
 from proxy.redact import PLACEHOLDER_RE, PlaceholderBinding, Redactor
 from proxy.replay.cassette import Answer, Cassette, CassetteEntry
-from proxy.replay.matching import DEFAULT_MATCH_ON, RequestView, check_match_on, match_requests, request_path
+from proxy.replay.matching import RequestView, match_requests, request_path
 from proxy.replay.normalise import Normaliser
-from proxy.replay.options import MATCH_MODES, PACE_MODES, MatchMode, PaceMode, is_match_mode, is_pace_mode
+from proxy.replay.options import ReplayOptions
 from proxy.replay.paths import PathMap
 from proxy.replay.report import Mismatch, ReplayReport
 
-__all__ = ["ReplaySession", "error_answer", "is_model_path"]
+__all__ = ["MISMATCH_STATUS", "ReplaySession", "error_answer", "is_model_path"]
 
 log = logging.getLogger("ctxscope.replay")
+
+MISMATCH_STATUS = 400
+"""The HTTP status of a strict mismatch: one every client treats as final. `x-should-retry: false` is
+honoured by the openai SDKs only; the AI SDK retries 408, 409, 429 and 5xx whatever the headers say,
+and Codex retries 409 too, so 409 was answered three (AI SDK) to thirteen (Codex) times over. A 400 is
+an invalid request to all of them: the test fails at once, with one mismatch reported."""
 
 
 def is_model_path(method: str, path: str) -> bool:
@@ -49,35 +54,15 @@ def is_model_path(method: str, path: str) -> bool:
 class ReplaySession:
     """Serves one cassette from its start; thread-safe (answers are chosen under a lock)."""
 
-    def __init__(
-        self,
-        cassette: Cassette | None = None,
-        *,
-        match: MatchMode = "strict",
-        pace: PaceMode = "fast",
-        ignore: Iterable[str] = (),
-        match_on: Iterable[str] = DEFAULT_MATCH_ON,
-        map_paths: Iterable[tuple[str, str]] = (),
-        live_cwd: str | None = None,
-        passthrough_when_exhausted: bool = False,
-        on_event: Callable[[str], None] | None = None,
-    ) -> None:
-        if not is_match_mode(match):
-            raise ValueError(f"match must be one of {MATCH_MODES}, not {match!r}")
-        if not is_pace_mode(pace):
-            raise ValueError(f"pace must be one of {PACE_MODES}, not {pace!r}")
-        self.match: MatchMode = match
-        self.pace: PaceMode = pace
-        self.ignore = tuple(ignore)
-        self.match_on = check_match_on(tuple(match_on))
-        self.map_paths = tuple(map_paths)
-        self.live_cwd = live_cwd if live_cwd is not None else os.getcwd()
-        self.passthrough_when_exhausted = passthrough_when_exhausted
-        self.on_event = on_event
+    def __init__(self, cassette: Cassette | None = None, options: ReplayOptions | None = None) -> None:
+        options = options or ReplayOptions()
+        # the live side's cwd is the process's when the replay starts (a later chdir does not move it)
+        self.options = options if options.live_cwd else ReplayOptions.of(options, live_cwd=os.getcwd())
+        """How this replay runs; the `Replayer` replaces it when mitmdump options change."""
         self.lock = threading.Lock()
         self._redactor = Redactor()
         self.cassette: Cassette | None = None
-        self.report = ReplayReport(cassette="<none>", match=match, model_entries=0)
+        self.report = ReplayReport(cassette="<none>", match=self.options.match, model_entries=0)
         if cassette is not None:
             self.use(cassette)
 
@@ -88,16 +73,18 @@ class ReplaySession:
             self._cursor = 0
             self._other_used: set[int] = set()
             self.paths = PathMap()
-            for old, new in self.map_paths:
+            for old, new in self.options.map_paths:
                 self.paths.add(old, new, "mapped")
             self._recorded_side = Normaliser(
-                ignore=self.ignore, roots=self.paths.recorded, keep_placeholders=True
+                ignore=self.options.ignore, roots=self.paths.recorded, keep_placeholders=True
             )
-            self._live_side = Normaliser(ignore=self.ignore, roots=self.paths.live, keep_placeholders=True)
+            self._live_side = Normaliser(
+                ignore=self.options.ignore, roots=self.paths.live, keep_placeholders=True
+            )
             # each side numbers its own secrets: a recorded placeholder binds to one live secret
             self._binding = PlaceholderBinding()
             self.report = ReplayReport(
-                cassette=cassette.name, match=self.match, model_entries=len(cassette.model_entries)
+                cassette=cassette.name, match=self.options.match, model_entries=len(cassette.model_entries)
             )
 
     def answer(self, method: str, path: str, body: Any) -> Answer | None:
@@ -122,7 +109,7 @@ class ReplaySession:
         """The next model entry's answer, an error answer, or None (forward it: record mode `new`)."""
         what = f"WebSocket frame on {live_path}" if method == "WS" else f"{method} {live_path}"
         if self._cursor >= len(cassette.model_entries):
-            if self.passthrough_when_exhausted:
+            if self.options.passthrough_when_exhausted:
                 self._note("passed_through", what)
                 return None
             self._note("exhausted", what)
@@ -137,7 +124,7 @@ class ReplaySession:
         entry = cassette.model_entries[self._cursor]
         differences, live_redacted = self._compare(entry, method, live_path, body)
         if differences:
-            served = self.match == "sequential"
+            served = self.options.match == "sequential"
             mismatch = Mismatch(
                 cassette.name,
                 entry.label,
@@ -157,7 +144,7 @@ class ReplaySession:
         with self.report._lock:
             self.report.served += 1
         self._emit(f"{what} → {entry.label}")
-        return self._to_live(entry.render(live_path, body, self.pace))
+        return self._to_live(entry.render(live_path, body, self.options.pace))
 
     def _to_live(self, answer: Answer) -> Answer:
         """The answer with the recorded paths it names written as live ones (see `paths.PathMap`)."""
@@ -178,7 +165,7 @@ class ReplaySession:
         ]
         what = f"{method} {live_path}"
         if not candidates:
-            if self.passthrough_when_exhausted:
+            if self.options.passthrough_when_exhausted:
                 self._note("passed_through", what)
                 return None
             self._note("unmatched", what)
@@ -191,7 +178,7 @@ class ReplaySession:
         with self.report._lock:
             self.report.other_served += 1
         self._emit(f"{what} → {entry.label}")
-        return entry.render(live_path, None, self.pace)
+        return entry.render(live_path, None, self.options.pace)
 
     def _compare(self, entry: CassetteEntry, method: str, live_path: str, body: Any) -> tuple[list[str], Any]:
         """The differences, and the redacted live body (compared, and kept by a `Mismatch`)."""
@@ -205,14 +192,14 @@ class ReplaySession:
             method, live_path = entry.method, entry.path  # frames are compared on their bodies alone
         cassette = self.cassette
         recorded_cwd = cassette.cwd if cassette is not None else None
-        self.paths.learn(recorded_body, live_body, recorded_cwd, self.live_cwd)
+        self.paths.learn(recorded_body, live_body, recorded_cwd, self.options.live_cwd)
         recorded_norm = self._recorded_side.body(recorded_body)
         live_path, live_norm = self._binding.bind(
             [entry.path, recorded_norm], [live_path, self._live_side.body(live_body)]
         )
         recorded = RequestView(entry.method, entry.path, recorded_norm)
         live = RequestView(method, live_path, live_norm)
-        return match_requests(live, recorded, self.match_on), redacted
+        return match_requests(live, recorded, self.options.match_on), redacted
 
     def count_in_flight(self, delta: int) -> None:
         with self.report._lock:
@@ -223,9 +210,9 @@ class ReplaySession:
             getattr(self.report, kind).append(what)
 
     def _emit(self, line: str) -> None:
-        if self.on_event is not None:
+        if self.options.on_event is not None:
             try:
-                self.on_event(line)
+                self.options.on_event(line)
             except Exception:  # a broken printer must not break the replay
                 log.exception("replay event callback failed")
 
@@ -244,7 +231,9 @@ def _mismatch_answer(cassette: Cassette, entry: CassetteEntry, differences: list
     what = "WebSocket frame" if entry.endpoint == "websocket" else "request"
     message = f"{what} does not match cassette {cassette.name} {entry.label}: " + "; ".join(differences[:5])
     extra = {"cassette": cassette.name, "exchange": entry.exchange_id, "index": entry.index}
-    return error_answer(409, "ctxscope_replay_mismatch", message, {**extra, "differences": differences})
+    return error_answer(
+        MISMATCH_STATUS, "ctxscope_replay_mismatch", message, {**extra, "differences": differences}
+    )
 
 
 def _as_request(body: Any) -> Any:

@@ -56,6 +56,7 @@ def test_the_wheel_carries_its_data_and_runs_from_a_fresh_venv(tmp_path: Path) -
     wheel = _build_wheel(dist)
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"harness/prompts/base_instructions.md", "ctxscope/data/demo-script.json"} <= names
+    assert {f"{package}/py.typed" for package in ("proxy", "harness", "inspector", "ctxscope")} <= names
 
     target = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(target)

@@ -38,8 +38,14 @@ def test_a_promoted_turn_replays_into_the_same_client_and_catches_a_change(tmp_p
     cassette = tmp_path / "cassettes" / "first.jsonl"
     result = run_cli("promote", str(recording), "--turn", "1", "-o", str(cassette))
     assert result.returncode == 0, result.stderr
-    assert f"wrote {cassette}: 1 exchanges, 1 model requests (turn 1 is the last)" in result.stdout
-    assert f'@pytest.mark.ctxscope_cassette("{cassette}", past_end="allow")' in result.stdout
+    assert f"wrote {cassette}: 1 exchanges, 1 model requests (turn 1 is the last)" in result.stderr
+    # the test goes beside the cassette (no tests/ above it): the marker names it from there
+    assert f"# the test, for {cassette.parent / 'test_first.py'}:" in result.stderr
+    marker = '@pytest.mark.ctxscope_cassette("first.jsonl", in_process=True, past_end="allow")'
+    assert (
+        marker in result.stdout
+        and "replay_agent(ctxscope_cassette, PROJECT, tmp_path, PROMPTS)" in result.stdout
+    )
     original, promoted = read_recording(recording), read_recording(cassette)
     assert promoted.header.meta["promoted_turn"] == 1
     assert promoted.exchanges[0].request_body == original.exchanges[0].request_body

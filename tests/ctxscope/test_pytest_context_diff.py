@@ -15,7 +15,7 @@ from proxy.testing import FakeUpstream, SseReply, response_stream, text_message
 
 pytest_plugins = ["pytester"]
 
-AGENT_TEST = '''
+AGENT_TEST = """
 from pathlib import Path
 
 import pytest
@@ -47,7 +47,7 @@ def test_the_agent_says_hi(ctxscope_cassette, tmp_path):
             runtime.agent.run_turn("say hi")
         except CtxscopeError:
             pass  # a rejected request: the cassette fixture fails the test with the reason
-'''
+"""
 
 PROMPT = "You are a careful agent.\nRead before you write.\nAnswer briefly.\n"
 

@@ -56,7 +56,7 @@ def test_an_edited_request_goes_out_and_the_answers_are_compared(recording: Path
     recorded = out.split("recorded answer", 1)[1].split("answer 1", 1)[0]
     assert "reasoning" in recorded and 'function_call exec_command {"cmd": "ls -R"' in recorded
     assert (
-        'answer 1 (completed; input 2,000 (0 cached), output 9 tokens): different steps\n'
+        "answer 1 (completed; input 2,000 (0 cached), output 9 tokens): different steps\n"
         '  message "I would rather ask first."'
     ) in out
     assert "answer 2 (completed;" in out and "0 of 2 answers take the recorded steps" in out
@@ -107,3 +107,21 @@ def test_bad_input_is_one_line(recording: Path, tmp_path: Path, args: list[str],
     assert result.returncode == 2
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert recording.read_bytes() == before
+
+
+def test_a_local_base_url_needs_no_api_key(recording: Path, tmp_path: Path) -> None:
+    with FakeUpstream() as upstream:
+        upstream.reply(SseReply(response_stream(text_message("hi"))))
+        result = run_cli(
+            "resend", str(recording), "--turn", "1", "--base-url", upstream.url + "/v1", "--no-capture",
+            env={"OPENAI_API_KEY": ""},
+        )  # fmt: skip
+        sent = upstream.requests
+    assert result.returncode == 0, result.stderr
+    assert len(sent) == 1 and sent[0].headers.get("authorization") is None
+
+
+def test_help_keeps_the_bracketed_provider_table_and_shows_no_bool_on_flags() -> None:
+    helped = run_cli("resend", "--help", env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert "apikey | chatgpt | a [providers.NAME] of config.toml." in helped.stdout
+    assert "<bool>" not in helped.stdout and "--no-capture" in helped.stdout

@@ -96,7 +96,10 @@ async def test_a_changed_fragment_is_named_with_its_text_in_text_json_and_the_tu
         assert fragment in out and text in out, out
         assert "identical apart from: endpoint" not in out
         if doc["summary"]["identical_apart_from"]:
-            assert "identical apart from: context text" in out
+            assert f"identical apart from: context text ({fragment}" in out
+
+        markdown = run_cli("compare", a, b, "--format", "markdown").stdout
+        assert f"{fragment}" in markdown and text in markdown and "| yes |" not in markdown
 
         comparison = compare_analyses(analyse_recording(a), analyse_recording(b))
         verdicts = [p.verdict.value for p in comparison.turns]

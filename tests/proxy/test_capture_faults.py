@@ -118,7 +118,8 @@ def test_a_full_disk_is_reported_at_once_and_the_proxy_keeps_relaying(
         f"import resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit})); "
         "from ctxscope.cli import main; sys.argv = ['ctxscope'] + sys.argv[1:]; main()"
     )
-    args = [sys.executable, "-c", code, "proxy", "--listen", "127.0.0.1:0", "--upstream", upstream.url]
+    # -B: a module first imported under the size limit would get a truncated .pyc in the source tree
+    args = [sys.executable, "-B", "-c", code, "proxy", "--listen", "127.0.0.1:0", "--upstream", upstream.url]
     proc = Proc([*args, "--out", str(out)], env)
     run.append(proc)
     errors = _Stderr(proc)

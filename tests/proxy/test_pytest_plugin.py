@@ -92,7 +92,7 @@ def test_d(ctxscope_cassette):
     test_file = pytester.path / "test_d.py"
     test_file.write_text(test_file.read_text().replace('"PROMPT"', '"ANOTHER PROMPT"'))
     result = pytester.runpytest()
-    # the client swallowed the 409, so the plugin fails the test at teardown
+    # the client swallowed the 400, so the plugin fails the test at teardown
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(
         ["*ctxscope replay went wrong:*", "*d.jsonl exchange 0 (POST*rejected: input differs*"]
@@ -221,7 +221,7 @@ def test_other_prompt_same_model(ctxscope_cassette):
 
 @pytest.mark.ctxscope_cassette("cassettes/h.jsonl", in_process=True)
 def test_other_prompt_strict(ctxscope_cassette):
-    assert ask(ctxscope_cassette, "ANOTHER PROMPT") == 409
+    assert ask(ctxscope_cassette, "ANOTHER PROMPT") == 400
 
 @pytest.mark.ctxscope_cassette("cassettes/h.jsonl", in_process=True, match_on=["method", "nope"])
 def test_unknown_matcher(ctxscope_cassette):

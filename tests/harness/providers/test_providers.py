@@ -189,3 +189,18 @@ def test_config_values_of_the_right_type_load(tmp_path: Path) -> None:
     config = load_config(path)
     assert (config.model, config.max_steps, config.parallel_tool_calls) == ("m", 3, True)
     assert config.skill_dirs == (tmp_path / "s",)
+
+
+def test_a_loopback_base_url_sends_a_key_if_set_but_needs_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    for url in ("http://127.0.0.1:8000/v1", "http://localhost:9/v1", "http://[::1]:9/v1"):
+        provider = make_provider(HarnessConfig(provider="apikey", base_url=url))
+        provider.check()
+        assert provider.auth_headers() == {}
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-abc")
+    local = make_provider(HarnessConfig(provider="apikey", base_url="http://127.0.0.1:8000/v1"))
+    assert local.auth_headers()["Authorization"] == "Bearer sk-abc"
+    monkeypatch.delenv("OPENAI_API_KEY")
+    remote = make_provider(HarnessConfig(provider="apikey", base_url="https://example.com/v1"))
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY is not set"):
+        remote.check()

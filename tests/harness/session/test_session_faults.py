@@ -14,6 +14,8 @@ from harness.session.store import SessionStore
 from tests.harness.harness_support import make_repo, write_config, write_script
 
 # Run in a child process: the file-size limit (RLIMIT_FSIZE) must not touch the test runner's own files.
+# The child runs with -B: a module it first imports under the limit would otherwise get a truncated
+# .pyc in the source tree (a partial write is not an error), breaking every later import of it.
 _CHILD = """
 import json, resource, sys
 from pathlib import Path
@@ -34,7 +36,7 @@ print(json.dumps({"path": str(store.path), "head": store.head}))
 
 def test_a_full_disk_holds_entries_and_writes_them_when_it_recovers(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(tmp_path)], capture_output=True, text=True, timeout=120
+        [sys.executable, "-B", "-c", _CHILD, str(tmp_path)], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
@@ -65,7 +67,7 @@ main()
 def _agent(args: list[str], cwd: Path, limit: int | None = None) -> subprocess.CompletedProcess[str]:
     code = ["-c", _LIMITED, str(limit)] if limit is not None else ["-m", "ctxscope.cli"]
     return subprocess.run(
-        [sys.executable, *code, "agent", *args],
+        [sys.executable, "-B", *code, "agent", *args],  # -B: no .pyc written under the size limit
         cwd=cwd,
         capture_output=True,
         text=True,

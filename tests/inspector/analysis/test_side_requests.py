@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from inspector.analysis import analyse_recording
+from inspector.tui.viewmodel.session import Inspector
 from tests.cli_support import run_cli
 from tests.inspector.exchange_support import Script, body, completed, initial_context, message
 from tests.inspector.one_account import assert_one_account
@@ -83,3 +84,17 @@ def test_two_conversations_without_ids_are_two_threads_in_info_and_diff(tmp_path
     assert info["threads"] == len(doc["threads"]) == 2  # info said 1: it counted explicit ids only
     assert info["turns"] == len(doc["turns"]) == 2
     assert_one_account(path)
+
+
+def test_the_tui_shows_title_requests_by_kind_dimmed_never_as_rewrites(tmp_path: Path) -> None:
+    analysis = analyse_recording(_recording(tmp_path / "titles.jsonl"))
+    inspector = Inspector(analysis)
+    rows = inspector.timeline()
+    for number in (2, 4):
+        row = rows[number - 1]
+        assert "title" in row.text and "REWRITE" not in row.text and "initial" not in row.text
+        assert {run.style for run in row.runs if "title" in run.text} == {"dim"}
+    assert "REWRITE" not in " ".join(line.text for line in rows)
+    counts = inspector.counts()
+    assert (counts.threads, counts.turns, counts.side_requests) == (1, 2, 2)
+    assert inspector.timeline_title(None) == "2 turns, 2 side"

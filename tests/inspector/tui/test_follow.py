@@ -103,3 +103,39 @@ async def test_a_deleted_file_stops_following_with_a_message(tmp_path: Path) -> 
                 break
         assert "deleted while following" in str(screen.query_one("#status").render())
         assert len(screen.query_one(Timeline).lines) == 2  # what was read stays
+
+
+def test_follow_on_a_file_not_written_yet_waits_for_it(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    target, svg = tmp_path / "later.jsonl", tmp_path / "shot.svg"
+    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "inspector" / "world.jsonl"
+    command = [
+        sys.executable,
+        "-m",
+        "ctxscope.cli",
+        "inspect",
+        "--follow",
+        str(target),
+        "--snapshot",
+        str(svg),
+    ]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        assert proc.stderr is not None
+        said = proc.stderr.readline()  # printed before it waits: nothing is racing the file below
+        assert said == f"waiting for {target} to be written (Ctrl-C to stop)\n"
+        assert proc.poll() is None, "it must wait, not exit"
+        shutil.copy(fixture, target)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert svg.read_text().startswith("<svg")
+    missing_dir = tmp_path / "nowhere" / "x.jsonl"
+    gone = subprocess.run([*command[:4], str(missing_dir)], capture_output=True, text=True, timeout=60)
+    assert gone.returncode == 2 and gone.stderr == f"error: {missing_dir}: no such file\n"

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 import proxy
 import proxy.replay
 from tests.lazy_exports_support import lazy_names, type_checking_imports
@@ -23,6 +27,7 @@ def test_exported_members() -> None:
             "Normaliser",
             "PaceMode",
             "PathMap",
+            "ReplayOptions",
             "ReplayReport",
             "ReplayServer",
             "ReplaySession",
@@ -54,3 +59,29 @@ def test_lazy_names_are_typed_for_users() -> None:
     for package in ("proxy", "proxy.replay"):
         assert type_checking_imports(package) == lazy_names(package)
     assert set(lazy_names("proxy")) == set(proxy.__all__)
+
+
+def test_one_frozen_replay_options_value_reaches_the_session_through_every_seam(tmp_path: Path) -> None:
+    import dataclasses
+
+    from proxy.replay import CassetteTransport, ReplayOptions, ReplaySession
+
+    options = ReplayOptions(match="sequential", ignore=["a.b"], map_paths=[("/old", "/new")], live_cwd="/w")
+    assert options.ignore == ("a.b",) and options.map_paths == (("/old", "/new"),)  # lists become tuples
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.match = "strict"  # type: ignore[misc]
+    for bad, said in (
+        ({"match": "loose"}, "match must be one of"),
+        ({"match_on": ["nope"]}, "unknown matcher"),
+    ):
+        with pytest.raises(ValueError, match=said):
+            ReplayOptions(**bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        ReplayOptions.of(options, colour="red")
+    script = tmp_path / "s.json"
+    script.write_text('{"format": "ctxscope-script", "responses": [{"text": "hi"}]}')
+    assert CassetteTransport(script, options).session.options is options
+    assert CassetteTransport(script, options, pace="recorded").session.options == dataclasses.replace(
+        options, pace="recorded"
+    )
+    assert ReplaySession(None, options).options is options

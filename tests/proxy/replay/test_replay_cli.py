@@ -148,7 +148,7 @@ def test_strict_mismatch_is_printed_and_exits_1(tmp_path: Path) -> None:
         code, out = served.finish()
     finally:
         served.kill()
-    assert answer.status_code == 409
+    assert answer.status_code == 400
     assert code == 1
     assert "mismatch:" in out and "input[2].content[0].text differs" in out
     assert "1 mismatch" in out
@@ -216,5 +216,5 @@ def test_map_path_and_match_on_reach_the_replay(tmp_path: Path) -> None:
             code, out = served.finish()
         finally:
             served.kill()
-        assert code == (1 if statuses[-1] == 409 else 0), out
-    assert statuses == [409, 200, 200]
+        assert code == (1 if statuses[-1] == 400 else 0), out
+    assert statuses == [400, 200, 200]

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from proxy.replay.matching import MAX_DIFFERENCES, RequestView, json_diff, match_requests, request_path
+from proxy.replay.matching import (
+    MAX_DIFFERENCES,
+    RequestView,
+    json_diff,
+    match_requests,
+    metadata_only,
+    request_path,
+)
+from proxy.replay.report import Mismatch
 
 
 def _req(body: object, path: str = "/v1/responses", method: str = "POST") -> RequestView:
@@ -123,18 +131,32 @@ def _codex(workspaces: dict[str, object] | None, arguments: object = None) -> di
     }
 
 
-def test_codex_workspaces_sent_on_one_side_only_is_no_difference() -> None:
+def test_codex_git_probe_is_client_bookkeeping_compared_only_with_the_metadata_matcher() -> None:
+    probed = _codex({"<root>/repo": {"has_changes": True, "latest_git_commit_hash": "<hex>"}})
+    dirty = _codex({"<root>/repo": {"has_changes": False}})
+    # by default only what the model sees counts: a dirty checkout, another commit, no probe at all
+    for live in (dirty, _codex(None)):
+        assert match_requests(_req(live), _req(probed)) == []
+    strict = ("method", "path", "body", "metadata")
     # Codex adds `workspaces` when its git probe finished in time: one run has it, the next may not
-    probed = _codex({"<root>/repo": {"has_changes": True}})
-    assert match_requests(_req(_codex(None)), _req(probed)) == []
-    assert match_requests(_req(probed), _req(_codex(None))) == []
-    # sent on both sides, it is compared
-    clean = _codex({"<root>/repo": {"has_changes": False}})
-    assert match_requests(_req(clean), _req(probed)) == [
+    assert match_requests(_req(_codex(None)), _req(probed), strict) == []
+    assert match_requests(_req(probed), _req(_codex(None)), strict) == []
+    # sent on both sides, the metadata matcher compares it, and a mismatch says the context is the same
+    found = match_requests(_req(dirty), _req(probed), strict)
+    assert found == [
+        'client_metadata.x-codex-turn-metadata.workspaces["<root>/repo"].latest_git_commit_hash removed '
+        "(recorded '<hex>')",
         'client_metadata.x-codex-turn-metadata.workspaces["<root>/repo"].has_changes differs: '
-        "recorded true vs live false"
+        "recorded true vs live false",
     ]
+    assert metadata_only(found)
+    line = Mismatch("c.jsonl", "exchange 0 (POST /v1/responses)", 0, found, served=False).line()
+    assert line.startswith(
+        "c.jsonl exchange 0 (POST /v1/responses) rejected (only client metadata differs (the model's "
+        "context is the same)): client_metadata."
+    )
     # only there: a `workspaces` key anywhere else still counts
     assert match_requests(_req(_codex(None, {"workspaces": 1})), _req(_codex(None))) == [
         "input[1].arguments.workspaces added (live 1)"
     ]
+    assert not metadata_only(["input[1].arguments.workspaces added (live 1)", *found])

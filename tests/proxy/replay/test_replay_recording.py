@@ -77,7 +77,7 @@ def test_the_checkout_can_also_be_learned_from_the_requests(tmp_path: Path) -> N
         assert statuses == [200, 200], server.report.problems()
 
 
-def test_a_changed_request_gets_409_naming_the_paths_and_nothing_advances(two_turns: Path) -> None:
+def test_a_changed_request_gets_400_naming_the_paths_and_nothing_advances(two_turns: Path) -> None:
     live = Run(cwd="/srv/ci/checkout-7")
     changed = codex_body(live, 1, prompt="List the files, then delete README.md.")
     changed["tools"].append({"type": "function", "name": "rm_rf", "parameters": {}})
@@ -87,7 +87,7 @@ def test_a_changed_request_gets_409_naming_the_paths_and_nothing_advances(two_tu
         # the position did not advance: the right request still gets turn 1's answer
         again = post(server.url, codex_body(live, 1), live)
         report = server.report
-    assert answer.status_code == 409
+    assert answer.status_code == 400
     assert answer.headers["x-should-retry"] == "false"
     error = answer.json()["error"]
     assert error["type"] == "ctxscope_replay_mismatch"
@@ -134,7 +134,7 @@ def test_ignore_paths_hide_user_chosen_differences(two_turns: Path) -> None:
     with serve_cassette(two_turns, live_cwd=live.cwd, ignore=["input[2].content[0].text"]) as server:
         status = post(server.url, body, live).status_code
         problems = server.report.problems()
-    assert status == 409 and problems and "temperature added" in problems[0]
+    assert status == 400 and problems and "temperature added" in problems[0]
     assert "input[2]" not in problems[0]
 
 

@@ -55,7 +55,7 @@ def test_serves_a_recording_strictly_from_another_checkout_without_a_proxy(two_t
     assert report.problems() == [] and report.served == 2 and report.remaining == 0
 
 
-def test_a_mismatch_is_the_same_409_and_report_as_the_proxy_gives(two_turns: Path) -> None:
+def test_a_mismatch_is_the_same_400_and_report_as_the_proxy_gives(two_turns: Path) -> None:
     live = Run(cwd="/srv/x/repo")
     changed = codex_body(live, 1, prompt="delete everything")
     transport = CassetteTransport(two_turns)
@@ -64,7 +64,7 @@ def test_a_mismatch_is_the_same_409_and_report_as_the_proxy_gives(two_turns: Pat
     with serve_cassette(two_turns) as server:
         proxied = post(server.url, changed, live)
         proxy_report = server.report
-    assert in_process.status_code == proxied.status_code == 409
+    assert in_process.status_code == proxied.status_code == 400
     assert in_process.json() == proxied.json()
     assert transport.report.as_dict() == proxy_report.as_dict()
 
@@ -148,7 +148,7 @@ def test_match_on_picks_the_matchers_and_register_matcher_adds_one(two_turns: Pa
             refused = client.post("/v1/responses", json=other_model)
     finally:
         del MATCHERS["model"]  # the registry is process-wide: leave it as found
-    assert refused.status_code == 409
+    assert refused.status_code == 400
     assert refused.json()["error"]["differences"] == ["model differs: recorded gpt-5-codex vs live gpt-4.1"]
     with pytest.raises(ValueError, match="unknown matcher 'nope'"):
         CassetteTransport(two_turns, match_on=("method", "nope"))

@@ -77,9 +77,9 @@ def test_a_changed_frame_gets_an_error_event(recorded: tuple[Path, list[list[dic
         report = server.report
     error = first[-1]
     # 400: the status clients treat as final (a 409 is retried by Codex for ~13 s); the replayer's own
-    # status is kept, and the message names the frame as a frame
+    # status is kept (the HTTP mismatch answer's, 400 too), and the message names the frame as a frame
     assert error["type"] == "error" and error["status"] == 400
-    assert error["error"]["replay_status"] == 409
+    assert error["error"]["replay_status"] == 400
     assert error["error"]["differences"][0].startswith("input[0].content differs")
     assert "WebSocket frame does not match" in error["error"]["message"]
     assert "(WebSocket frame on /v1/responses)" in report.mismatches[0].line()

@@ -359,3 +359,11 @@ def test_header_metadata_is_redacted(tmp_path: Path) -> None:
     assert "PLANTED" not in data
     header = read_recording(path).header
     assert header.meta["cwd"] == "/repo" and header.meta["upstream"].startswith("https://<redacted:userinfo:")
+
+
+def test_info_groups_thousands() -> None:
+    from tests.cli_support import run_cli
+
+    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "inspector" / "backend_apikey.jsonl"
+    shown = run_cli("info", str(fixture))
+    assert shown.returncode == 0 and "tokens      2,400 in, 40 out\n" in shown.stdout, shown.stdout

@@ -1,0 +1,40 @@
+"""The cross-recording index: many recordings' analyses as tables in an embedded DuckDB file, and
+the same tables as Parquet for engines elsewhere (docs/index.md).
+
+    schema     every table and column, one definition (tables, docs, Parquet views)
+    rows       one recording's analysis as rows (the one analysis; nothing recomputed)
+    build      incremental indexing: unchanged files skipped, changed turns replaced, removed files gone
+    questions  the named questions' SQL
+    query      SQL over the index or its Parquet export, as a table, CSV or JSON
+    parquet    export by day, and read back as the tables
+    cli        `ctxscope index` and `ctxscope query`
+
+DuckDB is the optional extra `index` (`pip install 'ctxscope[index]'`); it is imported only when
+the index is used, and its absence is a one-line error naming the extra.
+"""
+
+from __future__ import annotations
+
+from inspector.index.build import BuildStats, build_index
+from inspector.index.parquet import attach_parquet, export_parquet
+from inspector.index.query import format_result, open_index, run_sql
+from inspector.index.questions import QUESTIONS, Question
+from inspector.index.rows import FileFacts, recording_rows
+from inspector.index.schema import TABLES, Column, Table
+
+__all__ = [
+    "QUESTIONS",
+    "TABLES",
+    "BuildStats",
+    "Column",
+    "FileFacts",
+    "Question",
+    "Table",
+    "attach_parquet",
+    "build_index",
+    "export_parquet",
+    "format_result",
+    "open_index",
+    "recording_rows",
+    "run_sql",
+]

@@ -1,0 +1,88 @@
+"""Named questions: one SQL query each over the index's tables, and the short report it prints.
+
+The SQL is plain enough to run on the Parquet export in any engine that reads it (DuckDB over
+object storage, ClickHouse, Spark, BigQuery) with the table names bound to the files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["QUESTIONS", "Question"]
+
+
+@dataclass(frozen=True)
+class Question:
+    name: str
+    """The option that asks it (`--compactions`)."""
+    help: str
+    sql: str
+
+
+QUESTIONS: dict[str, Question] = {
+    q.name: q
+    for q in (
+        Question(
+            "compactions",
+            "Every compaction turn: what it summarised and dropped, tokens before and after.",
+            """
+            SELECT t.recording, t.turn, t.thread, c.trigger, c.summarised, c.dropped_context,
+                   c.tokens_before, c.tokens_after, c.tokens_before - c.tokens_after AS tokens_freed
+            FROM turns t LEFT JOIN compactions c ON c.recording = t.recording AND c.turn = t.turn
+            WHERE t.change_kind = 'compaction'
+            ORDER BY t.recording, t.turn
+            """,
+        ),
+        Question(
+            "tokens-by-kind",
+            "Tokens sent by context kind across every indexed request, largest first.",
+            """
+            SELECT kind, sum(tokens) AS tokens, count(*) AS turns,
+                   round(100.0 * sum(tokens) / (SELECT sum(tokens) FROM composition), 1) AS percent
+            FROM composition GROUP BY kind ORDER BY tokens DESC, kind
+            """,
+        ),
+        Question(
+            "cache-breaks",
+            "Where the prompt cache broke, by cause, with the cached tokens each cause cost.",
+            """
+            SELECT broke_at, cause, count(*) AS breaks, sum(tokens_lost) AS tokens_lost,
+                   min(recording || ' --turn ' || turn) AS example
+            FROM cache_breaks WHERE broke_at IS NOT NULL
+            GROUP BY broke_at, cause ORDER BY tokens_lost DESC, breaks DESC, broke_at, cause
+            """,
+        ),
+        Question(
+            "agents-md",
+            "Each AGENTS.md version in context: in how many turns, and how many of them failed.",
+            """
+            SELECT a.path, substr(a.hash, 1, 12) AS version, count(*) AS turns,
+                   count(DISTINCT a.recording) AS recordings,
+                   count(*) FILTER (WHERE t.status <> 'completed' OR t.error IS NOT NULL) AS failed_turns,
+                   min(a.recording || ' --turn ' || a.turn) AS example
+            FROM agents_md a JOIN turns t ON t.recording = a.recording AND t.turn = a.turn
+            GROUP BY a.path, a.hash ORDER BY a.path, failed_turns DESC, turns DESC
+            """,
+        ),
+        Question(
+            "errors",
+            "Every turn that did not complete, or completed with a connection error.",
+            """
+            SELECT recording, turn, thread, model, status, error
+            FROM turns WHERE status <> 'completed' OR error IS NOT NULL
+            ORDER BY recording, turn
+            """,
+        ),
+        Question(
+            "tools-unused",
+            "Tools offered and never called, with the tokens their definitions cost.",
+            """
+            SELECT name, count(*) FILTER (WHERE offered) AS offered_turns,
+                   count(DISTINCT recording) AS recordings, sum(tokens) AS tokens_spent
+            FROM tools GROUP BY name HAVING count(*) FILTER (WHERE called) = 0
+            ORDER BY tokens_spent DESC, name
+            """,
+        ),
+    )
+}
+"""Every named question by option name, in the order `--help` lists them."""
