@@ -18,7 +18,6 @@ from proxy.files import input_stat
 WAIT_POLL_S = 0.2
 
 
-
 def _check_file(path: Path, *, follow: bool = False) -> Path:
     info = input_stat(path)
     if info is None and follow and path.parent.is_dir():
