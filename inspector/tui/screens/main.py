@@ -23,6 +23,7 @@ from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from inspector.tui.loader import LiveRecording, Loaded, load_in_stages
+from inspector.tui.messages import FoldToggled, ItemOpened, RowOpened, TimelineResized, TurnHighlighted
 from inspector.tui.screens.help import HelpScreen
 from inspector.tui.screens.item import ItemScreen
 from inspector.tui.screens.prompt import PromptScreen
@@ -238,10 +239,10 @@ class MainScreen(Screen[None]):
 
     # -- showing a turn ------------------------------------------------------------------------
 
-    def on_timeline_turn_highlighted(self, event: Timeline.TurnHighlighted) -> None:
+    def on_turn_highlighted(self, event: TurnHighlighted) -> None:
         self.select(event.number)
 
-    def on_timeline_resized(self, event: Timeline.Resized) -> None:
+    def on_timeline_resized(self, event: TimelineResized) -> None:
         """Draw the rows again at the pane's new width (the cursor stays on its turn)."""
         if self.inspector is None:
             return
@@ -401,18 +402,23 @@ class MainScreen(Screen[None]):
 
     # -- actions -------------------------------------------------------------------------------
 
-    def on_lines_view_activated(self, event: LinesView.Activated) -> None:
-        if self.inspector is None or self.current is None:
-            return
-        if event.action.startswith("fold:"):
-            self.inspector.toggle_fold(event.action[len("fold:") :])
+    def on_fold_toggled(self, event: FoldToggled) -> None:
+        if self.inspector is not None and self.current is not None:
+            self.inspector.toggle_fold(event.fold_id)
             self.render_turn(self.current, self.view)
-        elif event.action.startswith("item:"):
-            detail = self.inspector.item(event.action)
-            if detail is not None:
-                full = self.inspector.item(event.action, full=True) if detail.truncated else None
-                self.app.push_screen(ItemScreen(detail, full))
-        elif event.action == "others":
+
+    def on_item_opened(self, event: ItemOpened) -> None:
+        detail = self.inspector.item(event.ref) if self.inspector is not None else None
+        if self.inspector is not None and detail is not None:
+            full = self.inspector.item(event.ref, full=True) if detail.truncated else None
+            self.app.push_screen(ItemScreen(detail, full))
+
+    def on_row_opened(self, event: RowOpened) -> None:
+        if self.inspector is None:
+            return
+        if event.row == "side":
+            self.action_toggle_side()
+        else:
             self.notify(
                 f"{self.inspector.other_requests} requests are not model turns (ctxscope info lists them)"
             )

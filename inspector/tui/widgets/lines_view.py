@@ -4,29 +4,21 @@ lines stay fast; `ListView` mounts a widget per row and is far too slow for long
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from inspector.tui.messages import activation
 from inspector.tui.viewmodel import Line
 from inspector.tui.widgets.render import to_text
 
 
 class LinesView(OptionList):
-    """Shows `Line`s; Enter on a line with an action posts `LinesView.Activated`."""
+    """Shows `Line`s; Enter on a line with an action posts its typed message (`messages`)."""
 
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False),
         Binding("k", "cursor_up", "Up", show=False),
     ]
-
-    class Activated(Message):
-        """Enter (or a click) on a line that has an action (`fold:...`, `item:...`, `turn:N`)."""
-
-        def __init__(self, view: LinesView, action: str) -> None:
-            super().__init__()
-            self.view = view
-            self.action = action
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -65,8 +57,9 @@ class LinesView(OptionList):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         action = self.lines[event.option_index].action if event.option_index < len(self.lines) else None
-        if action:
-            self.post_message(self.Activated(self, action))
+        message = activation(action) if action else None
+        if message is not None:
+            self.post_message(message)
 
 
 __all__ = ["LinesView"]

@@ -1,11 +1,11 @@
-"""The timeline pane: one line per turn; posts `Timeline.TurnHighlighted` as the cursor moves."""
+"""The timeline pane: one line per turn; posts `TurnHighlighted` as the cursor moves."""
 
 from __future__ import annotations
 
 from textual.events import Resize
-from textual.message import Message
 from textual.widgets import OptionList
 
+from inspector.tui.messages import TimelineResized, TurnHighlighted
 from inspector.tui.viewmodel import Line
 from inspector.tui.widgets.lines_view import LinesView
 
@@ -20,16 +20,6 @@ def turn_of(line: Line) -> int | None:
 class Timeline(LinesView):
     """Every turn of the recording (or the filtered ones)."""
 
-    class TurnHighlighted(Message):
-        """The cursor is on turn `number`."""
-
-        def __init__(self, number: int) -> None:
-            super().__init__()
-            self.number = number
-
-    class Resized(Message):
-        """The pane changed width: its rows are to be drawn again at `row_width`."""
-
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._drawn_width = 0
@@ -42,11 +32,11 @@ class Timeline(LinesView):
 
     def on_resize(self, event: Resize) -> None:
         if self.row_width != self._drawn_width:
-            self.post_message(self.Resized())
+            self.post_message(TimelineResized())
 
     def on_show(self) -> None:
         if self.row_width != self._drawn_width:  # a pane hidden at the last resize has a new width
-            self.post_message(self.Resized())
+            self.post_message(TimelineResized())
 
     def show_lines(self, lines: list[Line], *, keep: bool = True) -> None:
         self._drawn_width = self.row_width
@@ -71,7 +61,7 @@ class Timeline(LinesView):
         event.stop()
         number = turn_of(self.lines[event.option_index]) if event.option_index < len(self.lines) else None
         if number is not None:
-            self.post_message(self.TurnHighlighted(number))
+            self.post_message(TurnHighlighted(number))
 
 
 __all__ = ["Timeline", "turn_of"]
