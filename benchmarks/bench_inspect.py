@@ -6,6 +6,8 @@ the proxy's real writer, then measures, as medians:
   diff json (cli)     `ctxscope diff FILE --format json` as a subprocess (start-up included)
   diff json (in-proc) read + analyse + report + json.dumps in this process
   open                the app headless (120x40) from start until the first turn is on screen
+                      (drawn from the first stage: `loader.FIRST_STAGE` requests analysed)
+  complete            from start until every turn is analysed and on the timeline
   switch              one step down the timeline until the new turn's diff is on screen
   jump                palette-free go-to across the recording (turn 1 -> N/2 -> N)
 
@@ -53,6 +55,11 @@ async def tui_times(path: Path, switches: int) -> dict[str, float]:
     async with app.run_test(size=(120, 40)) as pilot:
         await _shown(app, 1)
         opened = time.perf_counter() - start
+        screen = app.screen
+        while not isinstance(screen, MainScreen) or screen.inspector is None or screen.pending:
+            await asyncio.sleep(0.001)
+            screen = app.screen
+        complete = time.perf_counter() - start
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen) and screen.inspector is not None
@@ -70,7 +77,12 @@ async def tui_times(path: Path, switches: int) -> dict[str, float]:
             screen.go_to_turn(target)
             await _shown(app, target)
             jumps.append(time.perf_counter() - t)
-    return {"open": opened, "switch": statistics.median(steps), "jump": statistics.median(jumps)}
+    return {
+        "open": opened,
+        "complete": complete,
+        "switch": statistics.median(steps),
+        "jump": statistics.median(jumps),
+    }
 
 
 def main() -> None:
@@ -95,12 +107,14 @@ def main() -> None:
         inproc_s = median_s(in_process, args.repeat)
         runs = [asyncio.run(tui_times(path, args.switches)) for _ in range(args.repeat)]
         opened = statistics.median(r["open"] for r in runs)
+        complete = statistics.median(r["complete"] for r in runs)
         switch = statistics.median(r["switch"] for r in runs)
         jump = statistics.median(r["jump"] for r in runs)
         print(f"{args.turns} turns, {path.stat().st_size / 1e6:.2f} MB; medians of {args.repeat} runs")
         print(f"  diff json (cli)      {cli_s:7.3f} s")
         print(f"  diff json (in-proc)  {inproc_s:7.3f} s")
         print(f"  tui open             {opened:7.3f} s   ({opened / cli_s:.2f}x the cli diff)")
+        print(f"  tui all turns        {complete:7.3f} s")
         print(f"  tui turn switch      {switch * 1000:7.1f} ms  (median of {args.switches} steps)")
         print(f"  tui go to turn       {jump * 1000:7.1f} ms  (1 -> N/2 -> N -> 1)")
 

@@ -170,7 +170,7 @@ def run_command(
         if result.model_requests:
             from inspector.tui.launch import launch  # Textual loads only when asked for
 
-            launch([result.path], follow=False, snapshot=None, turn=None, view="turn", size="120x40")
+            launch([result.path], follow=False, snapshot=None, turn=None, view=None, size="120x40")
         else:
             print("ctxscope run: no model requests recorded; nothing to inspect", file=sys.stderr)
     raise typer.Exit(result.returncode)

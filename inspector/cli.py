@@ -137,8 +137,11 @@ def inspect(
     ] = None,
     turn: Annotated[int | None, typer.Option("--turn", "-t", help="Start at turn N (1-based).")] = None,
     view: Annotated[
-        str, typer.Option("--view", help="With --snapshot: timeline, turn, world, compaction or tokens.")
-    ] = "turn",
+        str | None,
+        typer.Option(
+            "--view", help="What shows beside the timeline: turn, world, compaction, tokens or composition."
+        ),
+    ] = None,
     size: Annotated[str, typer.Option("--size", help="With --snapshot: columns x rows.")] = "120x40",
 ) -> None:
     """The inspector TUI: walk a recording turn by turn (keys: ? in the app)."""

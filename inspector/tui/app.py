@@ -27,12 +27,13 @@ class InspectorApp(App[None]):
         turn: int | None = None,
         view: str = "turn",
         pane: str = "timeline",
+        right: str = "turn",
         follow: bool = False,
         follow_interval: float = FOLLOW_INTERVAL_S,
     ) -> None:
         super().__init__()
         self.path, self.other = path, other
-        self.turn, self.view, self.pane, self.follow = turn, view, pane, follow
+        self.turn, self.view, self.pane, self.right, self.follow = turn, view, pane, right, follow
         self.follow_interval = follow_interval
 
     def on_mount(self) -> None:
@@ -45,6 +46,7 @@ class InspectorApp(App[None]):
                 turn=self.turn,
                 view=self.view,
                 pane=self.pane,
+                right=self.right,
                 follow=self.follow,
                 follow_interval=self.follow_interval,
             )

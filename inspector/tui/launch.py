@@ -18,7 +18,6 @@ from proxy.files import input_stat
 WAIT_POLL_S = 0.2
 
 
-
 def _check_file(path: Path, *, follow: bool = False) -> Path:
     info = input_stat(path)
     if info is None and follow and path.parent.is_dir():
@@ -36,10 +35,11 @@ def launch(
     follow: bool = False,
     snapshot: Path | None = None,
     turn: int | None = None,
-    view: str = "turn",
+    view: str | None = None,
     size: str = "120x40",
 ) -> None:
-    """Run `ctxscope inspect`."""
+    """Run `ctxscope inspect`. The app opens with the focus on the timeline whatever `view` is:
+    the view only says what is shown beside it."""
     if len(files) > 2:
         raise ConfigError("inspect takes one recording, or two to compare them")
     if follow and len(files) > 1:
@@ -56,9 +56,9 @@ def launch(
         return
     from inspector.tui.app import InspectorApp
 
-    main_view, pane = view_args(view)
+    main_view, right = view_args(view)
     other = paths[1] if len(paths) == 2 else None
-    InspectorApp(paths[0], other, turn=turn, view=main_view, pane=pane, follow=follow).run()
+    InspectorApp(paths[0], other, turn=turn, view=main_view, right=right, follow=follow).run()
 
 
 def _wait_for(path: Path) -> Path:

@@ -5,6 +5,7 @@ Runs in a worker thread (nothing here touches the UI); every failure is a one-li
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,8 @@ class Loaded:
 
     analysis: Analysis
     other_requests: int
+    pending: int = 0
+    """Requests read but not analysed yet (a first stage of `load_in_stages`)."""
 
 
 def load(path: Path) -> Loaded:
@@ -32,6 +35,31 @@ def load(path: Path) -> Loaded:
         recording.exchanges, source=path.name, header=recording.header, warnings=list(recording.warnings)
     )
     return Loaded(analysis, len(recording.exchanges) - len(analysis.turns))
+
+
+FIRST_STAGE = 20
+"""Requests analysed before the app draws the first turns (the rest follows in the same worker)."""
+
+
+def load_in_stages(path: Path, first: int | None = None) -> Iterator[Loaded]:
+    """Read `path`, then analyse it in two stages, yielding the analysis of the first `first`
+    requests (so the timeline is drawn at once) and then of all; one stage for a short recording.
+    The analysis is incremental (`IncrementalAnalysis`): the second stage only adds turns, and its
+    result equals `load`'s."""
+    if not path.exists():
+        raise RecordingError(f"{path}: no such file")
+    first = FIRST_STAGE if first is None else first
+    recording = read_recording(path)
+    exchanges = recording.exchanges
+    incremental = IncrementalAnalysis(source=path.name, header=recording.header)
+    warnings = list(recording.warnings)
+    if len(exchanges) > first:
+        early = incremental.extend(exchanges[:first], warnings=warnings)
+        if early.turns:
+            yield Loaded(early, first - len(early.turns), pending=len(exchanges) - first)
+    rest = exchanges[first:] if len(exchanges) > first else exchanges
+    analysis = incremental.extend(rest, warnings=warnings)
+    yield Loaded(analysis, len(exchanges) - len(analysis.turns))
 
 
 class LiveRecording:
@@ -64,4 +92,4 @@ def newest_recording(folder: Path | None = None) -> Path:
     return candidates[-1]
 
 
-__all__ = ["LiveRecording", "Loaded", "load", "newest_recording"]
+__all__ = ["FIRST_STAGE", "LiveRecording", "Loaded", "load", "load_in_stages", "newest_recording"]

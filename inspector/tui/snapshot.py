@@ -17,7 +17,7 @@ from inspector.tui.screens.main import FOLLOW_GROUP, MainScreen
 from proxy.errors import ConfigError, RecordingError
 from proxy.files import refuse_same_file, write_private
 
-SNAPSHOT_VIEWS = ("timeline", "turn", "world", "compaction", "tokens")
+SNAPSHOT_VIEWS = ("timeline", "turn", "world", "compaction", "tokens", "composition")
 MAX_SETTLE_ROUNDS = 200
 """Bound on the wait for loading and rendering (each round yields to the app once)."""
 
@@ -36,12 +36,15 @@ def parse_size(text: str) -> tuple[int, int]:
     return int(width), int(height)
 
 
-def view_args(view: str) -> tuple[str, str]:
-    """A `--view` name → (main-pane view, focused pane)."""
+def view_args(view: str | None) -> tuple[str, str]:
+    """A `--view` name → (main-pane view, the pane beside the timeline: `turn` or `world`).
+    None: the turn diff beside the timeline."""
+    if view is None:
+        return "turn", "turn"
     if view not in SNAPSHOT_VIEWS:
         raise ConfigError(f"--view {view!r}: choose one of {', '.join(SNAPSHOT_VIEWS)}")
     if view in ("timeline", "world"):
-        return "turn", view
+        return "turn", "world" if view == "world" else "turn"
     return view, "turn"
 
 
@@ -78,13 +81,17 @@ async def settle(pilot: Pilot[Any]) -> None:
                 return
 
 
-def snapshot_app(path: Path, *, turn: int | None, view: str) -> InspectorApp:
-    """The app configured for a snapshot of `view` at `turn`."""
-    main_view, pane = view_args(view)
-    return InspectorApp(path, turn=turn, view=main_view, pane=pane)
+def snapshot_app(path: Path, *, turn: int | None, view: str | None) -> InspectorApp:
+    """The app configured for a snapshot of `view` at `turn`: a named view's pane has the focus
+    (so a narrow snapshot shows that pane); otherwise the timeline, as when the app opens."""
+    main_view, right = view_args(view)
+    pane = right if view not in (None, "timeline") else "timeline"
+    return InspectorApp(path, turn=turn, view=main_view, pane=pane, right=right)
 
 
-def render_svg(path: Path, *, turn: int | None = None, view: str = "turn", size: tuple[int, int]) -> str:
+def render_svg(
+    path: Path, *, turn: int | None = None, view: str | None = "turn", size: tuple[int, int]
+) -> str:
     """The SVG of one screen; `RecordingError` when the recording cannot be shown."""
     app = snapshot_app(path, turn=turn, view=view)
     result: dict[str, str] = {}
@@ -108,7 +115,7 @@ def render_svg(path: Path, *, turn: int | None = None, view: str = "turn", size:
 
 
 def write_snapshot(
-    path: Path, out: Path, *, turn: int | None = None, view: str = "turn", size: str = "120x40"
+    path: Path, out: Path, *, turn: int | None = None, view: str | None = "turn", size: str = "120x40"
 ) -> None:
     """Render and write the SVG (`ConfigError` for bad options, before anything runs)."""
     dims = parse_size(size)

@@ -60,7 +60,7 @@ def test_goal_turns_are_named_in_diff_json_and_the_tui(tmp_path: Path, ctxscope_
     assert "turn 3 " not in text and "goal completed" in text.split("turn 6")[1].split("turn 7")[0]
 
     inspector = Inspector(analyse_recording(capture))
-    rows = [line.text for line in inspector.timeline()]
+    rows = [line.text for line in inspector.timeline(200)]  # wide enough for every event word
     assert "goal continuation #3" in rows[2] and "goal completed" in rows[5]
     # A goal turn is an event, not a change of the world: no `w` flag on 35 rows in a row.
     assert inspector.history.change_turns == []

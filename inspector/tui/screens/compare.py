@@ -15,7 +15,7 @@ from textual.widgets import Footer, OptionList, Static
 
 from inspector.analysis.compare import Comparison, compare_analyses
 from inspector.tui.loader import load
-from inspector.tui.screens.help import HelpScreen
+from inspector.tui.screens.help import COMPARE_KEYS, HelpScreen
 from inspector.tui.viewmodel import Line
 from inspector.tui.viewmodel.compare import detail_lines, pair_lines, verdict_counts
 from inspector.tui.widgets.lines_view import LinesView
@@ -92,7 +92,7 @@ class CompareScreen(Screen[None]):
         target.focus()
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen())
+        self.app.push_screen(HelpScreen(COMPARE_KEYS, signs=()))
 
 
 __all__ = ["CompareScreen"]

@@ -1,4 +1,5 @@
-"""`?`: every key of the inspector, in one table."""
+"""`?`: every key of the screen it was opened on, and what the timeline's signs mean. Lines wrap,
+so the help reads whole at 80 columns."""
 
 from __future__ import annotations
 
@@ -6,14 +7,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Label
+from textual.widgets import Label
+
+from inspector.tui.viewmodel import Line, Run
+from inspector.tui.widgets.lines_view import LinesView
 
 KEYS = (
     ("up/down, j/k", "move between turns (timeline) or lines (other panes)"),
-    ("tab / shift+tab", "next / previous pane (one pane below 80 columns, two below 120)"),
+    ("tab / shift+tab", "next / previous pane (one pane below 100 columns, two below 120)"),
     ("enter", "open a folded run, or the full text of an item"),
     ("m", "mark this turn: every other turn is then diffed against it (m again: unmark)"),
     ("d / c / t", "turn diff / compaction view / tokens view"),
+    ("x", "context composition: a stacked bar a turn against the window and the compaction threshold"),
     ("s", "tokens view: sort by tokens or by name"),
     ("w", "world-state pane"),
     ("[ / ]", "previous / next turn where the world state changed"),
@@ -24,29 +29,67 @@ KEYS = (
     ("y", "copy the highlighted item's JSON"),
     ("e", "export this turn as markdown to a file"),
     ("F", "follow: jump to new turns as they land (with --follow)"),
+    ("W", "wrap the turn view's long lines in place, or cut them again"),
+    ("h", "fold the side requests out of the timeline, or show them"),
     ("ctrl+p", "command palette: every action, go to turn N, diff turn A with B"),
     ("?", "this help"),
     ("q", "quit"),
 )
 """Key → what it does; also the README's key table."""
+SIGNS = (
+    ("w", "timeline: the world state changed at this turn (cwd, sandbox, skills, ...)"),
+    ("c", "timeline: the cached prefix broke at this turn (the turn view names where and why)"),
+    ("!", "timeline: the request failed or its stream was cut"),
+    ("M", "timeline: the marked turn, which every other turn is diffed against"),
+    ("####", "timeline: the input tokens against the model's context window (# full, . empty)"),
+    ("- kind", "timeline: a side request (title, memory, prewarm, ...), dimmed"),
+    ("@N / *", "world: the value since turn N / changed at this turn"),
+    ("gone", "world: the value left the context at that turn (until it comes back)"),
+)
+"""What the signs on the timeline and in the world pane mean (`?` lists them after the keys)."""
+COMPARE_KEYS = (
+    ("up/down, j/k", "move between aligned pairs (left) or lines (right)"),
+    ("tab", "switch between the pairs and the pair's differences"),
+    ("?", "this help"),
+    ("q", "quit"),
+)
+"""The compare screen's keys: only the ones it has."""
+KEY_WIDTH = 14
+
+
+Pairs = tuple[tuple[str, str], ...]
+
+
+def help_lines(keys: Pairs, signs: Pairs) -> list[Line]:
+    """The keys, then the signs, one line each (wrapped by the pane where they are long)."""
+    lines = [Line((Run(f"{key:<{KEY_WIDTH}}", "title"), Run(action))) for key, action in keys]
+    if signs:
+        lines += [Line.plain(""), Line.plain("signs", "title")]
+        lines += [Line((Run(f"{sign:<{KEY_WIDTH}}", "title"), Run(meaning))) for sign, meaning in signs]
+    return lines
 
 
 class HelpScreen(ModalScreen[None]):
-    """The key table."""
+    """The key table of one screen (the main screen's by default) and, there, the signs."""
 
     BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
+
+    def __init__(
+        self, keys: tuple[tuple[str, str], ...] = KEYS, signs: tuple[tuple[str, str], ...] = SIGNS
+    ) -> None:
+        super().__init__()
+        self.keys, self.signs = keys, signs
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
             yield Label("ctxscope inspect: keys  (escape to close)", id="help-title")
-            table: DataTable[str] = DataTable(id="help-table", cursor_type="row", zebra_stripes=True)
-            table.add_columns("key", "action")
-            for key, action in KEYS:
-                table.add_row(key, action)
+            table = LinesView(id="help-table", classes="-wrap")
+            table.wrap = True
+            table.show_lines(help_lines(self.keys, self.signs))
             yield table
 
     def action_close(self) -> None:
         self.dismiss(None)
 
 
-__all__ = ["KEYS", "HelpScreen"]
+__all__ = ["COMPARE_KEYS", "KEYS", "SIGNS", "HelpScreen", "help_lines"]

@@ -3,7 +3,9 @@
 Loading and turn rendering run in thread workers (`exclusive`, so holding a key down cancels the
 stale renders and only the turn under the cursor is drawn). Panes: three side by side from 160
 columns; three from 120 with the world state under the turn view (so the turn view keeps about 65
-columns); two (timeline and the focused right pane) from 80; one below 80. Tab moves between them.
+columns); two (timeline and the turn or world pane) from 100; one below 100, where a timeline row
+could not hold its figures beside a readable turn view. Tab moves between them. The timeline has
+the focus when the screen opens, whatever the view asked for.
 """
 
 from __future__ import annotations
@@ -20,11 +22,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from inspector.tui.loader import LiveRecording, Loaded, load
+from inspector.tui.loader import LiveRecording, Loaded, load_in_stages
+from inspector.tui.messages import FoldToggled, ItemOpened, RowOpened, TimelineResized, TurnHighlighted
 from inspector.tui.screens.help import HelpScreen
 from inspector.tui.screens.item import ItemScreen
 from inspector.tui.screens.prompt import PromptScreen
 from inspector.tui.viewmodel import VIEWS, Inspector, Line
+from inspector.tui.viewmodel.lines import count
 from inspector.tui.widgets.lines_view import LinesView
 from inspector.tui.widgets.timeline import Timeline
 from proxy.errors import ConfigError, CtxscopeError
@@ -34,18 +38,24 @@ PANES = ("timeline", "turn", "world")
 FOLLOW_INTERVAL_S = 0.5
 """How often a followed recording is checked for new lines."""
 FOLLOW_GROUP = "follow"
+TWO_PANES = 100
+"""From this many columns the timeline and one more pane side by side; one pane below."""
 
 
 class MainScreen(Screen[None]):
     """One recording: its timeline, the highlighted turn diffed, and the world state there."""
 
+    # Help and Quit first: the footer drops the last keys when the terminal is narrow.
     BINDINGS = [
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "app.quit", "Quit"),
         Binding("tab", "next_pane", "Pane", priority=True),
         Binding("shift+tab", "previous_pane", "Pane", show=False, priority=True),
         Binding("m", "mark", "Mark"),
         Binding("d", "view('turn')", "Diff"),
         Binding("c", "view('compaction')", "Compaction"),
         Binding("t", "view('tokens')", "Tokens"),
+        Binding("x", "view('composition')", "Composition", show=False),
         Binding("s", "sort_tokens", "Sort", show=False),
         Binding("w", "focus_pane('world')", "World", show=False),
         Binding("left_square_bracket", "world_jump(False)", "World change", show=False),
@@ -58,8 +68,8 @@ class MainScreen(Screen[None]):
         Binding("y", "copy_item", "Copy", show=False),
         Binding("e", "export", "Export", show=False),
         Binding("F", "toggle_follow", "Follow", show=False),
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("h", "toggle_side", "Side requests", show=False),
+        Binding("W", "toggle_wrap", "Wrap", show=False),
     ]
 
     def __init__(
@@ -69,10 +79,15 @@ class MainScreen(Screen[None]):
         turn: int | None = None,
         view: str = "turn",
         pane: str = "timeline",
+        right: str = "turn",
         follow: bool = False,
         follow_interval: float = FOLLOW_INTERVAL_S,
     ) -> None:
         super().__init__(id="main")
+        self.right = right if right in ("turn", "world") else "turn"
+        """The pane beside the timeline when only two fit (`turn` or `world`)."""
+        self.hit_index: int | None = None
+        """The search hit the cursor was last moved to (an index into the inspector's hits)."""
         self.path = path
         self.live = LiveRecording(path) if follow else None
         self.follow_interval = follow_interval
@@ -84,6 +99,8 @@ class MainScreen(Screen[None]):
         self.following = follow
         self.new_turns = 0
         self.error: str | None = None
+        self.pending = 0
+        """Requests of the recording still being analysed (the timeline shows the first turns)."""
 
     def compose(self) -> ComposeResult:
         yield Static(f"ctxscope inspect  {self.path.name}  loading...", id="status")
@@ -106,12 +123,19 @@ class MainScreen(Screen[None]):
     def load_recording(self) -> None:
         """Read and analyse the recording off the UI thread; with --follow, keep reading."""
         try:
-            loaded = self.live.poll() if self.live is not None else load(self.path)
+            if self.live is not None:
+                loaded = self.live.poll()
+                if loaded is not None:
+                    self.app.call_from_thread(self.show_loaded, loaded)
+            else:
+                # the first requests' turns are drawn while the rest is analysed
+                for stage, loaded in enumerate(load_in_stages(self.path)):
+                    if get_current_worker().is_cancelled:
+                        return
+                    self.app.call_from_thread(self.show_loaded if stage == 0 else self.show_more, loaded)
         except (CtxscopeError, OSError, ValueError) as err:
             self.app.call_from_thread(self.show_error, str(err))
             return
-        if loaded is not None:
-            self.app.call_from_thread(self.show_loaded, loaded)
         if self.live is not None:
             self.app.call_from_thread(self.follow_recording, self.live)
 
@@ -147,7 +171,7 @@ class MainScreen(Screen[None]):
             return
         added = self.inspector.replace(loaded.analysis, other_requests=loaded.other_requests)
         timeline = self.query_one(Timeline)
-        timeline.show_lines(self.inspector.timeline())
+        timeline.show_lines(self.inspector.timeline(timeline.row_width))
         if self.current is not None:
             timeline.go_to(self.current)
         if added and self.following:
@@ -155,6 +179,24 @@ class MainScreen(Screen[None]):
         elif added:
             self.new_turns += added
             self._status()
+
+    def show_more(self, loaded: Loaded) -> None:
+        """The rest of the recording is analysed: the timeline grows under the cursor (which
+        moves only to a `--turn` the first stage did not hold)."""
+        if self.inspector is None:
+            self.show_loaded(loaded)
+            return
+        self.inspector.replace(loaded.analysis, other_requests=loaded.other_requests)
+        self.pending = loaded.pending
+        timeline = self.query_one(Timeline)
+        timeline.show_lines(self.inspector.timeline(timeline.row_width))
+        if self.start_turn and self.current != self.start_turn and timeline.go_to(self.start_turn):
+            self.select(self.start_turn)
+        elif self.current is not None:
+            timeline.go_to(self.current)
+        self._status()
+        if not loaded.pending:
+            self.find_cache_breaks(self.inspector)
 
     def show_error(self, message: str) -> None:
         """A recording that cannot be shown: say why in the app (no traceback)."""
@@ -165,8 +207,9 @@ class MainScreen(Screen[None]):
     def show_loaded(self, loaded: Loaded) -> None:
         """First load: fill the timeline and show the start turn."""
         self.inspector = Inspector(loaded.analysis, other_requests=loaded.other_requests)
+        self.pending = loaded.pending
         timeline = self.query_one(Timeline)
-        timeline.show_lines(self.inspector.timeline(), keep=False)
+        timeline.show_lines(self.inspector.timeline(timeline.row_width), keep=False)
         if not loaded.analysis.turns:
             waiting = " yet (following)" if self.live is not None else " to show"
             self.query_one("#turn", LinesView).show_lines(
@@ -178,11 +221,35 @@ class MainScreen(Screen[None]):
         if not timeline.go_to(start):
             timeline.go_to(1)
         self.select(timeline.highlighted_turn() or 1)
+        if not loaded.pending:
+            self.find_cache_breaks(self.inspector)
+
+    @work(thread=True, exclusive=True, group="cache")
+    def find_cache_breaks(self, inspector: Inspector) -> None:
+        """The cache forensics after the first draw (not on the way to the first turn), then the
+        timeline's `c` flags."""
+        inspector.mark_cache_breaks()
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._cache_breaks_found, inspector)
+
+    def _cache_breaks_found(self, inspector: Inspector) -> None:
+        if inspector is self.inspector:
+            timeline = self.query_one(Timeline)
+            timeline.show_lines(inspector.timeline(timeline.row_width))
 
     # -- showing a turn ------------------------------------------------------------------------
 
-    def on_timeline_turn_highlighted(self, event: Timeline.TurnHighlighted) -> None:
+    def on_turn_highlighted(self, event: TurnHighlighted) -> None:
         self.select(event.number)
+
+    def on_timeline_resized(self, event: TimelineResized) -> None:
+        """Draw the rows again at the pane's new width (the cursor stays on its turn)."""
+        if self.inspector is None:
+            return
+        timeline = self.query_one(Timeline)
+        timeline.show_lines(self.inspector.timeline(timeline.row_width))
+        if self.current is not None:
+            timeline.go_to(self.current)
 
     def select(self, number: int) -> None:
         """Show turn `number` in the right panes (its diff is drawn by a worker)."""
@@ -190,7 +257,7 @@ class MainScreen(Screen[None]):
             return
         self.current = number
         world = self.query_one("#world", LinesView)
-        world.show_lines(self.inspector.world(number))
+        world.show_lines(self.inspector.world(number, width=max(30, world.scrollable_content_region.width)))
         self._status()
         self.render_turn(number, self.view)
 
@@ -200,20 +267,38 @@ class MainScreen(Screen[None]):
         inspector = self.inspector
         if inspector is None:
             return
-        lines = inspector.turn_lines(number, view)
+        width = max(40, self.query_one("#turn", LinesView).scrollable_content_region.width)
+        lines = inspector.turn_lines(number, view, width=width)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._apply_turn, number, view, lines)
 
     def _apply_turn(self, number: int, view: str, lines: list[Line]) -> None:
         if number == self.current and view == self.view:  # never a stale diff on screen
-            self.query_one("#turn", LinesView).show_lines(lines)
+            pane = self.query_one("#turn", LinesView)
+            pane.needle = self.inspector.needle if self.inspector else ""
+            pane.show_lines(lines)
+            self._land_on_hit(number, pane)
+
+    def _land_on_hit(self, number: int, pane: LinesView) -> None:
+        """Put the turn pane's cursor on the search hit being visited, when it is this turn's."""
+        if self.inspector is None or self.hit_index is None or self.hit_index >= len(self.inspector.hits):
+            return
+        hit = self.inspector.hits[self.hit_index]
+        if hit.turn != number:
+            return
+        want = f"item:{number}:{hit.position}" if hit.position is not None else None
+        for index, line in enumerate(pane.lines):
+            if (want and line.action == want) or (want is None and "instructions" in line.text):
+                pane.highlighted = index
+                pane.scroll_to_highlight(top=True)
+                return
 
     def redraw(self) -> None:
         """Redraw the timeline (marks, filter) and the current turn."""
         if self.inspector is None:
             return
         timeline = self.query_one(Timeline)
-        timeline.show_lines(self.inspector.timeline())
+        timeline.show_lines(self.inspector.timeline(timeline.row_width))
         if self.current is not None and not timeline.go_to(self.current):
             number = timeline.highlighted_turn()
             if number is not None:
@@ -234,7 +319,8 @@ class MainScreen(Screen[None]):
         timeline = self.query_one(Timeline)
         if not timeline.go_to(number):
             self.inspector.set_filter("")
-            timeline.show_lines(self.inspector.timeline())
+            self.inspector.side_folded = False
+            timeline.show_lines(self.inspector.timeline(timeline.row_width))
             timeline.go_to(number)
         self.select(number)
 
@@ -249,25 +335,35 @@ class MainScreen(Screen[None]):
             return
         self.inspector.marked = a
         self.view = "turn"
-        self.query_one(Timeline).show_lines(self.inspector.timeline())
+        timeline = self.query_one(Timeline)
+        timeline.show_lines(self.inspector.timeline(timeline.row_width))
         self.go_to_turn(b)
 
     def _status(self, extra: str = "") -> None:
         if self.inspector is None:
             return
         parts = [f"ctxscope inspect  {self.path.name}", self.inspector.timeline_title(self.current)]
-        parts.append(f"view {self.view}")
+        parts.append(f"view {self.shown_view}")
         if self.inspector.marked is not None:
             parts.append(f"diff vs marked turn {self.inspector.marked}")
         if self.inspector.hits:
-            parts.append(f"search {self.inspector.needle!r}: {len(self.inspector.hits)} hits")
+            at = f"{self.hit_index + 1} of " if self.hit_index is not None else ""
+            parts.append(f"search {self.inspector.needle!r}: {at}{count(len(self.inspector.hits), 'hit')}")
+        if self.pending:
+            parts.append(f"analysing {self.pending} more requests")
         if self.following:
             parts.append("following")
         if self.new_turns:
             parts.append(f"+{self.new_turns} new turns (F to follow)")
         if extra:
             parts.append(extra)
-        self.query_one("#status", Static).update("  |  ".join(parts))
+        self.query_one("#status", Static).update(" | ".join(parts))
+
+    @property
+    def shown_view(self) -> str:
+        """What the header calls the view: the world pane where it stands for the right side,
+        else the main pane's view (turn, compaction, tokens)."""
+        return "world" if self.right == "world" and self.size.width < 120 else self.view
 
     # -- layout --------------------------------------------------------------------------------
 
@@ -278,20 +374,24 @@ class MainScreen(Screen[None]):
         width = self.size.width
         self.set_class(width >= 160, "-xwide")
         self.set_class(width >= 120, "-wide")
-        self.set_class(80 <= width < 120, "-medium")
-        self.set_class(width < 80, "-narrow")
+        self.set_class(TWO_PANES <= width < 120, "-medium")
+        self.set_class(width < TWO_PANES, "-narrow")
         if width >= 120:
             shown = set(PANES)
-        elif width >= 80:
-            shown = {"timeline", "world" if self.pane == "world" else "turn"}
+        elif width >= TWO_PANES:
+            shown = {"timeline", self.right}
         else:
             shown = {self.pane}
         for name in PANES:
             self.query_one(f"#{name}").display = name in shown
+        self.query_one("#right").display = bool(shown - {"timeline"})
         self.query_one(f"#{self.pane}").focus()
+        self._status()
 
     def action_focus_pane(self, name: str) -> None:
         self.pane = name
+        if name in ("turn", "world"):
+            self.right = name
         self._layout()
 
     def action_next_pane(self) -> None:
@@ -302,18 +402,23 @@ class MainScreen(Screen[None]):
 
     # -- actions -------------------------------------------------------------------------------
 
-    def on_lines_view_activated(self, event: LinesView.Activated) -> None:
-        if self.inspector is None or self.current is None:
-            return
-        if event.action.startswith("fold:"):
-            self.inspector.toggle_fold(event.action[len("fold:") :])
+    def on_fold_toggled(self, event: FoldToggled) -> None:
+        if self.inspector is not None and self.current is not None:
+            self.inspector.toggle_fold(event.fold_id)
             self.render_turn(self.current, self.view)
-        elif event.action.startswith("item:"):
-            detail = self.inspector.item(event.action)
-            if detail is not None:
-                full = self.inspector.item(event.action, full=True) if detail.truncated else None
-                self.app.push_screen(ItemScreen(detail, full))
-        elif event.action == "others":
+
+    def on_item_opened(self, event: ItemOpened) -> None:
+        detail = self.inspector.item(event.ref) if self.inspector is not None else None
+        if self.inspector is not None and detail is not None:
+            full = self.inspector.item(event.ref, full=True) if detail.truncated else None
+            self.app.push_screen(ItemScreen(detail, full))
+
+    def on_row_opened(self, event: RowOpened) -> None:
+        if self.inspector is None:
+            return
+        if event.row == "side":
+            self.action_toggle_side()
+        else:
             self.notify(
                 f"{self.inspector.other_requests} requests are not model turns (ctxscope info lists them)"
             )
@@ -326,9 +431,10 @@ class MainScreen(Screen[None]):
 
     def action_view(self, view: str) -> None:
         self.view = view
+        self.right = "turn"
         if self.pane != "turn" and self.size.width < 120:
             self.pane = "turn"
-            self._layout()
+        self._layout()
         if self.current is not None:
             self.select(self.current)
 
@@ -355,25 +461,35 @@ class MainScreen(Screen[None]):
         if self.inspector is None or needle is None:
             return
         hits = self.inspector.find(needle)
+        self.hit_index = None
         if not hits:
             self.notify(f"{needle!r}: not found", severity="warning")
             self._status()
             return
-        start = (self.current or 1) - 1
-        hit = self.inspector.next_hit(start)
-        if hit is not None:
-            self.go_to_turn(hit.turn)
-            self.notify(f"{len(hits)} hits; turn {hit.turn}: {hit.label}")
+        first = self.inspector.first_hit(self.current or 1)
+        self._visit(first)
+        self.notify(f"{count(len(hits), 'hit')}; turn {hits[first].turn}: {hits[first].label}")
+
+    def _visit(self, index: int) -> None:
+        """Move to hit `index`: its turn in the timeline, its item under the turn pane's cursor."""
+        if self.inspector is None:
+            return
+        self.hit_index = index
+        hit = self.inspector.hits[index]
+        if self.size.width < 120 and self.pane == "world":
+            self.action_focus_pane("turn")
+        self.go_to_turn(hit.turn)
 
     def action_next_hit(self, forward: bool) -> None:
         if self.inspector is None or self.current is None:
             return
-        hit = self.inspector.next_hit(self.current, forward)
-        if hit is None:
+        if not self.inspector.hits:
             self.notify("no search: press / first")
             return
-        self.go_to_turn(hit.turn)
-        self.notify(f"turn {hit.turn}: {hit.label}")
+        index = self.inspector.step_hit(self.hit_index, self.current, forward)
+        self._visit(index)
+        hit = self.inspector.hits[index]
+        self.notify(f"hit {index + 1} of {len(self.inspector.hits)}: turn {hit.turn}: {hit.label}")
 
     def action_filter(self) -> None:
         value = self.inspector.filter if self.inspector else ""
@@ -436,8 +552,23 @@ class MainScreen(Screen[None]):
             self.go_to_turn(self.inspector.analysis.turns[-1].turn.number)
         self._status()
 
+    def action_toggle_wrap(self) -> None:
+        """Long lines of the turn view wrap in place (a prompt, AGENTS.md, a tool output), or are
+        cut again with an ellipsis."""
+        pane = self.query_one("#turn", LinesView)
+        pane.wrap = not pane.wrap
+        pane.set_class(pane.wrap, "-wrap")
+        pane.show_lines(pane.lines)
+        self.notify("long lines wrap" if pane.wrap else "long lines are cut (W wraps them)")
+
+    def action_toggle_side(self) -> None:
+        if self.inspector is None:
+            return
+        self.inspector.toggle_side()
+        self.redraw()
+
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
 
 
-__all__ = ["FOLLOW_GROUP", "FOLLOW_INTERVAL_S", "PANES", "MainScreen"]
+__all__ = ["FOLLOW_GROUP", "FOLLOW_INTERVAL_S", "PANES", "TWO_PANES", "MainScreen"]

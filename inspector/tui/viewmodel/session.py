@@ -6,21 +6,25 @@ widgets ask it for display lines and tell it what the reader did.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from inspector.analysis.analyse import Analysis, TurnAnalysis
+from inspector.analysis.cache import CacheTurn, cache_report
+from inspector.analysis.composition import CompositionReport, composition_report
 from inspector.analysis.item_diff import item_text
+from inspector.analysis.items import Item
 from inspector.analysis.query import Hit, filter_turns, search
 from inspector.analysis.world_history import WorldHistory, world_history
 from inspector.reports import render_markdown, show_report
 from inspector.reports.build import first_cwd
-from inspector.tui.viewmodel.lines import Line
+from inspector.tui.viewmodel.composition import cache_break_sentence, composition_lines
+from inspector.tui.viewmodel.lines import Line, count
 from inspector.tui.viewmodel.panels import TOKEN_SORTS, compaction_lines, token_lines
-from inspector.tui.viewmodel.timeline import TimelineRow, other_requests_line, timeline_row
+from inspector.tui.viewmodel.timeline import ROW_WIDTH, TimelineRow, other_requests_line, timeline_row
 from inspector.tui.viewmodel.turn import turn_view
 from inspector.tui.viewmodel.world import world_lines
 
-VIEWS = ("turn", "compaction", "tokens")
+VIEWS = ("turn", "compaction", "tokens", "composition")
 """What the main pane shows for the highlighted turn."""
 TRUNCATE_CHARS = 64_000
 """Item texts longer than this are cut in the item view until the reader expands them."""
@@ -46,6 +50,28 @@ class ItemDetail:
     json: str
 
 
+CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
+"""A tool call's item type → its output's."""
+
+
+def _call_partner(item: Item, items: list[Item]) -> Item | None:
+    """The output of a tool call item, or the call of an output item (by `call_id`)."""
+    raw = item.raw if isinstance(item.raw, dict) else {}
+    call_id = raw.get("call_id")
+    if not call_id:
+        return None
+    if item.type in CALL_TYPES:
+        want = CALL_TYPES[item.type]
+    elif item.type in CALL_TYPES.values():
+        want = next(k for k, v in CALL_TYPES.items() if v == item.type)
+    else:
+        return None
+    return next(
+        (o for o in items if o.type == want and isinstance(o.raw, dict) and o.raw.get("call_id") == call_id),
+        None,
+    )
+
+
 class Inspector:
     """One recording being inspected."""
 
@@ -56,6 +82,8 @@ class Inspector:
         self.root = first_cwd(analysis)
         """The first turn's working directory: paths under it are shown `./…`, as in `diff`."""
         self._rows: list[TimelineRow] = []
+        self._composition: CompositionReport | None = None
+        self._cache: dict[int, CacheTurn] | None = None
         self.marked: int | None = None
         self.expanded: set[str] = set()
         self.filter = ""
@@ -63,6 +91,7 @@ class Inspector:
         self.needle = ""
         self.hits: list[Hit] = []
         self.token_sort = TOKEN_SORTS[0]
+        self.side_folded = False
         self._refresh_rows()
 
     # -- loading -------------------------------------------------------------------------------
@@ -79,6 +108,7 @@ class Inspector:
         self.analysis, self.other_requests = analysis, other_requests
         self.history = world_history(analysis)
         self.root = first_cwd(analysis)
+        self._composition, self._cache = None, None
         self._refresh_rows()
         if self.needle:
             self.hits = search(analysis, self.needle)
@@ -95,12 +125,27 @@ class Inspector:
 
     # -- timeline ------------------------------------------------------------------------------
 
-    def timeline(self) -> list[Line]:
-        """One line per visible turn, then the folded line for non-turn requests."""
-        lines = [self._rows[n - 1].line(marked=n == self.marked) for n in self.visible]
+    def timeline(self, width: int = ROW_WIDTH) -> list[Line]:
+        """One line per visible turn drawn `width` columns wide, then the folded line for non-turn
+        requests. Side requests are left out while they are folded (`toggle_side`)."""
+        digits = max(4, len(str(len(self._rows))))
+        lines = [
+            self._rows[n - 1].line(width=width, marked=n == self.marked, number_width=digits)
+            for n in self.visible
+            if not (self.side_folded and self._rows[n - 1].side is not None)
+        ]
+        if self.side_folded and (hidden := self.counts().side_requests):
+            folded = f"  {count(hidden, 'side request')} folded (h shows them)"
+            lines.append(Line.plain(folded, "dim", "side"))
         if self.other_requests:
             lines.append(other_requests_line(self.other_requests))
         return lines
+
+    def mark_cache_breaks(self) -> None:
+        """Flag the timeline rows of turns whose cached prefix broke (computes `cache` if needed:
+        about 0.6 s on 1,000 turns, so the screen asks for it after the first draw)."""
+        breaks = {number for number, entry in self.cache.items() if entry.brk is not None}
+        self._rows = [replace(row, cache_break=row.number in breaks) for row in self._rows]
 
     def counts(self) -> Counts:
         """What the timeline shows: conversation threads and turns, side requests apart."""
@@ -121,6 +166,10 @@ class Inspector:
             where += f"  filter {self.filter!r}: {len(self.visible)} shown"
         return where
 
+    def toggle_side(self) -> None:
+        """Fold the side requests out of the timeline, or show them again."""
+        self.side_folded = not self.side_folded
+
     def set_filter(self, expression: str) -> None:
         """Show only the turns matching `expression` (empty: all); `ConfigError` for a bad one."""
         expression = expression.strip()
@@ -140,15 +189,35 @@ class Inspector:
         previous = self.result(number).change.previous
         return (self.result(previous), "previous in thread") if previous else (None, "")
 
-    def turn_lines(self, number: int, view: str = "turn") -> list[Line]:
-        """The main pane for `number` in one of `VIEWS`."""
+    @property
+    def composition(self) -> CompositionReport:
+        """`composition_report` of the analysis, computed when first asked for."""
+        if self._composition is None:
+            self._composition = composition_report(self.analysis)
+        return self._composition
+
+    @property
+    def cache(self) -> dict[int, CacheTurn]:
+        """`cache_report` of the analysis by turn number, computed when first asked for."""
+        if self._cache is None:
+            self._cache = {entry.turn: entry for entry in cache_report(self.analysis)}
+        return self._cache
+
+    def turn_lines(self, number: int, view: str = "turn", *, width: int = 80) -> list[Line]:
+        """The main pane for `number` in one of `VIEWS` (`width`: the pane's, for the bars)."""
         result = self.result(number)
+        if view == "composition":
+            return composition_lines(self.composition, number, width=width, cache=self.cache.get(number))
         if view == "compaction":
             return compaction_lines(result)
         if view == "tokens":
             return token_lines(result, sort=self.token_sort)
         target, reason = self.target(number)
-        return turn_view(result, target, reason=reason, expanded=self.expanded, root=self.root).lines
+        lines = turn_view(result, target, reason=reason, expanded=self.expanded, root=self.root).lines
+        cache = self.cache.get(number)
+        if cache is not None and cache.brk is not None:  # named under the heading, where it is read first
+            lines.insert(2, Line.plain(f"  {cache_break_sentence(cache)}", "warn"))
+        return lines
 
     def toggle_fold(self, fold_id: str) -> None:
         """Open a folded run, or close it again."""
@@ -176,6 +245,10 @@ class Inspector:
             return None
         item = items[index]
         text = item_text(item)
+        partner = _call_partner(item, items)
+        if partner is not None:  # a tool call reads with its output (and an output with its call)
+            call, output = (item, partner) if partner.position > item.position else (partner, item)
+            text = f"{item_text(call)}\n\n--- output (item #{output.position}) ---\n{item_text(output)}"
         cut = 0 if full or len(text) <= TRUNCATE_CHARS else len(text) - TRUNCATE_CHARS
         raw = json.dumps(item.raw, indent=2, ensure_ascii=False, default=str)
         title = f"turn {owner.turn.number} item #{item.position}: {item.label}"
@@ -188,6 +261,18 @@ class Inspector:
         self.needle = needle
         self.hits = search(self.analysis, needle) if needle else []
         return self.hits
+
+    def first_hit(self, number: int) -> int:
+        """The index of the first hit at or after turn `number` (wrapping to the first)."""
+        return next((i for i, h in enumerate(self.hits) if h.turn >= number), 0)
+
+    def step_hit(self, index: int | None, number: int, forward: bool = True) -> int:
+        """The hit after (or before) hit `index`, wrapping; without one, the first hit after
+        (or before) turn `number`. Steps hit by hit, so two hits in one turn are two steps."""
+        if index is not None and 0 <= index < len(self.hits):
+            return (index + (1 if forward else -1)) % len(self.hits)
+        hit = self.next_hit(number, forward)
+        return self.hits.index(hit) if hit is not None else 0
 
     def next_hit(self, number: int, forward: bool = True) -> Hit | None:
         """The first hit after (or before) turn `number`, wrapping around."""

@@ -136,7 +136,8 @@ def _item_line(op: str, item: Item, turn: int, paths: Paths, side: str = "", not
     marker = {"added": "+", "removed": "-", "changed": "~", "same": "="}[op]
     runs = [
         Run(f"  {marker} ", op),
-        Run(f"{side + ' ' if side else ''}#{item.position:<4}", "dim"),
+        # a space even past 4 digits: `#1995 assistant`, never `#1995assistant`
+        Run(f"{side + ' ' if side else ''}#{item.position:<4} ", "dim"),
         Run(clip(paths(item.label), LABEL_WIDTH), op if op != "same" else ""),
         Run(f"  {item.tokens} tok", "dim"),
     ]

@@ -8,6 +8,9 @@ from harness.context import ChangeStyle, StateField, world_fields
 from inspector.analysis.world_history import WorldHistory
 from inspector.tui.viewmodel.lines import Line, Run, clip
 
+LEGEND = "@N: value since turn N, *: changed here, gone: left the context"
+TIMELINE_LEGEND = "signs: w world, c cache break, ! error, M mark, #... window"
+"""The signs of the timeline row, said once where the reader looks for the state (and in `?`)."""
 _FIRST = ("model", "reasoning_effort")
 """The request's own settings lead the pane; the context's fields follow in declaration order."""
 
@@ -47,27 +50,39 @@ def world_lines(state: dict[str, Any], history: WorldHistory, turn: int, *, widt
 
 def _lines(state: dict[str, Any], history: WorldHistory, turn: int, width: int) -> list[Line]:
     """One line per known state value: label, `@N` (the turn it got its value; `*`: at this turn,
-    where the world state changed), and the value."""
+    where the world state changed), and the value. A value that left the context (a skill no
+    longer selected, a cleared goal) stays listed as gone, dimmed, until it comes back."""
     changed_turn = turn in history.change_turns
     lines = [
         Line.plain(f"World state at turn {turn}", "title"),
-        Line.plain("@N: value since turn N, *: changed here", "dim"),
+        Line.plain(clip(LEGEND, width), "dim"),
     ]
     for key, marker in panel_fields():
-        if state.get(key) is None and key not in ("model", "cwd"):
-            continue
         since = history.since(turn, key)
+        if state.get(key) is None and key not in ("model", "cwd"):
+            if since is not None:  # the mark moved when the value went: it left the context there
+                here = changed_turn and since == turn
+                gone = f"gone at turn {since}" + (" (here)" if here else "")
+                lines.append(Line((Run(f"{marker.name:<10}", "dim"), Run(f"{'':<6}"), Run(gone, "gone"))))
+            continue
         here = changed_turn and since == turn
         mark = f"@{since}{'*' if here else ''}" if since is not None else ""
         runs = [
             Run(f"{marker.name:<10}", "dim"),
             Run(f"{mark:<6}", "changed" if here else "world"),
-            Run(clip(show_value(marker, state.get(key)), width), "changed" if here else ""),
+            Run(clip(show_value(marker, state.get(key)), max(8, width - 16)), "changed" if here else ""),
         ]
         lines.append(Line(tuple(runs)))
-    previous, following = history.previous_change(turn), history.next_change(turn)
-    lines.append(Line.plain(f"[ changed at {previous or '-'}   ] changed at {following or '-'}", "dim"))
+    lines.append(Line.plain(jump_hint(history.previous_change(turn), history.next_change(turn)), "dim"))
+    lines.append(Line.plain(clip(TIMELINE_LEGEND, width), "dim"))
     return lines
 
 
-__all__ = ["panel_fields", "show_value", "world_lines"]
+def jump_hint(previous: int | None, following: int | None) -> str:
+    """What `[` and `]` go to, in words."""
+    before = f"turn {previous}" if previous else "none"
+    after = f"turn {following}" if following else "none"
+    return f"[ previous change: {before:<9}  ] next change: {after}"
+
+
+__all__ = ["LEGEND", "TIMELINE_LEGEND", "jump_hint", "panel_fields", "show_value", "world_lines"]

@@ -4,39 +4,35 @@ lines stay fast; `ListView` mounts a widget per row and is far too slow for long
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from inspector.tui.messages import activation
 from inspector.tui.viewmodel import Line
 from inspector.tui.widgets.render import to_text
 
 
 class LinesView(OptionList):
-    """Shows `Line`s; Enter on a line with an action posts `LinesView.Activated`."""
+    """Shows `Line`s; Enter on a line with an action posts its typed message (`messages`)."""
 
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False),
         Binding("k", "cursor_up", "Up", show=False),
     ]
 
-    class Activated(Message):
-        """Enter (or a click) on a line that has an action (`fold:...`, `item:...`, `turn:N`)."""
-
-        def __init__(self, view: LinesView, action: str) -> None:
-            super().__init__()
-            self.view = view
-            self.action = action
-
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.lines: list[Line] = []
+        self.needle = ""
+        """A search term to highlight wherever it appears in the lines."""
+        self.wrap = False
+        """Long lines wrap onto the next rows instead of ending in an ellipsis."""
 
     def show_lines(self, lines: list[Line], *, keep: bool = True) -> None:
         """Replace the lines; with `keep`, the cursor stays on the same line number (clamped)."""
         at = self.highlighted if keep else None
         self.lines = lines
-        self.set_options(Option(to_text(line), id=None) for line in lines)
+        self.set_options(Option(to_text(line, self.needle, wrap=self.wrap), id=None) for line in lines)
         if lines:
             self.highlighted = min(at or 0, len(lines) - 1)
 
@@ -61,8 +57,9 @@ class LinesView(OptionList):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         action = self.lines[event.option_index].action if event.option_index < len(self.lines) else None
-        if action:
-            self.post_message(self.Activated(self, action))
+        message = activation(action) if action else None
+        if message is not None:
+            self.post_message(message)
 
 
 __all__ = ["LinesView"]

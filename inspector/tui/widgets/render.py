@@ -21,6 +21,7 @@ STYLES: dict[str, Style] = {
     "warn": Style(color="yellow", bold=True),
     "error": Style(color="red", bold=True),
     "mark": Style(color="magenta", bold=True),
+    "gone": Style(dim=True, strike=True),
     "world": Style(color="cyan"),
     "modemark": Style(color="magenta"),
     "thread": Style(color="blue"),
@@ -31,14 +32,22 @@ STYLES: dict[str, Style] = {
     "kind-compaction": Style(color="magenta", bold=True),
     "kind-fork": Style(color="cyan", bold=True),
 }
+STYLES.update(
+    {f"comp-{i}": Style(color=c) for i, c in enumerate(("cyan", "green", "yellow", "magenta", "blue", "red"))}
+)  # the composition bar's kinds (their glyphs tell them apart without colour)
+HIT = Style(reverse=True, bold=True)
+"""A search match inside a line."""
 
 
-def to_text(line: Line) -> Text:
-    """One display line as a non-wrapping Rich `Text`."""
-    text = Text(no_wrap=True, overflow="ellipsis", end="")
+def to_text(line: Line, needle: str = "", *, wrap: bool = False) -> Text:
+    """One display line as a Rich `Text` (cut with an ellipsis unless `wrap`); every occurrence
+    of the search `needle` (any case) is highlighted."""
+    text = Text(no_wrap=not wrap, overflow="fold" if wrap else "ellipsis", end="")
     for run in line.runs:
         text.append(run.text, STYLES.get(run.style))
+    if needle:
+        text.highlight_words([needle], HIT, case_sensitive=False)
     return text
 
 
-__all__ = ["STYLES", "to_text"]
+__all__ = ["HIT", "STYLES", "to_text"]

@@ -1,10 +1,11 @@
-"""The timeline pane: one line per turn; posts `Timeline.TurnHighlighted` as the cursor moves."""
+"""The timeline pane: one line per turn; posts `TurnHighlighted` as the cursor moves."""
 
 from __future__ import annotations
 
-from textual.message import Message
+from textual.events import Resize
 from textual.widgets import OptionList
 
+from inspector.tui.messages import TimelineResized, TurnHighlighted
 from inspector.tui.viewmodel import Line
 from inspector.tui.widgets.lines_view import LinesView
 
@@ -19,12 +20,27 @@ def turn_of(line: Line) -> int | None:
 class Timeline(LinesView):
     """Every turn of the recording (or the filtered ones)."""
 
-    class TurnHighlighted(Message):
-        """The cursor is on turn `number`."""
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._drawn_width = 0
 
-        def __init__(self, number: int) -> None:
-            super().__init__()
-            self.number = number
+    @property
+    def row_width(self) -> int:
+        """The columns a row may use: inside the border and padding, left of the scrollbar's
+        gutter (kept even when there is no scrollbar, so it never covers a figure)."""
+        return max(20, self.size.width - self.styles.scrollbar_size_vertical)
+
+    def on_resize(self, event: Resize) -> None:
+        if self.row_width != self._drawn_width:
+            self.post_message(TimelineResized())
+
+    def on_show(self) -> None:
+        if self.row_width != self._drawn_width:  # a pane hidden at the last resize has a new width
+            self.post_message(TimelineResized())
+
+    def show_lines(self, lines: list[Line], *, keep: bool = True) -> None:
+        self._drawn_width = self.row_width
+        super().show_lines(lines, keep=keep)
 
     def highlighted_turn(self) -> int | None:
         """The turn under the cursor."""
@@ -45,7 +61,7 @@ class Timeline(LinesView):
         event.stop()
         number = turn_of(self.lines[event.option_index]) if event.option_index < len(self.lines) else None
         if number is not None:
-            self.post_message(self.TurnHighlighted(number))
+            self.post_message(TurnHighlighted(number))
 
 
 __all__ = ["Timeline", "turn_of"]

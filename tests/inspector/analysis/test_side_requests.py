@@ -98,3 +98,13 @@ def test_the_tui_shows_title_requests_by_kind_dimmed_never_as_rewrites(tmp_path:
     counts = inspector.counts()
     assert (counts.threads, counts.turns, counts.side_requests) == (1, 2, 2)
     assert inspector.timeline_title(None) == "2 turns, 2 side"
+
+
+def test_the_tui_folds_the_side_requests_away_and_back(tmp_path: Path) -> None:
+    inspector = Inspector(analyse_recording(_recording(tmp_path / "titles.jsonl")))
+    inspector.toggle_side()
+    rows = inspector.timeline(90)
+    assert [line.action for line in rows] == ["turn:1", "turn:3", "side"]
+    assert rows[-1].text.strip() == "2 side requests folded (h shows them)"
+    inspector.toggle_side()
+    assert [line.action for line in inspector.timeline(90)] == ["turn:1", "turn:2", "turn:3", "turn:4"]

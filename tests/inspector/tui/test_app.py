@@ -7,12 +7,15 @@ import stat
 from pathlib import Path
 
 import pytest
-from textual.widgets import OptionList
+from textual.widgets import OptionList, Static
 
+from inspector.tui.app import InspectorApp
+from inspector.tui.screens.help import COMPARE_KEYS
 from inspector.tui.screens.item import ItemScreen
 from inspector.tui.screens.main import MainScreen
 from inspector.tui.snapshot import settle
 from inspector.tui.widgets import LinesView, Timeline
+from inspector.tui.widgets.render import HIT, to_text
 from proxy.store import RecordingWriter
 from tests.inspector.exchange_support import Script, body, completed, message
 from tests.inspector.tui.conftest import recording, running
@@ -59,13 +62,13 @@ async def test_tab_switches_panes_and_narrow_terminals_show_fewer() -> None:
         assert shown == ["timeline", "turn", "world"]
         await pilot.press("tab")
         assert screen.focused is screen.query_one("#turn")
-    async with running(recording("world"), size=(80, 24)) as (_, screen, pilot):
+    async with running(recording("world"), size=(110, 30)) as (_, screen, pilot):
         shown = [p for p in ("timeline", "turn", "world") if screen.query_one(f"#{p}").display]
         assert shown == ["timeline", "turn"]
         await pilot.press("tab", "tab")
         shown = [p for p in ("timeline", "turn", "world") if screen.query_one(f"#{p}").display]
         assert shown == ["timeline", "world"]
-    async with running(recording("world"), size=(70, 24)) as (_, screen, pilot):
+    async with running(recording("world"), size=(80, 24)) as (_, screen, pilot):
         shown = [p for p in ("timeline", "turn", "world") if screen.query_one(f"#{p}").display]
         assert shown == ["timeline"]
         await pilot.press("tab")
@@ -91,6 +94,41 @@ async def test_search_jumps_to_the_hit_and_n_moves_on() -> None:
         await pilot.press("n")
         await settle(pilot)
         assert screen.current == 2  # the only hit: n wraps to it
+
+
+async def test_search_lands_on_the_item_and_n_steps_hit_by_hit_across_turns() -> None:
+    async with running(recording("world")) as (_, screen, pilot):
+        await pilot.press("slash")
+        await pilot.press(*"repo", "enter")
+        await settle(pilot)
+        turn = screen.query_one("#turn", LinesView)
+        seen = [(screen.current, turn.current_action)]
+        for _ in range(4):
+            await pilot.press("n")
+            await settle(pilot)
+            seen.append((screen.current, turn.current_action))
+        # four hits, two in each of turns 1 and 2: n visits each item, then wraps to the first
+        assert seen == [
+            (1, "item:1:0"), (1, "item:1:1"), (2, "item:2:4"), (2, "item:2:5"), (1, "item:1:0")
+        ]  # fmt: skip
+        assert "search 'repo': 1 of 4 hits" in str(screen.query_one("#status", Static).content)
+        shown = next(line for line in turn.lines if "repo" in line.text)
+        assert any(span.style == HIT for span in to_text(shown, turn.needle).spans)  # the match stands out
+        await pilot.press("N")
+        await settle(pilot)
+        assert (screen.current, turn.current_action) == (2, "item:2:5")
+
+
+async def test_one_hit_is_one_hit_and_the_header_shows_filter_and_search_together() -> None:
+    async with running(recording("world")) as (_, screen, pilot):
+        await pilot.press("f")
+        await pilot.press(*"changed:goal", "enter")
+        await pilot.press("slash")
+        await pilot.press(*"parser", "enter")
+        await settle(pilot)
+        status = str(screen.query_one("#status", Static).content)
+        assert "1 of 1 hit" in status and "1 hits" not in status
+        assert "filter 'changed:goal'" in status
 
 
 async def test_filter_shows_only_matching_turns() -> None:
@@ -200,3 +238,71 @@ async def test_a_600_kb_item_opens_truncated_and_expands(tmp_path: Path) -> None
         await pilot.press("x")
         assert app.screen.detail.truncated == 0 and len(app.screen.detail.text) == 600_000
         assert isinstance(screen.query_one("#timeline"), OptionList)
+
+
+async def test_w_wraps_the_turn_view_in_place_and_the_help_wraps_at_80_columns() -> None:
+    async with running(recording("world"), size=(80, 24)) as (app, screen, pilot):
+        await pilot.press("tab", "W")
+        turn = screen.query_one("#turn", LinesView)
+        assert turn.wrap and turn.has_class("-wrap")
+        assert turn.get_option_at_index(0).prompt.no_wrap is False  # type: ignore[union-attr]
+        await pilot.press("W")
+        assert not turn.wrap
+        await pilot.press("question_mark")
+        await settle(pilot)
+        helper = app.screen.query_one("#help-table", LinesView)
+        assert helper.wrap and any(line.text.startswith("gone") for line in helper.lines)
+
+
+async def test_the_compare_screen_lists_only_its_own_keys() -> None:
+    app = InspectorApp(recording("world"), recording("fork"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        keys = [line.runs[0].text.strip() for line in app.screen.query_one("#help-table", LinesView).lines]
+        assert keys == [key for key, _ in COMPARE_KEYS]
+
+
+async def test_x_shows_the_context_composition_of_the_turn() -> None:
+    async with running(recording("codex"), size=(120, 40)) as (_, screen, pilot):
+        await pilot.press("down", "x")
+        await settle(pilot)
+        shown = lines(screen, "turn")
+        assert shown[0].startswith("Context composition at turn 2") and screen.view == "composition"
+        assert "view composition" in str(screen.query_one("#status", Static).content)
+        assert any(line.startswith(">    2 ") and "|" in line for line in shown)  # the bar, threshold drawn
+
+
+def test_a_long_recording_is_analysed_in_two_stages_that_end_as_one_load() -> None:
+    from inspector.tui.loader import load, load_in_stages
+
+    path = recording("compaction")
+    stages = list(load_in_stages(path, first=2))
+    assert [len(s.analysis.turns) for s in stages] == [2, 5] and stages[0].pending == 3
+    whole = load(path).analysis
+    assert [(t.turn.number, t.change.kind) for t in stages[-1].analysis.turns] == [
+        (t.turn.number, t.change.kind) for t in whole.turns
+    ]
+    assert len(list(load_in_stages(path))) == 1  # a short recording: one stage
+
+
+async def test_the_app_draws_the_first_stage_then_grows_to_the_asked_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import inspector.tui.loader as loader
+
+    monkeypatch.setattr(loader, "FIRST_STAGE", 2)
+    seen: list[int] = []
+    original = MainScreen.show_loaded
+
+    def spy(self: MainScreen, loaded: loader.Loaded) -> None:
+        seen.append(len(loaded.analysis.turns))
+        original(self, loaded)
+
+    monkeypatch.setattr(MainScreen, "show_loaded", spy)
+    async with running(recording("compaction"), turn=4) as (_, screen, _pilot):
+        assert seen == [2]  # the screen was first drawn from two turns
+        assert screen.current == 4 and screen.pending == 0
+        assert len(screen.query_one(Timeline).lines) == 5
+        assert "analysing" not in str(screen.query_one("#status", Static).content)

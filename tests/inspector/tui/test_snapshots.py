@@ -1,4 +1,4 @@
-"""SVG snapshots of the main screens at 80x24 and 120x40 on the shipped recordings.
+"""SVG snapshots of the main screens at 80x24, 110x30, 120x40 and 200x50 on the shipped recordings.
 
 Each also asserts the sentinel widget and that no worker failed (see `screenshots.take`). The
 screens show no clock, absolute path of this machine or host name: only the file's name and what
@@ -14,7 +14,7 @@ from tests.inspector.tui.screenshot_support import compare, normalise, take
 
 pytestmark = pytest.mark.anyio
 
-WIDE, SMALL = (120, 40), (80, 24)
+WIDE, SMALL, MEDIUM, XWIDE = (120, 40), (80, 24), (110, 30), (200, 50)
 CASES = [
     # name, recording, size, turn, view, keys
     ("compaction-turn-wide", "compaction", WIDE, 5, "turn", ()),
@@ -36,6 +36,13 @@ CASES = [
     ("odd-input-small", "odd_input", SMALL, 1, "turn", ()),
     ("marked-diff-wide", "world", WIDE, 1, "turn", ("m", "down", "down")),
     ("help-wide", "world", WIDE, 1, "turn", ("question_mark",)),
+    ("composition-wide", "codex", WIDE, 4, "composition", ()),
+    ("composition-small", "codex", SMALL, 4, "composition", ()),
+    ("composition-xwide", "compaction", XWIDE, 5, "composition", ()),
+    ("help-small", "world", SMALL, 1, "timeline", ("question_mark",)),
+    ("world-timeline-xwide", "world", XWIDE, 2, "timeline", ()),
+    ("world-medium", "world", MEDIUM, 3, "world", ()),
+    ("search-hit-wide", "world", WIDE, None, "timeline", ("slash", *"repo", "enter", "n", "n")),
     ("codex-wide", "codex", WIDE, 4, "turn", ()),
     ("codex-compaction-wide", "codex", WIDE, 3, "compaction", ()),
     ("codex-compaction-small", "codex", SMALL, 3, "compaction", ()),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from inspector.analysis import Analysis, analyse_exchanges
-from inspector.tui.viewmodel import TRUNCATE_CHARS, Inspector
+from inspector.tui.viewmodel import TRUNCATE_CHARS, Inspector, Line
 from tests.inspector.exchange_support import Script, body, completed, message
 
 
@@ -24,11 +24,42 @@ def test_timeline_rows_keep_change_kinds_apart_without_colour(analysed: Callable
 
 
 def test_timeline_marks_world_changes_and_mode_messages(analysed: Callable[[str], Analysis]) -> None:
-    rows = texts(Inspector(analysed("world")).timeline())
-    # each row ends with its answer in short, after the marks
-    assert rows[1].endswith('mode default → plan → message "done."') and " wm " in rows[1]
-    assert rows[2].endswith('goal set: ship the parser → message "done."')
-    assert " wm " not in rows[0]
+    rows = texts(Inspector(analysed("world")).timeline(100))
+    assert "mode default → plan" in rows[1] and " append   w  " in rows[1]
+    assert "goal set: ship the parser" in rows[2]
+    assert " append   w  " not in rows[0] and " initial   " in rows[0]
+
+
+def test_a_timeline_row_is_its_width_with_the_words_before_the_figures(
+    analysed: Callable[[str], Analysis],
+) -> None:
+    for width in (50, 60, 100, 180):
+        rows = texts(Inspector(analysed("world")).timeline(width))
+        assert {len(row) for row in rows} == {width}
+        goal = next(row for row in rows if "goal" in row)
+        assert goal.index("goal") < goal.index("1.2k") < goal.index("#...")
+    inspector = Inspector(analysed("world"))
+    narrow, wide = texts(inspector.timeline(50)), texts(inspector.timeline(100))
+    assert "gpt-5" not in narrow[0] and "gpt-5" in wide[0]  # the model gives way to the event words
+    failed = texts(Inspector(analysed("failed_stream")).timeline(80))
+    assert any(" error " in row for row in failed)
+
+
+def test_turn_numbers_keep_their_width_past_four_digits() -> None:
+    script = Script()
+    for n in range(3):
+        script.request(body([message("user", f"hi {n}")]), response=completed(f"r{n}"))
+    inspector = Inspector(analyse_exchanges(script.exchanges))
+    inspector._rows = inspector._rows * 4000  # as many rows as a 12,000-turn recording
+    inspector.visible = [1, 2]
+    assert texts(inspector.timeline(80))[0].startswith("     1 T1")  # 5 columns for the number
+
+
+def test_the_answer_in_short_follows_the_event_words(analysed: Callable[[str], Analysis]) -> None:
+    rows = texts(Inspector(analysed("world")).timeline(120))
+    assert 'mode default → plan → message "done."' in rows[1]
+    assert 'goal set: ship the parser → message "done."' in rows[2]
+    assert rows[0].index('→ message "done."') < rows[0].index("1.2k")  # before the figures
 
 
 def test_requests_that_are_not_turns_are_folded() -> None:
@@ -68,6 +99,54 @@ def test_the_marked_turn_is_the_diff_target_of_every_other_turn(analysed: Callab
     assert texts(inspector.turn_lines(1))[1].strip() == "(first turn of its thread)"
     inspector.toggle_mark(1)
     assert inspector.marked is None
+
+
+def test_a_value_that_left_the_context_is_gone_until_it_returns() -> None:
+    from tests.inspector.edge_support import _meta, initial_context
+    from tests.inspector.exchange_support import fragment
+
+    skill = message(
+        "user", fragment("selected_skill", name="demo-skill", path="/s/SKILL.md", text="Say DEMO.")
+    )
+    context = initial_context()
+    first = [*context, message("user", "use $demo-skill"), skill]
+    after = [
+        message("user", "use $demo-skill"),
+        *context,
+        message("user", fragment("compaction_summary", summary="s")),
+    ]
+    script = Script()
+    script.request(body(first), response=completed("r1"), headers=_meta("turn"))
+    script.request(
+        body([*first, message("user", "Summarise")], tools=[]),
+        headers=_meta("compaction"),
+        response=completed("r2", [message("assistant", "s")]),
+    )
+    script.request(body(after), response=completed("r3"), headers=_meta("turn"))  # the skill is not kept
+    script.request(
+        body([*after, message("user", "again"), skill]), response=completed("r4"), headers=_meta("turn")
+    )
+    inspector = Inspector(analyse_exchanges(script.exchanges))
+
+    def selected(turn: int) -> Line:
+        return next(line for line in inspector.world(turn) if line.text.startswith("selected"))
+
+    assert "demo-skill" in selected(2).text
+    assert "gone at turn 3" in selected(3).text and "demo-skill" not in selected(3).text
+    assert selected(3).runs[-1].style == "gone"
+    assert "@4*" in selected(4).text and "demo-skill" in selected(4).text  # back, and no longer gone
+
+
+def test_the_world_jump_hint_is_in_words_and_the_signs_are_explained(
+    analysed: Callable[[str], Analysis],
+) -> None:
+    inspector = Inspector(analysed("world"))
+    lines = texts(inspector.world(1))
+    assert "[ previous change: none" in lines[-2] and "] next change: turn 2" in lines[-2]
+    assert lines[1].startswith("@N: value since turn N")
+    assert all(sign in lines[-1] for sign in ("w world,", "c cache break", "! error", "#... window"))
+    wide = texts(inspector.world(2, width=120))
+    assert any("/repo/pkg" in line and "/tmp" in line for line in wide)  # the width follows the pane
 
 
 def test_world_panel_says_where_each_value_changed(analysed: Callable[[str], Analysis]) -> None:
@@ -150,3 +229,49 @@ def test_a_changed_600_kb_item_is_compared_whole_and_drawn_cut() -> None:
     drawn = [t for t in texts_ if "more characters" in t]
     assert len(drawn) == 2 and all(len(t) < 2_100 for t in drawn)
     assert any("too large to diff line by line" in t for t in texts_)  # no character diff attempted
+
+
+def test_a_tool_call_opens_with_its_arguments_and_its_output(analysed: Callable[[str], Analysis]) -> None:
+    inspector = Inspector(analysed("compaction"))
+    items = inspector.result(2).turn.items
+    call = next(i for i in items if i.type == "function_call")
+    output = next(i for i in items if i.type == "function_call_output")
+    for position in (call.position, output.position):
+        detail = inspector.item(f"item:2:{position}")
+        assert detail is not None
+        arguments, _, rest = detail.text.partition(f"--- output (item #{output.position}) ---")
+        assert "pytest" in arguments and "FAILED tests/test_a.py" in rest
+
+
+def test_the_composition_bar_stacks_the_kinds_against_the_window_and_the_threshold() -> None:
+    from inspector.analysis.composition import Composition
+    from inspector.tui.viewmodel.composition import stacked_bar
+
+    half = Composition(1, "T1", 500, 1000, True, 900, by_kind={"tools": 300, "user": 200})
+    runs = stacked_bar(half, {"tools": "#", "user": "="}, 20)
+    bar = "".join(r.text for r in runs)
+    assert bar == "#" * 6 + "=" * 4 + "." * 8 + "|" + "."  # 30 % + 20 % of the window; | at 90 %
+    over = Composition(2, "T1", 1200, 1000, True, 900, by_kind={"tools": 1200})
+    assert "".join(r.text for r in stacked_bar(over, {"tools": "#"}, 20)) == "#" * 19 + ">"
+
+
+def test_the_composition_view_draws_the_report_and_names_the_cache_break(
+    analysed: Callable[[str], Analysis],
+) -> None:
+    from inspector.analysis.composition import composition_report
+
+    analysis = analysed("rewrite")
+    inspector = Inspector(analysis)
+    report = composition_report(analysis)
+    lines = texts(inspector.turn_lines(3, "composition", width=90))
+    assert lines[0].startswith("Context composition at turn 3")
+    rows = [line for line in lines if line.startswith((">", " ")) and "/ 272.0k" in line]
+    assert [row[1:6].strip() for row in rows] == [str(c.turn) for c in report.turns]
+    assert rows[-1].startswith(">    3") and {len(row.rstrip()) for row in rows} == {len(rows[0].rstrip())}
+    here = report.turns[-1]
+    assert f"turn 3: {here.total:,} tokens" in "\n".join(lines)
+    assert any(line.startswith("cache break at input[4]") for line in lines)
+    assert "cache break at input[4]" in texts(inspector.turn_lines(3))[2]
+    inspector.mark_cache_breaks()
+    flags = [row[20:23] for row in texts(inspector.timeline(90))]
+    assert flags[2].strip() == "c" and not flags[1].strip()
