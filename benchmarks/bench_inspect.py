@@ -56,13 +56,13 @@ async def tui_times(path: Path, switches: int) -> dict[str, float]:
         await _shown(app, 1)
         opened = time.perf_counter() - start
         screen = app.screen
-        while not isinstance(screen, MainScreen) or screen.inspector is None or screen.pending:
+        while not isinstance(screen, MainScreen) or screen.pending:
             await asyncio.sleep(0.001)
             screen = app.screen
         complete = time.perf_counter() - start
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, MainScreen) and screen.inspector is not None
+        assert isinstance(screen, MainScreen)
         timeline = screen.query_one(Timeline)
         steps = []
         for n in range(2, switches + 2):

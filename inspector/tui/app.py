@@ -3,12 +3,15 @@ and the view model asks the analysis."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from textual.app import App
 
 from inspector.tui.commands import InspectorCommands
+from inspector.tui.loader import LiveRecording, Loaded
 from inspector.tui.screens.compare import CompareScreen
+from inspector.tui.screens.loading import LoadingScreen
 from inspector.tui.screens.main import FOLLOW_INTERVAL_S, MainScreen
 
 
@@ -40,16 +43,22 @@ class InspectorApp(App[None]):
         if self.other is not None:
             self.push_screen(CompareScreen(self.path, self.other))
             return
-        self.push_screen(
-            MainScreen(
-                self.path,
-                turn=self.turn,
-                view=self.view,
-                pane=self.pane,
-                right=self.right,
-                follow=self.follow,
-                follow_interval=self.follow_interval,
-            )
+        # the loading screen makes the first analysis; the main screen opens with it
+        self.push_screen(LoadingScreen(self.path, self._main_screen, follow=self.follow))
+
+    def _main_screen(
+        self, first: Loaded, rest: Iterator[Loaded] | None, live: LiveRecording | None
+    ) -> MainScreen:
+        return MainScreen(
+            self.path,
+            first,
+            rest=rest,
+            live=live,
+            turn=self.turn,
+            view=self.view,
+            pane=self.pane,
+            right=self.right,
+            follow_interval=self.follow_interval,
         )
 
 

@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 from textual.worker import WorkerError, WorkerFailed
 
 from inspector.tui.app import InspectorApp
+from inspector.tui.screens.loading import LoadingScreen
 from inspector.tui.screens.main import FOLLOW_GROUP, MainScreen
 from proxy.errors import ConfigError, RecordingError
 from proxy.files import refuse_same_file, write_private
@@ -70,11 +71,15 @@ async def settle(pilot: Pilot[Any]) -> None:
     for _ in range(MAX_SETTLE_ROUNDS):
         await pilot.pause()
         await _workers_done(app)
-        mains = [s for s in app.screen_stack if isinstance(s, MainScreen)]
-        screen = mains[-1] if mains else None
-        loaded = screen is None or screen.inspector is not None or screen.error is not None
-        if screen is None and len(app.screen_stack) <= 1:
-            loaded = False  # the app has not pushed its screen yet
+        # loaded: the main screen has drawn its first turns (or the compare screen is up), or the
+        # loading screen says why the recording cannot be shown
+        top = app.screen_stack[-1] if len(app.screen_stack) > 1 else None  # [0]: the app's default
+        if isinstance(top, LoadingScreen):
+            loaded = top.error is not None
+        elif isinstance(top, MainScreen):
+            loaded = top.opened
+        else:
+            loaded = top is not None
         if loaded:
             await pilot.pause()
             if not _busy(app):
@@ -99,7 +104,7 @@ def render_svg(
     async def pilot_script(pilot: Pilot[object]) -> None:
         await settle(pilot)
         screen = app.screen
-        if isinstance(screen, MainScreen) and screen.error:
+        if isinstance(screen, LoadingScreen) and screen.error:
             result["error"] = screen.error
         elif isinstance(screen, MainScreen) and turn is not None and screen.current != turn:
             result["error"] = f"there is no turn {turn} in {path.name}"

@@ -1,16 +1,18 @@
 """The main screen: timeline | turn view | world state, one recording.
 
-Loading and turn rendering run in thread workers (`exclusive`, so holding a key down cancels the
-stale renders and only the turn under the cursor is drawn). Panes: three side by side from 160
-columns; three from 120 with the world state under the turn view (so the turn view keeps about 65
-columns); two (timeline and the turn or world pane) from 100; one below 100, where a timeline row
-could not hold its figures beside a readable turn view. Tab moves between them. The timeline has
-the focus when the screen opens, whatever the view asked for.
+It opens with the first analysis in hand (the loading screen made it: `screens/loading.py`); the
+rest of a long recording and turn rendering run in thread workers (`exclusive`, so holding a key
+down cancels the stale renders and only the turn under the cursor is drawn). Panes: three side by
+side from 160 columns; three from 120 with the world state under the turn view (so the turn view
+keeps about 65 columns); two (timeline and the turn or world pane) from 100; one below 100, where
+a timeline row could not hold its figures beside a readable turn view. Tab moves between them.
+The timeline has the focus when the screen opens, whatever the view asked for.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from textual import work
@@ -18,11 +20,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Horizontal
 from textual.events import Resize
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from inspector.tui.loader import LiveRecording, Loaded, load_in_stages
+from inspector.tui.loader import LiveRecording, Loaded
 from inspector.tui.messages import FoldToggled, ItemOpened, RowOpened, TimelineResized, TurnHighlighted
 from inspector.tui.screens.help import HelpScreen
 from inspector.tui.screens.item import ItemScreen
@@ -72,35 +75,50 @@ class MainScreen(Screen[None]):
         Binding("W", "toggle_wrap", "Wrap", show=False),
     ]
 
+    # The state the header shows: each change redraws it through a watcher (`_status`), so no
+    # handler refreshes the header by hand. `current` redraws on every assignment (a mark, a filter
+    # or a search changes the header while the cursor stays on its turn).
+    current: var[int | None] = var(None, always_update=True)
+    view: var[str] = var("turn", bindings=True)
+    following: var[bool] = var(False)
+    hit_index: var[int | None] = var(None, always_update=True)
+    """The search hit the cursor was last moved to (an index into the inspector's hits)."""
+    pending: var[int] = var(0)
+    """Requests of the recording still being analysed (the timeline shows the first turns)."""
+    new_turns: var[int] = var(0)
+    note: var[str] = var("")
+    """A last word for the header (why following stopped)."""
+
     def __init__(
         self,
         path: Path,
+        first: Loaded,
         *,
+        rest: Iterator[Loaded] | None = None,
+        live: LiveRecording | None = None,
         turn: int | None = None,
         view: str = "turn",
         pane: str = "timeline",
         right: str = "turn",
-        follow: bool = False,
         follow_interval: float = FOLLOW_INTERVAL_S,
     ) -> None:
+        """`first`: the analysis the screen opens with; `rest`: the stages still to come (a long
+        recording), or `live`: the followed recording the first analysis was read from."""
         super().__init__(id="main")
         self.right = right if right in ("turn", "world") else "turn"
         """The pane beside the timeline when only two fit (`turn` or `world`)."""
-        self.hit_index: int | None = None
-        """The search hit the cursor was last moved to (an index into the inspector's hits)."""
         self.path = path
-        self.live = LiveRecording(path) if follow else None
+        self.first, self.rest, self.live = first, rest, live
         self.follow_interval = follow_interval
-        self.inspector: Inspector | None = None
-        self.current: int | None = None
+        self.inspector = Inspector(first.analysis, other_requests=first.other_requests)
+        self.opened = False
+        """The first analysis is drawn (after the first layout, so rows fit the timeline's width)."""
         self.start_turn = turn
-        self.view = view if view in VIEWS else "turn"
         self.pane = pane if pane in PANES else "timeline"
-        self.following = follow
-        self.new_turns = 0
-        self.error: str | None = None
-        self.pending = 0
-        """Requests of the recording still being analysed (the timeline shows the first turns)."""
+        # set without the watchers: the header is not composed yet
+        self.set_reactive(MainScreen.view, view if view in VIEWS else "turn")
+        self.set_reactive(MainScreen.following, live is not None)
+        self.set_reactive(MainScreen.pending, first.pending)
 
     def compose(self) -> ComposeResult:
         yield Static(f"ctxscope inspect  {self.path.name}  loading...", id="status")
@@ -115,29 +133,35 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._layout()
-        self.load_recording()
+        # after the first layout: the rows are drawn to the timeline's width
+        self.call_after_refresh(self._open)
+
+    def _open(self) -> None:
+        self.show_loaded(self.first)
+        self.opened = True
+        if self.rest is not None:
+            self.analyse_rest(self.rest)
+        elif self.live is not None:
+            self.follow_recording(self.live)
 
     # -- loading -------------------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="load")
-    def load_recording(self) -> None:
-        """Read and analyse the recording off the UI thread; with --follow, keep reading."""
+    def analyse_rest(self, rest: Iterator[Loaded]) -> None:
+        """The rest of a long recording, analysed while its first turns are on screen."""
         try:
-            if self.live is not None:
-                loaded = self.live.poll()
-                if loaded is not None:
-                    self.app.call_from_thread(self.show_loaded, loaded)
-            else:
-                # the first requests' turns are drawn while the rest is analysed
-                for stage, loaded in enumerate(load_in_stages(self.path)):
-                    if get_current_worker().is_cancelled:
-                        return
-                    self.app.call_from_thread(self.show_loaded if stage == 0 else self.show_more, loaded)
+            for loaded in rest:
+                if get_current_worker().is_cancelled:
+                    return
+                self.app.call_from_thread(self.show_more, loaded)
         except (CtxscopeError, OSError, ValueError) as err:
-            self.app.call_from_thread(self.show_error, str(err))
-            return
-        if self.live is not None:
-            self.app.call_from_thread(self.follow_recording, self.live)
+            self.app.call_from_thread(self.analysis_failed, str(err))
+
+    def analysis_failed(self, message: str) -> None:
+        """The rest of the recording could not be analysed: keep the turns shown, say so."""
+        self.pending = 0
+        self.notify(f"analysis stopped: {message}", severity="error", timeout=10)
+        self.note = f"analysis stopped: {message}"
 
     @work(thread=True, exclusive=True, group=FOLLOW_GROUP)
     def follow_recording(self, live: LiveRecording) -> None:
@@ -160,11 +184,11 @@ class MainScreen(Screen[None]):
         self.live = None
         self.following = False
         self.notify(f"stopped following: {message}", severity="error", timeout=10)
-        self._status(extra=f"not following: {message}")
+        self.note = f"not following: {message}"
 
     def grow(self, loaded: Loaded) -> None:
         """New turns landed: the cursor follows them, or a "+N new turns" notice says so."""
-        if self.inspector is None or not self.inspector.analysis.turns:
+        if not self.inspector.analysis.turns:
             self.show_loaded(loaded)
             if self.following and loaded.analysis.turns:
                 self.go_to_turn(loaded.analysis.turns[-1].turn.number)
@@ -178,14 +202,10 @@ class MainScreen(Screen[None]):
             self.go_to_turn(loaded.analysis.turns[-1].turn.number)
         elif added:
             self.new_turns += added
-            self._status()
 
     def show_more(self, loaded: Loaded) -> None:
         """The rest of the recording is analysed: the timeline grows under the cursor (which
         moves only to a `--turn` the first stage did not hold)."""
-        if self.inspector is None:
-            self.show_loaded(loaded)
-            return
         self.inspector.replace(loaded.analysis, other_requests=loaded.other_requests)
         self.pending = loaded.pending
         timeline = self.query_one(Timeline)
@@ -194,19 +214,13 @@ class MainScreen(Screen[None]):
             self.select(self.start_turn)
         elif self.current is not None:
             timeline.go_to(self.current)
-        self._status()
         if not loaded.pending:
             self.find_cache_breaks(self.inspector)
 
-    def show_error(self, message: str) -> None:
-        """A recording that cannot be shown: say why in the app (no traceback)."""
-        self.error = message
-        self.query_one("#status", Static).update(f"ctxscope inspect  {self.path.name}  error")
-        self.query_one("#turn", LinesView).show_lines([Line.plain(f"error: {message}", "error")])
-
     def show_loaded(self, loaded: Loaded) -> None:
-        """First load: fill the timeline and show the start turn."""
-        self.inspector = Inspector(loaded.analysis, other_requests=loaded.other_requests)
+        """First draw (and a followed recording's first turns): fill the timeline, show the start turn."""
+        if loaded is not self.first:
+            self.inspector = Inspector(loaded.analysis, other_requests=loaded.other_requests)
         self.pending = loaded.pending
         timeline = self.query_one(Timeline)
         timeline.show_lines(self.inspector.timeline(timeline.row_width), keep=False)
@@ -244,8 +258,6 @@ class MainScreen(Screen[None]):
 
     def on_timeline_resized(self, event: TimelineResized) -> None:
         """Draw the rows again at the pane's new width (the cursor stays on its turn)."""
-        if self.inspector is None:
-            return
         timeline = self.query_one(Timeline)
         timeline.show_lines(self.inspector.timeline(timeline.row_width))
         if self.current is not None:
@@ -253,20 +265,15 @@ class MainScreen(Screen[None]):
 
     def select(self, number: int) -> None:
         """Show turn `number` in the right panes (its diff is drawn by a worker)."""
-        if self.inspector is None:
-            return
         self.current = number
         world = self.query_one("#world", LinesView)
         world.show_lines(self.inspector.world(number, width=max(30, world.scrollable_content_region.width)))
-        self._status()
         self.render_turn(number, self.view)
 
     @work(thread=True, exclusive=True, group="turn")
     def render_turn(self, number: int, view: str) -> None:
         """Compute the turn view; dropped when the cursor has moved on meanwhile."""
         inspector = self.inspector
-        if inspector is None:
-            return
         width = max(40, self.query_one("#turn", LinesView).scrollable_content_region.width)
         lines = inspector.turn_lines(number, view, width=width)
         if not get_current_worker().is_cancelled:
@@ -275,13 +282,13 @@ class MainScreen(Screen[None]):
     def _apply_turn(self, number: int, view: str, lines: list[Line]) -> None:
         if number == self.current and view == self.view:  # never a stale diff on screen
             pane = self.query_one("#turn", LinesView)
-            pane.needle = self.inspector.needle if self.inspector else ""
+            pane.needle = self.inspector.needle
             pane.show_lines(lines)
             self._land_on_hit(number, pane)
 
     def _land_on_hit(self, number: int, pane: LinesView) -> None:
         """Put the turn pane's cursor on the search hit being visited, when it is this turn's."""
-        if self.inspector is None or self.hit_index is None or self.hit_index >= len(self.inspector.hits):
+        if self.hit_index is None or self.hit_index >= len(self.inspector.hits):
             return
         hit = self.inspector.hits[self.hit_index]
         if hit.turn != number:
@@ -295,8 +302,6 @@ class MainScreen(Screen[None]):
 
     def redraw(self) -> None:
         """Redraw the timeline (marks, filter) and the current turn."""
-        if self.inspector is None:
-            return
         timeline = self.query_one(Timeline)
         timeline.show_lines(self.inspector.timeline(timeline.row_width))
         if self.current is not None and not timeline.go_to(self.current):
@@ -309,8 +314,6 @@ class MainScreen(Screen[None]):
 
     def go_to_turn(self, number: int) -> None:
         """Move to turn `number` (clearing a filter that hides it)."""
-        if self.inspector is None:
-            return
         try:
             self.inspector.check_turn(number)
         except CtxscopeError as err:
@@ -326,8 +329,6 @@ class MainScreen(Screen[None]):
 
     def diff_turns(self, a: int, b: int) -> None:
         """Show turn `b` diffed against turn `a` (marks `a`)."""
-        if self.inspector is None:
-            return
         try:
             self.inspector.check_turn(a)
         except CtxscopeError as err:
@@ -339,9 +340,8 @@ class MainScreen(Screen[None]):
         timeline.show_lines(self.inspector.timeline(timeline.row_width))
         self.go_to_turn(b)
 
-    def _status(self, extra: str = "") -> None:
-        if self.inspector is None:
-            return
+    def _status(self) -> None:
+        """Draw the header from the screen's state (the watchers below call it)."""
         parts = [f"ctxscope inspect  {self.path.name}", self.inspector.timeline_title(self.current)]
         parts.append(f"view {self.shown_view}")
         if self.inspector.marked is not None:
@@ -355,9 +355,36 @@ class MainScreen(Screen[None]):
             parts.append("following")
         if self.new_turns:
             parts.append(f"+{self.new_turns} new turns (F to follow)")
-        if extra:
-            parts.append(extra)
+        if self.note:
+            parts.append(self.note)
         self.query_one("#status", Static).update(" | ".join(parts))
+
+    def watch_current(self) -> None:
+        self._status()
+
+    def watch_view(self) -> None:
+        self._status()
+
+    def watch_following(self) -> None:
+        self._status()
+
+    def watch_hit_index(self) -> None:
+        self._status()
+
+    def watch_pending(self) -> None:
+        self._status()
+
+    def watch_new_turns(self) -> None:
+        self._status()
+
+    def watch_note(self) -> None:
+        self._status()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that only mean something in one view are off elsewhere (`s` sorts the tokens)."""
+        if action == "sort_tokens":
+            return self.view == "tokens"
+        return True
 
     @property
     def shown_view(self) -> str:
@@ -403,19 +430,17 @@ class MainScreen(Screen[None]):
     # -- actions -------------------------------------------------------------------------------
 
     def on_fold_toggled(self, event: FoldToggled) -> None:
-        if self.inspector is not None and self.current is not None:
+        if self.current is not None:
             self.inspector.toggle_fold(event.fold_id)
             self.render_turn(self.current, self.view)
 
     def on_item_opened(self, event: ItemOpened) -> None:
-        detail = self.inspector.item(event.ref) if self.inspector is not None else None
-        if self.inspector is not None and detail is not None:
+        detail = self.inspector.item(event.ref)
+        if detail is not None:
             full = self.inspector.item(event.ref, full=True) if detail.truncated else None
             self.app.push_screen(ItemScreen(detail, full))
 
     def on_row_opened(self, event: RowOpened) -> None:
-        if self.inspector is None:
-            return
         if event.row == "side":
             self.action_toggle_side()
         else:
@@ -424,7 +449,7 @@ class MainScreen(Screen[None]):
             )
 
     def action_mark(self) -> None:
-        if self.inspector is None or self.current is None:
+        if self.current is None:
             return
         self.inspector.toggle_mark(self.current)
         self.redraw()
@@ -439,12 +464,11 @@ class MainScreen(Screen[None]):
             self.select(self.current)
 
     def action_sort_tokens(self) -> None:
-        if self.inspector is not None and self.view == "tokens":
-            self.inspector.cycle_token_sort()
-            self.redraw()
+        self.inspector.cycle_token_sort()
+        self.redraw()
 
     def action_world_jump(self, forward: bool) -> None:
-        if self.inspector is None or self.current is None:
+        if self.current is None:
             return
         target = self.inspector.world_jump(self.current, forward)
         if target is None:
@@ -453,18 +477,16 @@ class MainScreen(Screen[None]):
             self.go_to_turn(target)
 
     def action_search(self) -> None:
-        needle = self.inspector.needle if self.inspector else ""
-        self.app.push_screen(PromptScreen("search /", value=needle), self.search)
+        self.app.push_screen(PromptScreen("search /", value=self.inspector.needle), self.search)
 
     def search(self, needle: str | None) -> None:
         """Search for `needle` and jump to the first hit at or after the current turn."""
-        if self.inspector is None or needle is None:
+        if needle is None:
             return
         hits = self.inspector.find(needle)
         self.hit_index = None
         if not hits:
             self.notify(f"{needle!r}: not found", severity="warning")
-            self._status()
             return
         first = self.inspector.first_hit(self.current or 1)
         self._visit(first)
@@ -472,8 +494,6 @@ class MainScreen(Screen[None]):
 
     def _visit(self, index: int) -> None:
         """Move to hit `index`: its turn in the timeline, its item under the turn pane's cursor."""
-        if self.inspector is None:
-            return
         self.hit_index = index
         hit = self.inspector.hits[index]
         if self.size.width < 120 and self.pane == "world":
@@ -481,7 +501,7 @@ class MainScreen(Screen[None]):
         self.go_to_turn(hit.turn)
 
     def action_next_hit(self, forward: bool) -> None:
-        if self.inspector is None or self.current is None:
+        if self.current is None:
             return
         if not self.inspector.hits:
             self.notify("no search: press / first")
@@ -492,15 +512,18 @@ class MainScreen(Screen[None]):
         self.notify(f"hit {index + 1} of {len(self.inspector.hits)}: turn {hit.turn}: {hit.label}")
 
     def action_filter(self) -> None:
-        value = self.inspector.filter if self.inspector else ""
         self.app.push_screen(
-            PromptScreen("filter (empty: all turns)", value=value, placeholder="kind:compaction changed:cwd"),
+            PromptScreen(
+                "filter (empty: all turns)",
+                value=self.inspector.filter,
+                placeholder="kind:compaction changed:cwd",
+            ),
             self.apply_filter,
         )
 
     def apply_filter(self, expression: str | None) -> None:
         """Show only the turns matching `expression`."""
-        if self.inspector is None or expression is None:
+        if expression is None:
             return
         try:
             self.inspector.set_filter(expression)
@@ -522,7 +545,7 @@ class MainScreen(Screen[None]):
 
     def action_copy_item(self) -> None:
         action = self.query_one("#turn", LinesView).current_action
-        if self.inspector is None or not action or not action.startswith("item:"):
+        if not action or not action.startswith("item:"):
             self.notify("move the cursor in the turn pane onto an item first")
             return
         detail = self.inspector.item(action, full=True)
@@ -531,7 +554,7 @@ class MainScreen(Screen[None]):
             self.notify("item JSON copied to the clipboard")
 
     def action_export(self) -> None:
-        if self.inspector is None or self.current is None:
+        if self.current is None:
             return
         target = Path.cwd() / f"{self.path.stem}-turn{self.current}.md"
         text = self.inspector.markdown(self.current)
@@ -547,10 +570,9 @@ class MainScreen(Screen[None]):
             self.notify("not following a recording: start with ctxscope inspect --follow FILE")
             return
         self.following = not self.following
-        if self.following and self.inspector is not None and self.inspector.analysis.turns:
+        if self.following and self.inspector.analysis.turns:
             self.new_turns = 0
             self.go_to_turn(self.inspector.analysis.turns[-1].turn.number)
-        self._status()
 
     def action_toggle_wrap(self) -> None:
         """Long lines of the turn view wrap in place (a prompt, AGENTS.md, a tool output), or are
@@ -562,8 +584,6 @@ class MainScreen(Screen[None]):
         self.notify("long lines wrap" if pane.wrap else "long lines are cut (W wraps them)")
 
     def action_toggle_side(self) -> None:
-        if self.inspector is None:
-            return
         self.inspector.toggle_side()
         self.redraw()
 

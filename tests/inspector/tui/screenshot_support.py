@@ -51,7 +51,7 @@ async def take(
             await settle(pilot)
         main = next(s for s in app.screen_stack if isinstance(s, MainScreen))
         assert main.query_one(Timeline).is_mounted, "sentinel: the timeline is not mounted"
-        assert main.inspector is not None and main.error is None, main.error
+        assert main.opened
         failed = [w for w in app.workers if w.state is WorkerState.ERROR]
         assert not failed, f"workers failed: {[w.error for w in failed]}"
         assert turn is None or main.current == turn

@@ -12,6 +12,7 @@ from textual.widgets import OptionList, Static
 from inspector.tui.app import InspectorApp
 from inspector.tui.screens.help import COMPARE_KEYS
 from inspector.tui.screens.item import ItemScreen
+from inspector.tui.screens.loading import LoadingScreen
 from inspector.tui.screens.main import MainScreen
 from inspector.tui.snapshot import settle
 from inspector.tui.widgets import LinesView, Timeline
@@ -211,9 +212,14 @@ async def test_export_writes_the_turn_as_markdown(tmp_path: Path, monkeypatch: p
 async def test_a_file_that_is_not_a_recording_says_so_in_the_app(tmp_path: Path) -> None:
     bad = tmp_path / "notes.jsonl"
     bad.write_text("hello\n")
-    async with running(bad) as (_, screen, _pilot):
-        assert screen.error is not None and "not a ctxscope recording" in screen.error
-        assert lines(screen, "turn")[0].startswith("error: ")
+    app = InspectorApp(bad)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen  # the loading screen says why: there is no analysis to open with
+        assert isinstance(screen, LoadingScreen) and screen.error is not None
+        assert "not a ctxscope recording" in screen.error
+        assert str(screen.query_one("#loading-message", Static).content).startswith("error: ")
+        assert "error" in str(screen.query_one("#status", Static).content)
 
 
 async def test_an_empty_recording_says_it_has_no_turns(tmp_path: Path) -> None:
