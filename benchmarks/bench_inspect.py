@@ -41,7 +41,7 @@ async def _shown(app: InspectorApp, number: int) -> None:
     """Wait until turn `number`'s view is on screen."""
     while True:
         screen = app.screen
-        if isinstance(screen, MainScreen):
+        if isinstance(screen, MainScreen) and screen.opened:  # composed, first turns drawn
             lines = screen.query_one("#turn", LinesView).lines
             if lines and lines[0].text.startswith(f"Turn {number} "):
                 return

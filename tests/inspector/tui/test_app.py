@@ -312,3 +312,55 @@ async def test_the_app_draws_the_first_stage_then_grows_to_the_asked_turn(
         assert screen.current == 4 and screen.pending == 0
         assert len(screen.query_one(Timeline).lines) == 5
         assert "analysing" not in str(screen.query_one("#status", Static).content)
+
+
+async def test_the_loading_screen_hands_the_main_screen_its_first_analysis(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[tuple[str, int]] = []
+    original = MainScreen.on_mount
+
+    def spy(self: MainScreen) -> None:  # what the main screen holds when it is mounted
+        seen.append((type(self.app.screen_stack[-1]).__name__, len(self.inspector.analysis.turns)))
+        original(self)
+
+    def loading(self: LoadingScreen) -> None:
+        seen.append(("LoadingScreen", 0))
+        LoadingScreen.load_first(self)
+
+    monkeypatch.setattr(MainScreen, "on_mount", spy)
+    monkeypatch.setattr(LoadingScreen, "on_mount", loading)
+    app = InspectorApp(recording("compaction"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        # first the recording was read on the loading screen, then the main screen had all 5 turns
+        assert isinstance(app.screen, MainScreen) and seen == [("LoadingScreen", 0), ("MainScreen", 5)]
+        assert [type(s).__name__ for s in app.screen_stack[1:]] == ["MainScreen"]  # it took the place
+
+
+async def test_the_header_follows_the_screen_state_through_watchers() -> None:
+    async with running(recording("compaction")) as (_, screen, pilot):
+
+        def header() -> str:
+            return str(screen.query_one("#status", Static).content)
+
+        screen.current = 3  # state only: the watcher redraws the header
+        assert "turn 3 of 5" in header()
+        screen.view = "tokens"
+        assert "view tokens" in header()
+        screen.note = "a word"
+        assert header().endswith("| a word")
+        screen.pending = 7
+        assert "analysing 7 more requests" in header()
+
+
+async def test_s_sorts_only_in_the_tokens_view() -> None:
+    async with running(recording("compaction"), turn=2) as (_, screen, pilot):
+        assert screen.check_action("sort_tokens", ()) is False
+        sort = screen.inspector.token_sort
+        await pilot.press("s")
+        await settle(pilot)
+        assert screen.inspector.token_sort == sort
+        await pilot.press("t", "s")
+        await settle(pilot)
+        assert screen.check_action("sort_tokens", ()) is True and screen.inspector.token_sort != sort
