@@ -42,6 +42,8 @@ FOLLOW_INTERVAL_S = 0.5
 """How often a followed recording is checked for new lines."""
 FOLLOW_GROUP = "follow"
 TWO_PANES = 100
+HEADER_STATE = ("current", "view", "following", "hit_index", "pending", "new_turns", "note")
+"""The screen's vars the header is drawn from (besides the inspector's marks, filter and search)."""
 """From this many columns the timeline and one more pane side by side; one pane below."""
 
 
@@ -75,9 +77,9 @@ class MainScreen(Screen[None]):
         Binding("W", "toggle_wrap", "Wrap", show=False),
     ]
 
-    # The state the header shows: each change redraws it through a watcher (`_status`), so no
-    # handler refreshes the header by hand. `current` redraws on every assignment (a mark, a filter
-    # or a search changes the header while the cursor stays on its turn).
+    # The state the header shows: each change redraws it through a watcher (`_status`, see
+    # HEADER_STATE), so no handler refreshes the header by hand. `current` redraws on every
+    # assignment (a mark, a filter or a search changes the header while the cursor stays put).
     current: var[int | None] = var(None, always_update=True)
     view: var[str] = var("turn", bindings=True)
     following: var[bool] = var(False)
@@ -132,6 +134,8 @@ class MainScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        for name in HEADER_STATE:  # each change of the header's state redraws it
+            self.watch(self, name, self._status, init=False)
         self._layout()
         # after the first layout: the rows are drawn to the timeline's width
         self.call_after_refresh(self._open)
@@ -341,7 +345,7 @@ class MainScreen(Screen[None]):
         self.go_to_turn(b)
 
     def _status(self) -> None:
-        """Draw the header from the screen's state (the watchers below call it)."""
+        """Draw the header from the screen's state (the watchers of HEADER_STATE call it)."""
         parts = [f"ctxscope inspect  {self.path.name}", self.inspector.timeline_title(self.current)]
         parts.append(f"view {self.shown_view}")
         if self.inspector.marked is not None:
@@ -358,27 +362,6 @@ class MainScreen(Screen[None]):
         if self.note:
             parts.append(self.note)
         self.query_one("#status", Static).update(" | ".join(parts))
-
-    def watch_current(self) -> None:
-        self._status()
-
-    def watch_view(self) -> None:
-        self._status()
-
-    def watch_following(self) -> None:
-        self._status()
-
-    def watch_hit_index(self) -> None:
-        self._status()
-
-    def watch_pending(self) -> None:
-        self._status()
-
-    def watch_new_turns(self) -> None:
-        self._status()
-
-    def watch_note(self) -> None:
-        self._status()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that only mean something in one view are off elsewhere (`s` sorts the tokens)."""
