@@ -309,8 +309,9 @@ class IncrementalAnalysis:
         """Exchange id → its turn's classified items (base prompt marked)."""
         self._results: dict[int, TurnAnalysis] = {}
         self._carries: dict[int, _Carry] = {}
-        self._placed: dict[int, tuple[int, str]] = {}
-        """Turn number → (exchange id, thread name) when it was analysed."""
+        self._placed: dict[int, tuple[int, str, str | None]] = {}
+        """Turn number → (exchange id, thread name, `beside`) when it was analysed. A side request
+        made before the first conversation turn is placed beside a thread only once that turn arrives."""
         self._result: Analysis | None = None
 
     def add(self, exchange: Exchange) -> None:
@@ -351,9 +352,7 @@ class IncrementalAnalysis:
     def _analyse(self) -> Analysis:
         grouping = self.grouping()
         turns, threads = grouping.turns, grouping.threads
-        if any(
-            self._placed.get(t.number, (t.exchange.id, t.thread)) != (t.exchange.id, t.thread) for t in turns
-        ):
+        if any(self._placed.get(t.number, _placement(t)) != _placement(t) for t in turns):
             self._results.clear()
             self._carries.clear()
             self._placed.clear()
@@ -385,7 +384,12 @@ class IncrementalAnalysis:
         result, next_carry = _analyse_turn(turn, carry, fork, before)
         self._results[turn.number] = result
         self._carries[turn.number] = next_carry
-        self._placed[turn.number] = (turn.exchange.id, turn.thread)
+        self._placed[turn.number] = _placement(turn)
+
+
+def _placement(turn: Turn) -> tuple[int, str, str | None]:
+    """Where the grouping put a turn: its analysis is redone when this changes."""
+    return turn.exchange.id, turn.thread, turn.beside
 
 
 def analyse_exchanges(
