@@ -23,7 +23,7 @@ from inspector.analysis.diffs import ToolDiff, effective_tools, instructions_dif
 from inspector.analysis.goal_events import GoalEvent, goal_events, goal_events_by_answer
 from inspector.analysis.instructions import effective_instructions, mark_base_prompt
 from inspector.analysis.items import Item, ItemClassifier
-from inspector.analysis.mode_events import ModeEvent, mode_events
+from inspector.analysis.mode_events import CallNames, ModeEvent, call_names, mode_events
 from inspector.analysis.threads import Thread, assign_threads
 from inspector.analysis.turns import Turn, extract_turns
 from inspector.analysis.world_state import (
@@ -117,6 +117,8 @@ class _Carry:
     """The collaboration mode the thread's context was in (as its mode fragments said)."""
     revisions: int = 0
     """Plans submitted in the thread so far."""
+    names: CallNames | None = None
+    """call_id → tool name over the turn's input (`call_names`), continued by an appending turn."""
 
 
 def _count(n: int, noun: str) -> str:
@@ -252,11 +254,13 @@ def _analyse_turn(
     result.answer = turn_answer(turn)
     # Only what this turn brought: a fork or a compaction does not submit its shared history again,
     # and a thread's first request (a resumed session) sets the mode without switching it.
+    names = call_names(change.added, carry.names) if carry and appended else call_names(turn.items)
     events, mode, revisions = mode_events(
         change.added if carry is not None else turn.items,
         turn.items,
         carry.mode if carry else None,
         carry.revisions if carry else 0,
+        names=names,
         # A compaction request's answer is a summary: a plan quoted in it is not a new submission.
         answer=None if turn.request_kind in COMPACTION_REQUEST_KINDS else result.answer,
         initial=carry is None,
@@ -266,7 +270,7 @@ def _analyse_turn(
     result.goal_events = goal_events_by_answer(
         goal_events(result.state_changes), change.added if carry is not None else [], result.answer
     )
-    return result, _Carry(turn, items_state, state, totals, unknown, mode, revisions)
+    return result, _Carry(turn, items_state, state, totals, unknown, mode, revisions, names)
 
 
 @dataclass
