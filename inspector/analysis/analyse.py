@@ -19,7 +19,14 @@ from inspector.analysis.attribution import ItemTotals, TokenReport, attribute, i
 from inspector.analysis.cache_keys import keyed_change
 from inspector.analysis.changes import ChangeKind, TurnChange, compare_turns
 from inspector.analysis.compaction import CompactionReport, compaction_report
-from inspector.analysis.diffs import ToolDiff, effective_tools, instructions_diff, params_diff, tools_diff
+from inspector.analysis.diffs import (
+    ToolDiff,
+    effective_tools,
+    in_band_items,
+    instructions_diff,
+    params_diff,
+    tools_diff,
+)
 from inspector.analysis.goal_events import GoalEvent, goal_events, goal_events_by_answer
 from inspector.analysis.instructions import effective_instructions, mark_base_prompt
 from inspector.analysis.items import Item, ItemClassifier
@@ -119,6 +126,8 @@ class _Carry:
     """Plans submitted in the thread so far."""
     names: CallNames | None = None
     """call_id → tool name over the turn's input (`call_names`), continued by an appending turn."""
+    in_band: list[Any] = field(default_factory=list)
+    """The input's in-band tool and parameter items (`in_band_items`), continued by an appending turn."""
 
 
 def _count(n: int, noun: str) -> str:
@@ -206,9 +215,17 @@ def _analyse_turn(
     )
     # A local compaction request carries no tools; the turn after it is compared with the turn
     # before the request, so tools do not appear to vanish and come back around every compaction.
-    head = prev
+    head, head_carry = prev, carry
     if prev is not None and prev.request_kind in COMPACTION_REQUEST_KINDS and before is not None:
-        head = before.turn
+        head, head_carry = before.turn, before
+    # Only the in-band items of the input change the effective tools and parameters: carried along
+    # the thread, so a turn does not scan its whole history for them (O(n²) in the turns).
+    if carry and appended:
+        added_in_band = in_band_items(i.raw for i in change.added)
+        in_band = carry.in_band + added_in_band if added_in_band else carry.in_band
+    else:
+        in_band = in_band_items(turn.raw_input)
+    head_in_band = head_carry.in_band if head_carry is not None else []
     compaction_request = turn.request_kind in COMPACTION_REQUEST_KINDS and not turn.body.get("tools")
     if compaction_request and carry is not None:
         # A compaction request may leave out the model settings; it does not change them.
@@ -228,12 +245,10 @@ def _analyse_turn(
         )
         if head
         else [],
-        tools=tools_diff(
-            effective_tools(head.body, head.raw_input), effective_tools(turn.body, turn.raw_input)
-        )
+        tools=tools_diff(effective_tools(head.body, head_in_band), effective_tools(turn.body, in_band))
         if head and not compaction_request
         else ToolDiff(),
-        params=params_diff(head.body, turn.body, head.raw_input, turn.raw_input)
+        params=params_diff(head.body, turn.body, head_in_band, in_band)
         if head and not compaction_request
         else {},
         tokens=attribute(
@@ -270,7 +285,7 @@ def _analyse_turn(
     result.goal_events = goal_events_by_answer(
         goal_events(result.state_changes), change.added if carry is not None else [], result.answer
     )
-    return result, _Carry(turn, items_state, state, totals, unknown, mode, revisions, names)
+    return result, _Carry(turn, items_state, state, totals, unknown, mode, revisions, names, in_band)
 
 
 @dataclass

@@ -1,7 +1,8 @@
-"""The tool-call names `mode_events` reads are carried along the thread, not rebuilt every turn.
+"""What a turn reads of its whole input is carried along the thread, not rebuilt every turn.
 
-Rebuilding the call_id → name map over the whole input on every turn made the analysis O(n²) in the
-turns; an appending turn now adds only its own items to the previous turn's map.
+The tool-call names `mode_events` reads and the in-band tool and parameter items the effective tools
+and parameters are folded from: scanning the whole input on every turn made the analysis O(n²) in the
+turns; an appending turn now adds only its own items to the previous turn's.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 import inspector.analysis.analyse as analyse
 from harness.modes.plan.texts import PLAN_SUBMITTED_SIBLING
 from inspector.analysis import analyse_recording
+from inspector.analysis.diffs import in_band_items
 from inspector.analysis.items import classify_item
 from inspector.analysis.mode_events import CallNames, call_names
 from tests.inspector.exchange_support import Script, body, call, completed, initial_context, message
@@ -61,4 +63,35 @@ def test_names_are_read_once_per_item_along_a_thread(tmp_path: Path, monkeypatch
     assert [e.sentence for e in analysis.turns[-1].mode_events] == [
         "tool exec_command not run: a plan was submitted"
     ]
+    assert_one_account(path)
+
+
+def test_in_band_items_are_read_once_per_item_along_a_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read: list[int] = []
+
+    def counting(items: Any) -> list[Any]:
+        items = list(items)
+        read.append(len(items))
+        return in_band_items(items)
+
+    monkeypatch.setattr(analyse, "in_band_items", counting)
+    grep = {"type": "function", "name": "grep_files", "parameters": {"type": "object"}}
+    script = Script()
+    items: list[dict[str, Any]] = [*initial_context(), message("user", "start")]
+    for n in range(40):
+        if n == 1:
+            items.append({"type": "additional_tools", "role": "developer", "tools": [grep]})
+        if n == 39:
+            items.append({"type": "configuration_update", "reasoning": {"effort": "high"}})
+        items += [message("assistant", f"done {n}"), message("user", f"turn {n}")]
+        script.request(body(list(items)), response=completed(f"resp_{n}"))
+    path = script.write(tmp_path / "in-band.jsonl")
+    analysis = analyse_recording(path)
+    assert sum(read) == len(analysis.turns[-1].turn.items)  # each item read once
+    assert [n for n, t in enumerate(analysis.turns) if t.tools.added] == [1]
+    assert analysis.turns[1].tools.added == ["grep_files"]
+    assert [n for n, t in enumerate(analysis.turns) if t.params] == [39]
+    assert analysis.turns[39].params == {"reasoning": ({"effort": "medium"}, {"effort": "high"})}
     assert_one_account(path)
