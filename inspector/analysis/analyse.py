@@ -19,11 +19,18 @@ from inspector.analysis.attribution import ItemTotals, TokenReport, attribute, i
 from inspector.analysis.cache_keys import keyed_change
 from inspector.analysis.changes import ChangeKind, TurnChange, compare_turns
 from inspector.analysis.compaction import CompactionReport, compaction_report
-from inspector.analysis.diffs import ToolDiff, effective_tools, instructions_diff, params_diff, tools_diff
+from inspector.analysis.diffs import (
+    ToolDiff,
+    effective_tools,
+    in_band_items,
+    instructions_diff,
+    params_diff,
+    tools_diff,
+)
 from inspector.analysis.goal_events import GoalEvent, goal_events, goal_events_by_answer
 from inspector.analysis.instructions import effective_instructions, mark_base_prompt
 from inspector.analysis.items import Item, ItemClassifier
-from inspector.analysis.mode_events import ModeEvent, mode_events
+from inspector.analysis.mode_events import CallNames, ModeEvent, call_names, mode_events
 from inspector.analysis.threads import Thread, assign_threads
 from inspector.analysis.turns import Turn, extract_turns
 from inspector.analysis.world_state import (
@@ -117,6 +124,10 @@ class _Carry:
     """The collaboration mode the thread's context was in (as its mode fragments said)."""
     revisions: int = 0
     """Plans submitted in the thread so far."""
+    names: CallNames | None = None
+    """call_id → tool name over the turn's input (`call_names`), continued by an appending turn."""
+    in_band: list[Any] = field(default_factory=list)
+    """The input's in-band tool and parameter items (`in_band_items`), continued by an appending turn."""
 
 
 def _count(n: int, noun: str) -> str:
@@ -204,9 +215,17 @@ def _analyse_turn(
     )
     # A local compaction request carries no tools; the turn after it is compared with the turn
     # before the request, so tools do not appear to vanish and come back around every compaction.
-    head = prev
+    head, head_carry = prev, carry
     if prev is not None and prev.request_kind in COMPACTION_REQUEST_KINDS and before is not None:
-        head = before.turn
+        head, head_carry = before.turn, before
+    # Only the in-band items of the input change the effective tools and parameters: carried along
+    # the thread, so a turn does not scan its whole history for them (O(n²) in the turns).
+    if carry and appended:
+        added_in_band = in_band_items(i.raw for i in change.added)
+        in_band = carry.in_band + added_in_band if added_in_band else carry.in_band
+    else:
+        in_band = in_band_items(turn.raw_input)
+    head_in_band = head_carry.in_band if head_carry is not None else []
     compaction_request = turn.request_kind in COMPACTION_REQUEST_KINDS and not turn.body.get("tools")
     if compaction_request and carry is not None:
         # A compaction request may leave out the model settings; it does not change them.
@@ -226,12 +245,10 @@ def _analyse_turn(
         )
         if head
         else [],
-        tools=tools_diff(
-            effective_tools(head.body, head.raw_input), effective_tools(turn.body, turn.raw_input)
-        )
+        tools=tools_diff(effective_tools(head.body, head_in_band), effective_tools(turn.body, in_band))
         if head and not compaction_request
         else ToolDiff(),
-        params=params_diff(head.body, turn.body, head.raw_input, turn.raw_input)
+        params=params_diff(head.body, turn.body, head_in_band, in_band)
         if head and not compaction_request
         else {},
         tokens=attribute(
@@ -252,11 +269,13 @@ def _analyse_turn(
     result.answer = turn_answer(turn)
     # Only what this turn brought: a fork or a compaction does not submit its shared history again,
     # and a thread's first request (a resumed session) sets the mode without switching it.
+    names = call_names(change.added, carry.names) if carry and appended else call_names(turn.items)
     events, mode, revisions = mode_events(
         change.added if carry is not None else turn.items,
         turn.items,
         carry.mode if carry else None,
         carry.revisions if carry else 0,
+        names=names,
         # A compaction request's answer is a summary: a plan quoted in it is not a new submission.
         answer=None if turn.request_kind in COMPACTION_REQUEST_KINDS else result.answer,
         initial=carry is None,
@@ -266,7 +285,7 @@ def _analyse_turn(
     result.goal_events = goal_events_by_answer(
         goal_events(result.state_changes), change.added if carry is not None else [], result.answer
     )
-    return result, _Carry(turn, items_state, state, totals, unknown, mode, revisions)
+    return result, _Carry(turn, items_state, state, totals, unknown, mode, revisions, names, in_band)
 
 
 @dataclass
@@ -309,8 +328,9 @@ class IncrementalAnalysis:
         """Exchange id → its turn's classified items (base prompt marked)."""
         self._results: dict[int, TurnAnalysis] = {}
         self._carries: dict[int, _Carry] = {}
-        self._placed: dict[int, tuple[int, str]] = {}
-        """Turn number → (exchange id, thread name) when it was analysed."""
+        self._placed: dict[int, tuple[int, str, str | None]] = {}
+        """Turn number → (exchange id, thread name, `beside`) when it was analysed. A side request
+        made before the first conversation turn is placed beside a thread only once that turn arrives."""
         self._result: Analysis | None = None
 
     def add(self, exchange: Exchange) -> None:
@@ -351,9 +371,7 @@ class IncrementalAnalysis:
     def _analyse(self) -> Analysis:
         grouping = self.grouping()
         turns, threads = grouping.turns, grouping.threads
-        if any(
-            self._placed.get(t.number, (t.exchange.id, t.thread)) != (t.exchange.id, t.thread) for t in turns
-        ):
+        if any(self._placed.get(t.number, _placement(t)) != _placement(t) for t in turns):
             self._results.clear()
             self._carries.clear()
             self._placed.clear()
@@ -385,7 +403,12 @@ class IncrementalAnalysis:
         result, next_carry = _analyse_turn(turn, carry, fork, before)
         self._results[turn.number] = result
         self._carries[turn.number] = next_carry
-        self._placed[turn.number] = (turn.exchange.id, turn.thread)
+        self._placed[turn.number] = _placement(turn)
+
+
+def _placement(turn: Turn) -> tuple[int, str, str | None]:
+    """Where the grouping put a turn: its analysis is redone when this changes."""
+    return turn.exchange.id, turn.thread, turn.beside
 
 
 def analyse_exchanges(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,6 +147,13 @@ CONFIGURATION_UPDATE = "configuration_update"
 ADDITIONAL_TOOLS = "additional_tools"
 IN_BAND_ITEM_TYPES = frozenset({CONFIGURATION_UPDATE, ADDITIONAL_TOOLS})
 """Input items that change the request's tools or parameters rather than its context."""
+
+
+def in_band_items(items: Iterable[Any]) -> list[Any]:
+    """The `additional_tools` and `configuration_update` items of `items`, in order: all that
+    `effective_tools` and `params_of` read of an input, so a thread can carry them from turn to turn
+    instead of each turn scanning its whole history again."""
+    return [i for i in items if isinstance(i, dict) and i.get("type") in IN_BAND_ITEM_TYPES]
 
 
 def effective_tools(body: dict[str, Any], items: list[Any] | None = None) -> list[Any]:

@@ -18,6 +18,7 @@ the revision count continues from the previous turn.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,7 +36,7 @@ from harness.tools.gate import UPDATE_PLAN_IN_PLAN_MODE
 from inspector.analysis.answers import Answer
 from inspector.analysis.items import Item
 
-__all__ = ["ModeEvent", "ModeEventKind", "mode_events"]
+__all__ = ["CallNames", "ModeEvent", "ModeEventKind", "call_names", "mode_events"]
 
 ModeEventKind = Literal[
     "mode_change",
@@ -60,6 +61,31 @@ class ModeEvent:
 
     kind: ModeEventKind
     sentence: str
+
+
+CallNames = Mapping[object, object]
+"""call_id → the name of the tool call that made it, over a turn's whole input."""
+
+_CALL_TYPES = ("function_call", "custom_tool_call")
+
+
+def call_names(items: Iterable[Item], carried: CallNames | None = None) -> CallNames:
+    """The call names of `items`, continuing `carried` (the names of the items before them).
+
+    A turn that appends to its thread's previous turn adds its own items to the previous turn's
+    map instead of re-reading the whole history (which made the analysis O(n²) in the turns). The
+    carried map is never changed: it is copied when there is something to add, so a carry that two
+    turns continue from (a fork, a re-analysed turn) stays as it was."""
+    new = [
+        (i.raw.get("call_id"), i.raw.get("name"))
+        for i in items
+        if i.type in _CALL_TYPES and isinstance(i.raw, dict)
+    ]
+    if not new and carried is not None:
+        return carried
+    names = dict(carried or {})
+    names.update(new)
+    return names
 
 
 def _user_text(item: Item) -> str | None:
@@ -119,6 +145,7 @@ def mode_events(
     mode: str | None,
     revisions: int,
     *,
+    names: CallNames | None = None,
     answer: Answer | None = None,
     initial: bool = False,
 ) -> tuple[list[ModeEvent], str | None, int]:
@@ -130,12 +157,11 @@ def mode_events(
     switch), and only what the request brought itself, after the history, is told.
     A submission belongs to the turn whose answer held it (a `<proposed_plan>` block, a
     `submit_plan` / `exit_plan_mode` call); the tool output the next request carries only confirms
-    its revision. Returns the events, the collaboration mode and the revision count after them."""
-    names = {
-        i.raw.get("call_id"): i.raw.get("name")
-        for i in all_items
-        if i.type in ("function_call", "custom_tool_call") and isinstance(i.raw, dict)
-    }
+    its revision. `names`: `call_names(all_items)`, carried along the thread by the analysis (read
+    from `all_items` when not given). Returns the events, the collaboration mode and the revision
+    count after them."""
+    if names is None:
+        names = call_names(all_items)
     events: list[ModeEvent] = []
     if initial:
         tail = _fresh_tail(all_items)

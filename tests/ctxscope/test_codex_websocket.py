@@ -31,7 +31,6 @@ from typing import Any
 
 import pytest
 
-from inspector.analysis import analyse_recording
 from proxy.replay import load_cassette, serve_cassette
 from proxy.store.reader import read_recording
 from proxy.testing import (
@@ -44,6 +43,7 @@ from proxy.testing import (
     usage,
 )
 from tests.cli_support import run_cli, run_cli_process
+from tests.inspector.one_account import assert_one_account
 from tests.proxy.replay.codex_support import RUN_TIMEOUT_S, CodexRun, codex_binary
 
 pytestmark = pytest.mark.slow
@@ -156,7 +156,7 @@ def test_builtin_provider_session_is_explained_and_replays_strictly_elsewhere(tm
     assert b"sk-ws-test-key" not in capture.read_bytes()
 
     # explained: one conversation thread, no prewarm turns, the right request kinds, no rewrite
-    analysis = analyse_recording(capture)
+    analysis = assert_one_account(capture)  # batch == incremental; info == diff == TUI counts
     [side, thread] = analysis.threads
     assert side.side == "prewarm" and len(side.turns) == 3
     real = [t for t in analysis.turns if t.turn.side is None]

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from websockets.sync.client import connect
 
-from inspector.analysis import analyse_recording
 from proxy.testing import WsUpstream, capture_proxy
 from proxy.testing.capture import CaptureSession
+from tests.inspector.one_account import assert_one_account
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ def test_websocket_chain_is_rebuilt(ws_capture: CaptureSession) -> None:
     ws_capture.server.stop()
     ws_capture.writer.close()
 
-    analysis = analyse_recording(ws_capture.path)
+    analysis = assert_one_account(ws_capture.path)  # batch == incremental; info == diff == TUI counts
     assert [t.turn.transport for t in analysis.turns] == ["websocket", "websocket"]
     second = analysis.turn(2)
     assert second.turn.chain_resolved and second.turn.sent_items == 1

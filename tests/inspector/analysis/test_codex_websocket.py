@@ -16,12 +16,12 @@ from typing import Any
 
 from websockets.sync.client import ClientConnection, connect
 
-from inspector.analysis import analyse_recording
 from inspector.analysis.items import classify_item
 from inspector.tui.viewmodel.turn import turn_view
 from proxy.testing import WsRequest, WsUpstream, capture_proxy, function_call, text_message
 from tests.cli_support import run_cli
 from tests.inspector.exchange_support import Script, body, completed, message
+from tests.inspector.one_account import assert_one_account
 
 THREAD = "019aa2c1-0000-7000-8000-000000000001"
 HANDSHAKE_META = json.dumps({"request_kind": "prewarm", "thread_id": THREAD, "sandbox": "none"})
@@ -132,7 +132,7 @@ def _record(path: Path) -> None:
 def test_prewarm_is_a_side_request_and_frames_say_what_they_are(tmp_path: Path) -> None:
     path = tmp_path / "ws.jsonl"
     _record(path)
-    analysis = analyse_recording(path)
+    analysis = assert_one_account(path)  # batch == incremental; info == diff == TUI counts
     turns = analysis.turns
     assert [t.turn.side for t in turns] == ["prewarm", *[None] * 6]
     # each frame's own client_metadata wins over the handshake's stale `prewarm`
@@ -197,7 +197,7 @@ def test_in_band_tools_and_parameters_and_agent_messages(tmp_path: Path) -> None
     script = Script()
     for number, items in enumerate((first, second), start=1):
         script.request(body(items), response=completed(f"resp_{number}"), headers={"session-id": "s"})
-    analysis = analyse_recording(script.write(tmp_path / "in-band.jsonl"))
+    analysis = assert_one_account(script.write(tmp_path / "in-band.jsonl"))
     second_turn = analysis.turn(2)
     assert second_turn.change.kind == "append"
     assert second_turn.tools.added == ["grep_files"]  # a tools change, though `tools` did not change
@@ -221,7 +221,7 @@ def test_remote_compaction_v2_over_http_is_a_compaction(tmp_path: Path) -> None:
     script.request(body(trigger), response=completed("resp_2", [compacted]), headers={"session-id": "s"})
     after = [compacted, message("user", "and the docs")]
     script.request(body(after), response=completed("resp_3"), headers={"session-id": "s"})
-    analysis = analyse_recording(script.write(tmp_path / "v2-http.jsonl"))
+    analysis = assert_one_account(script.write(tmp_path / "v2-http.jsonl"))
     assert [t.turn.request_kind for t in analysis.turns] == [None, "compaction", None]
     assert [t.change.kind for t in analysis.turns] == ["initial", "append", "compaction"]
     report = analysis.turn(3).compaction

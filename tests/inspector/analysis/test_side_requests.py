@@ -108,3 +108,16 @@ def test_the_tui_folds_the_side_requests_away_and_back(tmp_path: Path) -> None:
     assert rows[-1].text.strip() == "2 side requests folded (h shows them)"
     inspector.toggle_side()
     assert [line.action for line in inspector.timeline(90)] == ["turn:1", "turn:2", "turn:3", "turn:4"]
+
+
+def test_a_side_request_before_the_first_turn_is_placed_beside_it_when_followed(tmp_path: Path) -> None:
+    # Codex opens its socket with a prewarm (and may ask for a title) before the first real turn: only
+    # when that turn arrives is the side request's thread known. `inspect --follow` analysed the side
+    # request first and kept `beside` None; the batch said T1.
+    script = Script()
+    title = [message("user", "Write a short title for: fix the parser")]
+    script.request(body(title, tools=[]), response=completed("resp_t"), headers=_headers("t", "thread_title"))
+    first = [*initial_context(), message("user", "fix the parser")]
+    script.request(body(first), response=completed("resp_1"), headers=_headers("main", "user"))
+    analysis = assert_one_account(script.write(tmp_path / "title-first.jsonl"))
+    assert [(t.turn.side, t.turn.beside) for t in analysis.turns] == [("thread_title", "T1"), (None, None)]
