@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ctxscope.sending import AuthFileOption, BaseUrlOption, ConfigOption, ProviderOption
 from proxy.errors import ConfigError
 from proxy.files import input_stat, refuse_same_file
 
@@ -226,16 +227,10 @@ def resend_command(
         typer.Option("--body", help="Send this JSON body instead (e.g. `show --raw` output, edited)."),
     ] = None,
     repeat: Annotated[int, typer.Option("--repeat", "-n", help="Ask this many times (1-20).")] = 1,
-    provider: Annotated[
-        str | None, typer.Option("--provider", help="apikey | chatgpt | a \\[providers.NAME] of config.toml.")
-    ] = None,
-    base_url: Annotated[
-        str | None, typer.Option("--base-url", help="Send here instead of the provider's URL.")
-    ] = None,
-    config: Annotated[Path | None, typer.Option("--config", help="The agent's config.toml to use.")] = None,
-    auth_file: Annotated[
-        Path | None, typer.Option("--auth-file", help="ChatGPT auth.json (--provider chatgpt).")
-    ] = None,
+    provider: ProviderOption = None,
+    base_url: BaseUrlOption = None,
+    config: ConfigOption = None,
+    auth_file: AuthFileOption = None,
     capture: Annotated[Path | None, typer.Option("--capture", help="Record the new exchanges here.")] = None,
     no_capture: Annotated[bool, typer.Option("--no-capture", help="Do not record them.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object instead of text.")] = False,

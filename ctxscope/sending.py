@@ -12,9 +12,31 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-__all__ = ["Sender", "open_sender", "resend_headers"]
+import typer
+
+__all__ = [
+    "AuthFileOption",
+    "BaseUrlOption",
+    "ConfigOption",
+    "ProviderOption",
+    "Sender",
+    "open_sender",
+    "resend_headers",
+]
+
+# The provider options of every command that sends through the agent's providers (resend, bisect).
+ProviderOption = Annotated[
+    str | None, typer.Option("--provider", help="apikey | chatgpt | a \\[providers.NAME] of config.toml.")
+]
+BaseUrlOption = Annotated[
+    str | None, typer.Option("--base-url", help="Send here instead of the provider's URL.")
+]
+ConfigOption = Annotated[Path | None, typer.Option("--config", help="The agent's config.toml to use.")]
+AuthFileOption = Annotated[
+    Path | None, typer.Option("--auth-file", help="ChatGPT auth.json (--provider chatgpt).")
+]
 
 _DROPPED_HEADERS = frozenset(
     {

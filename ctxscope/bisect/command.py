@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import typer
 
 from ctxscope.bisect.search import Attempt, BisectOutcome
+from ctxscope.sending import AuthFileOption, BaseUrlOption, ConfigOption, ProviderOption
 from proxy.errors import ConfigError
 
 __all__ = ["BisectRun", "bisect", "register"]
@@ -290,16 +291,10 @@ def bisect_command(
     budget: Annotated[
         int, typer.Option("--budget", help="At most this many requests in all.")
     ] = DEFAULT_BUDGET,
-    provider: Annotated[
-        str | None, typer.Option("--provider", help="apikey, chatgpt, or a providers.NAME of config.toml.")
-    ] = None,
-    base_url: Annotated[
-        str | None, typer.Option("--base-url", help="Send here instead of the provider's URL.")
-    ] = None,
-    config: Annotated[Path | None, typer.Option("--config", help="The agent's config.toml to use.")] = None,
-    auth_file: Annotated[
-        Path | None, typer.Option("--auth-file", help="ChatGPT auth.json (--provider chatgpt).")
-    ] = None,
+    provider: ProviderOption = None,
+    base_url: BaseUrlOption = None,
+    config: ConfigOption = None,
+    auth_file: AuthFileOption = None,
     capture: Annotated[
         Path | None, typer.Option("--capture", help="Record the search's requests here.")
     ] = None,
