@@ -11,7 +11,7 @@ import json
 import threading
 from typing import Any
 
-from proxy.responses import encode_sse
+from ctxscope.proxy.responses import encode_sse
 
 SPACING_S = 0.02
 EVENTS = 5

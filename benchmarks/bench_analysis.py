@@ -6,7 +6,7 @@ writes it with the proxy's real `RecordingWriter`, then times, as medians of sev
 
   json lines     json.loads of every line of the recording file (the stored, deduplicated data)
   json bodies    json.loads of every full request body (the data a request-by-request tool reads)
-  read           proxy.store.read_recording (lines + resolving the stored parts into bodies)
+  read           ctxscope.proxy.store.read_recording (lines + resolving the stored parts into bodies)
   analyse        inspector analysis of the loaded exchanges (turns, threads, changes, world
                  state, diffs, tokens)
 
@@ -25,11 +25,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness.context.fragments import render_fragment
-from inspector.analysis import analyse_exchanges
-from inspector.analysis.tokens import get_tokenizer
-from proxy.model import Exchange
-from proxy.store import RecordingWriter, read_recording
+from ctxscope.harness.context.fragments import render_fragment
+from ctxscope.inspector.analysis import analyse_exchanges
+from ctxscope.inspector.analysis.tokens import get_tokenizer
+from ctxscope.proxy.model import Exchange
+from ctxscope.proxy.store import RecordingWriter, read_recording
 
 TOOLS = [
     {

@@ -53,8 +53,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["CTXSCOPE_HOME"] = str(Path(tmp) / "home")  # a cold token cache
-        from inspector.index import QUESTIONS, build_index, export_parquet, open_index, run_sql
-        from inspector.index._duckdb import connect
+        from ctxscope.inspector.index import QUESTIONS, build_index, export_parquet, open_index, run_sql
+        from ctxscope.inspector.index._duckdb import connect
 
         folder = Path(tmp) / "recordings"
         folder.mkdir()

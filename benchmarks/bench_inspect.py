@@ -28,13 +28,13 @@ import time
 from pathlib import Path
 
 from benchmarks.bench_analysis import build, median_s, write
-from inspector.analysis import analyse_recording
-from inspector.analysis.tokens import get_tokenizer
-from inspector.reports import diff_report
-from inspector.tui.app import InspectorApp
-from inspector.tui.screens.main import MainScreen
-from inspector.tui.snapshot import settle
-from inspector.tui.widgets import LinesView, Timeline
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.analysis.tokens import get_tokenizer
+from ctxscope.inspector.reports import diff_report
+from ctxscope.inspector.tui.app import InspectorApp
+from ctxscope.inspector.tui.screens.main import MainScreen
+from ctxscope.inspector.tui.snapshot import settle
+from ctxscope.inspector.tui.widgets import LinesView, Timeline
 
 
 async def _shown(app: InspectorApp, number: int) -> None:

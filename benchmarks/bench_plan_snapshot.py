@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.modes.plan.workspace import changed_paths, take_snapshot
+from ctxscope.harness.modes.plan.workspace import changed_paths, take_snapshot
 
 
 def build(root: Path, files: int) -> None:

@@ -33,11 +33,11 @@ from typing import Any
 import httpx
 
 from benchmarks._upstream import EVENTS, SPACING_S, BenchUpstream
-from proxy.recorder import Recorder
-from proxy.responses import SseParser
-from proxy.runner import ProxyServer
-from proxy.store import RecordingWriter
-from proxy.store.format import canonical_json
+from ctxscope.proxy.recorder import Recorder
+from ctxscope.proxy.responses import SseParser
+from ctxscope.proxy.runner import ProxyServer
+from ctxscope.proxy.store import RecordingWriter
+from ctxscope.proxy.store.format import canonical_json
 
 RESULTS = Path(__file__).parent / "results"
 

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from proxy.redact import Redactor, redact_events
+from ctxscope.proxy.redact import Redactor, redact_events
 
 WORDS = "the file def return import class self value path error config test branch sk-button".split()
 

@@ -1,4 +1,4 @@
-"""Benchmark: what the OS sandbox wrapper costs per command (`harness.sandbox.exec`).
+"""Benchmark: what the OS sandbox wrapper costs per command (`ctxscope.harness.sandbox.exec`).
 
 Times `bash -c true`, interleaved round by round so the machine's load falls on every case alike,
 as medians (and minimums) of N runs:
@@ -27,9 +27,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.sandbox import SandboxPolicy, capabilities, policy_for
-from harness.sandbox.support import wrap_command
-from harness.tools.exec_sessions import TRACK_ONLY, SessionManager
+from ctxscope.harness.sandbox import SandboxPolicy, capabilities, policy_for
+from ctxscope.harness.sandbox.support import wrap_command
+from ctxscope.harness.tools.exec_sessions import TRACK_ONLY, SessionManager
 
 
 def main() -> None:

@@ -33,9 +33,9 @@ from typing import Any
 
 from benchmarks._upstream import BenchUpstream
 from benchmarks.bench_proxy import bench_session, growing_session
-from proxy.model import Exchange, SseEvent
-from proxy.recorder import Recorder
-from proxy.responses import (
+from ctxscope.proxy.model import Exchange, SseEvent
+from ctxscope.proxy.recorder import Recorder
+from ctxscope.proxy.responses import (
     fold_events,
     function_call,
     reasoning,
@@ -43,9 +43,9 @@ from proxy.responses import (
     sequential_ids,
     text_message,
 )
-from proxy.runner import ProxyServer
-from proxy.store import RecordingWriter, read_recording
-from proxy.store.format import canonical_json
+from ctxscope.proxy.runner import ProxyServer
+from ctxscope.proxy.store import RecordingWriter, read_recording
+from ctxscope.proxy.store.format import canonical_json
 
 RESULTS = Path(__file__).parent / "results"
 VERSIONS = ("1.1", "1.2")

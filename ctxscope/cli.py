@@ -19,27 +19,27 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from proxy.errors import CtxscopeError, missing_extra
+from ctxscope.proxy.errors import CtxscopeError, missing_extra
 
 __all__ = ["COMMANDS", "app", "main"]
 
 COMMANDS: dict[str, str] = {
     "run": "ctxscope.run",
-    "proxy": "proxy.capture_cli",
-    "replay": "proxy.replay.cli",
-    "info": "inspector.info",
-    "export": "proxy.store.cli",
-    "agent": "harness.cli",
-    "diff": "inspector.cli",
-    "compare": "inspector.cli",
-    "show": "inspector.cli",
-    "inspect": "inspector.cli",
-    "context": "inspector.context_cli",
-    "cache": "inspector.context_cli",
-    "report": "inspector.html.cli",
-    "otel": "inspector.otel.cli",
-    "index": "inspector.index.cli",
-    "query": "inspector.index.cli",
+    "proxy": "ctxscope.proxy.capture_cli",
+    "replay": "ctxscope.proxy.replay.cli",
+    "info": "ctxscope.inspector.info",
+    "export": "ctxscope.proxy.store.cli",
+    "agent": "ctxscope.harness.cli",
+    "diff": "ctxscope.inspector.cli",
+    "compare": "ctxscope.inspector.cli",
+    "show": "ctxscope.inspector.cli",
+    "inspect": "ctxscope.inspector.cli",
+    "context": "ctxscope.inspector.context_cli",
+    "cache": "ctxscope.inspector.context_cli",
+    "report": "ctxscope.inspector.html.cli",
+    "otel": "ctxscope.inspector.otel.cli",
+    "index": "ctxscope.inspector.index.cli",
+    "query": "ctxscope.inspector.index.cli",
     "resend": "ctxscope.resend",
     "bisect": "ctxscope.bisect.command",
     "promote": "ctxscope.promote",

@@ -26,14 +26,14 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from ctxscope.harness.output import InteractivePrinter
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.reports import diff_report
+from ctxscope.inspector.reports.text import render_text
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.home import new_recording_path
 from ctxscope.tour import RegressionCheck, render_regression, run_tour
-from harness.output import InteractivePrinter
-from harness.runtime import AgentOptions, AgentRuntime
-from inspector.analysis import analyse_recording
-from inspector.reports import diff_report
-from inspector.reports.text import render_text
-from proxy.errors import ConfigError
-from proxy.home import new_recording_path
 
 __all__ = ["DemoResult", "build_workspace", "run_demo", "register", "DEMO_SCRIPT"]
 
@@ -164,7 +164,7 @@ def demo(
         # Printed before the TUI opens (and to stderr), so it is still on screen when the TUI quits.
         render_regression(regression, lambda line: print(line, file=sys.stderr))
     if opens_tui(no_tui, stdin_tty=sys.stdin.isatty(), stdout_tty=sys.stdout.isatty()):
-        from inspector.tui.launch import launch  # Textual loads only when the TUI opens
+        from ctxscope.inspector.tui.launch import launch  # Textual loads only when the TUI opens
 
         launch([result.recording])
         print(f"recording: {result.recording}  (ctxscope inspect to open it again)", file=sys.stderr)

@@ -22,7 +22,7 @@ from typing import Annotated
 
 import typer
 
-from proxy.errors import ConfigError
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = ["HARNESS_CLIENT", "PromoteResult", "default_test_path", "promote", "pytest_test", "register"]
 
@@ -37,10 +37,10 @@ class PromoteResult:
 
 def promote(recording: Path, turn: int, out: Path, *, force: bool = False) -> PromoteResult:
     """Write the exchanges of `recording` through turn `turn` to the cassette `out`."""
-    from inspector.analysis.analyse import analyse_recording
-    from proxy.files import refuse_same_file
-    from proxy.store.reader import read_recording
-    from proxy.store.writer import RecordingWriter
+    from ctxscope.inspector.analysis.analyse import analyse_recording
+    from ctxscope.proxy.files import refuse_same_file
+    from ctxscope.proxy.store.reader import read_recording
+    from ctxscope.proxy.store.writer import RecordingWriter
 
     refuse_same_file(out, [recording])
     if out.exists() and not force:
@@ -84,7 +84,7 @@ def pytest_test(result: PromoteResult, test_file: Path, project: Path | None = N
     project (`project`: where the agent ran; default the recording's cwd, or the current directory,
     when the test lies inside it); for any other client it fails with one line until the client's call
     is added."""
-    from inspector.analysis.analyse import analyse_recording
+    from ctxscope.inspector.analysis.analyse import analyse_recording
 
     test_dir = test_file.resolve().parent
     where = Path(os.path.relpath(result.cassette.resolve(), test_dir)).as_posix()
@@ -104,8 +104,8 @@ def pytest_test(result: PromoteResult, test_file: Path, project: Path | None = N
             where=where,
             name=name,
         )
-    from proxy.endpoints import client_base_url
-    from proxy.replay.cassette import load_cassette
+    from ctxscope.proxy.endpoints import client_base_url
+    from ctxscope.proxy.replay.cassette import load_cassette
 
     base = client_base_url("URL", load_cassette(result.cassette).upstream_prefix)
     url = "ctxscope_cassette.url" + (f' + "{base[3:]}"' if base != "URL" else "")

@@ -1,6 +1,6 @@
 """pytest plugin: a rejected cassette request explained as context, not only as JSON paths.
 
-The cassette plugin (`proxy.pytest_plugin`) fails a test whose requests no longer match the recording,
+The cassette plugin (`ctxscope.proxy.pytest_plugin`) fails a test whose requests no longer match the recording,
 naming the differing JSON paths. This plugin, registered by the same package, answers the plugin's
 `pytest_ctxscope_explain_mismatch` hook with the inspector's context diff, so the failure of a prompt
 change reads like:
@@ -40,8 +40,8 @@ def pytest_ctxscope_failed_turn(config: Any, nodeid: str, cassette: str, turn: i
     import re
     from pathlib import Path
 
-    from inspector.html.cli import write_report
-    from proxy.errors import CtxscopeError
+    from ctxscope.inspector.html.cli import write_report
+    from ctxscope.proxy.errors import CtxscopeError
 
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid).strip("_")[:150] or "cassette"
     out = Path(where) / f"{name}.html"
@@ -56,8 +56,8 @@ def pytest_ctxscope_explain_mismatch(recorded: Any, live: Any) -> list[str] | No
     if not isinstance(recorded, dict) or not isinstance(live, dict):
         return None  # not JSON request bodies: the JSON-path differences already say it all
     # Imported when a test fails, not when pytest starts: the inspector is not needed before.
-    from inspector.analysis.request_diff import diff_requests
-    from inspector.reports.context_diff import context_diff_lines
+    from ctxscope.inspector.analysis.request_diff import diff_requests
+    from ctxscope.inspector.reports.context_diff import context_diff_lines
 
     diff = diff_requests(recorded, live)
     return None if diff.same else context_diff_lines(diff)

@@ -12,8 +12,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from proxy.errors import ConfigError
-from proxy.replay.normalise import parse_json_path
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.replay.normalise import parse_json_path
 
 __all__ = ["apply_edits", "parse_assignment"]
 

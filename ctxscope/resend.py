@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.files import input_stat, refuse_same_file
 from ctxscope.sending import AuthFileOption, BaseUrlOption, ConfigOption, ProviderOption
-from proxy.errors import ConfigError
-from proxy.files import input_stat, refuse_same_file
 
 if TYPE_CHECKING:  # the analysis loads when a resend runs, not when the CLI builds its table
-    from inspector.analysis.answers import Answer
+    from ctxscope.inspector.analysis.answers import Answer
 
 __all__ = ["ResendResult", "register", "resend"]
 
@@ -93,13 +93,13 @@ def resend(
     repeat: int = 1,
 ) -> ResendResult:
     """Send turn `turn` of `recording` (edited) `repeat` times; capture into `capture` (None: none)."""
+    from ctxscope.harness.errors import UpstreamError
+    from ctxscope.inspector.analysis.analyse import analyse_recording
+    from ctxscope.inspector.analysis.answers import answer_of
+    from ctxscope.inspector.analysis.request_diff import diff_requests
+    from ctxscope.inspector.reports.context_diff import context_diff_lines
     from ctxscope.request_edits import apply_edits
     from ctxscope.sending import open_sender, resend_headers
-    from harness.errors import UpstreamError
-    from inspector.analysis.analyse import analyse_recording
-    from inspector.analysis.answers import answer_of
-    from inspector.analysis.request_diff import diff_requests
-    from inspector.reports.context_diff import context_diff_lines
 
     if not 1 <= repeat <= 20:
         raise ConfigError(f"--repeat {repeat}: ask between 1 and 20 times")
@@ -236,7 +236,7 @@ def resend_command(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object instead of text.")] = False,
 ) -> None:
     """Send a recorded request again (edited with --set/--delete/--model/--body) and compare the answers."""
-    from proxy.home import new_recording_path
+    from ctxscope.proxy.home import new_recording_path
 
     where = None if no_capture else (capture or new_recording_path("resend"))
     result = resend(

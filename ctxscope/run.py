@@ -7,7 +7,7 @@
 
 Starts the recording proxy on a free loopback port, runs COMMAND with its environment pointed at it,
 and stops the proxy when COMMAND exits. Forward mode (the default) sets the proxy variables and makes
-the command trust the proxy's CA (see `proxy.forward.child_environment`): the model endpoints are
+the command trust the proxy's CA (see `ctxscope.proxy.forward.child_environment`): the model endpoints are
 recorded in full and the rest as one-line summaries, as `ctxscope proxy --mode forward` does. Reverse
 mode sets OPENAI_BASE_URL (read by the OpenAI SDKs) toward `--upstream`, and records everything in full.
 
@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from proxy.errors import ConfigError
+from ctxscope.proxy.errors import ConfigError
 
 if TYPE_CHECKING:
-    from proxy.model import Exchange
+    from ctxscope.proxy.model import Exchange
 
 __all__ = ["RunResult", "register", "run_behind_proxy"]
 
@@ -87,9 +87,9 @@ def run_behind_proxy(
 ) -> RunResult:
     """Run `command` behind a recording proxy until it exits; the proxy is stopped and the recording
     complete when this returns."""
-    from proxy.capture_cli import running_capture
-    from proxy.capture_filter import CaptureFilter
-    from proxy.forward import child_environment
+    from ctxscope.proxy.capture_cli import running_capture
+    from ctxscope.proxy.capture_filter import CaptureFilter
+    from ctxscope.proxy.forward import child_environment
 
     if not command:
         raise ConfigError("no command to run: give one after --, e.g. ctxscope run -- codex")
@@ -168,7 +168,7 @@ def run_command(
     print(result.summary(), file=sys.stderr, flush=True)
     if inspect:
         if result.model_requests:
-            from inspector.tui.launch import launch  # Textual loads only when asked for
+            from ctxscope.inspector.tui.launch import launch  # Textual loads only when asked for
 
             launch([result.path], follow=False, snapshot=None, turn=None, view=None, size="120x40")
         else:

@@ -76,7 +76,7 @@ class Sender:
 
     def send(self, body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
         """The response (`output`, `status`, `usage`, …) as JSON; raises `UpstreamError` on failure."""
-        from harness.request import TurnRequest
+        from ctxscope.harness.request import TurnRequest
 
         sent = dict(body)
         sent["stream"] = True  # the answer is read as a stream, as every Codex-style client does
@@ -95,10 +95,10 @@ def open_sender(
     meta: dict[str, Any],
 ) -> Iterator[Sender]:
     """A `Sender` through the agent's provider (config.toml, `--provider`, `--base-url`)."""
-    from harness.client import ResponsesClient
-    from harness.config import load_config
-    from harness.providers import make_provider
-    from harness.route import open_route
+    from ctxscope.harness.client import ResponsesClient
+    from ctxscope.harness.config import load_config
+    from ctxscope.harness.providers import make_provider
+    from ctxscope.harness.route import open_route
 
     config = load_config(config_path).with_overrides(provider=provider, base_url=base_url)
     backend = make_provider(config, auth_file=auth_file)

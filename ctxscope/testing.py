@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from proxy.errors import ConfigError, CtxscopeError
-from proxy.pytest_plugin import CassetteFixture
+from ctxscope.proxy.errors import ConfigError, CtxscopeError
+from ctxscope.proxy.pytest_plugin import CassetteFixture
 
 __all__ = ["WORKSPACE_IGNORE", "recorded_settings", "replay_agent"]
 
@@ -46,7 +46,7 @@ replay does not compare), environments and caches."""
 def recorded_settings(cassette: Path) -> dict[str, Any]:
     """What the agent must be given to build the recorded first request again: `model`, `sandbox`,
     `approval`, `shell`, `announce_mode` and `global_agents` (the global AGENTS.md text, or None)."""
-    from inspector.analysis.analyse import analyse_recording
+    from ctxscope.inspector.analysis.analyse import analyse_recording
 
     analysis = analyse_recording(cassette)
     state = analysis.turn(1).state
@@ -102,7 +102,7 @@ def _run(
     settings: dict[str, Any],
     overrides: dict[str, Any],
 ) -> None:
-    from harness.runtime import AgentOptions, AgentRuntime
+    from ctxscope.harness.runtime import AgentOptions, AgentRuntime
 
     # a provider with no key: the transport answers, nothing leaves the process
     config = tmp_path / "ctxscope-config.toml"

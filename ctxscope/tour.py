@@ -22,14 +22,14 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from harness.commands import is_command, run_command
-from harness.config import DEFAULT_INSTRUCTIONS
-from harness.events import AgentEvent, Compacted, TurnCompleted
-from harness.runtime import AgentOptions, AgentRuntime
-from inspector.analysis.request_diff import RequestDiff, diff_requests
-from inspector.reports.context_diff import context_diff_lines
-from proxy.errors import ConfigError, CtxscopeError
-from proxy.replay import Mismatch, load_cassette, serve_cassette
+from ctxscope.harness.commands import is_command, run_command
+from ctxscope.harness.config import DEFAULT_INSTRUCTIONS
+from ctxscope.harness.events import AgentEvent, Compacted, TurnCompleted
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.inspector.analysis.request_diff import RequestDiff, diff_requests
+from ctxscope.inspector.reports.context_diff import context_diff_lines
+from ctxscope.proxy.errors import ConfigError, CtxscopeError
+from ctxscope.proxy.replay import Mismatch, load_cassette, serve_cassette
 
 __all__ = [
     "CHAPTERS",

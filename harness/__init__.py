@@ -1,6 +1,6 @@
 """ctxscope's harness: a Codex-style coding agent that runs behind the recording proxy.
 
-    wire/          Responses API types and the typed SSE stream (over proxy.responses)
+    wire/          Responses API types and the typed SSE stream (over ctxscope.proxy.responses)
     providers/     apikey, chatgpt (auth.json + refresh), custom endpoints, offline script
     client         HTTP/SSE streaming with retries, backoff and actionable errors
     request        the request body and headers, Codex-shaped
@@ -18,7 +18,7 @@
     send           building and sending one request; tool_batch runs a batch of tool calls
     turn_result    what a turn returns; plan_profiles the plan-profile names (leaves, imported widely)
 
-Names are loaded on first use, so `import harness.context` does not start mitmproxy imports.
+Names are loaded on first use, so `import ctxscope.harness.context` does not start mitmproxy imports.
 """
 
 from __future__ import annotations
@@ -26,20 +26,20 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from proxy.lazy import lazy_attributes
+from ctxscope.proxy.lazy import lazy_attributes
 
 # Problems the harness logs (a skipped SKILL.md ...) also reach the person once, as a notice; with
 # no logging configured, Python's last-resort handler would print them again on every request.
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
-    from harness.agent import Agent, TurnResult
-    from harness.client import ResponsesClient
-    from harness.config import HarnessConfig, load_config
-    from harness.providers import Provider, make_provider
-    from harness.request import TurnRequest, build_request
-    from harness.runtime import AgentOptions, AgentRuntime
-    from harness.session import SessionStore
+    from ctxscope.harness.agent import Agent, TurnResult
+    from ctxscope.harness.client import ResponsesClient
+    from ctxscope.harness.config import HarnessConfig, load_config
+    from ctxscope.harness.providers import Provider, make_provider
+    from ctxscope.harness.request import TurnRequest, build_request
+    from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+    from ctxscope.harness.session import SessionStore
 
 __all__ = [
     "Agent",
@@ -57,18 +57,18 @@ __all__ = [
 ]
 
 _WHERE = {
-    "Agent": "harness.agent",
-    "TurnResult": "harness.agent",
-    "AgentOptions": "harness.runtime",
-    "AgentRuntime": "harness.runtime",
-    "HarnessConfig": "harness.config",
-    "load_config": "harness.config",
-    "Provider": "harness.providers",
-    "make_provider": "harness.providers",
-    "ResponsesClient": "harness.client",
-    "SessionStore": "harness.session",
-    "TurnRequest": "harness.request",
-    "build_request": "harness.request",
+    "Agent": "ctxscope.harness.agent",
+    "TurnResult": "ctxscope.harness.agent",
+    "AgentOptions": "ctxscope.harness.runtime",
+    "AgentRuntime": "ctxscope.harness.runtime",
+    "HarnessConfig": "ctxscope.harness.config",
+    "load_config": "ctxscope.harness.config",
+    "Provider": "ctxscope.harness.providers",
+    "make_provider": "ctxscope.harness.providers",
+    "ResponsesClient": "ctxscope.harness.client",
+    "SessionStore": "ctxscope.harness.session",
+    "TurnRequest": "ctxscope.harness.request",
+    "build_request": "ctxscope.harness.request",
 }
 
 

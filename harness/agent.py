@@ -1,17 +1,17 @@
 """The agent loop: world state → request → stream → tool calls → repeat, all append-only.
 
 One turn:
-1. Compact first when the next request would pass the auto-compaction limit (`harness.compaction`).
+1. Compact first when the next request would pass the auto-compaction limit (`ctxscope.harness.compaction`).
    Rebuild the world state. The first request of a session gets the full render
    (`initial_context_items`); every later request gets only the sections that changed
    (`context_update_items(baseline, current)`), usually nothing. A compaction rebuilds the window
    with the full render in it and makes that state the baseline.
 2. Append the user prompt, then the full text of each `$skill` it mentions. A goal turn
-   (`trigger="goal"`, started by `harness.goal.runner`) appends the goal's objective item (once per
+   (`trigger="goal"`, started by `ctxscope.harness.goal.runner`) appends the goal's objective item (once per
    window) and a continuation message instead.
-3. Stream the request (`harness.send`: tools = the router's snapshot for this step); append every
+3. Stream the request (`ctxscope.harness.send`: tools = the router's snapshot for this step); append every
    output item.
-4. Answer each function/custom tool call with exactly one output item (`harness.tool_batch`;
+4. Answer each function/custom tool call with exactly one output item (`ctxscope.harness.tool_batch`;
    `router.dispatch` never raises); loop until the model answers with no tool call, at most
    `max_steps` requests, or until the mode ends the step after a call (the rest of that batch is
    answered without running).
@@ -19,7 +19,7 @@ One turn:
 Every history item and world-state snapshot goes to the session file as it happens, so a crash or
 an upstream failure mid-turn leaves a session that resumes where it stopped.
 
-Everything mode-specific is the mode object's (`harness.modes`): the loop only calls its hooks at
+Everything mode-specific is the mode object's (`ctxscope.harness.modes`): the loop only calls its hooks at
 fixed points (turn start/end, each stream event, each agent event shown, each tool outcome,
 compaction). `before_request` hooks get the built request before each send (compaction, goal).
 """
@@ -31,12 +31,12 @@ import uuid
 from pathlib import Path
 from typing import Any, Literal
 
-from harness.client import ResponsesClient, StreamResult
-from harness.compaction.run import compact, context_tokens, over_threshold
-from harness.config import HarnessConfig
-from harness.context import base_prompt_item
-from harness.errors import UpstreamError
-from harness.events import (
+from ctxscope.harness.client import ResponsesClient, StreamResult
+from ctxscope.harness.compaction.run import compact, context_tokens, over_threshold
+from ctxscope.harness.config import HarnessConfig
+from ctxscope.harness.context import base_prompt_item
+from ctxscope.harness.errors import UpstreamError
+from ctxscope.harness.events import (
     AgentEvent,
     AssistantMessage,
     EventSink,
@@ -47,19 +47,19 @@ from harness.events import (
     TurnError,
     TurnStarted,
 )
-from harness.goal.state import GoalBook
-from harness.goal.turns import account_goal_turn, goal_after_tools, goal_turn_items
-from harness.loop_host import RequestHook
-from harness.modes import AgentMode, CurrentMode
-from harness.send import rate_limits, send_request
-from harness.session.store import ResumedSession, SessionStore
-from harness.session_context import SessionContext
-from harness.tool_batch import call_output, missing_outputs, run_tools
-from harness.tools import ToolRouter
-from harness.turn_metadata import installation_id, message_id
-from harness.turn_result import TurnResult, TurnTrigger
-from harness.wire.types import MessageItem, is_tool_call, to_wire
-from proxy.errors import ConfigError
+from ctxscope.harness.goal.state import GoalBook
+from ctxscope.harness.goal.turns import account_goal_turn, goal_after_tools, goal_turn_items
+from ctxscope.harness.loop_host import RequestHook
+from ctxscope.harness.modes import AgentMode, CurrentMode
+from ctxscope.harness.send import rate_limits, send_request
+from ctxscope.harness.session.store import ResumedSession, SessionStore
+from ctxscope.harness.session_context import SessionContext
+from ctxscope.harness.tool_batch import call_output, missing_outputs, run_tools
+from ctxscope.harness.tools import ToolRouter
+from ctxscope.harness.turn_metadata import installation_id, message_id
+from ctxscope.harness.turn_result import TurnResult, TurnTrigger
+from ctxscope.harness.wire.types import MessageItem, is_tool_call, to_wire
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = ["Agent", "RequestHook", "TurnResult", "TurnTrigger", "user_message"]
 

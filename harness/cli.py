@@ -13,18 +13,18 @@ from typing import Annotated, Any
 
 import typer
 
-from harness.agent import TurnResult
-from harness.cli_settings import with_setting_options
-from harness.commands import is_command, run_command
-from harness.errors import UpstreamError
-from harness.goal.runner import check_budget, run_prompt
-from harness.modes.plan import split_proposed_plan
-from harness.modes.plan.texts import NO_PLAN_EXIT_CODE, no_plan_submitted
-from harness.output import InteractivePrinter, JsonPrinter, PrintModePrinter
-from harness.repl import run_repl
-from harness.runtime import AgentOptions, AgentRuntime
-from harness.terminal_prompts import terminal_approver, terminal_ask
-from proxy.errors import ConfigError
+from ctxscope.harness.agent import TurnResult
+from ctxscope.harness.cli_settings import with_setting_options
+from ctxscope.harness.commands import is_command, run_command
+from ctxscope.harness.errors import UpstreamError
+from ctxscope.harness.goal.runner import check_budget, run_prompt
+from ctxscope.harness.modes.plan import split_proposed_plan
+from ctxscope.harness.modes.plan.texts import NO_PLAN_EXIT_CODE, no_plan_submitted
+from ctxscope.harness.output import InteractivePrinter, JsonPrinter, PrintModePrinter
+from ctxscope.harness.repl import run_repl
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.harness.terminal_prompts import terminal_approver, terminal_ask
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = ["SESSION_NOT_SAVED", "agent_command", "register"]
 
@@ -161,7 +161,7 @@ def _run_headless(runtime: AgentRuntime, prompt: str, json_out: bool) -> TurnRes
 
 
 agent_command = with_setting_options(_agent_command)
-"""`ctxscope agent`: its own options, plus one per setting with a flag (`harness.cli_settings`)."""
+"""`ctxscope agent`: its own options, plus one per setting with a flag (`ctxscope.harness.cli_settings`)."""
 
 
 def register(app: typer.Typer) -> None:

@@ -2,7 +2,7 @@
 
 Each `HarnessConfig` setting whose `Setting` has a `flag` becomes a typer option here (its help, its
 flag, a type typer can parse), so a setting is declared once for config.toml, the command line and
-`AgentOptions` (`harness.settings`). Values are checked by the same model as config.toml (an unknown
+`AgentOptions` (`ctxscope.harness.settings`). Values are checked by the same model as config.toml (an unknown
 `--sandbox yolo` gets the same one-line error, with the closest choice); a path flag names a file
 relative to where the command runs and, where the setting says so, must exist.
 """
@@ -17,9 +17,9 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import typer
 
-from harness.config import HarnessConfig
-from harness.settings import Setting, choices_of, flags
-from proxy.errors import ConfigError
+from ctxscope.harness.config import HarnessConfig
+from ctxscope.harness.settings import Setting, choices_of, flags
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = ["with_setting_options"]
 

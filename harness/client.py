@@ -5,7 +5,7 @@ Retried (exponential backoff with jitter, `Retry-After` honoured): HTTP 429 (exc
 stream that drops before `response.completed`. A 401 first asks the provider to refresh its
 credentials, once. Everything else becomes an `UpstreamError` whose message says what to do.
 
-The client never mocks or re-implements the SSE fold: bytes go into `harness.wire.ResponseStream`.
+The client never mocks or re-implements the SSE fold: bytes go into `ctxscope.harness.wire.ResponseStream`.
 It takes an optional `httpx` transport so an in-process transport can stand in for the network.
 """
 
@@ -20,13 +20,13 @@ from typing import Any
 
 import httpx
 
-from harness.config import RetrySettings
-from harness.errors import StreamError, UpstreamError
-from harness.providers.base import Provider
-from harness.request import TurnRequest
-from harness.wire.stream import ResponseStream
-from harness.wire.types import ResponseObject
-from proxy.responses.vocabulary import TerminalEvent
+from ctxscope.harness.config import RetrySettings
+from ctxscope.harness.errors import StreamError, UpstreamError
+from ctxscope.harness.providers.base import Provider
+from ctxscope.harness.request import TurnRequest
+from ctxscope.harness.wire.stream import ResponseStream
+from ctxscope.harness.wire.types import ResponseObject
+from ctxscope.proxy.responses.vocabulary import TerminalEvent
 
 __all__ = ["ResponsesClient", "StreamResult"]
 

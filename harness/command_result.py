@@ -1,6 +1,6 @@
 """What a slash command asks of the front end (`CommandResult`), below the command registry.
 
-The registry (`harness.commands`) lists every command; a command's handler living elsewhere (the
+The registry (`ctxscope.harness.commands`) lists every command; a command's handler living elsewhere (the
 `/plan` command of plan mode) returns this without importing the registry that imports it.
 """
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from harness.turn_result import TurnResult
+    from ctxscope.harness.turn_result import TurnResult
 
 __all__ = ["CommandResult"]
 

@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from harness.command_result import CommandResult
-from harness.modes.plan.command import PLAN_USAGE, plan_command
-from harness.sandbox import enforcement
-from proxy.errors import ConfigError
+from ctxscope.harness.command_result import CommandResult
+from ctxscope.harness.modes.plan.command import PLAN_USAGE, plan_command
+from ctxscope.harness.sandbox import enforcement
+from ctxscope.proxy.errors import ConfigError
 
 if TYPE_CHECKING:
-    from harness.agent import Agent
-    from harness.runtime import AgentRuntime
+    from ctxscope.harness.agent import Agent
+    from ctxscope.harness.runtime import AgentRuntime
 
 __all__ = ["COMMANDS", "Command", "CommandResult", "find_command", "is_command", "run_command"]
 
@@ -100,7 +100,7 @@ def _quit(runtime: AgentRuntime, arg: str, out: TextIO) -> CommandResult:
 
 
 def _goal(runtime: AgentRuntime, arg: str, out: TextIO) -> CommandResult:
-    from harness.goal import runner  # the goal loop sits above the agent; load it when used
+    from ctxscope.harness.goal import runner  # the goal loop sits above the agent; load it when used
 
     agent = _agent(runtime)
     action = arg.split()[0] if arg else ""

@@ -2,7 +2,7 @@
 
 `HarnessConfig` is one typed pydantic model: each setting is declared once, with its type (Literal
 values for the enum-like ones), range, default and `Setting` (help, Codex's key, CLI flag;
-`harness.settings`), and config.toml, the `ctxscope agent` options and `AgentOptions` all derive from
+`ctxscope.harness.settings`), and config.toml, the `ctxscope agent` options and `AgentOptions` all derive from
 it. Unknown keys are refused with the closest known key suggested; Codex's names are accepted too
 (`sandbox_mode`, `approval_policy`, `model_reasoning_effort`, `model_reasoning_summary`,
 `model_verbosity`, `model_instructions_file`, `model_provider`, `[model_providers.X]`,
@@ -71,13 +71,13 @@ from pydantic import (
     field_validator,
 )
 
-from harness.model_catalog import ModelInfo, model_info
-from harness.plan_profiles import PlanProfileName
-from harness.request import RequestOptions
-from harness.settings import ConfigPath, Setting, check_overrides, one_line, read_toml, toml_fields
-from harness.tools.call_context import APPROVAL_POLICIES, SANDBOX_MODES, ApprovalPolicy, SandboxMode
-from proxy.errors import ConfigError
-from proxy.home import config_dir
+from ctxscope.harness.model_catalog import ModelInfo, model_info
+from ctxscope.harness.plan_profiles import PlanProfileName
+from ctxscope.harness.request import RequestOptions
+from ctxscope.harness.settings import ConfigPath, Setting, check_overrides, one_line, read_toml, toml_fields
+from ctxscope.harness.tools.call_context import APPROVAL_POLICIES, SANDBOX_MODES, ApprovalPolicy, SandboxMode
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.home import config_dir
 
 __all__ = [
     "APPROVALS",
@@ -93,7 +93,7 @@ __all__ = [
 # One list of each, owned by the tools that enforce them.
 SANDBOXES = SANDBOX_MODES
 APPROVALS = APPROVAL_POLICIES
-DEFAULT_INSTRUCTIONS = resources.files("harness") / "prompts" / "base_instructions.md"
+DEFAULT_INSTRUCTIONS = resources.files("ctxscope.harness") / "prompts" / "base_instructions.md"
 """The shipped base instructions (package data, read with importlib.resources)."""
 COMPACTION_FORMS = ("local", "remote", "remote_v2")
 DEFAULT_CONTEXT_WINDOW = 272_000

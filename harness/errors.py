@@ -1,7 +1,7 @@
-"""Harness errors a person sees, all `proxy.errors.CtxscopeError` subclasses.
+"""Harness errors a person sees, all `ctxscope.proxy.errors.CtxscopeError` subclasses.
 
-    CtxscopeError (proxy.errors)
-    ├── ConfigError (proxy.errors)     bad settings, missing key or auth.json
+    CtxscopeError (ctxscope.proxy.errors)
+    ├── ConfigError (ctxscope.proxy.errors)     bad settings, missing key or auth.json
     │   └── AuthError                  credentials present but unusable (expired, refresh failed)
     └── UpstreamError                  the model backend refused or broke the request
         └── StreamError                the SSE stream ended without `response.completed`
@@ -12,7 +12,7 @@ leaves a session that can be resumed, while a config error means nothing was sen
 
 from __future__ import annotations
 
-from proxy.errors import ConfigError, CtxscopeError
+from ctxscope.proxy.errors import ConfigError, CtxscopeError
 
 __all__ = ["AuthError", "ConfigError", "CtxscopeError", "StreamError", "UpstreamError"]
 

@@ -4,7 +4,7 @@ One model per event. `--json` writes `event_json(event)` per line; the printers 
 the model classes. The field order and names are the wire format for `--json` consumers (documented
 in `docs/agent-events.md`; the JSON schema there is `agent_event_schema()`, checked by a test):
 change a field and the doc test fails until the schema is regenerated with
-`python -m harness.events > docs/agent-events.schema.json`.
+`python -m ctxscope.harness.events > docs/agent-events.schema.json`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""`LoopHost`: the agent as the loop's own helpers see it (`harness.agent.Agent` is one).
+"""`LoopHost`: the agent as the loop's own helpers see it (`ctxscope.harness.agent.Agent` is one).
 
-The loop is split by concept: sending a request (`harness.send`), answering a batch of tool calls
-(`harness.tool_batch`), compacting (`harness.compaction.run`) and the goal's turn items
-(`harness.goal.turns`). Each is a function of the agent; typed against this protocol rather than
+The loop is split by concept: sending a request (`ctxscope.harness.send`), answering a batch of tool calls
+(`ctxscope.harness.tool_batch`), compacting (`ctxscope.harness.compaction.run`) and the goal's turn items
+(`ctxscope.harness.goal.turns`). Each is a function of the agent; typed against this protocol rather than
 the `Agent` class, they sit below the loop that imports them, and every module imports downward.
 It extends `ModeHost` (what a mode sees), since each of them hands the agent to the mode's hooks.
 """
@@ -12,17 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from harness.modes.base import ModeHost
+from ctxscope.harness.modes.base import ModeHost
 
 if TYPE_CHECKING:
-    from harness.client import ResponsesClient
-    from harness.config import HarnessConfig
-    from harness.goal.state import GoalBook
-    from harness.modes.base import AgentMode
-    from harness.request import TurnRequest
-    from harness.session.store import SessionStore
-    from harness.session_context import SessionContext
-    from harness.tools import ToolRouter
+    from ctxscope.harness.client import ResponsesClient
+    from ctxscope.harness.config import HarnessConfig
+    from ctxscope.harness.goal.state import GoalBook
+    from ctxscope.harness.modes.base import AgentMode
+    from ctxscope.harness.request import TurnRequest
+    from ctxscope.harness.session.store import SessionStore
+    from ctxscope.harness.session_context import SessionContext
+    from ctxscope.harness.tools import ToolRouter
 
 __all__ = ["LoopHost", "RequestHook"]
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from proxy.errors import ConfigError
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = ["APPLY_PATCH_TOOLS", "BUILT_IN_MODELS", "FALLBACK", "ModelInfo", "model_info"]
 

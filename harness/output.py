@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from harness.events import (
+from ctxscope.harness.events import (
     AgentEvent,
     AssistantMessage,
     ModelSwitch,

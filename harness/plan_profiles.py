@@ -1,5 +1,5 @@
 """The plan-mode systems a session may follow (`plan_profile` in config.toml): codex, claude or
-knightcode (see `harness.modes.plan`).
+knightcode (see `ctxscope.harness.modes.plan`).
 
 A leaf, so the configuration can check a profile name without loading the plan-mode package (whose
 controller drives the agent loop, which reads the configuration).

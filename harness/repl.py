@@ -1,4 +1,4 @@
-"""The interactive chat: a plain terminal loop; slash commands come from `harness.commands`.
+"""The interactive chat: a plain terminal loop; slash commands come from `ctxscope.harness.commands`.
 
 A prompt whose turn makes a goal active (`create_goal`) goes on with goal turns until the goal stops.
 Ctrl-C during a turn aborts the turn (a turn-aborted fragment is recorded; a goal is paused) and
@@ -12,13 +12,13 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from harness.commands import COMMANDS, is_command, run_command
-from harness.goal.runner import run_prompt
-from harness.modes.plan import PlanController
-from harness.modes.plan.profiles import REVIEW_CHOICES
-from harness.runtime import AgentRuntime
-from harness.terminal_prompts import discard_type_ahead
-from proxy.errors import CtxscopeError
+from ctxscope.harness.commands import COMMANDS, is_command, run_command
+from ctxscope.harness.goal.runner import run_prompt
+from ctxscope.harness.modes.plan import PlanController
+from ctxscope.harness.modes.plan.profiles import REVIEW_CHOICES
+from ctxscope.harness.runtime import AgentRuntime
+from ctxscope.harness.terminal_prompts import discard_type_ahead
+from ctxscope.proxy.errors import CtxscopeError
 
 __all__ = ["STILL_PLANNING", "review", "review_menu", "run_repl"]
 

@@ -2,7 +2,7 @@
 
 The body carries the whole history each time (`store: false`), the tools snapshot the router gave
 for this step, the session id as `prompt_cache_key`, and Codex's `client_metadata` keys
-(`harness.turn_metadata`); the headers carry session/turn metadata (`session-id`, `thread-id`,
+(`ctxscope.harness.turn_metadata`); the headers carry session/turn metadata (`session-id`, `thread-id`,
 `x-client-request-id`, `x-codex-window-id`, `x-codex-turn-metadata`, `originator: ctxscope`, a
 `User-Agent`). Credentials are added later by the client, from the
 provider, so nothing built here is secret and it can be logged or stored.
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
-from harness.turn_metadata import TurnIds, client_metadata
-from proxy.responses.vocabulary import CodexHeader, RequestKind
+from ctxscope.harness.turn_metadata import TurnIds, client_metadata
+from ctxscope.proxy.responses.vocabulary import CodexHeader, RequestKind
 
 __all__ = ["ORIGINATOR", "RequestOptions", "TurnRequest", "build_request", "user_agent"]
 

@@ -3,7 +3,7 @@
 Capture is on by default. The proxy runs in reverse mode toward the provider's origin (its path
 prefix kept) with the `Recorder` writing every exchange to a recording; the client then talks to
 `http://127.0.0.1:PORT<prefix>`. For the offline script provider the same proxy also carries the
-replayer (`proxy.replay.serve_script`), which answers every request itself, with the recorder as an
+replayer (`ctxscope.proxy.replay.serve_script`), which answers every request itself, with the recorder as an
 extra addon — so scripted runs are recorded like live ones (one proxy per process, both addons).
 """
 
@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.providers.base import Provider
-from harness.providers.script import ScriptProvider
-from proxy.errors import ConfigError
-from proxy.store.writer import RecordingWriter
+from ctxscope.harness.providers.base import Provider
+from ctxscope.harness.providers.script import ScriptProvider
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.store.writer import RecordingWriter
 
 if TYPE_CHECKING:  # mitmproxy loads only when a route starts, so `ctxscope --help` stays quick
-    from proxy.recorder import Recorder
-    from proxy.runner import ProxyServer
+    from ctxscope.proxy.recorder import Recorder
+    from ctxscope.proxy.runner import ProxyServer
 
 __all__ = ["Route", "open_route"]
 
@@ -61,9 +61,9 @@ def open_route(provider: Provider, capture: Path | None, meta: dict[str, Any] | 
     if capture is None and not isinstance(provider, ScriptProvider):
         # nothing to start: no mitmproxy is imported (the core install has none; see README, Install)
         return Route(base_url=provider.base_url)
-    from proxy.recorder import Recorder
-    from proxy.replay import serve_script
-    from proxy.runner import ProxyServer
+    from ctxscope.proxy.recorder import Recorder
+    from ctxscope.proxy.replay import serve_script
+    from ctxscope.proxy.runner import ProxyServer
 
     writer: RecordingWriter | None = None
     recorder: list[Any] = []

@@ -13,25 +13,31 @@ from typing import Any
 
 import httpx
 
-from harness.agent import Agent
-from harness.client import ResponsesClient
-from harness.config import HarnessConfig, load_config
-from harness.context import ContextSettings
-from harness.events import EventSink, Notice, SessionStarted
-from harness.modes import CurrentMode, DefaultMode
-from harness.modes.plan import PLAN_PROFILES, PlanController, PlanProfileName, PlanState, default_mode
-from harness.modes.plan.state import load_plan_state
-from harness.modes.plan.tools import DECLARED_ON_FIRST_PLAN, profile_tools
-from harness.providers import make_provider
-from harness.providers.base import Provider
-from harness.route import Route, open_route
-from harness.sandbox import capabilities, enforcement, unenforced
-from harness.session.store import SessionStore
-from harness.session_context import SessionContext
-from harness.settings import check_overrides
-from harness.tools import FILE_TOOLS, Approver, AskUser, ToolContext, ToolRouter, default_tools
-from proxy.errors import ConfigError, MissingExtra, missing_extra
-from proxy.home import ctxscope_home, new_recording_path, sessions_dir
+from ctxscope.harness.agent import Agent
+from ctxscope.harness.client import ResponsesClient
+from ctxscope.harness.config import HarnessConfig, load_config
+from ctxscope.harness.context import ContextSettings
+from ctxscope.harness.events import EventSink, Notice, SessionStarted
+from ctxscope.harness.modes import CurrentMode, DefaultMode
+from ctxscope.harness.modes.plan import (
+    PLAN_PROFILES,
+    PlanController,
+    PlanProfileName,
+    PlanState,
+    default_mode,
+)
+from ctxscope.harness.modes.plan.state import load_plan_state
+from ctxscope.harness.modes.plan.tools import DECLARED_ON_FIRST_PLAN, profile_tools
+from ctxscope.harness.providers import make_provider
+from ctxscope.harness.providers.base import Provider
+from ctxscope.harness.route import Route, open_route
+from ctxscope.harness.sandbox import capabilities, enforcement, unenforced
+from ctxscope.harness.session.store import SessionStore
+from ctxscope.harness.session_context import SessionContext
+from ctxscope.harness.settings import check_overrides
+from ctxscope.harness.tools import FILE_TOOLS, Approver, AskUser, ToolContext, ToolRouter, default_tools
+from ctxscope.proxy.errors import ConfigError, MissingExtra, missing_extra
+from ctxscope.proxy.home import ctxscope_home, new_recording_path, sessions_dir
 
 __all__ = ["AgentOptions", "AgentRuntime"]
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from harness.client import StreamResult
-from harness.events import ReasoningDelta, TextDelta
-from harness.request import TurnRequest, build_request
-from harness.turn_metadata import TurnIds, workspace_status
-from harness.wire.types import Event, OutputTextDelta, ReasoningSummaryTextDelta
-from proxy.responses.vocabulary import RequestKind
+from ctxscope.harness.client import StreamResult
+from ctxscope.harness.events import ReasoningDelta, TextDelta
+from ctxscope.harness.request import TurnRequest, build_request
+from ctxscope.harness.turn_metadata import TurnIds, workspace_status
+from ctxscope.harness.wire.types import Event, OutputTextDelta, ReasoningSummaryTextDelta
+from ctxscope.proxy.responses.vocabulary import RequestKind
 
 if TYPE_CHECKING:
-    from harness.loop_host import LoopHost
+    from ctxscope.harness.loop_host import LoopHost
 
 __all__ = ["agent_request", "rate_limits", "send_request"]
 

@@ -1,10 +1,10 @@
 """A session's context: its settings in, world-state snapshots and context items out.
 
-The agent's one door to `harness.context`. The context package defines every fragment (render +
+The agent's one door to `ctxscope.harness.context`. The context package defines every fragment (render +
 recognise) and the diff rules; `SessionContext` holds the per-session settings (cwd, sandbox, skills,
 developer instructions), reads the collaboration mode and its fragment text from the session's
 `CurrentMode` at the moment it renders, and turns the package's results into plain wire dicts for
-the history. Keeping the coupling here means the loop in `harness.agent` reads as the algorithm.
+the history. Keeping the coupling here means the loop in `ctxscope.harness.agent` reads as the algorithm.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from harness.context import (
+from ctxscope.harness.context import (
     ContextSettings,
     WorldState,
     collect_world_state,
@@ -25,7 +25,7 @@ from harness.context import (
     selected_skill_items,
     turn_aborted_item,
 )
-from harness.modes import CurrentMode
+from ctxscope.harness.modes import CurrentMode
 
 __all__ = ["SessionContext"]
 

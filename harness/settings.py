@@ -1,6 +1,6 @@
 """How a setting is declared once and read from config.toml, the command line and `AgentOptions`.
 
-A setting is a field of a pydantic model (`harness.config.HarnessConfig`) whose `Annotated` metadata
+A setting is a field of a pydantic model (`ctxscope.harness.config.HarnessConfig`) whose `Annotated` metadata
 holds a `Setting`: its help text, its config.toml key when that differs from the field name, Codex's
 key for the same setting (so a Codex config.toml reads the same), and its `ctxscope agent` flag if it
 has one. Everything else is derived from that one declaration:
@@ -10,7 +10,7 @@ has one. Everything else is derived from that one declaration:
   relative to the config file's folder;
 - `one_line` turns a pydantic `ValidationError` into the one-line message a person sees (the key as
   they wrote it, what it must be, the closest choice of an enum-like value);
-- the CLI builds its options from `flags` (`harness.cli`), and `AgentOptions` takes any setting by
+- the CLI builds its options from `flags` (`ctxscope.harness.cli`), and `AgentOptions` takes any setting by
   name, checked against the same fields (`check_overrides`).
 """
 
@@ -27,7 +27,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import AfterValidator, BaseModel, Strict, ValidationError, ValidationInfo
 from pydantic.fields import FieldInfo
 
-from proxy.errors import ConfigError
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = [
     "MAX_CONFIG_BYTES",

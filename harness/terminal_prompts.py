@@ -13,7 +13,7 @@ import os
 import sys
 from typing import TextIO
 
-from harness.tools import Answer, ApprovalRequest, Question
+from ctxscope.harness.tools import Answer, ApprovalRequest, Question
 
 __all__ = ["discard_type_ahead", "terminal_approver", "terminal_ask"]
 

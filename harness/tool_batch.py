@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from harness.events import ToolCall, ToolOutput
-from harness.modes import EndStep
-from harness.tools import ToolOutcome
+from ctxscope.harness.events import ToolCall, ToolOutput
+from ctxscope.harness.modes import EndStep
+from ctxscope.harness.tools import ToolOutcome
 
 if TYPE_CHECKING:
-    from harness.loop_host import LoopHost
+    from ctxscope.harness.loop_host import LoopHost
 
 __all__ = ["MAX_PARALLEL_TOOLS", "call_output", "missing_outputs", "run_tools"]
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.tools.git_guard import run_git
-from proxy.home import config_dir
-from proxy.responses.vocabulary import CodexHeader
+from ctxscope.harness.tools.git_guard import run_git
+from ctxscope.proxy.home import config_dir
+from ctxscope.proxy.responses.vocabulary import CodexHeader
 
 __all__ = ["TurnIds", "client_metadata", "installation_id", "message_id", "workspace_status"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from harness.events import TurnStop
+from ctxscope.harness.events import TurnStop
 
 __all__ = ["TurnResult", "TurnTrigger"]
 

@@ -1,17 +1,17 @@
 """ctxscope's inspector: what each request carried, what changed between turns, and why.
 
-`inspector.analysis` is the engine (pure functions over recordings, no UI); `inspector.reports`
+`ctxscope.inspector.analysis` is the engine (pure functions over recordings, no UI); `ctxscope.inspector.reports`
 turns an analysis into versioned report documents (pydantic models; `doc.wire()` is the JSON) and
-renders them as text or markdown; `inspector.tui` is the Textual inspector (`ctxscope inspect`),
+renders them as text or markdown; `ctxscope.inspector.tui` is the Textual inspector (`ctxscope inspect`),
 which renders what the analysis returns through a plain view model;
-`inspector.cli.register` adds `diff`, `compare`, `show` and `inspect` to the `ctxscope` command.
+`ctxscope.inspector.cli.register` adds `diff`, `compare`, `show` and `inspect` to the `ctxscope` command.
 """
 
 from __future__ import annotations
 
-from inspector.analysis import Analysis, TurnAnalysis, analyse_exchanges, analyse_recording
-from inspector.analysis.compare import Comparison, compare_analyses
-from inspector.reports import SCHEMA, compare_report, diff_report, show_report
+from ctxscope.inspector.analysis import Analysis, TurnAnalysis, analyse_exchanges, analyse_recording
+from ctxscope.inspector.analysis.compare import Comparison, compare_analyses
+from ctxscope.inspector.reports import SCHEMA, compare_report, diff_report, show_report
 
 __all__ = [
     "SCHEMA",

@@ -1,6 +1,6 @@
 """The inspector's commands: `diff` (timeline of what changed and why), `compare` (two recordings
 side by side), `show` (the full context of one request) and `inspect` (the TUI). Wiring only:
-analysis and rendering live in `inspector.analysis`, `inspector.reports` and `inspector.tui`.
+analysis and rendering live in `ctxscope.inspector.analysis`, `ctxscope.inspector.reports` and `ctxscope.inspector.tui`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from inspector.analysis.analyse import analyse_recording
-from inspector.analysis.compare import compare_analyses
-from inspector.reports import (
+from ctxscope.inspector.analysis.analyse import analyse_recording
+from ctxscope.inspector.analysis.compare import compare_analyses
+from ctxscope.inspector.reports import (
     CompareReport,
     DiffReport,
     ShowReport,
@@ -145,7 +145,7 @@ def inspect(
     size: Annotated[str, typer.Option("--size", help="With --snapshot: columns x rows.")] = "120x40",
 ) -> None:
     """The inspector TUI: walk a recording turn by turn (keys: ? in the app)."""
-    from inspector.tui.launch import launch  # Textual loads only for this command
+    from ctxscope.inspector.tui.launch import launch  # Textual loads only for this command
 
     launch(files or [], follow=follow, snapshot=snapshot, turn=turn, view=view, size=size)
 

@@ -1,6 +1,6 @@
 """`ctxscope context` (what fills each turn's context) and `ctxscope cache` (why the cache missed).
 
-Both read the one analysis of a recording (`inspector.analysis`) and render its composition and
+Both read the one analysis of a recording (`ctxscope.inspector.analysis`) and render its composition and
 cache figures (`analysis.composition`, `analysis.cache`) as text, JSON or markdown.
 """
 
@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from proxy.errors import ConfigError
+from ctxscope.proxy.errors import ConfigError
 
 if TYPE_CHECKING:
-    from inspector.analysis.analyse import Analysis
-    from inspector.analysis.cache import CacheTurn
-    from inspector.analysis.composition import CompositionReport
+    from ctxscope.inspector.analysis.analyse import Analysis
+    from ctxscope.inspector.analysis.cache import CacheTurn
+    from ctxscope.inspector.analysis.composition import CompositionReport
 
 __all__ = ["register", "render_cache", "render_composition"]
 
@@ -97,7 +97,7 @@ def render_cache(turns: list[CacheTurn], write: Callable[[str], None]) -> None:
 
 
 def _analysis(file: Path) -> Analysis:
-    from inspector.analysis import analyse_recording
+    from ctxscope.inspector.analysis import analyse_recording
 
     return analyse_recording(file)
 
@@ -108,7 +108,7 @@ def context_command(
     output_format: Annotated[str, typer.Option("--format", help="text, json or markdown.")] = "text",
 ) -> None:
     """What fills the context: each turn's tokens by kind, the largest items, growth and findings."""
-    from inspector.analysis.composition import composition_json, composition_report
+    from ctxscope.inspector.analysis.composition import composition_json, composition_report
 
     if output_format not in ("text", "json", "markdown"):
         raise ConfigError(f"--format {output_format!r}: use text, json or markdown")
@@ -130,7 +130,7 @@ def cache_command(
     output_format: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
 ) -> None:
     """Why the prompt cache missed: predicted vs reported cached tokens, where each prefix broke and why."""
-    from inspector.analysis.cache import cache_json, cache_report
+    from ctxscope.inspector.analysis.cache import cache_json, cache_report
 
     if output_format not in ("text", "json"):
         raise ConfigError(f"--format {output_format!r}: use text or json")

@@ -1,6 +1,6 @@
 """`ctxscope info`: what a recording holds, with the analysis's account of its conversations.
 
-The exchange counts, sizes, models and errors come from the recording (`proxy.store.summary`); the
+The exchange counts, sizes, models and errors come from the recording (`ctxscope.proxy.store.summary`); the
 thread and turn counts are the analysis's, the same that `diff`, `show` and the inspector tell:
 conversation threads, their turns, and side requests (titles, prewarms, model lists) counted apart.
 """
@@ -13,10 +13,10 @@ from typing import Annotated, Any
 
 import typer
 
-from inspector.analysis.analyse import Grouping, IncrementalAnalysis
-from proxy.responses.vocabulary import side_label
-from proxy.store import read_recording
-from proxy.store.summary import RecordingSummary, summarise
+from ctxscope.inspector.analysis.analyse import Grouping, IncrementalAnalysis
+from ctxscope.proxy.responses.vocabulary import side_label
+from ctxscope.proxy.store import read_recording
+from ctxscope.proxy.store.summary import RecordingSummary, summarise
 
 __all__ = ["info_document", "register"]
 

@@ -18,18 +18,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from proxy.lazy import lazy_attributes
+from ctxscope.proxy.lazy import lazy_attributes
 
 if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
-    from proxy.endpoints import classify_endpoint
-    from proxy.errors import ConfigError, CtxscopeError, ProxyStartError, RecordingError, ReplayMismatch
-    from proxy.model import Exchange, SseEvent
-    from proxy.recorder import Recorder
-    from proxy.redact import Redactor
-    from proxy.replay import Replayer, load_cassette, serve_cassette
-    from proxy.responses import SseParser, accumulate
-    from proxy.runner import ProxyServer
-    from proxy.store import Recording, RecordingWriter, read_recording
+    from ctxscope.proxy.endpoints import classify_endpoint
+    from ctxscope.proxy.errors import (
+        ConfigError,
+        CtxscopeError,
+        ProxyStartError,
+        RecordingError,
+        ReplayMismatch,
+    )
+    from ctxscope.proxy.model import Exchange, SseEvent
+    from ctxscope.proxy.recorder import Recorder
+    from ctxscope.proxy.redact import Redactor
+    from ctxscope.proxy.replay import Replayer, load_cassette, serve_cassette
+    from ctxscope.proxy.responses import SseParser, accumulate
+    from ctxscope.proxy.runner import ProxyServer
+    from ctxscope.proxy.store import Recording, RecordingWriter, read_recording
 
 __all__ = [
     "ConfigError",
@@ -54,25 +60,25 @@ __all__ = [
 ]
 
 _WHERE = {
-    "ConfigError": "proxy.errors",
-    "CtxscopeError": "proxy.errors",
-    "ProxyStartError": "proxy.errors",
-    "RecordingError": "proxy.errors",
-    "ReplayMismatch": "proxy.errors",
-    "Exchange": "proxy.model",
-    "SseEvent": "proxy.model",
-    "ProxyServer": "proxy.runner",
-    "Recorder": "proxy.recorder",
-    "Recording": "proxy.store",
-    "RecordingWriter": "proxy.store",
-    "Redactor": "proxy.redact",
-    "read_recording": "proxy.store",
-    "Replayer": "proxy.replay",
-    "load_cassette": "proxy.replay",
-    "serve_cassette": "proxy.replay",
-    "SseParser": "proxy.responses",
-    "accumulate": "proxy.responses",
-    "classify_endpoint": "proxy.endpoints",
+    "ConfigError": "ctxscope.proxy.errors",
+    "CtxscopeError": "ctxscope.proxy.errors",
+    "ProxyStartError": "ctxscope.proxy.errors",
+    "RecordingError": "ctxscope.proxy.errors",
+    "ReplayMismatch": "ctxscope.proxy.errors",
+    "Exchange": "ctxscope.proxy.model",
+    "SseEvent": "ctxscope.proxy.model",
+    "ProxyServer": "ctxscope.proxy.runner",
+    "Recorder": "ctxscope.proxy.recorder",
+    "Recording": "ctxscope.proxy.store",
+    "RecordingWriter": "ctxscope.proxy.store",
+    "Redactor": "ctxscope.proxy.redact",
+    "read_recording": "ctxscope.proxy.store",
+    "Replayer": "ctxscope.proxy.replay",
+    "load_cassette": "ctxscope.proxy.replay",
+    "serve_cassette": "ctxscope.proxy.replay",
+    "SseParser": "ctxscope.proxy.responses",
+    "accumulate": "ctxscope.proxy.responses",
+    "classify_endpoint": "ctxscope.proxy.endpoints",
 }
 
 

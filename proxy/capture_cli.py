@@ -26,14 +26,14 @@ from urllib.parse import urlsplit
 
 import typer
 
-from proxy.capture_filter import CaptureFilter
-from proxy.endpoints import client_base_url
-from proxy.errors import ConfigError, CtxscopeError
-from proxy.home import mitmproxy_confdir, new_recording_path
+from ctxscope.proxy.capture_filter import CaptureFilter
+from ctxscope.proxy.endpoints import client_base_url
+from ctxscope.proxy.errors import ConfigError, CtxscopeError
+from ctxscope.proxy.home import mitmproxy_confdir, new_recording_path
 
 if TYPE_CHECKING:
-    from proxy.model import Exchange
-    from proxy.store.writer import RecordingWriter
+    from ctxscope.proxy.model import Exchange
+    from ctxscope.proxy.store.writer import RecordingWriter
 
 __all__ = [
     "RunningCapture",
@@ -126,8 +126,8 @@ def _capture(
     select: CaptureFilter,
     stop: threading.Event,
 ) -> Path:
-    from proxy.forward import client_env_lines
-    from proxy.live_log import LiveLog
+    from ctxscope.proxy.forward import client_env_lines
+    from ctxscope.proxy.live_log import LiveLog
 
     on_exchange = LiveLog(show_host=mode == "forward")
     with running_capture(mode, upstream, listen, out, ssl_insecure, select, on_exchange) as running:
@@ -187,11 +187,11 @@ def running_capture(
     close the recording when the block ends. Bad settings raise `ConfigError` before anything listens,
     and leave no empty recording behind. Shared by `ctxscope proxy` and `ctxscope run`."""
     # mitmproxy takes most of a second to import: only the capture itself pays for it, not `--help`.
-    from proxy.forward import ensure_ca
-    from proxy.recorder import Recorder
-    from proxy.redact import Redactor
-    from proxy.runner import MODES, ProxyServer, split_upstream
-    from proxy.store.writer import RecordingWriter
+    from ctxscope.proxy.forward import ensure_ca
+    from ctxscope.proxy.recorder import Recorder
+    from ctxscope.proxy.redact import Redactor
+    from ctxscope.proxy.runner import MODES, ProxyServer, split_upstream
+    from ctxscope.proxy.store.writer import RecordingWriter
 
     if mode not in MODES:
         raise ConfigError(f"unknown --mode {mode!r}: use one of {', '.join(MODES)}")

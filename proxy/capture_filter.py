@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from proxy.endpoints import classify_endpoint
+from ctxscope.proxy.endpoints import classify_endpoint
 
 __all__ = ["CaptureFilter", "check_pattern"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
-from proxy.errors import ConfigError
-from proxy.model import EndpointKind
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.model import EndpointKind
 
 __all__ = ["classify_endpoint", "client_base_url", "split_upstream"]
 

@@ -10,11 +10,11 @@ from typing import Any
 from mitmproxy import http
 from mitmproxy.net import encoding as mitm_encoding
 
-from proxy.model import SseEvent, TransportErrorKind
-from proxy.responses import fold_events
-from proxy.responses.vocabulary import TERMINAL_EVENTS
-from proxy.store.format import loads as _loads
-from proxy.store.writer import MAX_TEXT_BODY
+from ctxscope.proxy.model import SseEvent, TransportErrorKind
+from ctxscope.proxy.responses import fold_events
+from ctxscope.proxy.responses.vocabulary import TERMINAL_EVENTS
+from ctxscope.proxy.store.format import loads as _loads
+from ctxscope.proxy.store.writer import MAX_TEXT_BODY
 
 __all__ = [
     "MAX_TEXT",

@@ -2,7 +2,7 @@
 
 Each package keeps its own table of public names and the module each lives in, and ends with
 `__getattr__, __dir__ = lazy_attributes(__name__, _WHERE, __all__)`. The `ctxscope` command relies on
-it: `ctxscope diff` imports `harness.context` for the fragment specs without starting mitmproxy or
+it: `ctxscope diff` imports `ctxscope.harness.context` for the fragment specs without starting mitmproxy or
 the agent's HTTP client.
 """
 

@@ -14,8 +14,8 @@ import threading
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
-from proxy.model import Exchange
-from proxy.responses.vocabulary import UNSUCCESSFUL_STATUSES
+from ctxscope.proxy.model import Exchange
+from ctxscope.proxy.responses.vocabulary import UNSUCCESSFUL_STATUSES
 
 __all__ = ["LiveLog", "format_line"]
 

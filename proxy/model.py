@@ -1,7 +1,7 @@
 """Typed exchanges: what one recorded HTTP request/response (or one WebSocket turn) holds.
 
 These are the objects the reader returns and the writer accepts. Bodies here are always resolved
-(the content-addressed storage is an on-disk detail of `proxy.store`), and always already redacted
+(the content-addressed storage is an on-disk detail of `ctxscope.proxy.store`), and always already redacted
 when they come from a file.
 """
 
@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from proxy.responses.sse import encode_frame, wire_has_data, wire_terminated
+from ctxscope.proxy.responses.sse import encode_frame, wire_has_data, wire_terminated
 
 EndpointKind = Literal["responses", "responses/compact", "models", "websocket", "other"]
 TransportErrorKind = Literal[
@@ -37,7 +37,7 @@ class SseEvent(BaseModel):
     wire: str | None = None
     """The block as received with the data values left out, when it is not the plain
     `event: NAME\\ndata: DATA\\n\\n`: comments, `id:`/`retry:`, `data:x`, CRLF or CR endings,
-    a block without data, or a last block the stream ended inside (see `proxy.responses.sse`)."""
+    a block without data, or a last block the stream ended inside (see `ctxscope.proxy.responses.sse`)."""
 
     @property
     def has_data(self) -> bool:
@@ -111,7 +111,7 @@ class Exchange(BaseModel):
     response_text: str | None = None
     response_layout: str | None = None
     """How `response_body` was laid out on the wire (`compact`, `indent2+nl`, ... see
-    `proxy.store.json_layout`), so a replay sends the same bytes."""
+    `ctxscope.proxy.store.json_layout`), so a replay sends the same bytes."""
     response_raw: str | None = None
     """The JSON body's exact text, kept only when no layout reproduces it."""
     response: dict[str, Any] | None = None

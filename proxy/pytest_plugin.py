@@ -7,7 +7,7 @@
 
 The fixture `ctxscope_cassette` yields a `CassetteFixture` (`.url` is the base URL, `str()` of it too).
 Marker options: `match=` (strict | sequential), `pace=`, `ignore=[json paths]`, `match_on=[matcher
-names]` (vcrpy-style; `proxy.replay.register_matcher` adds names), `map_paths=[(recorded, live)]`,
+names]` (vcrpy-style; `ctxscope.proxy.replay.register_matcher` adds names), `map_paths=[(recorded, live)]`,
 `past_end="allow"` (requests after the cassette's end are answered 410 but do not fail the test: a
 cassette of a session's first turns, as `ctxscope promote` writes), `optional=True` (the test may send
 nothing; otherwise a replay that no request reached fails: "cassette not used").
@@ -46,11 +46,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:  # the server needs mitmproxy, loaded only by a test that replays through the proxy
-    from proxy.replay.cassette import Cassette
-    from proxy.replay.options import ReplayOptions
-    from proxy.replay.report import Mismatch, ReplayReport
-    from proxy.replay.server import ReplayServer
-    from proxy.replay.transport import CassetteTransport
+    from ctxscope.proxy.replay.cassette import Cassette
+    from ctxscope.proxy.replay.options import ReplayOptions
+    from ctxscope.proxy.replay.report import Mismatch, ReplayReport
+    from ctxscope.proxy.replay.server import ReplayServer
+    from ctxscope.proxy.replay.transport import CassetteTransport
 
 __all__ = ["CassetteFixture", "RECORD_MODES"]
 
@@ -134,7 +134,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
-    from proxy import pytest_hooks
+    from ctxscope.proxy import pytest_hooks
 
     pluginmanager.add_hookspecs(pytest_hooks)
 
@@ -184,8 +184,8 @@ def _settings(request: pytest.FixtureRequest) -> tuple[Path, dict[str, Any], str
 @pytest.fixture
 def ctxscope_cassette(request: pytest.FixtureRequest) -> Iterator[CassetteFixture]:
     """Start a replay (or a recording proxy) for this test's cassette and yield its base URL."""
-    from proxy.errors import CtxscopeError, missing_extra
-    from proxy.replay.cassette import load_cassette
+    from ctxscope.proxy.errors import CtxscopeError, missing_extra
+    from ctxscope.proxy.replay.cassette import load_cassette
 
     path, options, mode, upstream = _settings(request)
     node = request.node
@@ -258,10 +258,10 @@ def ctxscope_cassette(request: pytest.FixtureRequest) -> Iterator[CassetteFixtur
 
 
 def _record(path: Path, mode: str, upstream: str) -> Iterator[CassetteFixture]:
-    from proxy.recorder import Recorder
-    from proxy.redact import Redactor
-    from proxy.runner import ProxyServer
-    from proxy.store.writer import RecordingWriter
+    from ctxscope.proxy.recorder import Recorder
+    from ctxscope.proxy.redact import Redactor
+    from ctxscope.proxy.runner import ProxyServer
+    from ctxscope.proxy.store.writer import RecordingWriter
 
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
@@ -288,8 +288,8 @@ def _record(path: Path, mode: str, upstream: str) -> Iterator[CassetteFixture]:
 
 def _matching(options: dict[str, Any]) -> ReplayOptions:
     """The marker's replay options (`match=`, `pace=`, `ignore=`, `match_on=`, `map_paths=`, `live_cwd=`)."""
-    from proxy.replay.matching import DEFAULT_MATCH_ON
-    from proxy.replay.options import ReplayOptions
+    from ctxscope.proxy.replay.matching import DEFAULT_MATCH_ON
+    from ctxscope.proxy.replay.options import ReplayOptions
 
     problem = None
     try:
@@ -375,7 +375,7 @@ _FRAGMENT_DIFF = re.compile(r"^(\S+) \(([^)]+)\) ")
 
 def _headline(mismatch: Mismatch) -> str:
     """`ctxscope cassette C: turn N changed: AGENTS.md at input[2]…` — the turn and the fragments."""
-    from proxy.replay.matching import METADATA_ONLY, metadata_only
+    from ctxscope.proxy.replay.matching import METADATA_ONLY, metadata_only
 
     where = f"ctxscope cassette {Path(mismatch.cassette).name}: turn {mismatch.index + 1}"
     if metadata_only(mismatch.differences):
@@ -422,7 +422,7 @@ def _explained(mismatch: Mismatch, cassette: Cassette, hook: Any) -> list[str]:
 def _replay_in_process(
     cassette: Cassette, path: Path, mode: str, options: dict[str, Any], hook: Any, node: pytest.Item
 ) -> Iterator[CassetteFixture]:
-    from proxy.replay.transport import CassetteTransport
+    from ctxscope.proxy.replay.transport import CassetteTransport
 
     transport = CassetteTransport(cassette, _matching(options))
     fixture = CassetteFixture(
@@ -452,13 +452,13 @@ def _replay(
     hook: Any,
     node: pytest.Item,
 ) -> Iterator[CassetteFixture]:
-    from proxy.replay.server import serve_cassette
+    from ctxscope.proxy.replay.server import serve_cassette
 
     extra: list[Any] = []
     writer = recorder = None
     if upstream is not None:  # mode `new`: forward and append what the cassette cannot answer
-        from proxy.recorder import Recorder
-        from proxy.store.writer import RecordingWriter
+        from ctxscope.proxy.recorder import Recorder
+        from ctxscope.proxy.store.writer import RecordingWriter
 
         writer = RecordingWriter(path)
         recorder = Recorder(writer)
@@ -507,7 +507,7 @@ class _RecordNewOnly:
         self.recorder = recorder
 
     def request(self, flow: Any) -> None:
-        from proxy.replay.addon import REPLAYED
+        from ctxscope.proxy.replay.addon import REPLAYED
 
         if not flow.metadata.get(REPLAYED) and flow.response is None:
             self.recorder.requestheaders(flow)

@@ -34,9 +34,9 @@ from typing import Any, Protocol
 
 from mitmproxy import ctx, http
 
-from proxy.capture_filter import CaptureFilter
-from proxy.endpoints import classify_endpoint
-from proxy.flow_fields import (
+from ctxscope.proxy.capture_filter import CaptureFilter
+from ctxscope.proxy.endpoints import classify_endpoint
+from ctxscope.proxy.flow_fields import (
     MAX_TEXT,
     classify_error,
     decode_body,
@@ -47,12 +47,12 @@ from proxy.flow_fields import (
     stream_ended,
     ws_close_reason,
 )
-from proxy.model import Exchange, SseEvent, TransportError, TransportErrorKind, WsFrame
-from proxy.responses import fold_events
-from proxy.responses.vocabulary import TERMINAL_EVENTS
-from proxy.store.json_layout import layout_of
-from proxy.stream_tap import BodyTap, StreamTap
-from proxy.write_worker import WriteWorker
+from ctxscope.proxy.model import Exchange, SseEvent, TransportError, TransportErrorKind, WsFrame
+from ctxscope.proxy.responses import fold_events
+from ctxscope.proxy.responses.vocabulary import TERMINAL_EVENTS
+from ctxscope.proxy.store.json_layout import layout_of
+from ctxscope.proxy.stream_tap import BodyTap, StreamTap
+from ctxscope.proxy.write_worker import WriteWorker
 
 __all__ = ["ExchangeWriter", "Recorder"]
 
@@ -129,7 +129,7 @@ class Recorder:
 
     def configure(self, updated: set[str]) -> None:
         if "ctxscope_out" in updated and ctx.options.ctxscope_out and self.writer is None:
-            from proxy.store.writer import RecordingWriter
+            from ctxscope.proxy.store.writer import RecordingWriter
 
             self.writer = RecordingWriter(Path(ctx.options.ctxscope_out), meta={"via": "mitmdump"})
             self._own_writer = True

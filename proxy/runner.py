@@ -9,7 +9,7 @@ Modes:
   small addon unless the client already sent it: base URLs ``http://127.0.0.1:PORT`` and
   ``http://127.0.0.1:PORT/backend-api/codex`` both work.
 - ``forward``: a regular HTTP(S) proxy that intercepts TLS with the CA in `confdir` (default
-  `proxy.home.mitmproxy_confdir()`; see `proxy.forward` for the CA and the client environment lines).
+  `ctxscope.proxy.home.mitmproxy_confdir()`; see `ctxscope.proxy.forward` for the CA and the client environment lines).
 
 mitmproxy's `ctx` is process-global, so only one ProxyServer may run at a time in a process.
 """
@@ -28,9 +28,9 @@ from mitmproxy import http
 from mitmproxy.options import Options
 from mitmproxy.tools.dump import DumpMaster
 
-from proxy.endpoints import split_upstream  # re-exported: it lives where no mitmproxy loads
-from proxy.errors import ConfigError, ProxyStartError
-from proxy.home import mitmproxy_confdir
+from ctxscope.proxy.endpoints import split_upstream  # re-exported: it lives where no mitmproxy loads
+from ctxscope.proxy.errors import ConfigError, ProxyStartError
+from ctxscope.proxy.home import mitmproxy_confdir
 
 __all__ = ["ProxyServer", "split_upstream"]
 

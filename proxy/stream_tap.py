@@ -21,8 +21,8 @@ from typing import Any
 
 from mitmproxy.net import encoding as mitm_encoding
 
-from proxy.model import SseEvent
-from proxy.responses import SseFrame, SseParser
+from ctxscope.proxy.model import SseEvent
+from ctxscope.proxy.responses import SseFrame, SseParser
 
 __all__ = ["BodyTap", "StreamTap", "incremental_decoder"]
 

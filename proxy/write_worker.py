@@ -20,12 +20,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from proxy.errors import RecordingWriteError
-from proxy.model import Exchange
+from ctxscope.proxy.errors import RecordingWriteError
+from ctxscope.proxy.model import Exchange
 
 __all__ = ["WriteWorker"]
 
-log = logging.getLogger("proxy.recorder")  # the recorder's own logger: one place to silence or raise it
+log = logging.getLogger("ctxscope.proxy.recorder")  # the recorder's own logger: one place to silence or raise it
 
 Build = Callable[[], Exchange | None]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy.testing import CaptureSession, FakeUpstream, capture_proxy
+from ctxscope.proxy.testing import CaptureSession, FakeUpstream, capture_proxy
 
 # Commands the harness runs start `bash -lc`; on machines whose profile runs `pyenv init`, a login
 # shell killed mid-rehash (a timeout test) leaves pyenv's lock behind and every later login shell then

@@ -1,7 +1,7 @@
 """`ctxscope bisect`: delta debugging over a recorded turn's context, to find what flips the answer.
 
 `ddmin` is the search, `predicates` what it asks of an answer, `search` the loop over a backend,
-`command` the CLI. The units come from `inspector.analysis.units`.
+`command` the CLI. The units come from `ctxscope.inspector.analysis.units`.
 """
 
 from __future__ import annotations

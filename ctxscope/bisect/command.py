@@ -19,8 +19,8 @@ from typing import Annotated, Any
 import typer
 
 from ctxscope.bisect.search import Attempt, BisectOutcome
+from ctxscope.proxy.errors import ConfigError
 from ctxscope.sending import AuthFileOption, BaseUrlOption, ConfigOption, ProviderOption
-from proxy.errors import ConfigError
 
 __all__ = ["BisectRun", "bisect", "register"]
 
@@ -48,7 +48,7 @@ class BisectRun:
 def _turn_body(recording: Path, turn: int) -> tuple[dict[str, Any], Any, dict[str, str]]:
     """Turn `turn`'s full request body (a chain rebuilt in), its recorded reply, and its headers."""
     from ctxscope.bisect.predicates import Reply
-    from inspector.analysis.analyse import analyse_recording
+    from ctxscope.inspector.analysis.analyse import analyse_recording
 
     chosen = analyse_recording(recording).turn(turn).turn
     if chosen.endpoint != "responses":
@@ -81,8 +81,8 @@ def bisect(
     """Run the search (see `ctxscope.bisect.search`) against the agent's provider."""
     from ctxscope.bisect.predicates import Reply, parse_predicate, python_predicate
     from ctxscope.bisect.search import Probe, search
+    from ctxscope.inspector.analysis.units import merge_requests, request_units
     from ctxscope.sending import open_sender, resend_headers
-    from inspector.analysis.units import merge_requests, request_units
 
     if len(recordings) not in (1, 2):
         raise ConfigError("give one recording (FILE) or two (GOOD BAD)")
@@ -138,7 +138,7 @@ def bisect(
         sent_headers = resend_headers(headers)
 
         def send(one: dict[str, Any]) -> Reply:
-            from harness.errors import StreamError, UpstreamError
+            from ctxscope.harness.errors import StreamError, UpstreamError
 
             try:
                 answer = sender.send(one, sent_headers)
@@ -302,7 +302,7 @@ def bisect_command(
     output_format: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
 ) -> None:
     """Find the smallest change to a turn's context that flips the model's answer (delta debugging)."""
-    from proxy.home import new_recording_path
+    from ctxscope.proxy.home import new_recording_path
 
     if output_format not in ("text", "json"):
         raise ConfigError(f"--format {output_format!r}: use text or json")

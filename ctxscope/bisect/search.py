@@ -1,6 +1,6 @@
 """The bisect search: which units of a recorded request's context flip the answer.
 
-One recording: the units of turn N's request (`inspector.analysis.units`) are removed in groups,
+One recording: the units of turn N's request (`ctxscope.inspector.analysis.units`) are removed in groups,
 each edited request is sent, and the answer is classified by the predicate; ddmin finds the
 smallest set of units whose removal flips it. Two recordings (GOOD, BAD): BAD's differences from
 GOOD's request of turn N are applied to GOOD's in groups, to find which of them alone flips it.

@@ -6,14 +6,19 @@ run      compact(agent, trigger) for the local and both remote forms; the auto t
 
 from __future__ import annotations
 
-from harness.compaction.run import (
+from ctxscope.harness.compaction.run import (
     COMPACTION_FORMS,
     CompactionTrigger,
     compact,
     context_tokens,
     over_threshold,
 )
-from harness.compaction.window import USER_MESSAGE_TOKENS, approx_tokens, real_user_messages, rebuild_window
+from ctxscope.harness.compaction.window import (
+    USER_MESSAGE_TOKENS,
+    approx_tokens,
+    real_user_messages,
+    rebuild_window,
+)
 
 __all__ = [
     "COMPACTION_FORMS",

@@ -23,17 +23,17 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any, Literal
 
-from harness.compaction.window import approx_tokens, real_user_messages, rebuild_window
-from harness.context import message_item, render_fragment
-from harness.errors import UpstreamError
-from harness.events import Compacted
-from harness.request import TurnRequest
-from harness.send import agent_request
-from harness.wire.types import MessageItem, to_wire
-from proxy.responses.vocabulary import CodexHeader, RequestKind
+from ctxscope.harness.compaction.window import approx_tokens, real_user_messages, rebuild_window
+from ctxscope.harness.context import message_item, render_fragment
+from ctxscope.harness.errors import UpstreamError
+from ctxscope.harness.events import Compacted
+from ctxscope.harness.request import TurnRequest
+from ctxscope.harness.send import agent_request
+from ctxscope.harness.wire.types import MessageItem, to_wire
+from ctxscope.proxy.responses.vocabulary import CodexHeader, RequestKind
 
 if TYPE_CHECKING:
-    from harness.loop_host import LoopHost
+    from ctxscope.harness.loop_host import LoopHost
 
 __all__ = ["COMPACTION_FORMS", "CompactionTrigger", "compact", "context_tokens", "over_threshold"]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from harness.context import classify_text, compaction_summary_item
+from ctxscope.harness.context import classify_text, compaction_summary_item
 
 __all__ = ["USER_MESSAGE_TOKENS", "approx_tokens", "real_user_messages", "rebuild_window"]
 

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from proxy.lazy import lazy_attributes
+from ctxscope.proxy.lazy import lazy_attributes
 
 if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
-    from harness.context._spec import WorldMeaning, takes
-    from harness.context._state_field import ChangeStyle, StateField
-    from harness.context.agents_md import discover_agents_docs, find_repo_root
-    from harness.context.builder import (
+    from ctxscope.harness.context._spec import WorldMeaning, takes
+    from ctxscope.harness.context._state_field import ChangeStyle, StateField
+    from ctxscope.harness.context.agents_md import discover_agents_docs, find_repo_root
+    from ctxscope.harness.context.builder import (
         base_prompt_item,
         compaction_summary_item,
         context_items,
@@ -37,8 +37,8 @@ if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
         user_message_item,
         user_shell_command_item,
     )
-    from harness.context.collect import ContextSettings, collect_world_state
-    from harness.context.fragments import (
+    from ctxscope.harness.context.collect import ContextSettings, collect_world_state
+    from ctxscope.harness.context.fragments import (
         FRAGMENT_KINDS,
         FRAGMENT_SPECS,
         FragmentMatch,
@@ -50,13 +50,13 @@ if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
         render_fragment,
         unregister_fragment,
     )
-    from harness.context.labels import item_label, layout_labels
-    from harness.context.skills import discover_skills, mentioned_skill_names, selected_skill_items
-    from harness.context.world_state import SkillInfo, WorldState, diff_world_state
+    from ctxscope.harness.context.labels import item_label, layout_labels
+    from ctxscope.harness.context.skills import discover_skills, mentioned_skill_names, selected_skill_items
+    from ctxscope.harness.context.world_state import SkillInfo, WorldState, diff_world_state
 
 # Loaded now, not on first use: the function `world_fields` shares its name with its module, and importing
 # the module would set the package attribute to the module before `__getattr__` could answer.
-from harness.context.world_fields import WorldField, world_fields, world_meaning
+from ctxscope.harness.context.world_fields import WorldField, world_fields, world_meaning
 
 __all__ = [
     "FRAGMENT_KINDS",
@@ -102,43 +102,43 @@ __all__ = [
 ]
 
 _WHERE = {
-    "WorldMeaning": "harness.context._spec",
-    "takes": "harness.context._spec",
-    "ChangeStyle": "harness.context._state_field",
-    "StateField": "harness.context._state_field",
-    "discover_agents_docs": "harness.context.agents_md",
-    "find_repo_root": "harness.context.agents_md",
-    "base_prompt_item": "harness.context.builder",
-    "compaction_summary_item": "harness.context.builder",
-    "context_items": "harness.context.builder",
-    "context_update_items": "harness.context.builder",
-    "initial_context_items": "harness.context.builder",
-    "message_item": "harness.context.builder",
-    "model_switch_items": "harness.context.builder",
-    "plan_mode_reminder_item": "harness.context.builder",
-    "turn_aborted_item": "harness.context.builder",
-    "user_message_item": "harness.context.builder",
-    "user_shell_command_item": "harness.context.builder",
-    "ContextSettings": "harness.context.collect",
-    "collect_world_state": "harness.context.collect",
-    "FRAGMENT_KINDS": "harness.context.fragments",
-    "FRAGMENT_SPECS": "harness.context.fragments",
-    "FragmentMatch": "harness.context.fragments",
-    "FragmentSpec": "harness.context.fragments",
-    "classify_text": "harness.context.fragments",
-    "fragment_specs": "harness.context.fragments",
-    "get_spec": "harness.context.fragments",
-    "register_fragment": "harness.context.fragments",
-    "render_fragment": "harness.context.fragments",
-    "unregister_fragment": "harness.context.fragments",
-    "item_label": "harness.context.labels",
-    "layout_labels": "harness.context.labels",
-    "discover_skills": "harness.context.skills",
-    "mentioned_skill_names": "harness.context.skills",
-    "selected_skill_items": "harness.context.skills",
-    "SkillInfo": "harness.context.world_state",
-    "WorldState": "harness.context.world_state",
-    "diff_world_state": "harness.context.world_state",
+    "WorldMeaning": "ctxscope.harness.context._spec",
+    "takes": "ctxscope.harness.context._spec",
+    "ChangeStyle": "ctxscope.harness.context._state_field",
+    "StateField": "ctxscope.harness.context._state_field",
+    "discover_agents_docs": "ctxscope.harness.context.agents_md",
+    "find_repo_root": "ctxscope.harness.context.agents_md",
+    "base_prompt_item": "ctxscope.harness.context.builder",
+    "compaction_summary_item": "ctxscope.harness.context.builder",
+    "context_items": "ctxscope.harness.context.builder",
+    "context_update_items": "ctxscope.harness.context.builder",
+    "initial_context_items": "ctxscope.harness.context.builder",
+    "message_item": "ctxscope.harness.context.builder",
+    "model_switch_items": "ctxscope.harness.context.builder",
+    "plan_mode_reminder_item": "ctxscope.harness.context.builder",
+    "turn_aborted_item": "ctxscope.harness.context.builder",
+    "user_message_item": "ctxscope.harness.context.builder",
+    "user_shell_command_item": "ctxscope.harness.context.builder",
+    "ContextSettings": "ctxscope.harness.context.collect",
+    "collect_world_state": "ctxscope.harness.context.collect",
+    "FRAGMENT_KINDS": "ctxscope.harness.context.fragments",
+    "FRAGMENT_SPECS": "ctxscope.harness.context.fragments",
+    "FragmentMatch": "ctxscope.harness.context.fragments",
+    "FragmentSpec": "ctxscope.harness.context.fragments",
+    "classify_text": "ctxscope.harness.context.fragments",
+    "fragment_specs": "ctxscope.harness.context.fragments",
+    "get_spec": "ctxscope.harness.context.fragments",
+    "register_fragment": "ctxscope.harness.context.fragments",
+    "render_fragment": "ctxscope.harness.context.fragments",
+    "unregister_fragment": "ctxscope.harness.context.fragments",
+    "item_label": "ctxscope.harness.context.labels",
+    "layout_labels": "ctxscope.harness.context.labels",
+    "discover_skills": "ctxscope.harness.context.skills",
+    "mentioned_skill_names": "ctxscope.harness.context.skills",
+    "selected_skill_items": "ctxscope.harness.context.skills",
+    "SkillInfo": "ctxscope.harness.context.world_state",
+    "WorldState": "ctxscope.harness.context.world_state",
+    "diff_world_state": "ctxscope.harness.context.world_state",
 }
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from proxy.errors import ConfigError
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = [
     "AGENTS_FILENAMES",

@@ -14,8 +14,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.sandbox.policy import default_writable_roots
-from proxy.errors import ConfigError
+from ctxscope.harness.sandbox.policy import default_writable_roots
+from ctxscope.proxy.errors import ConfigError
 
 from .agents_md import DEFAULT_MAX_BYTES, discover_agents_docs
 from .skills import discover_skills
@@ -45,7 +45,7 @@ class ContextSettings(BaseModel):
     extra_writable_roots: list[Path] = Field(default_factory=list)
     """Writable in workspace-write besides the defaults (`[sandbox_workspace_write] writable_roots`)."""
     sandbox_enforcement: str | None = None
-    """How the OS enforces the sandbox (`harness.sandbox.enforcement`), told in the permissions
+    """How the OS enforces the sandbox (`ctxscope.harness.sandbox.enforcement`), told in the permissions
     fragment; None: not told."""
     collaboration_mode: str | None = None
     model: str = ""

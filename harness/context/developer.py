@@ -122,7 +122,7 @@ C_OPEN, C_CLOSE = "<collaboration_mode>", "</collaboration_mode>"
 def render_collaboration_mode(values: Values) -> str:
     """`# Collaboration mode: Plan` heading then the mode's instructions.
 
-    The text is the mode object's own (`harness.modes`); this module keeps no per-mode text."""
+    The text is the mode object's own (`ctxscope.harness.modes`); this module keeps no per-mode text."""
     mode = values["mode"]
     text = values.get("text") or f"Work in {mode} mode."
     return wrap(C_OPEN, f"# Collaboration mode: {mode.capitalize()}\n\n{text}", C_CLOSE)

@@ -52,7 +52,7 @@ class WorldState(BaseModel):
         Field(default_factory=list)
     )
     sandbox_enforcement: Annotated[str | None, StateField("sandbox enforcement", short="enforcement")] = None
-    """How the operating system enforces the sandbox here (`harness.sandbox.enforcement`); None:
+    """How the operating system enforces the sandbox here (`ctxscope.harness.sandbox.enforcement`); None:
     not told (older sessions, Codex)."""
     collaboration_mode: Annotated[str | None, StateField("collaboration mode", short="mode")] = None
     """None: no mode fragment is sent (like `codex exec`); else "default" or "plan"."""

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from harness.context import message_item, render_fragment
-from harness.goal.state import GoalState, GoalStatus
-from harness.goal.turns import record_goal
-from proxy.errors import ConfigError
+from ctxscope.harness.context import message_item, render_fragment
+from ctxscope.harness.goal.state import GoalState, GoalStatus
+from ctxscope.harness.goal.turns import record_goal
+from ctxscope.proxy.errors import ConfigError
 
 if TYPE_CHECKING:
-    from harness.agent import Agent, TurnResult
+    from ctxscope.harness.agent import Agent, TurnResult
 
 __all__ = [
     "check_budget",

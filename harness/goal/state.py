@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from proxy.errors import ConfigError
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = ["GOAL_STATUSES", "GoalBook", "GoalState", "GoalStatus", "goal_payload", "parse_goal_entry"]
 

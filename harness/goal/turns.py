@@ -2,7 +2,7 @@
 a `create_goal`, the usage a goal turn spends, and the record of every change.
 
 The agent calls these at fixed points of its loop (opening a turn with `trigger="goal"`, after each
-batch of tool calls, at the end of a goal turn); `harness.goal.runner` decides when goal turns run.
+batch of tool calls, at the end of a goal turn); `ctxscope.harness.goal.runner` decides when goal turns run.
 """
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from harness.context import message_item, render_fragment
-from harness.context.goal_fragments import goal_objective_item
-from harness.events import GoalUpdated
-from proxy.errors import ConfigError
+from ctxscope.harness.context import message_item, render_fragment
+from ctxscope.harness.context.goal_fragments import goal_objective_item
+from ctxscope.harness.events import GoalUpdated
+from ctxscope.proxy.errors import ConfigError
 
 if TYPE_CHECKING:
-    from harness.loop_host import LoopHost
+    from ctxscope.harness.loop_host import LoopHost
 
 __all__ = ["account_goal_turn", "goal_after_tools", "goal_turn_items", "record_goal"]
 

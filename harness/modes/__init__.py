@@ -8,8 +8,8 @@ EndStep       a tool outcome's verdict that ends the step and blocks the sibling
 
 from __future__ import annotations
 
-from harness.modes.base import AgentMode, EndStep
-from harness.modes.current import CurrentMode
-from harness.modes.default import DEFAULT_MODE_TEXT, DefaultMode
+from ctxscope.harness.modes.base import AgentMode, EndStep
+from ctxscope.harness.modes.current import CurrentMode
+from ctxscope.harness.modes.default import DEFAULT_MODE_TEXT, DefaultMode
 
 __all__ = ["DEFAULT_MODE_TEXT", "AgentMode", "CurrentMode", "DefaultMode", "EndStep"]

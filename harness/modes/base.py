@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from harness.events import AgentEvent
-    from harness.tools import GateRule, ToolOutcome
-    from harness.turn_result import TurnResult
-    from harness.wire.types import Event
+    from ctxscope.harness.events import AgentEvent
+    from ctxscope.harness.tools import GateRule, ToolOutcome
+    from ctxscope.harness.turn_result import TurnResult
+    from ctxscope.harness.wire.types import Event
 
 __all__ = ["AgentMode", "EndStep", "ModeHost", "WorkingDirectory"]
 
@@ -60,7 +60,7 @@ class WorkingDirectory(Protocol):
 
 
 class ModeHost(Protocol):
-    """The agent as a mode's hooks see it (`harness.agent.Agent` is one)."""
+    """The agent as a mode's hooks see it (`ctxscope.harness.agent.Agent` is one)."""
 
     @property
     def session_id(self) -> str: ...

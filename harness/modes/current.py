@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from harness.modes.base import AgentMode
-from harness.modes.default import DefaultMode
+from ctxscope.harness.modes.base import AgentMode
+from ctxscope.harness.modes.default import DefaultMode
 
 if TYPE_CHECKING:
-    from harness.tools import GateRule
+    from ctxscope.harness.tools import GateRule
 
 __all__ = ["CurrentMode"]
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from harness.events import AgentEvent
-    from harness.modes.base import EndStep, ModeHost
-    from harness.tools import GateRule, ToolOutcome
-    from harness.turn_result import TurnResult
-    from harness.wire.types import Event
+    from ctxscope.harness.events import AgentEvent
+    from ctxscope.harness.modes.base import EndStep, ModeHost
+    from ctxscope.harness.tools import GateRule, ToolOutcome
+    from ctxscope.harness.turn_result import TurnResult
+    from ctxscope.harness.wire.types import Event
 
 __all__ = ["DEFAULT_MODE_TEXT", "DefaultMode"]
 

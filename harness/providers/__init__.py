@@ -9,13 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from harness.config import HarnessConfig
-from harness.providers.apikey import OPENAI_BASE_URL, ApiKeyProvider, apikey_provider
-from harness.providers.base import Provider
-from harness.providers.chatgpt import CHATGPT_BASE_URL, ChatGptProvider, chatgpt_provider, jwt_expiry
-from harness.providers.custom import custom_provider
-from harness.providers.script import ScriptProvider, script_provider
-from proxy.errors import ConfigError
+from ctxscope.harness.config import HarnessConfig
+from ctxscope.harness.providers.apikey import OPENAI_BASE_URL, ApiKeyProvider, apikey_provider
+from ctxscope.harness.providers.base import Provider
+from ctxscope.harness.providers.chatgpt import CHATGPT_BASE_URL, ChatGptProvider, chatgpt_provider, jwt_expiry
+from ctxscope.harness.providers.custom import custom_provider
+from ctxscope.harness.providers.script import ScriptProvider, script_provider
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = [
     "CHATGPT_BASE_URL",

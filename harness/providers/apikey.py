@@ -7,8 +7,8 @@ import os
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from harness.providers.base import Provider
-from proxy.errors import ConfigError
+from ctxscope.harness.providers.base import Provider
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = ["ApiKeyProvider", "OPENAI_BASE_URL"]
 

@@ -23,9 +23,9 @@ from typing import Any
 
 import httpx
 
-from harness.errors import AuthError
-from harness.providers.base import Provider, credential_values
-from proxy.errors import ConfigError
+from ctxscope.harness.errors import AuthError
+from ctxscope.harness.providers.base import Provider, credential_values
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = ["CHATGPT_BASE_URL", "ChatGptProvider", "TOKEN_URL", "default_auth_path", "jwt_expiry"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.providers.apikey import ApiKeyProvider
-from proxy.errors import ConfigError
+from ctxscope.harness.providers.apikey import ApiKeyProvider
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = ["custom_provider"]
 

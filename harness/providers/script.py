@@ -1,7 +1,7 @@
 """The offline provider: a script cassette served by the proxy's replayer, no network at all.
 
-The "backend" is the in-process proxy itself: `harness.route` serves the script with
-`proxy.replay.serve_script` and adds the recorder to that same proxy, so scripted runs are captured
+The "backend" is the in-process proxy itself: `ctxscope.harness.route` serves the script with
+`ctxscope.proxy.replay.serve_script` and adds the recorder to that same proxy, so scripted runs are captured
 exactly like live ones.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.providers.base import Provider
-from proxy.errors import ConfigError
+from ctxscope.harness.providers.base import Provider
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = ["SCRIPT_BASE_URL", "ScriptProvider"]
 
@@ -21,7 +21,7 @@ SCRIPT_BASE_URL = "http://127.0.0.1:9/v1"
 
 @dataclass
 class ScriptProvider(Provider):
-    """Serves `script` (a ctxscope script cassette) through `proxy.replay`."""
+    """Serves `script` (a ctxscope script cassette) through `ctxscope.proxy.replay`."""
 
     script: Path | None = None
 

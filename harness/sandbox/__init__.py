@@ -5,7 +5,7 @@
     namespaces  user + network namespace (no network, loopback included) and a mount namespace
                 (`.git` read-only inside the writable roots)
     tree        the processes beneath a subreaper, and killing all of them
-    exec        the wrapper a command runs under (`python -m harness.sandbox.exec`)
+    exec        the wrapper a command runs under (`python -m ctxscope.harness.sandbox.exec`)
     launcher    how the wrapper starts: its code from a sealed memfd, the base interpreter, -I -S
     support     what this kernel offers (probed once), the policy of a sandbox mode, how a command
                 is wrapped, and the sentence that tells the person and the model what is enforced
@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from proxy.lazy import lazy_attributes
+from ctxscope.proxy.lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from harness.sandbox.policy import SandboxPolicy, default_writable_roots
-    from harness.sandbox.support import (
+    from ctxscope.harness.sandbox.policy import SandboxPolicy, default_writable_roots
+    from ctxscope.harness.sandbox.support import (
         Capabilities,
         capabilities,
         enforcement,
@@ -43,14 +43,14 @@ __all__ = [
 ]
 
 _WHERE = {
-    "SandboxPolicy": "harness.sandbox.policy",
-    "default_writable_roots": "harness.sandbox.policy",
-    "Capabilities": "harness.sandbox.support",
-    "capabilities": "harness.sandbox.support",
-    "enforcement": "harness.sandbox.support",
-    "policy_for": "harness.sandbox.support",
-    "unenforced": "harness.sandbox.support",
-    "wrap_command": "harness.sandbox.support",
+    "SandboxPolicy": "ctxscope.harness.sandbox.policy",
+    "default_writable_roots": "ctxscope.harness.sandbox.policy",
+    "Capabilities": "ctxscope.harness.sandbox.support",
+    "capabilities": "ctxscope.harness.sandbox.support",
+    "enforcement": "ctxscope.harness.sandbox.support",
+    "policy_for": "ctxscope.harness.sandbox.support",
+    "unenforced": "ctxscope.harness.sandbox.support",
+    "wrap_command": "ctxscope.harness.sandbox.support",
 }
 
 __getattr__, __dir__ = lazy_attributes(__name__, _WHERE, __all__)

@@ -1,4 +1,4 @@
-"""The wrapper every model command runs under: `python -m harness.sandbox.exec [POLICY] -- CMD…`.
+"""The wrapper every model command runs under: `python -m ctxscope.harness.sandbox.exec [POLICY] -- CMD…`.
 
 Why a separate process rather than `preexec_fn`: the agent has threads (tool batches, readers),
 and code run between fork and exec in a threaded parent can deadlock. The wrapper is a fresh,
@@ -26,9 +26,9 @@ import signal
 import sys
 import time
 
-from harness.sandbox import landlock, namespaces
-from harness.sandbox.policy import SandboxPolicy
-from harness.sandbox.tree import has_children, kill_tree
+from ctxscope.harness.sandbox import landlock, namespaces
+from ctxscope.harness.sandbox.policy import SandboxPolicy
+from ctxscope.harness.sandbox.tree import has_children, kill_tree
 
 __all__ = ["main"]
 
@@ -187,7 +187,7 @@ def probe() -> dict[str, object]:
 
 
 _USAGE = (
-    "usage: python -m harness.sandbox.exec [--confine --network --landlock --namespaces "
+    "usage: python -m ctxscope.harness.sandbox.exec [--confine --network --landlock --namespaces "
     "--writable PATH --protect-git PATH --report-fd N --parent PID --grace S] -- COMMAND..., or --probe"
 )
 _FLAG_OPTIONS = {"--confine", "--network", "--landlock", "--namespaces", "--probe"}
@@ -255,7 +255,7 @@ def main(args: list[str] | None = None) -> int:
         grace = float(values.get("grace", "0.25"))
         report_fd = int(values["report-fd"]) if "report-fd" in values else None
     except ValueError as e:
-        sys.stderr.write(f"harness.sandbox.exec: {e} ({_USAGE})\n")
+        sys.stderr.write(f"ctxscope.harness.sandbox.exec: {e} ({_USAGE})\n")
         return 2
     if report_fd is not None:
         os.set_inheritable(report_fd, False)  # the command must not hold the report open

@@ -13,8 +13,8 @@ library) and the next wrapper would run that. So:
   standard library lies outside the writable roots unless the workspace is the Python install.
 
 Where memfds are missing (not Linux) the wrapper is imported from the source tree as before.
-The `harness` and `harness.sandbox` packages are entered as bare modules either way, so their
-`__init__` (logging, the lazy tables) is not paid by every command.
+The `ctxscope`, `ctxscope.harness` and `ctxscope.harness.sandbox` packages are entered as bare modules
+either way, so their `__init__` (logging, the lazy tables) is not paid by every command.
 """
 
 from __future__ import annotations
@@ -36,20 +36,22 @@ _BOOT_MEMFD = """import sys, os, marshal, types
 fd = int(sys.argv.pop(1))
 codes = marshal.loads(os.pread(fd, os.fstat(fd).st_size, 0))
 os.close(fd)
-for name in ("harness", "harness.sandbox"):
+for name in ("ctxscope", "ctxscope.harness", "ctxscope.harness.sandbox"):
     sys.modules[name] = types.ModuleType(name)
 for short, code in codes:
-    module = types.ModuleType("harness.sandbox." + short)
+    module = types.ModuleType("ctxscope.harness.sandbox." + short)
     sys.modules[module.__name__] = module
-    setattr(sys.modules["harness.sandbox"], short, module)
+    setattr(sys.modules["ctxscope.harness.sandbox"], short, module)
     exec(code, module.__dict__)
-sys.exit(sys.modules["harness.sandbox.exec"].main())
+sys.exit(sys.modules["ctxscope.harness.sandbox.exec"].main())
 """
 _BOOT_FILES = (
     "import sys, types\n"
-    f"for name, path in (('harness', {os.path.dirname(_HERE)!r}), ('harness.sandbox', {_HERE!r})):\n"
-    "    package = types.ModuleType(name); package.__path__ = [path]; sys.modules[name] = package\n"
-    "from harness.sandbox.exec import main\n"
+    "for name in ('ctxscope', 'ctxscope.harness'):\n"
+    "    package = types.ModuleType(name); package.__path__ = []; sys.modules[name] = package\n"
+    "package = types.ModuleType('ctxscope.harness.sandbox'); package.__path__ = ["
+    f"{_HERE!r}]; sys.modules[package.__name__] = package\n"
+    "from ctxscope.harness.sandbox.exec import main\n"
     "sys.exit(main())"
 )
 

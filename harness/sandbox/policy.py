@@ -1,4 +1,4 @@
-"""What one command may do: the policy the agent hands the confining wrapper (`harness.sandbox.exec`).
+"""What one command may do: the policy the agent hands the confining wrapper (`ctxscope.harness.sandbox.exec`).
 
 The policy is plain data; it crosses to the wrapper as options on its command line (`to_args`):
 

@@ -16,9 +16,9 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from harness.sandbox.landlock import abi_version
-from harness.sandbox.launcher import wrapper_argv, wrapper_fds
-from harness.sandbox.policy import SandboxPolicy
+from ctxscope.harness.sandbox.landlock import abi_version
+from ctxscope.harness.sandbox.launcher import wrapper_argv, wrapper_fds
+from ctxscope.harness.sandbox.policy import SandboxPolicy
 
 __all__ = [
     "Capabilities",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.session.store import (
+from ctxscope.harness.session.store import (
     ENTRY_TYPES,
     Credentials,
     ResumedSession,
@@ -10,7 +10,7 @@ from harness.session.store import (
     SessionStore,
     new_session_id,
 )
-from harness.session.withhold import WITHHELD
+from ctxscope.harness.session.withhold import WITHHELD
 
 __all__ = [
     "ENTRY_TYPES",

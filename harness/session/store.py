@@ -10,7 +10,7 @@ on the branch wins), `event` (notices, errors, usage), `goal` (the thread goal a
 change, or null when cleared), `compacted` (the history that replaced everything before it, and
 the new window number). Readers keep entries of unknown types.
 
-Reading fails closed (`harness.session.reader`): a damaged line, a broken parent chain or a payload
+Reading fails closed (`ctxscope.harness.session.reader`): a damaged line, a broken parent chain or a payload
 of the wrong shape is a one-line error naming the file and line; only a killed writer's torn last
 line is skipped, with a warning.
 
@@ -24,7 +24,7 @@ the next one, said at once on stderr, and counted (`failed_writes`, and `unwritt
 what never reached the file), so the agent can say so at exit and exit non-zero. Payloads are written
 exactly (no redaction of the conversation: a resumed session sends byte for byte what the model saw;
 the file is owner-only), except the credentials the harness holds itself (`credentials`, asked at
-each append), which are replaced wherever they appear (`harness.session.withhold`). Recordings,
+each append), which are replaced wherever they appear (`ctxscope.harness.session.withhold`). Recordings,
 which get shared, are the ones redacted.
 """
 
@@ -42,10 +42,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from harness.goal.state import GoalState, parse_goal_entry
-from proxy.errors import ConfigError
-from proxy.home import sessions_dir
-from proxy.store.lock import open_locked
+from ctxscope.harness.goal.state import GoalState, parse_goal_entry
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.home import sessions_dir
+from ctxscope.proxy.store.lock import open_locked
 
 from .reader import SessionEntry, SessionFile, damaged, read_session
 from .withhold import withhold

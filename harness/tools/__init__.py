@@ -9,9 +9,9 @@
     Tool / ToolResult / ToolError   the protocol a tool implements
 
 Sandbox modes and approval policies are checked here, in the tool layer (`sandbox.py`); the
-commands then run confined by the OS (`harness.sandbox`: Landlock and namespaces).
+commands then run confined by the OS (`ctxscope.harness.sandbox`: Landlock and namespaces).
 
-Names load on first use, so the inspector's `harness.tools.gate` (the plan-mode recogniser) comes
+Names load on first use, so the inspector's `ctxscope.harness.tools.gate` (the plan-mode recogniser) comes
 without every tool and the agent events.
 """
 
@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from proxy.lazy import lazy_attributes
+from ctxscope.proxy.lazy import lazy_attributes
 
 if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
-    from harness.tools.base import Tool, ToolError, ToolResult
-    from harness.tools.call_context import (
+    from ctxscope.harness.tools.base import Tool, ToolError, ToolResult
+    from ctxscope.harness.tools.call_context import (
         APPROVAL_POLICIES,
         SANDBOX_MODES,
         Answer,
@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
         QuestionOption,
         ToolContext,
     )
-    from harness.tools.gate import (
+    from ctxscope.harness.tools.gate import (
         PLAN_MODE,
         GateRule,
         ToolGate,
@@ -47,8 +47,8 @@ if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
         recognise_still_planning,
         still_planning,
     )
-    from harness.tools.known_safe import is_known_safe_command
-    from harness.tools.router import FILE_TOOLS, TOOL_NAMES, ToolOutcome, ToolRouter, default_tools
+    from ctxscope.harness.tools.known_safe import is_known_safe_command
+    from ctxscope.harness.tools.router import FILE_TOOLS, TOOL_NAMES, ToolOutcome, ToolRouter, default_tools
 
 __all__ = [
     "FILE_TOOLS",
@@ -83,35 +83,35 @@ __all__ = [
 ]
 
 _WHERE = {
-    "Tool": "harness.tools.base",
-    "ToolError": "harness.tools.base",
-    "ToolResult": "harness.tools.base",
-    "APPROVAL_POLICIES": "harness.tools.call_context",
-    "SANDBOX_MODES": "harness.tools.call_context",
-    "Answer": "harness.tools.call_context",
-    "ApprovalRequest": "harness.tools.call_context",
-    "Approver": "harness.tools.call_context",
-    "AskUser": "harness.tools.call_context",
-    "ModeView": "harness.tools.call_context",
-    "NamedMode": "harness.tools.call_context",
-    "PlanState": "harness.tools.call_context",
-    "PlanStep": "harness.tools.call_context",
-    "Question": "harness.tools.call_context",
-    "QuestionOption": "harness.tools.call_context",
-    "ToolContext": "harness.tools.call_context",
-    "PLAN_MODE": "harness.tools.gate",
-    "GateRule": "harness.tools.gate",
-    "ToolGate": "harness.tools.gate",
-    "in_modes": "harness.tools.gate",
-    "outside_modes": "harness.tools.gate",
-    "recognise_still_planning": "harness.tools.gate",
-    "still_planning": "harness.tools.gate",
-    "FILE_TOOLS": "harness.tools.router",
-    "TOOL_NAMES": "harness.tools.router",
-    "ToolOutcome": "harness.tools.router",
-    "ToolRouter": "harness.tools.router",
-    "default_tools": "harness.tools.router",
-    "is_known_safe_command": "harness.tools.known_safe",
+    "Tool": "ctxscope.harness.tools.base",
+    "ToolError": "ctxscope.harness.tools.base",
+    "ToolResult": "ctxscope.harness.tools.base",
+    "APPROVAL_POLICIES": "ctxscope.harness.tools.call_context",
+    "SANDBOX_MODES": "ctxscope.harness.tools.call_context",
+    "Answer": "ctxscope.harness.tools.call_context",
+    "ApprovalRequest": "ctxscope.harness.tools.call_context",
+    "Approver": "ctxscope.harness.tools.call_context",
+    "AskUser": "ctxscope.harness.tools.call_context",
+    "ModeView": "ctxscope.harness.tools.call_context",
+    "NamedMode": "ctxscope.harness.tools.call_context",
+    "PlanState": "ctxscope.harness.tools.call_context",
+    "PlanStep": "ctxscope.harness.tools.call_context",
+    "Question": "ctxscope.harness.tools.call_context",
+    "QuestionOption": "ctxscope.harness.tools.call_context",
+    "ToolContext": "ctxscope.harness.tools.call_context",
+    "PLAN_MODE": "ctxscope.harness.tools.gate",
+    "GateRule": "ctxscope.harness.tools.gate",
+    "ToolGate": "ctxscope.harness.tools.gate",
+    "in_modes": "ctxscope.harness.tools.gate",
+    "outside_modes": "ctxscope.harness.tools.gate",
+    "recognise_still_planning": "ctxscope.harness.tools.gate",
+    "still_planning": "ctxscope.harness.tools.gate",
+    "FILE_TOOLS": "ctxscope.harness.tools.router",
+    "TOOL_NAMES": "ctxscope.harness.tools.router",
+    "ToolOutcome": "ctxscope.harness.tools.router",
+    "ToolRouter": "ctxscope.harness.tools.router",
+    "default_tools": "ctxscope.harness.tools.router",
+    "is_known_safe_command": "ctxscope.harness.tools.known_safe",
 }
 
 

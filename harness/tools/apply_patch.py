@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec
-from harness.tools.call_context import ApprovalRequest, ToolContext
-from harness.tools.patch_parser import (
+from ctxscope.harness.tools.base import ToolError, ToolKind, ToolResult, function_spec
+from ctxscope.harness.tools.call_context import ApprovalRequest, ToolContext
+from ctxscope.harness.tools.patch_parser import (
     PATCH_GRAMMAR,
     AddFile,
     DeleteFile,
@@ -32,7 +32,7 @@ from harness.tools.patch_parser import (
     apply_hunks,
     parse_patch,
 )
-from harness.tools.sandbox import obtain_approval, resolve_path, write_approval_reason
+from ctxscope.harness.tools.sandbox import obtain_approval, resolve_path, write_approval_reason
 
 DESCRIPTION = (
     "Edit files with a patch. Format: '*** Begin Patch', then file operations, then '*** End Patch'. "

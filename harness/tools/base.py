@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ValidationError
 
-from harness.tools.call_context import ToolContext
+from ctxscope.harness.tools.call_context import ToolContext
 
 ToolKind = Literal["function", "custom"]
 M = TypeVar("M", bound=BaseModel)

@@ -2,7 +2,7 @@
 
 The context is one mutable object per session. The agent loop changes `cwd` and the permissions
 between turns; tools read it at call time, so a change takes effect at the next call. The mode is
-not copied here: `mode` is the session's mode holder (`harness.modes.CurrentMode`, seen through the
+not copied here: `mode` is the session's mode holder (`ctxscope.harness.modes.CurrentMode`, seen through the
 `ModeView` protocol so this layer does not import the modes above it). `plan` and `goal` are the
 state tools write (`update_plan`, the goal tools).
 """
@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, ParamSpec, Protocol, TypeVar
 
-from harness.goal.state import GoalBook
-from harness.sandbox.policy import default_writable_roots
-from harness.sandbox.support import Capabilities, capabilities
-from harness.tools.gate import GateRule
-from proxy.errors import ConfigError
+from ctxscope.harness.goal.state import GoalBook
+from ctxscope.harness.sandbox.policy import default_writable_roots
+from ctxscope.harness.sandbox.support import Capabilities, capabilities
+from ctxscope.harness.tools.gate import GateRule
+from ctxscope.proxy.errors import ConfigError
 
 SandboxMode = Literal["read-only", "workspace-write", "danger-full-access"]
 ApprovalPolicy = Literal["never", "on-request", "untrusted"]

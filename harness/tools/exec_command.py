@@ -9,7 +9,7 @@ behind (background jobs, `setsid`/`nohup` children) are killed when it exits, an
 which. Each call's output is bounded by a head+tail buffer, with a marker for what was left out.
 
 Every command runs in the OS sandbox of the session's mode (`sandbox.command_policy`: Landlock and
-namespaces, see `harness.sandbox`); one the person approved runs unconfined. When a confined command
+namespaces, see `ctxscope.harness.sandbox`); one the person approved runs unconfined. When a confined command
 fails with what a refusal prints (`Permission denied`, `Read-only file system`, `Network is
 unreachable`, ...), the output's `Sandbox:` line says so and how to ask for more.
 """
@@ -25,11 +25,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
-from harness.tools.call_context import ApprovalRequest, ToolContext
-from harness.tools.exec_sessions import SessionManager
-from harness.tools.git_guard import GIT_HARDENING_NOTE, git_environment, harden_git_command
-from harness.tools.sandbox import (
+from ctxscope.harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
+from ctxscope.harness.tools.call_context import ApprovalRequest, ToolContext
+from ctxscope.harness.tools.exec_sessions import SessionManager
+from ctxscope.harness.tools.git_guard import GIT_HARDENING_NOTE, git_environment, harden_git_command
+from ctxscope.harness.tools.sandbox import (
     ESCALATE,
     SANDBOX_PERMISSIONS,
     command_policy,
@@ -38,7 +38,7 @@ from harness.tools.sandbox import (
     runs_read_only_git,
     sandbox_denial_note,
 )
-from harness.tools.shell_env import command_environment
+from ctxscope.harness.tools.shell_env import command_environment
 
 DEFAULT_YIELD_MS = 10_000
 MAX_YIELD_MS = 300_000

@@ -6,7 +6,7 @@ otherwise stdin is closed). A reader thread collects its output. A call waits un
 exits (plus a short grace for the last output) or until its yield time passes; a command still
 running then stays alive as a session with a small numeric id that `write_stdin` polls or feeds.
 
-Every command runs under the sandbox wrapper (`harness.sandbox.exec`), which confines it by the
+Every command runs under the sandbox wrapper (`ctxscope.harness.sandbox.exec`), which confines it by the
 session's `SandboxPolicy` (Landlock, namespaces) and tracks every process it starts: the wrapper
 is a child subreaper, so a child that leaves with `setsid`, a double fork or `nohup` is still
 beneath it, and no environment variable can opt out. When the command exits, what it left
@@ -31,10 +31,10 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.sandbox.exec import parse_report
-from harness.sandbox.policy import SandboxPolicy
-from harness.sandbox.support import wrap_command
-from harness.tools.base import ToolError
+from ctxscope.harness.sandbox.exec import parse_report
+from ctxscope.harness.sandbox.policy import SandboxPolicy
+from ctxscope.harness.sandbox.support import wrap_command
+from ctxscope.harness.tools.base import ToolError
 
 __all__ = [
     "MARKER_ENV",

@@ -1,7 +1,7 @@
 """The goal tools in Codex's schemas: `get_goal`, `create_goal {objective, token_budget?}` and
 `update_goal {status: complete|blocked|paused}`.
 
-All three answer with the same JSON (`harness.goal.goal_payload`). They change the session's
+All three answer with the same JSON (`ctxscope.harness.goal.goal_payload`). They change the session's
 `GoalBook` (in the tool context); the agent records each change and runs goal turns while the goal
 is active, so a goal created in a normal turn starts goal turns once that turn ends.
 """
@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.goal.state import goal_payload
-from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
-from harness.tools.call_context import ToolContext
+from ctxscope.harness.goal.state import goal_payload
+from ctxscope.harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
+from ctxscope.harness.tools.call_context import ToolContext
 
 __all__ = ["GOAL_TOOLS", "CreateGoal", "GetGoal", "UpdateGoal"]
 

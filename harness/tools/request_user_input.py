@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
-from harness.tools.call_context import Question, QuestionOption, ToolContext
+from ctxscope.harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
+from ctxscope.harness.tools.call_context import Question, QuestionOption, ToolContext
 
 MAX_HEADER = 12
 MAX_QUESTIONS = 3

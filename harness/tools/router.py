@@ -15,21 +15,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.tools.apply_patch import ApplyPatch
-from harness.tools.base import Tool, ToolError, ToolResult
-from harness.tools.call_context import ToolContext
-from harness.tools.exec_command import ExecCommand
-from harness.tools.exec_sessions import SessionManager
-from harness.tools.gate import ToolGate
-from harness.tools.goal_tools import CreateGoal, GetGoal, UpdateGoal
-from harness.tools.grep_files import GrepFiles
-from harness.tools.list_dir import ListDir
-from harness.tools.read_file import ReadFile
-from harness.tools.request_user_input import RequestUserInput
-from harness.tools.update_plan import UpdatePlan
-from harness.tools.view_image import ViewImage
-from harness.tools.write_stdin import WriteStdin
-from proxy.errors import ConfigError
+from ctxscope.harness.tools.apply_patch import ApplyPatch
+from ctxscope.harness.tools.base import Tool, ToolError, ToolResult
+from ctxscope.harness.tools.call_context import ToolContext
+from ctxscope.harness.tools.exec_command import ExecCommand
+from ctxscope.harness.tools.exec_sessions import SessionManager
+from ctxscope.harness.tools.gate import ToolGate
+from ctxscope.harness.tools.goal_tools import CreateGoal, GetGoal, UpdateGoal
+from ctxscope.harness.tools.grep_files import GrepFiles
+from ctxscope.harness.tools.list_dir import ListDir
+from ctxscope.harness.tools.read_file import ReadFile
+from ctxscope.harness.tools.request_user_input import RequestUserInput
+from ctxscope.harness.tools.update_plan import UpdatePlan
+from ctxscope.harness.tools.view_image import ViewImage
+from ctxscope.harness.tools.write_stdin import WriteStdin
+from ctxscope.proxy.errors import ConfigError
 
 CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
 

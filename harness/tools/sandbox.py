@@ -18,7 +18,7 @@ or is refused, and outputs say which rule asked, approved or refused:
 
 A headless session (`ctx.approver is None`) refuses whatever would need approval.
 
-Then every command runs under the OS sandbox of its mode (`command_policy`, `harness.sandbox`):
+Then every command runs under the OS sandbox of its mode (`command_policy`, `ctxscope.harness.sandbox`):
 read-only allows no writes, workspace-write allows writes only beneath the writable roots with
 `.git` read-only, and with network access off there is no network, loopback included; planning
 turns' commands go through the same path. A command the person approved (an escalation with
@@ -34,12 +34,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from harness.sandbox.policy import SandboxPolicy
-from harness.sandbox.support import enforcement, policy_for
-from harness.tools.base import ToolError
-from harness.tools.call_context import ApprovalRequest, ToolContext
-from harness.tools.git_guard import POSIX_SHELLS, repository_program_keys
-from harness.tools.known_safe import is_known_safe_command, simple_commands
+from ctxscope.harness.sandbox.policy import SandboxPolicy
+from ctxscope.harness.sandbox.support import enforcement, policy_for
+from ctxscope.harness.tools.base import ToolError
+from ctxscope.harness.tools.call_context import ApprovalRequest, ToolContext
+from ctxscope.harness.tools.git_guard import POSIX_SHELLS, repository_program_keys
+from ctxscope.harness.tools.known_safe import is_known_safe_command, simple_commands
 
 ESCALATE = "require_escalated"
 SANDBOX_PERMISSIONS = ("use_default", ESCALATE)

@@ -4,7 +4,7 @@ One `env` or `printenv` would otherwise put every credential of the agent's shel
 and from there into the model's context, the session and the recording. The rule:
 
 - by name: a variable whose name marks a credential is withheld. That is the redactor's rule
-  (`proxy.redact.is_secret_name`: `password`, `secret`, `credential`, `cookie`, `dsn`, `jwt`, ...
+  (`ctxscope.proxy.redact.is_secret_name`: `password`, `secret`, `credential`, `cookie`, `dsn`, `jwt`, ...
   anywhere, or ending in `_TOKEN`, `_KEY`, `_AUTH`, `_PAT`, `_PASS`, `_PWD`: `OPENAI_API_KEY`,
   `GH_PAT`, `SENTRY_DSN`, `DB_PWD`) plus what environment names do that JSON keys do not: words glued
   together (`PGPASSWORD`, `HTPASSWD`, `SSHPASS`, `GHTOKEN`) and `auth` anywhere (`DOCKER_AUTH_CONFIG`,
@@ -22,8 +22,8 @@ import fnmatch
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
-from proxy.redact import Redactor, is_secret_name
-from proxy.redact.names import name_words
+from ctxscope.proxy.redact import Redactor, is_secret_name
+from ctxscope.proxy.redact.names import name_words
 
 __all__ = ["command_environment", "withheld"]
 

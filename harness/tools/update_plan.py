@@ -10,8 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
-from harness.tools.call_context import PLAN_STATUSES, PlanStep, ToolContext
+from ctxscope.harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
+from ctxscope.harness.tools.call_context import PLAN_STATUSES, PlanStep, ToolContext
 
 
 class _Step(BaseModel):

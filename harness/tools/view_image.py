@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
-from harness.tools.call_context import ToolContext
-from harness.tools.sandbox import resolve_path
+from ctxscope.harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
+from ctxscope.harness.tools.call_context import ToolContext
+from ctxscope.harness.tools.sandbox import resolve_path
 
 __all__ = ["MAX_IMAGE_BYTES", "ViewImage"]
 

@@ -13,11 +13,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.tools.base import ToolKind, ToolResult, function_spec, parse_args
-from harness.tools.call_context import ToolContext
-from harness.tools.exec_command import format_output, output_cap, yield_seconds
-from harness.tools.exec_sessions import SessionManager
-from harness.tools.sandbox import sandbox_denial_note
+from ctxscope.harness.tools.base import ToolKind, ToolResult, function_spec, parse_args
+from ctxscope.harness.tools.call_context import ToolContext
+from ctxscope.harness.tools.exec_command import format_output, output_cap, yield_seconds
+from ctxscope.harness.tools.exec_sessions import SessionManager
+from ctxscope.harness.tools.sandbox import sandbox_denial_note
 
 __all__ = ["WriteStdin"]
 

@@ -1,13 +1,13 @@
 """Responses API wire types (pydantic, discriminated on `type`) and the typed stream wrapper.
 
 types     one model per item / content part / SSE event; `parse_item`, `parse_event`, `to_wire`
-stream    `ResponseStream`: bytes → typed events, folded with `proxy.responses.accumulate`
+stream    `ResponseStream`: bytes → typed events, folded with `ctxscope.proxy.responses.accumulate`
 """
 
 from __future__ import annotations
 
-from harness.wire.stream import ResponseStream
-from harness.wire.types import (
+from ctxscope.harness.wire.stream import ResponseStream
+from ctxscope.harness.wire.types import (
     ContentPart,
     CustomToolCall,
     CustomToolCallOutput,

@@ -1,7 +1,7 @@
 """Typed view of a Responses SSE stream, built on the proxy's pure fold.
 
 `ResponseStream` takes raw bytes as they arrive, parses them with the proxy's `SseParser`, folds each
-event into the response snapshot with `proxy.responses.accumulate` (the one fold shared with
+event into the response snapshot with `ctxscope.proxy.responses.accumulate` (the one fold shared with
 the proxy and the inspector; never re-implemented here) and hands back typed events.
 `.response` is the typed `ResponseObject`; `.completed` says whether `response.completed` arrived.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.wire.types import ResponseObject, parse_event, parse_items
-from proxy.responses import SseParser, accumulate
-from proxy.responses.vocabulary import TERMINAL_EVENTS, TerminalEvent
+from ctxscope.harness.wire.types import ResponseObject, parse_event, parse_items
+from ctxscope.proxy.responses import SseParser, accumulate
+from ctxscope.proxy.responses.vocabulary import TERMINAL_EVENTS, TerminalEvent
 
 __all__ = ["ResponseStream"]
 

@@ -226,7 +226,7 @@ class Usage(WireModel):
 
 
 class ResponseObject(WireModel):
-    """The Responses object as folded from a stream (see `proxy.responses.accumulate`)."""
+    """The Responses object as folded from a stream (see `ctxscope.proxy.responses.accumulate`)."""
 
     id: str | None = None
     model: str | None = None

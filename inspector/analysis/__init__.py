@@ -14,34 +14,34 @@ response's output in a form two answers can be compared by.
 World state: `TurnAnalysis.state` is an `ObservedState` (the harness's `WorldState` fields, all
 optional, plus the fields fragment kinds declare; read with `state.value(name)`), and
 `TurnAnalysis.state_changes` is a list of `StateChange(field, before, after, replaced)` records in
-field order. The analysis holds no sentences: `inspector.reports.describe_changes` words them, and
-`inspector.reports.world_state_doc` gives the state under the report's published key names.
+field order. The analysis holds no sentences: `ctxscope.inspector.reports.describe_changes` words them, and
+`ctxscope.inspector.reports.world_state_doc` gives the state under the report's published key names.
 """
 
 from __future__ import annotations
 
-from inspector.analysis.alignment import AlignedPair, align_turns
-from inspector.analysis.analyse import (
+from ctxscope.inspector.analysis.alignment import AlignedPair, align_turns
+from ctxscope.inspector.analysis.analyse import (
     Analysis,
     IncrementalAnalysis,
     TurnAnalysis,
     analyse_exchanges,
     analyse_recording,
 )
-from inspector.analysis.answers import Answer, answer_of
-from inspector.analysis.attribution import TokenReport
-from inspector.analysis.changes import CHANGE_KINDS, TurnChange
-from inspector.analysis.compaction import CompactionReport
-from inspector.analysis.diffs import ToolDiff
-from inspector.analysis.item_diff import ItemChange, TextDiff, diff_items, diff_text
-from inspector.analysis.items import Item, Part, classify_item
-from inspector.analysis.query import Hit, filter_turns, search
-from inspector.analysis.request_diff import RequestDiff, diff_requests
-from inspector.analysis.structure import structural_differences
-from inspector.analysis.threads import Thread
-from inspector.analysis.turns import Turn
-from inspector.analysis.world_history import WorldHistory, world_history
-from inspector.analysis.world_state import ObservedState, StateChange
+from ctxscope.inspector.analysis.answers import Answer, answer_of
+from ctxscope.inspector.analysis.attribution import TokenReport
+from ctxscope.inspector.analysis.changes import CHANGE_KINDS, TurnChange
+from ctxscope.inspector.analysis.compaction import CompactionReport
+from ctxscope.inspector.analysis.diffs import ToolDiff
+from ctxscope.inspector.analysis.item_diff import ItemChange, TextDiff, diff_items, diff_text
+from ctxscope.inspector.analysis.items import Item, Part, classify_item
+from ctxscope.inspector.analysis.query import Hit, filter_turns, search
+from ctxscope.inspector.analysis.request_diff import RequestDiff, diff_requests
+from ctxscope.inspector.analysis.structure import structural_differences
+from ctxscope.inspector.analysis.threads import Thread
+from ctxscope.inspector.analysis.turns import Turn
+from ctxscope.inspector.analysis.world_history import WorldHistory, world_history
+from ctxscope.inspector.analysis.world_state import ObservedState, StateChange
 
 __all__ = [
     "CHANGE_KINDS",

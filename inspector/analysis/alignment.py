@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.analysis.analyse import Analysis, TurnAnalysis
-from inspector.analysis.normalise import cross_run
-from proxy.responses.vocabulary import RequestKind
+from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
+from ctxscope.inspector.analysis.normalise import cross_run
+from ctxscope.proxy.responses.vocabulary import RequestKind
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspector.analysis.answers import Answer, turn_answer
-from inspector.analysis.attribution import ItemTotals, TokenReport, attribute, item_totals
-from inspector.analysis.cache_keys import keyed_change
-from inspector.analysis.changes import ChangeKind, TurnChange, compare_turns
-from inspector.analysis.compaction import CompactionReport, compaction_report
-from inspector.analysis.diffs import (
+from ctxscope.inspector.analysis.answers import Answer, turn_answer
+from ctxscope.inspector.analysis.attribution import ItemTotals, TokenReport, attribute, item_totals
+from ctxscope.inspector.analysis.cache_keys import keyed_change
+from ctxscope.inspector.analysis.changes import ChangeKind, TurnChange, compare_turns
+from ctxscope.inspector.analysis.compaction import CompactionReport, compaction_report
+from ctxscope.inspector.analysis.diffs import (
     ToolDiff,
     effective_tools,
     in_band_items,
@@ -27,13 +27,13 @@ from inspector.analysis.diffs import (
     params_diff,
     tools_diff,
 )
-from inspector.analysis.goal_events import GoalEvent, goal_events, goal_events_by_answer
-from inspector.analysis.instructions import effective_instructions, mark_base_prompt
-from inspector.analysis.items import Item, ItemClassifier
-from inspector.analysis.mode_events import CallNames, ModeEvent, call_names, mode_events
-from inspector.analysis.threads import Thread, assign_threads
-from inspector.analysis.turns import Turn, extract_turns
-from inspector.analysis.world_state import (
+from ctxscope.inspector.analysis.goal_events import GoalEvent, goal_events, goal_events_by_answer
+from ctxscope.inspector.analysis.instructions import effective_instructions, mark_base_prompt
+from ctxscope.inspector.analysis.items import Item, ItemClassifier
+from ctxscope.inspector.analysis.mode_events import CallNames, ModeEvent, call_names, mode_events
+from ctxscope.inspector.analysis.threads import Thread, assign_threads
+from ctxscope.inspector.analysis.turns import Turn, extract_turns
+from ctxscope.inspector.analysis.world_state import (
     ObservedState,
     StateChange,
     empty_state,
@@ -41,10 +41,10 @@ from inspector.analysis.world_state import (
     state_changes,
     with_request,
 )
-from proxy.errors import ConfigError, RecordingError
-from proxy.model import Exchange, RecordingHeader
-from proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS, RequestKind, SideKind
-from proxy.store import read_recording
+from ctxscope.proxy.errors import ConfigError, RecordingError
+from ctxscope.proxy.model import Exchange, RecordingHeader
+from ctxscope.proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS, RequestKind, SideKind
+from ctxscope.proxy.store import read_recording
 
 
 @dataclass

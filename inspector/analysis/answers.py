@@ -18,8 +18,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from harness.modes.plan.parser import split_proposed_plan
-from inspector.analysis.turns import Turn
+from ctxscope.harness.modes.plan.parser import split_proposed_plan
+from ctxscope.inspector.analysis.turns import Turn
 
 __all__ = [
     "ANSWER_STATUSES",

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.analysis.diffs import instructions_text
-from inspector.analysis.items import Item
-from inspector.analysis.tokens import count_json, count_text, get_tokenizer, predicted_cached
+from ctxscope.inspector.analysis.diffs import instructions_text
+from ctxscope.inspector.analysis.items import Item
+from ctxscope.inspector.analysis.tokens import count_json, count_text, get_tokenizer, predicted_cached
 
 
 @dataclass

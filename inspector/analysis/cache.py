@@ -22,13 +22,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.analysis.analyse import Analysis, TurnAnalysis
-from inspector.analysis.cache_keys import KEYED_PARAMETERS, keyed_value
-from inspector.analysis.changes import common_prefix
-from inspector.analysis.diffs import instructions_text
-from inspector.analysis.items import Item
-from inspector.analysis.tokens import CACHE_MIN_TOKENS, predicted_cached
-from proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS
+from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
+from ctxscope.inspector.analysis.cache_keys import KEYED_PARAMETERS, keyed_value
+from ctxscope.inspector.analysis.changes import common_prefix
+from ctxscope.inspector.analysis.diffs import instructions_text
+from ctxscope.inspector.analysis.items import Item
+from ctxscope.inspector.analysis.tokens import CACHE_MIN_TOKENS, predicted_cached
+from ctxscope.proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS
 
 __all__ = ["CacheBreak", "CacheTurn", "cache_json", "cache_report"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from inspector.analysis.items import Item
-from proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS
+from ctxscope.inspector.analysis.items import Item
+from ctxscope.proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS
 
 
 class ChangeKind(StrEnum):

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from harness.context.fragments import fragment_specs
-from inspector.analysis.items import Item
-from inspector.analysis.normalise import PASSTHROUGH
+from ctxscope.harness.context.fragments import fragment_specs
+from ctxscope.inspector.analysis.items import Item
+from ctxscope.inspector.analysis.normalise import PASSTHROUGH
 
 __all__ = ["LabelCheck", "codex_labels", "label_checks"]
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from inspector.analysis.items import Item, Part
-from inspector.analysis.turns import Turn
-from proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS, RequestKind
+from ctxscope.inspector.analysis.items import Item, Part
+from ctxscope.inspector.analysis.turns import Turn
+from ctxscope.proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS, RequestKind
 
 
 @dataclass

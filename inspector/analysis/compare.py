@@ -19,9 +19,9 @@ from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
 
-from inspector.analysis.alignment import fingerprint, lcs_align, pair_gaps
-from inspector.analysis.analyse import Analysis, TurnAnalysis
-from inspector.analysis.diffs import (
+from ctxscope.inspector.analysis.alignment import fingerprint, lcs_align, pair_gaps
+from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
+from ctxscope.inspector.analysis.diffs import (
     IN_BAND_ITEM_TYPES,
     PARAM_KEYS,
     ToolDiff,
@@ -30,14 +30,14 @@ from inspector.analysis.diffs import (
     params_diff,
     tools_diff,
 )
-from inspector.analysis.instructions import BASE_PROMPT_KIND, effective_instructions
-from inspector.analysis.items import Item
-from inspector.analysis.normalise import cross_run, strip_item_ids
-from inspector.analysis.structure import structural_differences
-from inspector.analysis.threads import Thread
-from inspector.analysis.turns import Turn
-from proxy.errors import ConfigError
-from proxy.responses.vocabulary import PER_REQUEST_HEADERS, THREAD_HEADERS
+from ctxscope.inspector.analysis.instructions import BASE_PROMPT_KIND, effective_instructions
+from ctxscope.inspector.analysis.items import Item
+from ctxscope.inspector.analysis.normalise import cross_run, strip_item_ids
+from ctxscope.inspector.analysis.structure import structural_differences
+from ctxscope.inspector.analysis.threads import Thread
+from ctxscope.inspector.analysis.turns import Turn
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.responses.vocabulary import PER_REQUEST_HEADERS, THREAD_HEADERS
 
 __all__ = [
     "DIFFERENCE_FIELDS",

@@ -21,11 +21,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.analysis.analyse import Analysis, TurnAnalysis
-from inspector.analysis.instructions import BASE_PROMPT_KIND
-from inspector.analysis.items import Item
-from inspector.analysis.tokens import count_json
-from inspector.analysis.window import context_window
+from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
+from ctxscope.inspector.analysis.instructions import BASE_PROMPT_KIND
+from ctxscope.inspector.analysis.items import Item
+from ctxscope.inspector.analysis.tokens import count_json
+from ctxscope.inspector.analysis.window import context_window
 
 __all__ = [
     "AUTO_COMPACT_RATIO",

@@ -14,9 +14,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.context import get_spec
-from inspector.analysis.item_diff import TextDiff, diff_text
-from inspector.analysis.items import Item, Part
+from ctxscope.harness.context import get_spec
+from ctxscope.inspector.analysis.item_diff import TextDiff, diff_text
+from ctxscope.inspector.analysis.items import Item, Part
 
 __all__ = ["FragmentDiff", "fragment_diffs"]
 

@@ -1,7 +1,7 @@
 """Goal events of a turn: what happened to the thread goal, read from the turn's world-state changes.
 
 The goal's fragments (a status message, the objective item, each goal turn's continuation message)
-declare what they mean for the world state (`harness.context.goal_fragments`): the objective
+declare what they mean for the world state (`ctxscope.harness.context.goal_fragments`): the objective
 (`goal`) and a log that only grows (`goal_events`: `paused`, `continuation #3`, ...). The analysis
 reads each turn's changes of those two fields into typed events, so every view names them the same
 way: goal set, continuation #N, paused, resumed, cleared, completed, blocked, budget reached.
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.context.goal_fragments import GOAL_STATUS_MEANING, GoalEventKind, goal_event_of
-from inspector.analysis.answers import Answer
-from inspector.analysis.items import Item, goal_call_values
-from inspector.analysis.world_state import StateChange
+from ctxscope.harness.context.goal_fragments import GOAL_STATUS_MEANING, GoalEventKind, goal_event_of
+from ctxscope.inspector.analysis.answers import Answer
+from ctxscope.inspector.analysis.items import Item, goal_call_values
+from ctxscope.inspector.analysis.world_state import StateChange
 
 __all__ = ["GoalEvent", "GoalEventKind", "goal_events", "goal_events_by_answer"]
 

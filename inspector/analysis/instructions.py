@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.analysis.diffs import instructions_text
-from inspector.analysis.items import Item, Part
-from inspector.analysis.turns import Turn
+from ctxscope.inspector.analysis.diffs import instructions_text
+from ctxscope.inspector.analysis.items import Item, Part
+from ctxscope.inspector.analysis.turns import Turn
 
 __all__ = [
     "BASE_PROMPT_KIND",

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from inspector.analysis.items import Item
+from ctxscope.inspector.analysis.items import Item
 
 CHAR_DIFF_CAP = 4_000
 """Longest line (characters) whose changes are located character by character."""

@@ -1,6 +1,6 @@
 """Classifying every `input[]` item and every content part of a Responses request.
 
-Context fragments are recognised by the harness's own definitions (`harness.context.fragments`,
+Context fragments are recognised by the harness's own definitions (`ctxscope.harness.context.fragments`,
 one definition, two uses); everything else — plain messages, reasoning, tool calls and outputs,
 compaction items — is classified here by its wire `type`. Unknown types are kept and shown as
 `unknown:<type>`, never dropped and never fatal.
@@ -12,10 +12,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.context.fragments import classify_text
-from harness.context.goal_fragments import goal_objective_of
-from inspector.analysis.normalise import item_key
-from inspector.analysis.tokens import count_text
+from ctxscope.harness.context.fragments import classify_text
+from ctxscope.harness.context.goal_fragments import goal_objective_of
+from ctxscope.inspector.analysis.normalise import item_key
+from ctxscope.inspector.analysis.tokens import count_text
 
 TEXT_PART_TYPES = frozenset({"input_text", "output_text", "text", "summary_text", "refusal"})
 TOOL_ITEM_TYPES = frozenset(

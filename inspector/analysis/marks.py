@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspector.analysis.analyse import TurnAnalysis
+from ctxscope.inspector.analysis.analyse import TurnAnalysis
 
 MODE_FRAGMENTS = {
     "collaboration_mode": "mode",

@@ -22,8 +22,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from harness.modes.plan.parser import split_proposed_plan
-from harness.modes.plan.texts import (
+from ctxscope.harness.modes.plan.parser import split_proposed_plan
+from ctxscope.harness.modes.plan.texts import (
     IMPLEMENT_PROMPT,
     PLAN_SUBMITTED_SIBLING,
     recognise_fresh_inline_prompt,
@@ -31,10 +31,10 @@ from harness.modes.plan.texts import (
     recognise_submitted,
     recognise_workspace_note,
 )
-from harness.tools import recognise_still_planning
-from harness.tools.gate import UPDATE_PLAN_IN_PLAN_MODE
-from inspector.analysis.answers import Answer
-from inspector.analysis.items import Item
+from ctxscope.harness.tools import recognise_still_planning
+from ctxscope.harness.tools.gate import UPDATE_PLAN_IN_PLAN_MODE
+from ctxscope.inspector.analysis.answers import Answer
+from ctxscope.inspector.analysis.items import Item
 
 __all__ = ["CallNames", "ModeEvent", "ModeEventKind", "call_names", "mode_events"]
 

@@ -2,7 +2,7 @@
 
 Two strengths. Within one recording (`item_key`) only per-response item ids and statuses are
 dropped: everything else that changes between turns of one session (a date, a cwd) is a real change.
-Across two recordings (`cross_run`) the replay normaliser (`proxy.replay.normalise.Normaliser`, one
+Across two recordings (`cross_run`) the replay normaliser (`ctxscope.proxy.replay.normalise.Normaliser`, one
 definition shared with cassette matching) also rewrites uuids, timestamps, dates, temp dirs, the
 working directory and session ids to placeholders.
 """
@@ -13,10 +13,10 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from proxy.responses.vocabulary import ITEM_PASSTHROUGH
+from ctxscope.proxy.responses.vocabulary import ITEM_PASSTHROUGH
 
 if TYPE_CHECKING:
-    from proxy.replay.normalise import Normaliser
+    from ctxscope.proxy.replay.normalise import Normaliser
 
 PASSTHROUGH = ITEM_PASSTHROUGH
 """Codex 0.169's per-item metadata (`turn_id`, `create_time`, `content_item_kinds`): about the item, not
@@ -50,9 +50,9 @@ def item_key(item: Any) -> str:
 
 def cross_run(bodies: list[Any]) -> Normaliser:
     """A normaliser for one side of a cross-recording comparison, taught that side's directories."""
-    # Imported here: the `proxy.replay` package loads mitmproxy (over a second), which only a
+    # Imported here: the `ctxscope.proxy.replay` package loads mitmproxy (over a second), which only a
     # comparison needs.
-    from proxy.replay.normalise import Normaliser
+    from ctxscope.proxy.replay.normalise import Normaliser
 
     normaliser = Normaliser()
     seen: set[int] = set()

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from inspector.analysis.analyse import Analysis, TurnAnalysis
-from inspector.analysis.instructions import base_instructions
-from inspector.analysis.item_diff import item_text
-from inspector.analysis.world_history import WorldHistory, world_history
-from proxy.errors import ConfigError
+from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
+from ctxscope.inspector.analysis.instructions import base_instructions
+from ctxscope.inspector.analysis.item_diff import item_text
+from ctxscope.inspector.analysis.world_history import WorldHistory, world_history
+from ctxscope.proxy.errors import ConfigError
 
 FILTER_KEYS = ("kind", "changed", "tool", "model", "thread", "status", "fragment")
 

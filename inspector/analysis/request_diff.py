@@ -14,11 +14,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.analysis.diffs import ToolDiff, effective_tools, instructions_text, params_diff, tools_diff
-from inspector.analysis.instructions import mark_base_prompt
-from inspector.analysis.item_diff import ItemChange, TextDiff, diff_items, diff_text, item_text
-from inspector.analysis.items import ItemClassifier
-from inspector.analysis.normalise import cross_run
+from ctxscope.inspector.analysis.diffs import (
+    ToolDiff,
+    effective_tools,
+    instructions_text,
+    params_diff,
+    tools_diff,
+)
+from ctxscope.inspector.analysis.instructions import mark_base_prompt
+from ctxscope.inspector.analysis.item_diff import ItemChange, TextDiff, diff_items, diff_text, item_text
+from ctxscope.inspector.analysis.items import ItemClassifier
+from ctxscope.inspector.analysis.normalise import cross_run
 
 __all__ = ["ChangedItem", "RequestDiff", "diff_requests"]
 

@@ -13,10 +13,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from inspector.analysis.analyse import TurnAnalysis
-from inspector.analysis.items import Item
-from proxy.replay.matching import SOMETIMES_SENT
-from proxy.responses.vocabulary import CodexHeader
+from ctxscope.inspector.analysis.analyse import TurnAnalysis
+from ctxscope.inspector.analysis.items import Item
+from ctxscope.proxy.replay.matching import SOMETIMES_SENT
+from ctxscope.proxy.responses.vocabulary import CodexHeader
 
 __all__ = ["ALLOWED", "SETTING_KEYS", "layout", "metadata_keys", "structural_differences", "tool_shapes"]
 

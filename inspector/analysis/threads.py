@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from inspector.analysis.changes import carries_compaction, is_fork_shape
-from inspector.analysis.turns import Turn
-from proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS
+from ctxscope.inspector.analysis.changes import carries_compaction, is_fork_shape
+from ctxscope.inspector.analysis.turns import Turn
+from ctxscope.proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS
 
 
 @dataclass

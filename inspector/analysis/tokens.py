@@ -213,7 +213,7 @@ class _CachedCounter:
 def cache_path() -> Path | None:
     """Where token counts are kept across runs (None when ctxscope's home cannot be made)."""
     try:
-        from proxy.home import ctxscope_home
+        from ctxscope.proxy.home import ctxscope_home
 
         return ctxscope_home() / "cache" / f"token-counts-{ENCODING}.sqlite3"
     except OSError:

@@ -12,10 +12,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.analysis.items import Item
-from proxy.model import Exchange
-from proxy.responses import thread_hint
-from proxy.responses.vocabulary import (
+from ctxscope.inspector.analysis.items import Item
+from ctxscope.proxy.model import Exchange
+from ctxscope.proxy.responses import thread_hint
+from ctxscope.proxy.responses.vocabulary import (
     FINAL_STATUSES,
     SIDE_SOURCES,
     RequestKind,

@@ -36,9 +36,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from inspector.analysis.instructions import mark_base_prompt
-from inspector.analysis.items import Item, ItemClassifier
-from inspector.analysis.tokens import count_text
+from ctxscope.inspector.analysis.instructions import mark_base_prompt
+from ctxscope.inspector.analysis.items import Item, ItemClassifier
+from ctxscope.inspector.analysis.tokens import count_text
 
 __all__ = [
     "Difference",

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.context import ChangeStyle, world_fields
-from inspector.analysis.analyse import Analysis
+from ctxscope.harness.context import ChangeStyle, world_fields
+from ctxscope.inspector.analysis.analyse import Analysis
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ The state of a turn is the fold of every recognised fragment in its input, in or
 only the sections that changed, so a later fragment overrides an earlier one), plus the model and
 reasoning effort of the request. What a fragment means for the state is the harness's own
 declaration (`FragmentSpec.world`); the state is an all-optional variant of the harness's
-`WorldState` with the fields fragment kinds declare (`harness.context.world_fields`), where None
+`WorldState` with the fields fragment kinds declare (`ctxscope.harness.context.world_fields`), where None
 means the context never said. A change is a `StateChange` record; the reports word it.
 """
 
@@ -16,8 +16,8 @@ from typing import Annotated, Any, cast
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
 
-from harness.context import ChangeStyle, WorldField, world_fields, world_meaning
-from inspector.analysis.items import Item
+from ctxscope.harness.context import ChangeStyle, WorldField, world_fields, world_meaning
+from ctxscope.inspector.analysis.items import Item
 
 __all__ = [
     "ObservedState",
@@ -56,7 +56,7 @@ class StateChange:
     """One world-state field that differs from the previous turn of the thread.
 
     field:    the field name (`WorldState`'s, or one a fragment kind declared); its `StateField`
-              (`harness.context.world_fields()[field].marker`) says how to tell the change.
+              (`ctxscope.harness.context.world_fields()[field].marker`) says how to tell the change.
     before:   the old value; None when the field was unset, or on a thread's first turn.
     after:    the new value (None: no longer set).
     replaced: a fragment of this turn restated the whole value (AGENTS.md "replaces all

@@ -3,7 +3,7 @@ carries the recording, so the same file is looked at in a browser and replayed a
 
 from __future__ import annotations
 
-from inspector.html.build import ReportData, report_data
-from inspector.html.page import render_page
+from ctxscope.inspector.html.build import ReportData, report_data
+from ctxscope.inspector.html.page import render_page
 
 __all__ = ["ReportData", "render_page", "report_data"]

@@ -14,11 +14,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.analysis.analyse import Analysis
-from inspector.analysis.answers import Answer
-from inspector.analysis.cache import cache_json, cache_report
-from inspector.analysis.composition import composition_json, composition_report
-from inspector.reports.build import diff_report, turn_detail
+from ctxscope.inspector.analysis.analyse import Analysis
+from ctxscope.inspector.analysis.answers import Answer
+from ctxscope.inspector.analysis.cache import cache_json, cache_report
+from ctxscope.inspector.analysis.composition import composition_json, composition_report
+from ctxscope.inspector.reports.build import diff_report, turn_detail
 
 __all__ = ["ReportData", "report_data"]
 

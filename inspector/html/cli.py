@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from proxy.errors import ConfigError
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = ["parse_turns", "register", "write_report"]
 
@@ -28,9 +28,9 @@ def parse_turns(spec: str, last: int) -> range:
 
 def write_report(recording: Path, output: Path, *, turns: str | None = None) -> int:
     """Write the report of `recording` to `output` (owner-only); the number of turns shown."""
-    from inspector.analysis import analyse_recording
-    from inspector.html.build import report_data
-    from inspector.html.page import render_page
+    from ctxscope.inspector.analysis import analyse_recording
+    from ctxscope.inspector.html.build import report_data
+    from ctxscope.inspector.html.page import render_page
 
     if output.exists() and recording.exists() and output.resolve() == recording.resolve():
         raise ConfigError(f"-o {output} is the recording itself; write the report to another file")

@@ -3,7 +3,7 @@
 Styles and script are inline and no URL is referenced, so the page works opened from disk, from a
 CI artifact or a mail attachment, with the network off. The turn documents and the table of texts
 travel gzip-compressed (the page inflates them with the browser's own `DecompressionStream`); the
-recording travels the same way, byte for byte, for the readers (`proxy.store.embedded`).
+recording travels the same way, byte for byte, for the readers (`ctxscope.proxy.store.embedded`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from inspector.html.build import ReportData
-from proxy.store.embedded import embed_block
+from ctxscope.inspector.html.build import ReportData
+from ctxscope.proxy.store.embedded import embed_block
 
 __all__ = ["render_page"]
 
@@ -47,7 +47,7 @@ def _inline_json(value: Any) -> str:
 
 def render_page(data: ReportData, recording: Path) -> str:
     """The whole HTML file for `data`, carrying `recording`'s bytes."""
-    template = resources.files("inspector.html").joinpath("assets/report.html").read_text(encoding="utf-8")
+    template = resources.files("ctxscope.inspector.html").joinpath("assets/report.html").read_text(encoding="utf-8")
     fills = {
         "{{VERSION}}": html.escape(_version()),
         "{{TITLE}}": html.escape(recording.name),

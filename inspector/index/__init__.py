@@ -15,12 +15,12 @@ the index is used, and its absence is a one-line error naming the extra.
 
 from __future__ import annotations
 
-from inspector.index.build import BuildStats, build_index
-from inspector.index.parquet import attach_parquet, export_parquet
-from inspector.index.query import format_result, open_index, run_sql
-from inspector.index.questions import QUESTIONS, Question
-from inspector.index.rows import FileFacts, recording_rows
-from inspector.index.schema import TABLES, Column, Table
+from ctxscope.inspector.index.build import BuildStats, build_index
+from ctxscope.inspector.index.parquet import attach_parquet, export_parquet
+from ctxscope.inspector.index.query import format_result, open_index, run_sql
+from ctxscope.inspector.index.questions import QUESTIONS, Question
+from ctxscope.inspector.index.rows import FileFacts, recording_rows
+from ctxscope.inspector.index.schema import TABLES, Column, Table
 
 __all__ = [
     "QUESTIONS",

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspector.index._duckdb import connect
-from inspector.index.rows import FileFacts, Row, Rows, recording_rows
-from inspector.index.schema import TABLES, TURN_TABLES, create_sql
-from proxy.errors import ConfigError, CtxscopeError
+from ctxscope.inspector.index._duckdb import connect
+from ctxscope.inspector.index.rows import FileFacts, Row, Rows, recording_rows
+from ctxscope.inspector.index.schema import TABLES, TURN_TABLES, create_sql
+from ctxscope.proxy.errors import ConfigError, CtxscopeError
 
 __all__ = ["BuildStats", "build_index", "ensure_schema", "insert_rows", "recording_files"]
 
@@ -177,7 +177,7 @@ def build_index(
     progress: Callable[[str], None] | None = None,
 ) -> BuildStats:
     """Index the recordings under `paths` into the database `db` (or the open connection `con`)."""
-    from inspector.analysis.analyse import analyse_recording
+    from ctxscope.inspector.analysis.analyse import analyse_recording
 
     files, roots, missing = recording_files(paths)
     own = con is None

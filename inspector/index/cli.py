@@ -9,14 +9,14 @@ from typing import Annotated
 
 import typer
 
-from proxy.errors import ConfigError
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = ["default_db", "index_command", "query_command", "register"]
 
 
 def default_db() -> Path:
     """The index in the ctxscope home."""
-    from proxy.home import ctxscope_home
+    from ctxscope.proxy.home import ctxscope_home
 
     return ctxscope_home() / "index.duckdb"
 
@@ -33,10 +33,10 @@ def index_command(
     with_text: Annotated[bool, typer.Option("--with-text", help="Copy item texts into the index.")] = False,
 ) -> None:
     """Index recordings (incrementally) into an embedded DuckDB database for questions across sessions."""
-    from inspector.index._duckdb import connect
-    from inspector.index.build import build_index
-    from inspector.index.parquet import export_parquet
-    from proxy.home import recordings_dir
+    from ctxscope.inspector.index._duckdb import connect
+    from ctxscope.inspector.index.build import build_index
+    from ctxscope.inspector.index.parquet import export_parquet
+    from ctxscope.proxy.home import recordings_dir
 
     db = output or default_db()
     if db.is_dir():
@@ -86,8 +86,8 @@ def query_command(
     ] = False,
 ) -> None:
     """Ask the index: SQL over its tables (docs/index.md), or a named question."""
-    from inspector.index.query import FORMATS, format_result, open_index, run_sql
-    from inspector.index.questions import QUESTIONS
+    from ctxscope.inspector.index.query import FORMATS, format_result, open_index, run_sql
+    from ctxscope.inspector.index.questions import QUESTIONS
 
     if output_format not in FORMATS:
         raise ConfigError(f"--format {output_format!r}: use table, csv or json")

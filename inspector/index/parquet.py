@@ -13,8 +13,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from inspector.index._duckdb import private_files
-from inspector.index.schema import TABLES, create_sql
+from ctxscope.inspector.index._duckdb import private_files
+from ctxscope.inspector.index.schema import TABLES, create_sql
 
 __all__ = ["attach_parquet", "export_parquet"]
 

@@ -9,9 +9,9 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from inspector.index._duckdb import connect, duckdb
-from inspector.index.parquet import attach_parquet
-from proxy.errors import ConfigError
+from ctxscope.inspector.index._duckdb import connect, duckdb
+from ctxscope.inspector.index.parquet import attach_parquet
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = ["FORMATS", "Result", "format_result", "open_index", "run_sql"]
 

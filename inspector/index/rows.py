@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from inspector.analysis.analyse import Analysis, TurnAnalysis
-from inspector.analysis.cache import cache_report
-from inspector.analysis.composition import _CALL_TYPES, composition_report, tool_sizes
-from inspector.analysis.items import Item
-from inspector.index.schema import TABLES
-from inspector.reports.build import turn_doc
-from inspector.reports.world import describe_change, world_state_doc
-from proxy.responses.vocabulary import CodexHeader
+from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
+from ctxscope.inspector.analysis.cache import cache_report
+from ctxscope.inspector.analysis.composition import _CALL_TYPES, composition_report, tool_sizes
+from ctxscope.inspector.analysis.items import Item
+from ctxscope.inspector.index.schema import TABLES
+from ctxscope.inspector.reports.build import turn_doc
+from ctxscope.inspector.reports.world import describe_change, world_state_doc
+from ctxscope.proxy.responses.vocabulary import CodexHeader
 
 __all__ = ["FileFacts", "Rows", "recording_rows"]
 

@@ -7,6 +7,6 @@ endpoint or an OTLP/JSON file. `ctxscope otel` is the command.
 
 from __future__ import annotations
 
-from inspector.otel.spans import ContentMode, SpanEvent, SpanSpec, recording_spans, to_messages
+from ctxscope.inspector.otel.spans import ContentMode, SpanEvent, SpanSpec, recording_spans, to_messages
 
 __all__ = ["ContentMode", "SpanEvent", "SpanSpec", "recording_spans", "to_messages"]

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from proxy.errors import ConfigError
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = ["register"]
 
@@ -58,10 +58,10 @@ def otel(
     ] = "ctxscope",
 ) -> None:
     """Export a recording as OpenTelemetry traces: a trace per thread, a span per model request."""
-    from inspector.analysis.analyse import analyse_recording
-    from inspector.otel.emit import export_otlp, make_spans
-    from inspector.otel.spans import recording_spans
-    from proxy.files import refuse_same_file
+    from ctxscope.inspector.analysis.analyse import analyse_recording
+    from ctxscope.inspector.otel.emit import export_otlp, make_spans
+    from ctxscope.inspector.otel.spans import recording_spans
+    from ctxscope.proxy.files import refuse_same_file
 
     target = endpoint or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
     if target is None and os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):

@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from inspector.otel.spans import SpanSpec
-from proxy.errors import ConfigError
-from proxy.files import write_private
+from ctxscope.inspector.otel.spans import SpanSpec
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.files import write_private
 
 __all__ = ["INSTALL_HINT", "encode_json", "export_otlp", "make_spans"]
 

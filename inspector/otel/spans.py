@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from inspector.analysis.analyse import Analysis, TurnAnalysis
-from inspector.analysis.instructions import effective_instructions
-from inspector.analysis.items import Item
-from inspector.reports.build import turn_doc
+from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
+from ctxscope.inspector.analysis.instructions import effective_instructions
+from ctxscope.inspector.analysis.items import Item
+from ctxscope.inspector.reports.build import turn_doc
 
 __all__ = ["ContentMode", "SpanEvent", "SpanSpec", "recording_spans", "to_messages"]
 

@@ -4,7 +4,7 @@ see docs/report-schema.md), rendered as JSON, rich text (colour or plain) or mar
     models     the documents as pydantic models (`DiffReport`, `ShowReport`, `CompareReport`, ...);
                `doc.wire()` is the published JSON
     build      the analysis turned into documents (`diff_report`, `show_report`, `compare_report`)
-    schema     the JSON schema of the documents (`python -m inspector.reports.schema` writes docs/)
+    schema     the JSON schema of the documents (`python -m ctxscope.inspector.reports.schema` writes docs/)
     world      world state under its published key names; the sentences that tell a StateChange
     text       rich terminal rendering of a document
     markdown   markdown rendering of a document
@@ -12,9 +12,9 @@ see docs/report-schema.md), rendered as JSON, rich text (colour or plain) or mar
 
 from __future__ import annotations
 
-from inspector.reports.build import compare_report, diff_report, show_report
-from inspector.reports.markdown import render_markdown
-from inspector.reports.models import (
+from ctxscope.inspector.reports.build import compare_report, diff_report, show_report
+from ctxscope.inspector.reports.markdown import render_markdown
+from ctxscope.inspector.reports.models import (
     SCHEMA,
     CompareReport,
     DiffReport,
@@ -26,8 +26,13 @@ from inspector.reports.models import (
     TurnDoc,
     WorldStateDoc,
 )
-from inspector.reports.text import render_text
-from inspector.reports.world import PUBLISHED_KEYS, describe_change, describe_changes, world_state_doc
+from ctxscope.inspector.reports.text import render_text
+from ctxscope.inspector.reports.world import (
+    PUBLISHED_KEYS,
+    describe_change,
+    describe_changes,
+    world_state_doc,
+)
 
 __all__ = [
     "PUBLISHED_KEYS",

@@ -11,18 +11,18 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from inspector.analysis.analyse import Analysis, TurnAnalysis
-from inspector.analysis.answers import Answer
-from inspector.analysis.attribution import usage_numbers
-from inspector.analysis.codex_labels import codex_labels, label_checks
-from inspector.analysis.compaction import CompactionReport
-from inspector.analysis.compare import Comparison, TurnComparison
-from inspector.analysis.diffs import ToolDiff, tool_name
-from inspector.analysis.fragment_diff import FragmentDiff, fragment_diffs
-from inspector.analysis.instructions import effective_instructions
-from inspector.analysis.items import Item, Part
-from inspector.analysis.tokens import get_tokenizer
-from inspector.reports.models import (
+from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
+from ctxscope.inspector.analysis.answers import Answer
+from ctxscope.inspector.analysis.attribution import usage_numbers
+from ctxscope.inspector.analysis.codex_labels import codex_labels, label_checks
+from ctxscope.inspector.analysis.compaction import CompactionReport
+from ctxscope.inspector.analysis.compare import Comparison, TurnComparison
+from ctxscope.inspector.analysis.diffs import ToolDiff, tool_name
+from ctxscope.inspector.analysis.fragment_diff import FragmentDiff, fragment_diffs
+from ctxscope.inspector.analysis.instructions import effective_instructions
+from ctxscope.inspector.analysis.items import Item, Part
+from ctxscope.inspector.analysis.tokens import get_tokenizer
+from ctxscope.inspector.reports.models import (
     AB,
     SCHEMA,
     AnswerDoc,
@@ -54,7 +54,7 @@ from inspector.reports.models import (
     TurnDoc,
     WorldStateDoc,
 )
-from inspector.reports.world import describe_changes, goal_event_sentence, world_state_doc
+from ctxscope.inspector.reports.world import describe_changes, goal_event_sentence, world_state_doc
 
 __all__ = [
     "SCHEMA",

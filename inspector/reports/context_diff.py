@@ -6,9 +6,9 @@ plugin's failure message (`ctxscope.pytest_plugin`) and `ctxscope demo --tour`.
 
 from __future__ import annotations
 
-from inspector.analysis.instructions import BASE_PROMPT_KIND
-from inspector.analysis.item_diff import DiffLine
-from inspector.analysis.request_diff import RequestDiff
+from ctxscope.inspector.analysis.instructions import BASE_PROMPT_KIND
+from ctxscope.inspector.analysis.item_diff import DiffLine
+from ctxscope.inspector.analysis.request_diff import RequestDiff
 
 __all__ = ["context_diff_lines"]
 

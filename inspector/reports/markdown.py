@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from inspector.analysis.compare import DIFFERENCE_FIELDS
-from inspector.reports.build import difference_words, params_to_show
-from inspector.reports.models import (
+from ctxscope.inspector.analysis.compare import DIFFERENCE_FIELDS
+from ctxscope.inspector.reports.build import difference_words, params_to_show
+from ctxscope.inspector.reports.models import (
     AnswerDoc,
     CompareReport,
     DiffReport,
@@ -22,7 +22,7 @@ from inspector.reports.models import (
     ShowReport,
     TurnDoc,
 )
-from inspector.reports.terminal import Paths
+from ctxscope.inspector.reports.terminal import Paths
 
 
 def _cell(text: Any) -> str:

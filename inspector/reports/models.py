@@ -1,6 +1,6 @@
 """The report documents of `ctxscope-report/1` as pydantic models: the JSON a CI job asserts on, the
 documents text and markdown render from, and the source of the generated JSON schema
-(`docs/report-schema.json`, see `inspector.reports.schema`).
+(`docs/report-schema.json`, see `ctxscope.inspector.reports.schema`).
 
 Field names are the published key names. A key that is present only in some documents (an
 item's `text`, a fragment part's `values`, a compaction's item lists) defaults to None and is left
@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, TypeAda
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from harness.context import world_fields
-from inspector.reports.world import PUBLISHED_KEYS
+from ctxscope.harness.context import world_fields
+from ctxscope.inspector.reports.world import PUBLISHED_KEYS
 
 __all__ = [
     "SCHEMA",
@@ -75,7 +75,7 @@ class AB(Doc):
 
 
 class WorldStateDoc(BaseModel):
-    """The world state after a turn under its published key names (`inspector.reports.world`);
+    """The world state after a turn under its published key names (`ctxscope.inspector.reports.world`);
     a key is absent when the context never set it, except `model` and `reasoning_effort`."""
 
     model_config = ConfigDict(extra="allow")
@@ -159,7 +159,7 @@ class FragmentChangeDoc(Doc):
 
 
 class ModeEventDoc(Doc):
-    """One thing plan mode did in a turn (`inspector.analysis.mode_events`)."""
+    """One thing plan mode did in a turn (`ctxscope.inspector.analysis.mode_events`)."""
 
     kind: Literal[
         "mode_change",
@@ -175,7 +175,7 @@ class ModeEventDoc(Doc):
 
 
 class AnswerItemDoc(Doc):
-    """One output item of a turn's answer (`inspector.analysis.answers`)."""
+    """One output item of a turn's answer (`ctxscope.inspector.analysis.answers`)."""
 
     type: str
     """The wire type: `message`, `reasoning`, `function_call`, `custom_tool_call`, `web_search_call`, …"""
@@ -206,7 +206,7 @@ class AnswerDoc(Doc):
 
 
 class GoalEventDoc(Doc):
-    """One thing that happened to the thread goal in a turn (`inspector.analysis.goal_events`)."""
+    """One thing that happened to the thread goal in a turn (`ctxscope.inspector.analysis.goal_events`)."""
 
     kind: Literal[
         "set", "continuation", "paused", "resumed", "cleared", "completed", "blocked", "budget reached"
@@ -269,7 +269,7 @@ class TurnDoc(Doc):
     change: ChangeDoc
     fragments_changed: list[FragmentChangeDoc]
     world_state_changes: list[str]
-    """Sentences, one or more per changed world-state field (`inspector.reports.world`)."""
+    """Sentences, one or more per changed world-state field (`ctxscope.inspector.reports.world`)."""
     mode_events: list[ModeEventDoc] = Field(default_factory=list)
     """Plan mode in this turn's added items: mode switches, submissions, blocked tools, reminders."""
     goal_events: list[GoalEventDoc] = Field(default_factory=list)
@@ -286,7 +286,7 @@ class TurnDoc(Doc):
 
 
 class FragmentReplacedDoc(Doc):
-    """An added fragment set against the one it replaces (`inspector.analysis.fragment_diff`)."""
+    """An added fragment set against the one it replaces (`ctxscope.inspector.analysis.fragment_diff`)."""
 
     position: int
     """The added item's position in this turn's `input[]`."""

@@ -1,6 +1,6 @@
 """The JSON schema of `ctxscope-report/1`, generated from the report models.
 
-`python -m inspector.reports.schema` writes it to `docs/report-schema.json` (`--check` only
+`python -m ctxscope.inspector.reports.schema` writes it to `docs/report-schema.json` (`--check` only
 compares, exit 1 when the committed file is stale); a test keeps the committed file equal to
 what the models generate. `docs/report-schema.md` explains the fields in prose.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from inspector.reports.models import SCHEMA, ReportDoc
+from ctxscope.inspector.reports.models import SCHEMA, ReportDoc
 
 __all__ = ["DEFAULT_PATH", "report_schema", "schema_text"]
 
@@ -37,7 +37,7 @@ def report_schema() -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": SCHEMA,
         "description": "ctxscope report documents (`ctxscope diff|show|compare --format json`). "
-        "Generated from inspector/reports/models.py by `python -m inspector.reports.schema`.",
+        "Generated from inspector/reports/models.py by `python -m ctxscope.inspector.reports.schema`.",
         **schema,
     }
 
@@ -49,7 +49,7 @@ def schema_text() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Write (or with --check, compare) the schema file; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m inspector.reports.schema", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m ctxscope.inspector.reports.schema", description=__doc__)
     parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_PATH, help="default: %(default)s")
     parser.add_argument("--check", action="store_true", help="exit 1 when the file differs; write nothing")
     args = parser.parse_args(argv)
@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         if current != text:
             print(
-                f"{args.path} is stale; run `python -m inspector.reports.schema` to regenerate it",
+                f"{args.path} is stale; run `python -m ctxscope.inspector.reports.schema` to regenerate it",
                 file=sys.stderr,
             )
             return 1

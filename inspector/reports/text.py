@@ -12,11 +12,18 @@ from typing import Any
 from pydantic import TypeAdapter
 from rich.console import Console
 
-from inspector.reports.models import CompareReport, DiffReport, ReportDoc, ShowReport, ThreadDoc, TurnDoc
-from inspector.reports.terminal import KIND_STYLE, Paths, line, plural
-from inspector.reports.text_compare import render_compare
-from inspector.reports.text_turn import answer_section, detail, turn_row, world_state
-from proxy.responses.vocabulary import side_label
+from ctxscope.inspector.reports.models import (
+    CompareReport,
+    DiffReport,
+    ReportDoc,
+    ShowReport,
+    ThreadDoc,
+    TurnDoc,
+)
+from ctxscope.inspector.reports.terminal import KIND_STYLE, Paths, line, plural
+from ctxscope.inspector.reports.text_compare import render_compare
+from ctxscope.inspector.reports.text_turn import answer_section, detail, turn_row, world_state
+from ctxscope.proxy.responses.vocabulary import side_label
 
 __all__ = ["KIND_STYLE", "render_compare", "render_diff", "render_show", "render_text"]
 

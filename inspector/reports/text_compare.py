@@ -8,10 +8,10 @@ from collections.abc import Collection
 
 from rich.console import Console
 
-from inspector.analysis.compare import DIFFERENCE_FIELDS
-from inspector.reports.build import VERDICT_WORDS, difference_words
-from inspector.reports.models import CompareReport, PairDoc
-from inspector.reports.terminal import Segment, line, plural
+from ctxscope.inspector.analysis.compare import DIFFERENCE_FIELDS
+from ctxscope.inspector.reports.build import VERDICT_WORDS, difference_words
+from ctxscope.inspector.reports.models import CompareReport, PairDoc
+from ctxscope.inspector.reports.terminal import Segment, line, plural
 
 __all__ = ["render_compare"]
 

@@ -1,7 +1,7 @@
 """Text rendering of one turn document: its timeline row, the turn in full (`diff --turn N`: what
 was added and removed, each replaced fragment diffed against the text it replaces) and its answer.
 
-Reads the typed report models (`inspector.reports.models`), the same documents the JSON holds.
+Reads the typed report models (`ctxscope.inspector.reports.models`), the same documents the JSON holds.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any
 
 from rich.console import Console
 
-from inspector.analysis.changes import change_words
-from inspector.reports.build import params_to_show
-from inspector.reports.models import (
+from ctxscope.inspector.analysis.changes import change_words
+from ctxscope.inspector.reports.build import params_to_show
+from ctxscope.inspector.reports.models import (
     AnswerDoc,
     AnswerItemDoc,
     FragmentReplacedDoc,
@@ -22,7 +22,7 @@ from inspector.reports.models import (
     TurnDoc,
     WorldStateDoc,
 )
-from inspector.reports.terminal import KIND_STYLE, Paths, line
+from ctxscope.inspector.reports.terminal import KIND_STYLE, Paths, line
 
 __all__ = ["answer_section", "detail", "turn_row", "world_state"]
 

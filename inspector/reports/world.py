@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from harness.context import ChangeStyle, StateField, world_fields
-from inspector.analysis.goal_events import GoalEvent, GoalEventKind
-from inspector.analysis.world_state import ObservedState, StateChange
+from ctxscope.harness.context import ChangeStyle, StateField, world_fields
+from ctxscope.inspector.analysis.goal_events import GoalEvent, GoalEventKind
+from ctxscope.inspector.analysis.world_state import ObservedState, StateChange
 
 __all__ = ["PUBLISHED_KEYS", "describe_change", "describe_changes", "goal_event_sentence", "world_state_doc"]
 

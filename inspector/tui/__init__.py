@@ -1,12 +1,12 @@
 """`ctxscope inspect`: a keyboard-driven Textual inspector over recordings.
 
 Layers, top down: `app` (routing) → `screens` (main, compare, dialogs) → `widgets` (panes, by
-screen region) → `viewmodel` (plain Python, unit-tested without Textual) → `inspector.analysis`.
+screen region) → `viewmodel` (plain Python, unit-tested without Textual) → `ctxscope.inspector.analysis`.
 `snapshot` renders a screen headless to SVG (`ctxscope inspect FILE --snapshot OUT.svg`).
 """
 
 from __future__ import annotations
 
-from inspector.tui.app import InspectorApp
+from ctxscope.inspector.tui.app import InspectorApp
 
 __all__ = ["InspectorApp"]

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from textual.app import App
 
-from inspector.tui.commands import InspectorCommands
-from inspector.tui.loader import LiveRecording, Loaded
-from inspector.tui.screens.compare import CompareScreen
-from inspector.tui.screens.loading import LoadingScreen
-from inspector.tui.screens.main import FOLLOW_INTERVAL_S, MainScreen
+from ctxscope.inspector.tui.commands import InspectorCommands
+from ctxscope.inspector.tui.loader import LiveRecording, Loaded
+from ctxscope.inspector.tui.screens.compare import CompareScreen
+from ctxscope.inspector.tui.screens.loading import LoadingScreen
+from ctxscope.inspector.tui.screens.main import FOLLOW_INTERVAL_S, MainScreen
 
 
 class InspectorApp(App[None]):

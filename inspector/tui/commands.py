@@ -7,7 +7,7 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from inspector.tui.screens.main import MainScreen
+from ctxscope.inspector.tui.screens.main import MainScreen
 
 ACTIONS = (
     ("Mark / unmark this turn as the diff target", "mark"),

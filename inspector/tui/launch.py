@@ -10,10 +10,10 @@ import sys
 import time
 from pathlib import Path
 
-from inspector.tui.loader import newest_recording
-from inspector.tui.snapshot import parse_size, view_args, write_snapshot
-from proxy.errors import ConfigError, RecordingError
-from proxy.files import input_stat
+from ctxscope.inspector.tui.loader import newest_recording
+from ctxscope.inspector.tui.snapshot import parse_size, view_args, write_snapshot
+from ctxscope.proxy.errors import ConfigError, RecordingError
+from ctxscope.proxy.files import input_stat
 
 WAIT_POLL_S = 0.2
 
@@ -54,7 +54,7 @@ def launch(
             raise ConfigError("--snapshot renders one recording; compare two with `ctxscope compare`")
         write_snapshot(paths[0], snapshot, turn=turn, view=view, size=size)
         return
-    from inspector.tui.app import InspectorApp
+    from ctxscope.inspector.tui.app import InspectorApp
 
     main_view, right = view_args(view)
     other = paths[1] if len(paths) == 2 else None

@@ -9,11 +9,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspector.analysis.analyse import Analysis, IncrementalAnalysis, analyse_exchanges
-from proxy.errors import ConfigError, RecordingError
-from proxy.home import recordings_dir
-from proxy.store import read_recording
-from proxy.store.follow import RecordingFollower
+from ctxscope.inspector.analysis.analyse import Analysis, IncrementalAnalysis, analyse_exchanges
+from ctxscope.proxy.errors import ConfigError, RecordingError
+from ctxscope.proxy.home import recordings_dir
+from ctxscope.proxy.store import read_recording
+from ctxscope.proxy.store.follow import RecordingFollower
 
 
 @dataclass(frozen=True)

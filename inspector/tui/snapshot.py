@@ -12,11 +12,11 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.worker import WorkerError, WorkerFailed
 
-from inspector.tui.app import InspectorApp
-from inspector.tui.screens.loading import LoadingScreen
-from inspector.tui.screens.main import FOLLOW_GROUP, MainScreen
-from proxy.errors import ConfigError, RecordingError
-from proxy.files import refuse_same_file, write_private
+from ctxscope.inspector.tui.app import InspectorApp
+from ctxscope.inspector.tui.screens.loading import LoadingScreen
+from ctxscope.inspector.tui.screens.main import FOLLOW_GROUP, MainScreen
+from ctxscope.proxy.errors import ConfigError, RecordingError
+from ctxscope.proxy.files import refuse_same_file, write_private
 
 SNAPSHOT_VIEWS = ("timeline", "turn", "world", "compaction", "tokens", "composition")
 MAX_SETTLE_ROUNDS = 200

@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from proxy.responses.vocabulary import TerminalEvent
+from ctxscope.proxy.responses.vocabulary import TerminalEvent
 
 from .redactor import Redactor, Span, resplit, rewrite_logprobs
 from .shapes import prefixes

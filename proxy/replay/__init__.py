@@ -1,11 +1,11 @@
 """Replay: serve a recording or a script cassette at the HTTP layer, in place of the model backend.
 
-    from proxy.replay import serve_cassette
+    from ctxscope.proxy.replay import serve_cassette
     with serve_cassette("recordings/script-example.json") as server:
         ...  # point any client at f"{server.url}/v1"
 
 Layers, kept apart as in vcrpy: `cassette` (load a recording or a script as ordered answers),
-`script` (the hand-written script format, rendered with `proxy.responses` builders),
+`script` (the hand-written script format, rendered with `ctxscope.proxy.responses` builders),
 `normalise` (volatile values), `paths` (which recorded directory stands for which live one),
 `matching` (named matchers and a JSON-path diff; `register_matcher`), `options` (`ReplayOptions`, how
 a replay runs, one value for all of the below), `session` (the replay rules:
@@ -22,20 +22,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from proxy.lazy import lazy_attributes
+from ctxscope.proxy.lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from proxy.replay.addon import Replayer
-    from proxy.replay.cassette import Answer, Cassette, CassetteEntry, load_cassette
-    from proxy.replay.matching import MATCHERS, Matcher, RequestView, json_diff, register_matcher
-    from proxy.replay.normalise import Normaliser
-    from proxy.replay.options import MATCH_MODES, PACE_MODES, MatchMode, PaceMode, ReplayOptions
-    from proxy.replay.paths import PathMap
-    from proxy.replay.report import Mismatch, ReplayReport
-    from proxy.replay.script import Script, parse_script, read_script
-    from proxy.replay.server import ReplayServer, serve_cassette, serve_script
-    from proxy.replay.session import ReplaySession
-    from proxy.replay.transport import CassetteTransport
+    from ctxscope.proxy.replay.addon import Replayer
+    from ctxscope.proxy.replay.cassette import Answer, Cassette, CassetteEntry, load_cassette
+    from ctxscope.proxy.replay.matching import MATCHERS, Matcher, RequestView, json_diff, register_matcher
+    from ctxscope.proxy.replay.normalise import Normaliser
+    from ctxscope.proxy.replay.options import MATCH_MODES, PACE_MODES, MatchMode, PaceMode, ReplayOptions
+    from ctxscope.proxy.replay.paths import PathMap
+    from ctxscope.proxy.replay.report import Mismatch, ReplayReport
+    from ctxscope.proxy.replay.script import Script, parse_script, read_script
+    from ctxscope.proxy.replay.server import ReplayServer, serve_cassette, serve_script
+    from ctxscope.proxy.replay.session import ReplaySession
+    from ctxscope.proxy.replay.transport import CassetteTransport
 
 __all__ = [
     "MATCHERS",

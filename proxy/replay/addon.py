@@ -32,14 +32,14 @@ from typing import Any
 
 from mitmproxy import ctx, exceptions, http
 
-from proxy.errors import CtxscopeError
-from proxy.replay.cassette import Answer, Cassette, load_cassette
-from proxy.replay.matching import check_match_on, request_path
-from proxy.replay.options import MATCH_MODES, PACE_MODES, MatchMode, PaceMode, ReplayOptions
-from proxy.replay.pacer import TICKET_HEADER, Pacer
-from proxy.replay.report import ReplayReport
-from proxy.replay.session import ReplaySession, error_answer, is_model_path
-from proxy.replay.ws import WsSession
+from ctxscope.proxy.errors import CtxscopeError
+from ctxscope.proxy.replay.cassette import Answer, Cassette, load_cassette
+from ctxscope.proxy.replay.matching import check_match_on, request_path
+from ctxscope.proxy.replay.options import MATCH_MODES, PACE_MODES, MatchMode, PaceMode, ReplayOptions
+from ctxscope.proxy.replay.pacer import TICKET_HEADER, Pacer
+from ctxscope.proxy.replay.report import ReplayReport
+from ctxscope.proxy.replay.session import ReplaySession, error_answer, is_model_path
+from ctxscope.proxy.replay.ws import WsSession
 
 __all__ = ["Replayer", "MATCH_MODES", "PACE_MODES", "REPLAYED", "is_model_path"]
 

@@ -17,17 +17,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from proxy.endpoints import classify_endpoint, split_upstream
-from proxy.errors import CtxscopeError, RecordingError
-from proxy.files import input_stat
-from proxy.model import Exchange, SseEvent
-from proxy.replay.matching import request_path
-from proxy.replay.options import PaceMode
-from proxy.replay.script import Script, ScriptResponse, looks_like_script, parse_script
-from proxy.store.embedded import is_html
-from proxy.store.json_layout import LAYOUTS
-from proxy.store.json_layout import render as render_json
-from proxy.store.reader import read_recording
+from ctxscope.proxy.endpoints import classify_endpoint, split_upstream
+from ctxscope.proxy.errors import CtxscopeError, RecordingError
+from ctxscope.proxy.files import input_stat
+from ctxscope.proxy.model import Exchange, SseEvent
+from ctxscope.proxy.replay.matching import request_path
+from ctxscope.proxy.replay.options import PaceMode
+from ctxscope.proxy.replay.script import Script, ScriptResponse, looks_like_script, parse_script
+from ctxscope.proxy.store.embedded import is_html
+from ctxscope.proxy.store.json_layout import LAYOUTS
+from ctxscope.proxy.store.json_layout import render as render_json
+from ctxscope.proxy.store.reader import read_recording
 
 __all__ = ["Answer", "Cassette", "CassetteEntry", "load_cassette", "cassette_from_script"]
 

@@ -20,17 +20,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from proxy.capture_cli import _stop_on_signals, is_loopback, parse_listen
-from proxy.endpoints import client_base_url
-from proxy.errors import ConfigError, CtxscopeError
-from proxy.files import check_writable, refuse_same_file, write_private
-from proxy.replay.matching import DEFAULT_MATCH_ON, check_match_on
-from proxy.replay.normalise import parse_json_path
-from proxy.replay.options import MATCH_MODES, PACE_MODES, ReplayOptions, is_match_mode, is_pace_mode
-from proxy.replay.paths import parse_map_path
+from ctxscope.proxy.capture_cli import _stop_on_signals, is_loopback, parse_listen
+from ctxscope.proxy.endpoints import client_base_url
+from ctxscope.proxy.errors import ConfigError, CtxscopeError
+from ctxscope.proxy.files import check_writable, refuse_same_file, write_private
+from ctxscope.proxy.replay.matching import DEFAULT_MATCH_ON, check_match_on
+from ctxscope.proxy.replay.normalise import parse_json_path
+from ctxscope.proxy.replay.options import MATCH_MODES, PACE_MODES, ReplayOptions, is_match_mode, is_pace_mode
+from ctxscope.proxy.replay.paths import parse_map_path
 
 if TYPE_CHECKING:
-    from proxy.replay.server import ReplayServer
+    from ctxscope.proxy.replay.server import ReplayServer
 
 __all__ = ["register", "run_replay"]
 
@@ -55,8 +55,8 @@ def run_replay(
 ) -> bool:
     """Serve `file` until SIGINT/SIGTERM (or until done); return True if nothing went wrong."""
     # mitmproxy takes most of a second to import: only a replay pays for it, not `ctxscope --help`.
-    from proxy.replay.cassette import load_cassette
-    from proxy.replay.server import serve_cassette
+    from ctxscope.proxy.replay.cassette import load_cassette
+    from ctxscope.proxy.replay.server import serve_cassette
 
     if not is_match_mode(match):
         raise ConfigError(f"unknown --match {match!r}: use one of {', '.join(MATCH_MODES)}")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from proxy.responses.vocabulary import CodexHeader
+from ctxscope.proxy.responses.vocabulary import CodexHeader
 
 __all__ = [
     "CLIENT_BOOKKEEPING",

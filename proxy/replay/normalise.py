@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from proxy.responses.vocabulary import CodexHeader
+from ctxscope.proxy.responses.vocabulary import CodexHeader
 
 __all__ = ["Normaliser", "find_cwds", "parse_json_path", "IGNORED"]
 

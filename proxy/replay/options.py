@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeGuard, get_args
 
-from proxy.replay.matching import DEFAULT_MATCH_ON, check_match_on
+from ctxscope.proxy.replay.matching import DEFAULT_MATCH_ON, check_match_on
 
 __all__ = [
     "MATCH_MODES",

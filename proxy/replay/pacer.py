@@ -20,8 +20,8 @@ import threading
 import time
 from http import HTTPStatus
 
-from proxy.replay.cassette import Answer
-from proxy.replay.ws import WsSession, serve_websocket
+from ctxscope.proxy.replay.cassette import Answer
+from ctxscope.proxy.replay.ws import WsSession, serve_websocket
 
 __all__ = ["Pacer", "Parked", "TICKET_HEADER"]
 

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from proxy.model import SseEvent
+from ctxscope.proxy.model import SseEvent
 
 __all__ = ["PathMap", "infer_roots", "parse_map_path", "request_cwds", "request_workspaces", "skill_owners"]
 

@@ -11,9 +11,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from proxy.errors import ReplayMismatch
-from proxy.replay.matching import METADATA_ONLY, metadata_only
-from proxy.replay.options import MatchMode
+from ctxscope.proxy.errors import ReplayMismatch
+from ctxscope.proxy.replay.matching import METADATA_ONLY, metadata_only
+from ctxscope.proxy.replay.options import MatchMode
 
 __all__ = ["Mismatch", "ReplayReport"]
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from proxy.errors import RecordingError
-from proxy.responses.builders import (
+from ctxscope.proxy.errors import RecordingError
+from ctxscope.proxy.responses.builders import (
     custom_tool_call,
     function_call,
     reasoning,

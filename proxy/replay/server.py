@@ -16,12 +16,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from proxy.replay.addon import Replayer
-from proxy.replay.cassette import Cassette, cassette_from_script, load_cassette
-from proxy.replay.options import PaceMode, ReplayOptions
-from proxy.replay.report import ReplayReport
-from proxy.replay.script import Script, parse_script
-from proxy.runner import ProxyServer
+from ctxscope.proxy.replay.addon import Replayer
+from ctxscope.proxy.replay.cassette import Cassette, cassette_from_script, load_cassette
+from ctxscope.proxy.replay.options import PaceMode, ReplayOptions
+from ctxscope.proxy.replay.report import ReplayReport
+from ctxscope.proxy.replay.script import Script, parse_script
+from ctxscope.proxy.runner import ProxyServer
 
 __all__ = ["ReplayServer", "serve_cassette", "serve_script", "DUMMY_UPSTREAM"]
 

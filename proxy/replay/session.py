@@ -26,14 +26,14 @@ import os
 import threading
 from typing import Any
 
-from proxy.endpoints import classify_endpoint
-from proxy.redact import PLACEHOLDER_RE, PlaceholderBinding, Redactor
-from proxy.replay.cassette import Answer, Cassette, CassetteEntry
-from proxy.replay.matching import RequestView, match_requests, request_path
-from proxy.replay.normalise import Normaliser
-from proxy.replay.options import ReplayOptions
-from proxy.replay.paths import PathMap
-from proxy.replay.report import Mismatch, ReplayReport
+from ctxscope.proxy.endpoints import classify_endpoint
+from ctxscope.proxy.redact import PLACEHOLDER_RE, PlaceholderBinding, Redactor
+from ctxscope.proxy.replay.cassette import Answer, Cassette, CassetteEntry
+from ctxscope.proxy.replay.matching import RequestView, match_requests, request_path
+from ctxscope.proxy.replay.normalise import Normaliser
+from ctxscope.proxy.replay.options import ReplayOptions
+from ctxscope.proxy.replay.paths import PathMap
+from ctxscope.proxy.replay.report import Mismatch, ReplayReport
 
 __all__ = ["MISMATCH_STATUS", "ReplaySession", "error_answer", "is_model_path"]
 

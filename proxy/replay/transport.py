@@ -38,11 +38,11 @@ from typing import Any
 
 import httpx
 
-from proxy.replay.cassette import Answer, Cassette, load_cassette
-from proxy.replay.matching import request_path
-from proxy.replay.options import PaceMode, ReplayOptions
-from proxy.replay.report import ReplayReport
-from proxy.replay.session import ReplaySession
+from ctxscope.proxy.replay.cassette import Answer, Cassette, load_cassette
+from ctxscope.proxy.replay.matching import request_path
+from ctxscope.proxy.replay.options import PaceMode, ReplayOptions
+from ctxscope.proxy.replay.report import ReplayReport
+from ctxscope.proxy.replay.session import ReplaySession
 
 __all__ = ["CassetteTransport"]
 

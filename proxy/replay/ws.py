@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from proxy.replay.cassette import Answer
+from ctxscope.proxy.replay.cassette import Answer
 
 __all__ = ["WsSession", "serve_websocket"]
 

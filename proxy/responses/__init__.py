@@ -6,12 +6,12 @@
     threads    thread_hint: the explicit conversation id of a request
 
 Used by the recorder (tap and fold), the replayer (encoding, script cassettes), the harness (typed
-stream), the inspector (thread hints), `proxy.testing` and the benchmarks. Pure: no I/O, no mitmproxy.
+stream), the inspector (thread hints), `ctxscope.proxy.testing` and the benchmarks. Pure: no I/O, no mitmproxy.
 """
 
 from __future__ import annotations
 
-from proxy.responses.builders import (
+from ctxscope.proxy.responses.builders import (
     IdFactory,
     compaction,
     custom_tool_call,
@@ -24,8 +24,8 @@ from proxy.responses.builders import (
     text_message,
     usage,
 )
-from proxy.responses.fold import accumulate, empty_snapshot, fold_events, fold_sse_bytes
-from proxy.responses.sse import (
+from ctxscope.proxy.responses.fold import accumulate, empty_snapshot, fold_events, fold_sse_bytes
+from ctxscope.proxy.responses.sse import (
     SseFrame,
     SseParser,
     encode_event,
@@ -36,7 +36,7 @@ from proxy.responses.sse import (
     wire_has_data,
     wire_terminated,
 )
-from proxy.responses.threads import THREAD_HEADERS, thread_hint
+from ctxscope.proxy.responses.threads import THREAD_HEADERS, thread_hint
 
 __all__ = [
     "THREAD_HEADERS",

@@ -16,8 +16,8 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from proxy.responses.sse import SseParser
-from proxy.responses.vocabulary import ERROR_EVENT, TERMINAL_EVENT_STATUS
+from ctxscope.proxy.responses.sse import SseParser
+from ctxscope.proxy.responses.vocabulary import ERROR_EVENT, TERMINAL_EVENT_STATUS
 
 __all__ = ["accumulate", "empty_snapshot", "fold_events", "fold_sse_bytes"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from proxy.responses.vocabulary import THREAD_HEADERS
+from ctxscope.proxy.responses.vocabulary import THREAD_HEADERS
 
 __all__ = ["THREAD_HEADERS", "thread_hint"]
 

@@ -2,7 +2,7 @@
 
 `FakeUpstream` serves HTTP/SSE; `WsUpstream` serves the Responses WebSocket as observed toward Codex
 (prewarm, chains, remote compaction v2, `previous_response_not_found`). The builders and encoders are
-`proxy.responses`'s, re-exported here for tests. `WsUpstream` needs the `websockets` package (a dev
+`ctxscope.proxy.responses`'s, re-exported here for tests. `WsUpstream` needs the `websockets` package (a dev
 dependency), so it is loaded on first use.
 
 Used by ctxscope's own tests and usable by anyone testing a client against a fake model backend.
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from proxy.lazy import lazy_attributes
-from proxy.responses import (
+from ctxscope.proxy.lazy import lazy_attributes
+from ctxscope.proxy.responses import (
     compaction,
     custom_tool_call,
     encode_sse,
@@ -24,8 +24,8 @@ from proxy.responses import (
     text_message,
     usage,
 )
-from proxy.testing.capture import CaptureSession, capture_proxy
-from proxy.testing.upstream import (
+from ctxscope.proxy.testing.capture import CaptureSession, capture_proxy
+from ctxscope.proxy.testing.upstream import (
     CloseReply,
     FakeUpstream,
     Gate,
@@ -38,7 +38,7 @@ from proxy.testing.upstream import (
 )
 
 if TYPE_CHECKING:
-    from proxy.testing.ws_upstream import WsRequest, WsUpstream, last_user_text
+    from ctxscope.proxy.testing.ws_upstream import WsRequest, WsUpstream, last_user_text
 
 __all__ = [
     "CaptureSession",

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from proxy.model import Exchange
-from proxy.recorder import Recorder
-from proxy.runner import ProxyServer
+from ctxscope.proxy.model import Exchange
+from ctxscope.proxy.recorder import Recorder
+from ctxscope.proxy.runner import ProxyServer
 
 __all__ = ["CaptureSession", "capture_proxy"]
 
@@ -54,7 +54,7 @@ def capture_proxy(
     """Run a recording proxy toward `upstream` writing to `path` for the duration of the block.
 
     `select` is a `CaptureFilter` (what is recorded in full; None records everything in full)."""
-    from proxy.store.writer import RecordingWriter
+    from ctxscope.proxy.store.writer import RecordingWriter
 
     seen: list[Exchange] = []
     with RecordingWriter(path, meta=meta or {"mode": mode, "upstream": upstream}) as writer:

@@ -10,7 +10,7 @@ Which reply a request gets: the next queued one (`upstream.reply(...)`), else `h
 given, else a default (`POST .../responses` → a short text stream, `GET .../models` → a model list,
 anything else → 404). Everything received is kept in `upstream.requests`.
 
-SSE event builders live in `proxy.responses` (re-exported by `proxy.testing`).
+SSE event builders live in `ctxscope.proxy.responses` (re-exported by `ctxscope.proxy.testing`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from proxy.responses import encode_sse, response_stream, text_message
+from ctxscope.proxy.responses import encode_sse, response_stream, text_message
 
 # Upper bound for any wait inside the server, so a broken test never leaves a thread hanging forever.
 MAX_WAIT_S = 30.0

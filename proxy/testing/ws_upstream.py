@@ -35,12 +35,12 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 from websockets.sync.server import Server, ServerConnection, serve
 
-from proxy.responses import compaction, response_stream, text_message
+from ctxscope.proxy.responses import compaction, response_stream, text_message
 
 __all__ = ["WsRequest", "WsUpstream", "last_user_text"]
 
 Item = list[dict[str, Any]]
-"""The events of one output item, as the builders in `proxy.responses` make them."""
+"""The events of one output item, as the builders in `ctxscope.proxy.responses` make them."""
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,12 @@ import json
 import sys
 
 CORE = (
-    "proxy.replay",
-    "proxy.replay.transport",
-    "proxy.pytest_plugin",
+    "ctxscope.proxy.replay",
+    "ctxscope.proxy.replay.transport",
+    "ctxscope.proxy.pytest_plugin",
     "ctxscope.pytest_plugin",
-    "inspector.analysis",
-    "harness.runtime",
+    "ctxscope.inspector.analysis",
+    "ctxscope.harness.runtime",
 )
 
 
@@ -34,7 +34,7 @@ def main(cassette: str, model: str, cut_body: str) -> None:
     import httpx2
     import openai
 
-    from proxy.replay import CassetteTransport
+    from ctxscope.proxy.replay import CassetteTransport
 
     transport = CassetteTransport(cassette, match="strict")
     seen: list[str] = []

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.runtime import AgentOptions, AgentRuntime
-from proxy.errors import CtxscopeError
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.proxy.errors import CtxscopeError
 from tests.harness.harness_support import make_repo, write_script
 
 __all__ = ["PROMPTS", "git", "project_pytest", "recorded_project", "session"]

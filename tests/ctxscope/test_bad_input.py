@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from proxy.model import Exchange
-from proxy.store import RecordingWriter
+from ctxscope.proxy.model import Exchange
+from ctxscope.proxy.store import RecordingWriter
 from tests.cli_support import CliResult, run_cli
 
 DEEP = 100_000
@@ -317,7 +317,7 @@ def test_strings_over_a_megabyte_are_counted(
 
 
 def test_a_remote_listen_address_warns_for_capture() -> None:
-    from proxy.capture_cli import remote_warning
+    from ctxscope.proxy.capture_cli import remote_warning
 
     assert remote_warning("127.0.0.1") is None and remote_warning("::1") is None
     assert remote_warning("localhost") is None
@@ -326,7 +326,7 @@ def test_a_remote_listen_address_warns_for_capture() -> None:
 
 
 def test_resend_shows_string_usage_fields_as_written(tmp_path: Path) -> None:
-    from proxy.testing import FakeUpstream, SseReply, response_stream, text_message
+    from ctxscope.proxy.testing import FakeUpstream, SseReply, response_stream, text_message
 
     rec = _recording(tmp_path / "r.jsonl", usage={"input_tokens": "lots", "output_tokens": "few"})
     before = rec.read_bytes()
@@ -343,7 +343,7 @@ def test_resend_shows_string_usage_fields_as_written(tmp_path: Path) -> None:
 
 
 def test_resend_refuses_to_capture_into_its_input_before_sending(tmp_path: Path) -> None:
-    from proxy.testing import FakeUpstream, SseReply, response_stream, text_message
+    from ctxscope.proxy.testing import FakeUpstream, SseReply, response_stream, text_message
 
     rec = _recording(tmp_path / "r.jsonl")
     before = rec.read_bytes()

@@ -12,9 +12,9 @@ import pytest
 
 from ctxscope.bisect.ddmin import ddmin, worst_case_tests
 from ctxscope.demo import run_demo
-from inspector.analysis.units import merge_requests, request_units
-from proxy.store import read_recording
-from proxy.testing import (
+from ctxscope.inspector.analysis.units import merge_requests, request_units
+from ctxscope.proxy.store import read_recording
+from ctxscope.proxy.testing import (
     FakeUpstream,
     JsonReply,
     RecordedRequest,

@@ -15,9 +15,9 @@ import httpx
 import pytest
 from openai import OpenAI
 
-from proxy.replay import CassetteTransport, serve_script
-from proxy.replay.cassette import cassette_from_script
-from proxy.replay.script import parse_script
+from ctxscope.proxy.replay import CassetteTransport, serve_script
+from ctxscope.proxy.replay.cassette import cassette_from_script
+from ctxscope.proxy.replay.script import parse_script
 from tests.proxy.replay.codex_support import RUN_TIMEOUT_S, codex_binary
 from tests.proxy.replay.node_clients_support import node_clients, run_node
 

@@ -2,7 +2,7 @@
 replayed, and run behind `ctxscope run`.
 
 Codex 0.169 with no `[model_providers]` entry, an API key (`CODEX_API_KEY`) and `openai_base_url`
-pointing at `proxy.testing.WsUpstream` (or the proxy in front of it) opens the WebSocket first, one
+pointing at `ctxscope.proxy.testing.WsUpstream` (or the proxy in front of it) opens the WebSocket first, one
 socket per `codex exec` process, each starting with a prewarm frame. The session (11 frames):
 
 1. `codex exec "run pwd"` (repo): prewarm; `exec_command pwd`; the follow-up sends only its output.
@@ -31,9 +31,9 @@ from typing import Any
 
 import pytest
 
-from proxy.replay import load_cassette, serve_cassette
-from proxy.store.reader import read_recording
-from proxy.testing import (
+from ctxscope.proxy.replay import load_cassette, serve_cassette
+from ctxscope.proxy.store.reader import read_recording
+from ctxscope.proxy.testing import (
     WsRequest,
     WsUpstream,
     capture_proxy,

@@ -23,7 +23,14 @@ import httpx
 import pytest
 from openai import OpenAI
 
-from proxy.testing import FakeUpstream, JsonReply, SseReply, capture_proxy, response_stream, text_message
+from ctxscope.proxy.testing import (
+    FakeUpstream,
+    JsonReply,
+    SseReply,
+    capture_proxy,
+    response_stream,
+    text_message,
+)
 from tests.cli_support import run_cli
 from tests.ctxscope.promote_support import project_pytest, recorded_project
 
@@ -54,8 +61,8 @@ def _source(tmp: Path) -> Path:
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, source / name)
-    for package in ("proxy", "harness", "inspector", "ctxscope"):
-        shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
+    # ctxscope/proxy, ctxscope/harness and ctxscope/inspector are symlinks: copytree copies what they name
+    shutil.copytree(ROOT / "ctxscope", source / "ctxscope", ignore=shutil.ignore_patterns("__pycache__"))
     return source
 
 

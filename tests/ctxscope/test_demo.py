@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy.store import read_recording
+from ctxscope.proxy.store import read_recording
 
 
 def test_demo_runs_offline_and_explains_each_change(tmp_path: Path) -> None:

@@ -47,8 +47,9 @@ def test_the_core_replays_in_process_without_mitmproxy_or_textual(cassette: Path
     ran = _python(
         """
         import json, httpx
-        import proxy.pytest_plugin, ctxscope.pytest_plugin, inspector.analysis, harness.runtime, ctxscope.cli
-        from proxy.replay import CassetteTransport
+        import ctxscope.proxy.pytest_plugin, ctxscope.pytest_plugin, ctxscope.inspector.analysis
+        import ctxscope.harness.runtime, ctxscope.cli
+        from ctxscope.proxy.replay import CassetteTransport
         transport = CassetteTransport(sys.argv[1])
         with httpx.Client(transport=transport, base_url="http://cassette.invalid") as client:
             answer = client.post("/v1/responses", json=json.loads(sys.argv[2]))

@@ -26,13 +26,13 @@ from tests.cli_support import run_cli
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "inspector" / "world.jsonl"
 
 NOT_FOR_REPORTS = (
-    "harness.agent",
-    "harness.client",
-    "harness.runtime",
-    "harness.events",
-    "harness.tools.router",
-    "proxy.capture_filter",
-    "proxy.recorder",
+    "ctxscope.harness.agent",
+    "ctxscope.harness.client",
+    "ctxscope.harness.runtime",
+    "ctxscope.harness.events",
+    "ctxscope.harness.tools.router",
+    "ctxscope.proxy.capture_filter",
+    "ctxscope.proxy.recorder",
     "httpx",
     "mitmproxy",
     "textual",
@@ -68,7 +68,7 @@ def test_diff_with_cached_token_counts_imports_no_runtime_client_proxy_or_tokeni
     home = tmp_path / "home"
     cold = _imported_by(["diff", str(FIXTURE)], home, tmp_path / "cold.json")
     warm = _imported_by(["diff", str(FIXTURE)], home, tmp_path / "warm.json")
-    assert _loaded(warm, "inspector.analysis") and _loaded(warm, "inspector.reports")
+    assert _loaded(warm, "ctxscope.inspector.analysis") and _loaded(warm, "ctxscope.inspector.reports")
     assert [m for m in NOT_FOR_REPORTS if _loaded(warm, m)] == []
     # The first run counted the tokens (with the encoding, when it is installed) and cached them.
     if importlib.util.find_spec("bpe_openai") is not None:
@@ -112,8 +112,9 @@ def test_the_command_table_names_what_each_module_registers_in_help_order() -> N
 def test_every_module_that_registers_commands_is_in_the_table() -> None:
     # A new command module that is not in `COMMANDS` would never be loaded: its commands would vanish.
     root = Path(__file__).resolve().parents[2]
+    # the three folders are ctxscope.proxy/.harness/.inspector (ctxscope/<name> is a symlink to each)
     registering = {
-        ".".join(path.relative_to(root).with_suffix("").parts)
+        ".".join(("ctxscope", *path.relative_to(root).with_suffix("").parts)).replace("ctxscope.ctxscope.", "ctxscope.")
         for package in ("proxy", "harness", "inspector", "ctxscope")
         for path in (root / package).rglob("*.py")
         if "def register(app: typer.Typer)" in path.read_text(encoding="utf-8")

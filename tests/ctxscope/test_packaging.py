@@ -41,8 +41,8 @@ def _build_wheel(out: Path) -> Path:
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, source / name)
-    for package in ("proxy", "harness", "inspector", "ctxscope"):
-        shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
+    # ctxscope/proxy, ctxscope/harness and ctxscope/inspector are symlinks: copytree copies what they name
+    shutil.copytree(ROOT / "ctxscope", source / "ctxscope", ignore=shutil.ignore_patterns("__pycache__"))
     args = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out)]
     built = _run([*args, str(source)], cwd=out)
     assert built.returncode == 0, built.stderr[-3000:]
@@ -55,8 +55,11 @@ def test_the_wheel_carries_its_data_and_runs_from_a_fresh_venv(tmp_path: Path) -
     dist.mkdir()
     wheel = _build_wheel(dist)
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert {"harness/prompts/base_instructions.md", "ctxscope/data/demo-script.json"} <= names
-    assert {f"{package}/py.typed" for package in ("proxy", "harness", "inspector", "ctxscope")} <= names
+    assert {"ctxscope/harness/prompts/base_instructions.md", "ctxscope/data/demo-script.json"} <= names
+    typed = {"ctxscope/py.typed"} | {f"ctxscope/{package}/py.typed" for package in ("proxy", "harness", "inspector")}
+    assert typed <= names
+    # nothing but ctxscope at the top level: no other distribution can overwrite a ctxscope file
+    assert {name.split("/")[0] for name in names} == {"ctxscope", wheel.name.split("-")[0] + "-0.1.0.dist-info"}
 
     target = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(target)
@@ -74,7 +77,7 @@ def test_the_wheel_carries_its_data_and_runs_from_a_fresh_venv(tmp_path: Path) -
     )
     assert installed.returncode == 0, installed.stderr[-3000:]
 
-    where = _run([str(python), "-c", "import ctxscope, harness; print(ctxscope.__file__)"], tmp_path)
+    where = _run([str(python), "-c", "import ctxscope.harness, ctxscope; print(ctxscope.__file__)"], tmp_path)
     assert where.returncode == 0 and where.stdout.startswith(str(site)), where.stdout + where.stderr
     command = [str(target / "bin" / "ctxscope")]  # the console script the wheel declares
     env = {**os.environ, "CTXSCOPE_HOME": str(tmp_path / "home"), "NO_COLOR": "1", "COLUMNS": "200"}

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.runtime import AgentOptions, AgentRuntime
-from proxy.errors import CtxscopeError
-from proxy.replay import load_cassette, serve_cassette
-from proxy.store import read_recording
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.proxy.errors import CtxscopeError
+from ctxscope.proxy.replay import load_cassette, serve_cassette
+from ctxscope.proxy.store import read_recording
 from tests.cli_support import run_cli
 from tests.harness.harness_support import make_repo, write_script
 

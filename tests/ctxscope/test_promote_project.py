@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy.replay import serve_cassette
+from ctxscope.proxy.replay import serve_cassette
 from tests.cli_support import run_cli
 from tests.ctxscope.promote_support import git as _git
 from tests.ctxscope.promote_support import project_pytest as _pytest

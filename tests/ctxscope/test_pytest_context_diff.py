@@ -11,7 +11,7 @@ from importlib.metadata import entry_points
 
 import pytest
 
-from proxy.testing import FakeUpstream, SseReply, response_stream, text_message
+from ctxscope.proxy.testing import FakeUpstream, SseReply, response_stream, text_message
 
 pytest_plugins = ["pytester"]
 
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.runtime import AgentOptions, AgentRuntime
-from proxy.errors import CtxscopeError
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.proxy.errors import CtxscopeError
 
 HERE = Path(__file__).parent
 
@@ -95,6 +95,6 @@ def test_a_prompt_edit_fails_the_test_with_the_context_that_changed(pytester: py
     (page,) = reports.glob("*.html")
     assert "test_the_agent_says_hi" in page.name
     assert f"the recorded turns up to turn 1, as an HTML report: {page}" in result.stdout.str()
-    from proxy.store.embedded import recording_bytes
+    from ctxscope.proxy.store.embedded import recording_bytes
 
     assert recording_bytes(page) == (pytester.path / "cassettes" / "agent.jsonl").read_bytes()

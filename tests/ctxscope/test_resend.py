@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ctxscope.demo import run_demo
-from proxy.store import read_recording
-from proxy.testing import FakeUpstream, SseReply, function_call, response_stream, text_message, usage
+from ctxscope.proxy.store import read_recording
+from ctxscope.proxy.testing import FakeUpstream, SseReply, function_call, response_stream, text_message, usage
 from tests.cli_support import run_cli
 
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from proxy.forward import child_environment
-from proxy.store.reader import read_recording
-from proxy.testing import FakeUpstream, SseReply, response_stream, text_message
-from proxy.testing.tls import self_signed_cert
+from ctxscope.proxy.forward import child_environment
+from ctxscope.proxy.store.reader import read_recording
+from ctxscope.proxy.testing import FakeUpstream, SseReply, response_stream, text_message
+from ctxscope.proxy.testing.tls import self_signed_cert
 from tests.cli_support import run_cli
 
 CLIENT = """

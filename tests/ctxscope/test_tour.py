@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.proxy.store import read_recording
 from ctxscope.tour import CHANGED_LINE, CHAPTERS
-from inspector.analysis import analyse_recording
-from proxy.store import read_recording
 from tests.cli_support import run_cli
 
 

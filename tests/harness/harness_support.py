@@ -12,11 +12,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from harness.context import layout_labels
-from harness.events import AgentEvent
-from harness.runtime import AgentOptions, AgentRuntime
-from proxy.model import Exchange
-from proxy.store.reader import read_recording
+from ctxscope.harness.context import layout_labels
+from ctxscope.harness.events import AgentEvent
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.proxy.model import Exchange
+from ctxscope.proxy.store.reader import read_recording
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 UPDATE_ENV = "CTXSCOPE_UPDATE_GOLDEN"

@@ -1,6 +1,6 @@
 """The agent end to end: real proxy (script cassette + recorder), real tools, real files.
 
-Every assertion is on the requests the proxy recorded, read back with `proxy.store.read_recording`.
+Every assertion is on the requests the proxy recorded, read back with `ctxscope.proxy.store.read_recording`.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from harness.errors import StreamError, UpstreamError
-from harness.events import Notice
-from harness.session import SessionStore
-from proxy.errors import ConfigError
+from ctxscope.harness.errors import StreamError, UpstreamError
+from ctxscope.harness.events import Notice
+from ctxscope.harness.session import SessionStore
+from ctxscope.proxy.errors import ConfigError
 from tests.harness.harness_support import (
     SKILL_TEXT,
     assert_append_only,

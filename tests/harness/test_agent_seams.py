@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from harness.agent import Agent
-from harness.events import AgentEvent, TextDelta, ToolCall
-from harness.modes import DefaultMode
-from harness.request import TurnRequest
-from harness.runtime import AgentOptions, AgentRuntime
-from harness.session import SessionStore
-from harness.session_context import SessionContext
-from proxy.store.reader import read_recording
+from ctxscope.harness.agent import Agent
+from ctxscope.harness.events import AgentEvent, TextDelta, ToolCall
+from ctxscope.harness.modes import DefaultMode
+from ctxscope.harness.request import TurnRequest
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.harness.session import SessionStore
+from ctxscope.harness.session_context import SessionContext
+from ctxscope.proxy.store.reader import read_recording
 from tests.harness.harness_support import (
     PINNED_CONTEXT,
     assert_append_only,

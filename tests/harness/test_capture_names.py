@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-import proxy.home
-from proxy.store.reader import read_recording
+import ctxscope.proxy.home
+from ctxscope.proxy.store.reader import read_recording
 from tests.harness.harness_support import make_repo, write_config, write_script
 
 
 def test_names_made_in_the_same_second_differ(ctxscope_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Two processes each ask for a name before either creates its file: the clock alone gave both one.
     monkeypatch.setattr(time, "strftime", lambda fmt, *a: "20261201-120000")
-    first, second = proxy.home.new_recording_path("agent"), proxy.home.new_recording_path("agent")
+    first, second = ctxscope.proxy.home.new_recording_path("agent"), ctxscope.proxy.home.new_recording_path("agent")
     assert first != second
     assert first.name.startswith("agent-20261201-120000-") and first.suffix == ".jsonl"
 

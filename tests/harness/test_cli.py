@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.session import SessionStore
-from proxy.store.reader import read_recording
-from proxy.testing import FakeUpstream, SseReply, function_call, response_stream, text_message
+from ctxscope.harness.session import SessionStore
+from ctxscope.proxy.store.reader import read_recording
+from ctxscope.proxy.testing import FakeUpstream, SseReply, function_call, response_stream, text_message
 from tests.cli_support import run_cli
 from tests.harness.harness_support import assert_golden, labels, make_repo, write_config, write_script
 from tests.harness.test_events import WIRE_KEYS

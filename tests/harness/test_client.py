@@ -6,13 +6,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.client import ResponsesClient
-from harness.config import RetrySettings
-from harness.errors import StreamError, UpstreamError
-from harness.providers.custom import custom_provider
-from harness.request import build_request
-from harness.wire import FunctionCall, MessageItem, ReasoningItem
-from proxy.testing import (
+from ctxscope.harness.client import ResponsesClient
+from ctxscope.harness.config import RetrySettings
+from ctxscope.harness.errors import StreamError, UpstreamError
+from ctxscope.harness.providers.custom import custom_provider
+from ctxscope.harness.request import build_request
+from ctxscope.harness.wire import FunctionCall, MessageItem, ReasoningItem
+from ctxscope.proxy.testing import (
     FakeUpstream,
     JsonReply,
     SseReply,

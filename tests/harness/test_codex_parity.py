@@ -11,7 +11,7 @@ on the same workspace against the same local fake model, each captured by the re
 Both recordings are analysed by the inspector, and request by request the labelled layouts
 (`ctxscope show`), the body key sets, the request settings, the tools (names, types, parameter
 names) and the metadata key sets must match, except for what
-`inspector.analysis.structure.ALLOWED` lists and explains.
+`ctxscope.inspector.analysis.structure.ALLOWED` lists and explains.
 Skipped, saying why, where npm or the package cannot be had.
 """
 
@@ -26,10 +26,17 @@ from typing import Any
 
 import pytest
 
-from harness.runtime import AgentOptions, AgentRuntime
-from inspector.analysis import analyse_recording
-from inspector.analysis.structure import structural_differences
-from proxy.testing import FakeUpstream, SseReply, capture_proxy, function_call, response_stream, text_message
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.analysis.structure import structural_differences
+from ctxscope.proxy.testing import (
+    FakeUpstream,
+    SseReply,
+    capture_proxy,
+    function_call,
+    response_stream,
+    text_message,
+)
 from tests.cli_support import run_cli
 from tests.proxy.replay.codex_support import CODEX_VERSION, codex_binary, run_codex
 
@@ -141,7 +148,7 @@ def test_harness_and_codex_send_the_same_structure(
     def clean(label: str) -> str:
         return label.replace(str(workspace.resolve()), "$ROOT").replace(str(workspace), "$ROOT")
 
-    # One definition of "same structure" (inspector.analysis.structure.ALLOWED), shared with compare.
+    # One definition of "same structure" (ctxscope.inspector.analysis.structure.ALLOWED), shared with compare.
     problems = [
         f"request {number} {line}"
         for number, (h, c) in enumerate(zip(harness, codex, strict=True), start=1)

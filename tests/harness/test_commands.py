@@ -9,12 +9,12 @@ from typing import TextIO
 
 import pytest
 
-from harness import commands
-from harness.commands import COMMANDS, Command, CommandResult, find_command, run_command
-from harness.repl import run_repl
-from harness.runtime import AgentOptions, AgentRuntime
-from proxy.errors import ConfigError
-from proxy.store.reader import read_recording
+from ctxscope.harness import commands
+from ctxscope.harness.commands import COMMANDS, Command, CommandResult, find_command, run_command
+from ctxscope.harness.repl import run_repl
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.store.reader import read_recording
 from tests.harness.harness_support import PINNED_CONTEXT, make_repo, write_config, write_script
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import HarnessConfig, load_config
-from harness.runtime import AgentOptions, AgentRuntime
-from harness.settings import flags, settings_of
-from proxy.errors import ConfigError
-from proxy.testing import FakeUpstream, SseReply, response_stream, text_message
+from ctxscope.harness.config import HarnessConfig, load_config
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.harness.settings import flags, settings_of
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.testing import FakeUpstream, SseReply, response_stream, text_message
 from tests.cli_support import run_cli
 from tests.harness.harness_support import PINNED_CONTEXT, make_repo, write_script
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import load_config
-from proxy.errors import ConfigError
+from ctxscope.harness.config import load_config
+from ctxscope.proxy.errors import ConfigError
 
 
 @pytest.mark.parametrize(

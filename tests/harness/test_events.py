@@ -9,7 +9,7 @@ from typing import get_args
 
 import pytest
 
-from harness.events import (
+from ctxscope.harness.events import (
     AgentEvent,
     AssistantMessage,
     Compacted,
@@ -107,7 +107,7 @@ def test_an_unknown_type_is_rejected_and_unknown_keys_are_ignored() -> None:
 def test_the_committed_schema_is_the_models_schema() -> None:
     committed = json.loads((DOCS / "agent-events.schema.json").read_text(encoding="utf-8"))
     assert committed == agent_event_schema(), (
-        "docs/agent-events.schema.json is stale: python -m harness.events > docs/agent-events.schema.json"
+        "docs/agent-events.schema.json is stale: python -m ctxscope.harness.events > docs/agent-events.schema.json"
     )
     assert set(committed["discriminator"]["mapping"]) == set(WIRE_KEYS)
 

@@ -6,11 +6,11 @@ import importlib
 
 import pytest
 
-import harness
+from ctxscope import harness
 from tests.lazy_exports_support import lazy_names, type_checking_imports
 
 EXPECTED = {
-    "harness": {
+    "ctxscope.harness": {
         "Agent",
         "AgentOptions",
         "AgentRuntime",
@@ -24,8 +24,8 @@ EXPECTED = {
         "load_config",
         "make_provider",
     },
-    "harness.modes": {"DEFAULT_MODE_TEXT", "AgentMode", "CurrentMode", "DefaultMode", "EndStep"},
-    "harness.session": {
+    "ctxscope.harness.modes": {"DEFAULT_MODE_TEXT", "AgentMode", "CurrentMode", "DefaultMode", "EndStep"},
+    "ctxscope.harness.session": {
         "ENTRY_TYPES",
         "WITHHELD",
         "Credentials",
@@ -34,7 +34,7 @@ EXPECTED = {
         "SessionStore",
         "new_session_id",
     },
-    "harness.providers": {
+    "ctxscope.harness.providers": {
         "CHATGPT_BASE_URL",
         "OPENAI_BASE_URL",
         "ApiKeyProvider",
@@ -56,7 +56,7 @@ def test_exported_members(module: str) -> None:
 
 
 def test_wire_exports_resolve() -> None:
-    wire = importlib.import_module("harness.wire")
+    wire = importlib.import_module("ctxscope.harness.wire")
     assert {"parse_item", "parse_event", "to_wire", "ResponseStream", "UnknownItem"} <= set(wire.__all__)
     assert all(hasattr(wire, name) for name in wire.__all__)
 
@@ -68,5 +68,5 @@ def test_unknown_attribute_is_an_attribute_error() -> None:
 
 def test_lazy_names_are_typed_for_users() -> None:
     # `from harness import Agent` is the real class to mypy and editors, not `Any` from __getattr__.
-    assert type_checking_imports("harness") == lazy_names("harness")
-    assert set(lazy_names("harness")) == set(harness.__all__)
+    assert type_checking_imports("ctxscope.harness") == lazy_names("ctxscope.harness")
+    assert set(lazy_names("ctxscope.harness")) == set(harness.__all__)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.modes.plan.workspace import take_snapshot
-from harness.tools.git_guard import GIT_OPTIONS, harden_git_command, hardened_git_argv
-from harness.turn_metadata import workspace_status
+from ctxscope.harness.modes.plan.workspace import take_snapshot
+from ctxscope.harness.tools.git_guard import GIT_OPTIONS, harden_git_command, hardened_git_argv
+from ctxscope.harness.turn_metadata import workspace_status
 from tests.harness.harness_support import run_agent, write_config, write_script
 
 

@@ -1,4 +1,4 @@
-"""`harness.context`, `harness.tools` and `harness.modes.plan` load their names on first use.
+"""`ctxscope.harness.context`, `ctxscope.harness.tools` and `ctxscope.harness.modes.plan` load their names on first use.
 
 The inspector reads recordings with the harness's fragment definitions, the plan-mode parser and the
 tool gate's recogniser; importing those must not bring in the context builder, every tool, the plan
@@ -15,7 +15,7 @@ import pytest
 
 from tests.lazy_exports_support import lazy_names, type_checking_imports
 
-PACKAGES = ("harness.context", "harness.tools", "harness.modes.plan")
+PACKAGES = ("ctxscope.harness.context", "ctxscope.harness.tools", "ctxscope.harness.modes.plan")
 
 
 @pytest.mark.parametrize("package", PACKAGES)
@@ -31,9 +31,9 @@ def test_every_exported_name_resolves_and_is_typed(package: str) -> None:
 
 
 def test_only_the_name_that_shares_its_module_name_loads_eagerly() -> None:
-    import harness.context as context
+    import ctxscope.harness.context as context
 
-    eager = set(context.__all__) - set(lazy_names("harness.context"))
+    eager = set(context.__all__) - set(lazy_names("ctxscope.harness.context"))
     assert eager == {"WorldField", "world_fields", "world_meaning"}
     assert callable(context.world_fields) and context.world_fields() == context.world_fields()
 
@@ -41,14 +41,16 @@ def test_only_the_name_that_shares_its_module_name_loads_eagerly() -> None:
 def test_what_the_inspector_imports_from_the_harness_stays_small() -> None:
     code = (
         "import sys\n"
-        "import harness.context.fragments, harness.context.goal_fragments, harness.modes.plan.parser\n"
-        "import harness.modes.plan.texts\n"
-        "from harness.context import ChangeStyle, StateField, WorldField, world_fields, world_meaning\n"
-        "from harness.tools import recognise_still_planning\n"
-        "from harness.tools.gate import UPDATE_PLAN_IN_PLAN_MODE\n"
-        "heavy = ['harness.context.builder', 'harness.context.collect', 'harness.context.skills',\n"
-        "         'harness.tools.router', 'harness.tools.exec_command', 'harness.modes.plan.controller',\n"
-        "         'harness.events', 'httpx']\n"
+        "import ctxscope.harness.context.fragments, ctxscope.harness.context.goal_fragments\n"
+        "import ctxscope.harness.modes.plan.parser\n"
+        "import ctxscope.harness.modes.plan.texts\n"
+        "from ctxscope.harness.context import ChangeStyle, StateField, WorldField, world_fields, world_meaning\n"
+        "from ctxscope.harness.tools import recognise_still_planning\n"
+        "from ctxscope.harness.tools.gate import UPDATE_PLAN_IN_PLAN_MODE\n"
+        "heavy = ['ctxscope.harness.context.builder', 'ctxscope.harness.context.collect',\n"
+        "         'ctxscope.harness.context.skills', 'ctxscope.harness.tools.router',\n"
+        "         'ctxscope.harness.tools.exec_command', 'ctxscope.harness.modes.plan.controller',\n"
+        "         'ctxscope.harness.events', 'httpx']\n"
         "print([m for m in heavy if m in sys.modules])\n"
     )
     done = subprocess.run(

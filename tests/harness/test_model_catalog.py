@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import load_config
-from harness.model_catalog import model_info
-from proxy.errors import ConfigError
+from ctxscope.harness.config import load_config
+from ctxscope.harness.model_catalog import model_info
+from ctxscope.proxy.errors import ConfigError
 from tests.harness.harness_support import labels, make_repo, run_agent, write_config, write_script
 
 

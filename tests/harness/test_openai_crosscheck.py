@@ -16,7 +16,7 @@ from openai import OpenAI
 from openai.types.responses.response_create_params import ResponseCreateParamsStreaming
 from pydantic import TypeAdapter
 
-from proxy.testing import FakeUpstream, SseReply, capture_proxy, response_stream, text_message
+from ctxscope.proxy.testing import FakeUpstream, SseReply, capture_proxy, response_stream, text_message
 from tests.harness.harness_support import make_repo, run_agent, write_config, write_script
 
 # Fields Codex sends that openai-python 2.x does not model (it passes them via extra_body).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 
-from harness.events import (
+from ctxscope.harness.events import (
     AgentEvent,
     AssistantMessage,
     ModelSwitch,
@@ -17,7 +17,7 @@ from harness.events import (
     TurnCompleted,
     TurnStarted,
 )
-from harness.output import InteractivePrinter, JsonPrinter, PrintModePrinter
+from ctxscope.harness.output import InteractivePrinter, JsonPrinter, PrintModePrinter
 
 DONE = TurnCompleted(turn_id="t", final_text="", steps=1, stopped="completed", usage=[])
 

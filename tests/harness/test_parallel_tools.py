@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from harness.events import ToolCall, ToolOutput
+from ctxscope.harness.events import ToolCall, ToolOutput
 from tests.harness.harness_support import assert_calls_paired, make_repo, run_agent, write_script
 
 

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import UpstreamError
-from harness.events import AgentEvent, TurnError
-from harness.repl import run_repl
-from harness.runtime import AgentOptions, AgentRuntime
-from proxy.errors import ConfigError, CtxscopeError
-from proxy.store.reader import read_recording
-from proxy.testing import FakeUpstream, SseReply, function_call, response_stream, text_message
+from ctxscope.harness.errors import UpstreamError
+from ctxscope.harness.events import AgentEvent, TurnError
+from ctxscope.harness.repl import run_repl
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.proxy.errors import ConfigError, CtxscopeError
+from ctxscope.proxy.store.reader import read_recording
+from ctxscope.proxy.testing import FakeUpstream, SseReply, function_call, response_stream, text_message
 from tests.harness.harness_support import PINNED_CONTEXT, labels, make_repo, write_config, write_script
 
 SECRET = "sk-live-abcdefghijklmnopqrstuvwxyz0123"
@@ -236,7 +236,7 @@ def test_resuming_a_session_whose_directory_is_gone_says_so(tmp_path: Path, ctxs
 def test_status_shows_the_backend_and_the_capture_proxy_apart(
     repo: Path, upstream: FakeUpstream, ctxscope_home: Path, tmp_path: Path
 ) -> None:
-    from harness.commands import run_command
+    from ctxscope.harness.commands import run_command
 
     write_config(ctxscope_home, tmp_path / "skills", extra="[providers.local]\n")
     captured, plain = io.StringIO(), io.StringIO()

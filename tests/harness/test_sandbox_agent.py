@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.commands import run_command
-from harness.events import Notice
-from harness.runtime import AgentOptions, AgentRuntime
-from harness.sandbox import Capabilities, capabilities, enforcement
+from ctxscope.harness.commands import run_command
+from ctxscope.harness.events import Notice
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.harness.sandbox import Capabilities, capabilities, enforcement
 from tests.harness.harness_support import PINNED_CONTEXT, make_repo, run_agent, write_config, write_script
 
 CAPS = capabilities()
@@ -60,7 +60,7 @@ def test_without_kernel_support_the_agent_says_so(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The seam a kernel without Landlock or user namespaces would take (it cannot be faked for real).
-    monkeypatch.setattr("harness.runtime.capabilities", lambda: Capabilities())
+    monkeypatch.setattr("ctxscope.harness.runtime.capabilities", lambda: Capabilities())
     script = write_script(tmp_path / "s.json", [{"text": "hi"}])
     run = run_agent(repo, script, ["hello"], tmp_path / "cap.jsonl")
     text = _permissions(run.bodies()[0])

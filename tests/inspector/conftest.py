@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.analysis import Analysis, analyse_recording
+from ctxscope.inspector.analysis import Analysis, analyse_recording
 from tests.inspector.edge_support import EDGES
 
 

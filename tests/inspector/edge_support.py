@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from proxy.model import TransportError
+from ctxscope.proxy.model import TransportError
 from tests.inspector.exchange_support import (
     TOOLS,
     Script,

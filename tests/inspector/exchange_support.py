@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harness.context.fragments import render_fragment
-from proxy.model import Exchange, TransportError
-from proxy.store import RecordingWriter
+from ctxscope.harness.context.fragments import render_fragment
+from ctxscope.proxy.model import Exchange, TransportError
+from ctxscope.proxy.store import RecordingWriter
 
 TOOLS: list[dict[str, Any]] = [
     {

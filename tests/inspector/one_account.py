@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspector.analysis import Analysis, IncrementalAnalysis, analyse_recording
-from inspector.info import info_document
-from inspector.reports import diff_report
-from inspector.tui.viewmodel.session import Counts, Inspector
-from proxy.store import read_recording
-from proxy.store.summary import summarise
+from ctxscope.inspector.analysis import Analysis, IncrementalAnalysis, analyse_recording
+from ctxscope.inspector.info import info_document
+from ctxscope.inspector.reports import diff_report
+from ctxscope.inspector.tui.viewmodel.session import Counts, Inspector
+from ctxscope.proxy.store import read_recording
+from ctxscope.proxy.store.summary import summarise
 
 
 def assert_one_account(path: Path) -> Analysis:

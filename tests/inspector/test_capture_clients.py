@@ -9,7 +9,7 @@ from pathlib import Path
 
 from openai import OpenAI
 
-from proxy.testing import CaptureSession, FakeUpstream
+from ctxscope.proxy.testing import CaptureSession, FakeUpstream
 from tests.harness.harness_support import make_repo, write_config, write_script
 from tests.inspector.one_account import assert_one_account
 

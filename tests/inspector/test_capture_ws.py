@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from websockets.sync.client import connect
 
-from proxy.testing import WsUpstream, capture_proxy
-from proxy.testing.capture import CaptureSession
+from ctxscope.proxy.testing import WsUpstream, capture_proxy
+from ctxscope.proxy.testing.capture import CaptureSession
 from tests.inspector.one_account import assert_one_account
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.reports import describe_changes
-from proxy.testing import (
+from ctxscope.inspector.reports import describe_changes
+from ctxscope.proxy.testing import (
     CaptureSession,
     FakeUpstream,
     SseReply,

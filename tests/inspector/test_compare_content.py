@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from inspector.analysis import analyse_recording
-from inspector.analysis.compare import Verdict, compare_analyses
-from inspector.tui.app import InspectorApp
-from inspector.tui.screens.compare import CompareScreen
-from inspector.tui.snapshot import settle
-from inspector.tui.viewmodel.compare import detail_lines, pair_lines, verdict_counts
-from inspector.tui.widgets import LinesView
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.analysis.compare import Verdict, compare_analyses
+from ctxscope.inspector.tui.app import InspectorApp
+from ctxscope.inspector.tui.screens.compare import CompareScreen
+from ctxscope.inspector.tui.snapshot import settle
+from ctxscope.inspector.tui.viewmodel.compare import detail_lines, pair_lines, verdict_counts
+from ctxscope.inspector.tui.widgets import LinesView
 from tests.cli_support import run_cli
 from tests.harness.harness_support import make_repo, write_config, write_script
 

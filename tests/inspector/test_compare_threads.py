@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from openai import OpenAI
 
-from proxy.testing import FakeUpstream, capture_proxy
+from ctxscope.proxy.testing import FakeUpstream, capture_proxy
 from tests.cli_support import run_cli
 
 

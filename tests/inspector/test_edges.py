@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from inspector.analysis import Analysis
+from ctxscope.inspector.analysis import Analysis
 
 
 def kinds(analysis: Analysis) -> list[str]:
@@ -145,8 +145,8 @@ def test_odd_input_is_shown_never_fatal(analysed: Callable[[str], Analysis]) -> 
 
 def test_compaction_names_what_it_dropped_and_a_replaced_summary() -> None:
     """A second compaction: the earlier summary is replaced, the selected skill is not brought back."""
-    from inspector.analysis import analyse_exchanges
-    from inspector.reports import describe_changes
+    from ctxscope.inspector.analysis import analyse_exchanges
+    from ctxscope.inspector.reports import describe_changes
     from tests.inspector.exchange_support import Script, body, completed, fragment, initial_context, message
 
     s = Script()

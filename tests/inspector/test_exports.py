@@ -10,13 +10,13 @@ import pytest
 @pytest.mark.parametrize(
     "module",
     [
-        "inspector",
-        "inspector.analysis",
-        "inspector.reports",
-        "inspector.tui",
-        "inspector.tui.viewmodel",
-        "inspector.tui.screens",
-        "inspector.tui.widgets",
+        "ctxscope.inspector",
+        "ctxscope.inspector.analysis",
+        "ctxscope.inspector.reports",
+        "ctxscope.inspector.tui",
+        "ctxscope.inspector.tui.viewmodel",
+        "ctxscope.inspector.tui.screens",
+        "ctxscope.inspector.tui.widgets",
     ],
 )
 def test_all_names_exist(module: str) -> None:
@@ -29,7 +29,7 @@ def test_all_names_exist(module: str) -> None:
 def test_cli_registers_the_inspector_commands() -> None:
     import typer
 
-    from inspector.cli import register
+    from ctxscope.inspector.cli import register
 
     app = typer.Typer()
     register(app)

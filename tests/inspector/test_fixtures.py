@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.analysis import analyse_exchanges, analyse_recording
+from ctxscope.inspector.analysis import analyse_exchanges, analyse_recording
 from tests.inspector.edge_support import EDGES
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "inspector"

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspector.analysis.goal_events import goal_events
-from inspector.analysis.items import ItemClassifier
-from inspector.analysis.world_state import empty_state, fold_items, state_changes
-from inspector.reports.world import describe_changes
+from ctxscope.inspector.analysis.goal_events import goal_events
+from ctxscope.inspector.analysis.items import ItemClassifier
+from ctxscope.inspector.analysis.world_state import empty_state, fold_items, state_changes
+from ctxscope.inspector.reports.world import describe_changes
 
 CODEX_STATUS = (
     '<codex_internal_context source="user_goal">\nThe user set the goal: "write a haiku"\n'

@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from inspector.analysis import analyse_recording
-from inspector.tui.viewmodel.session import Inspector
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.tui.viewmodel.session import Inspector
 from tests.cli_support import run_cli
 from tests.harness.harness_support import make_repo, write_config, write_script
 from tests.inspector.one_account import assert_one_account

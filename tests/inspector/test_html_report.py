@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from ctxscope.demo import run_demo
-from proxy.replay.cassette import load_cassette
-from proxy.store import read_recording
-from proxy.store.embedded import recording_bytes
+from ctxscope.proxy.replay.cassette import load_cassette
+from ctxscope.proxy.store import read_recording
+from ctxscope.proxy.store.embedded import recording_bytes
 from tests.cli_support import run_cli
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspector.analysis import analyse_exchanges
-from inspector.reports.build import diff_report, show_report
+from ctxscope.inspector.analysis import analyse_exchanges
+from ctxscope.inspector.reports.build import diff_report, show_report
 from tests.inspector.exchange_support import Script, body, completed, fragment, initial_context, message
 
 BASE_A = "You are agent A. Be careful.\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.analysis import classify_item
+from ctxscope.inspector.analysis import classify_item
 
 # The output item types of the Responses API (openai-python 2.x `ResponseOutputItem` and `ResponseItem`).
 DOCUMENTED = [

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from inspector.analysis import classify_item
-from inspector.analysis.attribution import attribute, item_totals
-from inspector.analysis.items import ItemClassifier
-from inspector.analysis.tokens import count_text, get_tokenizer, predicted_cached
+from ctxscope.inspector.analysis import classify_item
+from ctxscope.inspector.analysis.attribution import attribute, item_totals
+from ctxscope.inspector.analysis.items import ItemClassifier
+from ctxscope.inspector.analysis.tokens import count_text, get_tokenizer, predicted_cached
 from tests.inspector.exchange_support import agents_md, environment, fragment, message
 
 

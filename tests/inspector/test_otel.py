@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from ctxscope.proxy.testing import FakeUpstream, RawReply
 from ctxscope.tour import run_tour
-from proxy.testing import FakeUpstream, RawReply
 from tests.cli_support import run_cli
 
 

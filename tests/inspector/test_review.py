@@ -6,8 +6,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from inspector.analysis import analyse_recording, classify_item
-from inspector.analysis.items import ItemClassifier
+from ctxscope.inspector.analysis import analyse_recording, classify_item
+from ctxscope.inspector.analysis.items import ItemClassifier
 from tests.cli_support import run_cli
 from tests.inspector.exchange_support import Script, body, completed, initial_context, message
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from inspector.analysis import analyse_recording
-from inspector.analysis.changes import change_words
-from inspector.reports import diff_report
-from inspector.tui.viewmodel.turn import turn_view
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.analysis.changes import change_words
+from ctxscope.inspector.reports import diff_report
+from ctxscope.inspector.tui.viewmodel.turn import turn_view
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "inspector"
 RECORDINGS = sorted(FIXTURES.glob("*.jsonl")) + sorted((FIXTURES / "tui").glob("*.jsonl"))

@@ -11,9 +11,9 @@ import pytest
 import zstandard
 from openai import OpenAI
 
-from proxy.live_log import format_line
-from proxy.store.reader import read_recording
-from proxy.testing import (
+from ctxscope.proxy.live_log import format_line
+from ctxscope.proxy.store.reader import read_recording
+from ctxscope.proxy.testing import (
     CaptureSession,
     FakeUpstream,
     JsonReply,

@@ -18,8 +18,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from proxy.store.reader import read_recording
-from proxy.testing import FakeUpstream, SseReply, response_stream, text_message
+from ctxscope.proxy.store.reader import read_recording
+from ctxscope.proxy.testing import FakeUpstream, SseReply, response_stream, text_message
 from tests.cli_support import run_cli
 
 LINE_TIMEOUT_S = 30.0
@@ -208,7 +208,7 @@ def test_sigkill_mid_session_leaves_complete_exchanges_loadable(
 def test_recorder_works_under_plain_mitmdump(
     upstream: FakeUpstream, run: list[Proc], env: dict[str, str], tmp_path: Path
 ) -> None:
-    import proxy.recorder
+    import ctxscope.proxy.recorder
 
     out = tmp_path / "mitmdump.jsonl"
     mitmdump = Path(sys.executable).parent / "mitmdump"
@@ -216,7 +216,7 @@ def test_recorder_works_under_plain_mitmdump(
         [
             str(mitmdump),
             "-s",
-            proxy.recorder.__file__,
+            ctxscope.proxy.recorder.__file__,
             "--set",
             f"ctxscope_out={out}",
             "--set",

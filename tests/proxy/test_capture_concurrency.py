@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
-from proxy.store.reader import read_recording
-from proxy.testing import (
+from ctxscope.proxy.store.reader import read_recording
+from ctxscope.proxy.testing import (
     CaptureSession,
     FakeUpstream,
     RecordedRequest,

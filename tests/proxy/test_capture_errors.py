@@ -10,8 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from proxy.store.reader import read_recording
-from proxy.testing import (
+from ctxscope.proxy.store.reader import read_recording
+from ctxscope.proxy.testing import (
     CaptureSession,
     FakeUpstream,
     JsonReply,
@@ -146,7 +146,7 @@ def test_a_client_closing_after_response_completed_is_not_an_error(
 
 
 def test_resets_are_attributed_to_the_side_that_sent_them() -> None:
-    from proxy.flow_fields import classify_error
+    from ctxscope.proxy.flow_fields import classify_error
 
     # mitmproxy words every HTTP/2 RST_STREAM "by client"; CANCEL is a client that stopped reading
     assert classify_error("stream reset by client (CANCEL)", True) == "client_abort"

@@ -17,8 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from proxy.store import RecordingWriter, read_recording
-from proxy.testing import FakeUpstream, JsonReply, SseReply, response_stream, text_message
+from ctxscope.proxy.store import RecordingWriter, read_recording
+from ctxscope.proxy.testing import FakeUpstream, JsonReply, SseReply, response_stream, text_message
 from tests.proxy.store.test_writer_secrets import _exchange
 from tests.proxy.test_capture_cli import LINE_TIMEOUT_S, Proc, _ctxscope, _start, env, run  # noqa: F401 - fixtures
 

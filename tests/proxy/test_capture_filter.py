@@ -7,12 +7,19 @@ from pathlib import Path
 import httpx
 import pytest
 
-from proxy.capture_filter import CaptureFilter
-from proxy.endpoints import client_base_url
-from proxy.live_log import format_line
-from proxy.store.reader import read_recording
-from proxy.store.summary import summarise
-from proxy.testing import FakeUpstream, JsonReply, SseReply, capture_proxy, response_stream, text_message
+from ctxscope.proxy.capture_filter import CaptureFilter
+from ctxscope.proxy.endpoints import client_base_url
+from ctxscope.proxy.live_log import format_line
+from ctxscope.proxy.store.reader import read_recording
+from ctxscope.proxy.store.summary import summarise
+from ctxscope.proxy.testing import (
+    FakeUpstream,
+    JsonReply,
+    SseReply,
+    capture_proxy,
+    response_stream,
+    text_message,
+)
 
 
 def test_patterns_hosts_globs_and_paths() -> None:

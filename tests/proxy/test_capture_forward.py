@@ -8,10 +8,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from proxy.forward import client_env_lines, ensure_ca
-from proxy.store.reader import read_recording
-from proxy.testing import FakeUpstream, capture_proxy
-from proxy.testing.tls import self_signed_cert
+from ctxscope.proxy.forward import client_env_lines, ensure_ca
+from ctxscope.proxy.store.reader import read_recording
+from ctxscope.proxy.testing import FakeUpstream, capture_proxy
+from ctxscope.proxy.testing.tls import self_signed_cert
 
 
 def test_forward_proxy_intercepts_tls_and_records(tmp_path: Path) -> None:

@@ -16,10 +16,10 @@ import httpx
 import pytest
 import zstandard
 
-from proxy.recorder import Recorder
-from proxy.runner import ProxyServer
-from proxy.store.reader import read_recording
-from proxy.store.writer import RecordingWriter
+from ctxscope.proxy.recorder import Recorder
+from ctxscope.proxy.runner import ProxyServer
+from ctxscope.proxy.store.reader import read_recording
+from ctxscope.proxy.store.writer import RecordingWriter
 
 TIMEOUT = 20.0
 SECRET = "sk-proj-PLANTEDstream0001abcdefghijklmnop"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx
 
-from proxy.store.reader import read_recording
-from proxy.testing import CaptureSession, FakeUpstream, SseReply, response_stream, text_message
+from ctxscope.proxy.store.reader import read_recording
+from ctxscope.proxy.testing import CaptureSession, FakeUpstream, SseReply, response_stream, text_message
 
 SECRETS = {
     "authorization": "sk-proj-PLANTEDauth0001abcdefghijklmnop",

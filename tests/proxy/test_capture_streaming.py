@@ -13,9 +13,16 @@ from typing import Any
 import httpx
 from openai import OpenAI
 
-from proxy.responses import SseParser
-from proxy.store.reader import read_recording
-from proxy.testing import CaptureSession, FakeUpstream, SseReply, function_call, response_stream, text_message
+from ctxscope.proxy.responses import SseParser
+from ctxscope.proxy.store.reader import read_recording
+from ctxscope.proxy.testing import (
+    CaptureSession,
+    FakeUpstream,
+    SseReply,
+    function_call,
+    response_stream,
+    text_message,
+)
 
 READ_TIMEOUT_S = 10.0
 

@@ -12,13 +12,13 @@ import brotli
 import pytest
 import zstandard
 
-from proxy import stream_tap
-from proxy.endpoints import classify_endpoint
-from proxy.flow_fields import classify_error
-from proxy.live_log import format_line
-from proxy.model import Exchange, TransportError
-from proxy.stream_tap import BodyTap, StreamTap
-from proxy.testing import encode_stream, response_stream, text_message
+from ctxscope.proxy import stream_tap
+from ctxscope.proxy.endpoints import classify_endpoint
+from ctxscope.proxy.flow_fields import classify_error
+from ctxscope.proxy.live_log import format_line
+from ctxscope.proxy.model import Exchange, TransportError
+from ctxscope.proxy.stream_tap import BodyTap, StreamTap
+from ctxscope.proxy.testing import encode_stream, response_stream, text_message
 
 STREAM = encode_stream(response_stream(text_message("tapped", chunks=3)))
 N_EVENTS = STREAM.count(b"\n\n")

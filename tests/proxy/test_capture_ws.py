@@ -10,9 +10,9 @@ import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from proxy.store.reader import read_recording
-from proxy.testing import FakeUpstream, JsonReply, WsUpstream, capture_proxy
-from proxy.testing.capture import CaptureSession
+from ctxscope.proxy.store.reader import read_recording
+from ctxscope.proxy.testing import FakeUpstream, JsonReply, WsUpstream, capture_proxy
+from ctxscope.proxy.testing.capture import CaptureSession
 
 
 @pytest.fixture

@@ -18,9 +18,9 @@ import pytest
 from websockets.sync.client import connect
 from websockets.sync.server import Server, ServerConnection, serve
 
-from proxy.replay import serve_cassette
-from proxy.store import read_recording
-from proxy.testing import FakeUpstream, SseReply, capture_proxy, response_stream, text_message
+from ctxscope.proxy.replay import serve_cassette
+from ctxscope.proxy.store import read_recording
+from ctxscope.proxy.testing import FakeUpstream, SseReply, capture_proxy, response_stream, text_message
 from tests.cli_support import run_cli
 from tests.proxy.redact import samples_support as samples
 

@@ -17,10 +17,10 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
-from harness.session import WITHHELD, SessionStore
-from proxy.replay import serve_cassette
-from proxy.store import read_recording
-from proxy.testing import (
+from ctxscope.harness.session import WITHHELD, SessionStore
+from ctxscope.proxy.replay import serve_cassette
+from ctxscope.proxy.store import read_recording
+from ctxscope.proxy.testing import (
     FakeUpstream,
     JsonReply,
     SseReply,

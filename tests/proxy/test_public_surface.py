@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import proxy
+from ctxscope import proxy
 from tests.lazy_exports_support import lazy_names, type_checking_imports
 
 
@@ -16,7 +16,7 @@ def test_every_exported_name_resolves() -> None:
 
 
 def test_type_checkers_see_the_lazy_names_where_they_load_from() -> None:
-    assert type_checking_imports("proxy") == lazy_names("proxy")
+    assert type_checking_imports("ctxscope.proxy") == lazy_names("ctxscope.proxy")
 
 
 def test_reading_a_recording_does_not_import_mitmproxy() -> None:
@@ -29,8 +29,9 @@ def test_reading_a_recording_does_not_import_mitmproxy() -> None:
 def test_registering_the_commands_does_not_import_mitmproxy() -> None:
     # `ctxscope --help` and `ctxscope info` must not pay the second mitmproxy takes to import.
     code = (
-        "import sys, typer, proxy.capture_cli, proxy.replay.cli, proxy.store.cli\n"
-        "for m in (proxy.capture_cli, proxy.replay.cli, proxy.store.cli): m.register(typer.Typer())\n"
+        "import sys, typer, ctxscope.proxy.capture_cli, ctxscope.proxy.replay.cli, ctxscope.proxy.store.cli\n"
+        "for m in (ctxscope.proxy.capture_cli, ctxscope.proxy.replay.cli, ctxscope.proxy.store.cli):\n"
+        "    m.register(typer.Typer())\n"
         "assert 'mitmproxy' not in sys.modules, 'mitmproxy imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

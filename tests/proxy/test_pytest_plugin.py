@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from proxy.replay import load_cassette
-from proxy.testing import FakeUpstream, SseReply, response_stream, text_message
+from ctxscope.proxy.replay import load_cassette
+from ctxscope.proxy.testing import FakeUpstream, SseReply, response_stream, text_message
 
 pytest_plugins = ["pytester"]
 
@@ -195,7 +195,7 @@ def test_record(ctxscope_cassette):
         )
     pytester.makeconftest(
         """
-from proxy.replay import register_matcher
+from ctxscope.proxy.replay import register_matcher
 
 def same_model(live, recorded):
     return [] if live.body.get("model") == recorded.body.get("model") else ["model differs"]

@@ -9,9 +9,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from proxy.errors import ConfigError, ProxyStartError
-from proxy.runner import ProxyServer, split_upstream
-from proxy.testing import FakeUpstream
+from ctxscope.proxy.errors import ConfigError, ProxyStartError
+from ctxscope.proxy.runner import ProxyServer, split_upstream
+from ctxscope.proxy.testing import FakeUpstream
 
 
 def test_port_zero_start_stop_start(upstream: FakeUpstream) -> None:

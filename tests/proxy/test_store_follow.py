@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from proxy.errors import RecordingError
-from proxy.model import Exchange
-from proxy.store import RecordingWriter, read_recording
-from proxy.store.follow import RecordingFollower
+from ctxscope.proxy.errors import RecordingError
+from ctxscope.proxy.model import Exchange
+from ctxscope.proxy.store import RecordingWriter, read_recording
+from ctxscope.proxy.store.follow import RecordingFollower
 
 
 def exchange(n: int, text: str = "hi") -> Exchange:

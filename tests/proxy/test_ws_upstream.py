@@ -1,4 +1,4 @@
-"""`proxy.testing.WsUpstream` behaves as the Responses WebSocket was observed to behave toward Codex:
+"""`ctxscope.proxy.testing.WsUpstream` behaves as the Responses WebSocket was observed to behave toward Codex:
 prewarm, chains whose model output is not re-sent, remote compaction v2, `previous_response_not_found`."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 from websockets.sync.client import ClientConnection, connect
 
-from proxy.testing import WsRequest, WsUpstream, function_call, text_message
+from ctxscope.proxy.testing import WsRequest, WsUpstream, function_call, text_message
 
 
 def _send(ws: ClientConnection, **frame: Any) -> list[dict[str, Any]]:

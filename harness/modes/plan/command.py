@@ -1,4 +1,4 @@
-"""`/plan`: the slash command of plan mode (registered in `harness.commands`).
+"""`/plan`: the slash command of plan mode (registered in `ctxscope.harness.commands`).
 
     /plan                     enter plan mode; while planning, show the draft (or say there is none)
     /plan <task>              enter plan mode and send the task
@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TextIO
 
-from harness.command_result import CommandResult
-from harness.modes.plan.texts import NO_DRAFT
-from proxy.errors import ConfigError
+from ctxscope.harness.command_result import CommandResult
+from ctxscope.harness.modes.plan.texts import NO_DRAFT
+from ctxscope.proxy.errors import ConfigError
 
 if TYPE_CHECKING:
-    from harness.modes.plan.controller import PlanController
-    from harness.runtime import AgentRuntime
+    from ctxscope.harness.modes.plan.controller import PlanController
+    from ctxscope.harness.runtime import AgentRuntime
 
 __all__ = ["PLAN_USAGE", "plan_command"]
 

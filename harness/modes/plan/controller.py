@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.events import PlanApproved, PlanSubmitted
-from harness.modes.default import DefaultMode
-from harness.modes.plan.mode import PlanMode
-from harness.modes.plan.profiles import planning_mode
-from harness.modes.plan.state import PlanState, load_plan_state
-from harness.modes.plan.texts import (
+from ctxscope.harness.events import PlanApproved, PlanSubmitted
+from ctxscope.harness.modes.default import DefaultMode
+from ctxscope.harness.modes.plan.mode import PlanMode
+from ctxscope.harness.modes.plan.profiles import planning_mode
+from ctxscope.harness.modes.plan.state import PlanState, load_plan_state
+from ctxscope.harness.modes.plan.texts import (
     IMPLEMENT_PROMPT,
     NO_PLAN_TO_APPROVE,
     already_approved,
@@ -32,13 +32,13 @@ from harness.modes.plan.texts import (
     fresh_prompt,
     stale_revision,
 )
-from harness.modes.plan.tools import DECLARED_ON_FIRST_PLAN
-from proxy.errors import ConfigError
-from proxy.files import write_private
-from proxy.home import ctxscope_home
+from ctxscope.harness.modes.plan.tools import DECLARED_ON_FIRST_PLAN
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.files import write_private
+from ctxscope.proxy.home import ctxscope_home
 
 if TYPE_CHECKING:
-    from harness.agent import Agent, TurnResult
+    from ctxscope.harness.agent import Agent, TurnResult
 
 __all__ = ["Approval", "PlanController", "approved_plan_path", "default_mode"]
 

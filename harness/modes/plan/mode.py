@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import JsonValue
 
-from harness.context import plan_mode_reminder_item
-from harness.events import (
+from ctxscope.harness.context import plan_mode_reminder_item
+from ctxscope.harness.events import (
     AgentEvent,
     AssistantMessage,
     PlanDelta,
@@ -34,10 +34,10 @@ from harness.events import (
     TurnCompleted,
     TurnStarted,
 )
-from harness.modes.default import DefaultMode
-from harness.modes.plan.parser import ProposedPlanParser, Segment, split_proposed_plan
-from harness.modes.plan.state import PlanState
-from harness.modes.plan.texts import (
+from ctxscope.harness.modes.default import DefaultMode
+from ctxscope.harness.modes.plan.parser import ProposedPlanParser, Segment, split_proposed_plan
+from ctxscope.harness.modes.plan.state import PlanState
+from ctxscope.harness.modes.plan.texts import (
     CODEX_PLAN_TEXT,
     outside_changed,
     outside_note,
@@ -45,14 +45,14 @@ from harness.modes.plan.texts import (
     workspace_changed,
     workspace_note,
 )
-from harness.modes.plan.workspace import Snapshot, changed_outside, changed_paths, take_snapshot
-from harness.tools import PLAN_MODE, GateRule, in_modes, still_planning
-from harness.tools.request_user_input import HEADLESS_NOTE
+from ctxscope.harness.modes.plan.workspace import Snapshot, changed_outside, changed_paths, take_snapshot
+from ctxscope.harness.tools import PLAN_MODE, GateRule, in_modes, still_planning
+from ctxscope.harness.tools.request_user_input import HEADLESS_NOTE
 
 if TYPE_CHECKING:
-    from harness.modes.base import EndStep, ModeHost
-    from harness.tools import ToolOutcome
-    from harness.turn_result import TurnResult
+    from ctxscope.harness.modes.base import EndStep, ModeHost
+    from ctxscope.harness.tools import ToolOutcome
+    from ctxscope.harness.turn_result import TurnResult
 
 __all__ = ["PLANNING_TOOLS", "SHELL_TOOLS", "PlanMode", "PlanOwner"]
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from harness.context import plan_mode_reminder_item
-from harness.modes.base import EndStep
-from harness.modes.plan.mode import PlanMode, PlanOwner
-from harness.modes.plan.texts import (
+from ctxscope.harness.context import plan_mode_reminder_item
+from ctxscope.harness.modes.base import EndStep
+from ctxscope.harness.modes.plan.mode import PlanMode, PlanOwner
+from ctxscope.harness.modes.plan.texts import (
     CLAUDE_ACTIVE_REMINDER,
     CLAUDE_PLAN_TEXT,
     KNIGHT_PLAN_TEXT,
@@ -26,9 +26,9 @@ from harness.modes.plan.texts import (
 )
 
 if TYPE_CHECKING:
-    from harness.modes.base import ModeHost
-    from harness.tools import ToolOutcome
-    from harness.turn_result import TurnResult
+    from ctxscope.harness.modes.base import ModeHost
+    from ctxscope.harness.tools import ToolOutcome
+    from ctxscope.harness.turn_result import TurnResult
 
 __all__ = ["REVIEW_CHOICES", "ClaudePlanMode", "KnightPlanMode", "planning_mode"]
 

@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from harness.plan_profiles import PLAN_PROFILES, PlanProfileName
-from proxy.errors import ConfigError
+from ctxscope.harness.plan_profiles import PLAN_PROFILES, PlanProfileName
+from ctxscope.proxy.errors import ConfigError
 
 __all__ = ["PLAN_PROFILES", "PlanProfileName", "PlanState", "load_plan_state"]
 

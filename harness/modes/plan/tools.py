@@ -18,9 +18,9 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.modes.plan.texts import SUBMITTED_OUTPUT
-from harness.tools import Question, QuestionOption, Tool, ToolContext, ToolError, ToolResult
-from harness.tools.base import ToolKind, function_spec, parse_args
+from ctxscope.harness.modes.plan.texts import SUBMITTED_OUTPUT
+from ctxscope.harness.tools import Question, QuestionOption, Tool, ToolContext, ToolError, ToolResult
+from ctxscope.harness.tools.base import ToolKind, function_spec, parse_args
 
 __all__ = [
     "DECLARED_ON_FIRST_PLAN",
@@ -131,7 +131,7 @@ class EnterPlanMode:
                 "enter_plan_mode was refused: this session is headless, so nobody can consent to plan "
                 "mode. Continue without it, or tell the user to start with --plan."
             )
-        from harness.tools import ApprovalRequest
+        from ctxscope.harness.tools import ApprovalRequest
 
         request = ApprovalRequest(self.name, "switch to plan mode", "the model asks to plan first", ctx.cwd)
         if not ctx.approver(request):

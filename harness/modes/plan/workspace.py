@@ -30,7 +30,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.tools.git_guard import GitRun, run_git
+from ctxscope.harness.tools.git_guard import GitRun, run_git
 
 __all__ = [
     "DEFAULT_LIMIT",

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from inspector.tui.screens.compare import CompareScreen
-from inspector.tui.screens.help import KEYS, HelpScreen
-from inspector.tui.screens.item import ItemScreen
-from inspector.tui.screens.main import MainScreen
-from inspector.tui.screens.prompt import PromptScreen
+from ctxscope.inspector.tui.screens.compare import CompareScreen
+from ctxscope.inspector.tui.screens.help import KEYS, HelpScreen
+from ctxscope.inspector.tui.screens.item import ItemScreen
+from ctxscope.inspector.tui.screens.main import MainScreen
+from ctxscope.inspector.tui.screens.prompt import PromptScreen
 
 __all__ = ["KEYS", "CompareScreen", "HelpScreen", "ItemScreen", "MainScreen", "PromptScreen"]

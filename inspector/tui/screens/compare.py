@@ -13,13 +13,13 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 
-from inspector.analysis.compare import Comparison, compare_analyses
-from inspector.tui.loader import load
-from inspector.tui.screens.help import COMPARE_KEYS, HelpScreen
-from inspector.tui.viewmodel import Line
-from inspector.tui.viewmodel.compare import detail_lines, pair_lines, verdict_counts
-from inspector.tui.widgets.lines_view import LinesView
-from proxy.errors import CtxscopeError
+from ctxscope.inspector.analysis.compare import Comparison, compare_analyses
+from ctxscope.inspector.tui.loader import load
+from ctxscope.inspector.tui.screens.help import COMPARE_KEYS, HelpScreen
+from ctxscope.inspector.tui.viewmodel import Line
+from ctxscope.inspector.tui.viewmodel.compare import detail_lines, pair_lines, verdict_counts
+from ctxscope.inspector.tui.widgets.lines_view import LinesView
+from ctxscope.proxy.errors import CtxscopeError
 
 
 class CompareScreen(Screen[None]):

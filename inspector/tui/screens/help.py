@@ -9,8 +9,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label
 
-from inspector.tui.viewmodel import Line, Run
-from inspector.tui.widgets.lines_view import LinesView
+from ctxscope.inspector.tui.viewmodel import Line, Run
+from ctxscope.inspector.tui.widgets.lines_view import LinesView
 
 KEYS = (
     ("up/down, j/k", "move between turns (timeline) or lines (other panes)"),

@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, TextArea
 
-from inspector.tui.viewmodel import ItemDetail
+from ctxscope.inspector.tui.viewmodel import ItemDetail
 
 WRAP_LIMIT = 2_000
 """Longest line (characters) that is soft-wrapped."""

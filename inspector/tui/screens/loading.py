@@ -15,8 +15,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from inspector.tui.loader import LiveRecording, Loaded, load_in_stages
-from proxy.errors import CtxscopeError, RecordingError
+from ctxscope.inspector.tui.loader import LiveRecording, Loaded, load_in_stages
+from ctxscope.proxy.errors import CtxscopeError, RecordingError
 
 Opened = Callable[[Loaded, "Iterator[Loaded] | None", "LiveRecording | None"], Screen[None]]
 """Builds the main screen from the first analysis, the stages still to come and the followed file."""

@@ -25,17 +25,23 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from inspector.tui.loader import LiveRecording, Loaded
-from inspector.tui.messages import FoldToggled, ItemOpened, RowOpened, TimelineResized, TurnHighlighted
-from inspector.tui.screens.help import HelpScreen
-from inspector.tui.screens.item import ItemScreen
-from inspector.tui.screens.prompt import PromptScreen
-from inspector.tui.viewmodel import VIEWS, Inspector, Line
-from inspector.tui.viewmodel.lines import count
-from inspector.tui.widgets.lines_view import LinesView
-from inspector.tui.widgets.timeline import Timeline
-from proxy.errors import ConfigError, CtxscopeError
-from proxy.files import write_private
+from ctxscope.inspector.tui.loader import LiveRecording, Loaded
+from ctxscope.inspector.tui.messages import (
+    FoldToggled,
+    ItemOpened,
+    RowOpened,
+    TimelineResized,
+    TurnHighlighted,
+)
+from ctxscope.inspector.tui.screens.help import HelpScreen
+from ctxscope.inspector.tui.screens.item import ItemScreen
+from ctxscope.inspector.tui.screens.prompt import PromptScreen
+from ctxscope.inspector.tui.viewmodel import VIEWS, Inspector, Line
+from ctxscope.inspector.tui.viewmodel.lines import count
+from ctxscope.inspector.tui.widgets.lines_view import LinesView
+from ctxscope.inspector.tui.widgets.timeline import Timeline
+from ctxscope.proxy.errors import ConfigError, CtxscopeError
+from ctxscope.proxy.files import write_private
 
 PANES = ("timeline", "turn", "world")
 FOLLOW_INTERVAL_S = 0.5

@@ -7,9 +7,9 @@ import json
 from collections import Counter
 from typing import Any
 
-from inspector.analysis.compare import Comparison, TurnComparison, Verdict
-from inspector.reports.build import VERDICT_WORDS
-from inspector.tui.viewmodel.lines import Line, Run, clip, count
+from ctxscope.inspector.analysis.compare import Comparison, TurnComparison, Verdict
+from ctxscope.inspector.reports.build import VERDICT_WORDS
+from ctxscope.inspector.tui.viewmodel.lines import Line, Run, clip, count
 
 
 def _turn(pair: TurnComparison, side: str) -> str:

@@ -7,9 +7,9 @@ each kind has its own glyph, named in the legend.
 
 from __future__ import annotations
 
-from inspector.analysis.cache import CacheTurn
-from inspector.analysis.composition import Composition, CompositionReport
-from inspector.tui.viewmodel.lines import Line, Run, clip, short_tokens
+from ctxscope.inspector.analysis.cache import CacheTurn
+from ctxscope.inspector.analysis.composition import Composition, CompositionReport
+from ctxscope.inspector.tui.viewmodel.lines import Line, Run, clip, short_tokens
 
 GLYPHS = "#=%@+*o~:x"
 """One glyph a kind, the largest kinds first; kinds past these share the last."""

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from inspector.analysis.analyse import TurnAnalysis
-from inspector.analysis.items import Item
-from inspector.analysis.tokens import get_tokenizer
-from inspector.tui.viewmodel.lines import Line, Run, bar, clip, count
+from ctxscope.inspector.analysis.analyse import TurnAnalysis
+from ctxscope.inspector.analysis.items import Item
+from ctxscope.inspector.analysis.tokens import get_tokenizer
+from ctxscope.inspector.tui.viewmodel.lines import Line, Run, bar, clip, count
 
 TOKEN_SORTS = ("tokens", "name")
 

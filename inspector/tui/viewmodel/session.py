@@ -8,21 +8,26 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 
-from inspector.analysis.analyse import Analysis, TurnAnalysis
-from inspector.analysis.cache import CacheTurn, cache_report
-from inspector.analysis.composition import CompositionReport, composition_report
-from inspector.analysis.item_diff import item_text
-from inspector.analysis.items import Item
-from inspector.analysis.query import Hit, filter_turns, search
-from inspector.analysis.world_history import WorldHistory, world_history
-from inspector.reports import render_markdown, show_report
-from inspector.reports.build import first_cwd
-from inspector.tui.viewmodel.composition import cache_break_sentence, composition_lines
-from inspector.tui.viewmodel.lines import Line, count
-from inspector.tui.viewmodel.panels import TOKEN_SORTS, compaction_lines, token_lines
-from inspector.tui.viewmodel.timeline import ROW_WIDTH, TimelineRow, other_requests_line, timeline_row
-from inspector.tui.viewmodel.turn import turn_view
-from inspector.tui.viewmodel.world import world_lines
+from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
+from ctxscope.inspector.analysis.cache import CacheTurn, cache_report
+from ctxscope.inspector.analysis.composition import CompositionReport, composition_report
+from ctxscope.inspector.analysis.item_diff import item_text
+from ctxscope.inspector.analysis.items import Item
+from ctxscope.inspector.analysis.query import Hit, filter_turns, search
+from ctxscope.inspector.analysis.world_history import WorldHistory, world_history
+from ctxscope.inspector.reports import render_markdown, show_report
+from ctxscope.inspector.reports.build import first_cwd
+from ctxscope.inspector.tui.viewmodel.composition import cache_break_sentence, composition_lines
+from ctxscope.inspector.tui.viewmodel.lines import Line, count
+from ctxscope.inspector.tui.viewmodel.panels import TOKEN_SORTS, compaction_lines, token_lines
+from ctxscope.inspector.tui.viewmodel.timeline import (
+    ROW_WIDTH,
+    TimelineRow,
+    other_requests_line,
+    timeline_row,
+)
+from ctxscope.inspector.tui.viewmodel.turn import turn_view
+from ctxscope.inspector.tui.viewmodel.world import world_lines
 
 VIEWS = ("turn", "compaction", "tokens", "composition")
 """What the main pane shows for the highlighted turn."""

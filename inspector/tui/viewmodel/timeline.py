@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspector.analysis.analyse import TurnAnalysis
-from inspector.analysis.changes import ChangeKind
-from inspector.analysis.marks import MODE_FRAGMENTS, mode_marks
-from inspector.analysis.window import fill_ratio
-from inspector.reports.world import goal_event_sentence
-from inspector.tui.viewmodel.lines import Line, Run, bar, clip, short_tokens
-from proxy.responses.vocabulary import side_label
+from ctxscope.inspector.analysis.analyse import TurnAnalysis
+from ctxscope.inspector.analysis.changes import ChangeKind
+from ctxscope.inspector.analysis.marks import MODE_FRAGMENTS, mode_marks
+from ctxscope.inspector.analysis.window import fill_ratio
+from ctxscope.inspector.reports.world import goal_event_sentence
+from ctxscope.inspector.tui.viewmodel.lines import Line, Run, bar, clip, short_tokens
+from ctxscope.proxy.responses.vocabulary import side_label
 
 ROW_WIDTH = 80
 """A row's width when the pane's is not known yet."""

@@ -13,15 +13,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.analysis.analyse import TurnAnalysis
-from inspector.analysis.changes import TurnChange, change_words, compare_turns
-from inspector.analysis.codex_labels import label_checks
-from inspector.analysis.diffs import effective_tools, params_diff, params_of, tools_by_name, tools_diff
-from inspector.analysis.instructions import base_instructions
-from inspector.analysis.item_diff import TextDiff, diff_items, diff_text, item_text
-from inspector.analysis.items import Item
-from inspector.reports.terminal import Paths
-from inspector.tui.viewmodel.lines import Line, Run, clip, count
+from ctxscope.inspector.analysis.analyse import TurnAnalysis
+from ctxscope.inspector.analysis.changes import TurnChange, change_words, compare_turns
+from ctxscope.inspector.analysis.codex_labels import label_checks
+from ctxscope.inspector.analysis.diffs import (
+    effective_tools,
+    params_diff,
+    params_of,
+    tools_by_name,
+    tools_diff,
+)
+from ctxscope.inspector.analysis.instructions import base_instructions
+from ctxscope.inspector.analysis.item_diff import TextDiff, diff_items, diff_text, item_text
+from ctxscope.inspector.analysis.items import Item
+from ctxscope.inspector.reports.terminal import Paths
+from ctxscope.inspector.tui.viewmodel.lines import Line, Run, clip, count
 
 CONTEXT_LINES = 2
 """Unchanged lines kept visible around a change in a text diff."""

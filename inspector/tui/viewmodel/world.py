@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.context import ChangeStyle, StateField, world_fields
-from inspector.analysis.world_history import WorldHistory
-from inspector.tui.viewmodel.lines import Line, Run, clip
+from ctxscope.harness.context import ChangeStyle, StateField, world_fields
+from ctxscope.inspector.analysis.world_history import WorldHistory
+from ctxscope.inspector.tui.viewmodel.lines import Line, Run, clip
 
 LEGEND = "@N: value since turn N, *: changed here, gone: left the context"
 TIMELINE_LEGEND = "signs: w world, c cache break, ! error, M mark, #... window"

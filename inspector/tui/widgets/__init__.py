@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from inspector.tui.widgets.lines_view import LinesView
-from inspector.tui.widgets.render import STYLES, to_text
-from inspector.tui.widgets.timeline import Timeline
+from ctxscope.inspector.tui.widgets.lines_view import LinesView
+from ctxscope.inspector.tui.widgets.render import STYLES, to_text
+from ctxscope.inspector.tui.widgets.timeline import Timeline
 
 __all__ = ["STYLES", "LinesView", "Timeline", "to_text"]

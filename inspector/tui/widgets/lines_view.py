@@ -7,9 +7,9 @@ from textual.binding import Binding
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from inspector.tui.messages import activation
-from inspector.tui.viewmodel import Line
-from inspector.tui.widgets.render import to_text
+from ctxscope.inspector.tui.messages import activation
+from ctxscope.inspector.tui.viewmodel import Line
+from ctxscope.inspector.tui.widgets.render import to_text
 
 
 class LinesView(OptionList):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
-from inspector.tui.viewmodel import Line
+from ctxscope.inspector.tui.viewmodel import Line
 
 STYLES: dict[str, Style] = {
     "title": Style(bold=True),

@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.events import Resize
 from textual.widgets import OptionList
 
-from inspector.tui.messages import TimelineResized, TurnHighlighted
-from inspector.tui.viewmodel import Line
-from inspector.tui.widgets.lines_view import LinesView
+from ctxscope.inspector.tui.messages import TimelineResized, TurnHighlighted
+from ctxscope.inspector.tui.viewmodel import Line
+from ctxscope.inspector.tui.widgets.lines_view import LinesView
 
 
 def turn_of(line: Line) -> int | None:

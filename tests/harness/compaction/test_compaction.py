@@ -18,15 +18,15 @@ from typing import Any
 
 import pytest
 
-from harness.agent import Agent, user_message
-from harness.commands import run_command
-from harness.context import classify_text
-from harness.errors import UpstreamError
-from harness.events import AgentEvent, Compacted, Notice
-from harness.modes import DefaultMode
-from harness.runtime import AgentOptions, AgentRuntime
-from inspector.analysis import analyse_recording
-from proxy.store.reader import read_recording
+from ctxscope.harness.agent import Agent, user_message
+from ctxscope.harness.commands import run_command
+from ctxscope.harness.context import classify_text
+from ctxscope.harness.errors import UpstreamError
+from ctxscope.harness.events import AgentEvent, Compacted, Notice
+from ctxscope.harness.modes import DefaultMode
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.proxy.store.reader import read_recording
 from tests.cli_support import run_cli
 from tests.harness.harness_support import PINNED_CONTEXT, make_repo, write_config, write_script
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from harness.context import classify_text
+from ctxscope.harness.context import classify_text
 
 CODEX_SAMPLES: list[tuple[str, str, str, dict[str, Any]]] = [
     (

@@ -1,8 +1,8 @@
-"""The curated public surface of `harness.context` (other packages code against these names)."""
+"""The curated public surface of `ctxscope.harness.context` (other packages code against these names)."""
 
 from __future__ import annotations
 
-import harness.context as context
+import ctxscope.harness.context as context
 
 EXPECTED = {
     "FRAGMENT_KINDS",

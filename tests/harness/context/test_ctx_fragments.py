@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from harness.context import FRAGMENT_KINDS, FRAGMENT_SPECS, classify_text, render_fragment
+from ctxscope.harness.context import FRAGMENT_KINDS, FRAGMENT_SPECS, classify_text, render_fragment
 
 # Several value sets per kind, including awkward characters, empty lists and multi-line text.
 SAMPLES: dict[str, list[dict[str, Any]]] = {

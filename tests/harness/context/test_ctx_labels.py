@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.context import (
+from ctxscope.harness.context import (
     classify_text,
     compaction_summary_item,
     layout_labels,

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from harness.context import FRAGMENT_KINDS, FRAGMENT_SPECS, classify_text, render_fragment
+from ctxscope.harness.context import FRAGMENT_KINDS, FRAGMENT_SPECS, classify_text, render_fragment
 
 ROUNDS = 400
 _TEXT = "abcXYZ019 \n\n<>&\"'`é—#-:()$*_/.\t"

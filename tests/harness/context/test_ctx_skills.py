@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 from workspace_support import Workspace, write
 
-from harness.context import (
+from ctxscope.harness.context import (
     classify_text,
     collect_world_state,
     discover_skills,
     mentioned_skill_names,
     selected_skill_items,
 )
-from harness.context.skill_fragments import render_skills_catalog
-from harness.context.skills import parse_front_matter
+from ctxscope.harness.context.skill_fragments import render_skills_catalog
+from ctxscope.harness.context.skills import parse_front_matter
 
 
 def test_discovery_reads_front_matter(ws: Workspace) -> None:
@@ -43,7 +43,7 @@ def test_bad_skill_files_are_skipped_with_warnings_naming_them(
         "dup": write(ws.skills_dir / "zz-dup" / "SKILL.md", "---\nname: lint\ndescription: again\n---\n"),
     }
     warnings: list[str] = []
-    with caplog.at_level(logging.WARNING, logger="harness.context.skills"):
+    with caplog.at_level(logging.WARNING, logger="ctxscope.harness.context.skills"):
         skills = discover_skills([ws.skills_dir], warnings)
     assert [s.name for s in skills] == ["demo-skill", "lint"]
     assert len(warnings) == len(bad)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from workspace_support import Workspace, write
 
-from harness.context import (
+from ctxscope.harness.context import (
     WorldState,
     classify_text,
     collect_world_state,
@@ -24,7 +24,7 @@ from harness.context import (
     selected_skill_items,
     user_message_item,
 )
-from proxy.errors import ConfigError
+from ctxscope.proxy.errors import ConfigError
 
 GOLDEN = Path(__file__).parent / "golden"
 

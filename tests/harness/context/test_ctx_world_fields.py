@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import pytest
 from pydantic import TypeAdapter
 
-from harness.context import (
+from ctxscope.harness.context import (
     FRAGMENT_SPECS,
     ChangeStyle,
     FragmentSpec,

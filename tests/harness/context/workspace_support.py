@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from harness.context import ContextSettings
+from ctxscope.harness.context import ContextSettings
 
 
 @dataclass

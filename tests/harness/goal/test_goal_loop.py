@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from harness.commands import run_command
-from harness.context import classify_text
-from harness.events import AgentEvent, GoalUpdated, Notice, TextDelta
-from harness.runtime import AgentOptions, AgentRuntime
-from proxy.errors import ConfigError
-from proxy.store.reader import read_recording
+from ctxscope.harness.commands import run_command
+from ctxscope.harness.context import classify_text
+from ctxscope.harness.events import AgentEvent, GoalUpdated, Notice, TextDelta
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.store.reader import read_recording
 from tests.harness.harness_support import (
     PINNED_CONTEXT,
     assert_calls_paired,
@@ -220,7 +220,7 @@ def test_create_goal_in_a_normal_turn_starts_goal_turns_after_it(repo: Path, tmp
     capture = tmp_path / "cap.jsonl"
     with AgentRuntime(options(repo, script, capture)) as runtime:
         assert runtime.agent is not None
-        from harness.goal.runner import run_prompt
+        from ctxscope.harness.goal.runner import run_prompt
 
         result = run_prompt(runtime.agent, "keep at it until the tests pass")
         assert result.final_text == "Paused as asked."
@@ -324,8 +324,8 @@ def test_headless_goal_runs_to_its_end_and_prints_the_answer(repo: Path, tmp_pat
 
 
 def test_the_inspector_puts_goal_turns_on_the_timeline(repo: Path, tmp_path: Path) -> None:
-    from inspector.analysis import analyse_recording
-    from inspector.reports.world import describe_changes
+    from ctxscope.inspector.analysis import analyse_recording
+    from ctxscope.inspector.reports.world import describe_changes
 
     script = write_script(
         tmp_path / "s.json",

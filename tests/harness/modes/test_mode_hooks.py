@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from harness.agent import Agent, user_message
-from harness.events import AgentEvent, AssistantMessage, TextDelta, ToolOutput
-from harness.modes import EndStep
-from harness.modes.default import DefaultMode
-from harness.output import InteractivePrinter
-from harness.tools import GateRule, ToolOutcome, in_modes
+from ctxscope.harness.agent import Agent, user_message
+from ctxscope.harness.events import AgentEvent, AssistantMessage, TextDelta, ToolOutput
+from ctxscope.harness.modes import EndStep
+from ctxscope.harness.modes.default import DefaultMode
+from ctxscope.harness.output import InteractivePrinter
+from ctxscope.harness.tools import GateRule, ToolOutcome, in_modes
 from tests.harness.harness_support import assert_calls_paired, labels, make_repo, run_agent, write_script
 
 OPEN, CLOSE = "<draft>", "</draft>"

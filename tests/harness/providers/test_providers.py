@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.client import ResponsesClient
-from harness.config import HarnessConfig, RetrySettings, load_config
-from harness.errors import AuthError
-from harness.providers import ChatGptProvider, jwt_expiry, make_provider
-from harness.request import build_request
-from proxy.errors import ConfigError
-from proxy.testing import FakeUpstream, JsonReply, SseReply, response_stream, text_message
+from ctxscope.harness.client import ResponsesClient
+from ctxscope.harness.config import HarnessConfig, RetrySettings, load_config
+from ctxscope.harness.errors import AuthError
+from ctxscope.harness.providers import ChatGptProvider, jwt_expiry, make_provider
+from ctxscope.harness.request import build_request
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.testing import FakeUpstream, JsonReply, SseReply, response_stream, text_message
 
 
 def jwt(exp: float) -> str:

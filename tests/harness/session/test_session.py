@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.session import SessionStore
-from proxy.errors import ConfigError
+from ctxscope.harness.session import SessionStore
+from ctxscope.proxy.errors import ConfigError
 
 
 def test_entries_chain_and_load(tmp_path: Path) -> None:

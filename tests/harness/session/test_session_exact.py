@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.runtime import AgentOptions, AgentRuntime
-from harness.session import WITHHELD, SessionStore
-from proxy.store.reader import read_recording
-from proxy.testing import FakeUpstream, SseReply, function_call, response_stream, text_message
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.harness.session import WITHHELD, SessionStore
+from ctxscope.proxy.store.reader import read_recording
+from ctxscope.proxy.testing import FakeUpstream, SseReply, function_call, response_stream, text_message
 from tests.harness.harness_support import PINNED_CONTEXT, make_repo, write_config
 from tests.harness.providers.test_providers import jwt, write_auth
 from tests.harness.test_cli import ctxscope

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.runtime import AgentOptions, AgentRuntime
-from harness.session import SessionStore
-from proxy.errors import ConfigError
-from proxy.testing import FakeUpstream, SseReply, response_stream, text_message
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.harness.session import SessionStore
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.testing import FakeUpstream, SseReply, response_stream, text_message
 from tests.harness.harness_support import PINNED_CONTEXT, make_repo, write_config
 
 TIMEOUT_S = 120

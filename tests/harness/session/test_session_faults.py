@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.cli import SESSION_NOT_SAVED
-from harness.session.store import SessionStore
+from ctxscope.harness.cli import SESSION_NOT_SAVED
+from ctxscope.harness.session.store import SessionStore
 from tests.harness.harness_support import make_repo, write_config, write_script
 
 # Run in a child process: the file-size limit (RLIMIT_FSIZE) must not touch the test runner's own files.
@@ -20,8 +20,8 @@ _CHILD = """
 import json, resource, sys
 from pathlib import Path
 
-from harness.session.store import SessionStore
-from harness.session.store import SessionStore
+from ctxscope.harness.session.store import SessionStore
+from ctxscope.harness.session.store import SessionStore
 directory = Path(sys.argv[1])
 store = SessionStore.create({"cwd": "/x"}, directory=directory)
 size = store.path.stat().st_size

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from tools_support import call, make_router
 
-from harness.config import load_config
-from harness.tools.shell_env import command_environment
+from ctxscope.harness.config import load_config
+from ctxscope.harness.tools.shell_env import command_environment
 
 PLANTED = {
     "GH_PAT": "ghpat0123456789abcdef",

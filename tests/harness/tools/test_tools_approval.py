@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from tools_support import Approver, call, make_router
 
-from harness.sandbox import Capabilities
-from harness.tools import ToolContext, is_known_safe_command
-from proxy.errors import ConfigError
+from ctxscope.harness.sandbox import Capabilities
+from ctxscope.harness.tools import ToolContext, is_known_safe_command
+from ctxscope.proxy.errors import ConfigError
 
 SAFE = "ls"
 UNSAFE = "touch marker"

@@ -19,7 +19,7 @@ import pytest
 from test_tools_exec import parse
 from tools_support import call, make_router
 
-from harness.tools import ToolRouter
+from ctxscope.harness.tools import ToolRouter
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process tracking reads /proc")
 
@@ -175,7 +175,7 @@ def test_a_session_started_from_a_finished_thread_keeps_running(tmp_path: Path) 
 _AGENT = """
 import os, sys, time
 from pathlib import Path
-from harness.tools.exec_sessions import SessionManager
+from ctxscope.harness.tools.exec_sessions import SessionManager
 
 cwd = Path(sys.argv[1])
 manager = SessionManager()

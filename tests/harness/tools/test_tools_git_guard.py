@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from tools_support import Approver, call, make_router
 
-from harness.tools import is_known_safe_command
+from ctxscope.harness.tools import is_known_safe_command
 
 
 def git(repo: Path, *args: str) -> None:

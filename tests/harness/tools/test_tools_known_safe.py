@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from tools_support import Approver, call, make_router
 
-from harness.tools import is_known_safe_command
+from ctxscope.harness.tools import is_known_safe_command
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from harness.tools.patch_parser import (
+from ctxscope.harness.tools.patch_parser import (
     PATCH_GRAMMAR,
     AddFile,
     DeleteFile,

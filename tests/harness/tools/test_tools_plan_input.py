@@ -8,7 +8,7 @@ from typing import Any
 
 from tools_support import call, make_router
 
-from harness.tools import PlanStep, Question
+from ctxscope.harness.tools import PlanStep, Question
 
 OPTIONS = [{"label": "Keep it", "description": "recommended"}, {"label": "Drop it", "description": "other"}]
 

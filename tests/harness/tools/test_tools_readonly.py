@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from tools_support import call, make_router
 
-from harness.tools.grep_files import GrepFiles
-from harness.tools.router import default_tools
+from ctxscope.harness.tools.grep_files import GrepFiles
+from ctxscope.harness.tools.router import default_tools
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from tools_support import call, checked, custom_call, make_router
 
-import harness.tools as tools_pkg
-from harness.tools import (
+import ctxscope.harness.tools as tools_pkg
+from ctxscope.harness.tools import (
     TOOL_NAMES,
     GateRule,
     NamedMode,
@@ -21,8 +21,8 @@ from harness.tools import (
     in_modes,
     still_planning,
 )
-from harness.tools.patch_parser import PATCH_GRAMMAR
-from proxy.errors import ConfigError
+from ctxscope.harness.tools.patch_parser import PATCH_GRAMMAR
+from ctxscope.proxy.errors import ConfigError
 
 
 def test_public_surface_is_pinned() -> None:

@@ -19,10 +19,17 @@ from pathlib import Path
 import pytest
 from tools_support import call, make_router
 
-from harness.sandbox import Capabilities, SandboxPolicy, capabilities, enforcement, launcher, policy_for
-from harness.sandbox.launcher import wrapper_argv, wrapper_fds
-from harness.tools import ToolRouter
-from harness.tools.exec_sessions import SessionManager
+from ctxscope.harness.sandbox import (
+    Capabilities,
+    SandboxPolicy,
+    capabilities,
+    enforcement,
+    launcher,
+    policy_for,
+)
+from ctxscope.harness.sandbox.launcher import wrapper_argv, wrapper_fds
+from ctxscope.harness.tools import ToolRouter
+from ctxscope.harness.tools.exec_sessions import SessionManager
 
 CAPS = capabilities() if sys.platform.startswith("linux") else Capabilities()
 needs_landlock = pytest.mark.skipif(not CAPS.landlock, reason="this kernel has no Landlock")
@@ -220,7 +227,7 @@ def test_the_wrapper_refuses_bad_options_in_one_line(args: list[str]) -> None:
         wrapper_argv(args), pass_fds=wrapper_fds(), capture_output=True, text=True, check=False
     )
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.startswith("harness.sandbox.exec: ") and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("ctxscope.harness.sandbox.exec: ") and done.stderr.count("\n") == 1, done.stderr
 
 
 @pytest.mark.skipif(CAPS.landlock_abi < 6, reason="signal scoping needs Landlock ABI 6")
@@ -312,7 +319,7 @@ def test_without_namespaces_landlock_still_blocks_tcp_and_says_what_is_left(ws: 
 
 
 def test_the_wrapper_report_reads_back() -> None:
-    from harness.sandbox.exec import format_report, parse_report
+    from ctxscope.harness.sandbox.exec import format_report, parse_report
 
     left = {41: "sleep", 42: "my worker (x)", 43: "two\nlines"}
     assert parse_report(format_report(-9, left)) == (-9, {41: "sleep", 42: "my worker (x)", 43: "two?lines"})

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.tools import ApprovalRequest, Tool, ToolContext, ToolRouter
+from ctxscope.harness.tools import ApprovalRequest, Tool, ToolContext, ToolRouter
 
 _ids = itertools.count(1)
 

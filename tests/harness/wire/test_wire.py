@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.wire import (
+from ctxscope.harness.wire import (
     CustomToolCall,
     FunctionCallOutput,
     InputText,
@@ -16,7 +16,7 @@ from harness.wire import (
     parse_item,
     to_wire,
 )
-from proxy.testing import (
+from ctxscope.proxy.testing import (
     custom_tool_call,
     encode_stream,
     function_call,

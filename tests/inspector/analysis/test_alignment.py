@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspector.analysis import analyse_exchanges, analyse_recording
-from inspector.analysis.alignment import AlignedPair, align_turns, lcs_align, pair_gaps
-from inspector.analysis.compare import compare_analyses
-from inspector.reports import compare_report
+from ctxscope.inspector.analysis import analyse_exchanges, analyse_recording
+from ctxscope.inspector.analysis.alignment import AlignedPair, align_turns, lcs_align, pair_gaps
+from ctxscope.inspector.analysis.compare import compare_analyses
+from ctxscope.inspector.reports import compare_report
 from tests.inspector.exchange_support import Script, body, completed, initial_context, message
 
 

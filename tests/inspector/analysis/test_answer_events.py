@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from inspector.analysis import analyse_recording
-from inspector.analysis.query import filter_turns
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.analysis.query import filter_turns
 from tests.cli_support import run_cli
 from tests.harness.harness_support import make_repo, write_script
 from tests.inspector.exchange_support import Script, body, completed, initial_context, message

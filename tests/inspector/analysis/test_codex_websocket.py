@@ -1,7 +1,7 @@
 """Codex's built-in provider over the WebSocket, as the analysis must read it.
 
 Frames shaped as Codex 0.169 sends them (see the Codex notes) go from a real `websockets` client
-through the real recording proxy to `proxy.testing.WsUpstream`: a handshake whose turn-metadata header
+through the real recording proxy to `ctxscope.proxy.testing.WsUpstream`: a handshake whose turn-metadata header
 says `prewarm`, a prewarm frame (`generate: false`), chained turns whose own `client_metadata` says
 what they are, a tool follow-up that sends only the output, a remote compaction v2 request, the next
 chain after it, and a full resend after `previous_response_not_found` whose function call carries
@@ -16,9 +16,9 @@ from typing import Any
 
 from websockets.sync.client import ClientConnection, connect
 
-from inspector.analysis.items import classify_item
-from inspector.tui.viewmodel.turn import turn_view
-from proxy.testing import WsRequest, WsUpstream, capture_proxy, function_call, text_message
+from ctxscope.inspector.analysis.items import classify_item
+from ctxscope.inspector.tui.viewmodel.turn import turn_view
+from ctxscope.proxy.testing import WsRequest, WsUpstream, capture_proxy, function_call, text_message
 from tests.cli_support import run_cli
 from tests.inspector.exchange_support import Script, body, completed, message
 from tests.inspector.one_account import assert_one_account

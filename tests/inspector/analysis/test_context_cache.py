@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from inspector.analysis import analyse_recording
-from inspector.analysis.cache import cache_report
-from inspector.analysis.composition import compose, composition_report
-from inspector.analysis.tokens import count_json
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.analysis.cache import cache_report
+from ctxscope.inspector.analysis.composition import compose, composition_report
+from ctxscope.inspector.analysis.tokens import count_json
 from tests.cli_support import run_cli
 from tests.harness.harness_support import PINNED_CONTEXT, make_repo, run_agent, write_config, write_script
 

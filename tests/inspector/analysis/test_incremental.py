@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.analysis import Analysis, IncrementalAnalysis, analyse_exchanges
-from proxy.store import read_recording
+from ctxscope.inspector.analysis import Analysis, IncrementalAnalysis, analyse_exchanges
+from ctxscope.proxy.store import read_recording
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "inspector"
 

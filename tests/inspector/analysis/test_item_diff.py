@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from inspector.analysis.item_diff import (
+from ctxscope.inspector.analysis.item_diff import (
     CHAR_DIFF_CAP,
     TEXT_DIFF_CAP,
     diff_items,
@@ -12,7 +12,7 @@ from inspector.analysis.item_diff import (
     item_text,
     pretty,
 )
-from inspector.analysis.items import ItemClassifier, classify_item
+from ctxscope.inspector.analysis.items import ItemClassifier, classify_item
 from tests.inspector.exchange_support import call, message
 
 

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import pytest
 
-from harness.context import (
+from ctxscope.harness.context import (
     FragmentSpec,
     StateField,
     WorldMeaning,
@@ -18,9 +18,9 @@ from harness.context import (
     render_fragment,
     unregister_fragment,
 )
-from inspector.analysis import Analysis, StateChange, analyse_exchanges
-from inspector.reports import diff_report, render_markdown, show_report
-from inspector.reports.schema import report_schema
+from ctxscope.inspector.analysis import Analysis, StateChange, analyse_exchanges
+from ctxscope.inspector.reports import diff_report, render_markdown, show_report
+from ctxscope.inspector.reports.schema import report_schema
 from tests.inspector.exchange_support import Script, body, completed, initial_context, message
 
 

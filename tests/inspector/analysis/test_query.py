@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import pytest
 
-from inspector.analysis import Analysis
-from inspector.analysis.query import filter_turns, search
-from proxy.errors import ConfigError
+from ctxscope.inspector.analysis import Analysis
+from ctxscope.inspector.analysis.query import filter_turns, search
+from ctxscope.proxy.errors import ConfigError
 
 
 def test_filters_by_change_kind_world_change_and_tool(analysed: Callable[[str], Analysis]) -> None:

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from ctxscope.demo import run_demo
-from inspector.analysis.request_diff import diff_requests
-from inspector.reports.context_diff import context_diff_lines
-from proxy.store import read_recording
+from ctxscope.inspector.analysis.request_diff import diff_requests
+from ctxscope.inspector.reports.context_diff import context_diff_lines
+from ctxscope.proxy.store import read_recording
 
 
 @pytest.fixture(scope="module")

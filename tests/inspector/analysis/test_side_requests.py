@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from inspector.analysis import analyse_recording
-from inspector.tui.viewmodel.session import Inspector
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.tui.viewmodel.session import Inspector
 from tests.cli_support import run_cli
 from tests.inspector.exchange_support import Script, body, completed, initial_context, message
 from tests.inspector.one_account import assert_one_account

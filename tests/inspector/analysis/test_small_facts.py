@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from inspector.analysis import Analysis, analyse_exchanges
-from inspector.analysis.instructions import base_instructions
-from inspector.analysis.marks import mode_marks
-from inspector.analysis.window import context_window, fill_ratio
+from ctxscope.inspector.analysis import Analysis, analyse_exchanges
+from ctxscope.inspector.analysis.instructions import base_instructions
+from ctxscope.inspector.analysis.marks import mode_marks
+from ctxscope.inspector.analysis.window import context_window, fill_ratio
 from tests.inspector.exchange_support import Script, body, completed, message
 
 

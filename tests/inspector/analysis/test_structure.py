@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspector.analysis import analyse_recording
-from inspector.analysis.compare import compare_analyses
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.analysis.compare import compare_analyses
 from tests.cli_support import run_cli
 from tests.inspector.exchange_support import Script, body, call, completed, initial_context, message
 

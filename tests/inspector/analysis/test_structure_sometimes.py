@@ -9,9 +9,9 @@ import json
 import pytest
 
 from ctxscope.demo import run_demo
-from inspector.analysis import analyse_recording
-from inspector.analysis.analyse import TurnAnalysis
-from inspector.analysis.structure import structural_differences
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.analysis.analyse import TurnAnalysis
+from ctxscope.inspector.analysis.structure import structural_differences
 
 
 @pytest.fixture(scope="module")

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-import inspector.analysis.analyse as analyse
-from harness.modes.plan.texts import PLAN_SUBMITTED_SIBLING
-from inspector.analysis import analyse_recording
-from inspector.analysis.diffs import in_band_items
-from inspector.analysis.items import classify_item
-from inspector.analysis.mode_events import CallNames, call_names
+import ctxscope.inspector.analysis.analyse as analyse
+from ctxscope.harness.modes.plan.texts import PLAN_SUBMITTED_SIBLING
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.analysis.diffs import in_band_items
+from ctxscope.inspector.analysis.items import classify_item
+from ctxscope.inspector.analysis.mode_events import CallNames, call_names
 from tests.inspector.exchange_support import Script, body, call, completed, initial_context, message
 from tests.inspector.one_account import assert_one_account
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.analysis import tokens
-from inspector.analysis.tokens import _CachedCounter, _encode_count, _load_encoding
+from ctxscope.inspector.analysis import tokens
+from ctxscope.inspector.analysis.tokens import _CachedCounter, _encode_count, _load_encoding
 
 TEXTS = ["hello world", "def greet(name: str) -> str:\n    return f'hi {name}'\n", "x" * 3000, "ünïcode ✓"]
 
@@ -51,7 +51,7 @@ def test_the_compiled_tokenizer_counts_as_the_package_does_without_loading_it() 
     pytest.importorskip("bpe_openai")
     code = (
         "import json, sys\n"
-        "from inspector.analysis.tokens import _rust_counter\n"
+        "from ctxscope.inspector.analysis.tokens import _rust_counter\n"
         "count = _rust_counter()\n"
         "loaded = sorted(m for m in sys.modules if m.startswith('bpe_openai'))\n"
         "print(json.dumps([loaded, count('hi there')]))\n"

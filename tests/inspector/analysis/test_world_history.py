@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from inspector.analysis import Analysis
-from inspector.analysis.world_history import world_history
+from ctxscope.inspector.analysis import Analysis
+from ctxscope.inspector.analysis.world_history import world_history
 
 
 def test_values_carry_the_turn_they_changed_at(analysed: Callable[[str], Analysis]) -> None:

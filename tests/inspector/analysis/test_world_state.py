@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from harness.context import SkillInfo
-from inspector.analysis import Analysis, StateChange, analyse_exchanges
+from ctxscope.harness.context import SkillInfo
+from ctxscope.inspector.analysis import Analysis, StateChange, analyse_exchanges
 from tests.inspector.exchange_support import Script, body, completed, fragment, initial_context, message
 
 

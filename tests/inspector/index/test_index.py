@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from inspector.analysis import analyse_recording
-from inspector.analysis.cache import cache_report
-from inspector.analysis.composition import composition_report
-from inspector.index import QUESTIONS, TABLES, build_index, export_parquet, open_index, run_sql
-from inspector.index._duckdb import connect
-from inspector.index.schema import markdown
-from inspector.reports.build import diff_report
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.analysis.cache import cache_report
+from ctxscope.inspector.analysis.composition import composition_report
+from ctxscope.inspector.index import QUESTIONS, TABLES, build_index, export_parquet, open_index, run_sql
+from ctxscope.inspector.index._duckdb import connect
+from ctxscope.inspector.index.schema import markdown
+from ctxscope.inspector.reports.build import diff_report
 from tests.cli_support import run_cli
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -257,4 +257,4 @@ def test_docs_describe_every_table_and_column() -> None:
     for table in TABLES.values():
         for column in table.columns:
             assert f"| `{column.name}` | {column.type} |" in page, (table.name, column.name)
-    assert markdown() in page  # regenerate the Tables section from inspector.index.schema.markdown()
+    assert markdown() in page  # regenerate the Tables section from ctxscope.inspector.index.schema.markdown()

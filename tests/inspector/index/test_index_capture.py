@@ -7,10 +7,10 @@ from pathlib import Path
 
 from openai import OpenAI
 
-from inspector.analysis import analyse_recording
-from inspector.index import build_index
-from inspector.index._duckdb import connect
-from proxy.testing import CaptureSession
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.index import build_index
+from ctxscope.inspector.index._duckdb import connect
+from ctxscope.proxy.testing import CaptureSession
 
 
 def test_reindexing_a_growing_capture_adds_only_the_appended_turns(

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from inspector.analysis import analyse_recording
-from inspector.tui.viewmodel.timeline import timeline_row
-from inspector.tui.viewmodel.turn import turn_view
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.tui.viewmodel.timeline import timeline_row
+from ctxscope.inspector.tui.viewmodel.turn import turn_view
 from tests.cli_support import run_cli
 from tests.harness.harness_support import make_repo, run_agent, write_script
 

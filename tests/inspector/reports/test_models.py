@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from inspector.analysis import Analysis
-from inspector.analysis.compare import compare_analyses
-from inspector.reports import SCHEMA, ReportDoc, compare_report, diff_report, show_report
-from inspector.reports.schema import DEFAULT_PATH, main, report_schema, schema_text
+from ctxscope.inspector.analysis import Analysis
+from ctxscope.inspector.analysis.compare import compare_analyses
+from ctxscope.inspector.reports import SCHEMA, ReportDoc, compare_report, diff_report, show_report
+from ctxscope.inspector.reports.schema import DEFAULT_PATH, main, report_schema, schema_text
 from tests.inspector.edge_support import EDGES
 
 READER: TypeAdapter[Any] = TypeAdapter(ReportDoc)
@@ -86,7 +86,7 @@ def test_compare_document_round_trips(analysed: Callable[[str], Analysis]) -> No
 
 def test_the_committed_schema_is_the_generated_one() -> None:
     assert DEFAULT_PATH.read_text(encoding="utf-8") == schema_text(), (
-        "docs/report-schema.json is stale: run `python -m inspector.reports.schema`"
+        "docs/report-schema.json is stale: run `python -m ctxscope.inspector.reports.schema`"
     )
 
 

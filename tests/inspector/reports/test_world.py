@@ -5,9 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from harness.context import SkillInfo, world_fields
-from inspector.analysis import Analysis, StateChange
-from inspector.reports import PUBLISHED_KEYS, describe_change, describe_changes, diff_report, world_state_doc
+from ctxscope.harness.context import SkillInfo, world_fields
+from ctxscope.inspector.analysis import Analysis, StateChange
+from ctxscope.inspector.reports import (
+    PUBLISHED_KEYS,
+    describe_change,
+    describe_changes,
+    diff_report,
+    world_state_doc,
+)
 
 
 def test_changes_read_as_sentences(analysed: Callable[[str], Analysis]) -> None:

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from inspector.tui.app import InspectorApp
-from inspector.tui.screens.main import MainScreen
-from inspector.tui.snapshot import settle
+from ctxscope.inspector.tui.app import InspectorApp
+from ctxscope.inspector.tui.screens.main import MainScreen
+from ctxscope.inspector.tui.snapshot import settle
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "inspector"
 

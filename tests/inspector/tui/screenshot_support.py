@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from textual.worker import WorkerState
 
-from inspector.tui.screens.main import MainScreen
-from inspector.tui.snapshot import settle, snapshot_app
-from inspector.tui.widgets import Timeline
+from ctxscope.inspector.tui.screens.main import MainScreen
+from ctxscope.inspector.tui.snapshot import settle, snapshot_app
+from ctxscope.inspector.tui.widgets import Timeline
 
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 _EXPORT_ID = re.compile(r"terminal-\d+")

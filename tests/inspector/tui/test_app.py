@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 from textual.widgets import OptionList, Static
 
-from inspector.tui.app import InspectorApp
-from inspector.tui.screens.help import COMPARE_KEYS
-from inspector.tui.screens.item import ItemScreen
-from inspector.tui.screens.loading import LoadingScreen
-from inspector.tui.screens.main import MainScreen
-from inspector.tui.snapshot import settle
-from inspector.tui.widgets import LinesView, Timeline
-from inspector.tui.widgets.render import HIT, to_text
-from proxy.store import RecordingWriter
+from ctxscope.inspector.tui.app import InspectorApp
+from ctxscope.inspector.tui.screens.help import COMPARE_KEYS
+from ctxscope.inspector.tui.screens.item import ItemScreen
+from ctxscope.inspector.tui.screens.loading import LoadingScreen
+from ctxscope.inspector.tui.screens.main import MainScreen
+from ctxscope.inspector.tui.snapshot import settle
+from ctxscope.inspector.tui.widgets import LinesView, Timeline
+from ctxscope.inspector.tui.widgets.render import HIT, to_text
+from ctxscope.proxy.store import RecordingWriter
 from tests.inspector.exchange_support import Script, body, completed, message
 from tests.inspector.tui.conftest import recording, running
 
@@ -281,7 +281,7 @@ async def test_x_shows_the_context_composition_of_the_turn() -> None:
 
 
 def test_a_long_recording_is_analysed_in_two_stages_that_end_as_one_load() -> None:
-    from inspector.tui.loader import load, load_in_stages
+    from ctxscope.inspector.tui.loader import load, load_in_stages
 
     path = recording("compaction")
     stages = list(load_in_stages(path, first=2))
@@ -296,7 +296,7 @@ def test_a_long_recording_is_analysed_in_two_stages_that_end_as_one_load() -> No
 async def test_the_app_draws_the_first_stage_then_grows_to_the_asked_turn(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import inspector.tui.loader as loader
+    import ctxscope.inspector.tui.loader as loader
 
     monkeypatch.setattr(loader, "FIRST_STAGE", 2)
     seen: list[int] = []

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from inspector.tui.launch import launch
-from inspector.tui.loader import newest_recording
-from proxy.errors import ConfigError, RecordingError
+from ctxscope.inspector.tui.launch import launch
+from ctxscope.inspector.tui.loader import newest_recording
+from ctxscope.proxy.errors import ConfigError, RecordingError
 from tests.cli_support import run_cli, run_cli_process
 from tests.inspector.tui.conftest import recording
 
@@ -73,7 +73,7 @@ def test_without_a_file_the_newest_recording_in_the_home_is_opened(tmp_path: Pat
 
 
 def test_the_readme_key_table_is_the_help_screen() -> None:
-    from inspector.tui.screens.help import KEYS
+    from ctxscope.inspector.tui.screens.help import KEYS
 
     readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
     assert all(f"| {action} |" in readme for _, action in KEYS)

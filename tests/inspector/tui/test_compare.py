@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from inspector.analysis.compare import compare_analyses
-from inspector.tui.app import InspectorApp
-from inspector.tui.loader import load
-from inspector.tui.screens.compare import CompareScreen
-from inspector.tui.snapshot import settle
-from inspector.tui.viewmodel.compare import detail_lines, pair_lines
-from inspector.tui.widgets import LinesView
+from ctxscope.inspector.analysis.compare import compare_analyses
+from ctxscope.inspector.tui.app import InspectorApp
+from ctxscope.inspector.tui.loader import load
+from ctxscope.inspector.tui.screens.compare import CompareScreen
+from ctxscope.inspector.tui.snapshot import settle
+from ctxscope.inspector.tui.viewmodel.compare import detail_lines, pair_lines
+from ctxscope.inspector.tui.widgets import LinesView
 from tests.inspector.analysis.test_alignment import session
 
 pytestmark = pytest.mark.anyio

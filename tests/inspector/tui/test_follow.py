@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from inspector.tui.app import InspectorApp
-from inspector.tui.screens.main import MainScreen
-from inspector.tui.snapshot import settle
-from inspector.tui.widgets import Timeline
+from ctxscope.inspector.tui.app import InspectorApp
+from ctxscope.inspector.tui.screens.main import MainScreen
+from ctxscope.inspector.tui.snapshot import settle
+from ctxscope.inspector.tui.widgets import Timeline
 from tests.inspector.tui.conftest import recording
 
 pytestmark = pytest.mark.anyio

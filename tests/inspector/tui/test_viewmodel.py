@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from inspector.analysis import Analysis, analyse_exchanges
-from inspector.tui.viewmodel import TRUNCATE_CHARS, Inspector, Line
+from ctxscope.inspector.analysis import Analysis, analyse_exchanges
+from ctxscope.inspector.tui.viewmodel import TRUNCATE_CHARS, Inspector, Line
 from tests.inspector.exchange_support import Script, body, completed, message
 
 
@@ -244,8 +244,8 @@ def test_a_tool_call_opens_with_its_arguments_and_its_output(analysed: Callable[
 
 
 def test_the_composition_bar_stacks_the_kinds_against_the_window_and_the_threshold() -> None:
-    from inspector.analysis.composition import Composition
-    from inspector.tui.viewmodel.composition import stacked_bar
+    from ctxscope.inspector.analysis.composition import Composition
+    from ctxscope.inspector.tui.viewmodel.composition import stacked_bar
 
     half = Composition(1, "T1", 500, 1000, True, 900, by_kind={"tools": 300, "user": 200})
     runs = stacked_bar(half, {"tools": "#", "user": "="}, 20)
@@ -258,7 +258,7 @@ def test_the_composition_bar_stacks_the_kinds_against_the_window_and_the_thresho
 def test_the_composition_view_draws_the_report_and_names_the_cache_break(
     analysed: Callable[[str], Analysis],
 ) -> None:
-    from inspector.analysis.composition import composition_report
+    from ctxscope.inspector.analysis.composition import composition_report
 
     analysis = analysed("rewrite")
     inspector = Inspector(analysis)

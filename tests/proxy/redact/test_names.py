@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from proxy.redact import is_secret_name
+from ctxscope.proxy.redact import is_secret_name
 
 CREDENTIAL_HEADERS = [
     "Authorization",

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from proxy.redact import PLACEHOLDER_RE, Redactor
+from ctxscope.proxy.redact import PLACEHOLDER_RE, Redactor
 from tests.proxy.redact import samples_support as samples
 
 

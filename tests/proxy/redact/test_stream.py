@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from proxy.redact import Redactor, redact_events
+from ctxscope.proxy.redact import Redactor, redact_events
 from tests.proxy.redact import samples_support as samples
 
 

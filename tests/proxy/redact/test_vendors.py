@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from proxy.redact import Redactor
-from proxy.redact.vendors import VENDOR_FORMATS
+from ctxscope.proxy.redact import Redactor
+from ctxscope.proxy.redact.vendors import VENDOR_FORMATS
 from tests.proxy.redact import samples_support as samples
 
 

@@ -17,10 +17,18 @@ from typing import Any
 
 import httpx
 
-from proxy.recorder import Recorder
-from proxy.runner import ProxyServer
-from proxy.store.writer import RecordingWriter
-from proxy.testing import FakeUpstream, Reply, SseReply, function_call, response_stream, text_message, usage
+from ctxscope.proxy.recorder import Recorder
+from ctxscope.proxy.runner import ProxyServer
+from ctxscope.proxy.store.writer import RecordingWriter
+from ctxscope.proxy.testing import (
+    FakeUpstream,
+    Reply,
+    SseReply,
+    function_call,
+    response_stream,
+    text_message,
+    usage,
+)
 
 
 @dataclass

@@ -20,9 +20,9 @@ import httpx
 import openai
 import pytest
 
-from proxy.replay import serve_cassette
-from proxy.store import read_recording
-from proxy.testing import FakeUpstream, RawReply, RecordedRequest, Reply, SseReply
+from ctxscope.proxy.replay import serve_cassette
+from ctxscope.proxy.store import read_recording
+from ctxscope.proxy.testing import FakeUpstream, RawReply, RecordedRequest, Reply, SseReply
 from tests.proxy.replay.sse_corpus_support import CORPUS, JSON_BODIES, CorpusStream
 from tests.proxy.test_capture_cli import LINE_TIMEOUT_S, Proc
 

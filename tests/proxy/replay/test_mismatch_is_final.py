@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from openai import BadRequestError, OpenAI
 
-from proxy.recorder import Recorder
-from proxy.replay import serve_cassette, serve_script
-from proxy.replay.session import MISMATCH_STATUS
-from proxy.store.writer import RecordingWriter
-from proxy.testing import FakeUpstream, SseReply, capture_proxy, response_stream, text_message
+from ctxscope.proxy.recorder import Recorder
+from ctxscope.proxy.replay import serve_cassette, serve_script
+from ctxscope.proxy.replay.session import MISMATCH_STATUS
+from ctxscope.proxy.store.writer import RecordingWriter
+from ctxscope.proxy.testing import FakeUpstream, SseReply, capture_proxy, response_stream, text_message
 from tests.proxy.replay.codex_support import RUN_TIMEOUT_S, codex_binary
 from tests.proxy.replay.node_clients_support import node_clients, run_node
 

@@ -1,4 +1,4 @@
-"""The public surface of `proxy.replay` is deliberate: pin it."""
+"""The public surface of `ctxscope.proxy.replay` is deliberate: pin it."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-import proxy
-import proxy.replay
+import ctxscope.proxy.replay
+from ctxscope import proxy
 from tests.lazy_exports_support import lazy_names, type_checking_imports
 
 
 def test_exported_members() -> None:
-    assert sorted(proxy.replay.__all__) == sorted(
+    assert sorted(ctxscope.proxy.replay.__all__) == sorted(
         [
             "MATCHERS",
             "MATCH_MODES",
@@ -43,28 +43,28 @@ def test_exported_members() -> None:
             "serve_script",
         ]
     )
-    for name in proxy.replay.__all__:
-        assert getattr(proxy.replay, name) is not None
+    for name in ctxscope.proxy.replay.__all__:
+        assert getattr(ctxscope.proxy.replay, name) is not None
 
 
 def test_match_and_pace_modes_are_the_literal_types() -> None:
     from typing import get_args
 
-    assert proxy.replay.MATCH_MODES == get_args(proxy.replay.MatchMode) == ("strict", "sequential")
-    assert proxy.replay.PACE_MODES == get_args(proxy.replay.PaceMode) == ("recorded", "fast")
+    assert ctxscope.proxy.replay.MATCH_MODES == get_args(ctxscope.proxy.replay.MatchMode) == ("strict", "sequential")
+    assert ctxscope.proxy.replay.PACE_MODES == get_args(ctxscope.proxy.replay.PaceMode) == ("recorded", "fast")
 
 
 def test_lazy_names_are_typed_for_users() -> None:
     # `from proxy import Recorder` is the real class to mypy and editors, not `Any` from __getattr__.
-    for package in ("proxy", "proxy.replay"):
+    for package in ("ctxscope.proxy", "ctxscope.proxy.replay"):
         assert type_checking_imports(package) == lazy_names(package)
-    assert set(lazy_names("proxy")) == set(proxy.__all__)
+    assert set(lazy_names("ctxscope.proxy")) == set(proxy.__all__)
 
 
 def test_one_frozen_replay_options_value_reaches_the_session_through_every_seam(tmp_path: Path) -> None:
     import dataclasses
 
-    from proxy.replay import CassetteTransport, ReplayOptions, ReplaySession
+    from ctxscope.proxy.replay import CassetteTransport, ReplayOptions, ReplaySession
 
     options = ReplayOptions(match="sequential", ignore=["a.b"], map_paths=[("/old", "/new")], live_cwd="/w")
     assert options.ignore == ("a.b",) and options.map_paths == (("/old", "/new"),)  # lists become tuples

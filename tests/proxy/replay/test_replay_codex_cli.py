@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from proxy.recorder import Recorder
-from proxy.replay import load_cassette, serve_cassette, serve_script
-from proxy.store.writer import RecordingWriter
+from ctxscope.proxy.recorder import Recorder
+from ctxscope.proxy.replay import load_cassette, serve_cassette, serve_script
+from ctxscope.proxy.store.writer import RecordingWriter
 from tests.proxy.replay.codex_support import codex_binary, run_codex, write_config
 
 pytestmark = pytest.mark.slow

@@ -29,8 +29,8 @@ from typing import Any
 
 import pytest
 
-from proxy.replay import load_cassette, serve_cassette
-from proxy.testing import (
+from ctxscope.proxy.replay import load_cassette, serve_cassette
+from ctxscope.proxy.testing import (
     FakeUpstream,
     JsonReply,
     RecordedRequest,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from proxy.replay.matching import (
+from ctxscope.proxy.replay.matching import (
     MAX_DIFFERENCES,
     RequestView,
     json_diff,
@@ -10,7 +10,7 @@ from proxy.replay.matching import (
     metadata_only,
     request_path,
 )
-from proxy.replay.report import Mismatch
+from ctxscope.proxy.replay.report import Mismatch
 
 
 def _req(body: object, path: str = "/v1/responses", method: str = "POST") -> RequestView:

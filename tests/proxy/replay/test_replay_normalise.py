@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from proxy.replay.normalise import IGNORED, Normaliser, find_cwds, parse_json_path
+from ctxscope.proxy.replay.normalise import IGNORED, Normaliser, find_cwds, parse_json_path
 
 
 def test_item_ids_uuids_dates_and_redactions_become_placeholders() -> None:

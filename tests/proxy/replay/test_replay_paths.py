@@ -8,10 +8,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from proxy.model import SseEvent
-from proxy.replay import CassetteTransport
-from proxy.replay.normalise import Normaliser
-from proxy.replay.paths import (
+from ctxscope.proxy.model import SseEvent
+from ctxscope.proxy.replay import CassetteTransport
+from ctxscope.proxy.replay.normalise import Normaliser
+from ctxscope.proxy.replay.paths import (
     PathMap,
     infer_roots,
     parse_map_path,
@@ -19,7 +19,7 @@ from proxy.replay.paths import (
     request_workspaces,
     skill_owners,
 )
-from proxy.testing import SseReply, custom_tool_call, function_call, response_stream
+from ctxscope.proxy.testing import SseReply, custom_tool_call, function_call, response_stream
 from tests.proxy.replay.replay_support import Run, codex_body, headers, post, record_session
 
 

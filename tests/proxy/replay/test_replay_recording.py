@@ -15,10 +15,10 @@ import httpx
 import pytest
 from openai import OpenAI
 
-from proxy.errors import ReplayMismatch
-from proxy.replay import load_cassette, serve_cassette
-from proxy.responses import fold_sse_bytes
-from proxy.testing import JsonReply, SseReply, response_stream, text_message
+from ctxscope.proxy.errors import ReplayMismatch
+from ctxscope.proxy.replay import load_cassette, serve_cassette
+from ctxscope.proxy.responses import fold_sse_bytes
+from ctxscope.proxy.testing import JsonReply, SseReply, response_stream, text_message
 from tests.proxy.replay.replay_support import Run, codex_body, headers, post, record_session, turn_replies
 
 RECORDED_CWD = "/home/ann/src/proj"

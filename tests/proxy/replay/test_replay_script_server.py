@@ -12,11 +12,11 @@ import openai
 import pytest
 from openai import OpenAI
 
-from proxy.recorder import Recorder
-from proxy.replay import serve_cassette, serve_script
-from proxy.responses import SseParser, encode_stream, fold_sse_bytes
-from proxy.store.reader import read_recording
-from proxy.store.writer import RecordingWriter
+from ctxscope.proxy.recorder import Recorder
+from ctxscope.proxy.replay import serve_cassette, serve_script
+from ctxscope.proxy.responses import SseParser, encode_stream, fold_sse_bytes
+from ctxscope.proxy.store.reader import read_recording
+from ctxscope.proxy.store.writer import RecordingWriter
 
 STREAM = {"model": "m", "input": [], "stream": True}
 RECORDINGS = Path(__file__).resolve().parents[3] / "recordings"

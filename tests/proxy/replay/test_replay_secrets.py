@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from proxy.replay import serve_cassette
-from proxy.testing import SseReply, response_stream, text_message
+from ctxscope.proxy.replay import serve_cassette
+from ctxscope.proxy.testing import SseReply, response_stream, text_message
 from tests.proxy.redact import samples_support as samples
 from tests.proxy.replay.replay_support import Run, codex_body, post, record_session
 

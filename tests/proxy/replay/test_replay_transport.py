@@ -15,13 +15,13 @@ import httpx
 import pytest
 from openai import AsyncOpenAI, OpenAI
 
-from harness.client import ResponsesClient
-from harness.config import RetrySettings
-from harness.providers.custom import custom_provider
-from harness.request import build_request
-from proxy.replay import CassetteTransport, RequestView, register_matcher, serve_cassette
-from proxy.replay.matching import MATCHERS
-from proxy.testing import FakeUpstream, SseReply, capture_proxy, response_stream, text_message
+from ctxscope.harness.client import ResponsesClient
+from ctxscope.harness.config import RetrySettings
+from ctxscope.harness.providers.custom import custom_provider
+from ctxscope.harness.request import build_request
+from ctxscope.proxy.replay import CassetteTransport, RequestView, register_matcher, serve_cassette
+from ctxscope.proxy.replay.matching import MATCHERS
+from ctxscope.proxy.testing import FakeUpstream, SseReply, capture_proxy, response_stream, text_message
 from tests.proxy.replay.replay_support import Run, codex_body, headers, post, record_session, turn_replies
 
 RECORDED = Run(cwd="/home/ann/w/repo")

@@ -1,6 +1,6 @@
 """WebSocket replay: turns recorded over a WebSocket are served back over a WebSocket.
 
-Recorded with the real Recorder between a `websockets` client and `proxy.testing.WsUpstream`;
+Recorded with the real Recorder between a `websockets` client and `ctxscope.proxy.testing.WsUpstream`;
 replayed by the real replayer to a `websockets` client, with strict matching.
 """
 
@@ -15,9 +15,9 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from proxy.replay import load_cassette, serve_cassette
-from proxy.testing import WsUpstream
-from proxy.testing.capture import capture_proxy
+from ctxscope.proxy.replay import load_cassette, serve_cassette
+from ctxscope.proxy.testing import WsUpstream
+from ctxscope.proxy.testing.capture import capture_proxy
 
 
 def _turn(ws: Any, marker: str, previous: str | None) -> list[dict[str, Any]]:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from proxy.errors import RecordingError
-from proxy.replay.script import parse_script, read_script
-from proxy.responses import fold_events
+from ctxscope.proxy.errors import RecordingError
+from ctxscope.proxy.replay.script import parse_script, read_script
+from ctxscope.proxy.responses import fold_events
 
 RECORDINGS = Path(__file__).resolve().parents[3] / "recordings"
 

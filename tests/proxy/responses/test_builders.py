@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proxy.responses import (
+from ctxscope.proxy.responses import (
     custom_tool_call,
     fold_events,
     function_call,

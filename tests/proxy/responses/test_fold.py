@@ -6,8 +6,8 @@ import copy
 import json
 from typing import Any
 
-from proxy.responses import accumulate, fold_events, fold_sse_bytes
-from proxy.testing import (
+from ctxscope.proxy.responses import accumulate, fold_events, fold_sse_bytes
+from ctxscope.proxy.testing import (
     custom_tool_call,
     encode_stream,
     function_call,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from proxy.responses import (
+from ctxscope.proxy.responses import (
     SseFrame,
     SseParser,
     encode_event,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from proxy.responses import thread_hint
+from ctxscope.proxy.responses import thread_hint
 
 
 def test_headers_come_first_then_client_metadata_then_prompt_cache_key() -> None:

@@ -1,5 +1,5 @@
 """The wire vocabulary is spelled once: every package reads terminal events, header roles and request
-kinds from `proxy.responses.vocabulary`, and each layer that acts on them agrees with it."""
+kinds from `ctxscope.proxy.responses.vocabulary`, and each layer that acts on them agrees with it."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.wire.stream import ResponseStream
-from proxy.flow_fields import TERMINAL_EVENTS as FLOW_TERMINAL_EVENTS
-from proxy.responses import encode_sse, fold_events
-from proxy.responses.vocabulary import (
+from ctxscope.harness.wire.stream import ResponseStream
+from ctxscope.proxy.flow_fields import TERMINAL_EVENTS as FLOW_TERMINAL_EVENTS
+from ctxscope.proxy.responses import encode_sse, fold_events
+from ctxscope.proxy.responses.vocabulary import (
     COMPACTION_REQUEST_KINDS,
     FINAL_STATUSES,
     PER_REQUEST_HEADERS,
@@ -23,7 +23,7 @@ from proxy.responses.vocabulary import (
     SideKind,
     turn_metadata,
 )
-from proxy.store.codec import VOLATILE_HEADERS
+from ctxscope.proxy.store.codec import VOLATILE_HEADERS
 
 ROOT = Path(__file__).resolve().parents[3]
 PACKAGES = ("proxy", "harness", "inspector", "ctxscope")

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.session.store import SessionStore
-from proxy.errors import ConfigError
-from proxy.files import write_private
-from proxy.store import RecordingWriter, read_recording
+from ctxscope.harness.session.store import SessionStore
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.files import write_private
+from ctxscope.proxy.store import RecordingWriter, read_recording
 from tests.cli_support import run_cli
 from tests.proxy.store.test_writer_secrets import _exchange
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from proxy.errors import RecordingError
-from proxy.model import Exchange, SseEvent, TransportError
-from proxy.store import RecordingWriter, read_recording
+from ctxscope.proxy.errors import RecordingError
+from ctxscope.proxy.model import Exchange, SseEvent, TransportError
+from ctxscope.proxy.store import RecordingWriter, read_recording
 
 SECRET_KEY = "sk-proj-PLANTEDsecretKEY0123456789abcdef"
 SECRET_JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwbGFudGVkLXVzZXIifQ.c2lnbmF0dXJlLXBsYW50ZWQtc2VjcmV0"
@@ -172,7 +172,7 @@ def test_killed_writer_leaves_a_loadable_file(tmp_path: Path) -> None:
 import sys, time
 sys.path.insert(0, {str(Path(__file__).resolve().parents[3])!r})
 from tests.proxy.store.test_store import make_exchange, _msg
-from proxy.store import RecordingWriter
+from ctxscope.proxy.store import RecordingWriter
 writer = RecordingWriter({str(path)!r})
 items = []
 for turn in range(100000):

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from proxy.model import SseEvent
-from proxy.responses import (
+from ctxscope.proxy.model import SseEvent
+from ctxscope.proxy.responses import (
     fold_events,
     function_call,
     reasoning,
@@ -22,9 +22,9 @@ from proxy.responses import (
     sequential_ids,
     text_message,
 )
-from proxy.store import RecordingWriter, read_recording
-from proxy.store.derive import derive_stream
-from proxy.store.rebuild import rebuild_stream
+from ctxscope.proxy.store import RecordingWriter, read_recording
+from ctxscope.proxy.store.derive import derive_stream
+from ctxscope.proxy.store.rebuild import rebuild_stream
 from tests.proxy.store.test_store import SECRET_KEY, _msg, make_exchange
 
 INSTRUCTIONS = "You are a coding agent. Follow the repository's rules. " * 40

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import orjson
 
-from proxy.model import SseEvent
-from proxy.store import RecordingWriter, read_recording
-from proxy.store.codec import apply_order, key_order
+from ctxscope.proxy.model import SseEvent
+from ctxscope.proxy.store import RecordingWriter, read_recording
+from ctxscope.proxy.store.codec import apply_order, key_order
 from tests.proxy.store.test_store import make_exchange
 
 ITEM = {

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from proxy.errors import RecordingError
-from proxy.store import FORMAT_VERSION, RecordingWriter, read_recording
-from proxy.store.json_layout import render
+from ctxscope.proxy.errors import RecordingError
+from ctxscope.proxy.store import FORMAT_VERSION, RecordingWriter, read_recording
+from ctxscope.proxy.store.json_layout import render
 from tests.fixtures.store.make_v1_1 import BODY_RAW, ITEM, exchanges, streams
 from tests.proxy.store.test_store_derive import as_exchange, codex_events
 

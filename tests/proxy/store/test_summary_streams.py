@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from proxy.model import SseEvent
-from proxy.responses import fold_events
-from proxy.store import RecordingWriter, read_recording
-from proxy.store.summary import summarise
+from ctxscope.proxy.model import SseEvent
+from ctxscope.proxy.responses import fold_events
+from ctxscope.proxy.store import RecordingWriter, read_recording
+from ctxscope.proxy.store.summary import summarise
 from tests.proxy.store.test_store import make_exchange
 
 

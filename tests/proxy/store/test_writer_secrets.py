@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from proxy.model import Exchange
-from proxy.store import RecordingWriter, read_recording
+from ctxscope.proxy.model import Exchange
+from ctxscope.proxy.store import RecordingWriter, read_recording
 from tests.proxy.redact import samples_support as samples
 
 

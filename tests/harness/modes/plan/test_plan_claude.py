@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from harness.context import classify_text
-from harness.events import ModeChange, PlanSubmitted
-from harness.modes.plan.texts import CLAUDE_ACTIVE_REMINDER, CLAUDE_PLAN_TEXT, IMPLEMENT_PROMPT
-from harness.runtime import AgentRuntime
-from harness.tools import ApprovalRequest
+from ctxscope.harness.context import classify_text
+from ctxscope.harness.events import ModeChange, PlanSubmitted
+from ctxscope.harness.modes.plan.texts import CLAUDE_ACTIVE_REMINDER, CLAUDE_PLAN_TEXT, IMPLEMENT_PROMPT
+from ctxscope.harness.runtime import AgentRuntime
+from ctxscope.harness.tools import ApprovalRequest
 from tests.harness.harness_support import make_repo, run_agent, write_script
 
 PLAN = "## Plan\n1. Add greet() in pkg/greet.py\n2. Test it\n"

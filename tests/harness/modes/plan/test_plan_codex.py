@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from harness.commands import run_command
-from harness.events import (
+from ctxscope.harness.commands import run_command
+from ctxscope.harness.events import (
     AssistantMessage,
     ModeChange,
     Notice,
@@ -26,16 +26,16 @@ from harness.events import (
     PlanSubmitted,
     TextDelta,
 )
-from harness.modes.plan import IMPLEMENT_PROMPT, NO_DRAFT, NO_PLAN_TO_APPROVE, PlanState
-from harness.modes.plan.texts import CODEX_PLAN_TEXT
-from harness.repl import review_menu, run_repl
-from harness.runtime import AgentOptions, AgentRuntime
-from harness.tools import still_planning
-from harness.tools.gate import UPDATE_PLAN_IN_PLAN_MODE
-from inspector.analysis import analyse_recording
-from proxy.errors import ConfigError
-from proxy.home import sessions_dir
-from proxy.store.reader import read_recording
+from ctxscope.harness.modes.plan import IMPLEMENT_PROMPT, NO_DRAFT, NO_PLAN_TO_APPROVE, PlanState
+from ctxscope.harness.modes.plan.texts import CODEX_PLAN_TEXT
+from ctxscope.harness.repl import review_menu, run_repl
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.harness.tools import still_planning
+from ctxscope.harness.tools.gate import UPDATE_PLAN_IN_PLAN_MODE
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.home import sessions_dir
+from ctxscope.proxy.store.reader import read_recording
 from tests.cli_support import run_cli, run_cli_process
 from tests.harness.harness_support import (
     PINNED_CONTEXT,

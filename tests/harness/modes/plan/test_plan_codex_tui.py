@@ -23,13 +23,13 @@ from typing import Any
 
 import pytest
 
-from harness.context import classify_text
-from harness.modes.plan import IMPLEMENT_PROMPT
-from harness.repl import run_repl
-from harness.runtime import AgentOptions, AgentRuntime
-from inspector.analysis import analyse_recording
-from proxy.store.reader import read_recording
-from proxy.testing import (
+from ctxscope.harness.context import classify_text
+from ctxscope.harness.modes.plan import IMPLEMENT_PROMPT
+from ctxscope.harness.repl import run_repl
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.proxy.store.reader import read_recording
+from ctxscope.proxy.testing import (
     FakeUpstream,
     RecordedRequest,
     SseReply,

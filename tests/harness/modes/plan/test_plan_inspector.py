@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from harness.runtime import AgentRuntime
-from inspector.analysis import analyse_recording
+from ctxscope.harness.runtime import AgentRuntime
+from ctxscope.inspector.analysis import analyse_recording
 from tests.cli_support import run_cli
 from tests.harness.harness_support import make_repo, run_agent, write_script
 

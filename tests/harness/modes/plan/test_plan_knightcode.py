@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from harness.commands import run_command
-from harness.context import classify_text
-from harness.events import Notice, PlanSubmitted, QuestionAnswered, QuestionAsked
-from harness.modes.plan import NO_DRAFT, NO_PLAN_TO_APPROVE
-from harness.modes.plan.texts import KNIGHT_PLAN_TEXT, PLAN_SUBMITTED_SIBLING
-from harness.runtime import AgentOptions, AgentRuntime
-from harness.tools import still_planning
-from proxy.errors import ConfigError
-from proxy.store.reader import read_recording
+from ctxscope.harness.commands import run_command
+from ctxscope.harness.context import classify_text
+from ctxscope.harness.events import Notice, PlanSubmitted, QuestionAnswered, QuestionAsked
+from ctxscope.harness.modes.plan import NO_DRAFT, NO_PLAN_TO_APPROVE
+from ctxscope.harness.modes.plan.texts import KNIGHT_PLAN_TEXT, PLAN_SUBMITTED_SIBLING
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.harness.tools import still_planning
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.store.reader import read_recording
 from tests.cli_support import run_cli
 from tests.harness.harness_support import assert_calls_paired, make_repo, run_agent, write_script
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.modes.plan import ProposedPlanParser, Segment, split_proposed_plan
+from ctxscope.harness.modes.plan import ProposedPlanParser, Segment, split_proposed_plan
 
 ANSWER = "Looked at the repo.\n<proposed_plan>\n# Add greet\n1. add greet()\n</proposed_plan>\nSay go.\n"
 

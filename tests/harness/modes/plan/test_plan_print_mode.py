@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.modes.plan.texts import NO_PLAN_EXIT_CODE
+from ctxscope.harness.modes.plan.texts import NO_PLAN_EXIT_CODE
 from tests.cli_support import CliResult, run_cli
 from tests.harness.harness_support import make_repo, write_script
 

@@ -13,16 +13,16 @@ from typing import Any
 
 import pytest
 
-from harness.commands import run_command
-from harness.events import PlanSubmitted
-from harness.modes.plan import IMPLEMENT_PROMPT
-from harness.modes.plan.texts import already_approved
-from harness.repl import STILL_PLANNING, review_menu, run_repl
-from harness.runtime import AgentOptions, AgentRuntime
-from harness.terminal_prompts import terminal_ask
-from harness.tools import Question, QuestionOption
-from proxy.errors import ConfigError
-from proxy.store.reader import read_recording
+from ctxscope.harness.commands import run_command
+from ctxscope.harness.events import PlanSubmitted
+from ctxscope.harness.modes.plan import IMPLEMENT_PROMPT
+from ctxscope.harness.modes.plan.texts import already_approved
+from ctxscope.harness.repl import STILL_PLANNING, review_menu, run_repl
+from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.harness.terminal_prompts import terminal_ask
+from ctxscope.harness.tools import Question, QuestionOption
+from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.store.reader import read_recording
 from tests.harness.harness_support import PINNED_CONTEXT, make_repo, write_script
 
 PLAN = "# Goal\nAdd greet().\n"

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.modes.plan import IMPLEMENT_PROMPT
-from harness.repl import STILL_PLANNING
-from proxy.testing import FakeUpstream, RecordedRequest, SseReply, response_stream, text_message
-from proxy.testing.upstream import Reply, default_reply
+from ctxscope.harness.modes.plan import IMPLEMENT_PROMPT
+from ctxscope.harness.repl import STILL_PLANNING
+from ctxscope.proxy.testing import FakeUpstream, RecordedRequest, SseReply, response_stream, text_message
+from ctxscope.proxy.testing.upstream import Reply, default_reply
 from tests.harness.harness_support import make_repo, write_config
 
 ANSWER = "Looked around.\n<proposed_plan>\n# Greet\n1. Add greet() to pkg/greet.py\n</proposed_plan>\n"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.events import Notice
-from harness.modes.plan.texts import recognise_workspace_note, workspace_note
-from harness.modes.plan.workspace import changed_outside, changed_paths, take_snapshot
+from ctxscope.harness.events import Notice
+from ctxscope.harness.modes.plan.texts import recognise_workspace_note, workspace_note
+from ctxscope.harness.modes.plan.workspace import changed_outside, changed_paths, take_snapshot
 from tests.harness.harness_support import make_repo, run_agent, write_script
 
 
