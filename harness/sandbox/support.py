@@ -1,8 +1,9 @@
 """What this machine's kernel lets the agent enforce, how a command is wrapped, and the words for it.
 
 `capabilities()` probes once per process, for real: Landlock's ABI by its syscall, and namespaces
-by running the wrapper's `--probe` (a child enters a user, network and mount namespace and checks
-that a read-only bind holds). `enforcement(mode, network, caps)` is the one sentence the person
+and seccomp by running the wrapper's `--probe` (a child enters a user, network and mount namespace
+and checks that a read-only bind holds; another installs the syscall filter and checks that
+`io_uring_setup` fails with EPERM). `enforcement(mode, network, caps)` is the one sentence the person
 (`/status`, the start notice) and the model (the permissions fragment) are told; it names what is
 enforced and how, and says plainly what is not.
 """
@@ -40,6 +41,8 @@ class Capabilities:
     """0: no Landlock (nothing on the filesystem is enforced)."""
     namespaces: bool = False
     """Unprivileged user + network + mount namespaces work."""
+    seccomp: bool = False
+    """The syscall filter installs and holds (`ctxscope.harness.sandbox.seccomp`)."""
 
     @property
     def landlock(self) -> bool:
@@ -49,7 +52,8 @@ class Capabilities:
         """One line for `/status`: what the kernel has."""
         fs = f"Landlock ABI {self.landlock_abi}" if self.landlock else "no Landlock"
         ns = "user/network/mount namespaces" if self.namespaces else "no unprivileged user namespaces"
-        return f"{fs}, {ns}"
+        sc = "seccomp filter" if self.seccomp else "no seccomp filter"
+        return f"{fs}, {ns}, {sc}"
 
 
 _lock = threading.Lock()
@@ -69,7 +73,11 @@ def _probe() -> Capabilities:
             stdin=subprocess.DEVNULL,
         )
         found = dict(line.split(" ", 1) for line in done.stdout.splitlines() if " " in line)
-        return Capabilities(landlock_abi=int(found["landlock_abi"]), namespaces=found["namespaces"] == "1")
+        return Capabilities(
+            landlock_abi=int(found["landlock_abi"]),
+            namespaces=found["namespaces"] == "1",
+            seccomp=found.get("seccomp") == "1",
+        )
     except (OSError, subprocess.SubprocessError, ValueError, KeyError):
         return Capabilities(landlock_abi=abi, namespaces=False)
 
@@ -109,6 +117,7 @@ def policy_for(mode: str, roots: Iterable[str], *, network: bool, caps: Capabili
         protect_git=git if caps.namespaces else (),
         landlock=caps.landlock,
         namespaces=caps.namespaces and (not network or bool(git)),
+        seccomp=caps.seccomp,
     )
 
 
@@ -128,6 +137,11 @@ def _held_and_missing(mode: str, network: bool, caps: Capabilities) -> tuple[lis
             held.append("`.git` is read-only (a read-only bind mount)")
         else:
             missing.append("read-only `.git` (no user namespaces)")
+    if caps.seccomp:
+        held.append(
+            "io_uring, kernel keyrings, bpf, perf events, userfaultfd, kexec and module loading fail "
+            "with EPERM (a seccomp filter)"
+        )
     if not network:
         if caps.namespaces:
             held.append("there is no network, loopback included (a network namespace)")
