@@ -31,7 +31,13 @@ from ctxscope.harness.tools.base import ToolError, ToolKind, ToolResult, functio
 from ctxscope.harness.tools.call_context import ApprovalRequest, ToolContext
 from ctxscope.harness.tools.command_output import BYTES_PER_TOKEN, MAX_OUTPUT_TOKENS, HeadTail, approx_tokens
 from ctxscope.harness.tools.exec_sessions import SessionManager
-from ctxscope.harness.tools.git_guard import GIT_HARDENING_NOTE, git_environment, harden_git_command
+from ctxscope.harness.tools.git_guard import (
+    GIT_HARDENING_NOTE,
+    POSIX_SHELLS,
+    git_environment,
+    harden_git_command,
+)
+from ctxscope.harness.tools.git_shim import clean_git_environment, shim_command, shim_environment
 from ctxscope.harness.tools.sandbox import (
     ESCALATE,
     SANDBOX_PERMISSIONS,
@@ -66,6 +72,9 @@ def _command_env(ctx: ToolContext) -> dict[str, str]:
     # Credentials in the agent's own environment are not handed to commands the model writes (the rule
     # is in shell_env.py); `ctx.env` can still pass a variable on purpose.
     env = command_environment(os.environ, ctx.env_allow)
+    # Nor the agent's GIT_* variables: GIT_CONFIG_*, GIT_EXTERNAL_DIFF, GIT_DIR would steer the git
+    # the model runs (which program, which repository).
+    env = clean_git_environment(env)
     # Pagers and colour codes would hang or clutter a non-interactive run.
     env.update({"PAGER": "cat", "GIT_PAGER": "cat", "NO_COLOR": "1", "TERM": "dumb"})
     env.update(ctx.env or {})
@@ -212,14 +221,16 @@ class ExecCommand:
         # A command the person approved runs as approved, outside the OS sandbox (an escalation
         # asked for exactly that); everything else runs confined (danger-full-access has none).
         policy = command_policy(ctx, escalated=approval_note is not None)
+        env = _command_env(ctx)
+        if hardened:
+            env = git_environment(env)
+        elif policy.confine and ctx.sandbox_mode == "workspace-write":
+            # Any git it runs (its own, a script's): without the repository's programs (git_shim).
+            env, shim = shim_environment(env)
+            if shim is not None and Path(shell).name in POSIX_SHELLS:
+                cmd = shim_command(cmd, shim)
         start = time.monotonic()
-        session = self.sessions.start(
-            [shell, "-lc" if a.login else "-c", cmd],
-            workdir,
-            git_environment(_command_env(ctx)) if hardened else _command_env(ctx),
-            a.tty,
-            policy,
-        )
+        session = self.sessions.start([shell, "-lc" if a.login else "-c", cmd], workdir, env, a.tty, policy)
         snap = self.sessions.collect(session, yield_seconds(a.yield_time_ms, DEFAULT_YIELD_MS))
         exit_code = snap.exit.code if snap.exit else None
         text = format_output(
