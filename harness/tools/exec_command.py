@@ -83,7 +83,7 @@ def _command_env(ctx: ToolContext) -> dict[str, str]:
 
 def format_output(
     start: float,
-    output: HeadTail | bytes,
+    output: HeadTail,
     cap: int,
     *,
     exit_code: int | None,
@@ -94,10 +94,6 @@ def format_output(
     sandbox_note: str | None = None,
 ) -> str:
     """Codex's header (chunk id, wall time, status, token count) then the output of this call."""
-    if isinstance(output, bytes | bytearray):
-        whole = HeadTail(len(output) * 2 + 2)
-        whole.feed(bytes(output))
-        output = whole
     sink = output.narrowed(cap)
     status = (
         f"Process exited with code {exit_code}"

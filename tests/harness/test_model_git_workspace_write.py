@@ -154,8 +154,8 @@ def clean_git_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name)
 
 
-def _model_runs(repo: Path, tmp_path: Path, cmd: str) -> str:
-    call = {"name": "exec_command", "arguments": {"cmd": cmd, "login": False, "yield_time_ms": 60_000}}
+def _model_runs(repo: Path, tmp_path: Path, cmd: str, *, login: bool = False) -> str:
+    call = {"name": "exec_command", "arguments": {"cmd": cmd, "login": login, "yield_time_ms": 60_000}}
     script = write_script(tmp_path / "s.json", [{"output": [{"function_call": call}]}, {"text": "ok"}])
     run = run_agent(repo, script, ["look at the repo"], tmp_path / "cap.jsonl")
     (output,) = [i["output"] for i in run.bodies()[1]["input"] if i["type"] == "function_call_output"]
@@ -175,6 +175,22 @@ def test_the_models_git_runs_no_planted_program(
     assert "Process exited with code" in output, output
     if plant in FROM_CONFIG:
         assert TURNED_OFF in output, output
+
+
+@needs_sandbox
+def test_a_login_shell_whose_profile_sets_path_still_gets_the_guarded_git(
+    tmp_path: Path, ctxscope_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = committed_repo(tmp_path / "repo")
+    program, marker = planted(tmp_path)
+    fsmonitor(repo, program, tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".bash_profile").write_text("PATH=/usr/local/bin:/usr/bin:/bin; export PATH\n")  # as /etc/profile does
+    monkeypatch.setenv("HOME", str(home))
+    output = _model_runs(repo, tmp_path, "git status", login=True)
+    assert not marker.exists(), output
+    assert TURNED_OFF in output, output
 
 
 @needs_sandbox

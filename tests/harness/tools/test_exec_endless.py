@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from tools_support import call, make_router
 
-from ctxscope.harness.tools.command_output import READ_CAP
+from ctxscope.harness.tools.command_output import READ_CAP, HeadTail
 from tests.harness.harness_support import make_repo, write_script
 
 MEMORY_BOUND_KB = 256 * 1024
@@ -88,3 +89,32 @@ def test_polling_an_endless_command_is_bounded_too(tmp_path: Path) -> None:
             assert body.startswith("x\n") and body.endswith("x\n")
     finally:
         router.close()
+
+
+def test_head_and_tail_are_the_streams_own_at_every_cut() -> None:
+    # Random chunkings of a known stream: what is kept is exactly its first and last bytes, at the
+    # reader's cap and after narrowing to a call's budget, and the count is of every byte.
+    rng = random.Random(7)
+    stream = bytes(rng.randrange(256) for _ in range(50_000))
+    for cap, budget in ((1_000, 300), (10_000, 10_000), (100_000, 2_000), (64, 63), (200_000, 150_000)):
+        sink = HeadTail(cap)
+        at = 0
+        while at < len(stream):
+            size = rng.choice((1, 7, 100, 4096, 20_000))
+            sink.feed(stream[at : at + size])
+            at += size
+        assert sink.total == len(stream)
+        half = cap // 2
+        assert bytes(sink.head) == stream[:half] and sink.tail == stream[half:][-half:]
+        assert sink.kept() == stream[:half] + stream[half:][-half:]
+        narrow, small = sink.narrowed(budget), budget // 2
+        assert bytes(narrow.head) == stream[:small] and narrow.tail == stream[small:][-small:]
+        assert narrow.omitted == max(len(stream) - 2 * small, 0)
+
+
+def test_a_cut_never_splits_a_character() -> None:
+    sink = HeadTail(11)  # halves of 5 bytes: "ééé" is 6 bytes, so both cuts fall inside a character
+    sink.feed("ééé".encode() + b"x" * 100 + "ééé".encode())
+    text = sink.text()
+    assert "\ufffd" not in text
+    assert text == f"éé…{(sink.omitted + 3) // 4} tokens truncated…éé"
