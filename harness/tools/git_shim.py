@@ -80,6 +80,7 @@ while IFS= read -r -d '' scope && IFS= read -r -d '' entry; do
   lower=${key,,}
   case $lower in
     core.fsmonitor) [[ ${value,,} =~ ^(false|no|off|0|)$ ]] && continue ;;
+    pager.*) [[ ${value,,} =~ ^(true|false|yes|no|on|off|1|0|)$ ]] && continue ;;  # a switch, not a program
     filter.*)
       driver=${key#filter.}; driver=${driver%.*}
       if [[ ${driver,,} == lfs && $value =~ ^git[-\ ]lfs\ (filter-process|clean|smudge)( |$) ]]; then continue; fi
