@@ -4,8 +4,8 @@ The policy is plain data; it crosses to the wrapper as options on its command li
 
     confine=False            danger-full-access, or an approved command: only process tracking
     writable=()              read-only: no writes anywhere (the usual devices excepted)
-    writable=(cwd, /tmp, …)  workspace-write: writes only beneath these; `.git` at the top of each
-                             stays read-only (`protect_git`)
+    writable=(cwd, /tmp, …)  workspace-write: writes only beneath these; every `.git` beneath them
+                             (nested repositories' too) stays read-only (`protect_git`)
     network=False            no network at all, loopback included
     seccomp=True             the syscalls no command needs fail with EPERM (`seccomp`)
 
