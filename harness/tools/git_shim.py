@@ -6,7 +6,9 @@ Makefile of its runs) would run them, inside the sandbox but with the workspace 
 confined command finds this `git` first on its PATH (a small shell script in the ctxscope home, the
 real git's path written into it). Each time it runs, it reads the repository's own config (scopes
 `local` and `worktree`, `include.path`/`includeIf` followed, in the directory and with the `-C`/
-`--git-dir` options git itself will use) and runs the real git with:
+`--git-dir` options git itself will use) and its submodules' (`<git dir>/modules/**/config`: git
+descends into them with git processes of its own, which inherit the options below), and runs the
+real git with:
 
 - always: `--no-pager`, `core.fsmonitor=false` and `core.hooksPath=/dev/null` (command-line config,
   which wins over every file and reaches the git processes git starts itself: a submodule's
@@ -74,16 +76,15 @@ rest=("$@")
 opts=(--no-pager -c core.fsmonitor=false -c core.hooksPath=/dev/null -c log.showSignature=false)
 off=()
 filters=" "
-while IFS= read -r -d '' scope && IFS= read -r -d '' entry; do
-  [[ $scope == local || $scope == worktree ]] || continue
+judge() {  # one config entry ("key\nvalue"): the options that turn its program off, and its name
+  local entry=$1 key value driver
   key=${entry%%$'\n'*}; value=""; [[ $entry == *$'\n'* ]] && value=${entry#*$'\n'}
-  lower=${key,,}
-  case $lower in
-    core.fsmonitor) [[ ${value,,} =~ ^(false|no|off|0|)$ ]] && continue ;;
-    pager.*) [[ ${value,,} =~ ^(true|false|yes|no|on|off|1|0|)$ ]] && continue ;;  # a switch, not a program
+  case ${key,,} in
+    core.fsmonitor) [[ ${value,,} =~ ^(false|no|off|0|)$ ]] && return ;;
+    pager.*) [[ ${value,,} =~ ^(true|false|yes|no|on|off|1|0|)$ ]] && return ;;  # a switch, not a program
     filter.*)
       driver=${key#filter.}; driver=${driver%.*}
-      if [[ ${driver,,} == lfs && $value =~ ^git[-\ ]lfs\ (filter-process|clean|smudge)( |$) ]]; then continue; fi
+      if [[ ${driver,,} == lfs && $value =~ ^git[-\ ]lfs\ (filter-process|clean|smudge)( |$) ]]; then return; fi
       if [[ $filters != *" $driver "* ]]; then
         filters+="$driver "
         opts+=(-c "filter.$driver.clean=" -c "filter.$driver.smudge=" -c "filter.$driver.process="
@@ -95,14 +96,27 @@ while IFS= read -r -d '' scope && IFS= read -r -d '' entry; do
     gpg.program|gpg.openpgp.program) opts+=(-c "$key=gpg") ;;
     gpg.x509.program) opts+=(-c "$key=gpgsm") ;;
     gpg.ssh.program) opts+=(-c "$key=ssh-keygen") ;;
-    gpg.*) continue ;;
+    gpg.*) return ;;
     interactive.difffilter) opts+=(-c interactive.diffFilter=cat) ;;
     core.editor|sequence.editor|merge.*) opts+=(-c "$key=false") ;;
     remote.*.uploadpack) opts+=(-c "$key=git-upload-pack") ;;
     remote.*.receivepack) opts+=(-c "$key=git-receive-pack") ;;
   esac
-  off+=("$key")
+  [[ " ${off[*]} " == *" $key "* ]] || off+=("$key")
+}
+while IFS= read -r -d '' scope && IFS= read -r -d '' entry; do
+  [[ $scope == local || $scope == worktree ]] && judge "$entry"
 done < <("$real" "${globals[@]}" config --show-scope --includes -z --get-regexp '@KEYS@' 2>/dev/null)
+# Submodules' own config: git status/diff descend into them with git processes of their own, which
+# inherit the command-line config above but read their config themselves.
+common=$("$real" "${globals[@]}" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)
+if [[ -n $common && -d $common/modules ]]; then
+  while IFS= read -r -d '' file; do
+    while IFS= read -r -d '' entry; do judge "$entry"; done < <(
+      "$real" config --file "$file" --includes -z --get-regexp '@KEYS@' 2>/dev/null)
+  done < <(find "$common/modules" \( -name objects -o -name refs -o -name logs \) -prune \
+             -o -type f -name config -print0 2>/dev/null)
+fi
 if ((${#off[@]})); then
   list=""; for key in "${off[@]}"; do list+="${list:+, }$key"; done
   printf '%s\n' "git: ctxscope turned off the programs this repository's git config sets ($list)" >&2

@@ -103,6 +103,14 @@ def submodule_fsmonitor(repo: Path, program: str, tmp: Path) -> str:
     return "git status"
 
 
+def submodule_filter(repo: Path, program: str, tmp: Path) -> str:
+    sub = committed_repo(tmp / "subsource")
+    git(repo, "submodule", "add", "-q", str(sub), "sub")
+    git(repo / "sub", "config", "filter.x.clean", program)
+    _attributes(repo / "sub", "*.txt filter=x\n")
+    return "git status && git diff"
+
+
 def env_config_fsmonitor(repo: Path, program: str, tmp: Path) -> str:
     os.environ.update({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.fsmonitor", "GIT_CONFIG_VALUE_0": program})
     return "git status"
@@ -137,13 +145,14 @@ PLANTS: dict[str, Callable[[Path, str, Path], str]] = {
     "textconv": textconv,
     "diff-driver-command": diff_driver_command,
     "submodule-fsmonitor": submodule_fsmonitor,
+    "submodule-filter": submodule_filter,
     "GIT_CONFIG_env": env_config_fsmonitor,
     "GIT_EXTERNAL_DIFF_env": env_external_diff,
     "gitfile-elsewhere": gitfile_elsewhere,
     "script-runs-git": script_runs_git,
 }
 FROM_CONFIG = {"fsmonitor", "filter-process", "filter-clean", "include-if-diff-external", "textconv"}
-FROM_CONFIG |= {"diff-driver-command", "gitfile-elsewhere", "script-runs-git"}
+FROM_CONFIG |= {"diff-driver-command", "gitfile-elsewhere", "script-runs-git", "submodule-filter"}
 
 
 @pytest.fixture
