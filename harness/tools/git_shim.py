@@ -19,8 +19,9 @@ real git with:
   `credential.helper` reset, `core.askPass` emptied, `core.sshCommand` back to `ssh`, the
   `gpg.*program`s back to `gpg`/`gpgsm`/`ssh-keygen`, `interactive.diffFilter` to `cat`, `core.editor`/
   `sequence.editor` and merge drivers to `false`, `remote.*.uploadpack`/`receivepack` back to git's own;
-  and then one line on stderr names what was turned off. `diff.external`, a diff driver's
-  `textconv`/`command` and pagers are named there too: the options above keep them from running.
+  `diff.external` and a diff driver's `textconv`/`command` emptied (the options above already keep
+  them from running; emptied, an explicit `--ext-diff` fails instead), pagers to `cat`/`false`;
+  and then one line on stderr names what was turned off.
 
 The environment's `GIT_*` variables never reach a model command (`clean_git_environment`), so
 `GIT_CONFIG_*`, `GIT_EXTERNAL_DIFF`, `GIT_DIR` of the agent's own shell cannot steer its git. A git
@@ -81,7 +82,13 @@ judge() {  # one config entry ("key\nvalue"): the options that turn its program 
   key=${entry%%$'\n'*}; value=""; [[ $entry == *$'\n'* ]] && value=${entry#*$'\n'}
   case ${key,,} in
     core.fsmonitor) [[ ${value,,} =~ ^(false|no|off|0|)$ ]] && return ;;
-    pager.*) [[ ${value,,} =~ ^(true|false|yes|no|on|off|1|0|)$ ]] && return ;;  # a switch, not a program
+    pager.*)
+      [[ ${value,,} =~ ^(true|false|yes|no|on|off|1|0|)$ ]] && return  # a switch, not a program
+      opts+=(-c "$key=false") ;;
+    core.pager) opts+=(-c core.pager=cat) ;;
+    # Emptied as well as switched off by the options below: an explicit --ext-diff or --textconv
+    # (or a command without those options) then fails instead of running the repository's program.
+    diff.external|diff.*.command|diff.*.textconv) opts+=(-c "$key=") ;;
     filter.*)
       driver=${key#filter.}; driver=${driver%.*}
       if [[ ${driver,,} == lfs && $value =~ ^git[-\ ]lfs\ (filter-process|clean|smudge)( |$) ]]; then return; fi
