@@ -83,6 +83,11 @@ def include_if_external_diff(repo: Path, program: str, tmp: Path) -> str:
     return "git diff"
 
 
+def explicit_ext_diff(repo: Path, program: str, tmp: Path) -> str:
+    git(repo, "config", "diff.external", program)
+    return "git diff --ext-diff; git -p log -1 --ext-diff -p; true"
+
+
 def textconv(repo: Path, program: str, tmp: Path) -> str:
     git(repo, "config", "diff.x.textconv", program)
     _attributes(repo, "*.txt diff=x\n")
@@ -142,6 +147,7 @@ PLANTS: dict[str, Callable[[Path, str, Path], str]] = {
     "filter-process": filter_process,
     "filter-clean": filter_clean,
     "include-if-diff-external": include_if_external_diff,
+    "explicit-ext-diff": explicit_ext_diff,
     "textconv": textconv,
     "diff-driver-command": diff_driver_command,
     "submodule-fsmonitor": submodule_fsmonitor,
@@ -152,7 +158,7 @@ PLANTS: dict[str, Callable[[Path, str, Path], str]] = {
     "script-runs-git": script_runs_git,
 }
 FROM_CONFIG = {"fsmonitor", "filter-process", "filter-clean", "include-if-diff-external", "textconv"}
-FROM_CONFIG |= {"diff-driver-command", "gitfile-elsewhere", "script-runs-git", "submodule-filter"}
+FROM_CONFIG |= {"diff-driver-command", "gitfile-elsewhere", "script-runs-git", "submodule-filter", "explicit-ext-diff"}
 
 
 @pytest.fixture
