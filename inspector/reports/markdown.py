@@ -177,7 +177,7 @@ def _pair_bits(pair: PairDoc) -> dict[str, list[str]]:
     bits["instructions_diff"] = ["instructions differ"] if pair.instructions_diff else []
     t = pair.tools
     bits["tools"] = [f"tool -{n}" for n in t.removed] + [f"tool +{n}" for n in t.added]
-    bits["tools"] += [f"tool ~{n}" for n in t.changed]
+    bits["tools"] += [f"tool ~{n}: " + " ".join(f"`{x}`" for x in said) for n, said in t.changed.items()]
     bits["items_diff"] = [f"items {x}" for x in pair.items_diff]
     bits["fragments_diff"] = [
         f"{f.fragment} text differs: " + " ".join(f.diff[:6]) + (f" … {f.more} more" if f.more else "")

@@ -111,7 +111,8 @@ class ToolsDoc(Doc):
     added: list[str]
     removed: list[str]
     changed: dict[str, list[str]]
-    """Tool name → the JSON paths that differ."""
+    """Tool name → its changes as text lines (`ctxscope.proxy.replay.tool_diff.FieldChange.lines`): a changed
+    text as `PATH:` then `-old` and `+new` lines, anything else as `PATH: old → new`, `+PATH: new`, `-PATH: old`."""
     reordered: bool
     """Same tools in another order: no change of content, but it breaks the cached prefix."""
 
