@@ -426,6 +426,11 @@ class CompareSummary(Doc):
     else ("identical apart from: endpoint"); null otherwise."""
     verdicts: dict[str, int] = {}
     """How many pairs got each `verdict`."""
+    normalised: list[str] = []
+    """What was normalised before comparing, as strict replay normalises (the path pairs under the
+    recorded roots, temp dirs, ids, dates, volatile metadata), one phrase each; empty with `raw`."""
+    raw: bool = False
+    """True: compared as sent (`compare --raw`), nothing normalised."""
 
 
 class CompareThreadsDoc(Doc):

@@ -105,6 +105,10 @@ def render_compare(report: CompareReport, console: Console) -> None:
         line(console, ("warning: ", "yellow"), warning)
     for note in report.notes:
         line(console, ("note: ", "yellow"), note)
+    if summary.raw:
+        line(console, ("compared as sent", "bold"), ("  (--raw: nothing normalised)", "dim"))
+    elif summary.normalised:
+        line(console, ("normalised as strict replay does: ", "bold"), "; ".join(summary.normalised))
     repeated = _repeated_summary(report, console)
     for pair in report.turns:
         row = (f"  turn {pair.turn:<3}", "bold")
