@@ -17,6 +17,7 @@ from ctxscope.proxy.model import Exchange
 from ctxscope.proxy.responses import thread_hint
 from ctxscope.proxy.responses.vocabulary import (
     FINAL_STATUSES,
+    MODEL_ENDPOINTS,
     SIDE_SOURCES,
     RequestKind,
     SideKind,
@@ -144,7 +145,7 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
             continue
         body = _request_body(exchange)
         where = f"exchange {exchange.id} ({exchange.method} {exchange.url})"
-        if exchange.endpoint not in ("responses", "responses/compact", "websocket"):
+        if exchange.endpoint not in MODEL_ENDPOINTS:
             if body is not None and ("messages" in body or "prompt" in body):
                 warnings.append(f"{where} is not a Responses request; skipped")
             continue
