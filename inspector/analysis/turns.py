@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ctxscope.inspector.analysis.inputs import input_list
 from ctxscope.inspector.analysis.items import Item
 from ctxscope.proxy.model import Exchange
 from ctxscope.proxy.responses import thread_hint
@@ -86,13 +87,6 @@ def _request_body(exchange: Exchange) -> dict[str, Any] | None:
     return body
 
 
-def _input_list(body: dict[str, Any]) -> list[Any]:
-    value = body.get("input")
-    if isinstance(value, str):
-        return [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": value}]}]
-    return list(value) if isinstance(value, list) else []
-
-
 def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any], dict[str, Any] | None]:
     """(status, error, response id, output items, usage) of one exchange."""
     response = exchange.response
@@ -152,7 +146,7 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
         if body is None or ("input" not in body and "previous_response_id" not in body):
             warnings.append(f"{where} has no Responses request body (no `input`); skipped")
             continue
-        sent = _input_list(body)
+        sent = input_list(body)
         prev_id = body.get("previous_response_id")
         prev_id = prev_id if isinstance(prev_id, str) and prev_id else None
         full, resolved = sent, True

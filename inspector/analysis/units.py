@@ -39,8 +39,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ctxscope.inspector.analysis.instructions import mark_base_prompt
-from ctxscope.inspector.analysis.items import Item, ItemClassifier
+from ctxscope.inspector.analysis.inputs import classify_input, input_list
+from ctxscope.inspector.analysis.items import Item
 from ctxscope.inspector.analysis.tokens import count_text
 
 __all__ = [
@@ -304,11 +304,8 @@ def request_units(body: Mapping[str, Any]) -> RequestUnits:
                 "parameter", f"param:{name}", f"parameter {name}", value, count_text(text), _preview(text)
             )
             build.atoms.append(_Atom(unit_id, "parameter", value, name=name))
-    raw_input = body.get("input")
-    items_raw: list[Any] = (
-        list(raw_input) if isinstance(raw_input, list) else [] if raw_input is None else [raw_input]
-    )
-    items = mark_base_prompt(ItemClassifier().classify(items_raw), body)
+    items_raw = input_list(body)  # a plain-string input is one user message, as everywhere
+    items = classify_input(items_raw, body)
     groups = _history_groups(items)
     group_units: dict[int, str] = {}
     for item in items:

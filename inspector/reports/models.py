@@ -16,6 +16,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from ctxscope.harness.context import world_fields
+from ctxscope.inspector.analysis.mode_events import ModeEventKind
 from ctxscope.inspector.reports.world import PUBLISHED_KEYS
 
 __all__ = [
@@ -162,15 +163,7 @@ class FragmentChangeDoc(Doc):
 class ModeEventDoc(Doc):
     """One thing plan mode did in a turn (`ctxscope.inspector.analysis.mode_events`)."""
 
-    kind: Literal[
-        "mode_change",
-        "plan_submitted",
-        "tool_blocked",
-        "tool_not_run",
-        "workspace_changed",
-        "plan_reminder",
-        "plan_handoff",
-    ]
+    kind: ModeEventKind
     sentence: str
     """`mode default → plan`, `plan submitted (revision 2)`, `tool apply_patch blocked while planning`."""
 
