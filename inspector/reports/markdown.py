@@ -221,6 +221,12 @@ def _compare(report: CompareReport) -> list[str]:
         *[f"> warning: {w}" for w in report.warnings],
         *[f"> note: {n}" for n in report.notes],
         *([""] if report.warnings or report.notes else []),
+        *(["**Compared as sent** (`--raw`: nothing normalised)", ""] if report.summary.raw else []),
+        *(
+            ["**Normalised as strict replay does:** " + "; ".join(report.summary.normalised), ""]
+            if report.summary.normalised
+            else []
+        ),
         *_repeated(report),
         "| turn | same | differences |",
         "|---:|---|---|",

@@ -44,6 +44,8 @@ def test_the_summary_says_what_was_normalised_and_raw_shows_it_all() -> None:
     text = run_cli("compare", str(CODEX / "alice.jsonl"), str(CODEX / "ci-7.jsonl")).stdout
     assert "normalised as strict replay does: paths under A " in text
     assert "identical apart from: endpoint" in text
+    markdown = run_cli("compare", str(CODEX / "alice.jsonl"), str(CODEX / "ci-7.jsonl"), "-f", "markdown").stdout
+    assert "**Normalised as strict replay does:** paths under A " in markdown
     raw = _compare("alice.jsonl", "ci-7.jsonl", "--raw")
     assert raw["summary"]["raw"] is True and raw["summary"]["normalised"] == []
     first = raw["turns"][0]
