@@ -109,7 +109,7 @@ CONVERSATION_KEYS = (MetadataKey.THREAD_ID.value, MetadataKey.SESSION_ID.value)
 
 
 class Endpoint(StrEnum):
-    """What a request is to (`proxy.model.EndpointKind`, `proxy.endpoints.classify_endpoint`)."""
+    """What a request is to (`ctxscope.proxy.model.EndpointKind`, `ctxscope.proxy.endpoints.classify_endpoint`)."""
 
     RESPONSES = "responses"
     COMPACT = "responses/compact"
