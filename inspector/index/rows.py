@@ -13,10 +13,11 @@ asking for).
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
+
+import orjson
 
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 from ctxscope.inspector.analysis.cache import cache_report
@@ -39,18 +40,28 @@ Rows = dict[str, list[Row]]
 class FileFacts:
     """What the index keeps about a file to know when it changed."""
 
+    recording: str
+    """The recording's id (sha256 of its header line)."""
+    name: str
+    """Its path relative to the folder indexed."""
     path: str
     hash: str
     size: int
-    mtime: float
+    mtime_ns: int
+    inode: int
 
 
 def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _utc(seconds: float) -> datetime:
-    return datetime.fromtimestamp(seconds, UTC).replace(tzinfo=None)
+def _micros(seconds: float) -> int:
+    """A TIMESTAMPTZ column's value: Unix microseconds (exact, so a re-index compares rows equal)."""
+    return round(seconds * 1_000_000)
+
+
+def _day(seconds: float) -> date:
+    return datetime.fromtimestamp(seconds, UTC).date()
 
 
 def _client(analysis: Analysis) -> str | None:
@@ -160,24 +171,28 @@ def _items(analysis: Analysis, rec: str, day: date, with_text: bool) -> list[Row
 
 def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = False) -> Rows:
     """Every table's rows for one analysed recording."""
-    rec = facts.path
-    created = analysis.header.created_at if analysis.header else facts.mtime
-    day = _utc(created).date()
+    rec = facts.recording
+    created = analysis.header.created_at if analysis.header else facts.mtime_ns / 1e9
+    day = _day(created)
     out: Rows = {name: [] for name in TABLES}
     out["recordings"].append(
-        (
-            rec,
-            day,
-            facts.hash,
-            facts.size,
-            facts.mtime,
-            _client(analysis),
-            _utc(created),
-            analysis.header.version if analysis.header else None,
-            analysis.header.tool if analysis.header else None,
-            len(analysis.turns),
-            len(analysis.threads),
-            len(analysis.warnings),
+        _row(
+            "recordings",
+            recording=rec,
+            day=day,
+            name=facts.name,
+            path=facts.path,
+            hash=facts.hash,
+            size=facts.size,
+            mtime_ns=facts.mtime_ns,
+            inode=facts.inode,
+            client=_client(analysis),
+            created=_micros(created),
+            format=analysis.header.version if analysis.header else None,
+            tool=analysis.header.tool if analysis.header else None,
+            turns=len(analysis.turns),
+            threads=len(analysis.threads),
+            warnings=len(analysis.warnings),
         )
     )
     for thread in analysis.threads:
@@ -207,7 +222,7 @@ def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = Fa
                 "turns",
                 **where,
                 exchange=doc.exchange,
-                started=_utc(turn.exchange.started_at),
+                started=_micros(turn.exchange.started_at),
                 transport=doc.transport,
                 endpoint=doc.endpoint,
                 model=doc.model,
@@ -235,7 +250,7 @@ def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = Fa
                 network=world.get("network") if isinstance(world.get("network"), bool) else None,
                 collaboration_mode=_str(world.get("collaboration_mode")),
                 reasoning_effort=_str(world.get("reasoning_effort")),
-                world=json.dumps(world, sort_keys=True, default=str, ensure_ascii=False),
+                world=orjson.dumps(world, default=str, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS).decode(),
             )
         )
         out["agents_md"] += [(*head, path, digest) for path, digest in agents]
