@@ -58,9 +58,15 @@ class BuildStats:
 
 
 def ensure_schema(con: Any) -> None:
-    """Create the tables that do not exist yet (all of them again if built with another schema)."""
+    """Create the tables that do not exist yet (all of them again if built with another schema).
+    An index that is complete is only read: a re-index with nothing changed writes nothing."""
+    have = {str(r[0]) for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    row = None
+    if "index_meta" in have:
+        row = con.execute("SELECT value FROM index_meta WHERE key = 'schema'").fetchone()
+    if row is not None and row[0] == _SCHEMA_VERSION and have >= set(TABLES):
+        return
     con.execute(_META)
-    row = con.execute("SELECT value FROM index_meta WHERE key = 'schema'").fetchone()
     if row is None or row[0] != _SCHEMA_VERSION:
         for name in TABLES:
             con.execute(f"DROP TABLE IF EXISTS {name}")
@@ -252,11 +258,13 @@ def build_index(
     try:
         ensure_schema(con)
         text_flag = "1" if with_text else "0"
-        if _meta(con, "with_text") not in (None, text_flag):
+        built_with = _meta(con, "with_text")
+        if built_with not in (None, text_flag):
             # Built with the other setting: every row's text column would be wrong; start again.
             for table in TABLES:
                 con.execute(f"DELETE FROM {table}")
-        con.execute("INSERT OR REPLACE INTO index_meta VALUES ('with_text', ?)", [text_flag])
+        if built_with != text_flag:
+            con.execute("INSERT OR REPLACE INTO index_meta VALUES ('with_text', ?)", [text_flag])
         known: dict[str, tuple[str, int, int, int, str]] = {
             str(r[0]): (str(r[1]), int(r[2]), int(r[3]), int(r[4]), str(r[5]))
             for r in con.execute("SELECT path, recording, size, mtime_ns, inode, hash FROM recordings").fetchall()
