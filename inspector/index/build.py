@@ -85,6 +85,10 @@ def _json_type(column_type: str) -> str:
     return ("BIGINT" if column_type == "TIMESTAMPTZ" else column_type) + "[]"
 
 
+def _valid(value: Any) -> Any:
+    return value.encode("utf-8", "replace").decode("utf-8") if isinstance(value, str) else value
+
+
 def insert_rows(con: Any, table: str, rows: list[Row], scratch: Path | None = None) -> None:
     """Insert `rows` into `table` in one statement: the columns written as one JSON object of lists
     (orjson) that DuckDB's JSON reader loads and unnests, far faster than binding Python lists."""
@@ -93,12 +97,14 @@ def insert_rows(con: Any, table: str, rows: list[Row], scratch: Path | None = No
     spec = TABLES[table]
     with tempfile.TemporaryDirectory(dir=scratch) as tmp:
         path = Path(tmp) / f"{table}.json"
-        path.write_bytes(
-            orjson.dumps(
-                {f"c{i}": column for i, column in enumerate(zip(*rows, strict=True))},
-                option=orjson.OPT_NON_STR_KEYS,
+        columns = {f"c{i}": column for i, column in enumerate(zip(*rows, strict=True))}
+        try:
+            data = orjson.dumps(columns, option=orjson.OPT_NON_STR_KEYS)
+        except orjson.JSONEncodeError:  # a lone surrogate in a text: that one character becomes '?'
+            data = orjson.dumps(
+                {k: [_valid(v) for v in column] for k, column in columns.items()}, option=orjson.OPT_NON_STR_KEYS
             )
-        )
+        path.write_bytes(data)
         types = ", ".join(f"c{i}: '{_json_type(c.type)}'" for i, c in enumerate(spec.columns))
         selects = ", ".join(_select(c.type, f"c{i}") for i, c in enumerate(spec.columns))
         source = "'" + str(path).replace("'", "''") + "'"

@@ -279,3 +279,19 @@ def test_docs_describe_every_table_and_column() -> None:
         for column in table.columns:
             assert f"| `{column.name}` | {column.type} |" in page, (table.name, column.name)
     assert markdown() in page  # regenerate the Tables section from ctxscope.inspector.index.schema.markdown()
+
+
+def test_a_lone_surrogate_in_a_text_costs_one_character_not_the_batch(tmp_path: Path) -> None:
+    from ctxscope.inspector.index.build import ensure_schema, insert_rows
+
+    with connect(tmp_path / "a.duckdb") as con:
+        ensure_schema(con)
+        names = TABLES["events"].names
+        values = {"recording": "r", "day": None, "thread": "T1", "turn": 1, "kind": "error", "name": "failed"}
+        good = tuple({**values, "sentence": "fine"}.get(n) for n in names)
+        bad = tuple({**values, "turn": 2, "sentence": "torn \udc80 text"}.get(n) for n in names)
+        insert_rows(con, "events", [good, bad])
+        assert con.execute("SELECT turn, sentence FROM events ORDER BY turn").fetchall() == [
+            (1, "fine"),
+            (2, "torn ? text"),
+        ]
