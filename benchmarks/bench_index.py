@@ -13,9 +13,10 @@ Builds N small recordings (default 3,000 of 2–5 turns, about 10,500 turns: the
                    and `build_index` alone in `python -c` (the index's part, without the CLI's start-up)
   one appended     the same after one recording grew by one turn (the recorder's append)
 
-and prints each figure's median with its ratio to its yardstick (targets: cold ≤ 1.3× the analysis
-and ≤ 300 MB; unchanged ≤ 1.5× and one appended ≤ 2× `import duckdb`), then the Parquet files per
-table and the named questions over the index and over the export.
+and prints each figure's median and the median of its per-round ratios to its yardstick (paired,
+so a round on a busy machine slows both; targets: cold ≤ 1.3× the analysis and ≤ 300 MB; unchanged
+≤ 1.5× and one appended ≤ 2× `import duckdb`), then the Parquet files per table and the named
+questions over the index and over the export.
 
 Run: .venv/bin/python -m benchmarks.bench_index [--recordings 3000] [--rounds 5]
 A benchmark, not a test: it prints numbers and asserts nothing.
@@ -142,7 +143,7 @@ def main() -> None:
         print(f"  {turns} turns; medians (each round's figures in brackets)")
 
         def line(label: str, key: str, yard: str, target: str) -> None:
-            ratio = med[key] / med[yard]
+            ratio = statistics.median(a / b for a, b in zip(figures[key], figures[yard], strict=True))
             print(f"  {label:<22} {med[key]:8.3f} s  {ratio:5.2f}× {yard:<8} (target {target})  [{each(key)}]")
 
         def each(key: str) -> str:
