@@ -112,8 +112,6 @@ def find_assignments(text: str) -> Iterator[Assignment]:
                 start, end, value = start + 1, end - 1, value[1:-1]
                 if looks_like_placeholder(value):
                     continue
-            elif looks_like_placeholder(value) or (
-                context == "header" and is_reference(value, name, in_call=False)
-            ):
+            elif looks_like_placeholder(value) or (context == "header" and is_reference(value, name, in_call=False)):
                 continue
             yield Assignment(start, end, name)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from .vendors import VENDOR_FORMATS, random_looking
+from .vendors import VENDOR_FORMATS, VendorFormat, random_looking
 
 __all__ = ["Finding", "Shape", "find_secrets", "prefixes", "shapes"]
 
@@ -45,6 +45,8 @@ class Shape:
     """Refuse matches glued to a longer base64 run."""
     valid: Callable[[str], bool] | None = None
     """An extra check of the matched secret."""
+    hints: tuple[str, ...] = ()
+    """Literals one of which the text must hold for the pattern to be tried (none: the kind's)."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,23 @@ _OWN_SHAPES = (
         valid=random_looking,
     ),
 )
-_VENDOR_SHAPES = tuple(Shape(f.kind, re.compile(f.pattern), valid=f.valid) for f in VENDOR_FORMATS)
+
+
+def _vendor_valid(fmt: VendorFormat) -> Callable[[str], bool] | None:
+    """The row's check: its checksum when that holds, else its `valid` (see `vendors.py`)."""
+    checksum, valid = fmt.checksum, fmt.valid
+    if checksum is None or valid is None:
+        return valid
+
+    def either(secret: str) -> bool:
+        return checksum(secret) or valid(secret)
+
+    return either
+
+
+_VENDOR_SHAPES = tuple(
+    Shape(f.kind, re.compile(f.pattern), valid=_vendor_valid(f), hints=f.literals) for f in VENDOR_FORMATS
+)
 
 # Cheap literal pre-checks per kind: a shape whose literals are absent from the text is not tried.
 # Substring tests, not one regex alternation: `in` costs far less per character than a 20-branch
@@ -123,31 +141,30 @@ _KIND_HINTS: dict[str, tuple[str, ...]] = {
     "azure_key": ("AccountKey",),
     "jwt": ("eyJ",),
     "bearer": ("earer", "EARER"),
+    # detect-secrets' detectors of formats the vendor table also has
+    "github_token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "api_key": ("sk-",),
 }
-for _format in VENDOR_FORMATS:
-    _KIND_HINTS[_format.kind] = (*_KIND_HINTS.get(_format.kind, ()), *_format.hints)
 
 
-_HINTS = tuple((hint, kind) for kind, hints in _KIND_HINTS.items() for hint in hints)
-# Hints too common to mark the start of a key (`aws`, `:`, `gl`, `SK`), left out of `prefixes`.
-_STARTS = {
-    "k_live_": ("sk_live_", "rk_live_"),
-    "k_test_": ("sk_test_", "rk_test_"),
-    "_v1_": ("dop_v1_", "doo_v1_", "dor_v1_"),
-    ":AA": (),
-}
-_NOT_PREFIXES = frozenset(
-    {"aws", "AWS", "Aws", ":", "gl", "SK", "earer", "EARER", "PRIVATE KEY", "AccountKey"}
-)
+# Hints too common to mark the start of a key (`aws`, `:`, `gl`), left out of `prefixes`.
+_NOT_PREFIXES = frozenset({"aws", "AWS", "Aws", "gl", "earer", "EARER", "PRIVATE KEY", "AccountKey"})
+
+
+def _is_prefix(literal: str) -> bool:
+    """A literal a key starts with that is rare enough to mark a stub (`sk-`, `ghp_`; not `SK`, `pat`)."""
+    if literal in _NOT_PREFIXES or "/" in literal:
+        return False
+    return len(literal) >= 4 or (len(literal) == 3 and not literal.isalnum())
 
 
 @cache
 def prefixes() -> tuple[str, ...]:
     """Literal starts of keys (`sk-`, `ghp_`, `eyJ`, `hf_`, …): a stub cut after one is a key's stub."""
-    found = {hint for hints in _KIND_HINTS.values() for hint in hints} - _NOT_PREFIXES
-    for hint, starts in _STARTS.items():  # hints from inside a key, and the starts they come after
-        found.discard(hint)
-        found.update(starts)
+    found = {hint for hints in _KIND_HINTS.values() for hint in hints if _is_prefix(hint)}
+    for fmt in VENDOR_FORMATS:
+        if not fmt.hints:  # a row whose hints are its first literal: a key starts with it
+            found.update(literal for literal in fmt.literals if _is_prefix(literal))
     return tuple(sorted(found, key=len, reverse=True))
 
 
@@ -165,15 +182,25 @@ def _standalone(text: str, start: int, end: int) -> bool:
     return not (glued_before or glued_after)
 
 
+def _hints(shape: Shape) -> tuple[str, ...]:
+    return shape.hints or _KIND_HINTS[shape.kind]
+
+
 def find_secrets(text: str) -> list[Finding]:
     """Non-overlapping secrets in `text`, in order (the first shape to claim a span wins)."""
-    present = {kind for hint, kind in _HINTS if hint in text}
-    if not present:
-        return []
+    seen: dict[str, bool] = {}  # each hint tested once per text
     found: list[Finding] = []
     taken: list[tuple[int, int]] = []
     for shape in shapes():
-        if shape.kind not in present:
+        present = False
+        for hint in _hints(shape):
+            known = seen.get(hint)
+            if known is None:
+                known = seen[hint] = hint in text
+            if known:
+                present = True
+                break
+        if not present:
             continue
         for match in shape.pattern.finditer(text):
             start, end = match.span(shape.group)
