@@ -5,7 +5,13 @@ This is where credentials appear in practice in a coding agent's traffic: tool o
 command lines (`--password=…`), form-encoded bodies and query strings. Only the value goes; the name
 stays, so a reader still sees which variable was there. Whether a name marks a credential is
 `names.is_secret_name`; whether its value is a secret or code and templates (`key=itemgetter(1)`,
-`token=next_token`, `<placeholder>`, `$VAR`) is `values.py`.
+`token=next_token`, `<placeholder>`, `$VAR`) is `values.py`. A weak name (`key`, `token`, `sig`) needs a
+credential-looking value (`values.credential_like`); after `?` or `&` a name is read as a query
+parameter (`&sig=…`, `X-Goog-Signature=…`).
+
+Beside `=` and `Name: value` lines: `"name": "value"` pairs in JSON text, also JSON-escaped once or
+more (`"SecretString": "{\"password\":\"…\"}"`, a `last-applied-configuration`), and quoted pairs of
+code and config in other syntaxes (`{password: "…"}`, `{'password': '…'}`, `'password' => '…'`).
 """
 
 from __future__ import annotations
@@ -14,8 +20,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .names import NameContext, is_secret_name
-from .values import is_reference, looks_like_placeholder, looks_random
+from .names import NameContext, is_secret_name, is_weak_name
+from .values import credential_like, is_reference, looks_like_placeholder, looks_random
 
 __all__ = ["Assignment", "find_assignments", "looks_like_placeholder"]
 
@@ -37,6 +43,17 @@ _JSON_PAIR_RE = re.compile(
 )
 
 
+# `\"name\": \"value\"` at any depth of JSON-escaping (the same number of backslashes on each quote).
+_ESCAPED_PAIR_RE = re.compile(
+    r"(?P<q>\\+)\"(?P<name>[A-Za-z0-9_.-]+)(?P=q)\"\s*:\s*(?P=q)\"(?P<value>[^\"\\\n]*)(?P=q)\""
+)
+# `password: "…"` / `'password': '…'` / `"password" => '…'` / `:password => "…"` inside a line of code.
+_QUOTED_PAIR_RE = re.compile(
+    r"(?<![\w\\])(?P<kq>['\"]?):?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,60})(?P=kq)[ \t]*(?::|=>)[ \t]*"
+    r"(?P<vq>['\"])(?P<value>[^'\"\n\\]{1,500})(?P=vq)"
+)
+
+
 @dataclass(frozen=True)
 class Assignment:
     start: int
@@ -55,9 +72,25 @@ def _literal(value: str, name: str, text: str, at: int) -> bool:
     """Whether an assigned value is a secret rather than a template or code (see `values.py`)."""
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
         return not looks_like_placeholder(value[1:-1])
+    if value.endswith("://"):  # the scheme of a URL whose userinfo is a placeholder already
+        return False
     if "(" not in value and "[" not in value:  # `max(words, key=len)`: the call's own bracket
         value = value.rstrip(")]}") or value
     return not looks_like_placeholder(value) and not is_reference(value, name, _in_call(text, at))
+
+
+def _weak_value(name: str, value: str) -> bool:
+    """A weak name's value that is not a credential (`key=timeout.`, `key: webhook-secret`)."""
+    if not is_weak_name(name):
+        return False
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        value = value[1:-1]
+    return not credential_like(value.rstrip(".,;:)"))
+
+
+def _context(text: str, name_start: int) -> NameContext:
+    """`?name=` and `&name=` are query parameters; anything else is an assignment."""
+    return "query" if name_start > 0 and text[name_start - 1] in "?&" else "assignment"
 
 
 def _assignments(text: str) -> Iterator[Assignment]:
@@ -71,11 +104,11 @@ def _assignments(text: str) -> Iterator[Assignment]:
             end -= 1
         name_match = _NAME_BEFORE_RE.search(text, max(0, end - 101), end)
         value_match = _VALUE_AFTER_RE.match(text, at + 1) if name_match else None
-        if name_match and value_match and is_secret_name(name_match.group(0), "assignment"):
+        if name_match and value_match and is_secret_name(name_match.group(0), _context(text, name_match.start())):
             name = name_match.group(0)
             start, end = value_match.span("value")
             value = value_match.group("value")
-            if _literal(value, name, text, at):
+            if _literal(value, name, text, at) and not _weak_value(name, value):
                 if value[0] == value[-1] and value[0] in "\"'" and len(value) >= 2:
                     start, end = start + 1, end - 1
                 yield Assignment(start, end, name)
@@ -96,18 +129,26 @@ def find_assignments(text: str) -> Iterator[Assignment]:
     rules: tuple[tuple[re.Pattern[str], NameContext, str], ...] = (
         (_LINE_RE, "header", ":"),
         (_JSON_PAIR_RE, "json", '"'),
+        (_ESCAPED_PAIR_RE, "json", '\\"'),
+        (_QUOTED_PAIR_RE, "assignment", "'"),
+        (_QUOTED_PAIR_RE, "assignment", '"'),
     )
+    done: set[re.Pattern[str]] = set()
     for pattern, context, needed in rules:
-        if needed not in text:
+        if needed not in text or pattern in done:
             continue
+        done.add(pattern)
         for match in pattern.finditer(text):
             name = match.group("name")
-            group = "num" if context == "json" and match.group("num") is not None else "value"
+            group = "num" if context == "json" and match.groupdict().get("num") is not None else "value"
             start, end = match.span(group)
             value = text[start:end]
             if not is_secret_name(name, context):
                 if not (context == "json" and group == "value" and _json_token(name, value, text)):
-                    continue
+                    if not (is_weak_name(name) and credential_like(value.strip("\"'"))):
+                        continue
+            elif _weak_value(name, value):
+                continue
             if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
                 start, end, value = start + 1, end - 1, value[1:-1]
                 if looks_like_placeholder(value):

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
+from .values import is_documented_example
 from .vendors import VENDOR_FORMATS, VendorFormat, random_looking
 
 __all__ = ["Finding", "Shape", "find_secrets", "prefixes", "shapes"]
@@ -103,9 +104,18 @@ _OWN_SHAPES = (
     # "Bearer $OPENAI_API_KEY" in docs are not random-looking and stay.
     Shape(
         "bearer",
-        re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)"),
+        re.compile(r"(?i)\b(?:bearer|ssws)\s+([A-Za-z0-9._~+/-]{16,}=*)"),  # SSWS: Okta's scheme
         group=1,
         valid=random_looking,
+    ),
+    # PuTTY's key file: the private lines (base64) and their MAC; the public lines stay
+    Shape(
+        "private_key",
+        re.compile(
+            r"Private-Lines:[ \t]*\d+\r?\n((?:[A-Za-z0-9+/=]+\r?\n)*(?:Private-MAC:[ \t]*[0-9a-fA-F]+|[A-Za-z0-9+/=]+))"
+        ),
+        group=1,
+        standalone=False,
     ),
 )
 
@@ -130,7 +140,7 @@ _VENDOR_SHAPES = tuple(
 # Substring tests, not one regex alternation: `in` costs far less per character than a 20-branch
 # alternation, and most text holds none of them.
 _KIND_HINTS: dict[str, tuple[str, ...]] = {
-    "private_key": ("PRIVATE KEY",),
+    "private_key": ("PRIVATE KEY", "Private-Lines:"),
     "aws_key": ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
     "aws_secret": ("aws", "AWS", "Aws"),
     "gitlab_token": ("gl", "GR1348941"),
@@ -140,7 +150,7 @@ _KIND_HINTS: dict[str, tuple[str, ...]] = {
     "square_token": ("sq0",),
     "azure_key": ("AccountKey",),
     "jwt": ("eyJ",),
-    "bearer": ("earer", "EARER"),
+    "bearer": ("earer", "EARER", "SSWS"),
     # detect-secrets' detectors of formats the vendor table also has
     "github_token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     "api_key": ("sk-",),
@@ -210,6 +220,8 @@ def find_secrets(text: str) -> list[Finding]:
                 continue
             if shape.valid is not None and not shape.valid(text[start:end]):
                 continue
+            if shape.kind != "private_key" and is_documented_example(text[start:end]):
+                continue  # `AKIAIOSFODNN7EXAMPLE`, `ghp_xxxx…`: the docs' own values
             if any(s < end and start < e for s, e in taken):
                 continue
             taken.append((start, end))

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from .checksums import base62_crc32, crc32_tail_ok
 
 __all__ = [
+    "PUBLIC_PREFIXES",
     "VENDOR_FORMATS",
     "Run",
     "VendorFormat",
@@ -32,6 +33,19 @@ __all__ = [
 ]
 
 _RANDOM_RUN = re.compile(r"[A-Za-z0-9]{20,}")
+
+PUBLIC_PREFIXES = (
+    "pk_live_",  # Stripe publishable keys
+    "pk_test_",
+    "pk.eyJ",  # Mapbox public tokens
+    "sb_publishable_",  # Supabase
+    "NRJS-",  # New Relic browser key
+    "age1",  # age public keys
+    "AAAAC3NzaC1",  # OpenSSH public key bodies (ed25519, rsa, ecdsa)
+    "AAAAB3NzaC1",
+    "AAAAE2VjZHNh",
+)
+"""Starts of keys vendors document as public: never a credential, whatever their randomness."""
 
 
 def random_looking(secret: str) -> bool:
@@ -242,7 +256,7 @@ VENDOR_FORMATS: tuple[VendorFormat, ...] = (
         "-",
         Run(UPPER36, 5),
     ),
-    _f("vault_token", "HashiCorp Vault", ("hvs.", "hvr."), Run(B64URL, 90, 120)),
+    _f("vault_token", "HashiCorp Vault", ("hvs.", "hvr."), Run(B64URL, 24, 300)),
     _f("vault_token", "HashiCorp Vault batch", "hvb.", Run(B64URL, 138, 300)),
     _f(
         "terraform_token",
@@ -302,7 +316,9 @@ VENDOR_FORMATS: tuple[VendorFormat, ...] = (
     _f("gitlab_token", "GitLab agent", "glagent-", Run(B64URL, 50, 1024)),
     _f("gitlab_token", "GitLab CI job", "glcbt-", Run(B62, 1, 5), "_", Run(B64URL, 20)),
     _f("gitlab_token", "GitLab runner registration", "GR1348941", Run(B64URL, 20, 50)),
-    _f("atlassian_token", "Atlassian API token", ("ATATT3", "ATCTT3"), Run(B64URL, 100, 300), Run(PADDING, 0, 2)),
+    # Atlassian: the body, `=`, and eight hex characters of checksum
+    _f("atlassian_token", "Atlassian API token", ("ATATT3", "ATCTT3"), Run(B64URL, 100, 300), "=", Run(ANY_HEX, 8)),
+    _f("atlassian_token", "Atlassian API token (no tail)", ("ATATT3", "ATCTT3"), Run(B64URL, 100, 300)),
     _f("bitbucket_token", "Bitbucket app password", "ATBB", Run(B62, 32)),
     _f("linear_key", "Linear", ("lin_api_", "lin_oauth_"), Run(B62, 40)),
     _f("notion_token", "Notion", "ntn_", Run(B62, 46), valid=random_key),
