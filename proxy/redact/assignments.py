@@ -17,8 +17,9 @@ code and config in other syntaxes (`{password: "…"}`, `{'password': '…'}`, `
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from .names import NameContext, is_secret_name, is_weak_name
 from .values import credential_like, is_reference, looks_like_placeholder, looks_random
@@ -43,15 +44,45 @@ _JSON_PAIR_RE = re.compile(
 )
 
 
-# `\"name\": \"value\"` at any depth of JSON-escaping (the same number of backslashes on each quote).
+# `\"name\": \"value\"` at any depth of JSON-escaping (the same number of backslashes on each quote),
+# found from each escaped quote-colon (`\":`), which plain text has none of.
 _ESCAPED_PAIR_RE = re.compile(
     r"(?P<q>\\+)\"(?P<name>[A-Za-z0-9_.-]+)(?P=q)\"\s*:\s*(?P=q)\"(?P<value>[^\"\\\n]*)(?P=q)\""
 )
-# `password: "…"` / `'password': '…'` / `"password" => '…'` / `:password => "…"` inside a line of code.
-_QUOTED_PAIR_RE = re.compile(
-    r"(?<![\w\\])(?P<kq>['\"]?):?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,60})(?P=kq)[ \t]*(?::|=>)[ \t]*"
-    r"(?P<vq>['\"])(?P<value>[^'\"\n\\]{1,500})(?P=vq)"
-)
+# `password: "…"` / `'password': '…'` / `"password" => '…'` / `:password => "…"` inside a line of code:
+# found from each separator followed by a quote, then the name before it (a pattern starting at every
+# word would cost far more)
+_QUOTED_SEP_RE = re.compile(r"(?::|=>)[ \t]*(?P<vq>['\"])")
+_QUOTED_NAME_RE = re.compile(r"(?<![\w\\])(?P<kq>['\"]?):?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,60})(?P=kq)[ \t]*\Z")
+_QUOTED_VALUE_RE = re.compile(r"(?P<value>[^'\"\n\\]{1,500})")
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """A name/value match in the shape of `re.Match` as `find_assignments` reads it."""
+
+    name: str
+    value_span: tuple[int, int]
+
+    def group(self, key: str) -> str:
+        return self.name
+
+    def groupdict(self) -> dict[str, str | None]:
+        return {}
+
+    def span(self, key: str) -> tuple[int, int]:
+        return self.value_span
+
+
+def _quoted_pairs(text: str) -> Iterator[_Pair]:
+    for sep in _QUOTED_SEP_RE.finditer(text):
+        name = _QUOTED_NAME_RE.search(text, max(0, sep.start() - 64), sep.start())
+        if name is None:
+            continue
+        value = _QUOTED_VALUE_RE.match(text, sep.end())
+        if value is None or not text.startswith(sep.group("vq"), value.end()):
+            continue
+        yield _Pair(name.group("name"), value.span("value"))
 
 
 @dataclass(frozen=True)
@@ -126,19 +157,16 @@ def find_assignments(text: str) -> Iterator[Assignment]:
     # them costs one substring test
     if "=" in text:
         yield from _assignments(text)
-    rules: tuple[tuple[re.Pattern[str], NameContext, str], ...] = (
-        (_LINE_RE, "header", ":"),
-        (_JSON_PAIR_RE, "json", '"'),
-        (_ESCAPED_PAIR_RE, "json", '\\"'),
-        (_QUOTED_PAIR_RE, "assignment", "'"),
-        (_QUOTED_PAIR_RE, "assignment", '"'),
+    rules: tuple[tuple[Callable[[str], Iterator[Any]], NameContext, tuple[str, ...]], ...] = (
+        (_LINE_RE.finditer, "header", (":",)),
+        (_JSON_PAIR_RE.finditer, "json", ('"',)),
+        (_ESCAPED_PAIR_RE.finditer, "json", ('\\":',)),
+        (_quoted_pairs, "assignment", ("'", '"')),
     )
-    done: set[re.Pattern[str]] = set()
-    for pattern, context, needed in rules:
-        if needed not in text or pattern in done:
+    for finder, context, needed in rules:
+        if not any(n in text for n in needed):
             continue
-        done.add(pattern)
-        for match in pattern.finditer(text):
+        for match in finder(text):
             name = match.group("name")
             group = "num" if context == "json" and match.groupdict().get("num") is not None else "value"
             start, end = match.span(group)

@@ -47,7 +47,7 @@ class KnownSecrets:
         self._seen: set[str] = set()
         # 8-gram -> [(item index, offset in the secret)], for secrets searched in pieces
         self._grams: dict[str, list[tuple[int, int]]] = {}
-        self._pieces_version = 0
+        self._whole_only: list[int] = []  # items not indexed in pieces: searched for whole
 
     @property
     def version(self) -> int:
@@ -75,18 +75,22 @@ class KnownSecrets:
             if pieces and not whole and len(secret) - public_prefix >= PIECE:
                 for offset in range(public_prefix, len(secret) - _GRAM + 1):
                     self._grams.setdefault(secret[offset : offset + _GRAM], []).append((index, offset))
+            else:
+                self._whole_only.append(index)
 
     def any_in(self, text: str, since: int = 0) -> bool:
         """Whether one of the secrets added at or after `since` occurs in `text`, whole or in pieces."""
-        if any(secret in text for secret, _, _ in self._items[since:]):
+        if any(self._items[i][0] in text for i in self._whole_only if i >= since):
             return True
         return bool(self._grams) and any(i >= since for _, _, _, i in self._pieces(text))
 
     def find(self, text: str) -> list[tuple[int, int, str, str]]:
         """Every occurrence (start, end, kind, secret) of a known secret or a piece of one in `text`,
-        whole secrets first, longest first."""
+        whole secrets first, longest first. (A secret indexed in pieces is found whole by its pieces: the
+        shared run extends to the whole secret.)"""
         found: list[tuple[int, int, str, str]] = []
-        for secret, kind, whole in sorted(self._items, key=lambda item: -len(item[0])):
+        items = self._items
+        for secret, kind, whole in sorted((items[i] for i in self._whole_only), key=lambda item: -len(item[0])):
             at = text.find(secret)
             while at >= 0:
                 end = at + len(secret)
@@ -94,7 +98,7 @@ class KnownSecrets:
                     found.append((at, end, kind, secret))
                 at = text.find(secret, end)
         if self._grams:
-            found += [(s, e, self._items[i][1], self._items[i][0]) for s, e, _, i in self._pieces(text)]
+            found += [(s, e, items[i][1], items[i][0]) for s, e, _, i in self._pieces(text)]
         return found
 
     def _pieces(self, text: str) -> list[tuple[int, int, str, int]]:

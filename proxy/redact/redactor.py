@@ -33,6 +33,7 @@ from .formats import find_in_formats
 from .known import KnownSecrets
 from .names import is_secret_name, name_words
 from .placeholders import PLACEHOLDER_RE, Placeholders
+from .prose import find_in_prose
 from .shapes import find_secrets, prefixes
 from .values import credential_like, looks_like_placeholder, looks_random
 
@@ -149,6 +150,7 @@ class Redactor:
         found += [(s, e, k, None) for s, e, k in find_in_context(value)]
         found += [(s, e, k, None) for s, e, k in find_in_formats(value)]
         found += [(s, e, k, None) for s, e, k in find_in_code(value)]
+        found += [(s, e, k, None) for s, e, k in find_in_prose(value)]
         if decode:
             blobs = find_encoded(value, lambda text: bool(self._find(text, decode=False)))
             found += [(s, e, "encoded", None) for s, e in blobs]

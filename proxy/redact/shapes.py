@@ -48,6 +48,8 @@ class Shape:
     """An extra check of the matched secret."""
     hints: tuple[str, ...] = ()
     """Literals one of which the text must hold for the pattern to be tried (none: the kind's)."""
+    hints_start: bool = False
+    """The hints are what a match starts with (a vendor's prefix), not a literal from inside it."""
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,8 @@ def _vendor_valid(fmt: VendorFormat) -> Callable[[str], bool] | None:
 
 
 _VENDOR_SHAPES = tuple(
-    Shape(f.kind, re.compile(f.pattern), valid=_vendor_valid(f), hints=f.literals) for f in VENDOR_FORMATS
+    Shape(f.kind, re.compile(f.pattern), valid=_vendor_valid(f), hints=f.literals, hints_start=not f.hints)
+    for f in VENDOR_FORMATS
 )
 
 # Cheap literal pre-checks per kind: a shape whose literals are absent from the text is not tried.
@@ -150,7 +153,7 @@ _KIND_HINTS: dict[str, tuple[str, ...]] = {
     "square_token": ("sq0",),
     "azure_key": ("AccountKey",),
     "jwt": ("eyJ",),
-    "bearer": ("earer", "EARER", "SSWS"),
+    "bearer": ("Bearer", "bearer", "BEARER", "SSWS", "ssws"),
     # detect-secrets' detectors of formats the vendor table also has
     "github_token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     "api_key": ("sk-",),
@@ -196,22 +199,88 @@ def _hints(shape: Shape) -> tuple[str, ...]:
     return shape.hints or _KIND_HINTS[shape.kind]
 
 
-def find_secrets(text: str) -> list[Finding]:
-    """Non-overlapping secrets in `text`, in order (the first shape to claim a span wins)."""
-    seen: dict[str, bool] = {}  # each hint tested once per text
-    found: list[Finding] = []
-    taken: list[tuple[int, int]] = []
-    for shape in shapes():
-        present = False
-        for hint in _hints(shape):
+# Hints that start a key (`ghp_`, `sk-`, `AKIA`, a Discord token's `MT`) stand at the start of a run of
+# letters and digits: one findall of the two and three characters at every such start, and set lookups,
+# replace ~250 substring searches of the whole text. The others (`-us`, `Q~`, `:AA`, `earer`) are
+# searched for as they are.
+_RUN_STARTS = re.compile(r"(?<![A-Za-z0-9])([A-Za-z0-9]\S)(\S?)")
+
+
+def _starts_a_run(hint: str) -> bool:
+    return len(hint) >= 2 and hint[0].isalnum() and not any(c.isspace() for c in hint[:3])
+
+
+# hints found inside a word or a key rather than at its start
+_INNER_HINTS = frozenset({"aws", "AWS", "Aws", "gl", "AccountKey"})
+
+
+@dataclass(frozen=True)
+class _Plan:
+    shapes: tuple[Shape, ...]
+    by_start: dict[str, tuple[str, ...]]
+    """The run-start hints by their first two or three characters."""
+    by_hint: dict[str, tuple[int, ...]]
+    """The shapes (by index) each run-start hint gates."""
+    others: tuple[tuple[int, tuple[str, ...]], ...]
+    """The shapes gated by other hints, with those hints."""
+
+
+@cache
+def _plan() -> _Plan:
+    by_start: dict[str, set[str]] = {}
+    by_hint: dict[str, list[int]] = {}
+    others: list[tuple[int, tuple[str, ...]]] = []
+    all_shapes = shapes()
+    for index, shape in enumerate(all_shapes):
+        at_start = shape.hints_start or shape.kind in _KIND_HINTS
+        starting = [h for h in _hints(shape) if at_start and _starts_a_run(h) and h not in _INNER_HINTS]
+        for hint in starting:
+            by_start.setdefault(hint[:3], set()).add(hint)
+            by_hint.setdefault(hint, []).append(index)
+        inner = tuple(h for h in _hints(shape) if h not in starting)
+        if inner:
+            others.append((index, inner))
+    return _Plan(
+        all_shapes,
+        {k: tuple(v) for k, v in by_start.items()},
+        {k: tuple(v) for k, v in by_hint.items()},
+        tuple(others),
+    )
+
+
+def _gated(text: str, plan: _Plan) -> list[int]:
+    """The shapes (by index, in order) whose hints `text` holds."""
+    chosen: set[int] = set()
+    by_start, by_hint = plan.by_start, plan.by_hint
+    tested: set[str] = set()
+    for two, third in set(_RUN_STARTS.findall(text)):
+        for start in (two, two + third) if third else (two,):
+            for hint in by_start.get(start, ()):
+                if hint not in tested:
+                    tested.add(hint)
+                    if len(hint) <= len(start) or hint in text:
+                        chosen.update(by_hint[hint])
+    seen: dict[str, bool] = {}
+    for index, hints in plan.others:
+        if index in chosen:
+            continue
+        for hint in hints:
             known = seen.get(hint)
             if known is None:
                 known = seen[hint] = hint in text
             if known:
-                present = True
+                chosen.add(index)
                 break
-        if not present:
-            continue
+    return sorted(chosen)
+
+
+def find_secrets(text: str) -> list[Finding]:
+    """Non-overlapping secrets in `text`, in order (the first shape to claim a span wins)."""
+    plan = _plan()
+    found: list[Finding] = []
+    taken: list[tuple[int, int]] = []
+    for index in _gated(text, plan):
+        shape = plan.shapes[index]
         for match in shape.pattern.finditer(text):
             start, end = match.span(shape.group)
             if start < 0 or end <= start:
