@@ -223,7 +223,9 @@ def is_secret_name(name: str, context: NameContext = "json") -> bool:
     if any(a == "account" and b == "id" for a, b in zip(words, words[1:], strict=False)):
         return True
     if words[-1] in _REFERENCE_LAST and len(words) > 1:  # `secretName`, `token_ttl`: about one, not one
-        return False
+        # in an environment `*_SECRET_ID` is a credential (Vault's AppRole secret id), not a name of one
+        if not (context == "env" and words[-1] == "id" and words[-2] == "secret"):
+            return False
     if len(words) >= 2 and words[-1] == "data" and words[-2] in ("key", "token", "secret", "password"):
         return True  # kubeconfig `client-key-data`, `token-data`
     if words[-1].isdigit() and len(words) >= 2:  # `key1`, `password2`: numbered credentials

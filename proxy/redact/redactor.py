@@ -57,7 +57,7 @@ _SECRET_HEADERS = {
 # Names that look like credentials but are identifiers the analysis needs.
 _PUBLIC_NAMES = frozenset({CodexHeader.TURN_METADATA.value, "prompt_cache_key"})
 _SCHEMES = ("bearer", "basic", "token", "ssws")
-_CACHE_MIN = 64  # shorter strings are cheaper to scan than to hash and store
+_CACHE_MIN = 16  # shorter strings are cheaper to scan than to hash and store (and hold no 16-character key)
 _CACHE_MAX_CHARS = 64_000_000
 _MAX_DEPTH = 400
 # Under a credential-named object (`"credentials": {"type": "api_key", "value": …}`), the keys that carry
@@ -75,6 +75,18 @@ def _kind_for_name(name: str) -> str:
     if "account" in words and "id" in words:
         return "account_id"
     return "secret"
+
+
+def _may_repeat(value: str, found: list[Candidate], secrets: list[str]) -> bool:
+    """Whether `value` outside the spans `found` may hold a piece of one of `secrets` (12 characters or
+    more): a shared run of 12 holds one of the secret's 8-character grams taken at every 5th offset."""
+    parts, pos = [], 0
+    for start, end, _, _ in sorted(found):
+        parts.append(value[pos:start])
+        pos = max(pos, end)
+    parts.append(value[pos:])
+    outside = "\0".join(parts)
+    return any(secret[i : i + 8] in outside for secret in secrets for i in range(0, max(1, len(secret) - 7), 5))
 
 
 def resplit(pieces: list[str], spans: list[Span], redacted: str) -> list[str]:
@@ -170,11 +182,14 @@ class Redactor:
             return value, []
         found: list[Candidate] = []
         self._claim(found, candidates)
-        version = self.known.version
+        new: list[str] = []
         for start, end, kind, secret in found:  # remembered first: a piece quoted earlier in this text
             if secret is None and not PLACEHOLDER_RE.fullmatch(value[start:end]):
+                before = self.known.version
                 self._remember(kind, value[start:end])
-        if self.known.version != version:
+                if self.known.version != before:
+                    new.append(value[start:end])
+        if new and _may_repeat(value, found, new):
             self._claim(found, self.known.find(value))
         found.sort(key=lambda f: (f[0], f[1]))
         parts: list[str] = []

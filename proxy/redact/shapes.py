@@ -203,7 +203,7 @@ def _hints(shape: Shape) -> tuple[str, ...]:
 # letters and digits: one findall of the two and three characters at every such start, and set lookups,
 # replace ~250 substring searches of the whole text. The others (`-us`, `Q~`, `:AA`, `earer`) are
 # searched for as they are.
-_RUN_STARTS = re.compile(r"(?<![A-Za-z0-9])([A-Za-z0-9]\S)(\S?)")
+_RUN_STARTS = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]\S\S?")
 
 
 def _starts_a_run(hint: str) -> bool:
@@ -223,6 +223,9 @@ class _Plan:
     """The shapes (by index) each run-start hint gates."""
     others: tuple[tuple[int, tuple[str, ...]], ...]
     """The shapes gated by other hints, with those hints."""
+    keys3: frozenset[str] = frozenset()
+    keys2: frozenset[str] = frozenset()
+    """The keys of `by_start` of three and of two characters."""
 
 
 @cache
@@ -245,21 +248,22 @@ def _plan() -> _Plan:
         {k: tuple(v) for k, v in by_start.items()},
         {k: tuple(v) for k, v in by_hint.items()},
         tuple(others),
+        frozenset(k for k in by_start if len(k) == 3),
+        frozenset(k for k in by_start if len(k) == 2),
     )
 
 
 def _gated(text: str, plan: _Plan) -> list[int]:
     """The shapes (by index, in order) whose hints `text` holds."""
     chosen: set[int] = set()
-    by_start, by_hint = plan.by_start, plan.by_hint
-    tested: set[str] = set()
-    for two, third in set(_RUN_STARTS.findall(text)):
-        for start in (two, two + third) if third else (two,):
-            for hint in by_start.get(start, ()):
-                if hint not in tested:
-                    tested.add(hint)
-                    if len(hint) <= len(start) or hint in text:
-                        chosen.update(by_hint[hint])
+    starts = set(_RUN_STARTS.findall(text))
+    hit = starts & plan.keys3  # set operations in C: most texts hold few of the keys' starts
+    if plan.keys2:
+        hit |= {start[:2] for start in starts} & plan.keys2
+    for start in hit:
+        for hint in plan.by_start[start]:
+            if len(hint) <= len(start) or hint in text:
+                chosen.update(plan.by_hint[hint])
     seen: dict[str, bool] = {}
     for index, hints in plan.others:
         if index in chosen:
