@@ -1,12 +1,16 @@
 """Secrets recognised by their shape wherever they appear in text: keys, tokens, JWTs, PEM keys.
 
-Vendor key formats are data (`vendors.VENDOR_FORMATS`: OpenAI, Anthropic, Google, GitHub, Slack,
-Stripe, Twilio, npm, DigitalOcean, Telegram, Hugging Face); the regex detectors of `detect-secrets`
-add AWS key ids, GitLab, PyPI, SendGrid, Square and Azure storage keys. Its entropy and keyword
-heuristics are not used: they flag hashes, ids and base64 blobs, which a recording is full of. Written
-here: JWTs, bearer tokens in text, and whole PEM private-key blocks (its detector only sees the BEGIN
-line). Credentials known by their surroundings (URL userinfo, `.netrc`, command-line options) are
-`contexts.py`.
+Vendor key formats are data (`vendors.VENDOR_FORMATS`, one row per documented format); the regex
+detectors of `detect-secrets` add AWS key ids and Azure storage keys (and overlap the table elsewhere).
+Its entropy and keyword heuristics are not used: they flag hashes, ids and base64 blobs, which a
+recording is full of. Written here: JWTs, bearer and Okta `SSWS` tokens in text, whole PEM
+private-key blocks (its detector only sees the BEGIN line) and PuTTY private lines. A documented
+example value (`AKIAIOSFODNN7EXAMPLE`, `ghp_xxxx…`) is never a finding.
+
+Most texts hold none of the ~190 literals the shapes are gated on: the literals a key starts with are
+looked up among the two or three characters at every start of a run of letters and digits (set
+operations), the few others by substring search. Credentials known by their surroundings (URL
+userinfo, `.netrc`, command-line options) are `contexts.py`.
 
 Two guards keep false positives out:
 - a match must stand alone: a key inside a longer run of base64 characters (a reasoning
