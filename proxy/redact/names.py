@@ -103,6 +103,7 @@ _NOT_CREDENTIAL_BEFORE = frozenset(
         "special",
         "hot",
         "sequence",
+        "per",
     }
 )
 # Last words that make a name a reference to a credential, or a property of one, not the credential.

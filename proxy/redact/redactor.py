@@ -35,7 +35,7 @@ from .names import is_secret_name, name_words
 from .placeholders import PLACEHOLDER_RE, Placeholders
 from .prose import find_in_prose
 from .shapes import find_secrets, prefixes
-from .values import credential_like, looks_like_placeholder, looks_random
+from .values import credential_like, looks_like_placeholder, looks_random, worth_remembering
 
 __all__ = ["Redactor", "Span", "resplit", "rewrite_logprobs"]
 
@@ -215,6 +215,8 @@ class Redactor:
             for part in secret.split(".")[1:]:
                 if len(part) >= 12:
                     self.known.add(part, "jwt", pieces=True)
+            return
+        if not worth_remembering(secret):
             return
         prefix = next((len(p) for p in prefixes() if secret.startswith(p)), 0)
         self.known.add(secret, kind, pieces=credential_like(secret[prefix:]), public_prefix=prefix)

@@ -21,6 +21,7 @@ from .vendors import random_looking
 
 __all__ = [
     "credential_like",
+    "worth_remembering",
     "is_documented_example",
     "is_reference",
     "looks_like_placeholder",
@@ -28,7 +29,14 @@ __all__ = [
     "shannon_entropy",
 ]
 
-_NOT_SECRET_WORDS = frozenset({"null", "none", "nil", "true", "false", "undefined", "redacted", "empty"})
+_NOT_SECRET_WORDS = frozenset(
+    {"null", "none", "nil", "true", "false", "undefined", "redacted", "empty"}
+    # type annotations (`api_key: str`) and schema types
+    | {"str", "int", "bytes", "bool", "float", "dict", "list", "any", "string", "number", "boolean", "object"}
+)
+# an environment variable's name (`env_key = "OPENAI_API_KEY"`): what holds the secret, not the secret
+_ENV_NAME_RE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_STRING_PREFIX_RE = re.compile(r"[fbruFBRU]{1,2}")  # the `f` of `key = f"{…}"`, cut before its quote
 # Words prose uses for "the value" itself: `key=value pairs`.
 _GENERIC_WORDS = frozenset({"value", "values", "val", "pairs"})
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -58,7 +66,9 @@ def looks_like_placeholder(value: str) -> bool:
     stripped = value.strip()
     if not stripped or stripped.lower() in _NOT_SECRET_WORDS or PLACEHOLDER_RE.fullmatch(stripped):
         return True
-    if stripped[0] in "<${[(" or _WINDOWS_VAR_RE.fullmatch(stripped) or set(stripped) <= set("*xX.-_#•"):
+    if stripped[0] in "<${[(" or _WINDOWS_VAR_RE.fullmatch(stripped) or set(stripped) <= set("*xX.-_#•…`"):
+        return True
+    if _ENV_NAME_RE.fullmatch(stripped) or _STRING_PREFIX_RE.fullmatch(stripped):
         return True
     return is_documented_example(stripped)
 
@@ -79,6 +89,15 @@ def looks_random(value: str) -> bool:
 
 _UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _WORDS_RE = re.compile(r"[a-z]+(?:[-_./][a-z]+)*[.,;:!?)]*")  # `timeout.`, `webhook-secret`, `prod/db`
+
+
+_PLAIN_WORD_RE = re.compile(r"[A-Za-z][a-z]+")  # `password`, `unused`, `Development`
+
+
+def worth_remembering(value: str) -> bool:
+    """Whether a secret found in one place is searched for everywhere later (`known.py`): not a plain
+    word (`password`, `unused`), which would be replaced all through the recording's prose."""
+    return not _PLAIN_WORD_RE.fullmatch(value) and not looks_like_placeholder(value)
 
 
 def credential_like(value: str) -> bool:

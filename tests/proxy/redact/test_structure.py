@@ -247,7 +247,18 @@ LOOK_ALIKES = [
     "the keyName is key1 and the token type is Bearer",
     "docker run -e API_KEY -e TOKEN_FILE=/run/secrets/token app",
     "Set `api_key` in the config; the token is read from $HOME/.acme/token.",
+    'env_key = "OPENAI_API_KEY"  # the variable that holds it',
+    "    trace_key: str\n    span_key: str = ''\n",
+    'span_key = f"{trace_key}/turn/{n}"',
+    "BYTES_PER_TOKEN = 4",
 ]
+
+
+def test_a_plain_word_found_as_a_value_is_not_searched_for_everywhere() -> None:
+    red = Redactor()
+    assert red.text("password: password") == "password: <redacted:password:1>"
+    prose = "Reset the password from the admin page; the password field is required."
+    assert red.text(prose) == prose
 
 
 @pytest.mark.parametrize("text", LOOK_ALIKES, ids=[t[:30] for t in LOOK_ALIKES])
