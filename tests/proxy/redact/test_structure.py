@@ -256,8 +256,8 @@ LOOK_ALIKES = [
 
 def test_a_plain_word_found_as_a_value_is_not_searched_for_everywhere() -> None:
     red = Redactor()
-    assert red.text("password: password") == "password: <redacted:password:1>"
-    prose = "Reset the password from the admin page; the password field is required."
+    assert red.text("password: sunshine") == "password: <redacted:password:1>"
+    prose = "Deploy in sunshine or rain: the sunshine release ships on Friday."
     assert red.text(prose) == prose
 
 
