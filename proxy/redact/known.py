@@ -12,7 +12,9 @@ characters a remembered secret shares with later text is replaced too (the secre
 `sk-proj-`, `AGE-SECRET-KEY-1`, excepted). The search indexes the secret's 8-character grams and looks
 them up at every 5th position of each run of non-space characters of the text: a shared run of 12
 holds an indexed gram at one of those positions, and each hit is extended to the whole shared run.
-Only generated-looking secrets are searched in pieces (a password `hunter2hunter2` is searched whole).
+Only generated-looking secrets are searched in pieces (a password `hunter2hunter2` is searched whole),
+and a plain word is not searched for at all (`password: sunshine` is redacted where it stands, but
+"sunshine" in later prose stays: `values.worth_remembering`).
 """
 
 from __future__ import annotations
