@@ -59,7 +59,7 @@ def _source(tmp: Path) -> Path:
     """A copy of the checkout's package sources: the build leaves no build/ or egg-info in the checkout."""
     source = tmp / "source"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, source / name)
     # ctxscope/proxy, ctxscope/harness and ctxscope/inspector are symlinks: copytree copies what they name
     shutil.copytree(ROOT / "ctxscope", source / "ctxscope", ignore=shutil.ignore_patterns("__pycache__"))

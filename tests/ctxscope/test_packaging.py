@@ -39,7 +39,7 @@ def _build_wheel(out: Path) -> Path:
         pytest.skip(f"setuptools {setuptools.__version__} cannot build wheels alone: pip install -e '.[dev]'")
     source = out.parent / "source"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, source / name)
     # ctxscope/proxy, ctxscope/harness and ctxscope/inspector are symlinks: copytree copies what they name
     shutil.copytree(ROOT / "ctxscope", source / "ctxscope", ignore=shutil.ignore_patterns("__pycache__"))
