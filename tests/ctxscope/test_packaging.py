@@ -43,9 +43,12 @@ def _build_wheel(out: Path) -> Path:
         shutil.copy2(ROOT / name, source / name)
     # ctxscope/proxy, ctxscope/harness and ctxscope/inspector are symlinks: copytree copies what they name
     shutil.copytree(ROOT / "ctxscope", source / "ctxscope", ignore=shutil.ignore_patterns("__pycache__"))
-    args = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out)]
+    # -v: the backend's own output, so a deprecation warning of the build (the license table) shows
+    args = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v", "-w", str(out)]
     built = _run([*args, str(source)], cwd=out)
     assert built.returncode == 0, built.stderr[-3000:]
+    warned = [line for line in (built.stdout + built.stderr).splitlines() if "Deprecat" in line]
+    assert warned == [], warned
     [wheel] = out.glob("ctxscope-*.whl")
     return wheel
 
@@ -60,6 +63,10 @@ def test_the_wheel_carries_its_data_and_runs_from_a_fresh_venv(tmp_path: Path) -
     assert typed <= names
     # nothing but ctxscope at the top level: no other distribution can overwrite a ctxscope file
     assert {name.split("/")[0] for name in names} == {"ctxscope", wheel.name.split("-")[0] + "-0.1.0.dist-info"}
+    # PEP 639: the SPDX expression and the license file itself; no published `dev` extra
+    metadata = zipfile.ZipFile(wheel).read("ctxscope-0.1.0.dist-info/METADATA").decode()
+    assert "\nLicense-Expression: MIT\n" in metadata and "ctxscope-0.1.0.dist-info/licenses/LICENSE" in names
+    assert "Provides-Extra: dev" not in metadata and "Project-URL: Repository, " in metadata
 
     target = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(target)
