@@ -370,7 +370,13 @@ def _verdict(
     failed = next((m for m in report.mismatches if not m.served), None)
     if failed is not None and cassette.path is not None:
         for lines in hook.pytest_ctxscope_failed_turn(
-            config=node.config, nodeid=node.nodeid, cassette=str(cassette.path), turn=failed.index + 1
+            config=node.config,
+            nodeid=node.nodeid,
+            cassette=str(cassette.path),
+            turn=failed.index + 1,
+            exchange=failed.exchange_id,
+            live=failed.live_body,
+            reason=failed.line(),
         ):
             problems += list(lines or [])
     first = headline or f"ctxscope cassette {Path(cassette.name).name}: {problems[0]}"
