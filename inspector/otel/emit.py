@@ -16,11 +16,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ctxscope.inspector.otel.semconv import DEFAULT, SCHEMA_URLS, Semconv
 from ctxscope.inspector.otel.spans import SpanSpec
 from ctxscope.proxy.errors import ConfigError
 from ctxscope.proxy.files import write_private
 
-__all__ = ["INSTALL_HINT", "encode_json", "export_otlp", "make_spans"]
+__all__ = ["INSTALL_HINT", "encode_json", "export_otlp", "make_spans", "scope_version"]
 
 INSTALL_HINT = "OpenTelemetry export needs the otel extra: pip install 'ctxscope[otel]'"
 
@@ -33,8 +34,21 @@ def _sdk() -> Any:
     return sdk_trace
 
 
-def make_spans(specs: Sequence[SpanSpec], *, service_name: str, resource: Mapping[str, Any]) -> list[Any]:
-    """The SDK's finished spans (`ReadableSpan`) for `specs` (parents before their children)."""
+def scope_version() -> str:
+    """The instrumentation scope's version: the installed ctxscope's (its distribution metadata)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ctxscope")
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
+
+
+def make_spans(
+    specs: Sequence[SpanSpec], *, service_name: str, resource: Mapping[str, Any], semconv: Semconv = DEFAULT
+) -> list[Any]:
+    """The SDK's finished spans (`ReadableSpan`) for `specs` (parents before their children), from the
+    instrumentation scope `ctxscope` at the installed version, with the conventions' schema URL."""
     sdk_trace = _sdk()
     from opentelemetry import trace
     from opentelemetry.sdk.resources import Resource
@@ -65,7 +79,7 @@ def make_spans(specs: Sequence[SpanSpec], *, service_name: str, resource: Mappin
     )
     collected = InMemorySpanExporter()
     provider.add_span_processor(SimpleSpanProcessor(collected))
-    tracer = provider.get_tracer("ctxscope")
+    tracer = provider.get_tracer("ctxscope", scope_version(), schema_url=SCHEMA_URLS.get(semconv))
     for spec in specs:
         ids.trace_id, ids.span_id = spec.trace_id, spec.span_id
         context = None
