@@ -23,6 +23,7 @@ import typer
 from typer.core import TyperGroup
 
 from ctxscope.proxy.errors import CtxscopeError, missing_extra
+from ctxscope.proxy.version import installed_version
 
 __all__ = ["COMMANDS", "app", "main"]
 
@@ -121,16 +122,6 @@ app = typer.Typer(
     no_args_is_help=True,
     **{**_SETTINGS, "add_completion": True},
 )
-
-
-def installed_version() -> str:
-    """The version of the installed `ctxscope` distribution (its metadata, so never out of step with it)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("ctxscope")
-    except PackageNotFoundError:  # imported from a source tree that was never installed
-        return "unknown (not installed)"
 
 
 def _print_version(value: bool) -> None:

@@ -20,8 +20,9 @@ from ctxscope.inspector.otel.semconv import DEFAULT, SCHEMA_URLS, Semconv
 from ctxscope.inspector.otel.spans import SpanSpec
 from ctxscope.proxy.errors import ConfigError
 from ctxscope.proxy.files import write_private
+from ctxscope.proxy.version import installed_version
 
-__all__ = ["INSTALL_HINT", "encode_json", "export_otlp", "make_spans", "scope_version"]
+__all__ = ["INSTALL_HINT", "encode_json", "export_otlp", "make_spans"]
 
 INSTALL_HINT = "OpenTelemetry export needs the otel extra: pip install 'ctxscope[otel]'"
 
@@ -32,16 +33,6 @@ def _sdk() -> Any:
     except ImportError:
         raise ConfigError(INSTALL_HINT) from None
     return sdk_trace
-
-
-def scope_version() -> str:
-    """The instrumentation scope's version: the installed ctxscope's (its distribution metadata)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("ctxscope")
-    except PackageNotFoundError:  # a source tree that was never installed
-        return "0+unknown"
 
 
 def make_spans(
@@ -79,7 +70,7 @@ def make_spans(
     )
     collected = InMemorySpanExporter()
     provider.add_span_processor(SimpleSpanProcessor(collected))
-    tracer = provider.get_tracer("ctxscope", scope_version(), schema_url=SCHEMA_URLS.get(semconv))
+    tracer = provider.get_tracer("ctxscope", installed_version(), schema_url=SCHEMA_URLS.get(semconv))
     for spec in specs:
         ids.trace_id, ids.span_id = spec.trace_id, spec.span_id
         context = None
