@@ -35,8 +35,8 @@ def _build_wheel(out: Path) -> Path:
     """Build from a copy of the sources, so no build/ or egg-info lands in the checkout (or comes from it)."""
     import setuptools
 
-    if tuple(int(p) for p in setuptools.__version__.split(".")[:2]) < (70, 1):
-        pytest.skip(f"setuptools {setuptools.__version__} cannot build wheels alone: pip install -e '.[dev]'")
+    if tuple(int(p) for p in setuptools.__version__.split(".")[:2]) < (77, 0):  # the SPDX license expression
+        pytest.skip(f"setuptools {setuptools.__version__} cannot build wheels alone: pip install -e . --group dev")
     source = out.parent / "source"
     source.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):
