@@ -12,7 +12,9 @@ The conventions are v1.41's by default, `semconv="latest"` for the newest form (
 reasons and `error.type` in the conventions' values (ctxscope's own status stays in
 `ctxscope.answer.status`), the request parameters as recorded, the time to the first streamed chunk.
 Every turn's attributes are read from its typed report document (`TurnDoc`), the one account of a
-turn. The recording is named by its file name: its local absolute path only with `absolute_paths`.
+turn. No local absolute path leaves the machine unless `absolute_paths` asks for them: the recording is
+named by its file name, and ctxscope's sentences write paths under the first working directory `./…`,
+as `ctxscope diff` does (the messages, opt-in content, stay exactly as the model saw them).
 
 Content (the messages themselves) is opt-in, as the conventions ask: `none` (default), `added` (only
 the items this request added, the compact choice: backends cap attribute and span sizes) or `full`
@@ -41,8 +43,9 @@ from ctxscope.inspector.otel.semconv import (
     time_to_first_chunk,
     tool_result_field,
 )
-from ctxscope.inspector.reports.build import turn_doc
+from ctxscope.inspector.reports.build import first_cwd, turn_doc
 from ctxscope.inspector.reports.models import TurnDoc
+from ctxscope.inspector.reports.terminal import Paths
 from ctxscope.proxy.responses.vocabulary import CodexHeader
 
 __all__ = ["ContentMode", "SpanEvent", "SpanSpec", "recording_spans", "to_messages"]
@@ -184,8 +187,9 @@ def _usage(doc: TurnDoc) -> dict[str, AttrValue]:
     return out
 
 
-def _ctxscope_attributes(doc: TurnDoc) -> dict[str, AttrValue]:
-    """ctxscope.* from the turn's report document (the published ctxscope-report/1 vocabulary)."""
+def _ctxscope_attributes(doc: TurnDoc, paths: Paths) -> dict[str, AttrValue]:
+    """ctxscope.* from the turn's report document (the published ctxscope-report/1 vocabulary), its
+    sentences' paths written by `paths`."""
     change = doc.change
     out: dict[str, AttrValue] = {
         "ctxscope.turn": doc.turn,
@@ -210,9 +214,9 @@ def _ctxscope_attributes(doc: TurnDoc) -> dict[str, AttrValue]:
     if doc.side:
         out["ctxscope.side"] = doc.side
     if doc.world_state_changes:
-        out["ctxscope.world_state.changes"] = list(doc.world_state_changes)
+        out["ctxscope.world_state.changes"] = [paths(s) for s in doc.world_state_changes]
     for verb in ("added", "removed"):
-        labels = [f.label for f in doc.fragments_changed if f.change == verb]
+        labels = [paths(f.label) for f in doc.fragments_changed if f.change == verb]
         if labels:
             out[f"ctxscope.fragments.{verb}"] = labels
     if doc.tools.added:
@@ -224,9 +228,9 @@ def _ctxscope_attributes(doc: TurnDoc) -> dict[str, AttrValue]:
     for kind, count in doc.tokens.by_kind.items():
         out[f"ctxscope.tokens.{kind}"] = count
     if doc.compaction is not None:
-        out["ctxscope.compaction"] = doc.compaction.sentence
+        out["ctxscope.compaction"] = paths(doc.compaction.sentence)
     if doc.notes:
-        out["ctxscope.notes"] = list(doc.notes)
+        out["ctxscope.notes"] = [paths(n) for n in doc.notes]
     return out
 
 
@@ -245,7 +249,7 @@ def _first_chunk_ms(result: TurnAnalysis) -> float | None:
 
 
 def _turn_span(
-    result: TurnAnalysis, trace_key: str, parent_key: str, content: ContentMode, semconv: Semconv
+    result: TurnAnalysis, trace_key: str, parent_key: str, content: ContentMode, semconv: Semconv, paths: Paths
 ) -> SpanSpec:
     turn = result.turn
     exchange = turn.exchange
@@ -280,7 +284,7 @@ def _turn_span(
     if exchange.status is not None:
         attributes["http.response.status_code"] = exchange.status
     attributes.update(_usage(doc))
-    attributes.update(_ctxscope_attributes(doc))
+    attributes.update(_ctxscope_attributes(doc, paths))
     if content != "none":
         reason = message_finish_reason(doc.answer, stopped)
         attributes["gen_ai.output.messages"] = _json(
@@ -295,7 +299,7 @@ def _turn_span(
     elif content == "added":
         attributes["ctxscope.input.added_messages"] = _json(to_messages(_raw(result.change.added), semconv))
     events = [  # plan submitted, mode switched, …: the published mode-event kinds
-        SpanEvent(f"ctxscope.{e.kind}", start, {"ctxscope.sentence": e.sentence}) for e in doc.mode_events
+        SpanEvent(f"ctxscope.{e.kind}", start, {"ctxscope.sentence": paths(e.sentence)}) for e in doc.mode_events
     ]
     error = None
     failure = error_type(
@@ -347,6 +351,7 @@ def recording_spans(
     agent = agent_name(analysis)
     identity = str(meta.get("session_id") or meta.get("created_at") or Path(analysis.source).name)
     recording = analysis.source if absolute_paths else Path(analysis.source).name
+    paths = Paths(None if absolute_paths else first_cwd(analysis))
     by_number = {r.turn.number: r for r in analysis.turns}
     spans: list[SpanSpec] = []
     for thread in analysis.threads:
@@ -355,7 +360,7 @@ def recording_spans(
             continue
         trace_key = f"ctxscope/{identity}/{thread.hint or thread.name}"
         root_key = f"{trace_key}/session"
-        children = [_turn_span(r, trace_key, root_key, content, semconv) for r in results]
+        children = [_turn_span(r, trace_key, root_key, content, semconv, paths) for r in results]
         attributes: dict[str, AttrValue] = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.provider.name": "openai",

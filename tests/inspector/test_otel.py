@@ -80,8 +80,11 @@ def test_a_thread_is_a_trace_and_each_request_a_genai_span(recording: Path) -> N
     assert first["gen_ai.response.finish_reasons"] == ["tool_calls"] and first["ctxscope.answer.status"] == "completed"
     assert first["ctxscope.change.kind"] == "initial"
     assert "gen_ai.input.messages" not in first, "content is opt-in"
-    repo = recording.parent / "work" / "repo"  # absolute paths: a trace is read away from the checkout
-    assert f"cwd {repo} → {repo / 'pkg'}" in cwd_change["ctxscope.world_state.changes"]
+    # paths under the first working directory as ./…, as `ctxscope diff` writes them: no local path leaves
+    repo = recording.parent / "work" / "repo"
+    assert "cwd . → ./pkg" in cwd_change["ctxscope.world_state.changes"]
+    described = [v for s in turns for k, v in _attributes(s).items() if k.startswith("ctxscope.")]
+    assert not any(str(repo) in str(value) for value in described)
     assert "model gpt-5-codex → gpt-5-mini" in switch["ctxscope.world_state.changes"]
     plan = turns[7]
     assert [(e.name, _attributes(e)["ctxscope.sentence"]) for e in plan.events] == [
@@ -135,3 +138,13 @@ def test_bad_destinations_are_one_line(recording: Path, tmp_path: Path) -> None:
     bad_header = run_cli("otel", str(recording), "-o", str(tmp_path / "x.json"), "--header", "nokey")
     assert bad_header.returncode == 2 and "--header 'nokey': write NAME=VALUE" in bad_header.stderr
     assert recording.read_bytes() == before
+
+
+def test_local_paths_only_when_asked(recording: Path, tmp_path: Path) -> None:
+    out = tmp_path / "spans.json"
+    assert run_cli("otel", str(recording), "-o", str(out), "--absolute-paths").returncode == 0
+    [resource_spans] = json.loads(out.read_text())["resourceSpans"]
+    resource = {a["key"]: a["value"]["stringValue"] for a in resource_spans["resource"]["attributes"]}
+    assert resource["ctxscope.recording"] == str(recording.resolve())
+    repo = recording.parent / "work" / "repo"
+    assert f"cwd {repo} → {repo / 'pkg'}" in out.read_text()
