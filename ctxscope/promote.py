@@ -139,8 +139,21 @@ def pytest_test(result: PromoteResult, test_file: Path, project: Path | None = N
     )
 
 
-_NO_TRANSPORT_AGENTS = ("codex", "node", "deno", "bun", "ai-sdk", "openai/js", "javascript")
-"""User-agent words of clients that cannot be handed a Python transport (Codex, the JS runtimes' clients)."""
+_NO_TRANSPORT_AGENTS = (
+    "codex",
+    "node",
+    "deno",
+    "bun",
+    "ai-sdk",
+    "openai/js",
+    "javascript",
+    "curl/",
+    "python-requests/",
+    "python-urllib/",
+    "aiohttp/",
+)
+"""User-agent words of clients that cannot be handed an httpx transport: Codex, the JS runtimes'
+clients, curl, and Python clients built on another HTTP library (requests, urllib, aiohttp)."""
 
 
 def takes_transport(exchanges: Sequence[Exchange]) -> bool:

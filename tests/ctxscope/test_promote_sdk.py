@@ -73,3 +73,5 @@ def test_only_clients_that_cannot_take_a_transport_get_the_proxy_marker(tmp_path
         update={"request_headers": {"x-stainless-lang": "python", "user-agent": "OpenAI/Python 2.5"}}
     )
     assert takes_transport([python])
+    requests = node.model_copy(update={"request_headers": {"user-agent": "python-requests/2.32.3"}})
+    assert not takes_transport([requests])  # requests takes no httpx transport
