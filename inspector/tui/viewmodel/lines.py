@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ctxscope.inspector.tui.viewmodel.actions import LineAction
+
 
 @dataclass(frozen=True)
 class Run:
@@ -20,10 +22,12 @@ class Run:
 
 @dataclass(frozen=True)
 class Line:
-    """One display line; `action` names what Enter on it does (`fold:<id>`, `item:<side>:<pos>`)."""
+    """One display line; `action` is what Enter on it does (`viewmodel.actions`). A line may hold
+    newlines: it is then one entry of several rows (a timeline row whose words wrap), selected and
+    scrolled as one."""
 
     runs: tuple[Run, ...]
-    action: str | None = None
+    action: LineAction | None = None
 
     @property
     def text(self) -> str:
@@ -31,7 +35,7 @@ class Line:
         return "".join(r.text for r in self.runs)
 
     @classmethod
-    def plain(cls, text: str, style: str = "", action: str | None = None) -> Line:
+    def plain(cls, text: str, style: str = "", action: LineAction | None = None) -> Line:
         """A line of one run."""
         return cls((Run(text, style),), action)
 

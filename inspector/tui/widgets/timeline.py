@@ -7,14 +7,13 @@ from textual.widgets import OptionList
 
 from ctxscope.inspector.tui.messages import TimelineResized, TurnHighlighted
 from ctxscope.inspector.tui.viewmodel import Line
+from ctxscope.inspector.tui.viewmodel.actions import ShowTurn
 from ctxscope.inspector.tui.widgets.lines_view import LinesView
 
 
 def turn_of(line: Line) -> int | None:
     """The turn number a timeline line stands for."""
-    if line.action and line.action.startswith("turn:"):
-        return int(line.action.split(":")[1])
-    return None
+    return line.action.number if isinstance(line.action, ShowTurn) else None
 
 
 class Timeline(LinesView):

@@ -83,9 +83,7 @@ def test_opening_a_fold_lists_its_items_and_stays_open_on_the_next_turn(
     analysed: Callable[[str], Analysis],
 ) -> None:
     inspector = Inspector(analysed("compaction"))
-    fold = next(
-        line for line in inspector.turn_lines(3) if line.action and line.action.startswith("fold:input")
-    )
+    fold = next(line for line in inspector.turn_lines(3) if line.action and line.action.startswith("fold:input"))
     inspector.toggle_fold(fold.action[len("fold:") :])  # type: ignore[index]
     assert sum(1 for line in texts(inspector.turn_lines(3)) if line.startswith("  = #")) == 5
     assert any(line.startswith("  = #0") for line in texts(inspector.turn_lines(4)))
@@ -105,9 +103,7 @@ def test_a_value_that_left_the_context_is_gone_until_it_returns() -> None:
     from tests.inspector.edge_support import _meta, initial_context
     from tests.inspector.exchange_support import fragment
 
-    skill = message(
-        "user", fragment("selected_skill", name="demo-skill", path="/s/SKILL.md", text="Say DEMO.")
-    )
+    skill = message("user", fragment("selected_skill", name="demo-skill", path="/s/SKILL.md", text="Say DEMO."))
     context = initial_context()
     first = [*context, message("user", "use $demo-skill"), skill]
     after = [
@@ -123,9 +119,7 @@ def test_a_value_that_left_the_context_is_gone_until_it_returns() -> None:
         response=completed("r2", [message("assistant", "s")]),
     )
     script.request(body(after), response=completed("r3"), headers=_meta("turn"))  # the skill is not kept
-    script.request(
-        body([*after, message("user", "again"), skill]), response=completed("r4"), headers=_meta("turn")
-    )
+    script.request(body([*after, message("user", "again"), skill]), response=completed("r4"), headers=_meta("turn"))
     inspector = Inspector(analyse_exchanges(script.exchanges))
 
     def selected(turn: int) -> Line:
@@ -165,9 +159,7 @@ def test_compaction_and_tokens_views(analysed: Callable[[str], Analysis]) -> Non
     assert "  tokens: 1,581 -> 411" in compaction
     # old positions (the history before) and new ones (the compacted window) are labelled as such
     assert any("summarised (gone)  (5 items, old #: turn 4's positions)" in line for line in compaction)
-    assert any(
-        line.startswith("re-materialised context") and "new #: turn 5's" in line for line in compaction
-    )
+    assert any(line.startswith("re-materialised context") and "new #: turn 5's" in line for line in compaction)
     assert not any("WARNING" in line for line in compaction)
     assert "not the first turn after a compaction" in texts(inspector.turn_lines(2, "compaction"))[0]
     tokens = texts(inspector.turn_lines(5, "tokens"))
