@@ -16,8 +16,8 @@ from tests.inspector.tui.conftest import recording
 
 pytestmark = pytest.mark.anyio
 INTERVAL = 0.05
-ROUNDS = 100
-"""Bound on waiting for the follower (each round pauses a little longer than one poll)."""
+ROUNDS = 200
+"""Bound on waiting for the live feed (each round pauses 0.1 s)."""
 
 
 def split_after_turn(source: Path, turns: int) -> tuple[bytes, list[bytes]]:
@@ -55,7 +55,7 @@ async def test_following_moves_the_cursor_to_each_new_turn(tmp_path: Path) -> No
     head, rest = split_after_turn(recording("compaction"), 2)
     live = tmp_path / "live.jsonl"
     live.write_bytes(head)
-    app = InspectorApp(live, follow=True, follow_interval=INTERVAL)
+    app = InspectorApp(live, follow=True)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await started(pilot)
         assert len(screen.query_one(Timeline).lines) == 2
@@ -69,7 +69,7 @@ async def test_with_follow_off_new_turns_are_announced_not_jumped_to(tmp_path: P
     head, rest = split_after_turn(recording("compaction"), 2)
     live = tmp_path / "live.jsonl"
     live.write_bytes(head)
-    app = InspectorApp(live, follow=True, follow_interval=INTERVAL)
+    app = InspectorApp(live, follow=True)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await started(pilot)
         await pilot.press("F")  # follow off
@@ -93,7 +93,7 @@ async def test_a_deleted_file_stops_following_with_a_message(tmp_path: Path) -> 
     head, _ = split_after_turn(recording("compaction"), 2)
     live = tmp_path / "live.jsonl"
     live.write_bytes(head)
-    app = InspectorApp(live, follow=True, follow_interval=INTERVAL)
+    app = InspectorApp(live, follow=True)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await started(pilot)
         live.unlink()
