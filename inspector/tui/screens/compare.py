@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 
 from ctxscope.inspector.analysis.compare import Comparison, compare_analyses
 from ctxscope.inspector.tui.loader import load
@@ -21,6 +21,7 @@ from ctxscope.inspector.tui.screens.help import COMPARE_KEYS, HelpScreen
 from ctxscope.inspector.tui.screens.texts import TextsScreen
 from ctxscope.inspector.tui.viewmodel import Line
 from ctxscope.inspector.tui.viewmodel.compare import detail_lines, pair_lines, verdict_counts
+from ctxscope.inspector.tui.widgets.key_bar import KeyBar
 from ctxscope.inspector.tui.widgets.lines_view import LinesView
 from ctxscope.proxy.errors import CtxscopeError
 
@@ -51,7 +52,7 @@ class CompareScreen(Screen[None]):
         with Horizontal(id="panes"):
             yield LinesView(id="pairs")
             yield LinesView(id="pair")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#pairs").focus()

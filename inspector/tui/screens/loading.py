@@ -12,11 +12,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ctxscope.inspector.live import LiveFeed
 from ctxscope.inspector.tui.loader import Loaded, live_loaded, load_in_stages
+from ctxscope.inspector.tui.widgets.key_bar import KeyBar
 from ctxscope.proxy.errors import CtxscopeError, RecordingError
 
 Opened = Callable[[Loaded, "Iterator[Loaded] | None", "LiveFeed | None"], Screen[None]]
@@ -36,7 +37,7 @@ class LoadingScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(f"ctxscope inspect  {self.path.name}  loading...", id="status")
         yield Static("", id="loading-message")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.load_first()

@@ -7,9 +7,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label, TextArea
+from textual.widgets import Label, TextArea
 
 from ctxscope.inspector.tui.viewmodel.actions import OpenTexts
+from ctxscope.inspector.tui.widgets.key_bar import KeyBar
 
 WRAP_LIMIT = 2_000
 """Longest line (characters) that is soft-wrapped (a longer one scrolls sideways: wrapping it is slow)."""
@@ -36,7 +37,7 @@ class TextsScreen(ModalScreen[None]):
                     with Vertical(classes="texts-side"):
                         yield Label(f"{side}  ({len(text):,} characters)", classes="texts-label")
                         yield TextArea(text, read_only=True, id=f"texts-{side.lower()}", soft_wrap=_wraps(text))
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.set_class(self.app.size.width < 100, "-narrow")

@@ -59,6 +59,24 @@ class ItemDetail:
     json: str
 
 
+def ws_connections(analysis: Analysis) -> dict[int, tuple[int, int]]:
+    """Turn number → (its WebSocket connection, numbered from 1 in order of first use; which of that
+    connection's frames it was), for the turns sent over a WebSocket. The recorder notes the
+    connection's handshake exchange on each frame's exchange (`meta.connection`)."""
+    numbers: dict[object, int] = {}
+    frames: dict[object, int] = {}
+    out: dict[int, tuple[int, int]] = {}
+    for result in analysis.turns:
+        exchange = result.turn.exchange
+        key = exchange.meta.get("connection") if exchange.endpoint == "websocket" else None
+        if key is None:
+            continue
+        numbers.setdefault(key, len(numbers) + 1)
+        frames[key] = frames.get(key, 0) + 1
+        out[result.turn.number] = (numbers[key], frames[key])
+    return out
+
+
 CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
 """A tool call's item type → its output's."""
 
@@ -96,6 +114,7 @@ class Inspector:
         """The first turn's working directory: paths under it are shown `./…`, as in `diff`."""
         self._rows: list[TimelineRow] = []
         self._composition: CompositionReport | None = None
+        self._connections: dict[int, tuple[int, int]] | None = None
         self._cache: dict[int, CacheTurn] | None = dict(cache) if cache is not None else None
         self.marked: int | None = None
         self.expanded: set[str] = set()
@@ -124,7 +143,7 @@ class Inspector:
         self.analysis, self.other_requests = analysis, other_requests
         self.history = world_history(analysis)
         self.root = first_cwd(analysis)
-        self._composition = None
+        self._composition, self._connections = None, None
         self._cache = dict(cache) if cache is not None else None
         self._refresh_rows()
         if self.needle:
@@ -220,6 +239,18 @@ class Inspector:
             self._cache = {entry.turn: entry for entry in cache_report(self.analysis)}
         return self._cache
 
+    def connection(self, number: int) -> str | None:
+        """`WebSocket connection 1 of 2, frame 3 on it`: which connection carried turn `number`'s
+        `response.create` frame; None for an HTTP request (or a recording without the recorder's
+        `meta.connection`)."""
+        if self._connections is None:
+            self._connections = ws_connections(self.analysis)
+        where = self._connections.get(number)
+        if where is None:
+            return None
+        total = len({n for n, _ in self._connections.values()})
+        return f"WebSocket connection {where[0]} of {total}, frame {where[1]} on it"
+
     def turn_lines(self, number: int, view: View = "turn", *, width: int = 80) -> list[Line]:
         """The main pane for `number` in one of `VIEWS` (`width`: the pane's, for the bars)."""
         result = self.result(number)
@@ -234,6 +265,9 @@ class Inspector:
         cache = self.cache.get(number)
         if cache is not None and cache.brk is not None:  # named under the heading, where it is read first
             lines.insert(2, Line.plain(f"  {cache_break_sentence(cache)}", "warn"))
+        connection = self.connection(number)
+        if connection is not None:
+            lines.insert(2, Line.plain(f"  via {connection}", "dim"))
         return lines
 
     def toggle_fold(self, fold_id: str) -> None:
@@ -310,4 +344,4 @@ class Inspector:
         return number
 
 
-__all__ = ["TRUNCATE_CHARS", "VIEWS", "Counts", "Inspector", "ItemDetail", "View"]
+__all__ = ["TRUNCATE_CHARS", "VIEWS", "Counts", "Inspector", "ItemDetail", "View", "ws_connections"]

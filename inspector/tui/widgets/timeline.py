@@ -58,6 +58,8 @@ class Timeline(LinesView):
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
+        if event.option_index != self.highlighted:  # stale: the cursor moved again (a redraw) since
+            return
         number = turn_of(self.lines[event.option_index]) if event.option_index < len(self.lines) else None
         if number is not None:
             self.post_message(TurnHighlighted(number))

@@ -183,10 +183,18 @@ def test_follow_shows_a_new_turn_with_its_cache_flag(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_the_compare_screen_of_two_codex_runs_shows_the_sandbox_modes(tmp_path: Path) -> None:
+    from ctxscope.inspector.tui.loader import load
+    from ctxscope.inspector.tui.viewmodel import Inspector
     from tests.inspector.tui.codex_captures import capture_codex_exec
 
     a = capture_codex_exec(tmp_path, "ww", "--sandbox", "workspace-write")
     b = capture_codex_exec(tmp_path, "dfa", "--sandbox", "danger-full-access")
+    # one `codex exec`, one socket: its prewarm and its turn are that connection's two frames
+    inspector = Inspector(load(a).analysis)
+    assert [inspector.connection(n) for n in inspector.numbers] == [
+        "WebSocket connection 1 of 1, frame 1 on it",
+        "WebSocket connection 1 of 1, frame 2 on it",
+    ]
     with terminal(tmp_path, (120, 40), str(a), str(b)) as term:
         term.wait_for(lambda s: "differs" in s, "the aligned pairs")
         term.keys("Down")  # the pair whose permissions text differs

@@ -293,3 +293,20 @@ def test_the_composition_view_draws_the_report_and_names_the_cache_break(
     inspector.mark_cache_breaks()
     flags = [row[20:23] for row in texts(inspector.timeline(90))]
     assert flags[2].strip() == "c" and not flags[1].strip()
+
+
+def test_each_websocket_frame_names_the_connection_that_carried_it() -> None:
+    script = Script()
+    for n, connection in enumerate((10, 10, 20)):  # the handshake exchange's id, as the recorder notes it
+        exchange = script.request(body([message("user", f"hi {n}")]), response=completed(f"r{n}"), endpoint="websocket")
+        exchange.meta.update({"transport": "websocket", "connection": connection})
+    script.request(body([message("user", "over http")]), response=completed("r3"))
+    inspector = Inspector(analyse_exchanges(script.exchanges))
+    said = [inspector.connection(n) for n in inspector.numbers]
+    assert said == [
+        "WebSocket connection 1 of 2, frame 1 on it",
+        "WebSocket connection 1 of 2, frame 2 on it",
+        "WebSocket connection 2 of 2, frame 1 on it",
+        None,
+    ]
+    assert "  via WebSocket connection 2 of 2, frame 1 on it" in texts(inspector.turn_lines(3))

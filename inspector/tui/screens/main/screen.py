@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical
 from textual.events import Resize
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ctxscope.inspector.live import LiveFeed
 from ctxscope.inspector.tui.loader import Loaded
@@ -28,6 +28,7 @@ from ctxscope.inspector.tui.screens.main.reading import Reading
 from ctxscope.inspector.tui.screens.main.search import Finding
 from ctxscope.inspector.tui.screens.main.stages import Stages
 from ctxscope.inspector.tui.viewmodel import View
+from ctxscope.inspector.tui.widgets.key_bar import KeyBar
 from ctxscope.inspector.tui.widgets.lines_view import LinesView
 from ctxscope.inspector.tui.widgets.timeline import Timeline
 
@@ -90,7 +91,7 @@ class MainScreen(Stages, Following, Finding, Reading):
                 yield LinesView(id="world")
             with Container(id="right"):
                 yield LinesView(id="turn")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.watch_for_redraws()
@@ -107,7 +108,9 @@ class MainScreen(Stages, Following, Finding, Reading):
             self.start_following(self.feed)
 
     def on_turn_highlighted(self, event: TurnHighlighted) -> None:
-        self.select(event.number)
+        # a highlight posted before a redraw moved the cursor again is stale: never act on it
+        if event.number == self.query_one(Timeline).highlighted_turn():
+            self.select(event.number)
 
     def on_timeline_resized(self, event: TimelineResized) -> None:
         """Draw the rows again at the pane's new width (the cursor stays on its turn)."""
