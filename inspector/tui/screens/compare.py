@@ -25,8 +25,8 @@ from ctxscope.inspector.tui.widgets.key_bar import KeyBar
 from ctxscope.inspector.tui.widgets.lines_view import LinesView
 from ctxscope.proxy.errors import CtxscopeError
 
-NARROW = 80
-"""Below this many columns one pane at a time (Tab switches)."""
+NARROW = 100
+"""Below this many columns one pane at a time (Tab switches), so a changed line keeps its words."""
 
 
 class CompareScreen(Screen[None]):
@@ -117,6 +117,7 @@ class CompareScreen(Screen[None]):
         target = pair if pairs.has_focus else pairs
         if self.size.width < NARROW:
             pairs.display, pair.display = target is pairs, target is pair
+            self.call_after_refresh(self.show_pair, self.row)  # drawn to the width it has now
         target.focus()
 
     def action_toggle_wrap(self) -> None:

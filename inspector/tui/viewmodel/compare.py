@@ -86,10 +86,11 @@ def where_it_differs(old: str, new: str, width: int) -> tuple[str, str]:
         if a != b:
             break
         same += 1
-    start = max(0, same - WINDOW_BEFORE)
+    before = min(WINDOW_BEFORE, width // 4)
+    start = max(0, same - before)
     if start:
         space = old.rfind(" ", 0, start + 1)  # start at a word where one is near
-        start = space + 1 if start - space < WINDOW_BEFORE // 2 else start
+        start = space + 1 if start - space < before // 2 else start
 
     def shown(text: str) -> str:
         return cut(f"…{text[start:]}" if start else text, width)

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from textual.worker import WorkerState
 
+from ctxscope.inspector.tui.screens.compare import CompareScreen
 from ctxscope.inspector.tui.screens.main import MainScreen
 from ctxscope.inspector.tui.snapshot import settle, snapshot_app
 from ctxscope.inspector.tui.widgets import Timeline
@@ -56,6 +57,21 @@ async def take(
         assert not failed, f"workers failed: {[w.error for w in failed]}"
         assert turn is None or main.current == turn
         return app.export_screenshot(title=f"ctxscope inspect {path.name}")
+
+
+async def take_compare(a: Path, b: Path, *, size: tuple[int, int], keys: tuple[str, ...] = ()) -> str:
+    """The SVG of the compare screen of `a` and `b`, after checking it loaded the comparison."""
+    app = snapshot_app(a, turn=None, view=None, other=b)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        screen = next(s for s in app.screen_stack if isinstance(s, CompareScreen))
+        assert screen.comparison is not None and screen.error is None, "sentinel: the comparison is not shown"
+        failed = [w for w in app.workers if w.state is WorkerState.ERROR]
+        assert not failed, f"workers failed: {[w.error for w in failed]}"
+        return app.export_screenshot(title=f"ctxscope inspect {a.name} {b.name}")
 
 
 def compare(name: str, svg: str) -> None:
