@@ -184,7 +184,7 @@ class MainBase(Screen[None]):
         if not timeline.go_to(number):
             self.inspector.set_filter("")
             self.inspector.side_folded = False
-            self._draw_timeline()
+            self.timeline_changed()
             timeline.go_to(number)
         self.select(number)
 
