@@ -59,6 +59,7 @@ async def test_following_moves_the_cursor_to_each_new_turn(tmp_path: Path) -> No
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await started(pilot)
         assert len(screen.query_one(Timeline).lines) == 2
+        assert screen.current == 2  # following: the newest turn from the start
         with live.open("ab") as fh:
             fh.write(b"".join(rest))
         await wait_for(pilot, screen, 5)
@@ -82,7 +83,7 @@ async def test_with_follow_off_new_turns_are_announced_not_jumped_to(tmp_path: P
         with live.open("ab") as fh:
             fh.write(rest[0][len(torn) :] + b"".join(rest[1:]))
         await wait_for(pilot, screen, 5)
-        assert screen.current == 1
+        assert screen.current == 2  # opened on the newest turn, and stayed there
         assert "+3 new turns" in str(screen.query_one("#status").render())
         await pilot.press("F")
         await settle(pilot)

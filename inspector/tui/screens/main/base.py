@@ -115,7 +115,8 @@ class MainBase(Screen[None]):
             )
             self.draw_header()
             return
-        start = self.start_turn or 1
+        # following: the newest turn, as the cursor follows the turns that land from now on
+        start = self.start_turn or (loaded.analysis.turns[-1].turn.number if self.following else 1)
         if not timeline.go_to(start):
             timeline.go_to(1)
         self.select(timeline.highlighted_turn() or 1)
