@@ -10,7 +10,7 @@ from __future__ import annotations
 from ctxscope.inspector.analysis.cache import CacheTurn
 from ctxscope.inspector.analysis.composition import Composition, CompositionReport
 from ctxscope.inspector.tui.viewmodel.actions import ShowTurn
-from ctxscope.inspector.tui.viewmodel.lines import Line, Run, clip, short_tokens
+from ctxscope.inspector.tui.viewmodel.lines import Line, Run, clip, short_tokens, wrapped
 
 GLYPHS = "#=%@+*o~:x"
 """One glyph a kind, the largest kinds first; kinds past these share the last."""
@@ -90,10 +90,7 @@ def composition_lines(
     window = f"{short_tokens(here.window)}{'' if here.window_known else ' (assumed)'}"
     lines = [
         Line.plain(f"Context composition at turn {number}  (thread {here.thread}, window {window})", "title"),
-        Line.plain(
-            clip(f"the bar is the window; | compaction at {short_tokens(here.threshold)}; > past it", width),
-            "dim",
-        ),
+        *wrapped(f"the bar is the window; | compaction at {short_tokens(here.threshold)}; > past it", width, "dim"),
         *_legend(glyphs, width),
         Line.plain(""),
     ]

@@ -7,6 +7,7 @@ words), so the inspector reads the same without colour.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 from ctxscope.inspector.tui.viewmodel.actions import LineAction
@@ -70,4 +71,9 @@ def clip(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: max(0, width - 1)] + "…"
 
 
-__all__ = ["Line", "Run", "bar", "clip", "count", "short_tokens"]
+def wrapped(text: str, width: int, style: str = "") -> list[Line]:
+    """`text` as lines of at most `width` columns, broken at spaces (a legend is read whole)."""
+    return [Line.plain(row, style) for row in textwrap.wrap(text, max(10, width), break_on_hyphens=False)]
+
+
+__all__ = ["Line", "Run", "bar", "clip", "count", "short_tokens", "wrapped"]

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 from ctxscope.harness.context import ChangeStyle, StateField, world_fields
 from ctxscope.inspector.analysis.world_history import WorldHistory
-from ctxscope.inspector.tui.viewmodel.lines import Line, Run, clip
+from ctxscope.inspector.tui.viewmodel.lines import Line, Run, clip, wrapped
 
 LEGEND = "@N: value since turn N; *: changed here; gone: left the context"
 TIMELINE_LEGEND = "signs: w world, c cache break, ! error, M mark, #... window"
@@ -76,11 +75,6 @@ def _lines(state: dict[str, Any], history: WorldHistory, turn: int, width: int) 
     return lines
 
 
-def wrapped(text: str, width: int, style: str = "") -> list[Line]:
-    """`text` as lines of at most `width` columns, broken at spaces (a legend is read whole)."""
-    return [Line.plain(row, style) for row in textwrap.wrap(text, max(10, width), break_on_hyphens=False)]
-
-
 def jump_hint(previous: int | None, following: int | None) -> str:
     """What `[` and `]` go to, in words."""
     before = f"turn {previous}" if previous else "none"
@@ -88,4 +82,4 @@ def jump_hint(previous: int | None, following: int | None) -> str:
     return f"[ previous change: {before};  ] next change: {after}"
 
 
-__all__ = ["LEGEND", "TIMELINE_LEGEND", "jump_hint", "panel_fields", "show_value", "world_lines", "wrapped"]
+__all__ = ["LEGEND", "TIMELINE_LEGEND", "jump_hint", "panel_fields", "show_value", "world_lines"]
