@@ -113,6 +113,11 @@ def test_at_80x24_one_pane_with_its_figures_and_the_footer_keeps_help_and_quit(t
     with terminal(tmp_path, (80, 24), str(recording("world"))) as term:
         screen = term.wait_for(lambda s: "turn 1 of 3" in s and "Quit" in s, "the loaded timeline")
         assert "? Help" in screen and "q Quit" in screen
+        # the key bar: every label whole (Textual's Footer squeezed them: `^pale tte`)
+        words = set(screen.splitlines()[-1].split())
+        labels = {"tab", "Pane", "?", "Help", "q", "Quit", "m", "Mark", "d", "Diff", "c", "Compaction"}
+        labels |= {"t", "Tokens", "/", "Search", "f", "Filter", "^p", "palette"}
+        assert words <= labels and {"^p", "palette"} <= words, screen.splitlines()[-1]
         row = _timeline_row(screen, 1)
         assert re.search(r"initial .* [0-9.]+k [#.]{4} +(-|[0-9.]+s) │", row), row  # no figure cut
         assert "Turn 1 " not in screen  # one pane: the timeline alone
