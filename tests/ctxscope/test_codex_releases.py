@@ -177,3 +177,46 @@ def test_codex_release_is_captured_explained_and_replayed_elsewhere(
     assert FINAL in replayed
     said = json.loads(report.read_text())
     assert said["served"] == sent and said["mismatches"] == [], said
+
+
+@pytest.mark.parametrize("transport", ["http", "websocket"])
+def test_the_promoted_test_of_a_codex_recording_runs_codex_and_catches_a_change(tmp_path: Path, transport: str) -> None:
+    from tests.ctxscope.promote_support import project_pytest
+
+    binary = codex_binary()
+    recording = tmp_path / "codex.jsonl"
+    repo = _checkout(tmp_path / "a" / "w")
+    env = _env(tmp_path / "a" / "codex-home", tmp_path / "a" / "user")
+    with _upstream(transport) as upstream:
+        _configure(tmp_path / "a" / "codex-home", transport, upstream.url)
+        _codex(binary, repo, env, [str(CTXSCOPE), "run", "--out", str(recording), "--"])
+        last = str(len(upstream.requests))  # the whole run: (the prewarm,) the tool call, the follow-up
+    # another project: the test is pasted into its tests/, the cassette beside it
+    project = tmp_path / "other-project"
+    (project / "tests").mkdir(parents=True)
+    (project / "AGENTS.md").write_text("This project's own rules.\n")
+    promoted = subprocess.run(
+        [str(CTXSCOPE), "promote", str(recording), "--turn", last, "-o", "tests/cassettes/codex.jsonl"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert promoted.returncode == 0, promoted.stderr
+    text = promoted.stdout
+    assert "from ctxscope.testing import replay_codex" in text and '"AGENTS.md": "Use pytest for tests.\\n"' in text
+    assert "ctxscope[proxy]" in text and "Run your client here" not in text
+    test_file = project / "tests" / "test_codex.py"
+    test_file.write_text(text)  # pasted verbatim
+
+    skipped = project_pytest(project, env={"CODEX_BIN": "", "PATH": "/usr/bin:/bin"})
+    assert "1 skipped" in skipped.stdout, skipped.stdout[-3000:]
+    passed = project_pytest(project, "-rs", env={"CODEX_BIN": str(binary)})
+    assert passed.returncode == 0 and "1 passed" in passed.stdout, passed.stdout[-4000:]
+
+    test_file.write_text(text.replace("Use pytest for tests.", "Use unittest for tests."))
+    failed = project_pytest(project, env={"CODEX_BIN": str(binary)})
+    assert failed.returncode == 1 and "1 failed" in failed.stdout, failed.stdout[-4000:]
+    first = next((line for line in failed.stdout.splitlines() if "ctxscope cassette codex.jsonl" in line), "")
+    assert "AGENTS.md" in first, failed.stdout[-4000:]
