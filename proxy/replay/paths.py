@@ -173,11 +173,6 @@ def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root + "/")
 
 
-def _related(a: str, b: str) -> bool:
-    """One path is the other or under it."""
-    return _under(a, b) or _under(b, a)
-
-
 def first_path_difference(recorded: Any, live: Any) -> tuple[tuple[str | int, ...], str, str] | None:
     """The first pair of differing strings (at the same JSON place) that name paths, in document order:
     (their place as keys and indices, the recorded string, the live string)."""
@@ -266,9 +261,11 @@ class PathMap:
             if len(rec_ws) == len(live_ws):
                 named += zip(rec_ws, live_ws, strict=True)
         for rec, live in named:
-            roots = infer_roots(rec, live) if rec != "/" and live != "/" else None
+            if "/" in (rec, live):
+                continue
+            self._drop_contradicted(rec, live)  # equal paths too: a fallback pair must not map them
+            roots = infer_roots(rec, live)
             if roots is not None and not self._covered(*roots):
-                self._drop_contradicted(*roots)
                 learned |= self.add(roots[0], roots[1], "root")
         rec_current = rec_cwds[-1] if rec_cwds else recorded_default
         live_current = live_cwds[-1] if live_cwds else live_default
@@ -286,16 +283,24 @@ class PathMap:
         return learned
 
     def _drop_contradicted(self, recorded: str, live: str) -> None:
-        """Forget fallback pairs that overlap a pair the requests name (the requests know better)."""
+        """Forget fallback pairs that a pair of paths the requests name contradicts (the requests know
+        better): a fallback pair contradicts it when it covers either path but does not map one onto
+        the other."""
         for rec_root in list(self._provisional):
             placeholder = self.recorded.get(rec_root)
             live_root = next((p for p, ph in self.live.items() if ph == placeholder), None)
-            overlaps = _related(rec_root, recorded) or (live_root is not None and _related(live_root, live))
-            if overlaps and (rec_root, live_root) != (recorded, live):
+            if live_root is None:
+                continue
+            covers = _under(recorded, rec_root) or _under(live, live_root)
+            maps = (
+                _under(recorded, rec_root)
+                and _under(live, live_root)
+                and recorded[len(rec_root) :] == live[len(live_root) :]
+            )
+            if covers and not maps:
                 self._provisional.discard(rec_root)
                 self.recorded.pop(rec_root, None)
-                if live_root is not None:
-                    self.live.pop(live_root, None)
+                self.live.pop(live_root, None)
 
     def describe(self) -> str:
         """The pairs in use, for a person: `recorded /a/w = live /b/w-second (<root>)`, …"""
