@@ -8,6 +8,12 @@ strictly with the `ctxscope_cassette` marker, and a changed request fails the te
 that changed (docs/cassettes.md). The command prints that test (or writes it, `--test`): a module that
 runs as pasted. For ctxscope's own agent it runs the agent on the recorded prompts (`ctxscope.testing`);
 for any other client it fails in one line until the client's call is added.
+
+The test replays in the test's own process (`in_process=True`, the cassette's httpx transport) for
+every client that can be given a transport: the SDK clients of Python (openai-python, and what is built
+on it). That needs only the core install in the project's test venv, whichever venv promote itself ran
+in (usually the tools' own, with every extra). Only a client that cannot take one (Codex, a Node
+client) gets the proxy-based marker, and the test says its venv needs `ctxscope[proxy]`.
 """
 
 from __future__ import annotations
@@ -16,15 +22,27 @@ import json
 import os
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ctxscope.proxy.errors import ConfigError
 
-__all__ = ["HARNESS_CLIENT", "PromoteResult", "default_test_path", "promote", "pytest_test", "register"]
+if TYPE_CHECKING:
+    from ctxscope.proxy.model import Exchange
+
+__all__ = [
+    "HARNESS_CLIENT",
+    "PromoteResult",
+    "default_test_path",
+    "promote",
+    "pytest_test",
+    "register",
+    "takes_transport",
+]
 
 
 @dataclass
@@ -106,10 +124,12 @@ def pytest_test(result: PromoteResult, test_file: Path, project: Path | None = N
         )
     from ctxscope.proxy.endpoints import client_base_url
     from ctxscope.proxy.replay.cassette import load_cassette
+    from ctxscope.proxy.store.reader import read_recording
 
     base = client_base_url("URL", load_cassette(result.cassette).upstream_prefix)
     url = "ctxscope_cassette.url" + (f' + "{base[3:]}"' if base != "URL" else "")
-    return _CLIENT_TEST.format(
+    template = _IN_PROCESS_TEST if takes_transport(read_recording(result.cassette).exchanges) else _PROXY_TEST
+    return template.format(
         turn=result.turn,
         source=source,
         where=where,
@@ -117,6 +137,40 @@ def pytest_test(result: PromoteResult, test_file: Path, project: Path | None = N
         url=url,
         requests="model request" if result.model_requests == 1 else f"{result.model_requests} model requests",
     )
+
+
+_NO_TRANSPORT_AGENTS = (
+    "codex",
+    "node",
+    "deno",
+    "bun",
+    "ai-sdk",
+    "openai/js",
+    "javascript",
+    "curl/",
+    "python-requests/",
+    "python-urllib/",
+    "aiohttp/",
+)
+"""User-agent words of clients that cannot be handed an httpx transport: Codex, the JS runtimes'
+clients, curl, and Python clients built on another HTTP library (requests, urllib, aiohttp)."""
+
+
+def takes_transport(exchanges: Sequence[Exchange]) -> bool:
+    """Whether the recorded client can be replayed in a test's process, through the cassette's httpx
+    transport: a Python client (openai-python and the SDKs on it say `x-stainless-lang: python`; a plain
+    httpx client says nothing). Codex (its `originator` header, the Responses WebSocket) and Node clients
+    (`x-stainless-lang: js`, a Node user agent) are separate programs: they need the proxy-based replay."""
+    for exchange in exchanges:
+        headers = {k.lower(): v.lower() for k, v in exchange.request_headers.items()}
+        if exchange.ws_frames or exchange.url.startswith(("ws:", "wss:")) or headers.get("originator"):
+            return False
+        if headers.get("x-stainless-lang", "python") != "python":
+            return False
+        agent = headers.get("user-agent", "")
+        if any(word in agent for word in _NO_TRANSPORT_AGENTS):
+            return False
+    return True
 
 
 def _name(cassette: Path) -> str:
@@ -156,10 +210,35 @@ def test_{name}(ctxscope_cassette, tmp_path: Path) -> None:
     replay_agent(ctxscope_cassette, PROJECT, tmp_path, PROMPTS)
 '''
 
-_CLIENT_TEST = '''"""Turn {turn} of {source}, promoted by `ctxscope promote`.
+_IN_PROCESS_TEST = '''"""Turn {turn} of {source}, promoted by `ctxscope promote`.
 
 The client must send the {requests} again: a changed request fails the test with what changed in the
-model's context."""
+model's context. It replays in this process (in_process=True): the core install is all the test venv
+needs (`pip install ctxscope`, no mitmproxy)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.ctxscope_cassette("{where}", in_process=True, past_end="allow")
+def test_{name}(ctxscope_cassette) -> None:
+    base_url = {url}
+    # Replace the pytest.fail line below with your client's call on the cassette's transport (it answers
+    # base_url from the cassette: nothing leaves the process). openai-python:
+    #     client = openai.OpenAI(base_url=base_url, api_key="test", max_retries=0,
+    #                            http_client=httpx.Client(transport=ctxscope_cassette.transport))
+    #     client.responses.create(...)  # what your code sends
+    # openai 3.x: httpx2.Client; async: httpx.AsyncClient and openai.AsyncOpenAI. If your code catches the
+    # client's error, call ctxscope_cassette.check() after it.
+    pytest.fail(f"promoted test: add your client's call, on the transport for {{base_url}}", pytrace=False)
+'''
+
+_PROXY_TEST = '''"""Turn {turn} of {source}, promoted by `ctxscope promote`.
+
+The client must send the {requests} again: a changed request fails the test with what changed in the
+model's context. The client is a separate program, so the cassette is replayed by a proxy on loopback:
+this test's venv needs `pip install 'ctxscope[proxy]'` (mitmproxy)."""
 
 from __future__ import annotations
 
@@ -170,8 +249,6 @@ import pytest
 def test_{name}(ctxscope_cassette) -> None:
     base_url = {url}
     # Run your client here with base_url as its base URL (OPENAI_BASE_URL), then delete the line below.
-    # In-process instead: add in_process=True to the marker and give the client
-    # httpx.Client(transport=ctxscope_cassette.transport) (httpx2.Client for openai 3.x).
     pytest.fail(f"promoted test: add your client's call, sent to {{base_url}}", pytrace=False)
 '''
 

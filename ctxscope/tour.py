@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from ctxscope.demo_workspace import build_workspace  # the tour builds the same workspace as the demo
 from ctxscope.harness.commands import is_command, run_command
 from ctxscope.harness.config import DEFAULT_INSTRUCTIONS
 from ctxscope.harness.events import AgentEvent, Compacted, TurnCompleted
@@ -134,8 +135,6 @@ def run_tour(
     say: Callable[[str], None] = lambda text: print(text, file=sys.stderr),
 ) -> TourResult:
     """Run every chapter with capture into `capture`, then the regression check."""
-    from ctxscope.demo import build_workspace  # the tour builds the same workspace as the demo
-
     if not TOUR_SCRIPT.is_file():
         raise ConfigError("the tour script is missing from this installation of ctxscope: reinstall it")
     config = root / "tour-config.toml"
@@ -192,8 +191,6 @@ def _options(
 def _regression_check(
     root: Path, repo: Path, skills: Path, config: Path, recording: Path, expected: int
 ) -> RegressionCheck:
-    from ctxscope.demo import build_workspace
-
     prompt = CHAPTERS[0].steps[0]
     changed = root / "base-instructions-changed.md"
     base = DEFAULT_INSTRUCTIONS.read_text(encoding="utf-8")
