@@ -6,6 +6,9 @@ never pays for the agent's HTTP client, mitmproxy or Textual. `COMMANDS` names, 
 loads them all (it shows every command's help text, which lives with the command).
 
 Errors meant for a person (`CtxscopeError`) print one line and exit with status 2, never a traceback.
+`ctxscope --version` prints the installed distribution's version; `--install-completion` /
+`--show-completion` (typer's) set up shell completion, whose command names come from `COMMANDS` without
+importing any command module.
 """
 
 from __future__ import annotations
@@ -14,12 +17,13 @@ import functools
 import importlib
 import sys
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
 from ctxscope.proxy.errors import CtxscopeError, missing_extra
+from ctxscope.proxy.version import installed_version
 
 __all__ = ["COMMANDS", "app", "main"]
 
@@ -48,6 +52,7 @@ COMMANDS: dict[str, str] = {
 """Command name → the module whose `register(app)` adds it; the order is the order of `--help`."""
 
 _SETTINGS: dict[str, Any] = {"pretty_exceptions_enable": False, "add_completion": False}
+"""The registries each module's commands are built in: completion is the top-level app's alone."""
 
 
 @functools.cache
@@ -100,18 +105,38 @@ class _LazyCommands(TyperGroup):
     def list_commands(self, ctx: Any) -> list[str]:
         return list(COMMANDS)  # the names only: the base class would build every command
 
+    def shell_complete(self, ctx: Any, incomplete: str) -> list[Any]:
+        """`ctxscope <TAB>`: the command names from `COMMANDS`, none imported (the base class builds every
+        matching command for its short help, as slow as `--help`); `ctxscope -<TAB>`: the options."""
+        from click.shell_completion import CompletionItem
+
+        if incomplete.startswith("-"):
+            return list(super().shell_complete(ctx, incomplete))  # no command's name starts with "-"
+        return [CompletionItem(name) for name in COMMANDS if name.startswith(incomplete)]
+
 
 app = typer.Typer(
     name="ctxscope",
     cls=_LazyCommands,
     help="See exactly what a coding agent sends to the model, turn by turn, and why it changed.",
     no_args_is_help=True,
-    **_SETTINGS,
+    **{**_SETTINGS, "add_completion": True},
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"ctxscope {installed_version()}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
     # typer builds a group only for an app with commands or a callback; the commands come lazily.
     pass
 

@@ -14,7 +14,6 @@ timeline of what the model saw and why each request changed instead).
 from __future__ import annotations
 
 import shlex
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -26,8 +25,10 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from ctxscope.demo_workspace import build_workspace
 from ctxscope.harness.output import InteractivePrinter
 from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.harness.tools.shell_env import without_user_profile
 from ctxscope.inspector.analysis import analyse_recording
 from ctxscope.inspector.reports import diff_report
 from ctxscope.inspector.reports.text import render_text
@@ -40,12 +41,6 @@ __all__ = ["DemoResult", "build_workspace", "run_demo", "register", "DEMO_SCRIPT
 DEMO_SCRIPT = resources.files("ctxscope") / "data" / "demo-script.json"
 """The offline model's answers, shipped as package data."""
 
-_ROOT_AGENTS = "# Project rules\n\nKeep functions small and typed. Explain changes in one sentence.\n"
-_PKG_AGENTS = "# pkg rules\n\nTests live next to the code in pkg/. Use plain asserts.\n"
-_SKILL = (
-    "---\nname: demo-skill\ndescription: House style for small Python helpers (typed, one-line docstring).\n"
-    "---\n\n# demo-skill\n\nWrite helpers with type hints and return early. Name tests test_<function>.\n"
-)
 PROMPTS = (
     "Add a greet(name) helper in pkg/. Follow $demo-skill.",
     "Now add a test for it.",
@@ -58,22 +53,6 @@ class DemoResult:
     workspace: Path
     recording: Path
     answers: list[str]
-
-
-def build_workspace(root: Path) -> tuple[Path, Path]:
-    """Create the demo repository and skill directory under `root`; returns (repo, skills dir)."""
-    repo, skills = root / "repo", root / "skills"
-    (repo / "pkg").mkdir(parents=True, exist_ok=True)
-    (repo / "AGENTS.md").write_text(_ROOT_AGENTS)
-    (repo / "pkg" / "AGENTS.md").write_text(_PKG_AGENTS)
-    (repo / "pkg" / "__init__.py").write_text("")
-    (skills / "demo-skill").mkdir(parents=True, exist_ok=True)
-    (skills / "demo-skill" / "SKILL.md").write_text(_SKILL)
-    try:  # a git repo makes AGENTS.md discovery walk from the repo root, as Codex does
-        subprocess.run(["git", "init", "-q", str(repo)], check=True, capture_output=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        pass  # without git the workspace still works; discovery then starts at the cwd
-    return repo, skills
 
 
 def run_demo(root: Path, capture: Path, model_after: str = "gpt-5-mini") -> DemoResult:
@@ -95,6 +74,7 @@ def _run_demo(root: Path, capture: Path, script: Path, model_after: str) -> Demo
         sandbox="workspace-write",
         approval="never",
         sessions_dir=root / "sessions",
+        command_env=without_user_profile(root / "shell-home"),  # the machine's profile is not the demo's
     )
     answers: list[str] = []
     printer = InteractivePrinter(out=sys.stderr, err=sys.stderr)

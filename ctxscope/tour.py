@@ -22,10 +22,12 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from ctxscope.demo_workspace import build_workspace  # the tour builds the same workspace as the demo
 from ctxscope.harness.commands import is_command, run_command
 from ctxscope.harness.config import DEFAULT_INSTRUCTIONS
 from ctxscope.harness.events import AgentEvent, Compacted, TurnCompleted
 from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.harness.tools.shell_env import without_user_profile
 from ctxscope.inspector.analysis.request_diff import RequestDiff, diff_requests
 from ctxscope.inspector.reports.context_diff import context_diff_lines
 from ctxscope.proxy.errors import ConfigError, CtxscopeError
@@ -134,8 +136,6 @@ def run_tour(
     say: Callable[[str], None] = lambda text: print(text, file=sys.stderr),
 ) -> TourResult:
     """Run every chapter with capture into `capture`, then the regression check."""
-    from ctxscope.demo import build_workspace  # the tour builds the same workspace as the demo
-
     if not TOUR_SCRIPT.is_file():
         raise ConfigError("the tour script is missing from this installation of ctxscope: reinstall it")
     config = root / "tour-config.toml"
@@ -186,14 +186,13 @@ def _options(
         sandbox="workspace-write",
         approval="never",
         sessions_dir=root / "sessions",
+        command_env=without_user_profile(root / "shell-home"),  # the machine's profile is not the demo's
     )
 
 
 def _regression_check(
     root: Path, repo: Path, skills: Path, config: Path, recording: Path, expected: int
 ) -> RegressionCheck:
-    from ctxscope.demo import build_workspace
-
     prompt = CHAPTERS[0].steps[0]
     changed = root / "base-instructions-changed.md"
     base = DEFAULT_INSTRUCTIONS.read_text(encoding="utf-8")

@@ -25,8 +25,11 @@ def pytest_ctxscope_explain_mismatch(recorded: Any, live: Any) -> list[str] | No
 
 @pytest.hookspec
 def pytest_ctxscope_failed_turn(
-    config: pytest.Config, nodeid: str, cassette: str, turn: int
+    config: pytest.Config, nodeid: str, cassette: str, turn: int, exchange: int | None, live: Any, reason: str
 ) -> list[str] | None:
-    """Called once for a cassette test that failed on turn `turn` (1-based) of `cassette`; the lines
-    returned are added to the failure (`ctxscope.pytest_plugin` writes the turn's HTML report with
-    `--ctxscope-report DIR` and names the file)."""
+    """Called once for a cassette test that failed on turn `turn` (1-based) of `cassette`: the replay
+    refused the request body `live` (redacted, as it arrived; None when it was no JSON body) that it
+    compared with the recorded exchange `exchange` (its id; None in a script cassette), for `reason`
+    (the mismatch's line). The lines returned are added to the failure (`ctxscope.pytest_plugin` writes,
+    with `--ctxscope-report DIR`, an HTML report whose last turn is the refused request, and names it).
+    An implementation may take only some of the arguments."""

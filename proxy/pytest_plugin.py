@@ -123,14 +123,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 _CALL_FAILED = pytest.StashKey[bool]()
 """Whether the test's body failed: a replay then unused is the body's failure, not a second one."""
+_FIXTURE = pytest.StashKey["CassetteFixture"]()
+"""The test's cassette fixture, for the report of its body's failure."""
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     outcome = yield
     report = outcome.get_result()  # type: ignore[attr-defined]
-    if report.when == "call":
-        item.stash[_CALL_FAILED] = report.failed
+    if report.when != "call":
+        return
+    item.stash[_CALL_FAILED] = report.failed
+    fixture = item.stash.get(_FIXTURE, None)
+    if not report.failed or fixture is None or fixture._reported:
+        return
+    # The body failed, most often because the client raised on the refused request (openai-python's
+    # BadRequestError on the 400). That is one failure: the replay's account of it (the turn, the context
+    # diff), in place of the client's traceback, and no second one at teardown.
+    message = fixture._verdict()
+    if message is None:
+        return
+    fixture._reported = True
+    raised = call.excinfo.value if call.excinfo is not None else None
+    said = str(raised).strip().splitlines()[0] if raised is not None and str(raised).strip() else ""
+    client = f"{type(raised).__name__}: {_short(said, 200)}" if raised is not None else "the test failed"
+    report.longrepr = f"{message}\n(the client's error on the refused request: {client})"
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -353,7 +370,13 @@ def _verdict(
     failed = next((m for m in report.mismatches if not m.served), None)
     if failed is not None and cassette.path is not None:
         for lines in hook.pytest_ctxscope_failed_turn(
-            config=node.config, nodeid=node.nodeid, cassette=str(cassette.path), turn=failed.index + 1
+            config=node.config,
+            nodeid=node.nodeid,
+            cassette=str(cassette.path),
+            turn=failed.index + 1,
+            exchange=failed.exchange_id,
+            live=failed.live_body,
+            reason=failed.line(),
         ):
             problems += list(lines or [])
     first = headline or f"ctxscope cassette {Path(cassette.name).name}: {problems[0]}"
@@ -433,6 +456,7 @@ def _replay_in_process(
         transport=transport,
         _verdict=lambda: _verdict(transport.report, cassette, hook, options, node),
     )
+    node.stash[_FIXTURE] = fixture
     yield fixture
     _fail_at_teardown(fixture)
 
@@ -485,6 +509,7 @@ def _replay(
             server=server,
             _verdict=lambda: _verdict(server.report, cassette, hook, options, node),
         )
+        node.stash[_FIXTURE] = fixture
         yield fixture
     finally:
         if recorder is not None:

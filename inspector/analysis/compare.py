@@ -249,7 +249,8 @@ def _pair(
     # input[] is compared item by item below (cached per item): normalising it again inside each
     # whole body made a comparison quadratic in the session's length.
     ba, bb = norm_a.body(_without_input(ta.body)), norm_b.body(_without_input(tb.body))
-    result.params = params_diff(ba, bb, _in_band(ta, norm_a), _in_band(tb, norm_b))
+    in_band_a, in_band_b = _in_band(ta, norm_a), _in_band(tb, norm_b)
+    result.params = params_diff(ba, bb, in_band_a, in_band_b)
     ignore = {"input", "instructions", "tools", *PARAM_KEYS}  # those are compared above
     result.body_keys_only_a = sorted(set(ba) - set(bb) - ignore)
     result.body_keys_only_b = sorted(set(bb) - set(ba) - ignore)
@@ -259,7 +260,7 @@ def _pair(
         norm_b.text(effective_instructions(tb.body, tb.items)),
     )
     result.tools = tools_diff(
-        effective_tools(ba, _in_band(ta, norm_a)), effective_tools(bb, _in_band(tb, norm_b))
+        effective_tools(ba, in_band_a), effective_tools(bb, in_band_b)
     )
     labels_a = [texts[0].layout_label(i) for i in ta.items]
     labels_b = [texts[1].layout_label(i) for i in tb.items]
@@ -284,6 +285,7 @@ class _ItemTexts:
         self.normaliser = normaliser
         self._cache: dict[str, list[tuple[str, str]]] = {}
         self._labels: dict[str, str] = {}
+        self._layouts: dict[str, str] = {}
         self.layout: dict[str, str | None] = {}
         """`structure.layout`'s memo for this side."""
 
@@ -298,12 +300,16 @@ class _ItemTexts:
         """The item's label normalised, for the layout diff. A label cut short (`…`) was cut before
         normalising, at a place that moves with the length of a path it holds; its preview is made
         again from the normalised text, so two checkouts cut it alike."""
+        hit = self._layouts.get(item.key)
+        if hit is not None:
+            return hit
         label = self.label(item.label)
-        if "…" not in label or item.parts:
-            return label
-        head = label.split(":", 1)[0] if ":" in label else item.kind
-        text = " ".join("\n".join(t for _, t in self(item)).split())
-        return f"{head}: {text[:_PREVIEW]}"
+        if "…" in label and not item.parts:
+            head = label.split(":", 1)[0] if ":" in label else item.kind
+            text = " ".join("\n".join(t for _, t in self(item)).split())
+            label = f"{head}: {text[:_PREVIEW]}"
+        self._layouts[item.key] = label
+        return label
 
     def __call__(self, item: Item) -> list[tuple[str, str]]:
         hit = self._cache.get(item.key)
@@ -437,9 +443,11 @@ def _placeholders(text: str) -> Counter[str]:
     return Counter(m.group(1) for m in _PLACEHOLDER.finditer(text))
 
 
-def _normalised_phrases(
-    pairs: list[tuple[TurnAnalysis, TurnAnalysis]], norms: tuple[Any, Any], paths: PathMap
-) -> list[str]:
+_Side = tuple[dict[str, Any], TurnAnalysis]
+"""A compared turn and what its request adds to its side (`_fresh`)."""
+
+
+def _normalised_phrases(pairs: list[tuple[_Side, _Side]], norms: tuple[Any, Any], paths: PathMap) -> list[str]:
     """What normalising changed in the compared requests, one phrase each: the path pairs, and each
     kind of placeholder that normalising wrote (a `<cwd>` the text held already does not count)."""
     phrases: list[str] = []
@@ -450,14 +458,9 @@ def _normalised_phrases(
         if norm.cwds:
             phrases.append(f"{side}'s working directory {', '.join(sorted(norm.cwds))} (<cwd>)")
     written: Counter[str] = Counter()
-    seen: set[int] = set()
     for pair in pairs:
-        for result, norm in zip(pair, norms, strict=True):
-            body = result.turn.body
-            fresh = {k: v for k, v in body.items() if k != "input"}
-            items = [i for i in body.get("input") or [] if id(i) not in seen] if isinstance(body, dict) else []
-            seen.update(id(i) for i in items)
-            for value in (fresh, items, result.turn.exchange.request_headers):
+        for (fresh, result), norm in zip(pair, norms, strict=True):
+            for value in (fresh, result.turn.exchange.request_headers):
                 raw = json.dumps(value, ensure_ascii=False, default=str)
                 after = json.dumps(norm.body(value), ensure_ascii=False, default=str)
                 written += _placeholders(after) - _placeholders(raw)
@@ -472,6 +475,29 @@ def _normalised_phrases(
     if volatile:
         phrases.append(f"volatile metadata ({', '.join(volatile)})")
     return phrases
+
+
+def _fresh(body: dict[str, Any], seen: set[int]) -> dict[str, Any]:
+    """What `body` holds that an earlier body of its side did not: its values and input items that are
+    not the very objects seen before (the reader shares one object per stored part, so a session's
+    tools and history are one object each). Learning paths and naming what was normalised over only
+    this stays linear in the session's length, as `cross_run` does."""
+    out: dict[str, Any] = {}
+    for key, value in body.items():
+        if key == "input" and isinstance(value, list):
+            ids = list(map(id, value))
+            out[key] = [item for item, ident in zip(value, ids, strict=True) if ident not in seen]
+            seen.update(ids)
+        elif id(value) not in seen or not isinstance(value, dict | list | str):
+            out[key] = value
+            seen.add(id(value))
+    return out
+
+
+def _fresh_views(rows: Sequence[TurnAnalysis]) -> list[dict[str, Any]]:
+    """`_fresh` of each row's request body, in order."""
+    seen: set[int] = set()
+    return [_fresh(row.turn.body, seen) for row in rows]
 
 
 def _header_cwd(analysis: Analysis) -> str | None:
@@ -493,25 +519,32 @@ def compare_analyses(
         rows_a = [r for r in a.turns if r.turn.thread == thread_a.name]
         rows_b = [r for r in b.turns if r.turn.thread == thread_b.name]
         threads = (thread_a.name, thread_b.name)
-    aligned = align_turn_rows(rows_a, rows_b)
     norm_a: Any
     norm_b: Any
     phrases: list[str] = []
+    learned = cross_run([t.turn.body for t in rows_a]), cross_run([t.turn.body for t in rows_b])
+    aligned = align_turn_rows(rows_a, rows_b, learned)
     if raw:
         norm_a = norm_b = _AsSent()
     else:
-        norm_a, norm_b = cross_run([t.turn.body for t in rows_a]), cross_run([t.turn.body for t in rows_b])
+        norm_a, norm_b = learned
         # Strict replay's path map, learned from each aligned pair as a replay learns from each request
         # against its recorded one: A stands for the recording, B for the live side.
         paths = PathMap()
+        # Each row's request as what it adds to its side (`_fresh`), once: learning and naming stay linear.
+        fresh_a, fresh_b = _fresh_views(rows_a), _fresh_views(rows_b)
         # Only turns whose fingerprints match are the same step of the same task: a pair made up by
         # position (`matched=False`) may be two unrelated requests, whose paths stand for nothing.
-        both = [(rows_a[p.a], rows_b[p.b]) for p in aligned if p.a is not None and p.b is not None]
         cwd_a, cwd_b = (_header_cwd(x) for x in (a, b))
         for p in aligned:
             if p.matched and p.a is not None and p.b is not None:
-                paths.learn(rows_a[p.a].turn.body, rows_b[p.b].turn.body, cwd_a, cwd_b)
+                paths.learn(fresh_a[p.a], fresh_b[p.b], cwd_a, cwd_b)
         norm_a.roots, norm_b.roots = paths.recorded, paths.live
+        both = [
+            ((fresh_a[p.a], rows_a[p.a]), (fresh_b[p.b], rows_b[p.b]))
+            for p in aligned
+            if p.a is not None and p.b is not None
+        ]
         phrases = _normalised_phrases(both, (norm_a, norm_b), paths)
     texts = (_ItemTexts(norm_a), _ItemTexts(norm_b))
     pairs = [

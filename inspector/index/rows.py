@@ -213,7 +213,6 @@ def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = Fa
     for result in analysis.turns:
         doc = turn_doc(result)
         turn = result.turn
-        head = (rec, day, turn.thread, turn.number)
         world, agents = _world(result)
         where = {"recording": rec, "day": day, "thread": turn.thread, "turn": turn.number}
         reported = doc.tokens.usage
@@ -253,42 +252,55 @@ def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = Fa
                 world=orjson.dumps(world, default=str, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS).decode(),
             )
         )
-        out["agents_md"] += [(*head, path, digest) for path, digest in agents]
-        for event in doc.mode_events:
-            kind = "mode" if event.kind == "mode_change" else "plan"
-            out["events"].append((*head, kind, event.kind, event.sentence))
+        out["agents_md"] += [_row("agents_md", **where, path=path, hash=digest) for path, digest in agents]
+
+        def event(kind: str, name: str | None, sentence: str | None, where: dict[str, Any] = where) -> None:
+            out["events"].append(_row("events", **where, kind=kind, name=name, sentence=sentence))
+
+        for mode in doc.mode_events:
+            event("mode" if mode.kind == "mode_change" else "plan", mode.kind, mode.sentence)
         for goal in doc.goal_events:
-            out["events"].append((*head, "goal", goal.kind, goal.sentence))
+            event("goal", goal.kind, goal.sentence)
         for change in result.state_changes:
             if change.field in ("goal", "goal_events"):
                 continue  # told as goal events
             for sentence in describe_change(change):
-                out["events"].append((*head, "world", change.field, sentence))
+                event("world", change.field, sentence)
         if doc.compaction is not None:
             c = doc.compaction
-            out["events"].append((*head, "compaction", c.trigger, c.sentence))
+            event("compaction", c.trigger, c.sentence)
             out["compactions"].append(
-                (
-                    *head,
-                    c.trigger,
-                    c.request_turn,
-                    c.summarised,
-                    c.dropped_context,
-                    c.kept,
-                    c.tokens_before,
-                    c.tokens_after,
-                    c.sentence,
-                    c.summary if with_text else None,
+                _row(
+                    "compactions",
+                    **where,
+                    trigger=c.trigger,
+                    request_turn=c.request_turn,
+                    summarised=c.summarised,
+                    dropped_context=c.dropped_context,
+                    kept=c.kept,
+                    tokens_before=c.tokens_before,
+                    tokens_after=c.tokens_after,
+                    sentence=c.sentence,
+                    summary=c.summary if with_text else None,
                 )
             )
         called = _called(doc)
         for name in called:
-            out["events"].append((*head, "tool_call", name, None))
+            event("tool_call", name, None)
         if doc.status != "completed" or doc.error:
-            out["events"].append((*head, "error", doc.status, doc.error))
+            event("error", doc.status, doc.error)
         offered = dict(tool_sizes(turn.body.get("tools")))
         for name in [*offered, *(n for n in dict.fromkeys(called) if n not in offered)]:
-            out["tools"].append((*head, name, name in offered, name in called, offered.get(name, 0)))
+            out["tools"].append(
+                _row(
+                    "tools",
+                    **where,
+                    name=name,
+                    offered=name in offered,
+                    called=name in called,
+                    tokens=offered.get(name, 0),
+                )
+            )
     out["items"] = _items(analysis, rec, day, with_text)
     for comp in composition_report(analysis).turns:
         out["composition"] += [(rec, day, comp.thread, comp.turn, k, v) for k, v in comp.by_kind.items()]

@@ -20,6 +20,11 @@ class Content(StrEnum):
     full = "full"
 
 
+class SemconvChoice(StrEnum):
+    v1_41 = "v1.41"
+    latest = "latest"
+
+
 def _headers(values: list[str]) -> dict[str, str]:
     headers: dict[str, str] = {}
     for value in values:
@@ -56,6 +61,19 @@ def otel(
     service_name: Annotated[
         str, typer.Option("--service-name", help="The traces' service.name.")
     ] = "ctxscope",
+    semconv: Annotated[
+        SemconvChoice,
+        typer.Option(
+            "--semconv",
+            help="GenAI semantic conventions: v1.41 (default), or latest (a tool result's field is `result`).",
+        ),
+    ] = SemconvChoice.v1_41,
+    absolute_paths: Annotated[
+        bool,
+        typer.Option(
+            "--absolute-paths", help="Name the recording by its absolute local path (default: its file name)."
+        ),
+    ] = False,
 ) -> None:
     """Export a recording as OpenTelemetry traces: a trace per thread, a span per model request."""
     from ctxscope.inspector.analysis.analyse import analyse_recording
@@ -75,10 +93,15 @@ def otel(
         refuse_same_file(out, [file])  # before any work: `-o REC` would replace the recording
     sent_headers = _headers(header or [])
     analysis = analyse_recording(file)
-    specs = recording_spans(analysis, content=content.value)
+    specs = recording_spans(
+        analysis, content=content.value, semconv=semconv.value, absolute_paths=absolute_paths
+    )
     if not specs:
         raise ConfigError(f"{file} has no model requests to export")
-    spans = make_spans(specs, service_name=service_name, resource={"ctxscope.recording": str(file)})
+    recording = str(file.resolve()) if absolute_paths else file.name  # a trace is read on other machines
+    spans = make_spans(
+        specs, service_name=service_name, resource={"ctxscope.recording": recording}, semconv=semconv.value
+    )
     export_otlp(spans, endpoint=target, headers=sent_headers, out=out, timeout=timeout, inputs=[file])
     traces = len({s.trace_key for s in specs})
     where = " and ".join(w for w in (target, str(out) if out else None) if w)

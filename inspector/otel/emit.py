@@ -16,9 +16,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ctxscope.inspector.otel.semconv import DEFAULT, SCHEMA_URLS, Semconv
 from ctxscope.inspector.otel.spans import SpanSpec
 from ctxscope.proxy.errors import ConfigError
 from ctxscope.proxy.files import write_private
+from ctxscope.proxy.version import installed_version
 
 __all__ = ["INSTALL_HINT", "encode_json", "export_otlp", "make_spans"]
 
@@ -33,8 +35,11 @@ def _sdk() -> Any:
     return sdk_trace
 
 
-def make_spans(specs: Sequence[SpanSpec], *, service_name: str, resource: Mapping[str, Any]) -> list[Any]:
-    """The SDK's finished spans (`ReadableSpan`) for `specs` (parents before their children)."""
+def make_spans(
+    specs: Sequence[SpanSpec], *, service_name: str, resource: Mapping[str, Any], semconv: Semconv = DEFAULT
+) -> list[Any]:
+    """The SDK's finished spans (`ReadableSpan`) for `specs` (parents before their children), from the
+    instrumentation scope `ctxscope` at the installed version, with the conventions' schema URL."""
     sdk_trace = _sdk()
     from opentelemetry import trace
     from opentelemetry.sdk.resources import Resource
@@ -65,7 +70,7 @@ def make_spans(specs: Sequence[SpanSpec], *, service_name: str, resource: Mappin
     )
     collected = InMemorySpanExporter()
     provider.add_span_processor(SimpleSpanProcessor(collected))
-    tracer = provider.get_tracer("ctxscope")
+    tracer = provider.get_tracer("ctxscope", installed_version(), schema_url=SCHEMA_URLS.get(semconv))
     for spec in specs:
         ids.trace_id, ids.span_id = spec.trace_id, spec.span_id
         context = None

@@ -8,6 +8,14 @@ conversation id, errors), plus ctxscope's own `ctxscope.*` attributes taken from
 report (ctxscope-report/1): the change kind, world-state sentences, fragments added and removed,
 tools that changed, token attribution, the compaction sentence, mode switches.
 
+The conventions are v1.41's by default, `semconv="latest"` for the newest form (`semconv.py`): finish
+reasons and `error.type` in the conventions' values (ctxscope's own status stays in
+`ctxscope.answer.status`), the request parameters as recorded, the time to the first streamed chunk.
+Every turn's attributes are read from its typed report document (`TurnDoc`), the one account of a
+turn. No local absolute path leaves the machine unless `absolute_paths` asks for them: the recording is
+named by its file name, and ctxscope's sentences write paths under the first working directory `./…`,
+as `ctxscope diff` does (the messages, opt-in content, stay exactly as the model saw them).
+
 Content (the messages themselves) is opt-in, as the conventions ask: `none` (default), `added` (only
 the items this request added, the compact choice: backends cap attribute and span sizes) or `full`
 (`gen_ai.input.messages` for every request). Recordings are redacted, so no secret travels either way.
@@ -18,13 +26,27 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 from ctxscope.inspector.analysis.instructions import effective_instructions
 from ctxscope.inspector.analysis.items import Item
-from ctxscope.inspector.reports.build import turn_doc
+from ctxscope.inspector.otel.semconv import (
+    DEFAULT,
+    Semconv,
+    error_type,
+    finish_reason,
+    message_finish_reason,
+    request_attributes,
+    time_to_first_chunk,
+    tool_result_field,
+)
+from ctxscope.inspector.reports.build import first_cwd, turn_doc
+from ctxscope.inspector.reports.models import TurnDoc
+from ctxscope.inspector.reports.terminal import Paths
+from ctxscope.proxy.responses.vocabulary import CodexHeader
 
 __all__ = ["ContentMode", "SpanEvent", "SpanSpec", "recording_spans", "to_messages"]
 
@@ -102,8 +124,8 @@ def _text_of(raw: dict[str, Any]) -> str:
     return "".join(str(p.get("text", "")) for p in parts or [] if isinstance(p, dict))
 
 
-def _part(raw: Any) -> tuple[str, dict[str, Any]]:
-    """(role, part) of one Responses item."""
+def _part(raw: Any, result_field: str) -> tuple[str, dict[str, Any]]:
+    """(role, part) of one Responses item (`result_field`: where a tool result goes, per the conventions)."""
     if not isinstance(raw, dict):
         return "user", {"type": "text", "content": str(raw)}
     kind = str(raw.get("type", "message"))
@@ -118,19 +140,20 @@ def _part(raw: Any) -> tuple[str, dict[str, Any]]:
             "arguments": arguments,
         }
     if kind.endswith("_output"):
-        return "tool", {"type": "tool_call_response", "id": raw.get("call_id"), "response": raw.get("output")}
+        return "tool", {"type": "tool_call_response", "id": raw.get("call_id"), result_field: raw.get("output")}
     if kind == "reasoning":
         summary = " ".join(str(p.get("text", "")) for p in raw.get("summary") or [] if isinstance(p, dict))
         return "assistant", {"type": "reasoning", "content": summary}
     return "user", {"type": kind}
 
 
-def to_messages(items: list[Any]) -> list[dict[str, Any]]:
+def to_messages(items: list[Any], semconv: Semconv = DEFAULT) -> list[dict[str, Any]]:
     """Responses items as the conventions' messages (`{"role", "parts": [...]}`); consecutive items of
     the model or tools produced join one message, as a batch of tool calls is one assistant turn."""
     messages: list[dict[str, Any]] = []
+    result_field = tool_result_field(semconv)
     for raw in items:
-        role, part = _part(raw)
+        role, part = _part(raw, result_field)
         if messages and messages[-1]["role"] == role and role in ("assistant", "tool"):
             messages[-1]["parts"].append(part)
         else:
@@ -149,120 +172,145 @@ def _raw(items: list[Item]) -> list[Any]:
 # --- spans --------------------------------------------------------------------------------------
 
 
-def _usage(result: TurnAnalysis) -> dict[str, AttrValue]:
-    usage = result.turn.usage or {}
+def _usage(doc: TurnDoc) -> dict[str, AttrValue]:
+    """Usage as the response reported it (`AnswerDoc.usage`: null where it said nothing)."""
     out: dict[str, AttrValue] = {}
     for key, name in (
         ("input_tokens", "gen_ai.usage.input_tokens"),
         ("output_tokens", "gen_ai.usage.output_tokens"),
+        ("cached_tokens", "gen_ai.usage.cache_read.input_tokens"),
+        ("reasoning_tokens", "gen_ai.usage.reasoning.output_tokens"),
     ):
-        if isinstance(usage.get(key), int):
-            out[name] = usage[key]
-    cached = (usage.get("input_tokens_details") or {}).get("cached_tokens")
-    if isinstance(cached, int):
-        out["gen_ai.usage.cache_read.input_tokens"] = cached
-    reasoning = (usage.get("output_tokens_details") or {}).get("reasoning_tokens")
-    if isinstance(reasoning, int):
-        out["gen_ai.usage.reasoning.output_tokens"] = reasoning
+        value = doc.answer.usage.get(key)
+        if isinstance(value, int):
+            out[name] = value
     return out
 
 
-def _ctxscope_attributes(doc: dict[str, Any]) -> dict[str, AttrValue]:
-    """ctxscope.* from the turn's report document (the published ctxscope-report/1 vocabulary)."""
-    change = doc.get("change") or {}
+def _ctxscope_attributes(doc: TurnDoc, paths: Paths) -> dict[str, AttrValue]:
+    """ctxscope.* from the turn's report document (the published ctxscope-report/1 vocabulary), its
+    sentences' paths written by `paths`."""
+    change = doc.change
     out: dict[str, AttrValue] = {
-        "ctxscope.turn": doc["turn"],
-        "ctxscope.exchange": doc["exchange"],
-        "ctxscope.thread": doc["thread"],
-        "ctxscope.transport": doc["transport"],
-        "ctxscope.endpoint": doc["endpoint"],
-        "ctxscope.change.kind": str(change.get("kind")),
-        "ctxscope.change.kept": int(change.get("kept") or 0),
-        "ctxscope.change.added": int(change.get("added") or 0),
-        "ctxscope.change.removed": int(change.get("removed") or 0),
-        "ctxscope.items": int(doc.get("items") or 0),
-        "ctxscope.instructions_changed": bool(doc.get("instructions_changed")),
+        "ctxscope.turn": doc.turn,
+        "ctxscope.exchange": doc.exchange,
+        "ctxscope.thread": doc.thread,
+        "ctxscope.transport": doc.transport,
+        "ctxscope.endpoint": doc.endpoint,
+        "ctxscope.change.kind": change.kind,
+        "ctxscope.change.kept": change.kept,
+        "ctxscope.change.added": change.added,
+        "ctxscope.change.removed": change.removed,
+        "ctxscope.items": doc.items,
+        "ctxscope.instructions_changed": doc.instructions_changed,
+        "ctxscope.status": doc.status,
+        # The answer's shape (item kinds and tool names) is not content; its texts are (opt-in).
+        "ctxscope.answer.status": doc.answer.status,
     }
-    if doc.get("request_kind"):
-        out["ctxscope.request_kind"] = str(doc["request_kind"])
-    if doc.get("side"):
-        out["ctxscope.side"] = str(doc["side"])
-    if doc.get("world_state_changes"):
-        out["ctxscope.world_state.changes"] = [str(s) for s in doc["world_state_changes"]]
-    fragments = doc.get("fragments_changed") or []
+    if doc.answer.output:
+        out["ctxscope.answer.output"] = [item.kind for item in doc.answer.output]
+    if doc.request_kind:
+        out["ctxscope.request_kind"] = doc.request_kind
+    if doc.side:
+        out["ctxscope.side"] = doc.side
+    if doc.world_state_changes:
+        out["ctxscope.world_state.changes"] = [paths(s) for s in doc.world_state_changes]
     for verb in ("added", "removed"):
-        labels = [str(f["label"]) for f in fragments if f.get("change") == verb]
+        labels = [paths(f.label) for f in doc.fragments_changed if f.change == verb]
         if labels:
             out[f"ctxscope.fragments.{verb}"] = labels
-    tools = doc.get("tools") or {}
-    for verb in ("added", "removed"):
-        if tools.get(verb):
-            out[f"ctxscope.tools.{verb}"] = [str(t) for t in tools[verb]]
-    if tools.get("changed"):
-        out["ctxscope.tools.changed"] = sorted(str(t) for t in tools["changed"])
-    tokens = doc.get("tokens") or {}
-    for kind, count in (tokens.get("by_kind") or {}).items():
-        out[f"ctxscope.tokens.{kind}"] = int(count)
-    if doc.get("compaction"):
-        out["ctxscope.compaction"] = str(doc["compaction"]["sentence"])
-    if doc.get("notes"):
-        out["ctxscope.notes"] = [str(n) for n in doc["notes"]]
+    if doc.tools.added:
+        out["ctxscope.tools.added"] = list(doc.tools.added)
+    if doc.tools.removed:
+        out["ctxscope.tools.removed"] = list(doc.tools.removed)
+    if doc.tools.changed:
+        out["ctxscope.tools.changed"] = sorted(doc.tools.changed)
+    for kind, count in doc.tokens.by_kind.items():
+        out[f"ctxscope.tokens.{kind}"] = count
+    if doc.compaction is not None:
+        out["ctxscope.compaction"] = paths(doc.compaction.sentence)
+    if doc.notes:
+        out["ctxscope.notes"] = [paths(n) for n in doc.notes]
     return out
 
 
-def _turn_span(result: TurnAnalysis, trace_key: str, parent_key: str, content: ContentMode) -> SpanSpec:
+def _incomplete_reason(response: dict[str, Any] | None) -> str | None:
+    details = (response or {}).get("incomplete_details")
+    reason = details.get("reason") if isinstance(details, dict) else None
+    return reason if isinstance(reason, str) else None
+
+
+def _first_chunk_ms(result: TurnAnalysis) -> float | None:
+    """When the first event of a streamed answer arrived (ms after the request), or None."""
+    exchange = result.turn.exchange
+    if exchange.sse:
+        return exchange.sse[0].t_ms
+    return None
+
+
+def _turn_span(
+    result: TurnAnalysis, trace_key: str, parent_key: str, content: ContentMode, semconv: Semconv, paths: Paths
+) -> SpanSpec:
     turn = result.turn
-    doc = turn_doc(result).model_dump(mode="json")
-    model = str(turn.body.get("model") or "unknown")
+    exchange = turn.exchange
+    doc = turn_doc(result)
+    model = doc.model or "unknown"
     start, end = _times(result)
+    response = exchange.response if isinstance(exchange.response, dict) else None
+    stopped = _incomplete_reason(response)
     attributes: dict[str, AttrValue] = {
         "gen_ai.operation.name": "chat",
         "gen_ai.provider.name": "openai",
         "gen_ai.request.model": model,
-        "gen_ai.response.finish_reasons": [str(result.answer.status)],
-        # The answer's shape (item kinds and tool names) is not content; its texts are (opt-in below).
-        "ctxscope.answer.status": result.answer.status,
+        "gen_ai.response.finish_reasons": [finish_reason(doc.answer, stopped)],
     }
-    if result.answer.items:
-        attributes["ctxscope.answer.output"] = result.answer.shape
-    response = turn.exchange.response or {}
-    if response.get("model"):
+    attributes.update(request_attributes(turn.body))
+    if response is not None and response.get("model"):
         attributes["gen_ai.response.model"] = str(response["model"])
+    if response is not None and isinstance(response.get("service_tier"), str):
+        attributes["openai.response.service_tier"] = response["service_tier"]
     if turn.response_id:
         attributes["gen_ai.response.id"] = turn.response_id
     if turn.thread_hint:
         attributes["gen_ai.conversation.id"] = turn.thread_hint
-    url = urlsplit(turn.exchange.url)
+    first_chunk = time_to_first_chunk(_first_chunk_ms(result))
+    if first_chunk is not None:
+        attributes["gen_ai.response.time_to_first_chunk"] = first_chunk
+    url = urlsplit(exchange.url)
     if url.hostname:
         attributes["server.address"] = url.hostname
     if url.port:
         attributes["server.port"] = url.port
-    if turn.exchange.status is not None:
-        attributes["http.response.status_code"] = turn.exchange.status
-    attributes.update(_usage(result))
-    attributes.update(_ctxscope_attributes(doc))
+    if exchange.status is not None:
+        attributes["http.response.status_code"] = exchange.status
+    attributes.update(_usage(doc))
+    attributes.update(_ctxscope_attributes(doc, paths))
     if content != "none":
+        reason = message_finish_reason(doc.answer, stopped)
         attributes["gen_ai.output.messages"] = _json(
-            [dict(m, finish_reason=result.answer.status) for m in to_messages(list(turn.output))]
+            [dict(m, finish_reason=reason) for m in to_messages(list(turn.output), semconv)]
         )
-        attributes["ctxscope.answer"] = result.answer.summary()
+        attributes["ctxscope.answer"] = doc.answer.summary
     if content == "full":
-        attributes["gen_ai.input.messages"] = _json(to_messages(list(turn.raw_input)))
+        attributes["gen_ai.input.messages"] = _json(to_messages(list(turn.raw_input), semconv))
         instructions = effective_instructions(turn.body, turn.items)
         if instructions:
             attributes["gen_ai.system_instructions"] = _json([{"type": "text", "content": instructions}])
     elif content == "added":
-        attributes["ctxscope.input.added_messages"] = _json(to_messages(_raw(result.change.added)))
+        attributes["ctxscope.input.added_messages"] = _json(to_messages(_raw(result.change.added), semconv))
     events = [  # plan submitted, mode switched, …: the published mode-event kinds
-        SpanEvent(
-            f"ctxscope.{e.get('kind', 'mode_event')}", start, {"ctxscope.sentence": str(e.get("sentence"))}
-        )
-        for e in doc.get("mode_events") or []
+        SpanEvent(f"ctxscope.{e.kind}", start, {"ctxscope.sentence": paths(e.sentence)}) for e in doc.mode_events
     ]
     error = None
-    if turn.status != "completed":
-        attributes["error.type"] = turn.status.replace(" ", "_")
-        error = turn.error or turn.status
+    failure = error_type(
+        doc.answer,
+        response=response,
+        http_status=exchange.status,
+        transport=exchange.error.kind if exchange.error is not None else None,
+    )
+    if failure is not None:
+        attributes["error.type"] = failure
+        error = doc.answer.error or doc.error or doc.answer.status
     return SpanSpec(
         name=f"chat {model}",
         trace_key=trace_key,
@@ -277,11 +325,33 @@ def _turn_span(result: TurnAnalysis, trace_key: str, parent_key: str, content: C
     )
 
 
-def recording_spans(analysis: Analysis, *, content: ContentMode = "none") -> list[SpanSpec]:
+def agent_name(analysis: Analysis) -> str | None:
+    """The recorded client's name: the capture's `client` (ctxscope's agent says so), else the first
+    request's Codex `originator` or the product in its user agent (`OpenAI/Python`); None if none."""
+    meta = analysis.header.meta if analysis.header is not None else {}
+    if meta.get("client"):
+        return str(meta["client"])
+    for result in analysis.turns:
+        headers = {k.lower(): v for k, v in result.turn.exchange.request_headers.items()}
+        for name in (CodexHeader.ORIGINATOR.value, "user-agent"):
+            if headers.get(name, "").strip():
+                return headers[name].split()[0]
+    return None
+
+
+def recording_spans(
+    analysis: Analysis,
+    *,
+    content: ContentMode = "none",
+    semconv: Semconv = DEFAULT,
+    absolute_paths: bool = False,
+) -> list[SpanSpec]:
     """A trace per thread: the session span first, then its requests in order."""
     meta = analysis.header.meta if analysis.header is not None else {}
-    agent = str(meta.get("client") or "agent")
-    identity = str(meta.get("session_id") or meta.get("created_at") or analysis.source)
+    agent = agent_name(analysis)
+    identity = str(meta.get("session_id") or meta.get("created_at") or Path(analysis.source).name)
+    recording = analysis.source if absolute_paths else Path(analysis.source).name
+    paths = Paths(None if absolute_paths else first_cwd(analysis))
     by_number = {r.turn.number: r for r in analysis.turns}
     spans: list[SpanSpec] = []
     for thread in analysis.threads:
@@ -290,15 +360,16 @@ def recording_spans(analysis: Analysis, *, content: ContentMode = "none") -> lis
             continue
         trace_key = f"ctxscope/{identity}/{thread.hint or thread.name}"
         root_key = f"{trace_key}/session"
-        children = [_turn_span(r, trace_key, root_key, content) for r in results]
+        children = [_turn_span(r, trace_key, root_key, content, semconv, paths) for r in results]
         attributes: dict[str, AttrValue] = {
             "gen_ai.operation.name": "invoke_agent",
-            "gen_ai.agent.name": agent,
             "gen_ai.provider.name": "openai",
             "ctxscope.thread": thread.name,
-            "ctxscope.recording": analysis.source,
+            "ctxscope.recording": recording,
             "ctxscope.turns": len(results),
         }
+        if agent is not None:
+            attributes["gen_ai.agent.name"] = agent
         if thread.hint:
             attributes["gen_ai.conversation.id"] = thread.hint
         if thread.side:
@@ -306,9 +377,11 @@ def recording_spans(analysis: Analysis, *, content: ContentMode = "none") -> lis
         if thread.forked_from is not None:
             attributes["ctxscope.forked_from_turn"] = thread.forked_from
         failed = [c for c in children if c.error]
+        if failed:
+            attributes["error.type"] = "_OTHER"  # the session did not fail as such: some of its requests did
         spans.append(
             SpanSpec(
-                name=f"invoke_agent {agent}",
+                name=f"invoke_agent {agent}" if agent else "invoke_agent",
                 trace_key=trace_key,
                 span_key=root_key,
                 parent_key=None,

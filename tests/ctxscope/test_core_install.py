@@ -7,7 +7,10 @@ from the registry as a user's would be; in it `openai3_replay.py` replays a stre
 openai-python 2.x through the real Recorder) into openai 3.x on httpx2, strictly, sync and async,
 streaming and not, and shows that neither mitmproxy nor Textual is installed or imported. Then the
 test `ctxscope promote` prints for an agent session (recorded here, with capture) runs in a project
-with that venv's pytest, as pasted: it passes, and fails after an AGENTS.md line changes.
+with that venv's pytest, as pasted: it passes, and fails after an AGENTS.md line changes. And the test
+promote prints for an openai-python recording (in_process=True: the core is enough), its client call
+filled in as its comments say (openai 3.x on httpx2), passes there; after one prompt line changes it is
+one failure and no error, naming the base prompt and the line.
 """
 
 from __future__ import annotations
@@ -32,7 +35,13 @@ from ctxscope.proxy.testing import (
     text_message,
 )
 from tests.cli_support import run_cli
-from tests.ctxscope.promote_support import project_pytest, recorded_project
+from tests.ctxscope.promote_support import (
+    SDK_PROMPT,
+    fill_in_sdk_call,
+    project_pytest,
+    recorded_project,
+    recorded_sdk_project,
+)
 
 ROOT = Path(__file__).resolve().parents[1].parent
 SCRIPT = Path(__file__).with_name("openai3_replay.py")
@@ -59,7 +68,7 @@ def _source(tmp: Path) -> Path:
     """A copy of the checkout's package sources: the build leaves no build/ or egg-info in the checkout."""
     source = tmp / "source"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, source / name)
     # ctxscope/proxy, ctxscope/harness and ctxscope/inspector are symlinks: copytree copies what they name
     shutil.copytree(ROOT / "ctxscope", source / "ctxscope", ignore=shutil.ignore_patterns("__pycache__"))
@@ -165,6 +174,21 @@ def test_the_core_installs_beside_openai_3_and_replays_into_httpx2(python: str, 
     agents = repo / "AGENTS.md"
     agents.write_text(agents.read_text() + "Never guess.\n", encoding="utf-8")
     failed = project_pytest(repo, python=str(target))
-    assert (
-        failed.returncode == 1 and "ctxscope cassette hi.jsonl: turn 1 changed: AGENTS.md" in failed.stdout
-    ), failed.stdout[-3000:]
+    assert failed.returncode == 1 and "ctxscope cassette hi.jsonl: turn 1 changed: AGENTS.md" in failed.stdout, (
+        failed.stdout[-3000:]
+    )
+
+    # the promoted test of an openai-python recording, its call filled in, on openai 3.x in the core venv
+    project, sdk = recorded_sdk_project(tmp_path / "sdk")
+    promoted = run_cli("promote", str(sdk), "-t", "1", "-o", "tests/cassettes/sdk.jsonl", cwd=project)
+    assert promoted.returncode == 0 and "in_process=True" in promoted.stdout, promoted.stderr
+    (project / "tests" / "test_sdk.py").write_text(fill_in_sdk_call(promoted.stdout, "httpx2"), encoding="utf-8")
+    passed = project_pytest(project, python=str(target))
+    assert passed.returncode == 0 and passed.stdout.splitlines()[-1].startswith("1 passed"), passed.stdout[-3000:]
+    (project / "prompt.md").write_text(SDK_PROMPT.replace("Never guess.", "Always guess."), encoding="utf-8")
+    failed = project_pytest(project, python=str(target))
+    summary = failed.stdout.splitlines()[-1]
+    assert failed.returncode == 1 and summary.startswith("1 failed in") and "error" not in summary, failed.stdout[
+        -3000:
+    ]
+    assert "ctxscope cassette sdk.jsonl: turn 1 changed: " in failed.stdout and "+ Always guess." in failed.stdout

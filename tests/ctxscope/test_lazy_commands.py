@@ -85,14 +85,17 @@ def test_show_and_compare_import_no_runtime_client_or_proxy(tmp_path: Path) -> N
 
 
 def _eager_app() -> typer.Typer:
-    """The app as it was built before commands loaded lazily: every module registered at start."""
+    """The app as it was built before commands loaded lazily: every module registered at start (with the
+    same root options: `--version`, typer's completion options)."""
     eager = typer.Typer(
         name="ctxscope",
         help=app.info.help,
         no_args_is_help=True,
         pretty_exceptions_enable=False,
-        add_completion=False,
+        add_completion=True,
     )
+    assert app.registered_callback is not None and app.registered_callback.callback is not None
+    eager.callback()(app.registered_callback.callback)
     for module in dict.fromkeys(COMMANDS.values()):
         importlib.import_module(module).register(eager)
     return eager

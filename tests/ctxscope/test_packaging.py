@@ -35,17 +35,20 @@ def _build_wheel(out: Path) -> Path:
     """Build from a copy of the sources, so no build/ or egg-info lands in the checkout (or comes from it)."""
     import setuptools
 
-    if tuple(int(p) for p in setuptools.__version__.split(".")[:2]) < (70, 1):
-        pytest.skip(f"setuptools {setuptools.__version__} cannot build wheels alone: pip install -e '.[dev]'")
+    if tuple(int(p) for p in setuptools.__version__.split(".")[:2]) < (77, 0):  # the SPDX license expression
+        pytest.skip(f"setuptools {setuptools.__version__} cannot build wheels alone: pip install -e . --group dev")
     source = out.parent / "source"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, source / name)
     # ctxscope/proxy, ctxscope/harness and ctxscope/inspector are symlinks: copytree copies what they name
     shutil.copytree(ROOT / "ctxscope", source / "ctxscope", ignore=shutil.ignore_patterns("__pycache__"))
-    args = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out)]
+    # -v: the backend's own output, so a deprecation warning of the build (the license table) shows
+    args = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v", "-w", str(out)]
     built = _run([*args, str(source)], cwd=out)
     assert built.returncode == 0, built.stderr[-3000:]
+    warned = [line for line in (built.stdout + built.stderr).splitlines() if "Deprecat" in line]
+    assert warned == [], warned
     [wheel] = out.glob("ctxscope-*.whl")
     return wheel
 
@@ -60,6 +63,10 @@ def test_the_wheel_carries_its_data_and_runs_from_a_fresh_venv(tmp_path: Path) -
     assert typed <= names
     # nothing but ctxscope at the top level: no other distribution can overwrite a ctxscope file
     assert {name.split("/")[0] for name in names} == {"ctxscope", wheel.name.split("-")[0] + "-0.1.0.dist-info"}
+    # PEP 639: the SPDX expression and the license file itself; no published `dev` extra
+    metadata = zipfile.ZipFile(wheel).read("ctxscope-0.1.0.dist-info/METADATA").decode()
+    assert "\nLicense-Expression: MIT\n" in metadata and "ctxscope-0.1.0.dist-info/licenses/LICENSE" in names
+    assert "Provides-Extra: dev" not in metadata and "Project-URL: Repository, " in metadata
 
     target = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(target)

@@ -12,6 +12,7 @@ from importlib.metadata import entry_points
 import pytest
 
 from ctxscope.proxy.testing import FakeUpstream, SseReply, response_stream, text_message
+from tests.cli_support import run_cli
 
 pytest_plugins = ["pytester"]
 
@@ -88,13 +89,26 @@ def test_a_prompt_edit_fails_the_test_with_the_context_that_changed(pytester: py
     )
     shown = result.stdout.str()
     assert "You are a careful agent." not in shown, "only the changed lines and their neighbours"
-    # --ctxscope-report DIR: the failing cassette's turns as one HTML report, named in the failure
+    # --ctxscope-report DIR: one HTML report of the recorded turns, then the refused request as the last
+    # turn, so the report's own diff of that turn is the context that changed; named in the failure
     reports = pytester.path / "ctxscope-reports"
     result = pytester.runpytest(*_plugin_args(), "--ctxscope-report", str(reports))
     result.assert_outcomes(passed=1, errors=1)
     (page,) = reports.glob("*.html")
     assert "test_the_agent_says_hi" in page.name
-    assert f"the recorded turns up to turn 1, as an HTML report: {page}" in result.stdout.str()
-    from ctxscope.proxy.store.embedded import recording_bytes
+    assert (
+        "the recorded turns up to turn 1, then the refused request as turn 2 (its diff: against recorded "
+        f"turn 1), as an HTML report: {page}"
+    ) in result.stdout.str()
+    from ctxscope.proxy.store import read_recording
 
-    assert recording_bytes(page) == (pytester.path / "cassettes" / "agent.jsonl").read_bytes()
+    recorded = read_recording(pytester.path / "cassettes" / "agent.jsonl").exchanges
+    inside = read_recording(page).exchanges  # the report carries the recording it shows
+    assert [e.request_body for e in inside[:-1]] == [e.request_body for e in recorded]
+    refused = inside[-1]
+    assert refused.status == 400 and "Never guess." in refused.request_body["input"][0]["content"][0]["text"]
+    assert "rejected: input[0].content[0].text differs" in refused.response_body["error"]["message"]
+    shown = run_cli("diff", str(page), "--turn", "2")
+    assert shown.returncode == 0, shown.stderr
+    assert "+ Never guess." in shown.stdout and "Read before you write." in shown.stdout, shown.stdout
+    assert "error" in shown.stdout.split("+ Never guess.")[1], "its answer: the replay's rejection"

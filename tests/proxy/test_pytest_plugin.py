@@ -86,17 +86,13 @@ def test_d(ctxscope_cassette):
     )
     with FakeUpstream() as upstream:
         upstream.reply(_greeting("hi"))
-        pytester.runpytest("--record-mode", "once", "--ctxscope-upstream", upstream.url).assert_outcomes(
-            passed=1
-        )
+        pytester.runpytest("--record-mode", "once", "--ctxscope-upstream", upstream.url).assert_outcomes(passed=1)
     test_file = pytester.path / "test_d.py"
     test_file.write_text(test_file.read_text().replace('"PROMPT"', '"ANOTHER PROMPT"'))
     result = pytester.runpytest()
     # the client swallowed the 400, so the plugin fails the test at teardown
     result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(
-        ["*ctxscope replay went wrong:*", "*d.jsonl exchange 0 (POST*rejected: input differs*"]
-    )
+    result.stdout.fnmatch_lines(["*ctxscope replay went wrong:*", "*d.jsonl exchange 0 (POST*rejected: input differs*"])
 
 
 def test_default_cassette_path_and_script_cassettes(pytester: pytest.Pytester) -> None:
@@ -119,9 +115,7 @@ def test_script(ctxscope_cassette):
 """
     )
     # a script is never recorded, whatever the mode
-    pytester.runpytest("--record-mode", "all", "--ctxscope-upstream", "http://127.0.0.1:9").assert_outcomes(
-        passed=1
-    )
+    pytester.runpytest("--record-mode", "all", "--ctxscope-upstream", "http://127.0.0.1:9").assert_outcomes(passed=1)
 
 
 def test_record_mode_new_appends_only_what_comes_after(pytester: pytest.Pytester) -> None:
@@ -140,9 +134,7 @@ PROMPTS = ["one"]
     cassette = pytester.path / "cassettes" / "f.jsonl"
     with FakeUpstream() as upstream:
         upstream.reply(_greeting("first"), _greeting("second"))
-        pytester.runpytest("--record-mode", "once", "--ctxscope-upstream", upstream.url).assert_outcomes(
-            passed=1
-        )
+        pytester.runpytest("--record-mode", "once", "--ctxscope-upstream", upstream.url).assert_outcomes(passed=1)
         test_file = pytester.path / "test_f.py"
         test_file.write_text(test_file.read_text().replace('PROMPTS = ["one"]', 'PROMPTS = ["one", "two"]'))
         result = pytester.runpytest("--record-mode", "new", "--ctxscope-upstream", upstream.url)
@@ -168,9 +160,7 @@ def test_g(ctxscope_cassette):
     with FakeUpstream() as upstream:
         upstream.reply(_greeting("old answer"), _greeting("new answer"))
         for _ in range(2):
-            pytester.runpytest("--record-mode", "all", "--ctxscope-upstream", upstream.url).assert_outcomes(
-                passed=1
-            )
+            pytester.runpytest("--record-mode", "all", "--ctxscope-upstream", upstream.url).assert_outcomes(passed=1)
         assert len(upstream.requests) == 2
     [entry] = load_cassette(cassette).model_entries
     assert b"new answer" in entry.render("", None, "fast").stream_bytes()
@@ -190,9 +180,7 @@ def test_record(ctxscope_cassette):
     )
     with FakeUpstream() as upstream:
         upstream.reply(_greeting("hi"))
-        pytester.runpytest("--record-mode", "once", "--ctxscope-upstream", upstream.url).assert_outcomes(
-            passed=1
-        )
+        pytester.runpytest("--record-mode", "once", "--ctxscope-upstream", upstream.url).assert_outcomes(passed=1)
     pytester.makeconftest(
         """
 from ctxscope.proxy.replay import register_matcher
@@ -260,3 +248,45 @@ def test_first(ctxscope_cassette):
     wrong = pytester.runpytest()
     wrong.assert_outcomes(errors=1)
     wrong.stdout.fnmatch_lines(["*past_end='maybe': use 'fail' or 'allow'*"])
+
+
+def test_a_client_raising_on_the_refused_request_is_one_failure(pytester: pytest.Pytester) -> None:
+    """The client's own error on the 400 (here httpx's `raise_for_status`) and the replay's verdict are
+    one failure, reported as the verdict (the changed request), through the proxy and in-process."""
+    pytester.makepyfile(
+        test_a=ASK
+        + """
+@pytest.mark.ctxscope_cassette("cassettes/r.jsonl")
+def test_record(ctxscope_cassette):
+    assert ask(ctxscope_cassette.url, "say hello")[0] == 200
+"""
+    )
+    with FakeUpstream() as upstream:
+        upstream.reply(_greeting("hello"))
+        pytester.runpytest("--record-mode", "once", "--ctxscope-upstream", upstream.url).assert_outcomes(passed=1)
+    pytester.makepyfile(
+        test_a="""
+import httpx, pytest
+
+BODY = {"model": "m", "input": "say goodbye", "stream": True}
+
+@pytest.mark.ctxscope_cassette("cassettes/r.jsonl")
+def test_through_the_proxy(ctxscope_cassette):
+    httpx.post(ctxscope_cassette.url + "/v1/responses", json=BODY, timeout=30).raise_for_status()
+
+@pytest.mark.ctxscope_cassette("cassettes/r.jsonl", in_process=True)
+def test_in_process(ctxscope_cassette):
+    with httpx.Client(transport=ctxscope_cassette.transport) as client:
+        client.post(ctxscope_cassette.url + "/v1/responses", json=BODY).raise_for_status()
+"""
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=2, errors=0)
+    result.stdout.fnmatch_lines(
+        [
+            "*ctxscope cassette r.jsonl: turn 1 changed: *",
+            "*r.jsonl exchange 0 (POST /v1/responses) rejected: input differs*",
+            "(the client's error on the refused request: HTTPStatusError: Client error '400 *",
+        ]
+    )
+    assert result.stdout.str().count("ctxscope replay went wrong:") == 2
