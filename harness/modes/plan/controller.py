@@ -91,7 +91,9 @@ class PlanController:
         self.agent.session.append("plan_state", self.state.model_dump(mode="json"))
 
     def planning_mode(self) -> PlanMode:
-        return planning_mode(self.state.profile, self)
+        router = self.agent.router
+        tools = tuple(n for n in router.tools if n in router.enabled and n not in router.withheld)
+        return planning_mode(self.state.profile, self, tools)
 
     def assume(self, assumption: str) -> None:
         """Record a decision taken without the user (a headless question)."""

@@ -73,20 +73,16 @@ class _ToolSubmitted(PlanMode):
 
 @dataclass
 class KnightPlanMode(_ToolSubmitted):
-    extra_tools: frozenset[str] = frozenset({"submit_plan", "ask_user"})
+    profile = "knightcode"
+    rules_text = KNIGHT_PLAN_TEXT
     submit_tool = "submit_plan"
-
-    def fragment_text(self) -> str:
-        return KNIGHT_PLAN_TEXT
 
 
 @dataclass
 class ClaudePlanMode(_ToolSubmitted):
-    extra_tools: frozenset[str] = frozenset({"exit_plan_mode", "enter_plan_mode"})
+    profile = "claude"
+    rules_text = CLAUDE_PLAN_TEXT
     submit_tool = "exit_plan_mode"
-
-    def fragment_text(self) -> str:
-        return CLAUDE_PLAN_TEXT
 
     def on_turn_start(self, agent: ModeHost) -> None:
         # The last request already carried plan mode: this is a further planning turn.
@@ -100,10 +96,10 @@ class ClaudePlanMode(_ToolSubmitted):
             agent.append_item(plan_mode_reminder_item("reentered", text, role="user"))
 
 
-def planning_mode(profile: str, controller: PlanOwner) -> PlanMode:
-    """The mode object for planning under `profile`."""
+def planning_mode(profile: str, controller: PlanOwner, tools: tuple[str, ...] = ()) -> PlanMode:
+    """The mode object for planning under `profile`; `tools`: the session's, named in its instructions."""
     if profile == "knightcode":
-        return KnightPlanMode(controller=controller)
+        return KnightPlanMode(controller=controller, tools=tools)
     if profile == "claude":
-        return ClaudePlanMode(controller=controller)
-    return PlanMode(controller=controller)
+        return ClaudePlanMode(controller=controller, tools=tools)
+    return PlanMode(controller=controller, tools=tools)

@@ -45,7 +45,6 @@ asking you to "just do it" is asking you to plan how to do it.
 
 ## What you must not do
 - Change the workspace: no patches, no file writes, no formatters or generators, no migrations.
-  Calls that would change something are refused while planning.
 
 ## Finishing
 When the plan is decision complete (the implementer has nothing left to decide), answer with exactly
@@ -130,8 +129,7 @@ Plan mode is on: investigate, then submit a plan; do not implement. It ends only
   recommended one first. Without a user the recommended option is taken and recorded as an assumption.
 - Submit with `submit_plan(plan)`: the goal, the specific changes with paths, the verification commands,
   and the assumptions. Each submission replaces the whole draft and ends your turn.
-- You cannot approve your own plan. Feedback from the user is a request to revise it.
-- Every other tool is refused while planning."""
+- You cannot approve your own plan. Feedback from the user is a request to revise it."""
 """The Plan fragment's instructions for the knightcode profile."""
 
 CLAUDE_PLAN_TEXT = """\
@@ -139,7 +137,7 @@ Plan mode is active. The user wants a plan before any change: do not edit files,
 or change the system in any way until the user approves the plan.
 
 1. Explore the code read-only (read, search, list, inspecting commands).
-2. Design the approach and weigh the trade-offs; ask with `request_user_input` if something only the
+2. Design the approach and weigh the trade-offs; ask with `ask_user_question` if something only the
    user can decide.
 3. Present the finished plan with `exit_plan_mode(plan)`. End every planning turn either with a
    question or with that call. The user approves, asks for changes or rejects it."""

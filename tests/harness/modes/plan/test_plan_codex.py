@@ -30,6 +30,7 @@ from ctxscope.harness.modes.plan import IMPLEMENT_PROMPT, NO_DRAFT, NO_PLAN_TO_A
 from ctxscope.harness.modes.plan.texts import CODEX_PLAN_TEXT
 from ctxscope.harness.repl import review_menu, run_repl
 from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.harness.modes.plan.enforcement import enforcement
 from ctxscope.harness.tools import still_planning
 from ctxscope.harness.tools.gate import UPDATE_PLAN_IN_PLAN_MODE
 from ctxscope.inspector.analysis import analyse_recording
@@ -212,7 +213,7 @@ def test_the_gate_refuses_at_call_time_inside_a_batch(repo: Path, tmp_path: Path
     assert_calls_paired(items)
     outputs = [i["output"] for i in items if i["type"].endswith("_call_output")]
     assert "hello" in outputs[0]
-    assert outputs[1] == still_planning("apply_patch")
+    assert outputs[1] == still_planning("apply_patch", enforcement("codex").submission)
     assert outputs[2] == UPDATE_PLAN_IN_PLAN_MODE
     assert "looked" in outputs[3]
     assert not (repo / "x.txt").exists()

@@ -20,6 +20,7 @@ from ctxscope.harness.events import Notice, PlanSubmitted, QuestionAnswered, Que
 from ctxscope.harness.modes.plan import NO_DRAFT, NO_PLAN_TO_APPROVE
 from ctxscope.harness.modes.plan.texts import KNIGHT_PLAN_TEXT, PLAN_SUBMITTED_SIBLING
 from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.harness.modes.plan.enforcement import enforcement
 from ctxscope.harness.tools import still_planning
 from ctxscope.proxy.errors import ConfigError
 from ctxscope.proxy.store.reader import read_recording
@@ -115,7 +116,7 @@ def test_a_submission_ends_the_run_and_blocks_the_rest_of_the_batch(repo: Path, 
     assert_calls_paired(body["input"])
     outputs = _outputs(body)
     assert json.loads(outputs[0]) == {"answer": "pkg/greet.py", "assumed": True}
-    assert outputs[1] == still_planning("apply_patch")
+    assert outputs[1] == still_planning("apply_patch", enforcement("knightcode").submission)
     assert outputs[2].startswith("Plan submitted as revision 1.")
     assert outputs[3] == PLAN_SUBMITTED_SIBLING
     # The Knightcode planning rules went with the first request, in the mode fragment.
