@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from ctxscope.harness.events import PlanApproved, PlanSubmitted
 from ctxscope.harness.modes.default import DefaultMode
+from ctxscope.harness.modes.plan.assumptions import with_assumptions
 from ctxscope.harness.modes.plan.mode import PlanMode
 from ctxscope.harness.modes.plan.profiles import planning_mode
 from ctxscope.harness.modes.plan.state import PlanState, load_plan_state
@@ -110,7 +111,9 @@ class PlanController:
         """Start a planning cycle (a no-op while planning): approval is cleared, the draft kept."""
         if self.planning:
             return
-        self.state = self.state.model_copy(update={"active": True, "approved": None})
+        # After an implementation the decisions taken for the old plan no longer apply.
+        assumptions = [] if self.state.approved is not None else self.state.assumptions
+        self.state = self.state.model_copy(update={"active": True, "approved": None, "assumptions": assumptions})
         self.state.cycles += 1
         self.save()
         # The profile's tools that wait for the first planning are declared now, for good.
@@ -126,7 +129,9 @@ class PlanController:
         self.agent.set_mode(default_mode())
 
     def submit(self, plan: str) -> int:
-        """The model's submission: the whole draft becomes the next revision."""
+        """The model's submission: the whole draft becomes the next revision, with the decisions taken
+        without the user under its Assumptions (`assumptions.py`)."""
+        plan = with_assumptions(plan, self.state.assumptions)
         self.state = self.state.model_copy(update={"revisions": [*self.state.revisions, plan]})
         self.save()
         self.agent.emit(PlanSubmitted(revision=self.state.revision, plan=plan))

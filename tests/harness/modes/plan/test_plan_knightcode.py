@@ -126,8 +126,10 @@ def test_a_submission_ends_the_run_and_blocks_the_rest_of_the_batch(repo: Path, 
     states = [
         json.loads(x)["payload"] for x in run.session_file.read_text().splitlines() if '"plan_state"' in x
     ]
-    assert states[-1]["revisions"] == [PLAN]
-    assert states[-1]["assumptions"] == ["Which file? → pkg/greet.py (recommended; no user to ask)"]
+    assumption = "Which file? → pkg/greet.py (recommended; no user to ask)"
+    assert states[-1]["assumptions"] == [assumption]
+    # The headless decision flows into the stored plan's Assumptions (the model's plan had none).
+    assert states[-1]["revisions"] == [PLAN + f"\n## Assumptions\n- {assumption}\n"]
     asked = [e for e in run.events if isinstance(e, QuestionAsked)]
     answered = [e for e in run.events if isinstance(e, QuestionAnswered)]
     assert [e.tool for e in asked] == ["ask_user"] and asked[0].questions["question"] == "Which file?"  # type: ignore[call-overload,index]
