@@ -35,6 +35,7 @@ from ctxscope.harness.events import (
     TurnStarted,
 )
 from ctxscope.harness.modes.default import DefaultMode
+from ctxscope.harness.modes.plan.enforcement import ENFORCEMENT, SHELL_TOOLS, Enforcement, enforcement
 from ctxscope.harness.modes.plan.parser import ProposedPlanParser, Segment, split_proposed_plan
 from ctxscope.harness.modes.plan.state import PlanState
 from ctxscope.harness.modes.plan.texts import (
@@ -46,7 +47,6 @@ from ctxscope.harness.modes.plan.texts import (
     workspace_note,
 )
 from ctxscope.harness.modes.plan.workspace import Snapshot, changed_outside, changed_paths, take_snapshot
-from ctxscope.harness.modes.plan.enforcement import ENFORCEMENT, SHELL_TOOLS, Enforcement, enforcement
 from ctxscope.harness.tools import PLAN_MODE, GateRule, in_modes, still_planning
 from ctxscope.harness.tools.gate import update_plan_refused
 from ctxscope.harness.tools.request_user_input import HEADLESS_NOTE

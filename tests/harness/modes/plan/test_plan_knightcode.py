@@ -18,9 +18,9 @@ from ctxscope.harness.commands import run_command
 from ctxscope.harness.context import classify_text
 from ctxscope.harness.events import Notice, PlanSubmitted, QuestionAnswered, QuestionAsked
 from ctxscope.harness.modes.plan import NO_DRAFT, NO_PLAN_TO_APPROVE
+from ctxscope.harness.modes.plan.enforcement import enforcement
 from ctxscope.harness.modes.plan.texts import KNIGHT_PLAN_TEXT, PLAN_SUBMITTED_SIBLING
 from ctxscope.harness.runtime import AgentOptions, AgentRuntime
-from ctxscope.harness.modes.plan.enforcement import enforcement
 from ctxscope.harness.tools import still_planning
 from ctxscope.proxy.errors import ConfigError
 from ctxscope.proxy.store.reader import read_recording
@@ -53,9 +53,7 @@ def _outputs(body: dict[str, Any]) -> list[str]:
 
 def test_planning_tools_are_declared_when_planning_first_starts_then_stay(repo: Path, tmp_path: Path) -> None:
     # The manual: "Sessions that never use planning gain no planning instructions or tool declarations".
-    script = write_script(
-        tmp_path / "s.json", [{"text": "hello"}, _submit(PLAN), {"text": "ok"}, {"text": "resumed"}]
-    )
+    script = write_script(tmp_path / "s.json", [{"text": "hello"}, _submit(PLAN), {"text": "ok"}, {"text": "resumed"}])
 
     def commands(runtime: AgentRuntime, i: int) -> None:
         assert runtime.plan is not None
@@ -107,9 +105,7 @@ def test_a_submission_ends_the_run_and_blocks_the_rest_of_the_batch(repo: Path, 
         ]
     }
     script = write_script(tmp_path / "s.json", [batch, {"text": "next turn"}])
-    run = run_agent(
-        repo, script, ["add greet", "hm"], tmp_path / "cap.jsonl", plan=True, plan_profile="knightcode"
-    )
+    run = run_agent(repo, script, ["add greet", "hm"], tmp_path / "cap.jsonl", plan=True, plan_profile="knightcode")
     first, second = run.results
     assert (first.stopped, first.steps) == ("ended_by_mode", 1)
     body = run.bodies()[1]
@@ -120,12 +116,8 @@ def test_a_submission_ends_the_run_and_blocks_the_rest_of_the_batch(repo: Path, 
     assert outputs[2].startswith("Plan submitted as revision 1.")
     assert outputs[3] == PLAN_SUBMITTED_SIBLING
     # The Knightcode planning rules went with the first request, in the mode fragment.
-    assert KNIGHT_PLAN_TEXT in json.dumps(run.bodies()[0]["input"][:2], ensure_ascii=False).replace(
-        "\\n", "\n"
-    )
-    states = [
-        json.loads(x)["payload"] for x in run.session_file.read_text().splitlines() if '"plan_state"' in x
-    ]
+    assert KNIGHT_PLAN_TEXT in json.dumps(run.bodies()[0]["input"][:2], ensure_ascii=False).replace("\\n", "\n")
+    states = [json.loads(x)["payload"] for x in run.session_file.read_text().splitlines() if '"plan_state"' in x]
     assumption = "Which file? → pkg/greet.py (recommended; no user to ask)"
     assert states[-1]["assumptions"] == [assumption]
     # The headless decision flows into the stored plan's Assumptions (the model's plan had none).
@@ -140,9 +132,7 @@ def test_exact_messages_without_a_draft_and_the_stale_revision(repo: Path, tmp_p
     script = write_script(tmp_path / "s.json", [_submit(PLAN), _submit(PLAN + "- docs\n")])
     events: list[Any] = []
     out = io.StringIO()
-    options = AgentOptions(
-        provider="script", script=script, cwd=repo, no_capture=True, plan_profile="knightcode"
-    )
+    options = AgentOptions(provider="script", script=script, cwd=repo, no_capture=True, plan_profile="knightcode")
     with AgentRuntime(options, emit=events.append) as runtime:
         with pytest.raises(ConfigError) as no_plan:
             run_command("/plan approve", runtime, out)
