@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ctxscope.harness.modes.plan.enforcement import submission_tool
 from ctxscope.inspector.analysis.answers import Answer, turn_answer
 from ctxscope.inspector.analysis.attribution import ItemTotals, TokenReport, attribute, item_totals
 from ctxscope.inspector.analysis.cache_keys import keyed_change
@@ -25,12 +26,13 @@ from ctxscope.inspector.analysis.diffs import (
     in_band_items,
     instructions_diff,
     params_diff,
+    tool_name,
     tools_diff,
 )
 from ctxscope.inspector.analysis.goal_events import GoalEvent, goal_events, goal_events_by_answer
 from ctxscope.inspector.analysis.instructions import effective_instructions, mark_base_prompt
 from ctxscope.inspector.analysis.items import Item, ItemClassifier
-from ctxscope.inspector.analysis.mode_events import CallNames, ModeEvent, call_names, mode_events
+from ctxscope.inspector.analysis.mode_events import CallNames, ModeEvent, call_names, mode_events, request_mode
 from ctxscope.inspector.analysis.threads import Thread, assign_threads
 from ctxscope.inspector.analysis.turns import Turn, extract_turns
 from ctxscope.inspector.analysis.world_state import (
@@ -149,9 +151,7 @@ def _notes(turn: Turn, change: TurnChange, unknown: list[str]) -> list[str]:
                 f"from {turn.previous_response_id}"
             )
         else:
-            notes.append(
-                f"previous_response_id {turn.previous_response_id} not in the recording: context incomplete"
-            )
+            notes.append(f"previous_response_id {turn.previous_response_id} not in the recording: context incomplete")
     if (
         change.kind == ChangeKind.APPEND
         and not change.added
@@ -182,9 +182,7 @@ def _notes(turn: Turn, change: TurnChange, unknown: list[str]) -> list[str]:
     return notes
 
 
-def _analyse_turn(
-    turn: Turn, carry: _Carry | None, fork: bool, before: _Carry | None
-) -> tuple[TurnAnalysis, _Carry]:
+def _analyse_turn(turn: Turn, carry: _Carry | None, fork: bool, before: _Carry | None) -> tuple[TurnAnalysis, _Carry]:
     """Analyse `turn` against `carry` (the previous turn of its thread, or the fork source)."""
     prev = carry.turn if carry else None
     change = compare_turns(
@@ -230,9 +228,7 @@ def _analyse_turn(
     if compaction_request and carry is not None:
         # A compaction request may leave out the model settings; it does not change them.
         inherited = {
-            key: carry.request_state.value(key)
-            for key in ("model", "reasoning_effort")
-            if state.value(key) is None
+            key: carry.request_state.value(key) for key in ("model", "reasoning_effort") if state.value(key) is None
         }
         state = state.model_copy(update=inherited)
     result = TurnAnalysis(
@@ -248,30 +244,26 @@ def _analyse_turn(
         tools=tools_diff(effective_tools(head.body, head_in_band), effective_tools(turn.body, in_band))
         if head and not compaction_request
         else ToolDiff(),
-        params=params_diff(head.body, turn.body, head_in_band, in_band)
-        if head and not compaction_request
-        else {},
-        tokens=attribute(
-            turn.body, totals, turn.usage, shared_items_tokens=shared_items, same_head=same_head
-        ),
+        params=params_diff(head.body, turn.body, head_in_band, in_band) if head and not compaction_request else {},
+        tokens=attribute(turn.body, totals, turn.usage, shared_items_tokens=shared_items, same_head=same_head),
     )
     if change.kind == ChangeKind.COMPACTION and prev is not None:
         history = prev.items
-        if (
-            prev.request_kind == RequestKind.COMPACTION
-            and prev.items
-            and prev.items[-1].kind == "user_message"
-        ):
+        if prev.request_kind == RequestKind.COMPACTION and prev.items and prev.items[-1].kind == "user_message":
             # The compaction request appended its prompt to the history; the prompt is not history.
             history = prev.items[:-1]
         result.compaction = compaction_report(history, prev, turn, change.kept)
     result.notes = _notes(turn, change, unknown)
-    result.answer = turn_answer(turn)
+    # The plan protocol is the request's own: its tools[] and collaboration mode (mode_events.py).
+    added = change.added if carry is not None else turn.items
+    submit_tool = submission_tool(tool_name(t) for t in effective_tools(turn.body, in_band))
+    planning = request_mode(added, carry.mode if carry else None) == "plan"
+    result.answer = turn_answer(turn, plan_blocks=submit_tool is None and planning)
     # Only what this turn brought: a fork or a compaction does not submit its shared history again,
     # and a thread's first request (a resumed session) sets the mode without switching it.
     names = call_names(change.added, carry.names) if carry and appended else call_names(turn.items)
     events, mode, revisions = mode_events(
-        change.added if carry is not None else turn.items,
+        added,
         turn.items,
         carry.mode if carry else None,
         carry.revisions if carry else 0,
@@ -279,6 +271,7 @@ def _analyse_turn(
         # A compaction request's answer is a summary: a plan quoted in it is not a new submission.
         answer=None if turn.request_kind in COMPACTION_REQUEST_KINDS else result.answer,
         initial=carry is None,
+        submit_tool=submit_tool,
     )
     result.mode_events = events
     # The model's own goal call belongs to the turn whose answer made it (as a plan submission does).
@@ -382,9 +375,7 @@ class IncrementalAnalysis:
                     self._step(thread, index, turn)
         ordered = [self._results[t.number] for t in turns]
         warnings = [*self.warnings, *grouping.skipped]
-        return Analysis(
-            self.source, self.header, ordered, threads, warnings, side_requests=grouping.side_requests
-        )
+        return Analysis(self.source, self.header, ordered, threads, warnings, side_requests=grouping.side_requests)
 
     def _step(self, thread: Thread, index: int, turn: Turn) -> None:
         """Analyse the `index`-th turn of `thread` against the carries of the turns before it."""

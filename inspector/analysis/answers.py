@@ -84,9 +84,7 @@ class AnswerItem:
         if self.type == "custom_tool_call":
             return AnswerStep(self.kind, _short(self.arguments or ""))
         if self.type == "reasoning":
-            return AnswerStep(
-                "reasoning", json.dumps(_short(self.text), ensure_ascii=False) if self.text else ""
-            )
+            return AnswerStep("reasoning", json.dumps(_short(self.text), ensure_ascii=False) if self.text else "")
         return AnswerStep(self.kind, _short(self.text or ""))
 
     def arguments_json(self) -> Any:
@@ -203,11 +201,13 @@ def _name(item: dict[str, Any]) -> str:
     return f"{item['namespace']}.{name}" if item.get("namespace") else name
 
 
-def _item(raw: Any) -> AnswerItem:
+def _item(raw: Any, plan_blocks: bool = True) -> AnswerItem:
     if not isinstance(raw, dict):
         return AnswerItem("unknown", text=str(raw))
     kind = str(raw.get("type", "unknown"))
     call_id = raw.get("call_id") if isinstance(raw.get("call_id"), str) else None
+    if kind == "message" and not plan_blocks:
+        return AnswerItem("message", text=_message_text(raw))  # the block is text to this client
     if kind == "message":
         split = split_proposed_plan(_message_text(raw))
         return AnswerItem("message", text=split.visible, plan=split.plan)
@@ -224,11 +224,7 @@ def _item(raw: Any) -> AnswerItem:
             summary = [str(c.get("text", "")) for c in content if isinstance(c, dict)]
         text = "\n".join(s for s in summary if s)
         return AnswerItem("reasoning", text=text or None)
-    rest = {
-        k: v
-        for k, v in raw.items()
-        if k not in ("type", "id", "status", "encrypted_content") and v is not None
-    }
+    rest = {k: v for k, v in raw.items() if k not in ("type", "id", "status", "encrypted_content") and v is not None}
     # A built-in tool's call (`apply_patch_call`, `local_shell_call`, `web_search_call`): the tool is
     # named by its type, so `tool:apply_patch` finds it as it finds the custom tool of that name.
     name: str | None = None
@@ -239,23 +235,32 @@ def _item(raw: Any) -> AnswerItem:
 
 
 def answer_of(
-    output: Any, *, status: str = "completed", usage: Any = None, error: str | None = None
+    output: Any,
+    *,
+    status: str = "completed",
+    usage: Any = None,
+    error: str | None = None,
+    plan_blocks: bool = True,
 ) -> Answer:
-    """The answer held in a response's `output` list; `status` is a turn's or a response's status."""
+    """The answer held in a response's `output` list; `status` is a turn's or a response's status.
+
+    `plan_blocks`: a `<proposed_plan>` block is the plan (Codex's plan mode); False: the client
+    ignores such blocks (another plan protocol, or not planning), so the block stays in the text."""
     items = output if isinstance(output, list) else []
     return Answer(
-        items=[_item(item) for item in items],
+        items=[_item(item, plan_blocks) for item in items],
         status=answer_status(status),
         error=error,
         usage=usage if isinstance(usage, dict) else None,
     )
 
 
-def turn_answer(turn: Turn) -> Answer:
-    """What a recorded turn got back (its response's output, status, error and usage)."""
+def turn_answer(turn: Turn, *, plan_blocks: bool = True) -> Answer:
+    """What a recorded turn got back (its response's output, status, error and usage); `plan_blocks`
+    as in `answer_of`."""
     error = turn.error if turn.status != "completed" else None
     if error is None and turn.status == "incomplete stream":
         error = "the stream ended without a terminal event"
     elif error is None and turn.status == "no response":
         error = "no response was recorded"
-    return answer_of(turn.output, status=turn.status, usage=turn.usage, error=error)
+    return answer_of(turn.output, status=turn.status, usage=turn.usage, error=error, plan_blocks=plan_blocks)

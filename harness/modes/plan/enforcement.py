@@ -19,10 +19,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["ENFORCEMENT", "SHELL_TOOLS", "Enforcement", "enforcement"]
+__all__ = ["ENFORCEMENT", "SHELL_TOOLS", "SUBMISSION_TOOLS", "Enforcement", "enforcement", "submission_tool"]
 
 SHELL_TOOLS: frozenset[str] = frozenset({"exec_command", "write_stdin", "shell"})
 """Calls that run commands: allowed while planning, and watched for workspace changes."""
+
+SUBMISSION_TOOLS: dict[str, str] = {"claude": "exit_plan_mode", "knightcode": "submit_plan"}
+"""The profiles that submit a plan through a tool; codex submits a `<proposed_plan>` block."""
+
+
+def submission_tool(tools: Iterable[str]) -> str | None:
+    """How a request's client submits plans, read from its tools[]: the submission tool it declares,
+    or None for a `<proposed_plan>` block (Codex, and ctxscope's codex profile). The inspector tells
+    a submission by this, so a block in a client that ignores blocks stays text."""
+    names = set(tools)
+    return next((tool for tool in SUBMISSION_TOOLS.values() if tool in names), None)
+
 
 _READ = frozenset({"read_file", "list_dir", "grep_files", "web_search"})
 

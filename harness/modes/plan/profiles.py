@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ctxscope.harness.context import plan_mode_reminder_item
 from ctxscope.harness.modes.base import EndStep
+from ctxscope.harness.modes.plan.enforcement import SUBMISSION_TOOLS
 from ctxscope.harness.modes.plan.mode import PlanMode, PlanOwner
 from ctxscope.harness.modes.plan.texts import (
     CLAUDE_ACTIVE_REMINDER,
@@ -75,14 +76,14 @@ class _ToolSubmitted(PlanMode):
 class KnightPlanMode(_ToolSubmitted):
     profile = "knightcode"
     rules_text = KNIGHT_PLAN_TEXT
-    submit_tool = "submit_plan"
+    submit_tool = SUBMISSION_TOOLS["knightcode"]
 
 
 @dataclass
 class ClaudePlanMode(_ToolSubmitted):
     profile = "claude"
     rules_text = CLAUDE_PLAN_TEXT
-    submit_tool = "exit_plan_mode"
+    submit_tool = SUBMISSION_TOOLS["claude"]
 
     def on_turn_start(self, agent: ModeHost) -> None:
         # The last request already carried plan mode: this is a further planning turn.
