@@ -31,7 +31,21 @@ if TYPE_CHECKING:
     from ctxscope.harness.tools import ToolOutcome
     from ctxscope.harness.turn_result import TurnResult
 
-__all__ = ["REVIEW_CHOICES", "ClaudePlanMode", "KnightPlanMode", "planning_mode"]
+__all__ = [
+    "KEEPS_TYPE_AHEAD",
+    "KEY_TOGGLE_PROFILES",
+    "REVIEW_CHOICES",
+    "ClaudePlanMode",
+    "KnightPlanMode",
+    "planning_mode",
+]
+
+KEY_TOGGLE_PROFILES: tuple[str, ...] = ("codex", "claude")
+"""Profiles whose chat toggles plan mode with Shift+Tab (Codex, Claude Code); knightcode uses /plan."""
+
+KEEPS_TYPE_AHEAD: frozenset[str] = frozenset({"knightcode"})
+"""Profiles whose chat keeps what was typed while a turn ran, for the next prompt (KnightCode keeps
+queued input); the others drop it with a one-line notice. Neither ever approves anything."""
 
 REVIEW_CHOICES: dict[str, tuple[tuple[str, str], ...]] = {
     "codex": (
