@@ -27,6 +27,8 @@ from ctxscope.harness.events import (
     TurnStarted,
     event_json,
 )
+from ctxscope.harness.modes.plan.enforcement import SUBMISSION_TOOLS
+from ctxscope.harness.modes.plan.texts import PLAN_SUBMITTED_SIBLING
 
 __all__ = ["InteractivePrinter", "JsonPrinter", "PrintModePrinter"]
 
@@ -70,10 +72,20 @@ class PrintModePrinter:
         elif isinstance(event, Notice):
             self.err.write(f"note: {event.message}\n")
         elif self.verbose and isinstance(event, ToolCall):
-            self.err.write(f"• {event.name} {_short(event.arguments)}\n")
+            self.err.write(_call_line(event) + "\n")
         elif isinstance(event, ModelSwitch):
             self.err.write(f"note: model {event.from_} → {event.to}\n")
         self.err.flush()
+
+
+_SUBMISSION_TOOLS = frozenset(SUBMISSION_TOOLS.values())
+
+
+def _call_line(event: ToolCall) -> str:
+    """`• exec_command {...}`; a plan submission without its plan (shown once, as the plan panel)."""
+    if event.name in _SUBMISSION_TOOLS:
+        return f"• {event.name} (the plan follows)"
+    return f"• {event.name} {_short(event.arguments)}"
 
 
 class InteractivePrinter:
@@ -85,6 +97,8 @@ class InteractivePrinter:
         self._streaming = False
         self._streamed = ""
         """Delta text shown but not yet matched to an `assistant_message` (a response may hold several)."""
+        self._calls: dict[str, str] = {}
+        """call_id → the call's line, so an output that says the call did not run can name it."""
 
     def __call__(self, event: AgentEvent) -> None:
         if isinstance(event, TextDelta):
@@ -113,7 +127,12 @@ class InteractivePrinter:
         if isinstance(event, SessionStarted):
             _session_lines(self.err, event)
         elif isinstance(event, ToolCall):
-            self.err.write(f"• {event.name} {_short(event.arguments)}\n")
+            line = _call_line(event)
+            self._calls[event.call_id or ""] = line[2:]
+            self.err.write(line + "\n")
+        elif isinstance(event, ToolOutput) and event.output == PLAN_SUBMITTED_SIBLING:
+            call = self._calls.get(event.call_id or "", "the call")
+            self.err.write(f"  ↳ not run ({call}): a plan was submitted first\n")
         elif isinstance(event, ToolOutput):
             self.err.write(f"  ↳ {_short(event.output, 200)}\n")
         elif isinstance(event, Notice):
