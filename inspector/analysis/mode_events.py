@@ -57,6 +57,7 @@ ModeEventKind = Literal[
 _REMINDERS = {
     "active": "plan-mode reminder",
     "reentered": "plan re-entry reminder (the previous plan)",
+    "replanned": "plan re-entry reminder (the previous plan was not approved)",
     "recovery": "plan recovery message (rules and plan carried over a compaction)",
 }
 

@@ -112,8 +112,12 @@ class PlanController:
         if self.planning:
             return
         # After an implementation the decisions taken for the old plan no longer apply.
-        assumptions = [] if self.state.approved is not None else self.state.assumptions
-        self.state = self.state.model_copy(update={"active": True, "approved": None, "assumptions": assumptions})
+        implemented = self.state.approved is not None
+        assumptions = [] if implemented else self.state.assumptions
+        previous = "implemented" if implemented else ("left" if self.state.cycles else None)
+        self.state = self.state.model_copy(
+            update={"active": True, "approved": None, "assumptions": assumptions, "previous": previous}
+        )
         self.state.cycles += 1
         self.save()
         # The profile's tools that wait for the first planning are declared now, for good.

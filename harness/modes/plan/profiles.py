@@ -99,16 +99,32 @@ class ClaudePlanMode(_ToolSubmitted):
     rules_text = CLAUDE_PLAN_TEXT
     submit_tool = SUBMISSION_TOOLS["claude"]
 
+    _reentry_told: bool = False
+
     def on_turn_start(self, agent: ModeHost) -> None:
+        if self._tell_reentry(agent):
+            return  # the first turn of a cycle after an earlier one (also when no request left plan mode)
         # The last request already carried plan mode: this is a further planning turn.
         baseline = agent.baseline
         if baseline is not None and getattr(baseline, "collaboration_mode", None) == self.collaboration_mode:
             agent.append_item(plan_mode_reminder_item("active", CLAUDE_ACTIVE_REMINDER, role="user"))
-            return
+
+    def on_tool_outcome(self, agent: ModeHost, outcome: ToolOutcome) -> EndStep | None:
+        if outcome.tool == "enter_plan_mode" and outcome.result.success:
+            self._tell_reentry(agent)  # entered mid-turn: the reminder goes before the next request
+        return super().on_tool_outcome(agent, outcome)
+
+    def _tell_reentry(self, agent: ModeHost) -> bool:
+        """The re-entry reminder, once per cycle, on every cycle after an earlier one; whether sent."""
         state = self.controller.state if self.controller else None
-        if state is not None and state.cycles > 1 and state.draft is not None:
-            text = claude_reentry_reminder(state.draft)
-            agent.append_item(plan_mode_reminder_item("reentered", text, role="user"))
+        if self._reentry_told or state is None or state.previous is None or state.draft is None:
+            return False
+        self._reentry_told = True
+        implemented = state.previous == "implemented"
+        text = claude_reentry_reminder(state.draft, state.revision, implemented)
+        event = "reentered" if implemented else "replanned"
+        agent.append_item(plan_mode_reminder_item(event, text, role="user"))
+        return True
 
 
 def planning_mode(profile: str, controller: PlanOwner, tools: tuple[str, ...] = ()) -> PlanMode:

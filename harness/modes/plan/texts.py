@@ -150,12 +150,19 @@ CLAUDE_ACTIVE_REMINDER = (
 """Sent at the start of each further planning turn of the claude profile."""
 
 
-def claude_reentry_reminder(previous_plan: str) -> str:
-    """The claude profile's reminder when planning starts again after an implementation."""
+def claude_reentry_reminder(previous_plan: str, revision: int, implemented: bool = True) -> str:
+    """The claude profile's reminder on the first turn of a planning cycle after an earlier one:
+    what happened to the previous plan (implemented, or left without approval), and what to do."""
+    if implemented:
+        happened = f"You are planning again after an earlier plan (revision {revision}) was approved and implemented."
+    else:
+        happened = (
+            f"You are planning again. The user left plan mode without approving the previous plan "
+            f"(revision {revision}), so it was not implemented."
+        )
     return (
-        "You are planning again after an earlier plan was implemented. Read the previous plan below. "
-        "If the user's new request is a different task, write a new plan that replaces it; if it is "
-        "the same task, revise that plan.\n\nPrevious plan:\n" + previous_plan
+        f"{happened} Read the previous plan below. If the user's new request is a different task, write "
+        "a new plan that replaces it; if it is the same task, revise that plan.\n\nPrevious plan:\n" + previous_plan
     )
 
 
