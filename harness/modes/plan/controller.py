@@ -41,7 +41,7 @@ from ctxscope.proxy.home import ctxscope_home
 if TYPE_CHECKING:
     from ctxscope.harness.agent import Agent, TurnResult
 
-__all__ = ["Approval", "PlanController", "approved_plan_path", "default_mode"]
+__all__ = ["Approval", "PlanController", "approved_plan_path", "default_mode", "plan_file"]
 
 NewSession = Callable[[], "PlanController"]
 """Starts a new session with the same settings and returns its controller (the runtime's `/new`)."""
@@ -50,6 +50,12 @@ NewSession = Callable[[], "PlanController"]
 def default_mode() -> DefaultMode:
     """Default mode that announces itself: sent when planning ends, so the plan rules do not linger."""
     return DefaultMode(collaboration_mode="default")
+
+
+def plan_file(session_id: str) -> Path:
+    """The claude profile's plan file: `<ctxscope home>/plans/<session id>.md` (Claude Code keeps the
+    plan in a file; ctxscope keeps the latest revision there, owner-only)."""
+    return ctxscope_home() / "plans" / f"{session_id}.md"
 
 
 def approved_plan_path() -> Path:
@@ -107,6 +113,11 @@ class PlanController:
     def planning(self) -> bool:
         return self.agent.mode.name == "plan"
 
+    @property
+    def plan_file(self) -> Path | None:
+        """Where the latest revision is kept as a file (the claude profile), or None."""
+        return plan_file(self.agent.session_id) if self.state.profile == "claude" else None
+
     def enter(self) -> None:
         """Start a planning cycle (a no-op while planning): approval is cleared, the draft kept."""
         if self.planning:
@@ -138,6 +149,10 @@ class PlanController:
         plan = with_assumptions(plan, self.state.assumptions)
         self.state = self.state.model_copy(update={"revisions": [*self.state.revisions, plan]})
         self.save()
+        if self.plan_file is not None:
+            path = self.plan_file
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            write_private(path, lambda f: f.write(plan if plan.endswith("\n") else plan + "\n"))
         self.agent.emit(PlanSubmitted(revision=self.state.revision, plan=plan))
         return self.state.revision
 

@@ -139,8 +139,9 @@ or change the system in any way until the user approves the plan.
 1. Explore the code read-only (read, search, list, inspecting commands).
 2. Design the approach and weigh the trade-offs; ask with `ask_user_question` if something only the
    user can decide.
-3. Present the finished plan with `exit_plan_mode(plan)`. End every planning turn either with a
-   question or with that call. The user approves, asks for changes or rejects it."""
+3. Present the finished plan with `exit_plan_mode(plan)`; the harness keeps it in the session's plan
+   file. End every planning turn either with a question or with that call. The user approves, asks
+   for changes or rejects it."""
 """The Plan fragment's instructions for the claude profile."""
 
 CLAUDE_ACTIVE_REMINDER = (

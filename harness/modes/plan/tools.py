@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -50,6 +51,9 @@ class PlanHooks(Protocol):
 
     def assume(self, assumption: str) -> None: ...
 
+    @property
+    def plan_file(self) -> Path | None: ...
+
 
 Hooks = Callable[[], PlanHooks]
 
@@ -83,7 +87,9 @@ class _SubmitBase:
         if not hooks.planning:
             raise ToolError(NOT_PLANNING.format(tool=self.name))
         revision = hooks.submit(a.plan)
-        return ToolResult(SUBMITTED_OUTPUT.format(revision=revision))
+        output = SUBMITTED_OUTPUT.format(revision=revision)
+        where = hooks.plan_file
+        return ToolResult(output if where is None else f"{output} The plan is kept in {where}.")
 
 
 class SubmitPlan(_SubmitBase):

@@ -16,6 +16,7 @@ import pytest
 
 from ctxscope.harness.context import classify_text
 from ctxscope.harness.events import ModeChange, PlanSubmitted
+from ctxscope.harness.modes.plan.controller import plan_file
 from ctxscope.harness.modes.plan.texts import CLAUDE_ACTIVE_REMINDER, CLAUDE_PLAN_TEXT, IMPLEMENT_PROMPT
 from ctxscope.harness.runtime import AgentRuntime
 from ctxscope.harness.tools import ApprovalRequest
@@ -172,3 +173,7 @@ def test_every_reentry_says_what_happened_to_the_previous_plan(repo: Path, tmp_p
     assert len(reentered) == 1 and "(revision 2) was approved and implemented" in reentered[0]
     assert PLAN + "3. docs\n" in reentered[0]
     assert [e.revision for e in run.events if isinstance(e, PlanSubmitted)] == [1, 2, 3]
+    # The latest revision is kept in the session's plan file (owner-only), and the model is told where.
+    kept = plan_file(run.session_id)
+    assert kept.read_text() == "## Plan\n1. farewell()\n" and kept.stat().st_mode & 0o777 == 0o600
+    assert f"The plan is kept in {kept}." in _outputs(bodies[1])[-1]
