@@ -105,6 +105,7 @@ def _chat(runtime: AgentRuntime, read: Reader, err: TextIO, editor: LineEditor |
         # `/plan` while planning shows the draft; the picker follows it, as after a submission.
         plan = runtime.plan
         shows_draft = line.strip() == "/plan" and plan.planning and plan.state.draft is not None
+        goal_before = _goal_status(runtime)
         try:
             with _turn(editor):
                 if is_command(line):
@@ -118,7 +119,7 @@ def _chat(runtime: AgentRuntime, read: Reader, err: TextIO, editor: LineEditor |
             else:
                 _review_if_submitted(runtime, before, answer, err, editor)
         except KeyboardInterrupt:  # a command that runs a turn (/plan task) is interrupted alike
-            err.write("\n" + _aborted(runtime) + "\n")
+            err.write("\n" + _aborted(runtime, goal_before) + "\n")
         except CtxscopeError as e:
             # The session file is intact: the person can retry or /quit and resume later.
             err.write(f"error: {e}\n")
@@ -137,10 +138,14 @@ def _toggles(runtime: AgentRuntime) -> bool:
     return runtime.plan is not None and runtime.plan.state.profile in KEY_TOGGLE_PROFILES
 
 
-def _aborted(runtime: AgentRuntime) -> str:
-    """What Ctrl-C did: the turn, and the goal it paused if there was one."""
+def _goal_status(runtime: AgentRuntime) -> str | None:
     goal = runtime.agent.goals.current if runtime.agent is not None else None
-    if goal is not None and goal.status == "paused":
+    return goal.status if goal is not None else None
+
+
+def _aborted(runtime: AgentRuntime, goal_before: str | None) -> str:
+    """What Ctrl-C did: the turn, and the goal it paused if it paused one."""
+    if _goal_status(runtime) == "paused" and goal_before != "paused":
         return "turn aborted; the goal is paused (/goal resume continues it)"
     return "turn aborted"
 
