@@ -172,6 +172,32 @@ def _review(chat: Chat, seen: int) -> None:
     chat.keys("Enter")
 
 
+_TOLD = re.compile(r"plan submitted \(revision \d+\)|mode plan → default \(plan revision \d+ approved\)")
+
+
+def _tui_told(capture: Path, turns: int, env: dict[str, str], log: Path) -> list[str]:
+    """The submissions and approvals `ctxscope inspect` shows in each turn's view, turn by turn."""
+    command = [sys.executable, "-m", "ctxscope.cli", "inspect", str(capture)]
+    tui = Chat(f"ctxscope-inspect-{os.getpid()}", capture.parent, env, command[3:], log)
+    told: list[str] = []
+    try:
+        for n in range(1, turns + 1):
+            deadline = time.monotonic() + WAIT_S
+            while f"Turn {n} " not in tui.screen():
+                if time.monotonic() > deadline:
+                    pytest.fail(f"the inspector never showed turn {n}:\n{tui.screen()}")
+                time.sleep(0.2)
+            time.sleep(0.3)
+            seen = dict.fromkeys(m.group(0) for m in _TOLD.finditer(tui.screen()))
+            told += list(seen)
+            tui.keys("Down")
+        tui.keys("q")
+        tui.wait_closed()
+    finally:
+        tui.close()
+    return told
+
+
 @pytest.mark.parametrize("profile", ["codex", "claude", "knightcode"])
 def test_each_profile_plans_in_a_real_terminal(tmp_path: Path, ctxscope_home: Path, profile: str) -> None:
     if shutil.which("tmux") is None:
@@ -238,6 +264,8 @@ def test_each_profile_plans_in_a_real_terminal(tmp_path: Path, ctxscope_home: Pa
         for n in range(1, cycles + 1)
         for sentence in (f"plan submitted (revision {n})", f"mode plan → default (plan revision {n} approved)")
     ]
+    # The inspector's TUI, in the same terminal, shows the same ones on the same turns.
+    assert _tui_told(capture, len(doc["turns"]), env, tmp_path / "inspect.log") == told
     assert said.count("tool apply_patch blocked while planning") == cycles
     if profile == "claude":
         assert "plan re-entry reminder (the previous plan)" in said
