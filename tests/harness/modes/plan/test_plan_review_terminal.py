@@ -22,7 +22,14 @@ import pytest
 
 from ctxscope.harness.modes.plan import IMPLEMENT_PROMPT
 from ctxscope.harness.repl import STILL_PLANNING
-from ctxscope.proxy.testing import FakeUpstream, RecordedRequest, SseReply, response_stream, text_message
+from ctxscope.proxy.testing import (
+    FakeUpstream,
+    RecordedRequest,
+    SseReply,
+    function_call,
+    response_stream,
+    text_message,
+)
 from ctxscope.proxy.testing.upstream import Reply, default_reply
 from tests.harness.harness_support import make_repo, write_config
 
@@ -131,3 +138,56 @@ def test_an_enter_typed_while_planning_approves_nothing(
     last = turns[1].json()["input"][-1]
     assert json.dumps(last).count(IMPLEMENT_PROMPT) == 1
     assert term.seen.count("Implement this plan?") == 2
+    # The codex profile drops type-ahead, and says so in one line.
+    assert term.seen.count("note: dropped what was typed while the agent worked: '1'") == 1
+
+
+def test_knightcode_keeps_type_ahead_for_the_prompt_and_never_for_the_picker(
+    tmp_path: Path, ctxscope_home: Path
+) -> None:
+    turns: list[RecordedRequest] = []
+
+    def answer(request: RecordedRequest) -> Reply:
+        if request.method != "POST" or not request.path.endswith("/responses"):
+            return default_reply(request)
+        turns.append(request)
+        if len(turns) == 1:
+            plan = {"plan": "# Greet\n- pkg/greet.py\n"}
+            return SseReply(response_stream(function_call("submit_plan", plan)), gated=True)
+        return SseReply(response_stream(text_message("revising")))
+
+    repo = make_repo(tmp_path)
+    write_config(ctxscope_home, tmp_path / "skills", extra='plan_profile = "knightcode"')
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test-0123456789abcdefghij", "TERM": "dumb"}
+    with FakeUpstream(answer) as upstream:
+        args = ["agent", "--provider", "apikey", "--base-url", f"{upstream.url}/v1", "--no-capture"]
+        term = Terminal(args, repo, env)
+        try:
+            term.wait_for("› ")
+            term.type("/plan add greet\r")
+            _wait_until(lambda: len(turns) == 1, "the planning request")
+            term.type("1\rshorter please\r")  # typed while the plan streams: a choice, then a message
+            upstream.gate.release(1000)
+            term.wait_for("note: kept 2 line(s) typed ahead")
+            term.wait_for("keep planning]: ")
+            term.type("\r")  # the picker got none of it: an Enter keeps planning
+            term.wait_for(STILL_PLANNING)
+            assert len(turns) == 1
+            # The next prompts hold the kept lines; only Enter sends each ("1" is a message now).
+            term.wait_for("plan ›")
+            time.sleep(0.5)
+            term.type("\r")
+            _wait_until(lambda: len(turns) == 2, "the kept line sent")
+            term.wait_for("revising")
+            term.wait_for("plan ›", count=2)
+            time.sleep(0.5)
+            term.type("\r")
+            _wait_until(lambda: len(turns) == 3, "the second kept line sent")
+            term.wait_for("revising", count=2)
+            term.type("/quit\r")
+            assert term.proc.wait(timeout=WAIT_S) == 0
+        finally:
+            term.close()
+    sent = [json.dumps(t.json()["input"][-1]) for t in turns[1:]]
+    assert '"1"' in sent[0] and "shorter please" in sent[1]
+    assert all(IMPLEMENT_PROMPT not in s for s in sent)
