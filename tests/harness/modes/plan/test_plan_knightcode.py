@@ -148,6 +148,22 @@ def test_exact_messages_without_a_draft_and_the_stale_revision(repo: Path, tmp_p
     assert [e.revision for e in events if isinstance(e, PlanSubmitted)] == [1, 2]
 
 
+def test_plan_diff_says_what_it_compared(repo: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.json", [_submit(PLAN), _submit(PLAN)])
+    events: list[Any] = []
+    options = AgentOptions(provider="script", script=script, cwd=repo, no_capture=True, plan_profile="knightcode")
+    with AgentRuntime(options, emit=events.append) as runtime:
+        out = io.StringIO()
+        run_command("/plan add greet", runtime, out)
+        run_command("/plan diff", runtime, out)
+        run_command("/plan the same again", runtime, out)
+        run_command("/plan diff", runtime, out)
+    notices = [e.message for e in events if isinstance(e, Notice)]
+    assert "no diff yet: 1 revision(s) so far; a diff compares the last two" in notices
+    assert notices[-1] == "revisions 1 and 2 are identical: nothing changed"
+    assert out.getvalue() == ""
+
+
 def test_print_mode_and_a_fresh_session_with_the_plan_inline(repo: Path, tmp_path: Path) -> None:
     script = write_script(tmp_path / "s.json", [_submit(PLAN)])
     base = ("agent", "--provider", "script", "--plan-profile", "knightcode")
