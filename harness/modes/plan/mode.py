@@ -1,9 +1,10 @@
 """`PlanMode`: the collaboration mode while planning (the codex profile's behaviour; other profiles
 subclass it).
 
-- The gate: while planning only read, search, ask and shell tools (plus a profile's own planning
-  tools) run; every other call is answered "still planning" at call time, so tools[] never changes.
-  `update_plan` keeps the router's own Codex-style refusal.
+- The gate: the profile's `Enforcement` (`enforcement.py`): read, search, ask and shell tools (plus the
+  profile's own planning tools) run; every other call is answered "still planning" at call time, so
+  tools[] never changes; `update_plan` gets the Codex-style TODO refusal. Both name the profile's way
+  to submit a plan, and the instructions state the same lists (rendered from the same object).
 - The stream: each assistant message goes through a `ProposedPlanParser`; the visible text loses
   its `<proposed_plan>` block, which streams as `plan_delta` events instead. The history keeps the
   model's words as sent.
