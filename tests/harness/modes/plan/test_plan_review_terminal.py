@@ -15,7 +15,7 @@ import select
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -71,6 +71,15 @@ class Terminal:
                 except OSError:  # the child closed the terminal
                     pass
 
+    def wait_quiet(self, seconds: float) -> None:
+        """Read whatever arrives for `seconds`."""
+        ready, _, _ = select.select([self.master], [], [], seconds)
+        if ready:
+            try:
+                self.seen += os.read(self.master, 65536).decode(errors="replace")
+            except OSError:
+                pass
+
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
@@ -93,6 +102,21 @@ def model() -> Iterator[tuple[FakeUpstream, list[RecordedRequest]]]:
 
     with FakeUpstream(answer) as up:
         yield up, turns
+
+
+def _enter_until(term: Terminal, done: Callable[[], bool], tries: int = 5) -> None:
+    """Press Enter until `done()` (bounded): for a line the prompt holds, sent only once it is idle."""
+    for _ in range(tries):
+        time.sleep(1.0)
+        if done():
+            return
+        term.type("\r")
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline:
+            if done():
+                return
+            term.wait_quiet(0.2)
+    pytest.fail(f"Enter never took effect; the terminal showed:\n{term.seen}")
 
 
 def _wait_until(check: object, what: str) -> None:
@@ -173,18 +197,15 @@ def test_knightcode_keeps_type_ahead_for_the_prompt_and_never_for_the_picker(
             term.type("\r")  # the picker got none of it: an Enter keeps planning
             term.wait_for(STILL_PLANNING)
             assert len(turns) == 1
-            # The next prompts hold the kept lines; only Enter sends each ("1" is a message now).
-            term.wait_for("plan ›")
-            time.sleep(0.5)
-            term.type("\r")
-            _wait_until(lambda: len(turns) == 2, "the kept line sent")
-            term.wait_for("revising")
-            term.wait_for("plan ›", count=2)
-            time.sleep(0.5)
-            term.type("\r")
-            _wait_until(lambda: len(turns) == 3, "the second kept line sent")
+            # The next prompts hold the kept lines; only Enter sends each ("1" is a message now). An
+            # Enter that lands while the turn still runs is itself type-ahead (not kept: it is empty),
+            # so it is pressed again until the line goes.
+            _enter_until(term, lambda: len(turns) == 2)
+            _enter_until(term, lambda: len(turns) == 3)
             term.wait_for("revising", count=2)
-            term.type("/quit\r")
+            time.sleep(1.0)
+            term.type("/quit\r")  # kept instead if the turn still ran: then an Enter sends it
+            _enter_until(term, lambda: term.proc.poll() is not None)
             assert term.proc.wait(timeout=WAIT_S) == 0
         finally:
             term.close()
