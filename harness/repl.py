@@ -56,10 +56,13 @@ def toggle_plan_mode(runtime: AgentRuntime) -> str:
         return "no agent is running"
     if plan.state.profile not in KEY_TOGGLE_PROFILES:
         return f"Shift+Tab toggles plan mode in the {' and '.join(KEY_TOGGLE_PROFILES)} profiles; here use /plan"
-    if plan.planning:
-        plan.exit()
-        return "plan mode off; the draft is kept (Shift+Tab plans again)"
-    plan.enter()
+    try:
+        if plan.planning:
+            plan.exit()
+            return "plan mode off; the draft is kept (Shift+Tab plans again)"
+        plan.enter()
+    except CtxscopeError as e:  # a key press must not end the prompt: say it, as a command would
+        return f"error: {e}"
     return "plan mode on: send a task (Shift+Tab leaves)"
 
 
