@@ -148,6 +148,15 @@ class EnterPlanMode:
         return ToolResult("Plan mode is on: explore read-only, then present the plan with exit_plan_mode.")
 
 
+_OPTION: dict[str, Any] = {
+    "type": "object",
+    "properties": {"label": {"type": "string"}, "description": {"type": "string"}},
+    "required": ["label", "description"],
+    "additionalProperties": False,
+}
+"""One choice of a question, in the ask tools' specs."""
+
+
 class _Option(BaseModel):
     model_config = ConfigDict(extra="ignore")
     label: str = Field(min_length=1)
@@ -170,17 +179,11 @@ class AskUserTool:
         self.hooks = hooks
 
     def spec(self) -> dict[str, Any]:
-        option = {
-            "type": "object",
-            "properties": {"label": {"type": "string"}, "description": {"type": "string"}},
-            "required": ["label", "description"],
-            "additionalProperties": False,
-        }
         return function_spec(
             self.name,
             "Ask the user one question about a trade-off you cannot settle from the workspace. Offer 2-4 "
             "options, the recommended one first; the user may also answer in their own words.",
-            {"question": {"type": "string"}, "options": {"type": "array", "items": option}},
+            {"question": {"type": "string"}, "options": {"type": "array", "items": _OPTION}},
             ["question", "options"],
         )
 
@@ -226,18 +229,12 @@ class AskUserQuestion:
         self.hooks = hooks
 
     def spec(self) -> dict[str, Any]:
-        option = {
-            "type": "object",
-            "properties": {"label": {"type": "string"}, "description": {"type": "string"}},
-            "required": ["label", "description"],
-            "additionalProperties": False,
-        }
         question = {
             "type": "object",
             "properties": {
                 "question": {"type": "string", "description": "The complete question."},
                 "header": {"type": "string", "description": "A short tag, at most 12 characters."},
-                "options": {"type": "array", "description": "2-4 choices, recommended first.", "items": option},
+                "options": {"type": "array", "description": "2-4 choices, recommended first.", "items": _OPTION},
                 "multiSelect": {"type": "boolean", "description": "Allow several choices."},
             },
             "required": ["question", "header", "options", "multiSelect"],
