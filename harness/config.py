@@ -132,7 +132,9 @@ class ProviderTable(BaseModel):
     base_url: str | None = None
     env_key: str | None = None
     """The environment variable holding the key (no Authorization header when absent)."""
-    headers: dict[str, str] = Field(default_factory=dict, validation_alias=AliasChoices("headers", "http_headers"))
+    headers: dict[str, str] = Field(
+        default_factory=dict, validation_alias=AliasChoices("headers", "http_headers")
+    )
     name: str | None = None
     """Codex's display name of the provider (not sent)."""
     wire_api: Literal["responses"] | None = None
@@ -191,7 +193,9 @@ class HarnessConfig(BaseModel):
     base_url: Annotated[
         str | None, Setting("Override the provider's base URL.", codex="openai_base_url", flag="--base-url")
     ] = None
-    script: Annotated[ConfigPath | None, Setting("Script cassette for --provider script.", flag="--script")] = None
+    script: Annotated[
+        ConfigPath | None, Setting("Script cassette for --provider script.", flag="--script")
+    ] = None
     sandbox: Annotated[
         SandboxMode,
         Setting("read-only | workspace-write | danger-full-access", codex="sandbox_mode", flag="--sandbox"),
@@ -251,7 +255,9 @@ class HarnessConfig(BaseModel):
         Verbosity | None,
         Setting('text.verbosity; wins over the catalog\'s ("" sends none)', codex="model_verbosity"),
     ] = None
-    parallel_tool_calls: Annotated[bool | None, Setting("parallel_tool_calls; wins over the catalog's.")] = None
+    parallel_tool_calls: Annotated[bool | None, Setting("parallel_tool_calls; wins over the catalog's.")] = (
+        None
+    )
     models: Annotated[
         dict[str, dict[str, Any]], Setting('[models."<slug>"] tables: catalog entries added or overridden.')
     ] = Field(default_factory=dict)
@@ -288,9 +294,9 @@ class HarnessConfig(BaseModel):
         Setting("local | remote (/responses/compact) | remote_v2 (a compaction_trigger item)"),
     ] = "local"
     retry: Annotated[RetrySettings, Setting("[retry]: the client's retry policy.")] = RetrySettings()
-    providers: Annotated[dict[str, ProviderTable], Setting("[providers.NAME] endpoints.", codex="model_providers")] = (
-        Field(default_factory=dict)
-    )
+    providers: Annotated[
+        dict[str, ProviderTable], Setting("[providers.NAME] endpoints.", codex="model_providers")
+    ] = Field(default_factory=dict)
     chatgpt: Annotated[ChatGptTable, Setting("[chatgpt]: the ChatGPT login.")] = ChatGptTable()
     shell_environment: Annotated[
         ShellEnvironment, Setting("[shell_environment]: what commands see of the environment.")
@@ -304,7 +310,9 @@ class HarnessConfig(BaseModel):
 
     @field_validator("models", mode="after")
     @classmethod
-    def _check_models(cls, models: dict[str, dict[str, Any]], info: ValidationInfo) -> dict[str, dict[str, Any]]:
+    def _check_models(
+        cls, models: dict[str, dict[str, Any]], info: ValidationInfo
+    ) -> dict[str, dict[str, Any]]:
         """Each catalog table's paths resolved and its keys checked now, not mid-session."""
         context = info.context or {}
         where = str(context.get("where") or "config")
@@ -317,7 +325,9 @@ class HarnessConfig(BaseModel):
             path = table.get("instructions_file")
             if isinstance(path, str):
                 resolved = Path(path).expanduser()
-                table["instructions_file"] = resolved if resolved.is_absolute() or base is None else base / resolved
+                table["instructions_file"] = (
+                    resolved if resolved.is_absolute() or base is None else base / resolved
+                )
             checked[name] = table
             model_info(name, checked, where)
         return checked
@@ -337,7 +347,9 @@ class HarnessConfig(BaseModel):
         effort = self.reasoning_effort if self.reasoning_effort is not None else info.reasoning_effort
         summary = self.reasoning_summary if self.reasoning_summary is not None else info.reasoning_summary
         verbosity = self.verbosity if self.verbosity is not None else info.verbosity
-        parallel = self.parallel_tool_calls if self.parallel_tool_calls is not None else info.parallel_tool_calls
+        parallel = (
+            self.parallel_tool_calls if self.parallel_tool_calls is not None else info.parallel_tool_calls
+        )
         return RequestOptions(
             reasoning_effort=effort or None,
             # Codex's "none" summary sends no summary (the API has no such value).

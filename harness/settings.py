@@ -289,7 +289,9 @@ def _nested_fields(model: type[BaseModel], loc: list[str]) -> list[str]:
             annotation = get_args(annotation)[-1]  # dict[str, X] → X
         current = annotation
     if isinstance(current, type) and issubclass(current, BaseModel):
-        return sorted({*current.model_fields, *(a for f in current.model_fields.values() for a in _aliases(f))})
+        return sorted(
+            {*current.model_fields, *(a for f in current.model_fields.values() for a in _aliases(f))}
+        )
     return []
 
 

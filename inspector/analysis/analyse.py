@@ -151,7 +151,9 @@ def _notes(turn: Turn, change: TurnChange, unknown: list[str]) -> list[str]:
                 f"from {turn.previous_response_id}"
             )
         else:
-            notes.append(f"previous_response_id {turn.previous_response_id} not in the recording: context incomplete")
+            notes.append(
+                f"previous_response_id {turn.previous_response_id} not in the recording: context incomplete"
+            )
     if (
         change.kind == ChangeKind.APPEND
         and not change.added
@@ -182,7 +184,9 @@ def _notes(turn: Turn, change: TurnChange, unknown: list[str]) -> list[str]:
     return notes
 
 
-def _analyse_turn(turn: Turn, carry: _Carry | None, fork: bool, before: _Carry | None) -> tuple[TurnAnalysis, _Carry]:
+def _analyse_turn(
+    turn: Turn, carry: _Carry | None, fork: bool, before: _Carry | None
+) -> tuple[TurnAnalysis, _Carry]:
     """Analyse `turn` against `carry` (the previous turn of its thread, or the fork source)."""
     prev = carry.turn if carry else None
     change = compare_turns(
@@ -228,7 +232,9 @@ def _analyse_turn(turn: Turn, carry: _Carry | None, fork: bool, before: _Carry |
     if compaction_request and carry is not None:
         # A compaction request may leave out the model settings; it does not change them.
         inherited = {
-            key: carry.request_state.value(key) for key in ("model", "reasoning_effort") if state.value(key) is None
+            key: carry.request_state.value(key)
+            for key in ("model", "reasoning_effort")
+            if state.value(key) is None
         }
         state = state.model_copy(update=inherited)
     result = TurnAnalysis(
@@ -244,12 +250,20 @@ def _analyse_turn(turn: Turn, carry: _Carry | None, fork: bool, before: _Carry |
         tools=tools_diff(effective_tools(head.body, head_in_band), effective_tools(turn.body, in_band))
         if head and not compaction_request
         else ToolDiff(),
-        params=params_diff(head.body, turn.body, head_in_band, in_band) if head and not compaction_request else {},
-        tokens=attribute(turn.body, totals, turn.usage, shared_items_tokens=shared_items, same_head=same_head),
+        params=params_diff(head.body, turn.body, head_in_band, in_band)
+        if head and not compaction_request
+        else {},
+        tokens=attribute(
+            turn.body, totals, turn.usage, shared_items_tokens=shared_items, same_head=same_head
+        ),
     )
     if change.kind == ChangeKind.COMPACTION and prev is not None:
         history = prev.items
-        if prev.request_kind == RequestKind.COMPACTION and prev.items and prev.items[-1].kind == "user_message":
+        if (
+            prev.request_kind == RequestKind.COMPACTION
+            and prev.items
+            and prev.items[-1].kind == "user_message"
+        ):
             # The compaction request appended its prompt to the history; the prompt is not history.
             history = prev.items[:-1]
         result.compaction = compaction_report(history, prev, turn, change.kept)
@@ -375,7 +389,9 @@ class IncrementalAnalysis:
                     self._step(thread, index, turn)
         ordered = [self._results[t.number] for t in turns]
         warnings = [*self.warnings, *grouping.skipped]
-        return Analysis(self.source, self.header, ordered, threads, warnings, side_requests=grouping.side_requests)
+        return Analysis(
+            self.source, self.header, ordered, threads, warnings, side_requests=grouping.side_requests
+        )
 
     def _step(self, thread: Thread, index: int, turn: Turn) -> None:
         """Analyse the `index`-th turn of `thread` against the carries of the turns before it."""

@@ -202,7 +202,9 @@ def _without_input(body: dict[str, Any]) -> dict[str, Any]:
 def _in_band(turn: Turn, norm: Any) -> list[Any]:
     """The turn's in-band tool and parameter items (`additional_tools`, `configuration_update`),
     normalised as its body is."""
-    return [norm.body(i) for i in turn.raw_input if isinstance(i, dict) and i.get("type") in IN_BAND_ITEM_TYPES]
+    return [
+        norm.body(i) for i in turn.raw_input if isinstance(i, dict) and i.get("type") in IN_BAND_ITEM_TYPES
+    ]
 
 
 def _pair(
@@ -240,7 +242,9 @@ def _pair(
         norm_a.text(effective_instructions(ta.body, ta.items)),
         norm_b.text(effective_instructions(tb.body, tb.items)),
     )
-    result.tools = tools_diff(effective_tools(ba, _in_band(ta, norm_a)), effective_tools(bb, _in_band(tb, norm_b)))
+    result.tools = tools_diff(
+        effective_tools(ba, _in_band(ta, norm_a)), effective_tools(bb, _in_band(tb, norm_b))
+    )
     labels_a = [texts[0].label(i.label) for i in ta.items]
     labels_b = [texts[1].label(i.label) for i in tb.items]
     if labels_a != labels_b:
@@ -282,7 +286,9 @@ class _ItemTexts:
         if item.parts:
             texts = [(norm.text(p.label), norm.text(p.text)) for p in item.parts]
         else:
-            raw = json.dumps(strip_item_ids(item.raw), sort_keys=True, ensure_ascii=False, indent=1, default=str)
+            raw = json.dumps(
+                strip_item_ids(item.raw), sort_keys=True, ensure_ascii=False, indent=1, default=str
+            )
             texts = [(norm.text(item.label), norm.text(raw))]
         self._cache[item.key] = texts
         return texts
@@ -396,7 +402,9 @@ def compare_analyses(a: Analysis, b: Analysis, *, thread: str | None = None) -> 
         rows_a = [r for r in a.turns if r.turn.thread == thread_a.name]
         rows_b = [r for r in b.turns if r.turn.thread == thread_b.name]
         threads = (thread_a.name, thread_b.name)
-    aligned = pair_gaps(lcs_align([fingerprint(t, norm_a) for t in rows_a], [fingerprint(t, norm_b) for t in rows_b]))
+    aligned = pair_gaps(
+        lcs_align([fingerprint(t, norm_a) for t in rows_a], [fingerprint(t, norm_b) for t in rows_b])
+    )
     texts = (_ItemTexts(norm_a), _ItemTexts(norm_b))
     pairs = [
         _pair(
@@ -414,7 +422,8 @@ def compare_analyses(a: Analysis, b: Analysis, *, thread: str | None = None) -> 
         pair.verdict = _verdict(pair, repeated)
     apart_from = (
         repeated
-        if repeated and all(set(p.differences()) == set(repeated) for p in pairs if p.a is not None and p.b is not None)
+        if repeated
+        and all(set(p.differences()) == set(repeated) for p in pairs if p.a is not None and p.b is not None)
         else None
     )
     return Comparison(

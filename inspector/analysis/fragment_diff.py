@@ -74,7 +74,11 @@ def _diff(position: int, part: Part, where: int, old: Part) -> FragmentDiff | No
         return None
     if _short(part.values) and _short(old.values) and (part.values or old.values):
         names = list(old.values) + [n for n in part.values if n not in old.values]
-        fields = {n: (old.values.get(n), part.values.get(n)) for n in names if old.values.get(n) != part.values.get(n)}
+        fields = {
+            n: (old.values.get(n), part.values.get(n))
+            for n in names
+            if old.values.get(n) != part.values.get(n)
+        }
         if fields:
             return FragmentDiff(position, part, where, old, fields=fields)
     return FragmentDiff(position, part, where, old, text=diff_text(old.text, part.text))

@@ -98,7 +98,9 @@ def diff_requests(recorded: dict[str, Any], live: dict[str, Any], *, normalise: 
         b = item_text(change.after) if change.after is not None else ""
         result.items.append(ChangedItem(change, diff_text(a, b)))
     if "tools" in before or "tools" in after or any(i.type == "additional_tools" for i in (*old, *new)):
-        result.tools = tools_diff(effective_tools(before, _items(before)), effective_tools(after, _items(after)))
+        result.tools = tools_diff(
+            effective_tools(before, _items(before)), effective_tools(after, _items(after))
+        )
     result.params = params_diff(before, after, _items(before), _items(after))
     if before.get("instructions") != after.get("instructions"):
         result.instructions = diff_text(

@@ -95,7 +95,11 @@ def _input_list(body: dict[str, Any]) -> list[Any]:
 def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any], dict[str, Any] | None]:
     """(status, error, response id, output items, usage) of one exchange."""
     response = exchange.response
-    if response is None and exchange.endpoint == "responses/compact" and isinstance(exchange.response_body, dict):
+    if (
+        response is None
+        and exchange.endpoint == "responses/compact"
+        and isinstance(exchange.response_body, dict)
+    ):
         response = exchange.response_body
     output = list(response.get("output") or []) if isinstance(response, dict) else []
     usage = response.get("usage") if isinstance(response, dict) else None
@@ -134,7 +138,9 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
     turns: list[Turn] = []
     by_response: dict[str, Turn] = {}
     for exchange in sorted(exchanges, key=lambda e: (e.started_at, e.id)):
-        if exchange.endpoint in _SKIP_QUIETLY or (exchange.endpoint == "websocket" and exchange.request_body is None):
+        if exchange.endpoint in _SKIP_QUIETLY or (
+            exchange.endpoint == "websocket" and exchange.request_body is None
+        ):
             continue
         body = _request_body(exchange)
         where = f"exchange {exchange.id} ({exchange.method} {exchange.url})"

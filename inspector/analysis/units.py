@@ -66,7 +66,9 @@ PARAMETER_UNITS = (
 )
 """Request parameters that shape the answer, each a unit in the order a person reads them."""
 
-_CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call", "shell_call", "apply_patch_call"})
+_CALL_TYPES = frozenset(
+    {"function_call", "custom_tool_call", "local_shell_call", "shell_call", "apply_patch_call"}
+)
 
 
 @dataclass(frozen=True)
@@ -222,8 +224,12 @@ class _Builder:
         self._seen[key] = count
         unit_id = key if count == 1 else f"{key}#{count}"
         self._by_id[unit_id] = len(self.units)
-        text = content.get("text") if isinstance(content, dict) and section in ("fragment", "message") else None
-        shown = text if isinstance(text, str) else content if isinstance(content, str) else _canonical(content)
+        text = (
+            content.get("text") if isinstance(content, dict) and section in ("fragment", "message") else None
+        )
+        shown = (
+            text if isinstance(text, str) else content if isinstance(content, str) else _canonical(content)
+        )
         self.units.append(Unit(unit_id, section, label, key, _canonical(content), tokens, preview, shown))
         return unit_id
 
@@ -263,7 +269,9 @@ def request_units(body: Mapping[str, Any]) -> RequestUnits:
             )
             build.atoms.append(_Atom(unit_id, "parameter", value, name=name))
     raw_input = body.get("input")
-    items_raw: list[Any] = list(raw_input) if isinstance(raw_input, list) else [] if raw_input is None else [raw_input]
+    items_raw: list[Any] = (
+        list(raw_input) if isinstance(raw_input, list) else [] if raw_input is None else [raw_input]
+    )
     items = mark_base_prompt(ItemClassifier().classify(items_raw), body)
     groups = _history_groups(items)
     group_units: dict[int, str] = {}
@@ -286,7 +294,9 @@ def request_units(body: Mapping[str, Any]) -> RequestUnits:
                     label = f"{item.role} message"
                 payload = raw_part if isinstance(raw_part, dict) else {"type": "input_text", "text": raw_part}
                 unit_id = build.unit(section, key, label, payload, part.tokens, _preview(part.text))
-                build.atoms.append(_Atom(unit_id, "part", payload, shell=f"input[{item.position}]", shell_item=shell))
+                build.atoms.append(
+                    _Atom(unit_id, "part", payload, shell=f"input[{item.position}]", shell_item=shell)
+                )
             continue
         first = groups.get(item.position, item.position)
         if first in group_units:

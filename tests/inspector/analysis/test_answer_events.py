@@ -54,7 +54,9 @@ def _agent(repo: Path, profile: str, script: Path, capture: Path, *args: str) ->
 
 
 def test_a_plan_print_run_shows_its_submission_on_its_only_request(repo: Path, tmp_path: Path) -> None:
-    script = write_script(tmp_path / "s.json", [{"text": f"Here.\n<proposed_plan>\n{PLAN}</proposed_plan>\n"}])
+    script = write_script(
+        tmp_path / "s.json", [{"text": f"Here.\n<proposed_plan>\n{PLAN}</proposed_plan>\n"}]
+    )
     capture = tmp_path / "plan.jsonl"
     _agent(repo, "codex", script, capture, "--plan", "-p", "add greet")
     # one request, started in plan mode: no switch on the wire, one submission in its answer
@@ -69,12 +71,16 @@ def test_a_plan_print_run_shows_its_submission_on_its_only_request(repo: Path, t
 def test_a_resumed_planning_session_invents_no_switch_and_no_submission(repo: Path, tmp_path: Path) -> None:
     first = write_script(tmp_path / "s.json", [{"text": f"<proposed_plan>\n{PLAN}</proposed_plan>\n"}])
     sid = _agent(repo, "codex", first, tmp_path / "a.jsonl", "--plan", "-p", "add greet")
-    later = write_script(tmp_path / "t.json", [{"text": f"<proposed_plan>\n{PLAN}- also docs\n</proposed_plan>\n"}])
+    later = write_script(
+        tmp_path / "t.json", [{"text": f"<proposed_plan>\n{PLAN}- also docs\n</proposed_plan>\n"}]
+    )
     resumed = tmp_path / "b.jsonl"
     _agent(repo, "codex", later, resumed, "--session", sid, "-p", "also the docs")
     analysis = analyse_recording(resumed)
     (turn,) = analysis.turns
-    modes = [p.values.get("mode") for i in turn.turn.items for p in i.fragments if p.kind == "collaboration_mode"]
+    modes = [
+        p.values.get("mode") for i in turn.turn.items for p in i.fragments if p.kind == "collaboration_mode"
+    ]
     assert modes and modes[-1] == "plan", "the resumed request re-materialises plan mode"
     assert any("<proposed_plan>" in i.text for i in turn.turn.items), "and carries the old plan"
     # the old plan is revision 1: the resumed session's new plan is revision 2, said once, here
@@ -137,7 +143,9 @@ def test_the_tool_filter_finds_built_in_tool_calls_in_the_answer(tmp_path: Path)
     analysis = analyse_recording(s.write(tmp_path / "p.jsonl"))
     assert filter_turns(analysis, "tool:apply_patch") == [1]
     (call,) = analysis.turns[0].answer.tool_calls
-    assert (call.kind, call.name) == ("apply_patch_call", "apply_patch") and '"path": "a.py"' in (call.text or "")
+    assert (call.kind, call.name) == ("apply_patch_call", "apply_patch") and '"path": "a.py"' in (
+        call.text or ""
+    )
 
 
 def test_a_compaction_summary_quoting_the_plan_is_no_submission(tmp_path: Path) -> None:

@@ -127,7 +127,9 @@ def test_approve_implements_and_planning_again_gets_the_reentry_reminder(repo: P
     added = again["input"][len(implement["input"]) :]
     ((event, text),) = _reminders(added)
     assert event == "reentered" and PLAN in text
-    states = [json.loads(x)["payload"] for x in run.session_file.read_text().splitlines() if '"plan_state"' in x]
+    states = [
+        json.loads(x)["payload"] for x in run.session_file.read_text().splitlines() if '"plan_state"' in x
+    ]
     # A new cycle clears the approval and keeps the draft.
     assert (states[-1]["cycles"], states[-1]["approved"], states[-1]["revisions"]) == (2, None, [PLAN])
 

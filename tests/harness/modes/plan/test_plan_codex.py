@@ -155,7 +155,9 @@ def test_implement_appends_the_default_fragment_then_the_plain_request(repo: Pat
     assert (state["approved"], state["active"]) == (1, False)
 
 
-def test_fresh_implementation_reads_the_plan_from_a_file(repo: Path, tmp_path: Path, ctxscope_home: Path) -> None:
+def test_fresh_implementation_reads_the_plan_from_a_file(
+    repo: Path, tmp_path: Path, ctxscope_home: Path
+) -> None:
     script = write_script(tmp_path / "s.json", [{"text": ANSWER}])
     run = run_agent(repo, script, ["add greet"], tmp_path / "cap.jsonl", plan=True)
     done = write_script(tmp_path / "d.json", [{"text": "implemented"}])
@@ -179,7 +181,9 @@ def test_fresh_implementation_reads_the_plan_from_a_file(repo: Path, tmp_path: P
     assert _texts(body["input"][-1]) == [f"Read the approved plan in {path} and implement it."]
     # The original session stays resumable, approved and out of plan mode.
     assert _plan_states(run.session_file)[-1]["approved"] == 1
-    assert _plan_states(approval.agent.session.path)[-1] == PlanState(revisions=[PLAN], approved=1).model_dump()
+    assert (
+        _plan_states(approval.agent.session.path)[-1] == PlanState(revisions=[PLAN], approved=1).model_dump()
+    )
 
 
 def test_the_gate_refuses_at_call_time_inside_a_batch(repo: Path, tmp_path: Path) -> None:
@@ -320,7 +324,9 @@ def test_resume_and_fork_restore_plan_mode_without_reapplying_it(repo: Path, tmp
     script = write_script(tmp_path / "s.json", [{"text": ANSWER}])
     run = run_agent(repo, script, ["add greet"], tmp_path / "cap.jsonl", plan=True)
     talk = write_script(tmp_path / "t.json", [{"text": "thinking about it"}])
-    resumed = run_agent(repo, talk, ["also a farewell"], tmp_path / "r.jsonl", session=run.session_id, plan=True)
+    resumed = run_agent(
+        repo, talk, ["also a farewell"], tmp_path / "r.jsonl", session=run.session_id, plan=True
+    )
     (body,) = resumed.bodies()
     added = body["input"][len(run.bodies()[0]["input"]) :]
     assert [i.get("role") for i in added] == ["assistant", "user"]  # still planning: nothing re-sent

@@ -66,7 +66,9 @@ class Tmux:
         )
 
     def keys(self, *keys: str, literal: bool = False) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *(["-l"] if literal else []), *keys], check=True)
+        subprocess.run(
+            ["tmux", "send-keys", "-t", self.name, *(["-l"] if literal else []), *keys], check=True
+        )
 
     def screen(self) -> str:
         done = subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True)

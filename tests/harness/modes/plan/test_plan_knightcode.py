@@ -53,7 +53,9 @@ def _outputs(body: dict[str, Any]) -> list[str]:
 
 def test_planning_tools_are_declared_when_planning_first_starts_then_stay(repo: Path, tmp_path: Path) -> None:
     # The manual: "Sessions that never use planning gain no planning instructions or tool declarations".
-    script = write_script(tmp_path / "s.json", [{"text": "hello"}, _submit(PLAN), {"text": "ok"}, {"text": "resumed"}])
+    script = write_script(
+        tmp_path / "s.json", [{"text": "hello"}, _submit(PLAN), {"text": "ok"}, {"text": "resumed"}]
+    )
 
     def commands(runtime: AgentRuntime, i: int) -> None:
         assert runtime.plan is not None
@@ -105,7 +107,9 @@ def test_a_submission_ends_the_run_and_blocks_the_rest_of_the_batch(repo: Path, 
         ]
     }
     script = write_script(tmp_path / "s.json", [batch, {"text": "next turn"}])
-    run = run_agent(repo, script, ["add greet", "hm"], tmp_path / "cap.jsonl", plan=True, plan_profile="knightcode")
+    run = run_agent(
+        repo, script, ["add greet", "hm"], tmp_path / "cap.jsonl", plan=True, plan_profile="knightcode"
+    )
     first, second = run.results
     assert (first.stopped, first.steps) == ("ended_by_mode", 1)
     body = run.bodies()[1]
@@ -132,7 +136,9 @@ def test_exact_messages_without_a_draft_and_the_stale_revision(repo: Path, tmp_p
     script = write_script(tmp_path / "s.json", [_submit(PLAN), _submit(PLAN + "- docs\n")])
     events: list[Any] = []
     out = io.StringIO()
-    options = AgentOptions(provider="script", script=script, cwd=repo, no_capture=True, plan_profile="knightcode")
+    options = AgentOptions(
+        provider="script", script=script, cwd=repo, no_capture=True, plan_profile="knightcode"
+    )
     with AgentRuntime(options, emit=events.append) as runtime:
         with pytest.raises(ConfigError) as no_plan:
             run_command("/plan approve", runtime, out)

@@ -41,7 +41,9 @@ def test_a_planning_run_without_a_plan_prints_nothing_and_exits_3(
 
 
 def test_json_starts_with_session_started_even_in_plan_mode(repo: Path, tmp_path: Path) -> None:
-    proc = _agent(repo, write_script(tmp_path / "s.json", [{"text": QUESTION}]), "--plan", "-p", "x", "--json")
+    proc = _agent(
+        repo, write_script(tmp_path / "s.json", [{"text": QUESTION}]), "--plan", "-p", "x", "--json"
+    )
     assert proc.returncode == NO_PLAN_EXIT_CODE
     kinds = [json.loads(line)["type"] for line in proc.stdout.splitlines()]
     assert kinds[:2] == ["session_started", "mode_change"]
@@ -64,4 +66,7 @@ def test_approve_fresh_prints_the_new_sessions_id(repo: Path, tmp_path: Path) ->
     )  # approved already: refused in one line, still a stream that starts with session_started
     assert as_json.returncode == 2
     assert json.loads(as_json.stdout.splitlines()[0])["type"] == "session_started"
-    assert as_json.stderr.strip() == "error: plan revision 1 is already approved; /plan starts a new planning cycle"
+    assert (
+        as_json.stderr.strip()
+        == "error: plan revision 1 is already approved; /plan starts a new planning cycle"
+    )

@@ -70,7 +70,9 @@ def _last_user_text(body: dict[str, Any]) -> str:
     return "".join(p.get("text", "") for p in item.get("content", []))
 
 
-def test_knightcode_keep_planning_asks_for_its_note_and_reviews_the_revision(repo: Path, tmp_path: Path) -> None:
+def test_knightcode_keep_planning_asks_for_its_note_and_reviews_the_revision(
+    repo: Path, tmp_path: Path
+) -> None:
     responses = [_call("submit_plan", plan=PLAN), _call("submit_plan", plan=REVISED), {"text": "done"}]
     # 3 = "Keep planning (optional note)", then its note, then 1 = Implement at the revision's picker.
     said, bodies, events = _chat(
@@ -135,7 +137,9 @@ def test_an_approved_revision_is_not_approved_again(repo: Path, tmp_path: Path) 
 
 
 def test_an_empty_answer_to_a_question_is_no_answer(monkeypatch: pytest.MonkeyPatch) -> None:
-    question = Question("q", "question", "Which file?", (QuestionOption("a.py", "new"), QuestionOption("b.py", "old")))
+    question = Question(
+        "q", "question", "Which file?", (QuestionOption("a.py", "new"), QuestionOption("b.py", "old"))
+    )
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n2\nmy own\n"))
     assert terminal_ask([question]) == {}
     assert terminal_ask([question]) == {"q": "b.py"}
