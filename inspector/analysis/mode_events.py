@@ -16,7 +16,8 @@ history, and only in the client's own protocol, read from the request (`submissi
 `<proposed_plan>` block while the collaboration mode is plan, where tools[] declares no submission
 tool (Codex, ctxscope's codex profile); otherwise the first call of the declared tool
 (`exit_plan_mode` claude, `submit_plan` knightcode), and a block is only text. At most one
-submission per answer (the harness runs no sibling after one); the harness's confirmation in the
+submission per answer (the harness runs no sibling after one), and for blocks one per turn (the
+first block of a turn is its plan, as in Codex); the harness's confirmation in the
 next request ("Plan submitted as revision N") sets the count, so the numbers are the harness's own.
 Pure: items and the answer in, `ModeEvent` records out; the revision count continues from the
 previous turn.
@@ -153,12 +154,25 @@ def request_mode(items: list[Item], mode: str | None) -> str | None:
     return _history_mode(items, mode)
 
 
-def _submission(answer: Answer | None, planning: bool, submit_tool: str | None) -> bool:
+def _block_this_turn(items: list[Item]) -> bool:
+    """Whether the harness turn a request continues (the items since its last user message) already
+    held a `<proposed_plan>` block: the first block of a turn is its plan, later ones are not."""
+    for item in reversed(items):
+        if item.kind == "user_message":
+            return False
+        if item.kind == "assistant_message" and split_proposed_plan(item.text).plan is not None:
+            return True
+    return False
+
+
+def _submission(
+    answer: Answer | None, planning: bool, submit_tool: str | None, all_items: list[Item]
+) -> bool:
     """Whether the answer submitted a plan in the request's protocol (see the module docstring)."""
     entered = False
     for answered in answer.items if answer is not None else []:
         if submit_tool is None and planning and answered.plan is not None:
-            return True
+            return not _block_this_turn(all_items)
         if answered.type == "function_call" and answered.name == "enter_plan_mode":
             entered = True  # claude: consent switches mid-batch, the next call already plans
         elif answered.type == "function_call" and answered.name == submit_tool and (planning or entered):
@@ -231,7 +245,7 @@ def mode_events(
             events.append(
                 ModeEvent("workspace_changed", "workspace changed by a planning command: " + ", ".join(paths))
             )
-    if _submission(answer, mode == "plan", submit_tool):
+    if _submission(answer, mode == "plan", submit_tool, all_items):
         revisions += 1
         events.append(ModeEvent("plan_submitted", f"plan submitted (revision {revisions})"))
     return events, mode, revisions

@@ -220,3 +220,21 @@ def test_tool_submissions_count_once_per_answer_and_follow_the_harness_numbers(t
         ["plan submitted (revision 1)"],
         ["tool exit_plan_mode not run: a plan was submitted", "plan submitted (revision 4)"],
     ]
+
+
+def test_only_the_first_block_of_a_turn_is_its_plan(tmp_path: Path) -> None:
+    # As the harness (and Codex) take it: a turn's later blocks are not new revisions.
+    s = Script()
+    block = message("assistant", f"<proposed_plan>\n{PLAN}</proposed_plan>\n")
+    call = {"type": "function_call", "call_id": "c1", "name": "list_dir", "arguments": "{}"}
+    t1 = [*initial_context(), _planning(), message("user", "plan greet")]
+    s.request(body(t1), response=completed("resp_1", [block, call]))
+    t2 = [*t1, block, call, {"type": "function_call_output", "call_id": "c1", "output": "a.py"}]
+    s.request(body(t2), response=completed("resp_2", [block]))
+    t3 = [*t2, block, message("user", "shorter")]
+    s.request(body(t3), response=completed("resp_3", [block]))
+    assert _said(s.write(tmp_path / "o.jsonl")) == [
+        ["plan submitted (revision 1)"],
+        [],
+        ["plan submitted (revision 2)"],
+    ]

@@ -59,17 +59,19 @@ def _planning(body: dict[str, Any]) -> bool:
     return mode == "plan"
 
 
-def _submission(profile: str, plan: str) -> list[Any]:
-    if profile == "codex":
+def _submission(refusal: str, plan: str) -> list[Any]:
+    """The plan, submitted the way the refusal says (the model knows nothing else of the profile)."""
+    if "in a <proposed_plan> block" in refusal:
         return text_message(f"As the refusal says.\n<proposed_plan>\n{plan}</proposed_plan>\n")
-    return function_call("exit_plan_mode" if profile == "claude" else "submit_plan", {"plan": plan})
+    tool = next(t for t in ("exit_plan_mode", "submit_plan") if f"with {t}(plan)" in refusal)
+    return function_call(tool, {"plan": plan})
 
 
 class Model:
-    """The fake model: while planning it tries an edit; refused, it submits as the refusal says."""
+    """The fake model: while planning it tries an edit; refused, it submits as the refusal says (it is
+    told nothing of the profile)."""
 
-    def __init__(self, profile: str) -> None:
-        self.profile = profile
+    def __init__(self) -> None:
         self.bodies: list[dict[str, Any]] = []
 
     def __call__(self, request: RecordedRequest) -> Reply:
@@ -82,7 +84,7 @@ class Model:
             output = str(last.get("output"))
             if recognise_still_planning(output) is not None:
                 revision = 1 + sum(1 for b in self.bodies[:-1] if _refused(b))
-                return SseReply(response_stream(_submission(self.profile, PLAN + f"- revision {revision}\n")))
+                return SseReply(response_stream(_submission(output, PLAN + f"- revision {revision}\n")))
             return SseReply(response_stream(text_message("Submitted; waiting for your review.")))
         if IMPLEMENT_PROMPT in json.dumps(last):
             return SseReply(response_stream(text_message("done")))
@@ -205,7 +207,7 @@ def test_each_profile_plans_in_a_real_terminal(tmp_path: Path, ctxscope_home: Pa
     repo = make_repo(tmp_path / "ws")
     write_config(ctxscope_home, tmp_path / "skills", extra=f'plan_profile = "{profile}"')
     capture = tmp_path / "chat.jsonl"
-    model = Model(profile)
+    model = Model()
     env = {
         "OPENAI_API_KEY": "sk-test-0123456789abcdefghij",
         "TERM": "xterm-256color",
