@@ -46,6 +46,8 @@ pytestmark = pytest.mark.slow
 PLAN = "# Greet\n\n## Changes\n- pkg/greet.py: add greet()\n\n## Verify\n- pytest -q\n"
 PATCH = "*** Begin Patch\n*** Add File: edited-while-planning.txt\n+no\n*** End Patch"
 WAIT_S = 90.0
+TMUX = ["tmux", "-L", f"ctxscope-plan-test-{os.getpid()}", "-f", "/dev/null"]
+"""A tmux server of the test's own: another server's clients and options never resize its windows."""
 
 
 def _planning(body: dict[str, Any]) -> bool:
@@ -105,20 +107,23 @@ class Chat:
         self.name, self.log = name, log
         command = ["env", *(f"{k}={v}" for k, v in env.items()), sys.executable, "-m", "ctxscope.cli", *args]
         subprocess.run(
-            ["tmux", "new-session", "-d", "-s", name, "-x", "150", "-y", "50", "-c", str(cwd), *command],
+            [*TMUX, "new-session", "-d", "-s", name, "-x", "150", "-y", "50", "-c", str(cwd), *command],
             check=True,
         )
-        subprocess.run(["tmux", "pipe-pane", "-o", "-t", name, f"cat >> {log}"], check=True)
+        # The size again, explicitly: a session made while the previous one's server shuts down has
+        # come up at tmux's default 80x24.
+        subprocess.run([*TMUX, "resize-window", "-t", name, "-x", "150", "-y", "50"], check=True)
+        subprocess.run([*TMUX, "pipe-pane", "-o", "-t", name, f"cat >> {log}"], check=True)
 
     def keys(self, *keys: str, literal: bool = False) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *(["-l"] if literal else []), *keys], check=True)
+        subprocess.run([*TMUX, "send-keys", "-t", self.name, *(["-l"] if literal else []), *keys], check=True)
 
     def text(self) -> str:
         raw = self.log.read_text(errors="replace") if self.log.exists() else ""
         return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>]", "", raw).replace("\r", "")
 
     def screen(self) -> str:
-        done = subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True)
+        done = subprocess.run([*TMUX, "capture-pane", "-p", "-t", self.name], capture_output=True, text=True)
         return done.stdout
 
     def wait_for(self, text: str, count: int = 1) -> None:
@@ -129,7 +134,7 @@ class Chat:
             time.sleep(0.2)
 
     def alive(self) -> bool:
-        return subprocess.run(["tmux", "has-session", "-t", self.name], capture_output=True).returncode == 0
+        return subprocess.run([*TMUX, "has-session", "-t", self.name], capture_output=True).returncode == 0
 
     def wait_closed(self) -> None:
         deadline = time.monotonic() + WAIT_S
@@ -139,7 +144,7 @@ class Chat:
             time.sleep(0.2)
 
     def close(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        subprocess.run([*TMUX, "kill-session", "-t", self.name], capture_output=True)
 
 
 def _enter_plan_mode(chat: Chat, profile: str) -> None:
@@ -180,14 +185,21 @@ _TOLD = re.compile(r"plan submitted \(revision \d+\)|mode plan → default \(pla
 def _tui_told(capture: Path, turns: int, env: dict[str, str], log: Path) -> list[str]:
     """The submissions and approvals `ctxscope inspect` shows in each turn's view, turn by turn."""
     command = [sys.executable, "-m", "ctxscope.cli", "inspect", str(capture)]
-    tui = Chat(f"ctxscope-inspect-{os.getpid()}", capture.parent, env, command[3:], log)
+    # The size in the environment too: Textual falls back to 80x25 where it cannot read the pane's.
+    sized = {**env, "COLUMNS": "150", "LINES": "50"}
+    tui = Chat(f"ctxscope-inspect-{os.getpid()}", capture.parent, sized, command[3:], log)
     told: list[str] = []
     try:
         for n in range(1, turns + 1):
             deadline = time.monotonic() + WAIT_S
             while f"Turn {n} " not in tui.screen():
                 if time.monotonic() > deadline:
-                    pytest.fail(f"the inspector never showed turn {n}:\n{tui.screen()}")
+                    size = subprocess.run(
+                        [*TMUX, "display", "-p", "-t", tui.name, "#{window_width}x#{window_height}"],
+                        capture_output=True,
+                        text=True,
+                    ).stdout
+                    pytest.fail(f"the inspector never showed turn {n} ({size.strip()}):\n{tui.screen()}")
                 time.sleep(0.2)
             time.sleep(0.3)
             seen = dict.fromkeys(m.group(0) for m in _TOLD.finditer(tui.screen()))
