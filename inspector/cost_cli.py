@@ -218,16 +218,16 @@ def cost(
         typer.Option(
             "--prices",
             help='A TOML price table ([models."NAME"] input, cached_input, output, cache_write; USD per '
-            "million tokens) over the genai-prices dataset.",
+            "million tokens) over the genai-prices dataset (default: $CTXSCOPE_PRICES).",
         ),
     ] = None,
     by: Annotated[By, typer.Option("--by", help="Sum per turn, thread, agent, model or day.")] = By.turn,
     fmt: Annotated[Format, typer.Option("--format", help="text, json or csv (one row per request).")] = Format.text,
 ) -> None:
     """What each model request cost, from its reported usage at per-model prices."""
-    from ctxscope.inspector.analysis.cost import PriceTable, dataset_version, load_price_file
+    from ctxscope.inspector.analysis.cost import dataset_version, default_prices, load_price_file
 
-    table = load_price_file(prices) if prices is not None else PriceTable()
+    table = load_price_file(prices) if prices is not None else default_prices()
     rows = [row for path in files for row in _rows(path, table)]
     doc = cost_document(rows, table)
     if dataset_version() is None and doc["unpriced"]:

@@ -22,6 +22,8 @@ by token: its figure is the API-equivalent cost, and says so.
 
 from __future__ import annotations
 
+import functools
+import os
 import tomllib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -30,19 +32,23 @@ from typing import Any
 
 from ctxscope.inspector.analysis.analyse import TurnAnalysis
 from ctxscope.inspector.analysis.attribution import usage_numbers
+from ctxscope.inspector.analysis.turns import Turn
 from ctxscope.proxy.errors import CtxscopeError
 
 __all__ = [
-    "DEFAULT_PRICES",
+    "PRICES_ENV",
     "PRICE_FIELDS",
     "CostTotal",
     "Price",
     "PriceTable",
     "RequestCost",
+    "default_prices",
     "is_chatgpt_login",
     "load_price_file",
+    "model_request_cost",
     "request_cost",
     "turn_cost",
+    "usd_text",
 ]
 
 PRICE_FIELDS = ("input", "cached_input", "output", "cache_write")
@@ -235,17 +241,32 @@ def is_chatgpt_login(url: str, headers: dict[str, str]) -> bool:
     return "/backend-api/" in url or "chatgpt-account-id" in lowered
 
 
-DEFAULT_PRICES = PriceTable()
-"""The dataset's prices alone (every view's table unless a command is given `--prices`)."""
+PRICES_ENV = "CTXSCOPE_PRICES"
+"""A `--prices` TOML file every view prices with (`info`, `diff`, the TUI, the HTML report, OTel)."""
 
 
-def turn_cost(result: TurnAnalysis, table: PriceTable = DEFAULT_PRICES) -> RequestCost:
+@functools.cache
+def _table_at(path: str) -> PriceTable:
+    return load_price_file(Path(path)) if path else PriceTable()
+
+
+def default_prices() -> PriceTable:
+    """The dataset's prices, under the table `$CTXSCOPE_PRICES` names (every view's unless given one)."""
+    return _table_at(os.environ.get(PRICES_ENV, ""))
+
+
+def turn_cost(result: TurnAnalysis, table: PriceTable | None = None) -> RequestCost:
     """What one analysed model request cost: its reported usage at its requested model's price."""
-    exchange = result.turn.exchange
+    return model_request_cost(result.turn, table)
+
+
+def model_request_cost(turn: Turn, table: PriceTable | None = None) -> RequestCost:
+    """What one model request cost (`turn_cost` of its analysis; `info` prices the grouping's turns)."""
+    exchange = turn.exchange
     return request_cost(
-        usage_numbers(result.turn.usage),
-        result.turn.model,
-        table,
+        usage_numbers(turn.usage),
+        turn.model,
+        table or default_prices(),
         when=datetime.fromtimestamp(exchange.started_at, tz=UTC),
         api_equivalent=is_chatgpt_login(exchange.url, exchange.request_headers),
     )
@@ -296,3 +317,10 @@ class CostTotal:
             "unreported_requests": self.unreported,
             "api_equivalent": self.api_equivalent,
         }
+
+
+def usd_text(usd: float | None, *, api_equivalent: bool = False) -> str:
+    """A request's or a sum's cost as every view writes it: `$0.0123`, `$0.0123 API-eq.`, `unpriced`."""
+    if usd is None:
+        return "unpriced"
+    return f"${usd:,.4f}" + (" API-eq." if api_equivalent else "")

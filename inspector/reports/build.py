@@ -17,7 +17,7 @@ from ctxscope.inspector.analysis.attribution import usage_numbers
 from ctxscope.inspector.analysis.codex_labels import codex_labels, label_checks
 from ctxscope.inspector.analysis.compaction import CompactionReport
 from ctxscope.inspector.analysis.compare import Comparison, TurnComparison
-from ctxscope.inspector.analysis.cost import DEFAULT_PRICES, PriceTable, RequestCost, turn_cost
+from ctxscope.inspector.analysis.cost import PriceTable, RequestCost, turn_cost
 from ctxscope.inspector.analysis.diffs import ToolDiff, tool_name
 from ctxscope.inspector.analysis.fragment_diff import FragmentDiff, fragment_diffs
 from ctxscope.inspector.analysis.instructions import effective_instructions
@@ -199,7 +199,7 @@ def cost_doc(cost: RequestCost) -> CostDoc:
     )
 
 
-def _turn_fields(result: TurnAnalysis, prices: PriceTable = DEFAULT_PRICES) -> dict[str, Any]:
+def _turn_fields(result: TurnAnalysis, prices: PriceTable | None = None) -> dict[str, Any]:
     turn, change, tokens = result.turn, result.change, result.tokens
     return {
         "turn": turn.number,
@@ -248,7 +248,7 @@ def _turn_fields(result: TurnAnalysis, prices: PriceTable = DEFAULT_PRICES) -> d
     }
 
 
-def turn_doc(result: TurnAnalysis, prices: PriceTable = DEFAULT_PRICES) -> TurnDoc:
+def turn_doc(result: TurnAnalysis, prices: PriceTable | None = None) -> TurnDoc:
     """One row of the timeline (its cost at `prices`)."""
     return TurnDoc(**_turn_fields(result, prices))
 
@@ -330,7 +330,7 @@ def diff_report(
     *,
     turn: int | None = None,
     thread: str | None = None,
-    prices: PriceTable = DEFAULT_PRICES,
+    prices: PriceTable | None = None,
 ) -> DiffReport:
     """The `ctxscope diff` document: threads, the timeline, and optionally one turn in full."""
     rows = analysis.turns
