@@ -223,6 +223,8 @@ def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = Fa
                 _str(world.get("collaboration_mode")),
                 _str(world.get("reasoning_effort")),
                 json.dumps(world, sort_keys=True, default=str, ensure_ascii=False),
+                doc.cost.usd if doc.cost is not None else None,
+                _usage(usage, "input_tokens_details", "cache_write_tokens"),
             )
         )
         out["agents_md"] += [(*head, path, digest) for path, digest in agents]

@@ -123,6 +123,8 @@ TABLES: dict[str, Table] = {
                     "JSON",
                     "the whole world state under the report's keys; AGENTS.md texts replaced by sha256",
                 ),
+                _c("cost_usd", "DOUBLE", "what the request cost (`ctxscope cost`); NULL: unpriced or no usage"),
+                _c("cache_write_tokens", "INTEGER", "reported `usage.input_tokens_details.cache_write_tokens`"),
             ),
         ),
         Table(
