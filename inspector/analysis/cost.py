@@ -45,6 +45,7 @@ __all__ = [
     "default_prices",
     "is_chatgpt_login",
     "load_price_file",
+    "lost_cache_usd",
     "model_request_cost",
     "request_cost",
     "turn_cost",
@@ -324,3 +325,13 @@ def usd_text(usd: float | None, *, api_equivalent: bool = False) -> str:
     if usd is None:
         return "unpriced"
     return f"${usd:,.4f}" + (" API-eq." if api_equivalent else "")
+
+
+def lost_cache_usd(tokens: int, model: str | None, table: PriceTable | None = None) -> float | None:
+    """What `tokens` cached tokens lost to a cache break cost in money: they were charged at the input
+    price instead of the cached one (None: no price for the model)."""
+    if model is None:
+        return None
+    table = table or default_prices()
+    price = table.models.get(model) or table.dataset_price(model)
+    return None if price is None else tokens * (price.input - price.cached_input) / 1_000_000

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from ctxscope.inspector.analysis import analyse_recording
-from ctxscope.inspector.analysis.cost import PriceTable, load_price_file, turn_cost
+from ctxscope.inspector.analysis.cost import PriceTable, load_price_file, lost_cache_usd, turn_cost
 from ctxscope.inspector.reports import diff_report
 from ctxscope.proxy.errors import CtxscopeError
 from tests.inspector.exchange_support import Script, body, initial_context, message
@@ -187,3 +187,12 @@ def test_the_genai_prices_dataset_prices_a_known_model_offline(tmp_path: Path) -
     prices = tmp_path / "prices.toml"
     prices.write_text(PRICES)
     assert turn_cost(analysis.turns[1], load_price_file(prices)).price.source == str(prices)  # type: ignore[union-attr]
+
+
+def test_a_cache_break_names_what_its_lost_tokens_cost(tmp_path: Path) -> None:
+    prices = tmp_path / "prices.toml"
+    prices.write_text(PRICES)
+    table = load_price_file(prices)
+    # 10,000 tokens charged at the input price (1.25) instead of the cached one (0.125)
+    assert lost_cache_usd(10_000, "gpt-5-codex", table) == pytest.approx(10_000 * 1.125 / 1e6)
+    assert lost_cache_usd(10_000, "nobody-prices-this", table) is None
