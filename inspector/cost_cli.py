@@ -58,10 +58,12 @@ class CostRow:
 
 def _rows(path: Path, table: PriceTable) -> list[CostRow]:
     from ctxscope.inspector.analysis import analyse_recording
+    from ctxscope.inspector.analysis.agents import agent_of_turns
     from ctxscope.inspector.analysis.cost import turn_cost
     from ctxscope.proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS
 
     analysis = analyse_recording(path)
+    agents = agent_of_turns(analysis)
     rows = []
     for result in analysis.turns:
         turn = result.turn
@@ -72,7 +74,7 @@ def _rows(path: Path, table: PriceTable) -> list[CostRow]:
                 recording=str(path),
                 turn=turn.number,
                 thread=turn.thread,
-                agent="main",
+                agent=agents.get(turn.number, "main"),
                 model=turn.model,
                 day=day,
                 kind=kind,

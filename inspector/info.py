@@ -53,6 +53,35 @@ def cost_words(total: CostTotal) -> str:
     return words
 
 
+def _agent_lines(file: Path) -> list[str]:
+    """The agent tree with each agent's requests and cost, when the recording has spawned agents."""
+    from ctxscope.inspector.analysis import analyse_recording
+    from ctxscope.inspector.analysis.agents import agent_tree
+    from ctxscope.inspector.analysis.cost import turn_cost, usd_text
+
+    analysis = analyse_recording(file)
+    agents = agent_tree(analysis)
+    if len(agents) < 2:
+        return []
+    lines: list[str] = []
+    for agent in agents:
+        total = CostTotal()
+        for number in agent.turns:
+            total.add(turn_cost(analysis.turn(number)))
+        money = usd_text(total.usd) if total.requests > total.unpriced + total.unreported else "unpriced"
+        head = "agents      " if not lines else "            "
+        link = (
+            f"  (spawned by {agent.parent} in turn {agent.spawned_in}, result in turn {agent.result_in})"
+            if agent.parent
+            else ""
+        )
+        indent = "└ " if agent.parent else ""
+        lines.append(
+            f"{head}{indent}{agent.name}  {', '.join(agent.threads)}  {total.requests} requests  {money}{link}"
+        )
+    return lines
+
+
 def info_document(summary: RecordingSummary, grouping: Grouping) -> dict[str, Any]:
     """`info --json`: the summary's fields, with the analysis's threads, turns and side requests."""
     doc = summary.as_dict()
@@ -86,9 +115,7 @@ def info(
     endpoints = ", ".join(f"{k} {v}" for k, v in sorted(summary.by_endpoint.items())) or "none"
     models = ", ".join(f"{k} ×{v}" for k, v in sorted(summary.models.items())) or "none"
     ratio = (
-        f" ({summary.file_bytes / summary.request_bytes:.2f}× the raw request bodies)"
-        if summary.request_bytes
-        else ""
+        f" ({summary.file_bytes / summary.request_bytes:.2f}× the raw request bodies)" if summary.request_bytes else ""
     )
     hosts = ", ".join(f"{h} {n}" for h, n in sorted(summary.hosts.items(), key=lambda kv: (-kv[1], kv[0])))
     summarised = f"; {summary.summarised} summarised without bodies" if summary.summarised else ""
@@ -98,8 +125,7 @@ def info(
         f"format      {summary.version} written by {summary.tool}",
         f"exchanges   {summary.exchanges:,} ({endpoints}{summarised})",
         f"hosts       {hosts or 'none'}",
-        f"threads     {doc['threads']} ({doc['turns']} turns)"
-        + (f"; side requests: {sides}" if sides else ""),
+        f"threads     {doc['threads']} ({doc['turns']} turns)" + (f"; side requests: {sides}" if sides else ""),
         f"models      {models}",
         f"tokens      {summary.input_tokens:,} in, {summary.output_tokens:,} out",
         f"cost        {cost_words(cost_total(grouping))}",
@@ -110,6 +136,7 @@ def info(
         f"errors      {len(summary.errors)}"
         + (f" (and {summary.summarised_errors} in summarised traffic)" if summary.summarised_errors else ""),
     ]
+    lines += _agent_lines(file)
     lines += [f"  {e}" for e in summary.errors[:20]]
     if len(summary.errors) > 20:
         lines.append(f"  … and {len(summary.errors) - 20} more")

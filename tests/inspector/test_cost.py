@@ -196,3 +196,34 @@ def test_a_cache_break_names_what_its_lost_tokens_cost(tmp_path: Path) -> None:
     # 10,000 tokens charged at the input price (1.25) instead of the cached one (0.125)
     assert lost_cache_usd(10_000, "gpt-5-codex", table) == pytest.approx(10_000 * 1.125 / 1e6)
     assert lost_cache_usd(10_000, "nobody-prices-this", table) is None
+
+
+SUBAGENT = Path(__file__).resolve().parents[1] / "fixtures" / "inspector" / "subagent.jsonl"
+"""A real Codex 0.171.0 session through the proxy: the model spawned one agent (`multi_agent_v1`)."""
+
+
+def test_a_real_codex_subagent_session_is_one_tree_with_its_costs(tmp_path: Path) -> None:
+    from ctxscope.inspector.analysis.agents import agent_tree
+
+    analysis = analyse_recording(SUBAGENT)
+    root, child = agent_tree(analysis)
+    assert (root.name, root.parent, root.turns) == ("main", None, [1, 2])
+    # the parent's spawn call (answer of turn 1) and its result (input of turn 2) link to the child
+    assert child.parent == "main" and child.spawned_in == 1 and child.result_in == 2 and child.turns == [3]
+    assert child.threads != root.threads
+    prices = tmp_path / "prices.toml"
+    prices.write_text(PRICES)
+    doc = json.loads(_cost(str(SUBAGENT), "--prices", str(prices), "--format", "json").stdout)
+    agents = {a["agent"]: a for a in doc["agents"]}
+    assert set(agents) == {"main", child.name}
+    assert agents["main"]["requests"] == 2 and agents[child.name]["requests"] == 1
+    assert agents["main"]["usd"] + agents[child.name]["usd"] == pytest.approx(doc["total"]["usd"])
+    info = subprocess.run(
+        [sys.executable, "-m", "ctxscope", "info", str(SUBAGENT)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**__import__("os").environ, "CTXSCOPE_PRICES": str(prices)},
+    ).stdout
+    assert "agents      main  T1  2 requests" in info
+    assert f"└ {child.name}  T2  1 requests" in info and "spawned by main in turn 1, result in turn 2" in info
