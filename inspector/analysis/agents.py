@@ -14,7 +14,7 @@ from typing import Any
 
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 
-__all__ = ["Agent", "agent_of_turns", "agent_tree"]
+__all__ = ["ROOT", "Agent", "agent_of_turns", "agent_tree"]
 
 ROOT = "main"
 """The agent of requests that name no agent thread (the user's own session)."""

@@ -90,6 +90,7 @@ def report_data(analysis: Analysis, turns: Iterable[int] | None = None) -> Repor
     composition = {t["turn"]: t for t in composition_json(composition_report(analysis))["turns"]}
     findings = composition_json(composition_report(analysis))["findings"]
     cache = {t["turn"]: t for t in cache_json(cache_report(analysis))["turns"]}
+    agents = {t["turn"]: t.get("agent") for t in report.get("turns") or []}
     texts: dict[str, str] = {}
     docs = []
     for result in analysis.turns:
@@ -100,6 +101,7 @@ def report_data(analysis: Analysis, turns: Iterable[int] | None = None) -> Repor
         doc["answer"] = _answer(result.answer)
         doc["composition"] = composition.get(number)
         doc["cache"] = cache.get(number)
+        doc["agent"] = agents.get(number)  # the spawned agent that made it (`analysis.agents`)
         cost = doc.get("cost") or {}
         if cost.get("usd") is not None:  # the turn document's one figure, written as every view writes it
             doc["cost_text"] = usd_text(cost["usd"], api_equivalent=cost["api_equivalent"])

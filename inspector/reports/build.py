@@ -325,6 +325,18 @@ def _detail(analysis: Analysis, number: int) -> TurnDetail:
     return turn_detail(result, analysis.turn(previous) if previous is not None else None)
 
 
+def _with_agents(analysis: Analysis, docs: list[TurnDoc]) -> list[TurnDoc]:
+    """The turn documents with the spawned agent of each request set (the root's stay None)."""
+    from ctxscope.inspector.analysis.agents import ROOT, agent_of_turns
+
+    agents = agent_of_turns(analysis)
+    for doc in docs:
+        name = agents.get(doc.turn)
+        if name is not None and name != ROOT:
+            doc.agent = name
+    return docs
+
+
 def diff_report(
     analysis: Analysis,
     *,
@@ -353,7 +365,7 @@ def diff_report(
             )
             for t in analysis.threads
         ],
-        turns=[turn_doc(r, prices) for r in rows],
+        turns=_with_agents(analysis, [turn_doc(r, prices) for r in rows]),
         detail=_detail(analysis, turn) if turn is not None else None,
         side_requests=analysis.side_requests,
     )

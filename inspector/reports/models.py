@@ -304,6 +304,9 @@ class TurnDoc(Doc):
     """What this request got back (the next turn's input holds it again, as history)."""
     cost: CostDoc | None = None
     """Added in ctxscope-report/1: what this request cost at the default or `--prices` table."""
+    agent: str | None = None
+    """Added in ctxscope-report/1: the spawned agent that made the request (`analysis.agents`); None:
+    the session's own agent, in a recording without spawned agents or for the root."""
 
 
 class FragmentReplacedDoc(Doc):

@@ -70,6 +70,8 @@ def turn_row(console: Console, doc: TurnDoc, paths: Paths) -> None:
     detail_line = _token_detail(doc)
     if detail_line:
         line(console, "        · ", (detail_line, "dim"))
+    if doc.agent is not None:
+        line(console, "        · ", (f"agent: {doc.agent} (spawned)", "cyan"))
     if doc.cost is not None and doc.cost.usd is not None:  # an unpriced model's turns say nothing
         line(console, "        · ", (f"cost: {usd_text(doc.cost.usd, api_equivalent=doc.cost.api_equivalent)}", "dim"))
     # A mode event says the collaboration-mode change better ("mode default → plan (revision 2
