@@ -202,7 +202,8 @@ def build_index(
         gone = [
             rec
             for rec in known
-            if rec not in present and (Path(rec) in missing or any(Path(rec).is_relative_to(root) for root in roots))
+            if rec not in present
+            and (Path(rec) in missing or any(Path(rec).is_relative_to(root) for root in roots))
         ]
         unknown = [p for p in missing if str(p) not in known]
         if unknown:
@@ -232,7 +233,9 @@ def build_index(
                 if old is not None:
                     _delete_recording(con, rec)
                 continue
-            rows = recording_rows(analysis, FileFacts(rec, digest, st.st_size, st.st_mtime), with_text=with_text)
+            rows = recording_rows(
+                analysis, FileFacts(rec, digest, st.st_size, st.st_mtime), with_text=with_text
+            )
             con.execute("BEGIN")
             _store(con, rec, rows, old is not None, stats)
             con.execute("COMMIT")

@@ -118,7 +118,9 @@ def tools_doc(diff: ToolDiff) -> ToolsDoc:
 
 def _fragments_changed(result: TurnAnalysis) -> list[FragmentChangeDoc]:
     out = [
-        FragmentChangeDoc(change="added", kind=p.kind, label=p.label) for i in result.change.added for p in i.fragments
+        FragmentChangeDoc(change="added", kind=p.kind, label=p.label)
+        for i in result.change.added
+        for p in i.fragments
     ]
     out += [
         FragmentChangeDoc(change="removed", kind=p.kind, label=p.label)
