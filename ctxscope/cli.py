@@ -40,6 +40,7 @@ COMMANDS: dict[str, str] = {
     "inspect": "ctxscope.inspector.cli",
     "context": "ctxscope.inspector.context_cli",
     "cache": "ctxscope.inspector.context_cli",
+    "cost": "ctxscope.inspector.cost_cli",
     "report": "ctxscope.inspector.html.cli",
     "otel": "ctxscope.inspector.otel.cli",
     "index": "ctxscope.inspector.index.cli",

@@ -74,8 +74,14 @@ def render_composition(
             )
 
 
-def render_cache(turns: list[CacheTurn], write: Callable[[str], None]) -> None:
-    """The cache report as text: per turn predicted vs reported, and each break with its cause."""
+def render_cache(
+    turns: list[CacheTurn], write: Callable[[str], None], money: dict[int, float | None] | None = None
+) -> None:
+    """The cache report as text: per turn predicted vs reported, and each break with its cause and,
+    in `money` (turn → USD), what the lost cached tokens cost."""
+    from ctxscope.inspector.analysis.cost import usd_text
+
+    money = money or {}
     for entry in turns:
         reported = "not reported" if entry.reported_cached is None else f"{entry.reported_cached:,}"
         since = f" vs turn {entry.previous}" if entry.previous is not None else " (first of its key)"
@@ -86,14 +92,18 @@ def render_cache(turns: list[CacheTurn], write: Callable[[str], None]) -> None:
         if entry.brk is not None:
             label = f" ({entry.brk.label})" if entry.brk.label != entry.brk.at else ""
             write(f"  ✗ prefix broke at {entry.brk.at}{label}: {entry.brk.cause}")
-            write(f"    cost: {entry.brk.tokens:,} cached tokens lost")
+            usd = money.get(entry.turn)
+            extra = f" ({usd_text(usd)} more than cached)" if usd is not None else ""
+            write(f"    cost: {entry.brk.tokens:,} cached tokens lost{extra}")
         if entry.flag:
             write(f"  ! {entry.flag}")
         for note in entry.notes:
             write(f"  · {note}")
     breaks = [t for t in turns if t.brk is not None]
     lost = sum(t.brk.tokens for t in breaks if t.brk is not None)
-    write(f"{len(breaks)} break(s), {lost:,} cached tokens lost to them")
+    spent = [money[t.turn] for t in breaks if money.get(t.turn) is not None]
+    extra = f" ({usd_text(sum(v for v in spent if v is not None))} more than cached)" if spent else ""
+    write(f"{len(breaks)} break(s), {lost:,} cached tokens lost to them{extra}")
 
 
 def _analysis(file: Path) -> Analysis:
@@ -131,6 +141,7 @@ def cache_command(
 ) -> None:
     """Why the prompt cache missed: predicted vs reported cached tokens, where each prefix broke and why."""
     from ctxscope.inspector.analysis.cache import cache_json, cache_report
+    from ctxscope.inspector.analysis.cost import lost_cache_usd
 
     if output_format not in ("text", "json"):
         raise ConfigError(f"--format {output_format!r}: use text or json")
@@ -140,10 +151,16 @@ def cache_command(
     turns = cache_report(analysis)
     if turn is not None:
         turns = [t for t in turns if t.turn == turn]
+    models = {r.turn.number: r.turn.model for r in analysis.turns}
+    money = {t.turn: lost_cache_usd(t.brk.tokens, models.get(t.turn)) for t in turns if t.brk is not None}
     if output_format == "json":
-        sys.stdout.write(json.dumps(cache_json(turns), indent=2, ensure_ascii=False) + "\n")
+        doc = cache_json(turns)
+        for entry in doc["turns"]:
+            if entry["break"] is not None:
+                entry["break"]["usd"] = money.get(entry["turn"])
+        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
-        render_cache(turns, print)
+        render_cache(turns, print, money)
 
 
 def register(app: typer.Typer) -> None:

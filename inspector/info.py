@@ -14,11 +14,12 @@ from typing import Annotated, Any
 import typer
 
 from ctxscope.inspector.analysis.analyse import Grouping, IncrementalAnalysis
+from ctxscope.inspector.analysis.cost import CostTotal, model_request_cost
 from ctxscope.proxy.responses.vocabulary import side_label
 from ctxscope.proxy.store import read_recording
 from ctxscope.proxy.store.summary import RecordingSummary, summarise
 
-__all__ = ["info_document", "register"]
+__all__ = ["cost_total", "cost_words", "info_document", "register"]
 
 
 def _human_bytes(n: int) -> str:
@@ -30,9 +31,61 @@ def _human_bytes(n: int) -> str:
     return f"{n} B"
 
 
+def cost_total(grouping: Grouping) -> CostTotal:
+    """Every model request of the recording at the default prices (the sum `ctxscope cost` prints)."""
+    total = CostTotal()
+    for turn in grouping.turns:
+        total.add(model_request_cost(turn))
+    return total
+
+
+def cost_words(total: CostTotal) -> str:
+    """`$0.0123 API-equivalent (2 unpriced requests)`: the `cost` line of `info`."""
+    if total.requests == total.unreported:
+        return "no usage reported"
+    if total.requests == total.unpriced + total.unreported:
+        return "unpriced (no price for its models; `ctxscope cost --prices FILE` takes a table)"
+    words = f"${total.usd:,.4f}"
+    if total.api_equivalent:
+        words += " API-equivalent (a ChatGPT login is billed by plan)"
+    if total.unpriced:
+        words += f" ({total.unpriced} unpriced request{'s' if total.unpriced != 1 else ''} not counted)"
+    return words
+
+
+def _agent_lines(file: Path) -> list[str]:
+    """The agent tree with each agent's requests and cost, when the recording has spawned agents."""
+    from ctxscope.inspector.analysis import analyse_recording
+    from ctxscope.inspector.analysis.agents import agent_tree
+    from ctxscope.inspector.analysis.cost import turn_cost, usd_text
+
+    analysis = analyse_recording(file)
+    agents = agent_tree(analysis)
+    if len(agents) < 2:
+        return []
+    lines: list[str] = []
+    for agent in agents:
+        total = CostTotal()
+        for number in agent.turns:
+            total.add(turn_cost(analysis.turn(number)))
+        money = usd_text(total.usd) if total.requests > total.unpriced + total.unreported else "unpriced"
+        head = "agents      " if not lines else "            "
+        link = (
+            f"  (spawned by {agent.parent} in turn {agent.spawned_in}, result in turn {agent.result_in})"
+            if agent.parent
+            else ""
+        )
+        indent = "└ " if agent.parent else ""
+        lines.append(
+            f"{head}{indent}{agent.name}  {', '.join(agent.threads)}  {total.requests} requests  {money}{link}"
+        )
+    return lines
+
+
 def info_document(summary: RecordingSummary, grouping: Grouping) -> dict[str, Any]:
     """`info --json`: the summary's fields, with the analysis's threads, turns and side requests."""
     doc = summary.as_dict()
+    doc["cost"] = cost_total(grouping).as_dict()
     conversation_turns = sum(len(t.turns) for t in grouping.conversations)
     counts = {"threads": len(grouping.conversations), "turns": conversation_turns}
     ordered: dict[str, Any] = {}
@@ -78,6 +131,7 @@ def info(
         + (f"; side requests: {sides}" if sides else ""),
         f"models      {models}",
         f"tokens      {summary.input_tokens:,} in, {summary.output_tokens:,} out",
+        f"cost        {cost_words(cost_total(grouping))}",
         f"span        {summary.duration_s:.1f} s",
         f"size        {_human_bytes(summary.file_bytes)} on disk, "
         f"{_human_bytes(summary.request_bytes)} of request "
@@ -85,6 +139,7 @@ def info(
         f"errors      {len(summary.errors)}"
         + (f" (and {summary.summarised_errors} in summarised traffic)" if summary.summarised_errors else ""),
     ]
+    lines += _agent_lines(file)
     lines += [f"  {e}" for e in summary.errors[:20]]
     if len(summary.errors) > 20:
         lines.append(f"  … and {len(summary.errors) - 20} more")

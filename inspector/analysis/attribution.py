@@ -47,12 +47,18 @@ def usage_numbers(usage: dict[str, Any] | None) -> dict[str, int | None]:
     def num(value: Any) -> int | None:
         return value if isinstance(value, int) else None
 
-    return {
+    numbers = {
         "input_tokens": num(usage.get("input_tokens")),
         "cached_tokens": num(inp.get("cached_tokens") if isinstance(inp, dict) else None),
         "output_tokens": num(usage.get("output_tokens")),
         "reasoning_tokens": num(out.get("reasoning_tokens") if isinstance(out, dict) else None),
     }
+    # Cache writes only where the backend reports them (Codex 0.171 knows the field): a fifth number
+    # absent elsewhere keeps every other usage document as it was.
+    write = inp.get("cache_write_tokens") if isinstance(inp, dict) else None
+    if isinstance(write, int):
+        numbers["cache_write_tokens"] = write
+    return numbers
 
 
 def item_kind_tokens(item: Item, into: dict[str, int]) -> None:

@@ -18,6 +18,7 @@ from ctxscope.inspector.analysis.analyse import Analysis
 from ctxscope.inspector.analysis.answers import Answer
 from ctxscope.inspector.analysis.cache import cache_json, cache_report
 from ctxscope.inspector.analysis.composition import composition_json, composition_report
+from ctxscope.inspector.analysis.cost import usd_text
 from ctxscope.inspector.reports.build import diff_report, turn_detail
 
 __all__ = ["ReportData", "report_data"]
@@ -72,6 +73,16 @@ def _answer(answer: Answer) -> dict[str, Any]:
     }
 
 
+def _total_cost(turns: list[dict[str, Any]]) -> str | None:
+    """The recording's cost (its turn documents' figures summed), None when nothing was priced."""
+    priced = [t["cost"] for t in turns if (t.get("cost") or {}).get("usd") is not None]
+    if not priced:
+        return None
+    total = usd_text(sum(c["usd"] for c in priced), api_equivalent=any(c["api_equivalent"] for c in priced))
+    unpriced = sum(1 for t in turns if (t.get("cost") or {}).get("usd") is None and t["cost"]["reported"])
+    return total + (f" ({unpriced} unpriced requests not counted)" if unpriced else "")
+
+
 def report_data(analysis: Analysis, turns: Iterable[int] | None = None) -> ReportData:
     """The page's data for `analysis` (only the turns numbered in `turns`, when given)."""
     wanted = set(turns) if turns is not None else None
@@ -79,6 +90,7 @@ def report_data(analysis: Analysis, turns: Iterable[int] | None = None) -> Repor
     composition = {t["turn"]: t for t in composition_json(composition_report(analysis))["turns"]}
     findings = composition_json(composition_report(analysis))["findings"]
     cache = {t["turn"]: t for t in cache_json(cache_report(analysis))["turns"]}
+    agents = {t["turn"]: t.get("agent") for t in report.get("turns") or []}
     texts: dict[str, str] = {}
     docs = []
     for result in analysis.turns:
@@ -89,6 +101,10 @@ def report_data(analysis: Analysis, turns: Iterable[int] | None = None) -> Repor
         doc["answer"] = _answer(result.answer)
         doc["composition"] = composition.get(number)
         doc["cache"] = cache.get(number)
+        doc["agent"] = agents.get(number)  # the spawned agent that made it (`analysis.agents`)
+        cost = doc.get("cost") or {}
+        if cost.get("usd") is not None:  # the turn document's one figure, written as every view writes it
+            doc["cost_text"] = usd_text(cost["usd"], api_equivalent=cost["api_equivalent"])
         docs.append(_move_texts(doc, texts))
     head = {
         "schema": report.get("schema"),
@@ -98,5 +114,6 @@ def report_data(analysis: Analysis, turns: Iterable[int] | None = None) -> Repor
         "warnings": report.get("warnings"),
         "findings": findings,
         "turn_count": len(analysis.turns),
+        "cost_text": _total_cost(report.get("turns") or []),
     }
     return ReportData(head, docs, texts)

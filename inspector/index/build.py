@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["BuildStats", "build_index", "ensure_schema", "insert_rows", "recording_files"]
 
 _META = "CREATE TABLE IF NOT EXISTS index_meta (key VARCHAR PRIMARY KEY, value VARCHAR)"
-_SCHEMA_VERSION = "2"
+_SCHEMA_VERSION = "3"  # 3: turns.cost_usd, turns.cache_write_tokens
 """Bumped when a column changes; an index built with another version is rebuilt from the files."""
 _BATCH_ROWS = 50_000
 """New recordings' rows held before they are written (the bound on the build's memory)."""

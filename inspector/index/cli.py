@@ -77,6 +77,7 @@ def query_command(
         bool, typer.Option("--tokens-by-kind", help="Tokens sent by context kind.")
     ] = False,
     cache_breaks: Annotated[bool, typer.Option("--cache-breaks", help="Cache breaks by cause.")] = False,
+    cost: Annotated[bool, typer.Option("--cost", help="What each recording cost, by model.")] = False,
     agents_md: Annotated[
         bool, typer.Option("--agents-md", help="AGENTS.md versions in context, and failed turns.")
     ] = False,
@@ -97,6 +98,7 @@ def query_command(
             ("compactions", compactions),
             ("tokens-by-kind", tokens_by_kind),
             ("cache-breaks", cache_breaks),
+            ("cost", cost),
             ("agents-md", agents_md),
             ("errors", errors),
             ("tools-unused", tools_unused),

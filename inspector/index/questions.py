@@ -47,6 +47,17 @@ QUESTIONS: dict[str, Question] = {
             """,
         ),
         Question(
+            "cost",
+            "What each recording cost by model: requests, tokens, USD, and requests left unpriced.",
+            """
+            SELECT recording, model, count(*) AS requests, sum(input_tokens) AS input_tokens,
+                   sum(cached_tokens) AS cached_tokens, sum(output_tokens) AS output_tokens,
+                   round(sum(cost_usd), 6) AS usd,
+                   count(*) FILTER (WHERE cost_usd IS NULL AND input_tokens IS NOT NULL) AS unpriced
+            FROM turns GROUP BY recording, model ORDER BY usd DESC NULLS LAST, recording, model
+            """,
+        ),
+        Question(
             "cache-breaks",
             "Where the prompt cache broke, by cause, with the cached tokens each cause cost.",
             """

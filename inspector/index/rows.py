@@ -250,6 +250,8 @@ def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = Fa
                 collaboration_mode=_str(world.get("collaboration_mode")),
                 reasoning_effort=_str(world.get("reasoning_effort")),
                 world=orjson.dumps(world, default=str, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS).decode(),
+                cost_usd=doc.cost.usd if doc.cost is not None else None,
+                cache_write_tokens=reported.get("cache_write_tokens"),
             )
         )
         out["agents_md"] += [_row("agents_md", **where, path=path, hash=digest) for path, digest in agents]

@@ -134,6 +134,8 @@ TABLES: dict[str, Table] = {
                     "VARCHAR",
                     "the whole world state as JSON text under the report's keys; AGENTS.md texts as sha256",
                 ),
+                _c("cost_usd", "DOUBLE", "what the request cost (`ctxscope cost`); NULL: unpriced or no usage"),
+                _c("cache_write_tokens", "INTEGER", "reported `usage.input_tokens_details.cache_write_tokens`"),
             ),
         ),
         Table(

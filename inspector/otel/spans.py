@@ -180,10 +180,16 @@ def _usage(doc: TurnDoc) -> dict[str, AttrValue]:
         ("output_tokens", "gen_ai.usage.output_tokens"),
         ("cached_tokens", "gen_ai.usage.cache_read.input_tokens"),
         ("reasoning_tokens", "gen_ai.usage.reasoning.output_tokens"),
+        ("cache_write_tokens", "gen_ai.usage.cache_creation.input_tokens"),
     ):
         value = doc.answer.usage.get(key)
         if isinstance(value, int):
             out[name] = value
+    # The GenAI conventions define no cost attribute: ctxscope's own, the turn document's one figure.
+    if doc.cost is not None and doc.cost.usd is not None:
+        out["ctxscope.cost.usd"] = doc.cost.usd
+        if doc.cost.api_equivalent:
+            out["ctxscope.cost.api_equivalent"] = True
     return out
 
 

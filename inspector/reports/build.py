@@ -17,6 +17,7 @@ from ctxscope.inspector.analysis.attribution import usage_numbers
 from ctxscope.inspector.analysis.codex_labels import codex_labels, label_checks
 from ctxscope.inspector.analysis.compaction import CompactionReport
 from ctxscope.inspector.analysis.compare import Comparison, TurnComparison
+from ctxscope.inspector.analysis.cost import PriceTable, RequestCost, turn_cost
 from ctxscope.inspector.analysis.diffs import ToolDiff, tool_name
 from ctxscope.inspector.analysis.fragment_diff import FragmentDiff, fragment_diffs
 from ctxscope.inspector.analysis.instructions import effective_instructions
@@ -35,6 +36,7 @@ from ctxscope.inspector.reports.models import (
     CompareReport,
     CompareSummary,
     CompareThreadsDoc,
+    CostDoc,
     DiffReport,
     FragmentChangeDoc,
     FragmentDiffDoc,
@@ -183,7 +185,23 @@ def answer_doc(answer: Answer) -> AnswerDoc:
     )
 
 
-def _turn_fields(result: TurnAnalysis) -> dict[str, Any]:
+def cost_doc(cost: RequestCost) -> CostDoc:
+    """A request's cost as the turn document carries it."""
+    return CostDoc(
+        usd=cost.usd,
+        priced=cost.price is not None,
+        reported=cost.reported,
+        api_equivalent=cost.api_equivalent,
+        input_tokens=cost.input_tokens,
+        cached_tokens=cost.cached_tokens,
+        cache_write_tokens=cost.cache_write_tokens,
+        output_tokens=cost.output_tokens,
+        reasoning_tokens=cost.reasoning_tokens,
+        price_source=cost.price.source if cost.price is not None else None,
+    )
+
+
+def _turn_fields(result: TurnAnalysis, prices: PriceTable | None = None) -> dict[str, Any]:
     turn, change, tokens = result.turn, result.change, result.tokens
     return {
         "turn": turn.number,
@@ -228,12 +246,13 @@ def _turn_fields(result: TurnAnalysis) -> dict[str, Any]:
         "compaction": compaction_doc(result.compaction) if result.compaction else None,
         "notes": result.notes,
         "answer": answer_doc(result.answer),
+        "cost": cost_doc(turn_cost(result, prices)),
     }
 
 
-def turn_doc(result: TurnAnalysis) -> TurnDoc:
-    """One row of the timeline."""
-    return TurnDoc(**_turn_fields(result))
+def turn_doc(result: TurnAnalysis, prices: PriceTable | None = None) -> TurnDoc:
+    """One row of the timeline (its cost at `prices`)."""
+    return TurnDoc(**_turn_fields(result, prices))
 
 
 def params_to_show(doc: TurnDoc) -> dict[str, BeforeAfter]:
@@ -308,7 +327,25 @@ def _detail(analysis: Analysis, number: int) -> TurnDetail:
     return turn_detail(result, analysis.turn(previous) if previous is not None else None)
 
 
-def diff_report(analysis: Analysis, *, turn: int | None = None, thread: str | None = None) -> DiffReport:
+def _with_agents(analysis: Analysis, docs: list[TurnDoc]) -> list[TurnDoc]:
+    """The turn documents with the spawned agent of each request set (the root's stay None)."""
+    from ctxscope.inspector.analysis.agents import ROOT, agent_of_turns
+
+    agents = agent_of_turns(analysis)
+    for doc in docs:
+        name = agents.get(doc.turn)
+        if name is not None and name != ROOT:
+            doc.agent = name
+    return docs
+
+
+def diff_report(
+    analysis: Analysis,
+    *,
+    turn: int | None = None,
+    thread: str | None = None,
+    prices: PriceTable | None = None,
+) -> DiffReport:
     """The `ctxscope diff` document: threads, the timeline, and optionally one turn in full."""
     rows = analysis.turns
     if thread is not None:
@@ -330,7 +367,7 @@ def diff_report(analysis: Analysis, *, turn: int | None = None, thread: str | No
             )
             for t in analysis.threads
         ],
-        turns=[turn_doc(r) for r in rows],
+        turns=_with_agents(analysis, [turn_doc(r, prices) for r in rows]),
         detail=_detail(analysis, turn) if turn is not None else None,
         side_requests=analysis.side_requests,
     )

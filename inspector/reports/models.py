@@ -242,6 +242,25 @@ class CompactionDetail(CompactionDoc):
     kept_items: list[ItemDoc]
 
 
+class CostDoc(Doc):
+    """What one request cost (`ctxscope.inspector.analysis.cost`): the one figure every view shows."""
+
+    usd: float | None
+    """None: unpriced (no price for the model) or no usage reported."""
+    priced: bool
+    reported: bool
+    """The response reported usage."""
+    api_equivalent: bool
+    """A ChatGPT login's request: billed by plan, `usd` is what the API would charge."""
+    input_tokens: int
+    cached_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    reasoning_tokens: int
+    """Part of `output_tokens` (shown apart, never added twice)."""
+    price_source: str | None = None
+
+
 class TurnDoc(Doc):
     """One row of the timeline."""
 
@@ -277,6 +296,11 @@ class TurnDoc(Doc):
     notes: list[str]
     answer: AnswerDoc
     """What this request got back (the next turn's input holds it again, as history)."""
+    cost: CostDoc | None = None
+    """Added in ctxscope-report/1: what this request cost at the default or `--prices` table."""
+    agent: str | None = None
+    """Added in ctxscope-report/1: the spawned agent that made the request (`analysis.agents`); None:
+    the session's own agent, in a recording without spawned agents or for the root."""
 
 
 class FragmentReplacedDoc(Doc):

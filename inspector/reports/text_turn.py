@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 
 from ctxscope.inspector.analysis.changes import change_words
+from ctxscope.inspector.analysis.cost import usd_text
 from ctxscope.inspector.reports.build import params_to_show
 from ctxscope.inspector.reports.models import (
     AnswerDoc,
@@ -69,6 +70,10 @@ def turn_row(console: Console, doc: TurnDoc, paths: Paths) -> None:
     detail_line = _token_detail(doc)
     if detail_line:
         line(console, "        · ", (detail_line, "dim"))
+    if doc.agent is not None:
+        line(console, "        · ", (f"agent: {doc.agent} (spawned)", "cyan"))
+    if doc.cost is not None and doc.cost.usd is not None:  # an unpriced model's turns say nothing
+        line(console, "        · ", (f"cost: {usd_text(doc.cost.usd, api_equivalent=doc.cost.api_equivalent)}", "dim"))
     # A mode event says the collaboration-mode change better ("mode default → plan (revision 2
     # approved)"); the world-state sentence for the same field would repeat it.
     switched = any(e.kind == "mode_change" for e in doc.mode_events)

@@ -110,7 +110,11 @@ def test_the_readme_extras_table_names_every_extra_and_ci_runs_its_test_command(
     rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]+) \|", table, flags=re.MULTILINE))
     assert set(rows) == set(extras)
     inside = set(re.findall(r"\[([\w,]+)\]", extras["all"][0])[0].split(","))
-    assert inside == set(extras) - {"all"} and all(f"`{name}`" in rows["all"] for name in inside)
+    # `cost` (genai-prices, on httpx2) cannot install beside mitmproxy 11: the README says so in its row
+    apart = {"cost"}
+    lines = {line.split("|")[1].strip(): line for line in table.splitlines() if line.startswith("| `")}
+    assert all("not in `all`" in lines[f"`{name}`"] for name in apart)
+    assert inside == set(extras) - {"all"} - apart and all(f"`{name}`" in rows["all"] for name in inside)
     assert f"all {['', 'one', 'two', 'three', 'four', 'five'][len(inside)]}" in rows["all"]
     blocks = re.findall(r"Run the tests:\n\n```sh\n(.+?)\n```", README, flags=re.DOTALL)
     assert len(blocks) == 1 and "--group dev" in blocks[0] and '-m "not slow"' in blocks[0]

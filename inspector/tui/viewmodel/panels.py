@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ctxscope.inspector.analysis.analyse import TurnAnalysis
+from ctxscope.inspector.analysis.cost import turn_cost, usd_text
 from ctxscope.inspector.analysis.items import Item
 from ctxscope.inspector.analysis.tokens import get_tokenizer
 from ctxscope.inspector.tui.viewmodel.actions import OpenItem
@@ -101,6 +102,16 @@ def token_lines(result: TurnAnalysis, *, sort: str = "tokens") -> list[Line]:
         Line.plain(f"  {'predicted cached':<24}{report.predicted_cached:>9,}  (shared prefix)", "dim"),
         Line.plain(f"  {'output':<24}{num(usage.get('output_tokens')):>9}"),
     ]
+    # The request's cost: the turn document's one figure (`ctxscope cost`, `diff`, the HTML report).
+    cost = turn_cost(result)
+    if cost.reported:
+        if cost.cache_write_tokens:
+            lines.append(Line.plain(f"  {'reported cache writes':<24}{cost.cache_write_tokens:>9,}"))
+        if cost.reasoning_tokens:
+            lines.append(Line.plain(f"  {'  of it reasoning':<24}{cost.reasoning_tokens:>9,}", "dim"))
+        money = usd_text(cost.usd, api_equivalent=cost.api_equivalent)
+        where = f"  ({cost.price.source})" if cost.price is not None else "  (no price for this model)"
+        lines.append(Line.plain(f"  {'cost':<24}{money:>9}{where}"))
     return lines
 
 
