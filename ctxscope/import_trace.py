@@ -1,0 +1,46 @@
+"""`ctxscope import codex-trace PATH… [-o REC]`: a Codex session recorded with no proxy at all.
+
+Codex writes its own trace of a session when `CODEX_ROLLOUT_TRACE_ROOT` is set (docs/codex-trace.md).
+This turns one bundle, a directory of bundles, or several into one recording (one exchange per
+inference, redacted by the recording writer) that every view reads. Whatever cannot be read is one line
+on stderr, and the rest is imported.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ctxscope.proxy.errors import ConfigError
+
+__all__ = ["import_codex_trace", "register"]
+
+
+def import_codex_trace(
+    paths: Annotated[list[Path], typer.Argument(help="Trace bundles (trace-… directories) or directories of them.")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="The recording to write (appended to if it exists).")] = Path(
+        "codex-trace.jsonl"
+    ),
+) -> None:
+    """Import Codex's own rollout trace (CODEX_ROLLOUT_TRACE_ROOT) as a ctxscope recording."""
+    from ctxscope.proxy.codex_trace import import_traces
+
+    result = import_traces(paths, out)
+    for line in result.problems:
+        print(f"warning: {line}", file=sys.stderr)
+    if result.out is None:
+        raise ConfigError(f"no inference could be read from {', '.join(str(p) for p in paths)}: nothing written")
+    print(
+        f"ctxscope import: {result.inferences} inference(s) from {result.bundles} bundle(s), "
+        f"{result.tool_runs} tool run(s) -> {result.out}",
+        file=sys.stderr,
+    )
+
+
+def register(app: typer.Typer) -> None:
+    group = typer.Typer(help="Import another tool's record of a session as a recording.", no_args_is_help=True)
+    group.command("codex-trace")(import_codex_trace)
+    app.add_typer(group, name="import")
