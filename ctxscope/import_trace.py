@@ -9,6 +9,7 @@ on stderr, and the rest is imported.
 from __future__ import annotations
 
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -19,7 +20,14 @@ from ctxscope.proxy.errors import ConfigError
 __all__ = ["import_codex_trace", "register"]
 
 
+class Source(StrEnum):
+    """What an import reads (one kind so far)."""
+
+    codex_trace = "codex-trace"
+
+
 def import_codex_trace(
+    source: Annotated[Source, typer.Argument(help="What PATH holds: codex-trace (CODEX_ROLLOUT_TRACE_ROOT bundles).")],
     paths: Annotated[list[Path], typer.Argument(help="Trace bundles (trace-… directories) or directories of them.")],
     out: Annotated[Path, typer.Option("-o", "--out", help="The recording to write (appended to if it exists).")] = Path(
         "codex-trace.jsonl"
@@ -41,6 +49,4 @@ def import_codex_trace(
 
 
 def register(app: typer.Typer) -> None:
-    group = typer.Typer(help="Import another tool's record of a session as a recording.", no_args_is_help=True)
-    group.command("codex-trace")(import_codex_trace)
-    app.add_typer(group, name="import")
+    app.command("import")(import_codex_trace)
