@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "info": "ctxscope.inspector.info",
     "export": "ctxscope.proxy.store.cli",
     "import": "ctxscope.import_trace",
+    "verify": "ctxscope.import_trace",
     "agent": "ctxscope.harness.cli",
     "diff": "ctxscope.inspector.cli",
     "compare": "ctxscope.inspector.cli",

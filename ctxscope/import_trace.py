@@ -3,7 +3,8 @@
 Codex writes its own trace of a session when `CODEX_ROLLOUT_TRACE_ROOT` is set (docs/codex-trace.md).
 This turns one bundle, a directory of bundles, or several into one recording (one exchange per
 inference, redacted by the recording writer) that every view reads. Whatever cannot be read is one line
-on stderr, and the rest is imported.
+on stderr, and the rest is imported. `ctxscope verify REC TRACE` holds a recording against the trace of
+the same session (`ctxscope.proxy.codex_trace.verify`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import typer
 
 from ctxscope.proxy.errors import ConfigError
 
-__all__ = ["import_codex_trace", "register"]
+__all__ = ["import_codex_trace", "register", "verify_trace"]
 
 
 class Source(StrEnum):
@@ -48,5 +49,26 @@ def import_codex_trace(
     )
 
 
+def verify_trace(
+    recording: Annotated[Path, typer.Argument(help="A recording of the session (e.g. from ctxscope run).")],
+    traces: Annotated[
+        list[Path], typer.Argument(help="Codex's trace of the same session: bundles or their directory.")
+    ],
+) -> None:
+    """Hold a recording against Codex's own trace of the same session, request by request."""
+    from ctxscope.proxy.codex_trace import read_traces
+    from ctxscope.proxy.codex_trace.verify import verify_exchanges
+    from ctxscope.proxy.store.reader import read_recording
+
+    read = read_traces(traces)
+    for line in read.problems:
+        print(f"warning: {line}", file=sys.stderr)
+    agreement = verify_exchanges(read_recording(recording).exchanges, read.exchanges)
+    print(f"{agreement.line()} (recording: {agreement.forms['wire']} bodies, trace: {agreement.forms['trace']})")
+    if not agreement.ok:
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
     app.command("import")(import_codex_trace)
+    app.command("verify")(verify_trace)
