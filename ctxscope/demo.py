@@ -28,6 +28,7 @@ from rich.text import Text
 from ctxscope.demo_workspace import build_workspace
 from ctxscope.harness.output import InteractivePrinter
 from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.harness.tools.shell_env import without_user_profile
 from ctxscope.inspector.analysis import analyse_recording
 from ctxscope.inspector.reports import diff_report
 from ctxscope.inspector.reports.text import render_text
@@ -73,6 +74,7 @@ def _run_demo(root: Path, capture: Path, script: Path, model_after: str) -> Demo
         sandbox="workspace-write",
         approval="never",
         sessions_dir=root / "sessions",
+        command_env=without_user_profile(root / "shell-home"),  # the machine's profile is not the demo's
     )
     answers: list[str] = []
     printer = InteractivePrinter(out=sys.stderr, err=sys.stderr)

@@ -6,8 +6,10 @@ N (every exchange that started before it, so side requests and `GET /models` com
 the same writer as a capture: redacted, deduplicated, SSE kept byte for byte. A test then replays it
 strictly with the `ctxscope_cassette` marker, and a changed request fails the test with the context
 that changed (docs/cassettes.md). The command prints that test (or writes it, `--test`): a module that
-runs as pasted. For ctxscope's own agent it runs the agent on the recorded prompts (`ctxscope.testing`);
-for any other client it fails in one line until the client's call is added.
+runs as pasted. For ctxscope's own agent it runs the agent on the recorded prompts (`ctxscope.testing`),
+carrying the AGENTS.md files the recording read; for the Codex CLI it runs Codex itself against the
+replay server (`replay_codex`, skipped where Codex is not installed); for any other client it fails in
+one line until the client's call is added.
 
 The test replays in the test's own process (`in_process=True`, the cassette's httpx transport) for
 every client that can be given a transport: the SDK clients of Python (openai-python, and what is built
@@ -25,7 +27,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -110,18 +112,21 @@ def pytest_test(result: PromoteResult, test_file: Path, project: Path | None = N
     meta = analysis.header.meta if analysis.header is not None else {}
     name = _name(result.cassette)
     source = str(meta.get("promoted_from") or result.cassette.name)
+    root = project or _project_root(test_dir, meta.get("cwd"))
+    up = len(test_dir.relative_to(root).parts)
     if meta.get("client") == HARNESS_CLIENT:
         prompts = [i.text for i in analysis.turn(result.turn).turn.items if i.kind == "user_message"]
-        root = project or _project_root(test_dir, meta.get("cwd"))
-        up = len(test_dir.relative_to(root).parts)
         return _HARNESS_TEST.format(
             turn=result.turn,
             source=source,
             up=up,
             prompts=json.dumps(prompts, ensure_ascii=False),
+            files=_files_literal(_carried_files(analysis, result.turn, meta.get("cwd"))),
             where=where,
             name=name,
         )
+    if _is_codex(result.cassette):
+        return _codex_test(result, analysis, source, where, name, up)
     from ctxscope.proxy.endpoints import client_base_url
     from ctxscope.proxy.replay.cassette import load_cassette
     from ctxscope.proxy.store.reader import read_recording
@@ -136,6 +141,61 @@ def pytest_test(result: PromoteResult, test_file: Path, project: Path | None = N
         name=name,
         url=url,
         requests="model request" if result.model_requests == 1 else f"{result.model_requests} model requests",
+    )
+
+
+def _carried_files(analysis: Any, turn: int, recorded_cwd: object) -> dict[str, str]:
+    """The AGENTS.md files the recording read inside its workspace, relative to it (path → text)."""
+    state = analysis.turn(turn).state
+    cwd = str(state.value("cwd") or recorded_cwd or "")
+    agents = state.value("agents_md") or {}
+    carried = {}
+    for directory, text in agents.items():
+        if cwd and (directory + "/").startswith(cwd.rstrip("/") + "/"):
+            relative = Path(os.path.relpath(directory, cwd)) / "AGENTS.md"
+            carried[relative.as_posix().removeprefix("./")] = text
+    return carried
+
+
+def _files_literal(files: dict[str, str]) -> str:
+    """A dict literal with one line per file, so a changed file is a changed line."""
+    if not files:
+        return "{}"
+    lines = [f"    {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in files.items()]
+    return "{\n" + "\n".join(lines) + "\n}"
+
+
+def _is_codex(cassette: Path) -> bool:
+    """True when the cassette's model requests came from the Codex CLI (its originator or user agent)."""
+    from ctxscope.proxy.store.reader import read_recording
+
+    for exchange in read_recording(cassette).exchanges:
+        headers = {k.lower(): str(v) for k, v in (exchange.request_headers or {}).items()}
+        if exchange.is_model_request and any(
+            headers.get(h, "").startswith("codex") for h in ("originator", "user-agent")
+        ):
+            return True
+    return False
+
+
+def _codex_test(result: PromoteResult, analysis: Any, source: str, where: str, name: str, up: int) -> str:
+    from ctxscope.testing import codex_settings
+
+    meta = analysis.header.meta if analysis.header is not None else {}
+    prompts = [i.text for i in analysis.turn(result.turn).turn.items if i.kind == "user_message"]
+    settings = codex_settings(result.cassette)
+    cwd = str(analysis.turn(result.turn).state.value("cwd") or meta.get("cwd") or "")
+    return _CODEX_TEST.format(
+        turn=result.turn,
+        source=source,
+        version=settings.get("version") or "?",
+        prompts=json.dumps(prompts, ensure_ascii=False),
+        settings=json.dumps(settings, ensure_ascii=False),
+        files=_files_literal(_carried_files(analysis, result.turn, meta.get("cwd"))),
+        workspace=json.dumps(Path(cwd).name or "workspace"),
+        up=up,
+        where=where,
+        name=name,
     )
 
 
@@ -191,7 +251,9 @@ def _project_root(test_dir: Path, recorded_cwd: object) -> Path:
 _HARNESS_TEST = '''"""Turn {turn} of {source}, promoted by `ctxscope promote`.
 
 ctxscope's agent, run again on the recorded prompts in a copy of this project, must send the model the
-same requests: a changed AGENTS.md, prompt or tool fails the test, naming what changed."""
+same requests: a changed AGENTS.md, prompt or tool fails the test, naming what changed. The AGENTS.md
+files the recording read come with the test (AGENTS_FILES, one line each), so it passes from any
+project; edit one of those lines and the test fails naming that AGENTS.md."""
 
 from __future__ import annotations
 
@@ -203,11 +265,47 @@ from ctxscope.testing import replay_agent
 
 PROJECT = Path(__file__).resolve().parents[{up}]
 PROMPTS = {prompts}
+AGENTS_FILES = {files}
 
 
 @pytest.mark.ctxscope_cassette("{where}", in_process=True, past_end="allow")
 def test_{name}(ctxscope_cassette, tmp_path: Path) -> None:
-    replay_agent(ctxscope_cassette, PROJECT, tmp_path, PROMPTS)
+    replay_agent(ctxscope_cassette, PROJECT, tmp_path, PROMPTS, files=AGENTS_FILES)
+'''
+
+_CODEX_TEST = '''"""Turn {turn} of {source}, promoted by `ctxscope promote`: Codex itself, against the cassette.
+
+Codex {version} was recorded. Run again on the recorded prompts (`codex exec`, then `codex exec resume
+--last`) in a copy of this project, with a CODEX_HOME of its own pointing it at the replayer, Codex must
+send the model the same requests: a changed AGENTS.md, prompt or Codex release that changes the context
+fails the test, naming what changed. The AGENTS.md files the recording read come with the test
+(AGENTS_FILES, one line each). Skipped where Codex is not installed (`codex` on PATH, or CODEX_BIN).
+The replayer is a local server, so the test venv needs `ctxscope[proxy]`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ctxscope.testing import replay_codex
+
+PROJECT = Path(__file__).resolve().parents[{up}]
+PROMPTS = {prompts}
+CODEX_SETTINGS = {settings}
+AGENTS_FILES = {files}
+CODEX = os.environ.get("CODEX_BIN") or shutil.which("codex")
+
+
+@pytest.mark.skipif(CODEX is None, reason="Codex is not installed: put codex on PATH or set CODEX_BIN")
+@pytest.mark.ctxscope_cassette("{where}", past_end="allow")
+def test_{name}(ctxscope_cassette, tmp_path: Path) -> None:
+    assert CODEX is not None
+    replay_codex(
+        ctxscope_cassette, PROJECT, tmp_path, PROMPTS, CODEX_SETTINGS, AGENTS_FILES, CODEX, {workspace}
+    )
 '''
 
 _IN_PROCESS_TEST = '''"""Turn {turn} of {source}, promoted by `ctxscope promote`.

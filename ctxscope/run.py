@@ -15,7 +15,13 @@ COMMAND keeps the terminal: it runs in ctxscope's process group with the same st
 so a TUI works inside it and Ctrl-C reaches it from the terminal directly (ctxscope ignores it and waits).
 SIGTERM and SIGHUP sent to ctxscope are passed on. ctxscope prints nothing while COMMAND runs; at the end
 it prints the recording path and a one-line summary on stderr and exits with COMMAND's exit code
-(128 + N when a signal N ended it).
+(128 + N when a signal N ended it). A run that recorded no model request says so in one more line, with
+its likely cause.
+
+Codex's interactive TUI makes its model requests in a background app-server daemon that outlives it
+and keeps the environment it started with: `run` adds `--no-daemon` to a Codex command line, so the
+run's requests go through the proxy, a daemon already running is left untouched, and none is started
+(see `ctxscope.codex_daemon`).
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ctxscope.codex_daemon import CodexLaunch, prepare_codex
 from ctxscope.proxy.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -47,8 +54,9 @@ IGNORED = (signal.SIGINT, signal.SIGQUIT)
 class RunResult:
     """What one `ctxscope run` did: the command's exit code and what the recording holds."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, launch: CodexLaunch | None = None) -> None:
         self.path = path
+        self.launch = launch or CodexLaunch([])
         self.returncode = 0
         self.model_requests = 0
         self.summarised = 0
@@ -76,6 +84,12 @@ class RunResult:
             parts.append(f"{self.other} other exchange(s)")
         return f"ctxscope run: {', '.join(parts)} in {self.path}"
 
+    def nothing_recorded(self) -> str | None:
+        """One line with the likely cause when no model request was recorded, else None."""
+        if self.model_requests:
+            return None
+        return f"ctxscope run: no model request recorded: {self.launch.cause_of_nothing()}"
+
 
 def run_behind_proxy(
     command: list[str],
@@ -100,11 +114,17 @@ def run_behind_proxy(
         if result is not None:
             result.count(exchange)
 
+    launch = prepare_codex(command, os.environ)  # refuses before anything starts
     with running_capture(mode, upstream, "127.0.0.1:0", out, ssl_insecure, select, count) as running:
-        result = RunResult(running.path)
+        result = RunResult(running.path, launch)
         env = child_environment(running.url, running.ca_path, os.environ, base_url=running.base_url)
         running.writer.redactor.learn_environment(env)  # its credentials are redacted wherever they appear
-        result.returncode = _run(command, env)
+        try:
+            result.returncode = _run(launch.command, env)
+        finally:  # a daemon started behind the proxy would keep its address once it is gone
+            for proxy_address in dict.fromkeys([running.url, running.base_url]):
+                if proxy_address and launch.stop_left_daemon(proxy_address):
+                    break
     warning = running.lost_warning()
     if warning:
         print(warning, file=sys.stderr)
@@ -145,18 +165,14 @@ def run_command(
     command: Annotated[list[str], typer.Argument(help="The command to run, after --.", show_default=False)],
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out", help="Recording file (default: a new file in ctxscope's recordings directory)."
-        ),
+        typer.Option("--out", help="Recording file (default: a new file in ctxscope's recordings directory)."),
     ] = None,
     inspect: Annotated[
         bool, typer.Option("--inspect", help="Open the inspector on the recording when COMMAND exits.")
     ] = False,
     mode: Annotated[
         str,
-        typer.Option(
-            "--mode", help="forward (proxy variables + CA, the default) or reverse (OPENAI_BASE_URL)."
-        ),
+        typer.Option("--mode", help="forward (proxy variables + CA, the default) or reverse (OPENAI_BASE_URL)."),
     ] = "forward",
     upstream: Annotated[
         str, typer.Option("--upstream", help="Reverse mode: where the proxy sends requests.")
@@ -167,6 +183,9 @@ def run_command(
         raise ConfigError(f"unknown --mode {mode!r}: use forward or reverse")
     result = run_behind_proxy(list(command), mode=mode, upstream=upstream, out=out)
     print(result.summary(), file=sys.stderr, flush=True)
+    nothing = result.nothing_recorded()
+    if nothing:
+        print(nothing, file=sys.stderr, flush=True)
     if inspect:
         if result.model_requests:
             from ctxscope.inspector.tui.launch import launch  # Textual loads only when asked for

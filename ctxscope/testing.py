@@ -16,15 +16,25 @@ It joins the harness and the cassette plugin, so it lives here, in the package o
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ctxscope.proxy.errors import ConfigError, CtxscopeError
 from ctxscope.proxy.pytest_plugin import CassetteFixture
 
-__all__ = ["WORKSPACE_IGNORE", "recorded_settings", "replay_agent"]
+__all__ = [
+    "WORKSPACE_IGNORE",
+    "codex_settings",
+    "prepare_workspace",
+    "recorded_settings",
+    "replay_agent",
+    "replay_codex",
+]
 
 WORKSPACE_IGNORE = (
     ".git",
@@ -65,13 +75,34 @@ def recorded_settings(cassette: Path) -> dict[str, Any]:
     }
 
 
+def prepare_workspace(project: Path, workspace: Path, files: Mapping[str, str] | None = None) -> Path:
+    """A copy of `project` at `workspace` (without `WORKSPACE_IGNORE`), with `files` written over it.
+
+    Given, `files` (path relative to the workspace → text) are its only AGENTS.md files: the ones a
+    promoted test carries from the recorded workspace, so that a project's own cannot change the context."""
+    shutil.copytree(project, workspace, ignore=shutil.ignore_patterns(*WORKSPACE_IGNORE), symlinks=True)
+    if files is not None:
+        for found in workspace.rglob("AGENTS.md"):
+            found.unlink()
+        for relative, text in files.items():
+            target = workspace / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+    return workspace
+
+
 def replay_agent(
     cassette: CassetteFixture,
     project: Path,
     tmp_path: Path,
     prompts: Sequence[str],
+    files: Mapping[str, str] | None = None,
 ) -> Path:
     """Run the agent on `prompts` in a copy of `project` against `cassette`; return the workspace.
+
+    `files` (path relative to the workspace → text) are written over the copy: the AGENTS.md files a
+    promoted test carries from the recorded workspace, so it passes from any project. Given, they are
+    the workspace's only AGENTS.md files (a project's own would change the context).
 
     Stops at the cassette's end (the marker's `past_end="allow"` lets the client go on, answered 410)
     or at the first refused request, which fails the test with the context diff. The agent gets a
@@ -79,8 +110,7 @@ def replay_agent(
     transport = cassette.transport
     if transport is None:
         raise ConfigError("replay_agent needs an in-process cassette: add in_process=True to the marker")
-    workspace = tmp_path / (project.name or "workspace")
-    shutil.copytree(project, workspace, ignore=shutil.ignore_patterns(*WORKSPACE_IGNORE), symlinks=True)
+    workspace = prepare_workspace(project, tmp_path / (project.name or "workspace"), files)
     settings = recorded_settings(cassette.path)
     overrides: dict[str, Any] = {"global_agents_file": None}
     if settings["shell"]:
@@ -130,3 +160,113 @@ def _run(
             if report is not None and report.remaining == 0:
                 break
     cassette.check()  # here, not in the except: the failure is what changed, not the agent's error
+
+
+CODEX_RUN_TIMEOUT_S = 300
+
+
+def codex_settings(cassette: Path) -> dict[str, Any]:
+    """What a Codex run must be configured with to send the recorded first request again: `model`,
+    `reasoning_effort`, `sandbox`, `approval`, `version`, and `provider`: `builtin` (the recording went
+    over the WebSocket, or carries the built-in provider's per-item metadata) or `custom`."""
+    from ctxscope.proxy.store.reader import read_recording
+
+    model = [e for e in read_recording(cassette).exchanges if e.is_model_request]
+    bodies = [e.request_body for e in model if isinstance(e.request_body, dict)]
+    first = next((b for b in bodies if "input" in b), {})
+    meta_text = (first.get("client_metadata") or {}).get("x-codex-turn-metadata") or "{}"
+    try:
+        meta = json.loads(meta_text) if isinstance(meta_text, str) else {}
+    except ValueError:
+        meta = {}
+    text = json.dumps(first.get("input", []))
+    approval = re.search(r"Approval policy is currently ([\w-]+)", text)
+    builtin = any(e.endpoint == "websocket" for e in model) or "internal_chat_message_metadata_passthrough" in text
+    agents = [str((e.request_headers or {}).get("user-agent", "")) for e in model]
+    version = next((m.group(1) for a in agents if (m := re.search(r"codex[\w-]*/(\d+\.\d+\.\d+)", a))), None)
+    return {
+        "model": first.get("model") or meta.get("model"),
+        "reasoning_effort": (first.get("reasoning") or {}).get("effort") or meta.get("reasoning_effort"),
+        "sandbox": meta.get("sandbox_mode"),
+        "approval": approval.group(1) if approval else "never",
+        "provider": "builtin" if builtin else "custom",
+        "version": version,
+    }
+
+
+def replay_codex(
+    cassette: CassetteFixture,
+    project: Path,
+    tmp_path: Path,
+    prompts: Sequence[str],
+    settings: Mapping[str, Any],
+    files: Mapping[str, str] | None = None,
+    codex: str = "codex",
+    workspace_name: str = "workspace",
+) -> Path:
+    """Run the real Codex (`codex exec`, then `codex exec resume --last` for each later prompt) in a
+    copy of `project` against `cassette`'s replay server; return the workspace.
+
+    Codex gets a CODEX_HOME and a HOME of its own under `tmp_path` (the user's config, login and shell
+    profile stay out), with `openai_base_url` (built-in provider) or a custom provider pointing at the
+    replayer. A request the cassette refuses ends Codex's run; the marker's verdict then fails the test
+    with what changed in the model's context."""
+    import subprocess
+
+    if cassette.server is None:
+        raise ConfigError("replay_codex needs the replay server: leave in_process=True out of the marker")
+    # the checkout in a folder of its own: CODEX_HOME (its skills) beside it, not under it, as a person has it
+    workspace = prepare_workspace(project, tmp_path / "checkout" / workspace_name, files)
+    home, user = tmp_path / "codex-home", tmp_path / "codex-user"
+    home.mkdir()
+    user.mkdir()
+    (home / "config.toml").write_text(_codex_config(settings, f"{cassette.url}/v1"), encoding="utf-8")
+    keys = {"CODEX_API_KEY": "sk-cassette", "CASSETTE_KEY": "x"}  # Codex wants one; the replayer reads none
+    env = {**os.environ, "CODEX_HOME": str(home), "HOME": str(user), **keys}
+    for name in ("OPENAI_BASE_URL", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY"):
+        env.pop(name, None)
+    for number, prompt in enumerate(prompts):
+        resume = ["resume", "--last"] if number else []
+        done = subprocess.run(
+            [codex, "exec", "--skip-git-repo-check", *resume, prompt],
+            cwd=workspace,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=CODEX_RUN_TIMEOUT_S,
+            check=False,
+        )
+        report = cassette.report
+        if done.returncode != 0:
+            if report is not None and (report.mismatches or report.exhausted):
+                break  # the verdict names what changed
+            tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            raise ConfigError(f"codex exec failed (exit {done.returncode}): {tail}")
+        if report is not None and report.remaining == 0:
+            break
+    cassette.check()
+    return workspace
+
+
+def _codex_config(settings: Mapping[str, Any], base_url: str) -> str:
+    lines = [f"model = {json.dumps(settings.get('model') or 'gpt-5.5')}"]
+    if settings.get("reasoning_effort"):
+        lines.append(f"model_reasoning_effort = {json.dumps(settings['reasoning_effort'])}")
+    if settings.get("sandbox"):
+        lines.append(f"sandbox_mode = {json.dumps(settings['sandbox'])}")
+    lines.append(f"approval_policy = {json.dumps(settings.get('approval') or 'never')}")
+    if settings.get("provider") == "builtin":
+        lines.append(f"openai_base_url = {json.dumps(base_url)}")
+    else:
+        lines += [
+            'model_provider = "cassette"',
+            "[model_providers.cassette]",
+            'name = "cassette"',
+            f"base_url = {json.dumps(base_url)}",
+            'wire_api = "responses"',
+            'env_key = "CASSETTE_KEY"',
+            "request_max_retries = 0",
+            "stream_max_retries = 0",
+        ]
+    return "\n".join(lines) + "\n"

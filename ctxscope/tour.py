@@ -27,6 +27,7 @@ from ctxscope.harness.commands import is_command, run_command
 from ctxscope.harness.config import DEFAULT_INSTRUCTIONS
 from ctxscope.harness.events import AgentEvent, Compacted, TurnCompleted
 from ctxscope.harness.runtime import AgentOptions, AgentRuntime
+from ctxscope.harness.tools.shell_env import without_user_profile
 from ctxscope.inspector.analysis.request_diff import RequestDiff, diff_requests
 from ctxscope.inspector.reports.context_diff import context_diff_lines
 from ctxscope.proxy.errors import ConfigError, CtxscopeError
@@ -185,6 +186,7 @@ def _options(
         sandbox="workspace-write",
         approval="never",
         sessions_dir=root / "sessions",
+        command_env=without_user_profile(root / "shell-home"),  # the machine's profile is not the demo's
     )
 
 

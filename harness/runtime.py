@@ -73,6 +73,8 @@ class AgentOptions:
     False sends none until a mode change, as `codex exec` does (`-p`)."""
     context_overrides: dict[str, Any] = field(default_factory=dict)
     """Extra `ContextSettings` fields (tests pin `now`, `timezone`, `shell`, `global_agents_file`)."""
+    command_env: dict[str, str] | None = None
+    """Variables laid over the environment of the commands the model runs (`ToolContext.env`)."""
     transport: httpx.BaseTransport | None = None
     """Send the model requests to this httpx transport instead of the network (a `CassetteTransport`:
     in-process replay, as a promoted test runs the agent); nothing is captured then."""
@@ -264,6 +266,7 @@ class AgentRuntime:
             approver=self.options.approver,
             ask_user=self.options.ask_user,
             mode=mode,
+            env=self.options.command_env,
             env_allow=self.config.shell_env_allow,
             network_access=network,
             writable_roots=overrides.get("writable_roots"),

@@ -14,18 +14,26 @@ and from there into the model's context, the session and the recording. The rule
   (`REDIS_URL=redis://:pw@cache`, `DATABASE_URL=postgres://app:pw@db/x`), is withheld whatever its name;
 - names on the allow-list (`[shell_environment] allow` in config.toml; `*` matches any run of
   characters, `MY_TOKEN_*`) pass through on purpose, and so does anything the caller sets explicitly.
+
+The shell profile: commands run in a login shell (`bash -lc`, as Codex does), which sources the user's
+profile. That profile belongs to the machine, not to the session: on one with pyenv it runs
+`pyenv init`, whose `mktemp` in `~/.pyenv/shims` fails inside the workspace-write sandbox, and every
+tool output starts with that error. A run that must show only its own outputs (the demo, the tour)
+gives commands `without_user_profile(home)`: an empty HOME of its own and no `BASH_ENV`/`ENV`, so
+the login shell reads the system profile only.
 """
 
 from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from ctxscope.proxy.redact import Redactor, is_secret_name
 from ctxscope.proxy.redact.names import name_words
 
-__all__ = ["command_environment", "withheld"]
+__all__ = ["command_environment", "withheld", "without_user_profile"]
 
 _GLUED = ("password", "passwd", "passphrase", "secret", "credential")
 """A name word containing one of these marks a credential (`PGPASSWORD`, `HTPASSWD`)."""
@@ -80,3 +88,11 @@ def command_environment(base: Mapping[str, str], allow: Iterable[str] = ()) -> d
     """`base` without the variables `withheld` names."""
     patterns = tuple(allow)
     return {name: value for name, value in base.items() if not withheld(name, value, patterns)}
+
+
+def without_user_profile(home: Path) -> dict[str, str]:
+    """Variables that keep the user's shell profile out of a login shell: HOME is `home` (created,
+    empty), and `BASH_ENV` / `ENV` (read by non-interactive bash and sh) are emptied. Laid over a
+    command's environment (`ToolContext.env`)."""
+    home.mkdir(parents=True, exist_ok=True)
+    return {"HOME": str(home), "BASH_ENV": "", "ENV": ""}

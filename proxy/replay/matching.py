@@ -79,11 +79,13 @@ both requests hold them, not reported when only one does. Codex fills in its tur
 `workspaces` (git state per workspace root) when its git probe finished in time, so one run of the
 same session has it on a request where another run has not."""
 
-CLIENT_BOOKKEEPING: tuple[str, ...] = ("client_metadata",)
-"""Top-level body keys the model never sees: the client's own bookkeeping (Codex's turn metadata with
-its git probe, `workspaces[*].has_changes` and `latest_git_commit_hash`, the sandbox it reports, its
-window and installation ids). The `body` matcher leaves them out, so a dirty checkout or another
-machine does not fail a replay; the `metadata` matcher compares them, for a stricter `match_on`."""
+CLIENT_BOOKKEEPING: tuple[str, ...] = ("client_metadata", "metadata")
+"""Top-level body keys the model never sees: the client's own bookkeeping. `client_metadata` is Codex's
+(its turn metadata with the git probe, `workspaces[*].has_changes` and `latest_git_commit_hash`, the
+sandbox it reports, its window and installation ids); `metadata` is the Responses API's field of
+key-value tags stored with the response, where a client may put its git state or a run id. The `body`
+matcher leaves them out, so a dirty checkout, another machine or another run does not fail a replay;
+the `metadata` matcher compares them, for a stricter `match_on`."""
 
 METADATA_ONLY = "only client metadata differs (the model's context is the same)"
 """How a mismatch found by the `metadata` matcher alone is introduced (see `metadata_only`)."""
@@ -96,7 +98,7 @@ def body(live: RequestView, recorded: RequestView) -> list[str]:
 
 
 def metadata(live: RequestView, recorded: RequestView) -> list[str]:
-    """The client's bookkeeping (`client_metadata`) must be equal too: opt in with `match_on`."""
+    """The client's bookkeeping (`client_metadata`, `metadata`) must be equal too: opt in with `match_on`."""
     rec, liv = (
         {k: b[k] for k in CLIENT_BOOKKEEPING if k in b} if isinstance(b, dict) else {}
         for b in (recorded.body, live.body)

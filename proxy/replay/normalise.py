@@ -57,10 +57,14 @@ _VERSION_KEY_RE = re.compile(r"(^|[_-])version$", re.IGNORECASE)
 _TIME_KEY_RE = re.compile(r"(^|[_-])(at|timestamp|unix|epoch)([_-](unix|ms|s|secs|seconds))*$", re.IGNORECASE)
 _WINDOW_KEYS = frozenset({CodexHeader.WINDOW_ID.value, "window_id"})
 
+# One path component as it appears in running text: it stops at quotes, backticks, brackets and list
+# punctuation, and does not end with a sentence's full stop or colon, so the text around it is kept
+# ("`/tmp/x`, `/w/repo`." keeps its backticks, comma and full stop).
+_COMPONENT = r"[^/\s\"'<>`,;()\[\]{}|]*[^/\s\"'<>`,;()\[\]{}|.:!?]"
 # Temp locations: a pytest tmp dir counts as a whole, otherwise the first directory under the root.
 _TMP_RE = re.compile(
-    r"(?:/private)?/(?:var/)?tmp/(?:pytest-of-[^/\s\"'<>]+/pytest-\d+/[^/\s\"'<>]+|[^/\s\"'<>]+)"
-    r"|/var/folders/[^/\s]+/[^/\s]+/T/[^/\s\"'<>]+"
+    rf"(?:/private)?/(?:var/)?tmp/(?:pytest-of-{_COMPONENT}/pytest-\d+/{_COMPONENT}|{_COMPONENT})"
+    rf"|/var/folders/{_COMPONENT}/{_COMPONENT}/T/{_COMPONENT}"
 )
 _REDACTED_RE = re.compile(r"<redacted:([a-z_]+):(?:\d+|[0-9a-f]{6})>")
 _ID_RE = re.compile(
@@ -178,7 +182,7 @@ class Normaliser:
         self._cache_key: tuple[object, ...] = ()
         self._cache: dict[str, str] = {}
         temp_root = tempfile.gettempdir().rstrip("/")
-        extra = [] if temp_root in ("/tmp", "/var/tmp", "") else [re.escape(temp_root) + r"/[^/\s\"'<>]+"]
+        extra = [] if temp_root in ("/tmp", "/var/tmp", "") else [re.escape(temp_root) + "/" + _COMPONENT]
         self._tmp_re = re.compile("|".join([_TMP_RE.pattern, *extra]))
 
     def learn(self, body: Any) -> None:

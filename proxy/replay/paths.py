@@ -12,11 +12,17 @@ requests being compared:
 - the owners of skill roots (`X/skills`, `X/skills/.system`, `<skill><path>X/skills/…`) that are not
   under a root already known are paired in order of appearance (`$CODEX_HOME`, or the home holding
   `~/.codex` / `~/.agents`);
+- the writable roots Codex's permissions part lists (`` The writable roots are `/tmp`, `/a/w/repo`. ``)
+  are paired in order when both sides list as many;
 - the user adds what cannot be inferred: `--map-path OLD=NEW` (recorded OLD, live NEW).
 
 Each pair gets one placeholder (`<root>`, `<home>`, `<mapped>`, numbered from the second on), which
 each side's `Normaliser` writes in place of its own prefix. A request that names no working directory
-falls back to the process-level one (the recording header's `cwd`, the replayer's own).
+(Codex's WebSocket prewarm holds only the base prompt and the tools) falls back to the process-level
+ones (the recording header's `cwd`, the replayer's own), but only provisionally: the first request that
+names its directories replaces a fallback pair they contradict, so a replayer started in an unrelated
+directory learns the checkouts from the frames themselves. `describe` and `suggest_map_path` say, in a
+mismatch about paths, which roots were inferred and which `--map-path` would pair what they missed.
 
 The answers go the other way: a recorded answer names recorded paths (an apply_patch `*** Add File:
 /home/ann/w/repo/notes.txt`, an exec_command `workdir`), and served as recorded it would make the live
@@ -34,12 +40,25 @@ from typing import Any
 
 from ctxscope.proxy.model import SseEvent
 
-__all__ = ["PathMap", "infer_roots", "parse_map_path", "request_cwds", "request_workspaces", "skill_owners"]
+__all__ = [
+    "PathMap",
+    "first_path_difference",
+    "infer_roots",
+    "parse_map_path",
+    "request_cwds",
+    "request_workspaces",
+    "request_writable_roots",
+    "skill_owners",
+    "string_at",
+    "suggest_map_path",
+]
 
 _CWD_TAG_RE = re.compile(r"<cwd>([^<]+)</cwd>")
 # An absolute path up to a `skills` component: the owner of a skill root (CODEX_HOME, ~/.agents, a repo).
 _SKILLS_RE = re.compile(r"(/[^\s`'\"<>()|,;]*?)/skills(?=/|`|<|\s|\)|$)")
 _HOME_MARKERS = (".codex", ".agents")
+_WRITABLE_RE = re.compile(r"writable roots are ((?:`[^`]+`(?:, )?)+)")
+_ABS_PATH_RE = re.compile(r"(?<![\w<>.-])/[^\s`'\"<>,;()\[\]{}|]+")
 _PATH_TAIL = r"(?![\w.-])"  # a path ends where a path character does not follow
 
 
@@ -101,6 +120,16 @@ def request_workspaces(body: Any) -> list[str]:
     return _ordered(found)
 
 
+def request_writable_roots(body: Any) -> list[str]:
+    """The writable roots Codex's permissions part lists, in order (the last listing wins)."""
+    found: list[str] = []
+    for _, node in _walk_strings(body):
+        if isinstance(node, str) and "writable roots are" in node:
+            for match in _WRITABLE_RE.finditer(node):
+                found = [c for p in re.findall(r"`([^`]+)`", match.group(1)) if (c := _clean(p))]
+    return found
+
+
 def skill_owners(body: Any) -> list[str]:
     """Directories holding skill roots (`X` of `X/skills/…`; the home for `~/.codex`, `~/.agents`)."""
     found: list[str] = []
@@ -144,6 +173,47 @@ def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root + "/")
 
 
+def first_path_difference(recorded: Any, live: Any) -> tuple[tuple[str | int, ...], str, str] | None:
+    """The first pair of differing strings (at the same JSON place) that name paths, in document order:
+    (their place as keys and indices, the recorded string, the live string)."""
+    if isinstance(recorded, dict) and isinstance(live, dict):
+        for key in recorded:
+            if key in live and (found := first_path_difference(recorded[key], live[key])):
+                return (key, *found[0]), found[1], found[2]
+    elif isinstance(recorded, list) and isinstance(live, list):
+        for index, (rec_item, live_item) in enumerate(zip(recorded, live, strict=False)):
+            if found := first_path_difference(rec_item, live_item):
+                return (index, *found[0]), found[1], found[2]
+    elif isinstance(recorded, str) and isinstance(live, str) and recorded != live:
+        if "/" in recorded or "/" in live or "<root" in recorded + live:
+            return (), recorded, live
+    return None
+
+
+def string_at(value: Any, where: tuple[str | int, ...]) -> str | None:
+    """The string at `where` in `value` (None if the place does not hold one)."""
+    for key in where:
+        if isinstance(value, dict) and isinstance(key, str) and key in value:
+            value = value[key]
+        elif isinstance(value, list) and isinstance(key, int) and 0 <= key < len(value):
+            value = value[key]
+        else:
+            return None
+    return value if isinstance(value, str) else None
+
+
+def suggest_map_path(recorded_text: str, live_text: str) -> str | None:
+    """`--map-path OLD=NEW` pairing the first absolute path of one text that the other lacks."""
+    rec_paths = [p.rstrip(".:") for p in _ABS_PATH_RE.findall(recorded_text)]
+    live_paths = [p.rstrip(".:") for p in _ABS_PATH_RE.findall(live_text)]
+    rec_only = [p for p in rec_paths if p not in live_paths]
+    live_only = [p for p in live_paths if p not in rec_paths]
+    if not rec_only or not live_only:
+        return None
+    roots = infer_roots(rec_only[0], live_only[0])
+    return f"--map-path {roots[0]}={roots[1]}" if roots is not None else None
+
+
 @dataclass
 class PathMap:
     """Pairs of (recorded prefix, live prefix), each with the placeholder both sides write for it."""
@@ -152,6 +222,8 @@ class PathMap:
     """Recorded prefix → placeholder."""
     live: dict[str, str] = field(default_factory=dict)
     """Live prefix → placeholder."""
+    _provisional: set[str] = field(default_factory=set, repr=False, compare=False)
+    """Recorded prefixes paired from the process-level cwds, not from what a request named."""
     _live_key: tuple[tuple[str, str], ...] = field(default=(), init=False, repr=False, compare=False)
     _live_re: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -172,29 +244,73 @@ class PathMap:
         recorded_default: str | None = None,
         live_default: str | None = None,
     ) -> bool:
-        """Learn pairs from two requests compared with each other; True if something new was learned."""
+        """Learn pairs from two requests compared with each other; True if something new was learned.
+
+        What the requests name comes first; the defaults (process-level cwds) count only when neither
+        names a working directory, and are dropped as soon as a named pair contradicts them.
+        """
         learned = False
         rec_cwds, live_cwds = request_cwds(recorded_body), request_cwds(live_body)
-        pairs: list[tuple[str, str]] = []
+        named: list[tuple[str, str]] = []
         if len(rec_cwds) == len(live_cwds):
-            pairs += zip(rec_cwds, live_cwds, strict=True)
-        rec_current = rec_cwds[-1] if rec_cwds else recorded_default
-        live_current = live_cwds[-1] if live_cwds else live_default
-        if rec_current and live_current and rec_current != "/" and live_current != "/":
-            pairs.append((rec_current, live_current))
-        rec_ws, live_ws = request_workspaces(recorded_body), request_workspaces(live_body)
-        if len(rec_ws) == len(live_ws):
-            pairs += zip(rec_ws, live_ws, strict=True)
-        for rec, live in pairs:
+            named += zip(rec_cwds, live_cwds, strict=True)
+        if rec_cwds and live_cwds:
+            named.append((rec_cwds[-1], live_cwds[-1]))
+        for found in (request_workspaces, request_writable_roots):
+            rec_ws, live_ws = found(recorded_body), found(live_body)
+            if len(rec_ws) == len(live_ws):
+                named += zip(rec_ws, live_ws, strict=True)
+        for rec, live in named:
+            if "/" in (rec, live):
+                continue
+            self._drop_contradicted(rec, live)  # equal paths too: a fallback pair must not map them
             roots = infer_roots(rec, live)
             if roots is not None and not self._covered(*roots):
                 learned |= self.add(roots[0], roots[1], "root")
+        rec_current = rec_cwds[-1] if rec_cwds else recorded_default
+        live_current = live_cwds[-1] if live_cwds else live_default
+        if not (rec_cwds and live_cwds) and rec_current and live_current:
+            if "/" not in (rec_current, live_current):
+                roots = infer_roots(rec_current, live_current)
+                if roots is not None and not self._covered(*roots) and self.add(roots[0], roots[1], "root"):
+                    self._provisional.add(roots[0])
+                    learned = True
         rec_owners = [o for o in skill_owners(recorded_body) if not self._known(o, self.recorded)]
         live_owners = [o for o in skill_owners(live_body) if not self._known(o, self.live)]
         if len(rec_owners) == len(live_owners):
             for rec, live in zip(rec_owners, live_owners, strict=True):
                 learned |= self.add(rec, live, "home")
         return learned
+
+    def _drop_contradicted(self, recorded: str, live: str) -> None:
+        """Forget fallback pairs that a pair of paths the requests name contradicts (the requests know
+        better): a fallback pair contradicts it when it covers either path but does not map one onto
+        the other."""
+        for rec_root in list(self._provisional):
+            placeholder = self.recorded.get(rec_root)
+            live_root = next((p for p, ph in self.live.items() if ph == placeholder), None)
+            if live_root is None:
+                continue
+            covers = _under(recorded, rec_root) or _under(live, live_root)
+            maps = (
+                _under(recorded, rec_root)
+                and _under(live, live_root)
+                and recorded[len(rec_root) :] == live[len(live_root) :]
+            )
+            if covers and not maps:
+                self._provisional.discard(rec_root)
+                self.recorded.pop(rec_root, None)
+                self.live.pop(live_root, None)
+
+    def describe(self) -> str:
+        """The pairs in use, for a person: `recorded /a/w = live /b/w-second (<root>)`, …"""
+        live_of = {placeholder: live for live, placeholder in self.live.items()}
+        pairs = [
+            f"recorded {rec} = live {live_of.get(ph, '?')} ({ph}"
+            + (", from the processes' cwds)" if rec in self._provisional else ")")
+            for rec, ph in self.recorded.items()
+        ]
+        return "; ".join(pairs) if pairs else "none"
 
     def _covered(self, recorded: str, live: str) -> bool:
         """Both already map under one pair (a deeper cwd of a known checkout)."""

@@ -29,10 +29,10 @@ from typing import Any
 from ctxscope.proxy.endpoints import classify_endpoint
 from ctxscope.proxy.redact import PLACEHOLDER_RE, PlaceholderBinding, Redactor
 from ctxscope.proxy.replay.cassette import Answer, Cassette, CassetteEntry
-from ctxscope.proxy.replay.matching import RequestView, match_requests, request_path
+from ctxscope.proxy.replay.matching import RequestView, match_requests, metadata_only, request_path
 from ctxscope.proxy.replay.normalise import Normaliser
 from ctxscope.proxy.replay.options import ReplayOptions
-from ctxscope.proxy.replay.paths import PathMap
+from ctxscope.proxy.replay.paths import PathMap, first_path_difference, string_at, suggest_map_path
 from ctxscope.proxy.replay.report import Mismatch, ReplayReport
 
 __all__ = ["MISMATCH_STATUS", "ReplaySession", "error_answer", "is_model_path"]
@@ -199,7 +199,23 @@ class ReplaySession:
         )
         recorded = RequestView(entry.method, entry.path, recorded_norm)
         live = RequestView(method, live_path, live_norm)
-        return match_requests(live, recorded, self.options.match_on), redacted
+        differences = match_requests(live, recorded, self.options.match_on)
+        if differences and not metadata_only(differences):
+            hint = self._paths_hint(recorded_body, live_body, recorded_norm, live_norm)
+            if hint:
+                differences.append(hint)
+        return differences, redacted
+
+    def _paths_hint(self, recorded_body: Any, live_body: Any, recorded_norm: Any, live_norm: Any) -> str | None:
+        """For a mismatch in a text that names paths: the roots inferred, and a `--map-path` to add."""
+        found = first_path_difference(recorded_norm, live_norm)
+        if found is None:
+            return None
+        where, rec_text, live_text = found
+        raw_rec, raw_live = string_at(recorded_body, where), string_at(live_body, where)
+        suggestion = suggest_map_path(raw_rec or rec_text, raw_live or live_text)
+        line = f"paths: roots inferred: {self.paths.describe()}"
+        return f"{line}; to pair what they miss: {suggestion}" if suggestion else line
 
     def count_in_flight(self, delta: int) -> None:
         with self.report._lock:

@@ -79,3 +79,32 @@ def test_the_demo_ends_in_the_tui_only_in_a_terminal_without_no_tui() -> None:
     assert not opens_tui(True, stdin_tty=True, stdout_tty=True)  # --no-tui: the printed report
     assert not opens_tui(False, stdin_tty=False, stdout_tty=True)
     assert not opens_tui(False, stdin_tty=True, stdout_tty=False)  # piped: the report
+
+
+@pytest.mark.parametrize("tour", [False, True], ids=["demo", "tour"])
+def test_the_machines_shell_profile_stays_out_of_the_tool_outputs(tmp_path: Path, tour: bool) -> None:
+    # A login shell sources the user's profile; on a machine with pyenv it fails inside the sandbox and
+    # every tool output began with its error. Here a profile that writes to stderr (and stdout).
+    user = tmp_path / "user"
+    user.mkdir()
+    noise = "echo PROFILE-NOISE-ERR >&2; echo PROFILE-NOISE-OUT\n"
+    for name in (".profile", ".bash_profile", ".bashrc", ".bash_login"):
+        (user / name).write_text(noise)
+    capture = tmp_path / "run.jsonl"
+    env = {**os.environ, "HOME": str(user), "CTXSCOPE_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
+    args = ["demo", *(["--tour"] if tour else []), "--no-tui", "--workdir", str(tmp_path / "work")]
+    proc = subprocess.run(
+        [sys.executable, "-m", "ctxscope.cli", *args, "--capture", str(capture)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Output:" in proc.stderr  # tool outputs are shown
+    assert "PROFILE-NOISE" not in proc.stdout + proc.stderr
+    assert "PROFILE-NOISE" not in capture.read_text()
+    # the profile does write when a login shell reads it: the test would see the noise
+    shown = subprocess.run(["bash", "-lc", "true"], env=env, capture_output=True, text=True, timeout=30)
+    assert "PROFILE-NOISE-ERR" in shown.stderr

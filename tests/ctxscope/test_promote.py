@@ -44,7 +44,7 @@ def test_a_promoted_turn_replays_into_the_same_client_and_catches_a_change(tmp_p
     marker = '@pytest.mark.ctxscope_cassette("first.jsonl", in_process=True, past_end="allow")'
     assert (
         marker in result.stdout
-        and "replay_agent(ctxscope_cassette, PROJECT, tmp_path, PROMPTS)" in result.stdout
+        and "replay_agent(ctxscope_cassette, PROJECT, tmp_path, PROMPTS, files=AGENTS_FILES)" in result.stdout
     )
     original, promoted = read_recording(recording), read_recording(cassette)
     assert promoted.header.meta["promoted_turn"] == 1

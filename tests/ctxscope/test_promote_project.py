@@ -2,8 +2,9 @@
 
 A project (a git checkout with AGENTS.md files) where ctxscope's agent ran a two-prompt session with
 capture on; `promote --turn 2` from the project root prints the test; it is written as printed to
-tests/test_<name>.py and pytest runs it in the project (a subprocess, as a user's CI would). It passes;
-after one AGENTS.md line changes it fails, its first line naming AGENTS.md, and with
+tests/test_<name>.py and pytest runs it in the project (a subprocess, as a user's CI would). It passes,
+there and pasted into another project (it carries the AGENTS.md files the recording read); after the
+AGENTS.md line it carries changes it fails, its first line naming AGENTS.md, and with
 `GITHUB_STEP_SUMMARY` set the context diff lands there as markdown. A cassette test that sends nothing
 fails ("not used") unless marked optional; the test for another client fails in one line until its
 call is added. A dirty checkout and a new commit (Codex's git probe in the turn metadata) fail nothing.
@@ -45,11 +46,23 @@ def test_the_printed_test_runs_as_pasted_and_fails_naming_agents_md(
     assert 'PROMPTS = ["say hi", "now say bye"]' in text
     (repo / "tests" / "test_hello.py").write_text(text, encoding="utf-8")  # pasted verbatim
 
+    assert 'AGENTS_FILES = {\n    "AGENTS.md": "Run the tests before you finish.\\n",\n}' in text
     passed = _pytest(repo)
     assert passed.returncode == 0 and "1 passed" in passed.stdout, passed.stdout[-4000:]
 
-    agents = repo / "AGENTS.md"
-    agents.write_text(agents.read_text() + "Never guess.\n", encoding="utf-8")
+    # pasted into another project (its own AGENTS.md, another tree), with the cassette: it passes too
+    other = tmp_path / "elsewhere" / "other-project"
+    (other / "tests" / "cassettes").mkdir(parents=True)
+    (other / "AGENTS.md").write_text("Another project's rules.\n", encoding="utf-8")
+    (other / "tests" / "cassettes" / "hello.jsonl").write_bytes((repo / "tests/cassettes/hello.jsonl").read_bytes())
+    (other / "tests" / "test_hello.py").write_text(text, encoding="utf-8")
+    elsewhere = _pytest(other)
+    assert elsewhere.returncode == 0 and "1 passed" in elsewhere.stdout, elsewhere.stdout[-4000:]
+
+    # the AGENTS.md line the test carries changes: it fails, naming AGENTS.md
+    changed = text.replace("Run the tests before you finish.\\n", "Run the tests before you finish.\\nNever guess.\\n")
+    assert changed != text
+    (repo / "tests" / "test_hello.py").write_text(changed, encoding="utf-8")
     summary = tmp_path / "summary.md"
     failed = _pytest(repo, env={"GITHUB_STEP_SUMMARY": str(summary)})
     assert failed.returncode == 1 and "1 failed" in failed.stdout, failed.stdout[-4000:]

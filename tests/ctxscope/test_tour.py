@@ -67,6 +67,7 @@ def test_the_tour_shows_every_mechanism_and_catches_a_prompt_change(tmp_path: Pa
         "base-instructions-changed.md",
         "repo",
         "sessions",
+        "shell-home",  # the commands' HOME: the machine's shell profile stays out of the tool outputs
         "skills",
         "tour-config.toml",
     ]

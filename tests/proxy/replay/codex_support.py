@@ -1,7 +1,9 @@
-"""The real Codex CLI for replay tests: a pinned version from the test cache, and one `codex exec` run.
+"""The real Codex CLI for tests: a pinned version from the test cache, one `codex exec` run, the TUI in tmux.
 
 The CLI is installed with npm into `CTXSCOPE_TEST_CACHE` (default `~/.cache/ctxscope-tests`) under
-`codex-<version>`, once; without npm or registry access the test is skipped, saying why.
+`codex-<version>`, once; without npm or registry access the test is skipped, saying which release was
+missing. `CODEX_VERSION` is what the suite pins; `NEWEST` is the newest release tried (see
+docs/codex-versions.md); tests that must hold for every release take `CODEX_VERSIONS`.
 """
 
 from __future__ import annotations
@@ -10,12 +12,15 @@ import os
 import shutil
 import signal
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 CODEX_VERSION = "0.169.0"
+NEWEST = "0.171.0"
+CODEX_VERSIONS = (CODEX_VERSION, NEWEST)
 RUN_TIMEOUT_S = 120
 INSTALL_TIMEOUT_S = 600
 
@@ -29,7 +34,7 @@ def codex_binary(version: str = CODEX_VERSION) -> Path:
         return binary
     npm = shutil.which("npm")
     if npm is None:
-        pytest.skip(f"npm is not installed: cannot install @openai/codex@{version}")
+        pytest.skip(f"Codex {version} is missing: npm is not installed to install @openai/codex@{version}")
     prefix.mkdir(parents=True, exist_ok=True)
     try:
         proc = subprocess.run(
@@ -41,10 +46,10 @@ def codex_binary(version: str = CODEX_VERSION) -> Path:
             check=False,
         )
     except subprocess.TimeoutExpired:
-        pytest.skip(f"npm install @openai/codex@{version} took over {INSTALL_TIMEOUT_S} s")
+        pytest.skip(f"Codex {version} is missing: npm install @openai/codex@{version} took over {INSTALL_TIMEOUT_S} s")
     if proc.returncode != 0 or not binary.exists():
         last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        pytest.skip(f"npm install @openai/codex@{version} failed: {last}")
+        pytest.skip(f"Codex {version} is missing: npm install @openai/codex@{version} failed: {last}")
     return binary
 
 
@@ -95,3 +100,125 @@ def run_codex(binary: Path, home: Path, user: Path, cwd: Path, *args: str) -> st
     """One `codex exec` (see `exec_codex`); stdout + stderr."""
     run = exec_codex(binary, home, user, cwd, *args)
     return run.stdout + run.stderr
+
+
+SCREEN_TIMEOUT_S = 120  # generous: the TUI (and its daemon) start slowly on a loaded machine
+
+
+class CodexTui:
+    """One detached tmux session (120x40) running a command line: keys in, screen text out.
+
+    The pane stays once the command exits (`remain-on-exit`), so its last lines can still be read.
+    """
+
+    def __init__(self, name: str, cwd: Path, command: list[str], env: dict[str, str]) -> None:
+        if shutil.which("tmux") is None:
+            pytest.skip("tmux is not installed: cannot drive the Codex TUI")
+        self.name = name
+        settings = [f"{k}={v}" for k, v in env.items()]
+        subprocess.run(
+            [
+                "tmux",
+                "new-session",
+                "-d",
+                "-s",
+                name,
+                "-x",
+                "120",
+                "-y",
+                "40",
+                "-c",
+                str(cwd),
+                "env",
+                *settings,
+                *command,
+                ";",
+                "set-option",
+                "-t",
+                name,
+                "remain-on-exit",
+                "on",
+            ],
+            check=True,
+        )
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.name, *(["-l"] if literal else []), *keys], check=True)
+
+    def screen(self) -> str:
+        done = subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True)
+        return done.stdout
+
+    def exited(self) -> bool:
+        shown = subprocess.run(
+            ["tmux", "display-message", "-p", "-t", self.name, "#{pane_dead}"], capture_output=True, text=True
+        )
+        return shown.stdout.strip() != "0"
+
+    def wait_for(self, text: str) -> str:
+        """Poll until `text` is on screen, answering the first-launch pickers on the way."""
+        deadline = time.monotonic() + SCREEN_TIMEOUT_S
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            if self.exited():
+                break
+            if "Trust this folder?" in screen or "Do you trust" in screen:
+                self.keys("Enter")
+            elif "Use existing model" in screen:
+                self.keys("Down")
+                time.sleep(0.3)
+                self.keys("Enter")
+            time.sleep(0.5)
+        pytest.fail(f"the Codex TUI never showed {text!r}; last screen:\n{self.screen()}")
+
+    def ask(self, prompt: str, answer: str) -> None:
+        """Type `prompt` once the composer shows, submit it, wait for `answer`."""
+        self.wait_for("Ask Codex")
+        self.keys(prompt, literal=True)
+        time.sleep(0.3)
+        self.keys("Enter")
+        self.wait_for(answer)
+
+    def quit(self) -> str:
+        """`/quit`, then wait for the command to exit; its last screen."""
+        self.keys("/quit", literal=True)
+        time.sleep(0.3)
+        self.keys("Enter")
+        deadline = time.monotonic() + SCREEN_TIMEOUT_S
+        while time.monotonic() < deadline and not self.exited():
+            time.sleep(0.3)
+        assert self.exited(), self.screen()
+        return self.screen()
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+def processes_with(setting: str) -> list[int]:
+    """The pids of live processes whose environment holds `setting` (`NAME=value`)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if setting in (entry / "environ").read_bytes().decode(errors="replace").split("\0"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def stop_processes(pids: list[int]) -> None:
+    """SIGTERM, then SIGKILL after a bounded wait, to processes this test started."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        for _ in range(50):
+            if not any(Path(f"/proc/{pid}").exists() for pid in pids):
+                return
+            time.sleep(0.1)

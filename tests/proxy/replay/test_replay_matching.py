@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from ctxscope.proxy.replay.matching import (
     MAX_DIFFERENCES,
     RequestView,
@@ -160,3 +164,33 @@ def test_codex_git_probe_is_client_bookkeeping_compared_only_with_the_metadata_m
         "input[1].arguments.workspaces added (live 1)"
     ]
     assert not metadata_only(["input[1].arguments.workspaces added (live 1)", *found])
+
+
+def test_a_clients_responses_metadata_is_bookkeeping_too(tmp_path: Path) -> None:
+    # A real openai-python client tags its requests with the Responses `metadata` field (its git state,
+    # a run id): recorded through the proxy, replayed strictly with other tags, it is served; the
+    # `metadata` matcher still compares it, naming the field.
+    from openai import APIStatusError, OpenAI
+
+    from ctxscope.proxy.replay import serve_cassette
+    from ctxscope.proxy.testing import FakeUpstream, capture_proxy
+
+    def ask(base_url: str, run: str) -> str:
+        client = OpenAI(api_key="sk-meta-test", base_url=f"{base_url}/v1", max_retries=0, timeout=30)
+        tags = {"run": run, "git": run * 3}
+        stream = client.responses.create(model="gpt-test", input="hello", metadata=tags, stream=True)
+        return "".join(event.delta for event in stream if event.type == "response.output_text.delta")
+
+    capture = tmp_path / "meta.jsonl"
+    with FakeUpstream() as upstream, capture_proxy(upstream.url, capture) as proxy:
+        recorded = ask(proxy.url, "1")
+    with serve_cassette(capture, match="strict") as server:
+        assert ask(server.url, "2") == recorded == "ok"
+        assert server.report.problems() == []
+    strict = ["method", "path", "body", "metadata"]
+    with serve_cassette(capture, match="strict", match_on=strict) as server:
+        with pytest.raises(APIStatusError):
+            ask(server.url, "2")
+        [mismatch] = server.report.mismatches
+    assert metadata_only(mismatch.differences)
+    assert mismatch.differences[0].startswith("metadata.run differs: ")

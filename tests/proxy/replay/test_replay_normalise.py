@@ -94,6 +94,18 @@ def test_temp_paths_including_pytest_tmp_dirs() -> None:
     assert a == b == "<tmp>/repo/a.py and <tmp>/x"
 
 
+def test_the_text_around_a_path_is_kept() -> None:
+    # Codex's permissions part lists its writable roots in backticks, TMPDIR's value among them: the
+    # placeholders take the paths and leave every backtick, comma and full stop where it was.
+    n = Normaliser(cwds={"/work/w/repo"})
+    text = "The writable roots are `/tmp`, `$TMPDIR`, `/tmp/user-tmp`, `/work/w/repo`."
+    assert n.text(text) == "The writable roots are `/tmp`, `$TMPDIR`, `<tmp>`, `<cwd>`."
+    assert n.text("see /tmp/abc. Then (/tmp/x/y), [/tmp/z]; /tmp/q: done") == (
+        "see <tmp>. Then (<tmp>/y), [<tmp>]; <tmp>: done"
+    )
+    assert n.text("/tmp/a.b.c and /tmp/pytest-of-ann/pytest-1/t0/repo.") == "<tmp> and <tmp>/repo."
+
+
 def test_find_cwds_reads_environment_context_and_metadata() -> None:
     body = {
         "input": [

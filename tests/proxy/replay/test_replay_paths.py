@@ -17,7 +17,9 @@ from ctxscope.proxy.replay.paths import (
     parse_map_path,
     request_cwds,
     request_workspaces,
+    request_writable_roots,
     skill_owners,
+    suggest_map_path,
 )
 from ctxscope.proxy.testing import SseReply, custom_tool_call, function_call, response_stream
 from tests.proxy.replay.replay_support import Run, codex_body, headers, post, record_session
@@ -82,6 +84,29 @@ def test_the_process_cwds_are_used_only_when_a_request_names_none() -> None:
     rec, live = {"input": "/home/ann/proj/x.py"}, {"input": "/srv/ci/proj/x.py"}
     bare.learn(rec, live, "/home/ann/proj", "/srv/ci/proj")
     assert bare.recorded == {"/home/ann": "<root>"} and bare.live == {"/srv/ci": "<root>"}
+
+
+def test_a_prewarm_naming_no_directory_does_not_fix_the_roots() -> None:
+    # Codex's WebSocket prewarm holds only the base prompt: the pair it falls back to (the recording's
+    # cwd, a replayer started in an unrelated directory) gives way to what the next frame names.
+    paths = PathMap()
+    prewarm = {"input": [{"type": "message", "role": "developer", "content": [{"text": "You are Codex."}]}]}
+    assert paths.learn(prewarm, prewarm, "/a/w/repo", "/srv/unrelated")
+    assert "from the processes' cwds" in paths.describe()
+    assert paths.learn(codex_like("/a/w/repo", "/a/home", "/a/w/repo"), codex_like("/b/w2/repo", "/b/h", "/b/w2/repo"))
+    assert paths.recorded["/a/w"] == paths.live["/b/w2"] == "<root>"
+    assert "/a/w/repo" not in paths.recorded and "/srv/unrelated" not in paths.live
+    recorded, live = (Normaliser(roots=side) for side in (paths.recorded, paths.live))
+    assert recorded.text("<cwd>/a/w/repo</cwd>") == live.text("<cwd>/b/w2/repo</cwd>") == "<cwd><root>/repo</cwd>"
+    assert paths.describe().startswith("recorded /a/w = live /b/w2 (<root>)")
+
+
+def test_writable_roots_are_paired_and_a_mismatch_suggests_a_map_path() -> None:
+    text = "The writable roots are `/tmp`, `/a/w/repo`, `/a/extra`.\n"
+    assert request_writable_roots({"input": [{"content": [{"text": text}]}]}) == ["/tmp", "/a/w/repo", "/a/extra"]
+    suggested = suggest_map_path("roots `/tmp`, `<root>/repo`, `/a/data/x`.", "roots `/tmp`, `<root>/repo`, `/b/d2/x`.")
+    assert suggested == "--map-path /a/data=/b/d2"
+    assert suggest_map_path("no paths", "none here") is None
 
 
 def test_a_user_mapping_and_its_errors() -> None:
@@ -159,3 +184,23 @@ def test_a_replayed_tool_call_names_the_live_checkout(tmp_path: Path) -> None:
     assert items[0]["input"] == notes.replace("/home/ann/w", "/srv/ci/w-second")
     assert json.loads(items[1]["arguments"])["workdir"] == live.cwd
     assert "/home/ann" not in answer.text
+
+
+def test_a_path_mismatch_names_the_roots_and_the_map_path_that_would_pair_it(tmp_path: Path) -> None:
+    recorded = Run(cwd="/home/ann/w/repo")
+    cassette = record_session(
+        tmp_path / "data.jsonl",
+        {"cwd": recorded.cwd},
+        [SseReply(response_stream())],
+        lambda url: [post(url, codex_body(recorded, 1, "read /home/ann/data/x.csv"), recorded)],
+    )
+    live = Run(cwd="/srv/ci/w-second/repo")
+    transport = CassetteTransport(cassette, live_cwd="/somewhere/else")
+    with httpx.Client(transport=transport, base_url="http://cassette.invalid") as client:
+        answer = client.post("/v1/responses", json=codex_body(live, 1, "read /srv/ci/d2/x.csv"), headers=headers(live))
+    assert answer.status_code == 400
+    [mismatch] = transport.report.mismatches
+    assert mismatch.differences[-1] == (
+        "paths: roots inferred: recorded /home/ann/w = live /srv/ci/w-second (<root>); "
+        "to pair what they miss: --map-path /home/ann/data=/srv/ci/d2"
+    )
