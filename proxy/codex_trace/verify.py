@@ -34,7 +34,7 @@ class Agreement:
     trace_requests: int
     prewarms: int = 0
     forms: dict[str, str] = field(default_factory=dict)
-    """`wire` and `trace` → `full` (whole input) or `frame` (new items + previous_response_id)."""
+    """`wire` and `trace` → `full` (whole input), `frame` (new items + previous_response_id) or `mixed`."""
     difference: str | None = None
     """The first request and JSON path where they differ, or why they cannot be paired."""
 
@@ -97,18 +97,54 @@ def first_difference(recorded: Any, traced: Any, path: str = "$") -> str | None:
 
 
 def _form(bodies: list[dict[str, Any]]) -> str:
-    return "frame" if any(b.get("previous_response_id") for b in bodies) else "full"
+    chained = [bool(b.get("previous_response_id")) for b in bodies]
+    return "frame" if all(chained) and chained else "mixed" if any(chained) else "full"
+
+
+SEND_TIME_STAMPS = ("x-codex-ws-stream-request-start-ms",)
+"""`client_metadata` keys Codex stamps on a WebSocket frame as it sends it: no trace can hold them."""
+
+
+def _full_forms(model: list[Exchange]) -> dict[int, dict[str, Any]]:
+    """Each chained frame's body as a full request: the chain's input and output rebuilt, no frame keys."""
+    contexts: dict[str, list[Any]] = {}
+    full: dict[int, dict[str, Any]] = {}
+    for exchange in model:
+        body = exchange.request_body
+        items = list(body.get("input") or [])
+        previous = body.get("previous_response_id")
+        if previous in contexts:
+            items = [*contexts[previous], *items]
+        response = exchange.response or {}
+        if response.get("id"):
+            contexts[str(response["id"])] = [*items, *(response.get("output") or [])]
+        if previous is not None or body.get("type") == "response.create":
+            rebuilt = {k: v for k, v in body.items() if k not in ("type", "previous_response_id")}
+            rebuilt["input"] = items
+            meta = rebuilt.get("client_metadata")
+            if isinstance(meta, dict):
+                rebuilt["client_metadata"] = {k: v for k, v in meta.items() if k not in SEND_TIME_STAMPS}
+            full[id(body)] = rebuilt
+    return full
 
 
 def verify_exchanges(recording: list[Exchange], trace: list[Exchange]) -> Agreement:
-    """Pair the recording's model requests with the trace's inferences in order and compare each body."""
+    """Pair the recording's model requests with the trace's inferences in order and compare each body.
+
+    A trace request in full form (no `previous_response_id`) held against a chained WebSocket frame is
+    compared with the frame's chain rebuilt (Codex 0.169.0 traces the first request after a prewarm so).
+    """
     model = [e for e in recording if e.is_model_request]
+    full = _full_forms(model)
     wire = [e.request_body for e in model if e.request_body.get("generate") is not False]
     traced = [e.request_body for e in trace if isinstance(e.request_body, dict)]
+    result_forms = {"wire": _form(wire), "trace": _form(traced)}
     result = Agreement(0, 0, len(wire), len(traced), prewarms=len(model) - len(wire))
-    result.forms = {"wire": _form(wire), "trace": _form(traced)}
+    result.forms = result_forms
     for number, (ours, theirs) in enumerate(zip(wire, traced, strict=False), start=1):
         result.compared += 1
+        if theirs.get("previous_response_id") is None and id(ours) in full:
+            ours = full[id(ours)]
         found = first_difference(ours, theirs)
         if found:
             result.difference = f"request {number} differs at {found}"
