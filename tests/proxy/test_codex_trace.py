@@ -137,3 +137,34 @@ def test_bad_bundles_are_one_line_each_and_the_rest_is_imported(
     imported = read_recording(out).exchanges
     assert len(imported) >= 1
     assert any(e.request_body["input"][-1]["content"][0]["text"] == "second prompt" for e in imported)
+
+
+def test_imported_session_replays_strictly_into_a_fresh_codex_elsewhere(
+    session: tuple[str, Path, Path], tmp_path: Path
+) -> None:
+    from ctxscope.proxy.replay import serve_cassette
+
+    version, wire, traces = session
+    imported = tmp_path / "imported.jsonl"
+    assert run_cli("import", "codex-trace", str(traces), "-o", str(imported)).returncode == 0
+    binary = codex_binary(version)
+    home, user, repo = (tmp_path / "elsewhere" / n for n in ("other-home", "person", "checkout"))
+    for directory in (home, user, repo):
+        directory.mkdir(parents=True)
+    with serve_cassette(imported, match="strict", live_cwd=str(tmp_path / "elsewhere")) as server:
+        (home / "config.toml").write_text(
+            'model = "gpt-5.5"\nmodel_provider = "local"\nsandbox_mode = "workspace-write"\n'
+            'approval_policy = "never"\n[model_providers.local]\nname = "local"\n'
+            f'base_url = "{server.url}/v1"\nwire_api = "responses"\nenv_key = "LOCAL_KEY"\n'
+            "request_max_retries = 0\nstream_max_retries = 0\n"
+        )
+        first = exec_codex(binary, home, user, repo, "please run echo")
+        found = re.search(r"session id: (\S+)", first.stderr)
+        assert found, first.stderr[-2000:]
+        exec_codex(binary, home, user, repo, "resume", found.group(1), "second prompt")
+        report = server.report
+    assert report.problems() == [], report.problems()
+    assert report.served == 3 and report.remaining == 0
+    assert report.synthesised == 3  # every answer was built from the trace's output items
+    assert "3 as streams synthesised" in report.summary()
+    assert first.stdout.strip() == "done"
