@@ -100,6 +100,13 @@ def test_imported_trace_equals_the_wire_capture_body_for_body(session: tuple[str
     # 0.171.0 names the permissions profile; 0.169.0 writes the sandbox policy as Rust debug text
     assert sess.get("permissions_profile") == "workspace-write" or "WorkspaceWrite" in sess["sandbox_policy"]
 
+    # the tool's own time and exit status, which no proxy sees, in show (text and JSON)
+    shown = run_cli("show", str(out), "-t", "1")
+    assert re.search(r"ran: (<1|[\d,]+) ms, exit 0", shown.stdout), shown.stdout
+    doc = json.loads(run_cli("show", str(out), "-t", "1", "-f", "json").stdout)
+    [timed] = [i for i in doc["turn"]["answer"]["output"] if i["type"] == "function_call"]
+    assert timed["exit_code"] == 0 and timed["run_status"] == "completed" and timed["duration_ms"] >= 0
+
     info = run_cli("info", str(out))
     assert info.returncode == 0, info.stderr
     assert re.search(r"exchanges\s+3 \(responses 3\)", info.stdout), info.stdout
