@@ -175,3 +175,41 @@ def test_imported_session_replays_strictly_into_a_fresh_codex_elsewhere(
     assert report.synthesised == 3  # every answer was built from the trace's output items
     assert "3 as streams synthesised" in report.summary()
     assert first.stdout.strip() == "done"
+
+
+def test_import_holds_the_inferences_and_tool_calls_codex_trace_reduce_finds(
+    session: tuple[str, Path, Path], tmp_path: Path
+) -> None:
+    import subprocess
+
+    from ctxscope.proxy.codex_trace import bundle_exchanges
+
+    version, _, traces = session
+    binary = codex_binary(version)
+    bundles, _ = find_bundles([traces])
+    for bundle in bundles:
+        state_file = tmp_path / f"{bundle.name}.json"
+        reduced = subprocess.run(
+            [str(binary), "debug", "trace-reduce", str(bundle), "-o", str(state_file)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+        if reduced.returncode != 0 and "unrecognized subcommand" in reduced.stderr:
+            pytest.skip(f"codex {version} has no `debug trace-reduce`")
+        assert reduced.returncode == 0, reduced.stderr[-2000:]
+        state = json.loads(state_file.read_text())
+        imported = bundle_exchanges(read_bundle(bundle)).exchanges
+        ours = {e.meta["codex_trace"]["inference_call_id"]: e for e in imported}
+        assert set(ours) == set(state["inference_calls"])
+        for call_id, call in state["inference_calls"].items():
+            exchange = ours[call_id]
+            assert exchange.response is not None and exchange.response["id"] == call["response_id"]
+            assert exchange.request_body["model"] == call["model"]
+            assert exchange.meta["codex_trace"]["thread_id"] == call["thread_id"]
+            assert exchange.response["usage"]["output_tokens"] == call["usage"]["output_tokens"]
+        runs = {k for e in imported for k in e.meta["codex_trace"].get("tool_runs", {})}
+        visible = {t["model_visible_call_id"] for t in state["tool_calls"].values()}
+        assert runs == visible
