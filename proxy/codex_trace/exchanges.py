@@ -12,6 +12,7 @@ exit status), from `tool_call_runtime_started` / `…_ended`.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +45,12 @@ def responses_usage(token_usage: Any) -> dict[str, Any] | None:
         "total_tokens": token_usage.get("total_tokens", 0),
     }
     return usage
+
+
+def _host(provider: Any) -> str:
+    """A provider name as a URL host (`OpenAI` → `openai`, `my local` → `my-local`)."""
+    cleaned = re.sub(r"[^a-z0-9.-]+", "-", str(provider or "codex").lower()).strip("-.")
+    return cleaned or "codex"
 
 
 def _tool_run(started: Any, ended: Any, status: Any) -> dict[str, Any]:
@@ -112,7 +119,8 @@ def bundle_exchanges(bundle: Bundle) -> TraceImport:
                 id=0,
                 started_at=at,
                 method="GET" if websocket else "POST",
-                url="/v1/responses",
+                # no wire, so no host: the URL names the trace and the provider Codex used
+                url=f"{TRACE_MODE}://{_host(p.get('provider_name'))}/v1/responses",
                 endpoint="websocket" if websocket else "responses",
                 request_body=body,
                 request_size=len(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()),
