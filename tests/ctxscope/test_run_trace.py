@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import re
-import struct
 from pathlib import Path
 
 import pytest
-import zstandard
 
 from ctxscope.proxy.testing import WsUpstream
 from tests.cli_support import run_cli
+from tests.proxy.codex_trace_support import plant
 from tests.proxy.replay.codex_support import codex_binary
 
 pytestmark = pytest.mark.slow
@@ -27,23 +26,6 @@ pytestmark = pytest.mark.slow
 def _config(home: Path, base_url: str) -> None:
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(f'model = "gpt-5.5"\nopenai_base_url = "{base_url}/v1"\n')
-
-
-def _plant(bundle: Path, old: str, new: str) -> None:
-    """Replace `old` with `new` in the bundle's payloads (both layouts), as if Codex had sent otherwise."""
-    for file in (bundle / "payloads").iterdir():
-        if file.suffix == ".json":
-            file.write_text(file.read_text().replace(old, new))
-            continue
-        data = zstandard.ZstdDecompressor().stream_reader(file.read_bytes(), read_across_frames=True).read()
-        out, at = bytearray(), 0
-        while at < len(data):
-            id_len, json_len = struct.unpack_from("<HQ", data, at)
-            rid = data[at + 10 : at + 10 + id_len]
-            value = data[at + 10 + id_len : at + 10 + id_len + json_len].replace(old.encode(), new.encode())
-            out += struct.pack("<HQ", id_len, len(value)) + rid + value
-            at += 10 + id_len + json_len
-        file.write_bytes(zstandard.ZstdCompressor().compress(bytes(out)))
 
 
 @pytest.mark.parametrize("version", ["0.169.0", "0.171.0"])
@@ -85,7 +67,7 @@ def test_run_says_codex_trace_agrees_and_verify_names_a_planted_difference(versi
     trace_form = {"0.169.0": "full", "0.171.0": "frame"}[version]
     assert f"recording: frame bodies, trace: {trace_form}" in same.stdout, same.stdout
     [bundle] = list(kept.iterdir())
-    _plant(bundle, "say hello", "say goodbye")
+    plant(bundle, "say hello", "say goodbye")
     planted = run_cli("verify", str(tmp_path / "kept.jsonl"), str(kept))
     assert planted.returncode == 1, planted.stdout + planted.stderr
     found = re.search(r"request 1 differs at (\S+)", planted.stdout)

@@ -17,10 +17,11 @@ from typing import Any
 
 import pytest
 
-from ctxscope.proxy.codex_trace import find_bundles, read_bundle
+from ctxscope.proxy.codex_trace import find_bundles, read_bundle, read_traces
 from ctxscope.proxy.store.reader import read_recording
 from ctxscope.proxy.testing import FakeUpstream, SseReply, capture_proxy, function_call, response_stream, text_message
 from tests.cli_support import run_cli
+from tests.proxy.codex_trace_support import plant
 from tests.proxy.replay.codex_support import codex_binary, exec_codex
 
 pytestmark = pytest.mark.slow
@@ -213,3 +214,22 @@ def test_import_holds_the_inferences_and_tool_calls_codex_trace_reduce_finds(
         runs = {k for e in imported for k in e.meta["codex_trace"].get("tool_runs", {})}
         visible = {t["model_visible_call_id"] for t in state["tool_calls"].values()}
         assert runs == visible
+
+
+def test_a_secret_in_the_trace_never_reaches_the_imported_recording(
+    session: tuple[str, Path, Path], tmp_path: Path
+) -> None:
+    _, _, traces = session
+    secret = "sk-proj-" + "Q7vK2mX9pL4rT8wZ1nB6cY3hJ5dF0gS2aE7uI9oP4kM1"
+    copy = tmp_path / "traces"
+    shutil.copytree(traces, copy)
+    for bundle in copy.iterdir():
+        plant(bundle, "Output:\\nhi\\n", f"Output:\\nOPENAI_API_KEY={secret}\\n")  # the tool's output
+    out = tmp_path / "imported.jsonl"
+    result = run_cli("import", "codex-trace", str(copy), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    planted = read_traces([copy]).exchanges  # in memory only: the bundle does hold it
+    assert any(secret in json.dumps(e.request_body) for e in planted)
+    text = out.read_text()
+    assert secret not in text and secret[8:24] not in text
+    assert "OPENAI_API_KEY=<redacted:" in text
