@@ -1,15 +1,24 @@
-"""Benchmark: the cross-recording index over 1,000 recordings of 50 turns each.
+"""Benchmark: `ctxscope index` against its yardsticks, side by side in one run.
 
-Builds N distinct growing sessions (default 1,000 × 50 turns, the session of `bench_analysis.py`
-with each recording's own texts) with the proxy's real writer, then times, in-process:
+Builds N small recordings (default 3,000 of 2–5 turns, about 10,500 turns: the growing session of
+`bench_analysis.py`, each recording with texts of its own) with the proxy's real writer, then runs
+`--rounds` interleaved rounds, each a fresh process per figure (what a person waits on):
 
-  index          `build_index` of the whole folder into a new DuckDB file (cold token cache)
-  re-index       again with nothing changed (every file stat-ed, none read)
-  one appended   again after one recording grew by one turn (the recorder's append)
-  questions      each named question over the whole index (median of --repeat runs)
-  parquet        the export by day, and each named question over the export
+  analysis alone   every file through `analyse_recording` (cold token cache): the yardstick
+  + rows built     the same plus each recording's rows (`recording_rows`: the turn documents, the
+                   composition and cache reports), nothing written: what the index adds in Python
+  index, cold      `ctxscope index DIR -o NEW --parquet NEW` (cold token cache), time and peak memory
+  import duckdb    `python -c "import duckdb"`: the yardstick of the re-index rows
+  re-index         `ctxscope index DIR -o DB` again with nothing changed (every file stat-ed, none read),
+                   and `build_index` alone in `python -c` (the index's part, without the CLI's start-up)
+  one appended     the same after one recording grew by one turn (the recorder's append)
 
-Run: .venv/bin/python -m benchmarks.bench_index [--recordings 1000] [--turns 50] [--repeat 5]
+and prints each figure's median and the median of its per-round ratios to its yardstick (paired,
+so a round on a busy machine slows both; targets: cold ≤ 1.3× the analysis and ≤ 300 MB; unchanged
+≤ 1.5× and one appended ≤ 2× `import duckdb`), then the Parquet files per table and the named
+questions over the index and over the export.
+
+Run: .venv/bin/python -m benchmarks.bench_index [--recordings 3000] [--rounds 5]
 A benchmark, not a test: it prints numbers and asserts nothing.
 """
 
@@ -18,12 +27,33 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_analysis import build, median_s, write
+
+_ANALYSE = (
+    "import sys; from pathlib import Path; "
+    "from ctxscope.inspector.analysis.analyse import analyse_recording; "
+    "[analyse_recording(p) for p in sorted(Path(sys.argv[1]).rglob('*.jsonl'))]"
+)
+_ROWS = (
+    "import sys; from pathlib import Path; "
+    "from ctxscope.inspector.analysis.analyse import analyse_recording; "
+    "from ctxscope.inspector.index.rows import FileFacts, recording_rows; "
+    "[recording_rows(analyse_recording(p), FileFacts('r', p.name, str(p), 'h', 0, 0, 0)) "
+    "for p in sorted(Path(sys.argv[1]).rglob('*.jsonl'))]"
+)
+_BUILD = (
+    "import sys; from pathlib import Path; from ctxscope.inspector.index.build import build_index; "
+    "build_index(Path(sys.argv[1]), [Path(sys.argv[2])])"
+)
 
 
 def _session(turns: int, k: int) -> list[dict[str, Any]]:
@@ -45,56 +75,97 @@ def _prefix(path: Path, exchanges: int) -> str:
     return "".join(out)
 
 
+def _run(args: list[str], home: Path) -> tuple[float, float]:
+    """(wall seconds, peak resident MB) of one process."""
+    env = {**os.environ, "CTXSCOPE_HOME": str(home)}
+    start = time.perf_counter()
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if proc.stderr:
+        proc.stderr.close()
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(args)} failed: {err.strip()}")
+    return wall, usage.ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--recordings", type=int, default=1000)
-    parser.add_argument("--turns", type=int, default=50)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--recordings", type=int, default=3000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=5, help="runs per named question")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        os.environ["CTXSCOPE_HOME"] = str(Path(tmp) / "home")  # a cold token cache
-        from ctxscope.inspector.index import QUESTIONS, build_index, export_parquet, open_index, run_sql
-        from ctxscope.inspector.index._duckdb import connect
-
-        folder = Path(tmp) / "recordings"
+    ctxscope = str(Path(sys.executable).with_name("ctxscope"))
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        folder = tmp / "recordings"
         folder.mkdir()
         start = time.perf_counter()
         for k in range(args.recordings):
-            write(_session(args.turns if k else args.turns + 1, k), folder / f"rec-{k:04d}.jsonl")
-        grown = folder / "rec-0000.jsonl"
+            write(_session(2 + k % 4, k), folder / f"rec-{k:04d}.jsonl")
+        grown = folder / "rec-0001.jsonl"  # 3 turns, and one short of that for the append
         full = grown.read_text(encoding="utf-8")
-        grown.write_text(_prefix(grown, args.turns), encoding="utf-8")  # one turn short, for now
-        made_s = time.perf_counter() - start
+        short = _prefix(grown, 2)
         size = sum(p.stat().st_size for p in folder.iterdir()) / 1e6
-        print(f"{args.recordings} recordings × {args.turns} turns ({size:.0f} MB, written in {made_s:.0f} s)")
-        db = Path(tmp) / "index.duckdb"
-        start = time.perf_counter()
-        stats = build_index(db, [folder])
-        index_s = time.perf_counter() - start
         print(
-            f"  index              {index_s:8.1f} s   "
-            f"({stats.turns_added} turns, {db.stat().st_size / 1e6:.0f} MB)"
+            f"{args.recordings} recordings ({size:.0f} MB, written in {time.perf_counter() - start:.0f} s); "
+            f"{args.rounds} interleaved rounds, one process per figure"
         )
-        again_s = median_s(lambda: build_index(db, [folder]), args.repeat)
-        print(f"  re-index unchanged {again_s:8.3f} s")
-        grown.write_text(full, encoding="utf-8")
-        start = time.perf_counter()
-        stats = build_index(db, [folder])
-        append_s = time.perf_counter() - start
-        print(
-            f"  re-index, one appended {append_s:8.3f} s   "
-            f"(+{stats.turns_added} turn, {stats.updated} updated)"
-        )
+        figures: dict[str, list[float]] = {
+            k: []
+            for k in ("analysis", "rows", "index", "index_mb", "duckdb", "unchanged", "build_unchanged", "appended")
+        }
+        db = tmp / "index.duckdb"
+        export = tmp / "parquet"
+        for r in range(args.rounds):
+            home = tmp / f"home-{r}"  # a cold token cache for both the yardstick and the index
+            figures["analysis"].append(_run([sys.executable, "-c", _ANALYSE, str(folder)], tmp / f"a-home-{r}")[0])
+            figures["rows"].append(_run([sys.executable, "-c", _ROWS, str(folder)], tmp / f"r-home-{r}")[0])
+            db.unlink(missing_ok=True)
+            shutil.rmtree(export, ignore_errors=True)
+            wall, peak = _run([ctxscope, "index", str(folder), "-o", str(db), "--parquet", str(export)], home)
+            figures["index"].append(wall)
+            figures["index_mb"].append(peak)
+            figures["duckdb"].append(_run([sys.executable, "-c", "import duckdb"], home)[0])
+            figures["unchanged"].append(_run([ctxscope, "index", str(folder), "-o", str(db)], home)[0])
+            figures["build_unchanged"].append(_run([sys.executable, "-c", _BUILD, str(db), str(folder)], home)[0])
+            grown.write_text(short, encoding="utf-8")
+            _run([ctxscope, "index", str(folder), "-o", str(db)], home)  # back to one turn short
+            grown.write_text(full, encoding="utf-8")
+            figures["appended"].append(_run([ctxscope, "index", str(folder), "-o", str(db)], home)[0])
+        med = {k: statistics.median(v) for k, v in figures.items()}
+        from ctxscope.inspector.index import QUESTIONS, open_index, run_sql
+
+        with open_index(db) as con:
+            turns = con.execute("SELECT count(*) FROM turns").fetchone()[0]
+        print(f"  {turns} turns; medians (each round's figures in brackets)")
+
+        def line(label: str, key: str, yard: str, target: str) -> None:
+            ratio = statistics.median(a / b for a, b in zip(figures[key], figures[yard], strict=True))
+            print(f"  {label:<22} {med[key]:8.3f} s  {ratio:5.2f}× {yard:<8} (target {target})  [{each(key)}]")
+
+        def each(key: str) -> str:
+            return " ".join(f"{v:.2f}" for v in figures[key])
+
+        print(f"  {'analysis alone':<22} {med['analysis']:8.3f} s  [{each('analysis')}]")
+        line("+ rows built", "rows", "analysis", "-")
+        line("index, cold", "index", "analysis", "≤ 1.3×")
+        line("  vs rows built", "index", "rows", "-")
+        print(f"  {'  peak memory':<22} {med['index_mb']:8.0f} MB (target ≤ 300 MB)")
+        print(f"  {'  per turn':<22} {med['index'] / turns * 1000:8.2f} ms")
+        print(f"  {'import duckdb':<22} {med['duckdb']:8.3f} s  [{each('duckdb')}]")
+        line("re-index, unchanged", "unchanged", "duckdb", "≤ 1.5×")
+        line("  build_index alone", "build_unchanged", "duckdb", "-")
+        line("re-index, one appended", "appended", "duckdb", "≤ 2×")
+        files = {p.name: len(list(p.glob("*.parquet"))) for p in sorted(export.iterdir())}
+        print(f"  parquet files per table: {files}")
         with open_index(db) as con:
             for name, question in QUESTIONS.items():
                 q_s = median_s(lambda q=question: run_sql(con, q.sql), args.repeat)  # type: ignore[misc]
                 print(f"  --{name:<16} {q_s * 1000:8.1f} ms")
-        parquet = Path(tmp) / "parquet"
-        with connect(db) as con:
-            start = time.perf_counter()
-            export_parquet(con, parquet)
-            print(f"  parquet export     {time.perf_counter() - start:8.2f} s")
-        with open_index(parquet) as con:
+        with open_index(export) as con:
             for name, question in QUESTIONS.items():
                 q_s = median_s(lambda q=question: run_sql(con, q.sql), args.repeat)  # type: ignore[misc]
                 print(f"  parquet --{name:<14} {q_s * 1000:8.1f} ms")

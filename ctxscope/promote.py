@@ -280,7 +280,7 @@ Codex {version} was recorded. Run again on the recorded prompts (`codex exec`, t
 send the model the same requests: a changed AGENTS.md, prompt or Codex release that changes the context
 fails the test, naming what changed. The AGENTS.md files the recording read come with the test
 (AGENTS_FILES, one line each). Skipped where Codex is not installed (`codex` on PATH, or CODEX_BIN).
-The replayer is a local server, so the test venv needs `ctxscope[proxy]`."""
+The replayer is a local server, so this test's venv needs `pip install 'ctxscope[proxy]'` (mitmproxy)."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from ctxscope.harness.command_result import CommandResult
+from ctxscope.harness.compaction.said import compaction_line
 from ctxscope.harness.modes.plan.command import PLAN_USAGE, plan_command
 from ctxscope.harness.sandbox import enforcement
 from ctxscope.proxy.errors import ConfigError
@@ -133,7 +134,7 @@ def _compact(runtime: AgentRuntime, arg: str, out: TextIO) -> CommandResult:
     agent = _agent(runtime)
     before = len(agent.history)
     if agent.compact("manual"):
-        out.write(f"compacted: {before} history items → {len(agent.history)} (window {agent.window})\n")
+        out.write(compaction_line("manual", before, len(agent.history), agent.window) + "\n")
     return CONTINUE
 
 

@@ -417,10 +417,14 @@ def load_config(path: Path | None = None) -> HarnessConfig:
             raise ConfigError(f"config file {path} does not exist")
         return HarnessConfig()
     raw = read_toml(path)
-    values, keys = toml_fields(raw, HarnessConfig, str(path))
+    problems: list[str] = []
+    values, keys = toml_fields(raw, HarnessConfig, str(path), problems)
     try:
-        return HarnessConfig.model_validate(
+        config = HarnessConfig.model_validate(
             {**values, "source": path}, context={"base": path.parent, "where": str(path)}
         )
     except ValidationError as e:
-        raise one_line(e, HarnessConfig, str(path), keys) from None
+        raise one_line(e, HarnessConfig, str(path), keys, problems) from None
+    if problems:
+        raise one_line(None, HarnessConfig, str(path), keys, problems)
+    return config

@@ -1,26 +1,35 @@
-"""The interactive chat: a plain terminal loop; slash commands come from `ctxscope.harness.commands`.
+"""The interactive chat; slash commands come from `ctxscope.harness.commands`.
 
+On a terminal the prompt is a line editor (`ctxscope.harness.line_editor`): history, Shift+Tab toggles
+plan mode in the codex and claude profiles (as Codex and Claude Code do; knightcode enters with
+`/plan`), control keys never become text, Esc at a picker keeps planning. Keys typed while a turn
+runs are kept for the next prompt in the knightcode profile (KnightCode keeps queued input) and
+dropped with a one-line notice in codex and claude; they never answer a picker.
 A prompt whose turn makes a goal active (`create_goal`) goes on with goal turns until the goal stops.
-Ctrl-C during a turn aborts the turn (a turn-aborted fragment is recorded; a goal is paused) and
-returns to the prompt;
-Ctrl-C or Ctrl-D at the prompt leaves.
+Ctrl-C during a turn aborts the turn (a turn-aborted fragment is recorded; a goal is paused, and the
+chat says so) and returns to the prompt; Ctrl-C or Ctrl-D at the prompt leaves.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TextIO
 
 from ctxscope.harness.commands import COMMANDS, is_command, run_command
 from ctxscope.harness.goal.runner import run_prompt
+from ctxscope.harness.line_editor import Escaped, LineEditor, on_terminal
 from ctxscope.harness.modes.plan import PlanController
-from ctxscope.harness.modes.plan.profiles import REVIEW_CHOICES
+from ctxscope.harness.modes.plan.profiles import KEEPS_TYPE_AHEAD, KEY_TOGGLE_PROFILES, REVIEW_CHOICES
 from ctxscope.harness.runtime import AgentRuntime
 from ctxscope.harness.terminal_prompts import discard_type_ahead
 from ctxscope.proxy.errors import CtxscopeError
+from ctxscope.proxy.home import ctxscope_home
 
-__all__ = ["STILL_PLANNING", "review", "review_menu", "run_repl"]
+__all__ = ["STILL_PLANNING", "review", "review_menu", "run_repl", "toggle_plan_mode"]
+
+Reader = Callable[[str], str]
 
 
 def _line_reader(err: TextIO) -> Callable[[str], str]:
@@ -40,14 +49,51 @@ def _line_reader(err: TextIO) -> Callable[[str], str]:
     return read
 
 
-def run_repl(
-    runtime: AgentRuntime, read: Callable[[str], str] | None = None, err: TextIO | None = None
-) -> None:
-    """Read prompts until /quit or end of input."""
+def toggle_plan_mode(runtime: AgentRuntime) -> str:
+    """Shift+Tab: plan mode on or off (codex and claude); the line the chat shows about it."""
+    plan = runtime.plan
+    if plan is None:
+        return "no agent is running"
+    if plan.state.profile not in KEY_TOGGLE_PROFILES:
+        return f"Shift+Tab toggles plan mode in the {' and '.join(KEY_TOGGLE_PROFILES)} profiles; here use /plan"
+    try:
+        if plan.planning:
+            plan.exit()
+            return "plan mode off; the draft is kept (Shift+Tab plans again)"
+        plan.enter()
+    except CtxscopeError as e:  # a key press must not end the prompt: say it, as a command would
+        return f"error: {e}"
+    return "plan mode on: send a task (Shift+Tab leaves)"
+
+
+def _editor(runtime: AgentRuntime, err: TextIO) -> LineEditor:
+    plan = runtime.plan
+    profile = plan.state.profile if plan is not None else "codex"
+    return LineEditor(
+        err,
+        history=ctxscope_home() / "agent-history",
+        toggle=lambda: toggle_plan_mode(runtime),
+        mode_label=lambda: "plan " if runtime.plan is not None and runtime.plan.planning else "",
+        keep_type_ahead=profile in KEEPS_TYPE_AHEAD,
+    )
+
+
+def run_repl(runtime: AgentRuntime, read: Reader | None = None, err: TextIO | None = None) -> None:
+    """Read prompts until /quit or end of input (`read`: a test's lines; default: the terminal)."""
     err = err or sys.stderr
-    read = read or _line_reader(err)
+    editor = _editor(runtime, err) if read is None and on_terminal() else None
+    try:
+        _chat(runtime, editor.prompt if editor else read or _line_reader(err), err, editor)
+    finally:
+        if editor is not None:
+            editor.close()
+
+
+def _chat(runtime: AgentRuntime, read: Reader, err: TextIO, editor: LineEditor | None) -> None:
+    answer = editor.answer if editor is not None else read
     names = " ".join(c.name for c in COMMANDS)  # from the registry, so none is left out
-    err.write(f"ctxscope agent — type a task, or {names}\n")
+    keys = " · Shift+Tab: plan mode" if editor is not None and _toggles(runtime) else ""
+    err.write(f"ctxscope agent — type a task, or {names}{keys}\n")
     while True:
         try:
             line = read("› ")
@@ -62,28 +108,49 @@ def run_repl(
         # `/plan` while planning shows the draft; the picker follows it, as after a submission.
         plan = runtime.plan
         shows_draft = line.strip() == "/plan" and plan.planning and plan.state.draft is not None
-        if is_command(line):
-            try:
-                if run_command(line, runtime, err).quit:
-                    return
-                if shows_draft and runtime.plan is before[0]:
-                    review(runtime.plan, read, err)
-                else:
-                    _review_if_submitted(runtime, before, read, err)
-            except KeyboardInterrupt:  # a command that runs a turn (/plan task) is interrupted alike
-                err.write("\nturn aborted\n")
-            except CtxscopeError as e:
-                err.write(f"error: {e}\n")
-            continue
-        assert runtime.agent is not None
+        goal_before = _goal_status(runtime)
         try:
-            run_prompt(runtime.agent, line)
-            _review_if_submitted(runtime, before, read, err)
-        except KeyboardInterrupt:
-            err.write("\nturn aborted\n")
+            with _turn(editor):
+                if is_command(line):
+                    if run_command(line, runtime, err).quit:
+                        return
+                else:
+                    assert runtime.agent is not None
+                    run_prompt(runtime.agent, line)
+            if shows_draft and runtime.plan is before[0]:
+                review(runtime.plan, answer, err, editor)
+            else:
+                _review_if_submitted(runtime, before, answer, err, editor)
+        except KeyboardInterrupt:  # a command that runs a turn (/plan task) is interrupted alike
+            err.write("\n" + _aborted(runtime, goal_before) + "\n")
         except CtxscopeError as e:
             # The session file is intact: the person can retry or /quit and resume later.
             err.write(f"error: {e}\n")
+
+
+@contextmanager
+def _turn(editor: LineEditor | None) -> Iterator[None]:
+    if editor is None:
+        yield
+        return
+    with editor.turn():
+        yield
+
+
+def _toggles(runtime: AgentRuntime) -> bool:
+    return runtime.plan is not None and runtime.plan.state.profile in KEY_TOGGLE_PROFILES
+
+
+def _goal_status(runtime: AgentRuntime) -> str | None:
+    goal = runtime.agent.goals.current if runtime.agent is not None else None
+    return goal.status if goal is not None else None
+
+
+def _aborted(runtime: AgentRuntime, goal_before: str | None) -> str:
+    """What Ctrl-C did: the turn, and the goal it paused if it paused one."""
+    if _goal_status(runtime) == "paused" and goal_before != "paused":
+        return "turn aborted; the goal is paused (/goal resume continues it)"
+    return "turn aborted"
 
 
 def review_menu(profile: str) -> str:
@@ -101,35 +168,50 @@ def _submitted(runtime: AgentRuntime, before: tuple[PlanController, int]) -> boo
 
 
 def _review_if_submitted(
-    runtime: AgentRuntime, before: tuple[PlanController, int], read: Callable[[str], str], err: TextIO
+    runtime: AgentRuntime,
+    before: tuple[PlanController, int],
+    answer: Reader,
+    err: TextIO,
+    editor: LineEditor | None = None,
 ) -> None:
     """After a turn that submitted a plan: the review picker (see `review`)."""
     if _submitted(runtime, before):
-        review(before[0], read, err)
+        review(before[0], answer, err, editor)
 
 
-def review(plan: PlanController, read: Callable[[str], str], err: TextIO) -> None:
+def _choose(answer: Reader, err: TextIO, count: int) -> int | None:
+    """The number picked (1..count), or None to keep planning (Enter, Esc, end of input); a line
+    that is no choice asks again, so it never falls through to the model as a message."""
+    while True:
+        discard_type_ahead()
+        try:
+            raw = answer(f"choice [1-{count}, Enter or Esc = keep planning]: ").strip()
+        except (EOFError, KeyboardInterrupt, Escaped):
+            return None
+        if not raw:
+            return None
+        if raw.isdigit() and 1 <= int(raw) <= count:
+            return int(raw)
+        err.write(f"{raw!r} is not one of the choices: type a number from 1 to {count}\n")
+
+
+def review(plan: PlanController, answer: Reader, err: TextIO, editor: LineEditor | None = None) -> None:
     """The profile's review choices for the latest draft, until the person's choice is made.
 
-    Only a choice typed after the picker is shown counts: type-ahead is discarded first, and an
-    empty line keeps planning (as KnightCode's Escape does; never "implement"). A revision that a
-    choice asks for ("Revise", "request changes", a keep-planning note) is reviewed the same way.
+    Only a choice typed after the picker is shown counts: type-ahead is set aside first, an empty
+    line or Esc keeps planning (as KnightCode's Escape does; never "implement"), and a line that is no
+    choice asks again. A revision that a choice asks for ("Revise", "request changes", a
+    keep-planning note) is reviewed the same way.
     """
     while True:
         choices = REVIEW_CHOICES[plan.state.profile]
         err.write(review_menu(plan.state.profile))
         err.flush()
-        discard_type_ahead()
-        try:
-            raw = read(f"choice [1-{len(choices)}, Enter = keep planning]: ").strip()
-        except (EOFError, KeyboardInterrupt):
-            raw = ""
-        chosen = raw.isdigit() and 1 <= int(raw) <= len(choices)
-        action = choices[int(raw) - 1][0] if chosen else "stay"
-        if raw and not chosen:
-            err.write(f"{raw!r} is not one of the choices\n")
+        number = _choose(answer, err, len(choices))
+        action = choices[number - 1][0] if number is not None else "stay"
         if action in ("implement", "fresh"):
-            plan.approve(plan.state.revision, fresh=action == "fresh")
+            with _turn(editor):
+                plan.approve(plan.state.revision, fresh=action == "fresh")
             return
         if action == "exit":
             plan.exit()
@@ -137,14 +219,15 @@ def review(plan: PlanController, read: Callable[[str], str], err: TextIO) -> Non
             return
         note = ""
         if action == "revise":
-            note = _read_note(read, "feedback: ")
-        elif chosen and _asks_note(plan):
-            note = _read_note(read, "note (optional, Enter for none): ")
+            note = _read_note(answer, "feedback: ")
+        elif number is not None and _asks_note(plan):
+            note = _read_note(answer, "note (optional, Enter for none): ")
         if not note:
             err.write(STILL_PLANNING + "\n")
             return
         revision = plan.state.revision
-        plan.agent.run_turn(note)  # a typed message while planning is a revision request
+        with _turn(editor):
+            plan.agent.run_turn(note)  # a typed message while planning is a revision request
         if plan.state.revision == revision or not plan.planning:
             return  # no new revision (a question, an answer): back to the prompt
 
@@ -154,9 +237,9 @@ def _asks_note(plan: PlanController) -> bool:
     return any(a == "stay" and "note" in label for a, label in REVIEW_CHOICES[plan.state.profile])
 
 
-def _read_note(read: Callable[[str], str], prompt: str) -> str:
+def _read_note(answer: Reader, prompt: str) -> str:
     discard_type_ahead()
     try:
-        return read(prompt).strip()
-    except (EOFError, KeyboardInterrupt):
+        return answer(prompt).strip()
+    except (EOFError, KeyboardInterrupt, Escaped):
         return ""

@@ -27,7 +27,7 @@ from ctxscope.harness.modes.plan import (
     default_mode,
 )
 from ctxscope.harness.modes.plan.state import load_plan_state
-from ctxscope.harness.modes.plan.tools import DECLARED_ON_FIRST_PLAN, profile_tools
+from ctxscope.harness.modes.plan.tools import DECLARED_ON_FIRST_PLAN, REPLACED_BY_PROFILE, profile_tools
 from ctxscope.harness.providers import make_provider
 from ctxscope.harness.providers.base import Provider
 from ctxscope.harness.route import Route, open_route
@@ -278,6 +278,7 @@ class AgentRuntime:
         tools = [*default_tools(), *profile_tools(profile, self._plan_hooks)]
         # `file_tools = false` (Codex has no such tools) leaves ctxscope's file tools out of tools[].
         enabled = {t.name for t in tools} - (set() if self.config.file_tools else set(FILE_TOOLS))
+        enabled -= REPLACED_BY_PROFILE.get(profile, frozenset())
         if not (isinstance(saved, dict) and (saved.get("cycles") or saved.get("active"))):
             # knightcode declares its planning tools when planning first starts (PlanController.enter).
             enabled -= DECLARED_ON_FIRST_PLAN.get(profile, frozenset())

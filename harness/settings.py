@@ -19,7 +19,7 @@ from __future__ import annotations
 import difflib
 import tomllib
 import types
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -125,9 +125,12 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 
 def toml_fields(
-    raw: Mapping[str, Any], model: type[BaseModel], where: str
+    raw: Mapping[str, Any], model: type[BaseModel], where: str, problems: list[str] | None = None
 ) -> tuple[dict[str, Any], dict[str, str]]:
-    """Field values from a config.toml table, and the key each field was given as (for errors)."""
+    """Field values from a config.toml table, and the key each field was given as (for errors).
+
+    `problems`: unknown or repeated keys are added to it (and left out) instead of raised, so the
+    caller can report them with the values' own problems, all at once."""
     keys: dict[str, str] = {}
     for name, (_info, setting) in settings_of(model).items():
         keys[setting.key or name] = name
@@ -136,14 +139,19 @@ def toml_fields(
     values: dict[str, Any] = {}
     used: dict[str, str] = {}
     for key, value in raw.items():
-        found = keys.get(key)
-        if found is None:
-            raise ConfigError(f"unknown setting {key!r} in {where}{suggest(key, sorted(keys))}")
-        name = found
-        if name in used:
-            raise ConfigError(f"{used[name]} and {key} in {where} are the same setting: keep one")
-        used[name] = key
-        values[name] = value
+        field = keys.get(key)
+        if field is None or field in used:
+            problem = (
+                f"unknown setting {key!r} in {where}{suggest(key, sorted(keys))}"
+                if field is None
+                else f"{used[field]} and {key} in {where} are the same setting: keep one"
+            )
+            if problems is None:
+                raise ConfigError(problem)
+            problems.append(problem)
+            continue
+        used[field] = key
+        values[field] = value
     return values, used
 
 
@@ -185,10 +193,25 @@ _PLURAL = {
 
 
 def one_line(
-    err: ValidationError, model: type[BaseModel], where: str | None, keys: Mapping[str, str] | None = None
+    err: ValidationError | None,
+    model: type[BaseModel],
+    where: str | None,
+    keys: Mapping[str, str] | None = None,
+    earlier: Sequence[str] = (),
 ) -> ConfigError:
-    """The first problem of `err` as one line, naming the key as the person wrote it."""
-    first = err.errors()[0]
+    """Every problem of `err` (and the `earlier` ones, found while reading keys) in one line, each
+    naming the key as the person wrote it: a file with three mistakes is fixed in one go."""
+    errors = err.errors() if err is not None else []
+    if len(errors) == 1 and not earlier:
+        return _problem(errors[0], model, where, keys)
+    problems = [*earlier, *(str(_problem(e, model, None, keys)) for e in errors)]
+    if len(problems) == 1:
+        return ConfigError(problems[0])
+    return ConfigError(f"{len(problems)} problems{f' in {where}' if where else ''}: {'; '.join(problems)}")
+
+
+def _problem(first: Any, model: type[BaseModel], where: str | None, keys: Mapping[str, str] | None) -> ConfigError:
+    """One problem of a validation error as one line."""
     raw = list(first["loc"])
     item = next((n for n, p in enumerate(raw) if isinstance(p, int) and n), None)
     if item is not None and first["type"] in _WHAT:
@@ -215,8 +238,9 @@ def one_line(
         choices = _literal_choices(model, name)
         setting = settings_of(model).get(name)
         named = setting[1].label if setting and setting[1].label and len(loc) == 1 else label
-        close = suggest(str(value), list(choices)) if isinstance(value, str) else ""
-        return ConfigError(f"unknown {named} {value!r}{suffix}: use one of {', '.join(choices)}{close}")
+        shown = [c for c in choices if c != ""]  # an empty value means "not set": no choice to list
+        close = suggest(str(value), shown) if isinstance(value, str) else ""
+        return ConfigError(f"unknown {named} {value!r}{suffix}: use one of {', '.join(shown)}{close}")
     if kind in ("greater_than", "greater_than_equal", "less_than_equal", "less_than"):
         bound = {
             "greater_than": f"more than {ctx.get('gt')}",

@@ -9,9 +9,36 @@ which renders what the analysis returns through a plain view model;
 
 from __future__ import annotations
 
-from ctxscope.inspector.analysis import Analysis, TurnAnalysis, analyse_exchanges, analyse_recording
-from ctxscope.inspector.analysis.compare import Comparison, compare_analyses
-from ctxscope.inspector.reports import SCHEMA, compare_report, diff_report, show_report
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctxscope.inspector.analysis import Analysis, TurnAnalysis, analyse_exchanges, analyse_recording
+    from ctxscope.inspector.analysis.compare import Comparison, compare_analyses
+    from ctxscope.inspector.reports import SCHEMA, compare_report, diff_report, show_report
+
+_LAZY = {
+    "SCHEMA": "ctxscope.inspector.reports",
+    "Analysis": "ctxscope.inspector.analysis",
+    "Comparison": "ctxscope.inspector.analysis.compare",
+    "TurnAnalysis": "ctxscope.inspector.analysis",
+    "analyse_exchanges": "ctxscope.inspector.analysis",
+    "analyse_recording": "ctxscope.inspector.analysis",
+    "compare_analyses": "ctxscope.inspector.analysis.compare",
+    "compare_report": "ctxscope.inspector.reports",
+    "diff_report": "ctxscope.inspector.reports",
+    "show_report": "ctxscope.inspector.reports",
+}
+"""The public names, imported on first use: a subpackage (`ctxscope.inspector.index` re-indexing
+unchanged files) does not pay for the whole analysis and the report models (about 2 s) at start."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "SCHEMA",

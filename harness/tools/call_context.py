@@ -62,6 +62,8 @@ class Question:
     """A short tag (at most 12 characters) a UI can show as a chip or column title."""
     question: str
     options: tuple[QuestionOption, ...]
+    multi_select: bool = False
+    """Several options may be chosen (Claude Code's `multiSelect`); the answer is then a list."""
 
 
 @dataclass

@@ -20,28 +20,48 @@ from dataclasses import dataclass, field
 
 PLAN_MODE = "plan"
 
-UPDATE_PLAN_IN_PLAN_MODE = (
+_UPDATE_PLAN_HEAD = (
     "update_plan is a TODO/checklist tool for tracking work while implementing; it is not allowed in "
-    "Plan mode. Keep exploring read-only and present the plan in a <proposed_plan> block instead."
+    "Plan mode. Keep exploring read-only and present the plan "
 )
+
+
+def update_plan_refused(submission: str) -> str:
+    """The refusal of `update_plan` while planning; `submission` says how the profile submits a plan
+    (`in a <proposed_plan> block`, `with exit_plan_mode(plan)`, ...)."""
+    return f"{_UPDATE_PLAN_HEAD}{submission} instead."
+
+
+def recognise_update_plan_refused(output: str) -> bool:
+    """Whether a tool output is an `update_plan_refused` text (any profile's)."""
+    return output.startswith(_UPDATE_PLAN_HEAD) and output.endswith(" instead.")
+
+
+UPDATE_PLAN_IN_PLAN_MODE = update_plan_refused("in a <proposed_plan> block")
+"""The router's own rule (Codex's protocol); a plan profile with a submission tool adds its own words."""
+
 USER_INPUT_OUTSIDE_PLAN = (
     "request_user_input is only available in Plan mode. Make a reasonable assumption, state it, and continue."
 )
 
+_STILL_PLANNING = " was refused before it ran: still planning (Plan mode). "
 
-def still_planning(tool: str) -> str:
-    """The refusal text for a tool blocked while planning."""
+
+def still_planning(tool: str, submission: str = "") -> str:
+    """The refusal text for a tool blocked while planning; `submission` names how to submit a plan."""
+    how = f", and submit the plan {submission}" if submission else ""
     return (
-        f"{tool} is blocked: still planning (Plan mode). Only read-only exploration is allowed until the "
-        "user approves the plan and leaves Plan mode; describe the change in the plan instead."
+        f"{tool}{_STILL_PLANNING}Only read-only exploration runs until the user approves the plan and "
+        f"leaves Plan mode; describe the change in the plan instead{how}."
     )
 
 
 def recognise_still_planning(output: str) -> str | None:
     """The tool named by a `still_planning` refusal (the inspector reads outputs with it), or None."""
-    head, _, tail = still_planning("\0").partition("\0")
-    if output.startswith(head) and output.endswith(tail) and len(output) > len(head) + len(tail):
-        return output[len(head) : len(output) - len(tail)]
+    at = output.find(_STILL_PLANNING)
+    tool = output[:at] if at > 0 else ""
+    if tool and " " not in tool and output.endswith("."):
+        return tool
     return None
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ctxscope.harness.modes.plan.enforcement import submission_tool
 from ctxscope.inspector.analysis.answers import Answer, turn_answer
 from ctxscope.inspector.analysis.attribution import ItemTotals, TokenReport, attribute, item_totals
 from ctxscope.inspector.analysis.cache_keys import keyed_change
@@ -25,12 +26,14 @@ from ctxscope.inspector.analysis.diffs import (
     in_band_items,
     instructions_diff,
     params_diff,
+    tool_name,
     tools_diff,
 )
 from ctxscope.inspector.analysis.goal_events import GoalEvent, goal_events, goal_events_by_answer
-from ctxscope.inspector.analysis.instructions import effective_instructions, mark_base_prompt
+from ctxscope.inspector.analysis.inputs import classify_input
+from ctxscope.inspector.analysis.instructions import effective_instructions
 from ctxscope.inspector.analysis.items import Item, ItemClassifier
-from ctxscope.inspector.analysis.mode_events import CallNames, ModeEvent, call_names, mode_events
+from ctxscope.inspector.analysis.mode_events import CallNames, ModeEvent, call_names, mode_events, request_mode
 from ctxscope.inspector.analysis.threads import Thread, assign_threads
 from ctxscope.inspector.analysis.turns import Turn, extract_turns
 from ctxscope.inspector.analysis.world_state import (
@@ -266,12 +269,16 @@ def _analyse_turn(
             history = prev.items[:-1]
         result.compaction = compaction_report(history, prev, turn, change.kept)
     result.notes = _notes(turn, change, unknown)
-    result.answer = turn_answer(turn)
+    # The plan protocol is the request's own: its tools[] and collaboration mode (mode_events.py).
+    added = change.added if carry is not None else turn.items
+    submit_tool = submission_tool(tool_name(t) for t in effective_tools(turn.body, in_band))
+    planning = request_mode(added, carry.mode if carry else None) == "plan"
+    result.answer = turn_answer(turn, plan_blocks=submit_tool is None and planning)
     # Only what this turn brought: a fork or a compaction does not submit its shared history again,
     # and a thread's first request (a resumed session) sets the mode without switching it.
     names = call_names(change.added, carry.names) if carry and appended else call_names(turn.items)
     events, mode, revisions = mode_events(
-        change.added if carry is not None else turn.items,
+        added,
         turn.items,
         carry.mode if carry else None,
         carry.revisions if carry else 0,
@@ -279,6 +286,7 @@ def _analyse_turn(
         # A compaction request's answer is a summary: a plan quoted in it is not a new submission.
         answer=None if turn.request_kind in COMPACTION_REQUEST_KINDS else result.answer,
         initial=carry is None,
+        submit_tool=submit_tool,
     )
     result.mode_events = events
     # The model's own goal call belongs to the turn whose answer made it (as a plan submission does).
@@ -360,7 +368,7 @@ class IncrementalAnalysis:
         for turn in turns:
             items = self._items.get(turn.exchange.id)
             if items is None:
-                items = mark_base_prompt(self._classifier.classify(turn.raw_input), turn.body)
+                items = classify_input(turn.raw_input, turn.body, self._classifier)
                 self._items[turn.exchange.id] = items
             turn.items = items
         threads = assign_threads(turns)

@@ -253,11 +253,13 @@ def _name(item: dict[str, Any]) -> str:
     return f"{item['namespace']}.{name}" if item.get("namespace") else name
 
 
-def _item(raw: Any) -> AnswerItem:
+def _item(raw: Any, plan_blocks: bool = True) -> AnswerItem:
     if not isinstance(raw, dict):
         return AnswerItem("unknown", text=str(raw))
     kind = str(raw.get("type", "unknown"))
     call_id = raw.get("call_id") if isinstance(raw.get("call_id"), str) else None
+    if kind == "message" and not plan_blocks:
+        return AnswerItem("message", text=_message_text(raw))  # the block is text to this client
     if kind == "message":
         split = split_proposed_plan(_message_text(raw))
         return AnswerItem("message", text=split.visible, plan=split.plan)
@@ -289,26 +291,35 @@ def _item(raw: Any) -> AnswerItem:
 
 
 def answer_of(
-    output: Any, *, status: str = "completed", usage: Any = None, error: str | None = None
+    output: Any,
+    *,
+    status: str = "completed",
+    usage: Any = None,
+    error: str | None = None,
+    plan_blocks: bool = True,
 ) -> Answer:
-    """The answer held in a response's `output` list; `status` is a turn's or a response's status."""
+    """The answer held in a response's `output` list; `status` is a turn's or a response's status.
+
+    `plan_blocks`: a `<proposed_plan>` block is the plan (Codex's plan mode); False: the client
+    ignores such blocks (another plan protocol, or not planning), so the block stays in the text."""
     items = output if isinstance(output, list) else []
     return Answer(
-        items=[_item(item) for item in items],
+        items=[_item(item, plan_blocks) for item in items],
         status=answer_status(status),
         error=error,
         usage=usage if isinstance(usage, dict) else None,
     )
 
 
-def turn_answer(turn: Turn) -> Answer:
-    """What a recorded turn got back (its response's output, status, error and usage)."""
+def turn_answer(turn: Turn, *, plan_blocks: bool = True) -> Answer:
+    """What a recorded turn got back (its response's output, status, error and usage); `plan_blocks`
+    as in `answer_of`."""
     error = turn.error if turn.status != "completed" else None
     if error is None and turn.status == "incomplete stream":
         error = "the stream ended without a terminal event"
     elif error is None and turn.status == "no response":
         error = "no response was recorded"
-    answer = answer_of(turn.output, status=turn.status, usage=turn.usage, error=error)
+    answer = answer_of(turn.output, status=turn.status, usage=turn.usage, error=error, plan_blocks=plan_blocks)
     runs = (turn.exchange.meta.get("codex_trace") or {}).get("tool_runs")
     if isinstance(runs, dict) and runs:
         answer.items = [

@@ -12,8 +12,15 @@ parser), in ctxscope's requests and, for the Codex shapes, in real Codex CLI req
   mode plan → default (plan revision 2 approved)
 
 A submission is told on the turn whose answer made it, not on the next request that carries it as
-history. Pure: items and the answer in, `ModeEvent` records out;
-the revision count continues from the previous turn.
+history, and only in the client's own protocol, read from the request (`submission_tool`): a
+`<proposed_plan>` block while the collaboration mode is plan, where tools[] declares no submission
+tool (Codex, ctxscope's codex profile); otherwise the first call of the declared tool
+(`exit_plan_mode` claude, `submit_plan` knightcode), and a block is only text. At most one
+submission per answer (the harness runs no sibling after one), and for blocks one per turn (the
+first block of a turn is its plan, as in Codex); the harness's confirmation in the
+next request ("Plan submitted as revision N") sets the count, so the numbers are the harness's own.
+Pure: items and the answer in, `ModeEvent` records out; the revision count continues from the
+previous turn.
 """
 
 from __future__ import annotations
@@ -32,11 +39,11 @@ from ctxscope.harness.modes.plan.texts import (
     recognise_workspace_note,
 )
 from ctxscope.harness.tools import recognise_still_planning
-from ctxscope.harness.tools.gate import UPDATE_PLAN_IN_PLAN_MODE
+from ctxscope.harness.tools.gate import recognise_update_plan_refused
 from ctxscope.inspector.analysis.answers import Answer
 from ctxscope.inspector.analysis.items import Item
 
-__all__ = ["CallNames", "ModeEvent", "ModeEventKind", "call_names", "mode_events"]
+__all__ = ["CallNames", "ModeEvent", "ModeEventKind", "call_names", "mode_events", "request_mode"]
 
 ModeEventKind = Literal[
     "mode_change",
@@ -51,6 +58,7 @@ ModeEventKind = Literal[
 _REMINDERS = {
     "active": "plan-mode reminder",
     "reentered": "plan re-entry reminder (the previous plan)",
+    "replanned": "plan re-entry reminder (the previous plan was not approved)",
     "recovery": "plan recovery message (rules and plan carried over a compaction)",
 }
 
@@ -100,8 +108,6 @@ def _outputs(item: Item) -> str | None:
 
 
 _MODEL_OUTPUT_TYPES = frozenset({"reasoning", "function_call", "custom_tool_call"})
-_SUBMISSION_TOOLS = frozenset({"submit_plan", "exit_plan_mode"})
-"""The plan profiles' submission tools (knightcode, claude); codex submits a `<proposed_plan>` block."""
 
 
 def _fresh_tail(items: list[Item]) -> list[Item]:
@@ -120,14 +126,17 @@ def _fresh_tail(items: list[Item]) -> list[Item]:
     return items[last + 1 :]
 
 
-def _history_revisions(items: list[Item], revisions: int) -> int:
+def _history_revisions(items: list[Item], revisions: int, submit_tool: str | None) -> int:
     """The plan revisions submitted in history the capture did not see happen."""
+    mode: str | None = None
     for item in items:
-        if item.kind == "assistant_message" and split_proposed_plan(item.text).plan is not None:
+        mode = _history_mode([item], mode)
+        block = submit_tool is None and mode == "plan" and item.kind == "assistant_message"
+        if block and split_proposed_plan(item.text).plan is not None:
             revisions += 1
         output = _outputs(item)
         if output is not None and (revision := recognise_submitted(output)) is not None:
-            revisions = max(revisions, revision)
+            revisions = revision
     return revisions
 
 
@@ -139,6 +148,38 @@ def _history_mode(items: list[Item], mode: str | None) -> str | None:
     return mode
 
 
+def request_mode(items: list[Item], mode: str | None) -> str | None:
+    """The collaboration mode a request was sent in: `mode` (where its thread stood) changed by the
+    mode fragments of `items` (what it added; a thread's first request: its whole input)."""
+    return _history_mode(items, mode)
+
+
+def _block_this_turn(items: list[Item]) -> bool:
+    """Whether the harness turn a request continues (the items since its last user message) already
+    held a `<proposed_plan>` block: the first block of a turn is its plan, later ones are not."""
+    for item in reversed(items):
+        if item.kind == "user_message":
+            return False
+        if item.kind == "assistant_message" and split_proposed_plan(item.text).plan is not None:
+            return True
+    return False
+
+
+def _submission(
+    answer: Answer | None, planning: bool, submit_tool: str | None, all_items: list[Item]
+) -> bool:
+    """Whether the answer submitted a plan in the request's protocol (see the module docstring)."""
+    entered = False
+    for answered in answer.items if answer is not None else []:
+        if submit_tool is None and planning and answered.plan is not None:
+            return not _block_this_turn(all_items)
+        if answered.type == "function_call" and answered.name == "enter_plan_mode":
+            entered = True  # claude: consent switches mid-batch, the next call already plans
+        elif answered.type == "function_call" and answered.name == submit_tool and (planning or entered):
+            return True
+    return False
+
+
 def mode_events(
     added: list[Item],
     all_items: list[Item],
@@ -148,6 +189,7 @@ def mode_events(
     names: CallNames | None = None,
     answer: Answer | None = None,
     initial: bool = False,
+    submit_tool: str | None = None,
 ) -> tuple[list[ModeEvent], str | None, int]:
     """Events of the `added` items and of the turn's `answer`; `mode` and `revisions` are where the
     thread stood before.
@@ -155,11 +197,11 @@ def mode_events(
     `initial`: the first turn of a thread (nothing before it in the capture). Its context sets the
     mode and the revision count silently (a resumed session's re-materialised context is not a
     switch), and only what the request brought itself, after the history, is told.
-    A submission belongs to the turn whose answer held it (a `<proposed_plan>` block, a
-    `submit_plan` / `exit_plan_mode` call); the tool output the next request carries only confirms
-    its revision. `names`: `call_names(all_items)`, carried along the thread by the analysis (read
-    from `all_items` when not given). Returns the events, the collaboration mode and the revision
-    count after them."""
+    A submission belongs to the turn whose answer held it, in the request's protocol: `submit_tool`
+    (`submission_tool` of its tools[]) or, None, a `<proposed_plan>` block while planning; the tool
+    output the next request carries confirms its revision. `names`: `call_names(all_items)`, carried
+    along the thread by the analysis (read from `all_items` when not given). Returns the events, the
+    collaboration mode and the revision count after them."""
     if names is None:
         names = call_names(all_items)
     events: list[ModeEvent] = []
@@ -167,7 +209,7 @@ def mode_events(
         tail = _fresh_tail(all_items)
         history = all_items[: len(all_items) - len(tail)]
         mode = _history_mode(all_items, mode)
-        revisions = _history_revisions(history, revisions)
+        revisions = _history_revisions(history, revisions, submit_tool)
         added = tail
     for n, item in enumerate(added):
         for part in item.fragments:
@@ -193,22 +235,19 @@ def mode_events(
             continue
         tool = str(names.get(item.raw.get("call_id"), "?"))
         blocked = recognise_still_planning(output)
-        if blocked is not None or output == UPDATE_PLAN_IN_PLAN_MODE:
+        if blocked is not None or recognise_update_plan_refused(output):
             events.append(ModeEvent("tool_blocked", f"tool {blocked or tool} blocked while planning"))
         elif output == PLAN_SUBMITTED_SIBLING:
             events.append(ModeEvent("tool_not_run", f"tool {tool} not run: a plan was submitted"))
         elif (revision := recognise_submitted(output)) is not None:
-            revisions = max(revisions, revision)  # told on the turn whose answer made the call
+            revisions = revision  # told on the turn whose answer made the call; the harness's number
         elif (paths := recognise_workspace_note(output)) is not None:
             events.append(
                 ModeEvent("workspace_changed", "workspace changed by a planning command: " + ", ".join(paths))
             )
-    for answered in answer.items if answer is not None else []:
-        if answered.plan is not None or (
-            answered.type == "function_call" and answered.name in _SUBMISSION_TOOLS
-        ):
-            revisions += 1
-            events.append(ModeEvent("plan_submitted", f"plan submitted (revision {revisions})"))
+    if _submission(answer, mode == "plan", submit_tool, all_items):
+        revisions += 1
+        events.append(ModeEvent("plan_submitted", f"plan submitted (revision {revisions})"))
     return events, mode, revisions
 
 

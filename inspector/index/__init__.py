@@ -6,21 +6,43 @@ the same tables as Parquet for engines elsewhere (docs/index.md).
     build      incremental indexing: unchanged files skipped, changed turns replaced, removed files gone
     questions  the named questions' SQL
     query      SQL over the index or its Parquet export, as a table, CSV or JSON
-    parquet    export by day, and read back as the tables
+    parquet    export one file per table per month, and read back as the tables
     cli        `ctxscope index` and `ctxscope query`
 
 DuckDB is the optional extra `index` (`pip install 'ctxscope[index]'`); it is imported only when
-the index is used, and its absence is a one-line error naming the extra.
+the index is used, and its absence is a one-line error naming the extra. The analysis is imported
+only when a recording is to be analysed (a re-index of unchanged files never imports it).
 """
 
 from __future__ import annotations
 
-from ctxscope.inspector.index.build import BuildStats, build_index
-from ctxscope.inspector.index.parquet import attach_parquet, export_parquet
-from ctxscope.inspector.index.query import format_result, open_index, run_sql
-from ctxscope.inspector.index.questions import QUESTIONS, Question
-from ctxscope.inspector.index.rows import FileFacts, recording_rows
-from ctxscope.inspector.index.schema import TABLES, Column, Table
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctxscope.inspector.index.build import BuildStats, build_index
+    from ctxscope.inspector.index.parquet import attach_parquet, export_parquet
+    from ctxscope.inspector.index.query import format_result, open_index, run_sql
+    from ctxscope.inspector.index.questions import QUESTIONS, Question
+    from ctxscope.inspector.index.rows import FileFacts, recording_rows
+    from ctxscope.inspector.index.schema import TABLES, Column, Table
+
+_LAZY = {
+    "QUESTIONS": "questions",
+    "TABLES": "schema",
+    "BuildStats": "build",
+    "Column": "schema",
+    "FileFacts": "rows",
+    "Question": "questions",
+    "Table": "schema",
+    "attach_parquet": "parquet",
+    "build_index": "build",
+    "export_parquet": "parquet",
+    "format_result": "query",
+    "open_index": "query",
+    "recording_rows": "rows",
+    "run_sql": "query",
+}
 
 __all__ = [
     "QUESTIONS",
@@ -38,3 +60,11 @@ __all__ = [
     "recording_rows",
     "run_sql",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value

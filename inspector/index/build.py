@@ -1,30 +1,42 @@
 """Build the index incrementally: new recordings are added, changed ones updated turn by turn,
 removed ones deleted, unchanged ones skipped.
 
-A file whose size and mtime are what the index holds is unchanged without being read; otherwise its
-sha256 decides (a file touched but not changed only gets its mtime updated). A changed file is
-analysed again whole (the analysis of a turn depends on the turns before it) and, table by table,
-only the turns whose rows differ are replaced: a recording that grew by appending adds only its
-new turns' rows. A damaged or foreign file is skipped with one line naming it; the rest is indexed.
+A file whose size, mtime (in nanoseconds) and inode are what the index holds is unchanged without
+being read; otherwise its sha256 decides (a file touched but not changed only gets its stat facts
+updated). A changed file is analysed again whole (the analysis of a turn depends on the turns before
+it) and, table by table, only the turns whose rows differ are replaced: a recording that grew by
+appending adds only its new turns' rows. New recordings' rows are gathered and written in batches
+(bounded, so memory is too) through DuckDB's JSON reader, one statement per table per batch: the
+analysis stays the only per-turn work in Python. A damaged or foreign file is skipped with one line
+naming it; the rest is indexed.
 """
 
 from __future__ import annotations
 
 import hashlib
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from ctxscope.inspector.index._duckdb import connect
-from ctxscope.inspector.index.rows import FileFacts, Row, Rows, recording_rows
 from ctxscope.inspector.index.schema import TABLES, TURN_TABLES, create_sql
 from ctxscope.proxy.errors import ConfigError, CtxscopeError
+
+if TYPE_CHECKING:
+    from ctxscope.inspector.index.rows import Row, Rows
 
 __all__ = ["BuildStats", "build_index", "ensure_schema", "insert_rows", "recording_files"]
 
 _META = "CREATE TABLE IF NOT EXISTS index_meta (key VARCHAR PRIMARY KEY, value VARCHAR)"
+_SCHEMA_VERSION = "2"
+"""Bumped when a column changes; an index built with another version is rebuilt from the files."""
+_BATCH_ROWS = 50_000
+"""New recordings' rows held before they are written (the bound on the build's memory)."""
 
 
 @dataclass
@@ -46,45 +58,93 @@ class BuildStats:
 
 
 def ensure_schema(con: Any) -> None:
-    """Create the tables that do not exist yet."""
+    """Create the tables that do not exist yet (all of them again if built with another schema).
+    An index that is complete is only read: a re-index with nothing changed writes nothing."""
+    have = {str(r[0]) for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    row = None
+    if "index_meta" in have:
+        row = con.execute("SELECT value FROM index_meta WHERE key = 'schema'").fetchone()
+    if row is not None and row[0] == _SCHEMA_VERSION and have >= set(TABLES):
+        return
+    con.execute(_META)
+    if row is None or row[0] != _SCHEMA_VERSION:
+        for name in TABLES:
+            con.execute(f"DROP TABLE IF EXISTS {name}")
+        con.execute("DELETE FROM index_meta")
+        con.execute("INSERT INTO index_meta VALUES ('schema', ?)", [_SCHEMA_VERSION])
     for table in TABLES.values():
         con.execute(create_sql(table))
-    con.execute(_META)
 
 
-def insert_rows(con: Any, table: str, rows: list[Row]) -> None:
-    """Insert `rows` into `table` in one statement: one list parameter per column, unnested."""
+def _select(column_type: str, source: str) -> str:
+    # TIMESTAMPTZ values travel as exact Unix microseconds (rows.py's `_micros`)
+    return f"make_timestamptz(unnest({source}))" if column_type == "TIMESTAMPTZ" else f"unnest({source})"
+
+
+def _json_type(column_type: str) -> str:
+    return ("BIGINT" if column_type == "TIMESTAMPTZ" else column_type) + "[]"
+
+
+def _valid(value: Any) -> Any:
+    return value.encode("utf-8", "replace").decode("utf-8") if isinstance(value, str) else value
+
+
+def insert_rows(con: Any, table: str, rows: list[Row], scratch: Path | None = None) -> None:
+    """Insert `rows` into `table` in one statement: the columns written as one JSON object of lists
+    (orjson) that DuckDB's JSON reader loads and unnests, far faster than binding Python lists."""
     if not rows:
         return
     spec = TABLES[table]
-    columns = list(zip(*rows, strict=True))
-    selects = ", ".join(f"unnest(${i + 1}::{c.type}[])" for i, c in enumerate(spec.columns))
-    con.execute(f"INSERT INTO {table} SELECT {selects}", [list(col) for col in columns])
+    with tempfile.TemporaryDirectory(dir=scratch) as tmp:
+        path = Path(tmp) / f"{table}.json"
+        columns = {f"c{i}": column for i, column in enumerate(zip(*rows, strict=True))}
+        try:
+            data = orjson.dumps(columns, option=orjson.OPT_NON_STR_KEYS)
+        except orjson.JSONEncodeError:  # a lone surrogate in a text: that one character becomes '?'
+            data = orjson.dumps(
+                {k: [_valid(v) for v in column] for k, column in columns.items()}, option=orjson.OPT_NON_STR_KEYS
+            )
+        path.write_bytes(data)
+        types = ", ".join(f"c{i}: '{_json_type(c.type)}'" for i, c in enumerate(spec.columns))
+        selects = ", ".join(_select(c.type, f"c{i}") for i, c in enumerate(spec.columns))
+        source = "'" + str(path).replace("'", "''") + "'"
+        con.execute(
+            f"INSERT INTO {table} SELECT {selects} FROM read_json({source}, columns = {{{types}}}, "
+            f"maximum_object_size = {max(16 << 20, 2 * path.stat().st_size)})"
+        )
 
 
-def recording_files(paths: Iterable[Path]) -> tuple[list[Path], list[Path], list[Path]]:
-    """(files to index, folders they were found in, named files that do not exist)."""
-    files: list[Path] = []
+def recording_files(paths: Iterable[Path]) -> tuple[list[tuple[Path, str]], list[Path], list[Path]]:
+    """((file, its name relative to the folder it was found in), folders searched, named files that
+    do not exist)."""
+    files: dict[Path, str] = {}
     roots: list[Path] = []
     missing: list[Path] = []
     for path in paths:
         resolved = path.expanduser().resolve()
         if resolved.is_dir():
             roots.append(resolved)
-            files += sorted(p for p in resolved.rglob("*.jsonl") if p.is_file())
+            for p in sorted(p for p in resolved.rglob("*.jsonl") if p.is_file()):
+                files.setdefault(p, p.relative_to(resolved).as_posix())
         elif resolved.is_file():
-            files.append(resolved)
+            files.setdefault(resolved, resolved.name)
         else:
             missing.append(resolved)
-    return list(dict.fromkeys(files)), roots, missing
+    return list(files.items()), roots, missing
 
 
-def _sha256(path: Path) -> str:
+def _read_facts(path: Path, name: str) -> tuple[str, str]:
+    """(sha256 of the file's bytes, the recording's id), in one read. The id is the sha256 of the header
+    line (the recording's first line, never rewritten) and the relative name: the same in every copy
+    kept under that name, on any machine, and unchanged as the recording grows."""
     digest = hashlib.sha256()
+    first = b""
     with path.open("rb") as stream:
         for block in iter(lambda: stream.read(1 << 20), b""):
+            if not first or not first.endswith(b"\n"):
+                first += block[: block.find(b"\n") + 1] if b"\n" in block else block
             digest.update(block)
-    return digest.hexdigest()
+    return digest.hexdigest(), hashlib.sha256(first.rstrip(b"\r\n") + b"\n" + name.encode()).hexdigest()
 
 
 def _delete_recording(con: Any, rec: str) -> None:
@@ -133,18 +193,20 @@ def _extend_items(
     stats.rows_updated["items"] += len(updates)
 
 
-def _store(con: Any, rec: str, rows: Rows, known: bool, stats: BuildStats) -> None:
+def _store(con: Any, rec: str, rows: Rows, known: bool, stats: BuildStats, scratch: Path | None = None) -> None:
     """Write one recording's rows; for a known recording replace only the turns that changed."""
     for table, new in rows.items():
         if not known or table not in TURN_TABLES:
             if known:
                 con.execute(f"DELETE FROM {table} WHERE recording = ?", [rec])
-            insert_rows(con, table, new)
+            insert_rows(con, table, new, scratch)
             stats.rows_inserted[table] += len(new)
             continue
         names = TABLES[table].names
         at = names.index("turn")
-        cols = ", ".join(f'"{n}"' for n in names)
+        cols = ", ".join(
+            f'epoch_us("{c.name}")' if c.type == "TIMESTAMPTZ" else f'"{c.name}"' for c in TABLES[table].columns
+        )
         old = _by_turn(con.execute(f"SELECT {cols} FROM {table} WHERE recording = ?", [rec]).fetchall(), at)
         fresh = _by_turn(new, at)
         if table == "items":
@@ -154,7 +216,7 @@ def _store(con: Any, rec: str, rows: Rows, known: bool, stats: BuildStats) -> No
             marks = ", ".join("?" for _ in stale)
             con.execute(f"DELETE FROM {table} WHERE recording = ? AND turn IN ({marks})", [rec, *stale])
         changed = [row for t, group in fresh.items() if group != old.get(t) for row in group.elements()]
-        insert_rows(con, table, changed)
+        insert_rows(con, table, changed, scratch)
         stats.rows_inserted[table] += len(changed)
         if table == "turns":
             stats.turns_deleted += len(stale)
@@ -168,6 +230,21 @@ def _meta(con: Any, key: str) -> str | None:
     return None if row is None else str(row[0])
 
 
+def _write_batch(con: Any, batch: Rows, scratch: Path, stats: BuildStats) -> None:
+    """Write the gathered new recordings' rows: one transaction, one statement per table."""
+    con.execute("BEGIN")
+    for table, rows in batch.items():
+        insert_rows(con, table, rows, scratch)
+        stats.rows_inserted[table] += len(rows)
+        rows.clear()
+    con.execute("COMMIT")
+
+
+def _skip_line(path: Path, err: Exception) -> str:
+    line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return f"skipped {path}: {line}"
+
+
 def build_index(
     db: Path | None,
     paths: Iterable[Path],
@@ -177,8 +254,6 @@ def build_index(
     progress: Callable[[str], None] | None = None,
 ) -> BuildStats:
     """Index the recordings under `paths` into the database `db` (or the open connection `con`)."""
-    from ctxscope.inspector.analysis.analyse import analyse_recording
-
     files, roots, missing = recording_files(paths)
     own = con is None
     if own:
@@ -189,62 +264,95 @@ def build_index(
     try:
         ensure_schema(con)
         text_flag = "1" if with_text else "0"
-        if _meta(con, "with_text") not in (None, text_flag):
+        built_with = _meta(con, "with_text")
+        if built_with not in (None, text_flag):
             # Built with the other setting: every row's text column would be wrong; start again.
             for table in TABLES:
                 con.execute(f"DELETE FROM {table}")
-        con.execute("INSERT OR REPLACE INTO index_meta VALUES ('with_text', ?)", [text_flag])
-        known: dict[str, tuple[int, float, str]] = {
-            str(r[0]): (int(r[1]), float(r[2]), str(r[3]))
-            for r in con.execute("SELECT recording, size, mtime, hash FROM recordings").fetchall()
+        if built_with != text_flag:
+            con.execute("INSERT OR REPLACE INTO index_meta VALUES ('with_text', ?)", [text_flag])
+        known: dict[str, tuple[str, int, int, int, str]] = {
+            str(r[0]): (str(r[1]), int(r[2]), int(r[3]), int(r[4]), str(r[5]))
+            for r in con.execute("SELECT path, recording, size, mtime_ns, inode, hash FROM recordings").fetchall()
         }
-        present = {str(f) for f in files}
+        present = {str(f) for f, _ in files}
         gone = [
-            rec
-            for rec in known
-            if rec not in present
-            and (Path(rec) in missing or any(Path(rec).is_relative_to(root) for root in roots))
+            where
+            for where in known
+            if where not in present
+            and (Path(where) in missing or any(Path(where).is_relative_to(root) for root in roots))
         ]
         unknown = [p for p in missing if str(p) not in known]
         if unknown:
             raise ConfigError(f"no such file or folder: {unknown[0]}")
-        for rec in gone:
+        for where in gone:
             con.execute("BEGIN")
-            _delete_recording(con, rec)
+            _delete_recording(con, known.pop(where)[0])
             con.execute("COMMIT")
             stats.removed += 1
-        for path in files:
-            rec = str(path)
-            st = path.stat()
-            old = known.get(rec)
-            if old is not None and old[0] == st.st_size and old[1] == st.st_mtime:
-                stats.unchanged += 1
-                continue
-            digest = _sha256(path)
-            if old is not None and old[2] == digest:
-                con.execute("UPDATE recordings SET mtime = ? WHERE recording = ?", [st.st_mtime, rec])
-                stats.unchanged += 1
-                continue
-            try:
-                analysis = analyse_recording(path)
-            except (CtxscopeError, ValueError, OSError) as err:
-                line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-                stats.skipped.append(f"skipped {path}: {line}")
-                if old is not None:
-                    _delete_recording(con, rec)
-                continue
-            rows = recording_rows(
-                analysis, FileFacts(rec, digest, st.st_size, st.st_mtime), with_text=with_text
-            )
-            con.execute("BEGIN")
-            _store(con, rec, rows, old is not None, stats)
-            con.execute("COMMIT")
-            if old is None:
-                stats.added += 1
-            else:
-                stats.updated += 1
-            if progress is not None:
-                progress(rec)
+        owner = {facts[0]: where for where, facts in known.items()}
+        """Recording id → the file indexed under it (one recording found twice is indexed once)."""
+        batch: Rows = {name: [] for name in TABLES}
+        pending = 0
+        with tempfile.TemporaryDirectory(prefix="ctxscope-index-") as tmp:
+            scratch = Path(tmp)
+            for path, name in files:
+                where = str(path)
+                st = path.stat()
+                old = known.get(where)
+                if old is not None and old[1:4] == (st.st_size, st.st_mtime_ns, st.st_ino):
+                    stats.unchanged += 1
+                    continue
+                digest, rec = _read_facts(path, name)
+                if old is not None and old[4] == digest and old[0] == rec:
+                    con.execute(
+                        "UPDATE recordings SET size = ?, mtime_ns = ?, inode = ? WHERE recording = ?",
+                        [st.st_size, st.st_mtime_ns, st.st_ino, rec],
+                    )
+                    stats.unchanged += 1
+                    continue
+                if owner.get(rec, where) != where:
+                    stats.skipped.append(f"skipped {path}: the same recording as {owner[rec]} (indexed once)")
+                    continue
+                from ctxscope.inspector.analysis.analyse import analyse_recording
+                from ctxscope.inspector.index.rows import FileFacts, recording_rows
+
+                try:
+                    analysis = analyse_recording(path)
+                except (CtxscopeError, ValueError, OSError) as err:
+                    stats.skipped.append(_skip_line(path, err))
+                    if old is not None:
+                        _delete_recording(con, old[0])
+                        owner.pop(old[0], None)
+                    continue
+                facts = FileFacts(rec, name, where, digest, st.st_size, st.st_mtime_ns, st.st_ino)
+                rows = recording_rows(analysis, facts, with_text=with_text)
+                owner[rec] = where
+                replaced = old is not None and old[0] != rec
+                if replaced:  # the file now holds another recording: the old one's rows go, all of them
+                    assert old is not None
+                    _delete_recording(con, old[0])
+                    owner.pop(old[0], None)
+                if old is None or replaced:
+                    for table, new in rows.items():
+                        batch[table] += new
+                        pending += len(new)
+                    stats.turns_added += len(rows["turns"])
+                    if replaced:
+                        stats.updated += 1
+                    else:
+                        stats.added += 1
+                    if pending >= _BATCH_ROWS:
+                        _write_batch(con, batch, scratch, stats)
+                        pending = 0
+                else:
+                    con.execute("BEGIN")
+                    _store(con, rec, rows, True, stats, scratch)
+                    con.execute("COMMIT")
+                    stats.updated += 1
+                if progress is not None:
+                    progress(where)
+            _write_batch(con, batch, scratch, stats)
     finally:
         if own:
             con.close()

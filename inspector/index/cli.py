@@ -28,7 +28,7 @@ def index_command(
     ] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="The DuckDB file.")] = None,
     parquet: Annotated[
-        Path | None, typer.Option("--parquet", help="Also write every table as Parquet, by day, here.")
+        Path | None, typer.Option("--parquet", help="Also write the tables as Parquet here, a file per month.")
     ] = None,
     with_text: Annotated[bool, typer.Option("--with-text", help="Copy item texts into the index.")] = False,
 ) -> None:
@@ -60,7 +60,7 @@ def index_command(
         )
         if parquet is not None:
             counts = export_parquet(con, parquet)
-            print(f"{parquet}: {len(counts)} tables as Parquet by day ({sum(counts.values())} rows)")
+            print(f"{parquet}: {len(counts)} tables as Parquet, a file per month ({sum(counts.values())} rows)")
     finally:
         con.close()
     db.chmod(0o600)

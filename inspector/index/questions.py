@@ -1,7 +1,9 @@
 """Named questions: one SQL query each over the index's tables, and the short report it prints.
 
-The SQL is plain enough to run on the Parquet export in any engine that reads it (DuckDB over
-object storage, ClickHouse, Spark, BigQuery) with the table names bound to the files.
+A recording is shown by its path on this machine (its name relative to the folder indexed, in the
+Parquet export, which holds no local paths). The SQL is plain enough to run on the Parquet export
+in any engine that reads it (DuckDB over object storage, ClickHouse, Spark, BigQuery) with the
+table names bound to the files.
 """
 
 from __future__ import annotations
@@ -26,11 +28,13 @@ QUESTIONS: dict[str, Question] = {
             "compactions",
             "Every compaction turn: what it summarised and dropped, tokens before and after.",
             """
-            SELECT t.recording, t.turn, t.thread, c.trigger, c.summarised, c.dropped_context,
-                   c.tokens_before, c.tokens_after, c.tokens_before - c.tokens_after AS tokens_freed
-            FROM turns t LEFT JOIN compactions c ON c.recording = t.recording AND c.turn = t.turn
+            SELECT coalesce(r.path, r.name) AS recording, t.turn, t.thread, c.trigger, c.summarised,
+                   c.dropped_context, c.tokens_before, c.tokens_after,
+                   c.tokens_before - c.tokens_after AS tokens_freed
+            FROM turns t JOIN recordings r ON r.recording = t.recording
+            LEFT JOIN compactions c ON c.recording = t.recording AND c.turn = t.turn
             WHERE t.change_kind = 'compaction'
-            ORDER BY t.recording, t.turn
+            ORDER BY 1, t.turn
             """,
         ),
         Question(
@@ -47,8 +51,9 @@ QUESTIONS: dict[str, Question] = {
             "Where the prompt cache broke, by cause, with the cached tokens each cause cost.",
             """
             SELECT broke_at, cause, count(*) AS breaks, sum(tokens_lost) AS tokens_lost,
-                   min(recording || ' --turn ' || turn) AS example
-            FROM cache_breaks WHERE broke_at IS NOT NULL
+                   min(coalesce(r.path, r.name) || ' --turn ' || b.turn) AS example
+            FROM cache_breaks b JOIN recordings r ON r.recording = b.recording
+            WHERE broke_at IS NOT NULL
             GROUP BY broke_at, cause ORDER BY tokens_lost DESC, breaks DESC, broke_at, cause
             """,
         ),
@@ -59,8 +64,9 @@ QUESTIONS: dict[str, Question] = {
             SELECT a.path, substr(a.hash, 1, 12) AS version, count(*) AS turns,
                    count(DISTINCT a.recording) AS recordings,
                    count(*) FILTER (WHERE t.status <> 'completed' OR t.error IS NOT NULL) AS failed_turns,
-                   min(a.recording || ' --turn ' || a.turn) AS example
+                   min(coalesce(r.path, r.name) || ' --turn ' || a.turn) AS example
             FROM agents_md a JOIN turns t ON t.recording = a.recording AND t.turn = a.turn
+            JOIN recordings r ON r.recording = a.recording
             GROUP BY a.path, a.hash ORDER BY a.path, failed_turns DESC, turns DESC
             """,
         ),
@@ -68,9 +74,10 @@ QUESTIONS: dict[str, Question] = {
             "errors",
             "Every turn that did not complete, or completed with a connection error.",
             """
-            SELECT recording, turn, thread, model, status, error
-            FROM turns WHERE status <> 'completed' OR error IS NOT NULL
-            ORDER BY recording, turn
+            SELECT coalesce(r.path, r.name) AS recording, t.turn, t.thread, t.model, t.status, t.error
+            FROM turns t JOIN recordings r ON r.recording = t.recording
+            WHERE t.status <> 'completed' OR t.error IS NOT NULL
+            ORDER BY 1, t.turn
             """,
         ),
         Question(

@@ -2,16 +2,18 @@
 
 The same definition creates the DuckDB tables, orders the rows `rows` builds, writes the Parquet
 files and their read-back views, and is what docs/index.md documents (a test holds the page to it).
-Every table but `recordings` names its recording (`recording`, the file's absolute path) and turn
-(`turn`, the 1-based number `ctxscope inspect REC --turn N` takes), and every table has `day`, the
-UTC date the recording was created: the Parquet partition.
+Every table names its recording by `recording`, an id computed from its content and relative name
+(the sha256 of its header line and `name`: two people's copies of one recording share it, and it
+stays as the file grows); `recordings` adds the `name` and, on this machine only, its `path`. Tables of turns
+name the turn (`turn`, the 1-based number `ctxscope inspect REC --turn N` takes), and every table
+has `day`, the UTC date the recording was created (the Parquet files are one per table and month).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["TABLES", "TURN_TABLES", "Column", "Table", "create_sql", "markdown"]
+__all__ = ["EXPORTED", "TABLES", "TURN_TABLES", "Column", "Table", "create_sql", "markdown"]
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,8 @@ class Column:
     name: str
     type: str
     doc: str
+    local: bool = False
+    """A fact of this machine (a path, an inode): kept in the DuckDB file, left out of the Parquet export."""
 
 
 @dataclass(frozen=True)
@@ -32,12 +36,16 @@ class Table:
         return [c.name for c in self.columns]
 
 
-def _c(name: str, type_: str, doc: str) -> Column:
-    return Column(name, type_, doc)
+def _c(name: str, type_: str, doc: str, *, local: bool = False) -> Column:
+    return Column(name, type_, doc, local)
 
 
-_REC = _c("recording", "VARCHAR", "the recording's absolute path")
-_DAY = _c("day", "DATE", "the UTC date the recording was created (the Parquet partition)")
+_REC = _c(
+    "recording",
+    "VARCHAR",
+    "the recording's id: sha256 of its header line and `name` (equal in every copy, kept as it grows)",
+)
+_DAY = _c("day", "DATE", "the UTC date the recording was created (its month names the Parquet file)")
 _THREAD = _c("thread", "VARCHAR", "the thread as `ctxscope diff` names it (`T1`, …)")
 _TURN = _c("turn", "INTEGER", "the turn's number in the recording (`ctxscope inspect REC --turn N`)")
 
@@ -50,11 +58,14 @@ TABLES: dict[str, Table] = {
             (
                 _REC,
                 _DAY,
+                _c("name", "VARCHAR", "the file's path relative to the folder indexed (its name, if named)"),
+                _c("path", "VARCHAR", "the file's absolute path on this machine", local=True),
                 _c("hash", "VARCHAR", "sha256 of the file's bytes when indexed"),
                 _c("size", "BIGINT", "the file's size in bytes"),
-                _c("mtime", "DOUBLE", "the file's modification time (Unix seconds)"),
+                _c("mtime_ns", "BIGINT", "the file's modification time (Unix nanoseconds)", local=True),
+                _c("inode", "BIGINT", "the file's inode", local=True),
                 _c("client", "VARCHAR", "the client that made the requests (`originator` or User-Agent)"),
-                _c("created", "TIMESTAMP", "when the recording was started (UTC, from its header)"),
+                _c("created", "TIMESTAMPTZ", "when the recording was started (from its header)"),
                 _c("format", "VARCHAR", "the recording format version (`1.2`)"),
                 _c("tool", "VARCHAR", "the program that wrote it (`ctxscope 0.1.0`)"),
                 _c("turns", "INTEGER", "model requests (what `ctxscope diff` lists)"),
@@ -86,7 +97,7 @@ TABLES: dict[str, Table] = {
                 _THREAD,
                 _TURN,
                 _c("exchange", "INTEGER", "the exchange id in the recording"),
-                _c("started", "TIMESTAMP", "when the request began (UTC)"),
+                _c("started", "TIMESTAMPTZ", "when the request began"),
                 _c("transport", "VARCHAR", "`http` or `websocket`"),
                 _c("endpoint", "VARCHAR", "`responses` or `responses/compact`"),
                 _c("model", "VARCHAR", "the requested model"),
@@ -120,8 +131,8 @@ TABLES: dict[str, Table] = {
                 _c("reasoning_effort", "VARCHAR", "the request's reasoning effort"),
                 _c(
                     "world",
-                    "JSON",
-                    "the whole world state under the report's keys; AGENTS.md texts replaced by sha256",
+                    "VARCHAR",
+                    "the whole world state as JSON text under the report's keys; AGENTS.md texts as sha256",
                 ),
             ),
         ),
@@ -251,6 +262,9 @@ TABLES: dict[str, Table] = {
 }
 """Every table, in the order they are created and documented."""
 
+EXPORTED: dict[str, tuple[Column, ...]] = {n: tuple(c for c in t.columns if not c.local) for n, t in TABLES.items()}
+"""Each table's columns in the Parquet export (the local ones left out)."""
+
 TURN_TABLES = tuple(n for n, t in TABLES.items() if "turn" in t.names)
 """Tables whose rows belong to one turn (re-indexing replaces only the turns that changed)."""
 
@@ -266,6 +280,9 @@ def markdown() -> str:
     out: list[str] = []
     for table in TABLES.values():
         out += [f"### `{table.name}`", "", table.doc, "", "| column | type | meaning |", "|---|---|---|"]
-        out += [f"| `{c.name}` | {c.type} | {c.doc.replace('|', '/')} |" for c in table.columns]
+        out += [
+            f"| `{c.name}` | {c.type} | {c.doc.replace('|', '/')}{' (not exported)' if c.local else ''} |"
+            for c in table.columns
+        ]
         out.append("")
     return "\n".join(out)

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxscope.proxy.responses.vocabulary import CodexHeader
+from ctxscope.proxy.responses.vocabulary import CodexHeader, MetadataKey
 
 __all__ = ["Normaliser", "find_cwds", "parse_json_path", "IGNORED"]
 
@@ -32,9 +32,9 @@ IGNORED = "<ignored>"
 _VOLATILE_KEYS = frozenset(
     {
         "prompt_cache_key",
-        "session_id",
+        MetadataKey.SESSION_ID.value,
         CodexHeader.SESSION.value,
-        "thread_id",
+        MetadataKey.THREAD_ID.value,
         CodexHeader.THREAD.value,
         "turn_id",
         "conversation_id",
@@ -69,7 +69,8 @@ _TMP_RE = re.compile(
 _REDACTED_RE = re.compile(r"<redacted:([a-z_]+):(?:\d+|[0-9a-f]{6})>")
 _ID_RE = re.compile(
     r"\b(msg|rs|fc|fco|ctc|ctco|cc|resp|call|ws|lsh|ig|cmp|comp|item|sess|conv|turn|req|ci|mcp|tc|wsc)"
-    r"_(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{4,}\b"
+    # the body may hold underscores: Responses-like servers mint ids such as `call_resp_…_000001_0`
+    r"_(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{4,}\b"
 )
 _UUID_RE = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
 _HEX_RE = re.compile(r"\b[0-9a-f]{40}\b")  # git commit hashes in turn metadata

@@ -24,7 +24,6 @@ import os
 import re
 import shutil
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -215,13 +214,11 @@ def test_ctxscope_run_codex_exec_records_it_and_a_mismatch_ends_it_fast(tmp_path
     # replayer is this process's one mitmproxy.)
     with serve_cassette(out, match="strict") as server:
         _builtin_config(home, server.url)
-        started = time.monotonic()
         again = tmp_path / "again.jsonl"
         failed = run_cli_process("run", "--out", str(again), "--", *command, "say bye", cwd=work, env=env)
-        elapsed = time.monotonic() - started
         replay = server.report
     assert failed.returncode == 1, failed.stderr[-2000:]
     assert "WebSocket frame does not match cassette" in failed.stderr
     assert len(replay.mismatches) == 1, replay.problems()  # not retried (a 409 was: 12 times, ~14 s)
+    # "fast" is held by the count, not by a clock (a shared machine): one mismatch, no retries
     assert "(WebSocket frame on /v1/responses)" in replay.mismatches[0].line()
-    assert elapsed < 10, elapsed

@@ -4,6 +4,9 @@ PlanMode              the mode while planning (gate, `<proposed_plan>` stream ha
 PlanController        a session's plan state and the user's actions: enter, approve, exit
 PlanState             what is saved on the session branch (revisions, assumptions, approval)
 ProposedPlanParser    the streaming `<proposed_plan>` parser; `split_proposed_plan` for whole texts
+enforcement           per profile: what runs, what runs unchecked (reported afterwards), what is
+                      refused, rendered into the instructions; `submission_tool` for the inspector
+assumptions           headless decisions carried into the submitted plan's Assumptions
 
 Names load on first use, so the inspector's `ctxscope.harness.modes.plan.parser` comes without the
 controller, the tools and the agent events.

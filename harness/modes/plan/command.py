@@ -43,11 +43,13 @@ def plan_command(runtime: AgentRuntime, arg: str, out: TextIO) -> CommandResult:
         done = plan.approve(revision, fresh=fresh)
         return CommandResult(turn=done.turn)
     if word == "diff" and not rest:
-        diff = plan.state.diff()
+        diff, n = plan.state.diff(), plan.state.revision
         if diff:
             out.write(diff)
+        elif n >= 2:
+            plan.agent.notice(f"revisions {n - 1} and {n} are identical: nothing changed")
         else:
-            plan.agent.notice(f"no diff: {plan.state.revision} revision(s) so far, a diff needs two")
+            plan.agent.notice(f"no diff yet: {n} revision(s) so far; a diff compares the last two")
         return CommandResult()
     if word == "exit" and not rest:
         plan.exit()

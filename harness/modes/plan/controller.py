@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from ctxscope.harness.events import PlanApproved, PlanSubmitted
 from ctxscope.harness.modes.default import DefaultMode
+from ctxscope.harness.modes.plan.assumptions import with_assumptions
 from ctxscope.harness.modes.plan.mode import PlanMode
 from ctxscope.harness.modes.plan.profiles import planning_mode
 from ctxscope.harness.modes.plan.state import PlanState, load_plan_state
@@ -40,7 +41,7 @@ from ctxscope.proxy.home import ctxscope_home
 if TYPE_CHECKING:
     from ctxscope.harness.agent import Agent, TurnResult
 
-__all__ = ["Approval", "PlanController", "approved_plan_path", "default_mode"]
+__all__ = ["Approval", "PlanController", "approved_plan_path", "default_mode", "plan_file"]
 
 NewSession = Callable[[], "PlanController"]
 """Starts a new session with the same settings and returns its controller (the runtime's `/new`)."""
@@ -49,6 +50,12 @@ NewSession = Callable[[], "PlanController"]
 def default_mode() -> DefaultMode:
     """Default mode that announces itself: sent when planning ends, so the plan rules do not linger."""
     return DefaultMode(collaboration_mode="default")
+
+
+def plan_file(session_id: str) -> Path:
+    """The claude profile's plan file: `<ctxscope home>/plans/<session id>.md` (Claude Code keeps the
+    plan in a file; ctxscope keeps the latest revision there, owner-only)."""
+    return ctxscope_home() / "plans" / f"{session_id}.md"
 
 
 def approved_plan_path() -> Path:
@@ -91,7 +98,9 @@ class PlanController:
         self.agent.session.append("plan_state", self.state.model_dump(mode="json"))
 
     def planning_mode(self) -> PlanMode:
-        return planning_mode(self.state.profile, self)
+        router = self.agent.router
+        tools = tuple(n for n in router.tools if n in router.enabled and n not in router.withheld)
+        return planning_mode(self.state.profile, self, tools)
 
     def assume(self, assumption: str) -> None:
         """Record a decision taken without the user (a headless question)."""
@@ -104,11 +113,22 @@ class PlanController:
     def planning(self) -> bool:
         return self.agent.mode.name == "plan"
 
+    @property
+    def plan_file(self) -> Path | None:
+        """Where the latest revision is kept as a file (the claude profile), or None."""
+        return plan_file(self.agent.session_id) if self.state.profile == "claude" else None
+
     def enter(self) -> None:
         """Start a planning cycle (a no-op while planning): approval is cleared, the draft kept."""
         if self.planning:
             return
-        self.state = self.state.model_copy(update={"active": True, "approved": None})
+        # After an implementation the decisions taken for the old plan no longer apply.
+        implemented = self.state.approved is not None
+        assumptions = [] if implemented else self.state.assumptions
+        previous = "implemented" if implemented else ("left" if self.state.cycles else None)
+        self.state = self.state.model_copy(
+            update={"active": True, "approved": None, "assumptions": assumptions, "previous": previous}
+        )
         self.state.cycles += 1
         self.save()
         # The profile's tools that wait for the first planning are declared now, for good.
@@ -124,9 +144,15 @@ class PlanController:
         self.agent.set_mode(default_mode())
 
     def submit(self, plan: str) -> int:
-        """The model's submission: the whole draft becomes the next revision."""
+        """The model's submission: the whole draft becomes the next revision, with the decisions taken
+        without the user under its Assumptions (`assumptions.py`)."""
+        plan = with_assumptions(plan, self.state.assumptions)
         self.state = self.state.model_copy(update={"revisions": [*self.state.revisions, plan]})
         self.save()
+        if self.plan_file is not None:
+            path = self.plan_file
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            write_private(path, lambda f: f.write(plan if plan.endswith("\n") else plan + "\n"))
         self.agent.emit(PlanSubmitted(revision=self.state.revision, plan=plan))
         return self.state.revision
 

@@ -1,9 +1,10 @@
 """`PlanMode`: the collaboration mode while planning (the codex profile's behaviour; other profiles
 subclass it).
 
-- The gate: while planning only read, search, ask and shell tools (plus a profile's own planning
-  tools) run; every other call is answered "still planning" at call time, so tools[] never changes.
-  `update_plan` keeps the router's own Codex-style refusal.
+- The gate: the profile's `Enforcement` (`enforcement.py`): read, search, ask and shell tools (plus the
+  profile's own planning tools) run; every other call is answered "still planning" at call time, so
+  tools[] never changes; `update_plan` gets the Codex-style TODO refusal. Both name the profile's way
+  to submit a plan, and the instructions state the same lists (rendered from the same object).
 - The stream: each assistant message goes through a `ProposedPlanParser`; the visible text loses
   its `<proposed_plan>` block, which streams as `plan_delta` events instead. The history keeps the
   model's words as sent.
@@ -35,6 +36,7 @@ from ctxscope.harness.events import (
     TurnStarted,
 )
 from ctxscope.harness.modes.default import DefaultMode
+from ctxscope.harness.modes.plan.enforcement import ENFORCEMENT, SHELL_TOOLS, Enforcement, enforcement
 from ctxscope.harness.modes.plan.parser import ProposedPlanParser, Segment, split_proposed_plan
 from ctxscope.harness.modes.plan.state import PlanState
 from ctxscope.harness.modes.plan.texts import (
@@ -47,6 +49,7 @@ from ctxscope.harness.modes.plan.texts import (
 )
 from ctxscope.harness.modes.plan.workspace import Snapshot, changed_outside, changed_paths, take_snapshot
 from ctxscope.harness.tools import PLAN_MODE, GateRule, in_modes, still_planning
+from ctxscope.harness.tools.gate import update_plan_refused
 from ctxscope.harness.tools.request_user_input import HEADLESS_NOTE
 
 if TYPE_CHECKING:
@@ -56,28 +59,11 @@ if TYPE_CHECKING:
 
 __all__ = ["PLANNING_TOOLS", "SHELL_TOOLS", "PlanMode", "PlanOwner"]
 
-QUESTION_TOOLS: frozenset[str] = frozenset({"request_user_input", "ask_user"})
+QUESTION_TOOLS: frozenset[str] = frozenset({"request_user_input", "ask_user", "ask_user_question"})
 """Calls that ask the user: shown as question events."""
 
-SHELL_TOOLS: frozenset[str] = frozenset({"exec_command", "write_stdin", "shell"})
-"""Calls that run commands: allowed while planning, and watched for workspace changes."""
-
-PLANNING_TOOLS: frozenset[str] = frozenset(
-    {
-        # read and search
-        "read_file",
-        "list_dir",
-        "grep_files",
-        "view_image",
-        "web_search",
-        # ask
-        "request_user_input",
-        # shell: allowed but watched (a command may still change files)
-        "exec_command",
-        "write_stdin",
-    }
-)
-"""Tools that run while planning, whatever the profile; a profile adds its own (submit, ask)."""
+PLANNING_TOOLS: frozenset[str] = ENFORCEMENT["codex"].runs
+"""Tools that run while planning in the codex profile (each profile's list: `enforcement.py`)."""
 
 
 class PlanOwner(Protocol):
@@ -105,8 +91,9 @@ class PlanMode(DefaultMode):
     parallel_tool_calls: bool = False
     """While planning a batch runs one call after another: each shell call is snapshotted on its
     own, and a submitted plan keeps the later siblings from running."""
-    extra_tools: frozenset[str] = frozenset()
-    """Planning tools the profile adds to `PLANNING_TOOLS`."""
+    tools: tuple[str, ...] = ()
+    """The session's tools, named in the instructions' "what is enforced" part."""
+    profile: ClassVar[str] = "codex"
     parses_blocks: ClassVar[bool] = True
     """The plan arrives as a `<proposed_plan>` block in the text (codex); False: through a tool."""
     _parser: ProposedPlanParser = field(default_factory=ProposedPlanParser)
@@ -115,13 +102,29 @@ class PlanMode(DefaultMode):
     _before: Snapshot | None = None
     """The workspace as it was when the running shell call started."""
 
+    rules_text: ClassVar[str] = CODEX_PLAN_TEXT
+    """The profile's planning rules; the enforced part is rendered from the gate (`enforcement.py`)."""
+
+    @property
+    def enforcement(self) -> Enforcement:
+        return enforcement(self.profile)
+
     def fragment_text(self) -> str:
-        return CODEX_PLAN_TEXT
+        if not self.tools:
+            return self.rules_text
+        return f"{self.rules_text}\n\n{self.enforcement.text(self.tools)}"
 
     def gate_rules(self) -> Sequence[GateRule]:
-        # update_plan is left to the router's own rule, which refuses it in plan mode in our words.
-        allowed = PLANNING_TOOLS | self.extra_tools | {"update_plan"}
-        return [GateRule("*", in_modes(PLAN_MODE), still_planning, except_tools=allowed)]
+        rules = self.enforcement
+        return [
+            GateRule("update_plan", in_modes(PLAN_MODE), update_plan_refused(rules.submission)),
+            GateRule(
+                "*",
+                in_modes(PLAN_MODE),
+                lambda tool: still_planning(tool, rules.submission),
+                except_tools=rules.runs | {"update_plan"},
+            ),
+        ]
 
     # ---- the stream -----------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ctxscope.harness.context import plan_mode_reminder_item
 from ctxscope.harness.modes.base import EndStep
+from ctxscope.harness.modes.plan.enforcement import SUBMISSION_TOOLS
 from ctxscope.harness.modes.plan.mode import PlanMode, PlanOwner
 from ctxscope.harness.modes.plan.texts import (
     CLAUDE_ACTIVE_REMINDER,
@@ -30,7 +31,21 @@ if TYPE_CHECKING:
     from ctxscope.harness.tools import ToolOutcome
     from ctxscope.harness.turn_result import TurnResult
 
-__all__ = ["REVIEW_CHOICES", "ClaudePlanMode", "KnightPlanMode", "planning_mode"]
+__all__ = [
+    "KEEPS_TYPE_AHEAD",
+    "KEY_TOGGLE_PROFILES",
+    "REVIEW_CHOICES",
+    "ClaudePlanMode",
+    "KnightPlanMode",
+    "planning_mode",
+]
+
+KEY_TOGGLE_PROFILES: tuple[str, ...] = ("codex", "claude")
+"""Profiles whose chat toggles plan mode with Shift+Tab (Codex, Claude Code); knightcode uses /plan."""
+
+KEEPS_TYPE_AHEAD: frozenset[str] = frozenset({"knightcode"})
+"""Profiles whose chat keeps what was typed while a turn ran, for the next prompt (KnightCode keeps
+queued input); the others drop it with a one-line notice. Neither ever approves anything."""
 
 REVIEW_CHOICES: dict[str, tuple[tuple[str, str], ...]] = {
     "codex": (
@@ -73,37 +88,49 @@ class _ToolSubmitted(PlanMode):
 
 @dataclass
 class KnightPlanMode(_ToolSubmitted):
-    extra_tools: frozenset[str] = frozenset({"submit_plan", "ask_user"})
-    submit_tool = "submit_plan"
-
-    def fragment_text(self) -> str:
-        return KNIGHT_PLAN_TEXT
+    profile = "knightcode"
+    rules_text = KNIGHT_PLAN_TEXT
+    submit_tool = SUBMISSION_TOOLS["knightcode"]
 
 
 @dataclass
 class ClaudePlanMode(_ToolSubmitted):
-    extra_tools: frozenset[str] = frozenset({"exit_plan_mode", "enter_plan_mode"})
-    submit_tool = "exit_plan_mode"
+    profile = "claude"
+    rules_text = CLAUDE_PLAN_TEXT
+    submit_tool = SUBMISSION_TOOLS["claude"]
 
-    def fragment_text(self) -> str:
-        return CLAUDE_PLAN_TEXT
+    _reentry_told: bool = False
 
     def on_turn_start(self, agent: ModeHost) -> None:
+        if self._tell_reentry(agent):
+            return  # the first turn of a cycle after an earlier one (also when no request left plan mode)
         # The last request already carried plan mode: this is a further planning turn.
         baseline = agent.baseline
         if baseline is not None and getattr(baseline, "collaboration_mode", None) == self.collaboration_mode:
             agent.append_item(plan_mode_reminder_item("active", CLAUDE_ACTIVE_REMINDER, role="user"))
-            return
+
+    def on_tool_outcome(self, agent: ModeHost, outcome: ToolOutcome) -> EndStep | None:
+        if outcome.tool == "enter_plan_mode" and outcome.result.success:
+            self._tell_reentry(agent)  # entered mid-turn: the reminder goes before the next request
+        return super().on_tool_outcome(agent, outcome)
+
+    def _tell_reentry(self, agent: ModeHost) -> bool:
+        """The re-entry reminder, once per cycle, on every cycle after an earlier one; whether sent."""
         state = self.controller.state if self.controller else None
-        if state is not None and state.cycles > 1 and state.draft is not None:
-            text = claude_reentry_reminder(state.draft)
-            agent.append_item(plan_mode_reminder_item("reentered", text, role="user"))
+        if self._reentry_told or state is None or state.previous is None or state.draft is None:
+            return False
+        self._reentry_told = True
+        implemented = state.previous == "implemented"
+        text = claude_reentry_reminder(state.draft, state.revision, implemented)
+        event = "reentered" if implemented else "replanned"
+        agent.append_item(plan_mode_reminder_item(event, text, role="user"))
+        return True
 
 
-def planning_mode(profile: str, controller: PlanOwner) -> PlanMode:
-    """The mode object for planning under `profile`."""
+def planning_mode(profile: str, controller: PlanOwner, tools: tuple[str, ...] = ()) -> PlanMode:
+    """The mode object for planning under `profile`; `tools`: the session's, named in its instructions."""
     if profile == "knightcode":
-        return KnightPlanMode(controller=controller)
+        return KnightPlanMode(controller=controller, tools=tools)
     if profile == "claude":
-        return ClaudePlanMode(controller=controller)
-    return PlanMode(controller=controller)
+        return ClaudePlanMode(controller=controller, tools=tools)
+    return PlanMode(controller=controller, tools=tools)

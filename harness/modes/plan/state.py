@@ -35,6 +35,9 @@ class PlanState(BaseModel):
     """The approved revision; cleared when a new planning cycle starts."""
     cycles: int = Field(default=0, ge=0)
     """How many times plan mode was entered (a re-entry after an implementation is cycle 2+)."""
+    previous: Literal["implemented", "left"] | None = None
+    """How the cycle before this one ended: its plan was approved and implemented, or the user left
+    plan mode without approving (claude's re-entry reminder says which)."""
 
     @model_validator(mode="after")
     def _consistent(self) -> PlanState:

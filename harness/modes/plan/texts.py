@@ -45,7 +45,6 @@ asking you to "just do it" is asking you to plan how to do it.
 
 ## What you must not do
 - Change the workspace: no patches, no file writes, no formatters or generators, no migrations.
-  Calls that would change something are refused while planning.
 
 ## Finishing
 When the plan is decision complete (the implementer has nothing left to decide), answer with exactly
@@ -130,8 +129,7 @@ Plan mode is on: investigate, then submit a plan; do not implement. It ends only
   recommended one first. Without a user the recommended option is taken and recorded as an assumption.
 - Submit with `submit_plan(plan)`: the goal, the specific changes with paths, the verification commands,
   and the assumptions. Each submission replaces the whole draft and ends your turn.
-- You cannot approve your own plan. Feedback from the user is a request to revise it.
-- Every other tool is refused while planning."""
+- You cannot approve your own plan. Feedback from the user is a request to revise it."""
 """The Plan fragment's instructions for the knightcode profile."""
 
 CLAUDE_PLAN_TEXT = """\
@@ -139,10 +137,11 @@ Plan mode is active. The user wants a plan before any change: do not edit files,
 or change the system in any way until the user approves the plan.
 
 1. Explore the code read-only (read, search, list, inspecting commands).
-2. Design the approach and weigh the trade-offs; ask with `request_user_input` if something only the
+2. Design the approach and weigh the trade-offs; ask with `ask_user_question` if something only the
    user can decide.
-3. Present the finished plan with `exit_plan_mode(plan)`. End every planning turn either with a
-   question or with that call. The user approves, asks for changes or rejects it."""
+3. Present the finished plan with `exit_plan_mode(plan)`; the harness keeps it in the session's plan
+   file. End every planning turn either with a question or with that call. The user approves, asks
+   for changes or rejects it."""
 """The Plan fragment's instructions for the claude profile."""
 
 CLAUDE_ACTIVE_REMINDER = (
@@ -152,12 +151,19 @@ CLAUDE_ACTIVE_REMINDER = (
 """Sent at the start of each further planning turn of the claude profile."""
 
 
-def claude_reentry_reminder(previous_plan: str) -> str:
-    """The claude profile's reminder when planning starts again after an implementation."""
+def claude_reentry_reminder(previous_plan: str, revision: int, implemented: bool = True) -> str:
+    """The claude profile's reminder on the first turn of a planning cycle after an earlier one:
+    what happened to the previous plan (implemented, or left without approval), and what to do."""
+    if implemented:
+        happened = f"You are planning again after an earlier plan (revision {revision}) was approved and implemented."
+    else:
+        happened = (
+            f"You are planning again. The user left plan mode without approving the previous plan "
+            f"(revision {revision}), so it was not implemented."
+        )
     return (
-        "You are planning again after an earlier plan was implemented. Read the previous plan below. "
-        "If the user's new request is a different task, write a new plan that replaces it; if it is "
-        "the same task, revise that plan.\n\nPrevious plan:\n" + previous_plan
+        f"{happened} Read the previous plan below. If the user's new request is a different task, write "
+        "a new plan that replaces it; if it is the same task, revise that plan.\n\nPrevious plan:\n" + previous_plan
     )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,6 +28,8 @@ __all__ = [
     "AskUserTool",
     "EnterPlanMode",
     "ExitPlanMode",
+    "REPLACED_BY_PROFILE",
+    "AskUserQuestion",
     "PlanHooks",
     "SubmitPlan",
     "profile_tools",
@@ -47,6 +50,9 @@ class PlanHooks(Protocol):
     def enter(self) -> None: ...
 
     def assume(self, assumption: str) -> None: ...
+
+    @property
+    def plan_file(self) -> Path | None: ...
 
 
 Hooks = Callable[[], PlanHooks]
@@ -81,7 +87,9 @@ class _SubmitBase:
         if not hooks.planning:
             raise ToolError(NOT_PLANNING.format(tool=self.name))
         revision = hooks.submit(a.plan)
-        return ToolResult(SUBMITTED_OUTPUT.format(revision=revision))
+        output = SUBMITTED_OUTPUT.format(revision=revision)
+        where = hooks.plan_file
+        return ToolResult(output if where is None else f"{output} The plan is kept in {where}.")
 
 
 class SubmitPlan(_SubmitBase):
@@ -140,6 +148,15 @@ class EnterPlanMode:
         return ToolResult("Plan mode is on: explore read-only, then present the plan with exit_plan_mode.")
 
 
+_OPTION: dict[str, Any] = {
+    "type": "object",
+    "properties": {"label": {"type": "string"}, "description": {"type": "string"}},
+    "required": ["label", "description"],
+    "additionalProperties": False,
+}
+"""One choice of a question, in the ask tools' specs."""
+
+
 class _Option(BaseModel):
     model_config = ConfigDict(extra="ignore")
     label: str = Field(min_length=1)
@@ -162,17 +179,11 @@ class AskUserTool:
         self.hooks = hooks
 
     def spec(self) -> dict[str, Any]:
-        option = {
-            "type": "object",
-            "properties": {"label": {"type": "string"}, "description": {"type": "string"}},
-            "required": ["label", "description"],
-            "additionalProperties": False,
-        }
         return function_spec(
             self.name,
             "Ask the user one question about a trade-off you cannot settle from the workspace. Offer 2-4 "
             "options, the recommended one first; the user may also answer in their own words.",
-            {"question": {"type": "string"}, "options": {"type": "array", "items": option}},
+            {"question": {"type": "string"}, "options": {"type": "array", "items": _OPTION}},
             ["question", "options"],
         )
 
@@ -191,10 +202,94 @@ class AskUserTool:
         return ToolResult(json.dumps({"answer": answer, "assumed": False}, ensure_ascii=False))
 
 
+class _ClaudeQuestion(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    question: str = Field(min_length=1)
+    header: str = Field(min_length=1, max_length=12)
+    options: list[_Option] = Field(min_length=2, max_length=4)
+    multiSelect: bool = False  # noqa: N815 (Claude Code's field name)
+
+
+class _ClaudeAskArgs(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    questions: list[_ClaudeQuestion] = Field(min_length=1, max_length=4)
+
+
+class AskUserQuestion:
+    """claude `ask_user_question` (Claude Code's AskUserQuestion): 1-4 questions of 2-4 options each,
+    optionally multi-select; the user may always answer in their own words ("Other").
+
+    The answer is `{"answers": {"<question>": "<label>" | ["<label>", ...]}, "assumed": bool}`;
+    headless the first (recommended) option of each question is taken and recorded as an assumption."""
+
+    name = "ask_user_question"
+    kind: ToolKind = "function"
+
+    def __init__(self, hooks: Hooks) -> None:
+        self.hooks = hooks
+
+    def spec(self) -> dict[str, Any]:
+        question = {
+            "type": "object",
+            "properties": {
+                "question": {"type": "string", "description": "The complete question."},
+                "header": {"type": "string", "description": "A short tag, at most 12 characters."},
+                "options": {"type": "array", "description": "2-4 choices, recommended first.", "items": _OPTION},
+                "multiSelect": {"type": "boolean", "description": "Allow several choices."},
+            },
+            "required": ["question", "header", "options", "multiSelect"],
+            "additionalProperties": False,
+        }
+        return function_spec(
+            self.name,
+            "Ask the user 1-4 questions when only they can decide (preferences, trade-offs). Each question "
+            "has 2-4 options, the recommended one first; set multiSelect to allow several. The user can "
+            "always answer in their own words instead.",
+            {"questions": {"type": "array", "items": question}},
+            ["questions"],
+        )
+
+    def handle(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        a = parse_args(self.name, _ClaudeAskArgs, args)
+        texts = [q.question for q in a.questions]
+        if len(set(texts)) != len(texts):
+            raise ToolError(f"invalid arguments for {self.name}: each question must be different")
+        questions = [
+            Question(
+                f"q{n}",
+                q.header,
+                q.question,
+                tuple(QuestionOption(o.label, o.description) for o in q.options),
+                multi_select=q.multiSelect,
+            )
+            for n, q in enumerate(a.questions, 1)
+        ]
+        answers: dict[str, Any] = {}
+        if ctx.ask_user is None:
+            for q in questions:
+                choice = q.options[0].label
+                self.hooks().assume(f"{q.question} → {choice} (recommended; no user to ask)")
+                answers[q.question] = [choice] if q.multi_select else choice
+            return ToolResult(json.dumps({"answers": answers, "assumed": True}, ensure_ascii=False))
+        given = ctx.ask_user(questions)
+        for q in questions:
+            answer = given.get(q.id)
+            if answer:
+                answers[q.question] = answer
+        if not answers:
+            raise ToolError("The user did not answer. Ask again later or make a stated assumption.")
+        return ToolResult(json.dumps({"answers": answers, "assumed": False}, ensure_ascii=False))
+
+
+REPLACED_BY_PROFILE: dict[str, frozenset[str]] = {"claude": frozenset({"request_user_input"})}
+"""Per profile: built-in tools its own tools replace (claude asks with `ask_user_question`), left out
+of tools[] for the whole session so the model sees one question tool."""
+
+
 def profile_tools(profile: str, hooks: Hooks) -> list[Tool]:
     """The tools `profile` adds to tools[] (empty for codex)."""
     if profile == "knightcode":
         return [SubmitPlan(hooks), AskUserTool(hooks)]
     if profile == "claude":
-        return [EnterPlanMode(hooks), ExitPlanMode(hooks)]
+        return [EnterPlanMode(hooks), ExitPlanMode(hooks), AskUserQuestion(hooks)]
     return []

@@ -387,3 +387,24 @@ def test_goal_turns_never_run_while_planning(repo: Path, tmp_path: Path) -> None
         assert runtime.agent is not None and runtime.agent.goals.current is not None
     assert bodies(capture) == []
     assert any(isinstance(e, Notice) and "goal turns do not run while planning" in e.message for e in events)
+
+
+def test_ctrl_c_in_the_chat_says_it_paused_the_goal(repo: Path, tmp_path: Path) -> None:
+    from ctxscope.harness.repl import run_repl
+
+    script = write_script(tmp_path / "s.json", [{"text": "a reply that gets cut", "chunks": 4}, {"text": "hi"}])
+    armed = {"on": True}
+
+    def emit(event: AgentEvent) -> None:
+        if isinstance(event, TextDelta) and armed["on"]:
+            armed["on"] = False
+            raise KeyboardInterrupt
+
+    err = io.StringIO()
+    lines = iter(["/goal ship it", "hello", "/quit"])
+    with AgentRuntime(options(repo, script, tmp_path / "cap.jsonl"), emit=emit) as runtime:
+        run_repl(runtime, read=lambda _p: next(lines), err=err)
+    said = err.getvalue().splitlines()
+    # The goal turn was interrupted: the chat says the goal is paused; the next, plain turn is not.
+    assert said.count("turn aborted; the goal is paused (/goal resume continues it)") == 1
+    assert "turn aborted" not in said

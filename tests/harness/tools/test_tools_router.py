@@ -204,7 +204,7 @@ def test_gate_rules_block_and_hide_while_planning(tmp_path: Path) -> None:
     router.ctx.mode = NamedMode("plan")
     assert [s["name"] for s in router.specs()] == [n for n in TOOL_NAMES if n != "exec_command"]
     out = custom_call(router, "apply_patch", "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch")
-    assert out.startswith("apply_patch is blocked: still planning (Plan mode).")
+    assert out.startswith("apply_patch was refused before it ran: still planning (Plan mode).")
     assert not (tmp_path / "a.txt").exists()
     assert "update_plan is a TODO/checklist tool" in call(router, "update_plan", {"plan": []})
 

@@ -20,7 +20,7 @@ from ctxscope.inspector.analysis import analyse_recording
 from ctxscope.inspector.analysis.query import filter_turns
 from tests.cli_support import run_cli
 from tests.harness.harness_support import make_repo, write_script
-from tests.inspector.exchange_support import Script, body, completed, initial_context, message
+from tests.inspector.exchange_support import Script, body, completed, fragment, initial_context, message
 
 PLAN = "# Goal\nAdd greet().\n\n## Verify\n- pytest -q\n"
 
@@ -151,16 +151,90 @@ def test_the_tool_filter_finds_built_in_tool_calls_in_the_answer(tmp_path: Path)
 def test_a_compaction_summary_quoting_the_plan_is_no_submission(tmp_path: Path) -> None:
     s = Script()
     meta = {"content-type": "application/json", "session-id": "s1"}
-    t1 = [*initial_context(), message("user", "plan greet")]
+    t1 = [*initial_context(), _planning(), message("user", "plan greet")]
     proposal = message("assistant", f"<proposed_plan>\n{PLAN}</proposed_plan>\n")
     s.request(body(t1), response=completed("resp_1", [proposal]), headers=meta)
     prompt = message("user", "Summarise the conversation so far for a handoff.")
     summary = message("assistant", f"The plan so far:\n<proposed_plan>\n{PLAN}</proposed_plan>\n")
     compaction = {**meta, "x-codex-turn-metadata": json.dumps({"request_kind": "compaction"})}
-    s.request(
-        body([*t1, proposal, prompt], tools=[]), response=completed("resp_2", [summary]), headers=compaction
-    )
-    said = [
-        [e.sentence for e in t.mode_events] for t in analyse_recording(s.write(tmp_path / "c.jsonl")).turns
-    ]
+    s.request(body([*t1, proposal, prompt], tools=[]), response=completed("resp_2", [summary]), headers=compaction)
+    said = [[e.sentence for e in t.mode_events] for t in analyse_recording(s.write(tmp_path / "c.jsonl")).turns]
     assert said == [["plan submitted (revision 1)"], []]
+
+
+def _planning() -> dict[str, Any]:
+    return message("developer", fragment("collaboration_mode", mode="plan", text="Plan first."))
+
+
+def _tool(name: str) -> dict[str, Any]:
+    return {"type": "function", "name": name, "parameters": {"type": "object", "properties": {}}}
+
+
+@pytest.mark.parametrize(
+    ("planning", "tools", "submitted"),
+    [
+        (True, [], True),  # codex: a block while planning is the plan
+        (False, [], False),  # codex outside plan mode: Codex parses no block
+        (True, [_tool("exit_plan_mode")], False),  # claude submits with its tool: the block is text
+        (True, [_tool("submit_plan")], False),  # knightcode likewise
+    ],
+)
+def test_a_block_is_a_submission_only_in_the_protocol_of_the_request(
+    tmp_path: Path, planning: bool, tools: list[dict[str, Any]], submitted: bool
+) -> None:
+    s = Script()
+    t1 = [*initial_context(), *([_planning()] if planning else []), message("user", "plan greet")]
+    answer = message("assistant", f"Here:\n<proposed_plan>\n{PLAN}</proposed_plan>\n")
+    s.request(body(t1, tools=tools), response=completed("resp_1", [answer]))
+    (turn,) = analyse_recording(s.write(tmp_path / "b.jsonl")).turns
+    assert [e.sentence for e in turn.mode_events] == (["plan submitted (revision 1)"] if submitted else [])
+    (item,) = turn.answer.items
+    assert (item.plan is not None) == submitted
+    assert ("<proposed_plan>" in (item.text or "")) == (not submitted)
+
+
+def test_tool_submissions_count_once_per_answer_and_follow_the_harness_numbers(tmp_path: Path) -> None:
+    s = Script()
+    tools = [_tool("exit_plan_mode"), _tool("exec_command")]
+
+    def exit_call(call_id: str) -> dict[str, Any]:
+        return {"type": "function_call", "call_id": call_id, "name": "exit_plan_mode", "arguments": "{}"}
+
+    def output(call_id: str, text: str) -> dict[str, Any]:
+        return {"type": "function_call_output", "call_id": call_id, "output": text}
+
+    t1 = [*initial_context(), _planning(), message("user", "plan greet")]
+    s.request(body(t1, tools=tools), response=completed("resp_1", [exit_call("a"), exit_call("b")]))
+    # The harness confirms revision 3 (two earlier revisions were made before this capture began).
+    t2 = [
+        *t1,
+        exit_call("a"),
+        exit_call("b"),
+        output("a", "Plan submitted as revision 3. Stop here: the user reviews it."),
+        output("b", "not run: a plan was submitted"),
+        message("user", "shorter please"),
+    ]
+    s.request(body(t2, tools=tools), response=completed("resp_2", [exit_call("c")]))
+    said = _said(s.write(tmp_path / "t.jsonl"))
+    assert said == [
+        ["plan submitted (revision 1)"],
+        ["tool exit_plan_mode not run: a plan was submitted", "plan submitted (revision 4)"],
+    ]
+
+
+def test_only_the_first_block_of_a_turn_is_its_plan(tmp_path: Path) -> None:
+    # As the harness (and Codex) take it: a turn's later blocks are not new revisions.
+    s = Script()
+    block = message("assistant", f"<proposed_plan>\n{PLAN}</proposed_plan>\n")
+    call = {"type": "function_call", "call_id": "c1", "name": "list_dir", "arguments": "{}"}
+    t1 = [*initial_context(), _planning(), message("user", "plan greet")]
+    s.request(body(t1), response=completed("resp_1", [block, call]))
+    t2 = [*t1, block, call, {"type": "function_call_output", "call_id": "c1", "output": "a.py"}]
+    s.request(body(t2), response=completed("resp_2", [block]))
+    t3 = [*t2, block, message("user", "shorter")]
+    s.request(body(t3), response=completed("resp_3", [block]))
+    assert _said(s.write(tmp_path / "o.jsonl")) == [
+        ["plan submitted (revision 1)"],
+        [],
+        ["plan submitted (revision 2)"],
+    ]

@@ -16,6 +16,7 @@ import pytest
 
 from ctxscope.harness.context import classify_text
 from ctxscope.harness.events import ModeChange, PlanSubmitted
+from ctxscope.harness.modes.plan.controller import plan_file
 from ctxscope.harness.modes.plan.texts import CLAUDE_ACTIVE_REMINDER, CLAUDE_PLAN_TEXT, IMPLEMENT_PROMPT
 from ctxscope.harness.runtime import AgentRuntime
 from ctxscope.harness.tools import ApprovalRequest
@@ -131,3 +132,50 @@ def test_approve_implements_and_planning_again_gets_the_reentry_reminder(repo: P
     ]
     # A new cycle clears the approval and keeps the draft.
     assert (states[-1]["cycles"], states[-1]["approved"], states[-1]["revisions"]) == (2, None, [PLAN])
+
+
+def test_every_reentry_says_what_happened_to_the_previous_plan(repo: Path, tmp_path: Path) -> None:
+    # Cycle 1 is rejected (left without approval), cycle 2 is entered with /plan and implemented,
+    # cycle 3 is entered by the model itself through enter_plan_mode, mid-turn.
+    script = write_script(
+        tmp_path / "s.json",
+        [
+            _call("exit_plan_mode", plan=PLAN),
+            _call("exit_plan_mode", plan=PLAN + "3. docs\n"),
+            {"text": "implemented"},
+            _call("enter_plan_mode"),
+            _call("exit_plan_mode", plan="## Plan\n1. farewell()\n"),
+        ],
+    )
+
+    def commands(runtime: AgentRuntime, i: int) -> None:
+        assert runtime.plan is not None
+        if i == 1:
+            runtime.plan.exit()  # reject
+            runtime.plan.enter()
+        if i == 2:
+            runtime.plan.approve()
+
+    run = run_agent(
+        repo,
+        script,
+        ["add greet", "again, with docs", "now a farewell"],
+        tmp_path / "cap.jsonl",
+        plan=True,
+        plan_profile="claude",
+        commands=commands,
+        approver=lambda _request: True,
+    )
+    bodies = run.bodies()
+    told = [r for body in bodies for r in _reminders(body["input"])]
+    replanned = [text for event, text in dict.fromkeys(told) if event == "replanned"]
+    reentered = [text for event, text in dict.fromkeys(told) if event == "reentered"]
+    assert len(replanned) == 1 and "without approving the previous plan (revision 1)" in replanned[0]
+    assert PLAN in replanned[0]
+    assert len(reentered) == 1 and "(revision 2) was approved and implemented" in reentered[0]
+    assert PLAN + "3. docs\n" in reentered[0]
+    assert [e.revision for e in run.events if isinstance(e, PlanSubmitted)] == [1, 2, 3]
+    # The latest revision is kept in the session's plan file (owner-only), and the model is told where.
+    kept = plan_file(run.session_id)
+    assert kept.read_text() == "## Plan\n1. farewell()\n" and kept.stat().st_mode & 0o777 == 0o600
+    assert f"The plan is kept in {kept}." in _outputs(bodies[1])[-1]

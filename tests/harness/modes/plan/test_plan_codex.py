@@ -27,6 +27,7 @@ from ctxscope.harness.events import (
     TextDelta,
 )
 from ctxscope.harness.modes.plan import IMPLEMENT_PROMPT, NO_DRAFT, NO_PLAN_TO_APPROVE, PlanState
+from ctxscope.harness.modes.plan.enforcement import enforcement
 from ctxscope.harness.modes.plan.texts import CODEX_PLAN_TEXT
 from ctxscope.harness.repl import review_menu, run_repl
 from ctxscope.harness.runtime import AgentOptions, AgentRuntime
@@ -212,7 +213,7 @@ def test_the_gate_refuses_at_call_time_inside_a_batch(repo: Path, tmp_path: Path
     assert_calls_paired(items)
     outputs = [i["output"] for i in items if i["type"].endswith("_call_output")]
     assert "hello" in outputs[0]
-    assert outputs[1] == still_planning("apply_patch")
+    assert outputs[1] == still_planning("apply_patch", enforcement("codex").submission)
     assert outputs[2] == UPDATE_PLAN_IN_PLAN_MODE
     assert "looked" in outputs[3]
     assert not (repo / "x.txt").exists()
@@ -251,8 +252,7 @@ def test_print_mode_prints_exactly_the_plan_and_a_second_process_approves(repo: 
     stale = _cli(repo, script, "--session", sid, "-p", "/plan approve 2", "--no-capture")
     assert stale.returncode != 0 and stale.stdout == ""
     assert stale.stderr.strip().splitlines()[-1] == (
-        "error: revision 2 is not the latest plan (revision 1); review it with /plan and approve with "
-        '"/plan approve 1"'
+        'error: revision 2 is not the latest plan (revision 1); review it with /plan and approve with "/plan approve 1"'
     )
     done_script = write_script(tmp_path / "d.json", [{"text": "greet added"}])
     capture = tmp_path / "c2.jsonl"

@@ -18,6 +18,7 @@ from ctxscope.harness.commands import run_command
 from ctxscope.harness.context import classify_text
 from ctxscope.harness.events import Notice, PlanSubmitted, QuestionAnswered, QuestionAsked
 from ctxscope.harness.modes.plan import NO_DRAFT, NO_PLAN_TO_APPROVE
+from ctxscope.harness.modes.plan.enforcement import enforcement
 from ctxscope.harness.modes.plan.texts import KNIGHT_PLAN_TEXT, PLAN_SUBMITTED_SIBLING
 from ctxscope.harness.runtime import AgentOptions, AgentRuntime
 from ctxscope.harness.tools import still_planning
@@ -115,18 +116,16 @@ def test_a_submission_ends_the_run_and_blocks_the_rest_of_the_batch(repo: Path, 
     assert_calls_paired(body["input"])
     outputs = _outputs(body)
     assert json.loads(outputs[0]) == {"answer": "pkg/greet.py", "assumed": True}
-    assert outputs[1] == still_planning("apply_patch")
+    assert outputs[1] == still_planning("apply_patch", enforcement("knightcode").submission)
     assert outputs[2].startswith("Plan submitted as revision 1.")
     assert outputs[3] == PLAN_SUBMITTED_SIBLING
     # The Knightcode planning rules went with the first request, in the mode fragment.
-    assert KNIGHT_PLAN_TEXT in json.dumps(run.bodies()[0]["input"][:2], ensure_ascii=False).replace(
-        "\\n", "\n"
-    )
-    states = [
-        json.loads(x)["payload"] for x in run.session_file.read_text().splitlines() if '"plan_state"' in x
-    ]
-    assert states[-1]["revisions"] == [PLAN]
-    assert states[-1]["assumptions"] == ["Which file? → pkg/greet.py (recommended; no user to ask)"]
+    assert KNIGHT_PLAN_TEXT in json.dumps(run.bodies()[0]["input"][:2], ensure_ascii=False).replace("\\n", "\n")
+    states = [json.loads(x)["payload"] for x in run.session_file.read_text().splitlines() if '"plan_state"' in x]
+    assumption = "Which file? → pkg/greet.py (recommended; no user to ask)"
+    assert states[-1]["assumptions"] == [assumption]
+    # The headless decision flows into the stored plan's Assumptions (the model's plan had none).
+    assert states[-1]["revisions"] == [PLAN + f"\n## Assumptions\n- {assumption}\n"]
     asked = [e for e in run.events if isinstance(e, QuestionAsked)]
     answered = [e for e in run.events if isinstance(e, QuestionAnswered)]
     assert [e.tool for e in asked] == ["ask_user"] and asked[0].questions["question"] == "Which file?"  # type: ignore[call-overload,index]
@@ -153,6 +152,22 @@ def test_exact_messages_without_a_draft_and_the_stale_revision(repo: Path, tmp_p
             run_command("/plan approve 1", runtime, out)
         assert runtime.plan is not None and runtime.plan.planning  # the refusal changed nothing
     assert [e.revision for e in events if isinstance(e, PlanSubmitted)] == [1, 2]
+
+
+def test_plan_diff_says_what_it_compared(repo: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.json", [_submit(PLAN), _submit(PLAN)])
+    events: list[Any] = []
+    options = AgentOptions(provider="script", script=script, cwd=repo, no_capture=True, plan_profile="knightcode")
+    with AgentRuntime(options, emit=events.append) as runtime:
+        out = io.StringIO()
+        run_command("/plan add greet", runtime, out)
+        run_command("/plan diff", runtime, out)
+        run_command("/plan the same again", runtime, out)
+        run_command("/plan diff", runtime, out)
+    notices = [e.message for e in events if isinstance(e, Notice)]
+    assert "no diff yet: 1 revision(s) so far; a diff compares the last two" in notices
+    assert notices[-1] == "revisions 1 and 2 are identical: nothing changed"
+    assert out.getvalue() == ""
 
 
 def test_print_mode_and_a_fresh_session_with_the_plan_inline(repo: Path, tmp_path: Path) -> None:
