@@ -33,6 +33,8 @@ COMMANDS: dict[str, str] = {
     "replay": "ctxscope.proxy.replay.cli",
     "info": "ctxscope.inspector.info",
     "export": "ctxscope.proxy.store.cli",
+    "import": "ctxscope.import_trace",
+    "verify": "ctxscope.import_trace",
     "agent": "ctxscope.harness.cli",
     "diff": "ctxscope.inspector.cli",
     "compare": "ctxscope.inspector.cli",

@@ -39,6 +39,7 @@ import typer
 
 from ctxscope.codex_daemon import CodexLaunch, prepare_codex
 from ctxscope.proxy.errors import ConfigError
+from ctxscope.run_trace import TraceWitness
 
 if TYPE_CHECKING:
     from ctxscope.proxy.model import Exchange
@@ -61,6 +62,8 @@ class RunResult:
         self.model_requests = 0
         self.summarised = 0
         self.other = 0
+        self.trace_check: str | None = None
+        """The cross-check with Codex's own trace (`ctxscope.run_trace`), for a Codex command."""
         self._lock = threading.Lock()
 
     def count(self, exchange: Exchange) -> None:
@@ -98,6 +101,7 @@ def run_behind_proxy(
     upstream: str = "https://api.openai.com",
     out: Path | None = None,
     ssl_insecure: bool = False,
+    keep_trace: Path | None = None,
 ) -> RunResult:
     """Run `command` behind a recording proxy until it exits; the proxy is stopped and the recording
     complete when this returns."""
@@ -115,10 +119,13 @@ def run_behind_proxy(
             result.count(exchange)
 
     launch = prepare_codex(command, os.environ)  # refuses before anything starts
+    witness = TraceWitness.for_command(command, os.environ, keep_trace)
     with running_capture(mode, upstream, "127.0.0.1:0", out, ssl_insecure, select, count) as running:
         result = RunResult(running.path, launch)
         env = child_environment(running.url, running.ca_path, os.environ, base_url=running.base_url)
         running.writer.redactor.learn_environment(env)  # its credentials are redacted wherever they appear
+        if witness is not None:
+            env = witness.environment(env)
         try:
             result.returncode = _run(launch.command, env)
         finally:  # a daemon started behind the proxy would keep its address once it is gone
@@ -128,6 +135,8 @@ def run_behind_proxy(
     warning = running.lost_warning()
     if warning:
         print(warning, file=sys.stderr)
+    if witness is not None:
+        result.trace_check = witness.check(result.path)
     return result
 
 
@@ -177,12 +186,18 @@ def run_command(
     upstream: Annotated[
         str, typer.Option("--upstream", help="Reverse mode: where the proxy sends requests.")
     ] = "https://api.openai.com",
+    keep_trace: Annotated[
+        Path | None,
+        typer.Option("--keep-trace", help="Keep Codex's own trace (unredacted) in DIR instead of deleting it."),
+    ] = None,
 ) -> None:
     """Run COMMAND behind the recording proxy and record what it sends to the model."""
     if mode not in ("forward", "reverse"):
         raise ConfigError(f"unknown --mode {mode!r}: use forward or reverse")
-    result = run_behind_proxy(list(command), mode=mode, upstream=upstream, out=out)
+    result = run_behind_proxy(list(command), mode=mode, upstream=upstream, out=out, keep_trace=keep_trace)
     print(result.summary(), file=sys.stderr, flush=True)
+    if result.trace_check:
+        print(result.trace_check, file=sys.stderr, flush=True)
     nothing = result.nothing_recorded()
     if nothing:
         print(nothing, file=sys.stderr, flush=True)

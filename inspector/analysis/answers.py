@@ -15,7 +15,7 @@ said so, or was cancelled), `failed` (the response said so), `error` (an HTTP er
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ctxscope.harness.modes.plan.parser import split_proposed_plan
@@ -27,8 +27,10 @@ __all__ = [
     "AnswerItem",
     "AnswerStatus",
     "AnswerStep",
+    "ToolRun",
     "answer_of",
     "answer_status",
+    "tool_run_of",
     "turn_answer",
 ]
 
@@ -51,6 +53,45 @@ class AnswerStep:
 
 
 @dataclass(frozen=True)
+class ToolRun:
+    """How a tool call ran on the client's machine: known only from the client's own trace (an
+    import of Codex's rollout trace), never from the wire."""
+
+    duration_ms: float | None = None
+    exit_code: int | None = None
+    status: str | None = None
+    """The runtime's status (`completed`, `failed`, …)."""
+
+    def line(self) -> str:
+        """`12 ms, exit 0` (a status other than `completed` is named); "" when nothing is known."""
+        bits = []
+        if self.duration_ms is not None:
+            bits.append(f"{self.duration_ms:,.0f} ms" if self.duration_ms >= 1 else "<1 ms")
+        if self.exit_code is not None:
+            bits.append(f"exit {self.exit_code}")
+        if self.status and self.status != "completed":
+            bits.append(self.status)
+        return ", ".join(bits)
+
+
+def tool_run_of(raw: Any) -> ToolRun | None:
+    """A `meta.codex_trace.tool_runs` entry (docs/recording-format.md) as a `ToolRun`."""
+    if not isinstance(raw, dict):
+        return None
+    duration = raw.get("duration_ms")
+    if not isinstance(duration, int | float) and isinstance(raw.get("ended_at_ms"), int | float):
+        started = raw.get("started_at_ms")
+        duration = raw["ended_at_ms"] - started if isinstance(started, int | float) else None
+    code = raw.get("exit_code")
+    status = raw.get("status")
+    return ToolRun(
+        duration_ms=float(duration) if isinstance(duration, int | float) else None,
+        exit_code=code if isinstance(code, int) else None,
+        status=status if isinstance(status, str) else None,
+    )
+
+
+@dataclass(frozen=True)
 class AnswerItem:
     """One output item in full (what the model produced, without ids or encrypted content)."""
 
@@ -65,6 +106,8 @@ class AnswerItem:
     plan: str | None = None
     """The Markdown of a `<proposed_plan>` block in a message."""
     call_id: str | None = None
+    run: ToolRun | None = None
+    """How the client ran this tool call, where its own trace says (`ctxscope import codex-trace`)."""
 
     @property
     def kind(self) -> str:
@@ -73,7 +116,14 @@ class AnswerItem:
 
     @property
     def step(self) -> AnswerStep:
-        """The item in short (one line)."""
+        """The item in short (one line); a tool call the client's trace timed says how it ran."""
+        step = self._step
+        if self.run is not None and self.run.line():
+            return AnswerStep(step.kind, f"{step.gist} [ran {self.run.line()}]".strip())
+        return step
+
+    @property
+    def _step(self) -> AnswerStep:
         if self.type == "message":
             whole = self.text or ""
             if self.plan is not None:
@@ -269,4 +319,11 @@ def turn_answer(turn: Turn, *, plan_blocks: bool = True) -> Answer:
         error = "the stream ended without a terminal event"
     elif error is None and turn.status == "no response":
         error = "no response was recorded"
-    return answer_of(turn.output, status=turn.status, usage=turn.usage, error=error, plan_blocks=plan_blocks)
+    answer = answer_of(turn.output, status=turn.status, usage=turn.usage, error=error, plan_blocks=plan_blocks)
+    runs = (turn.exchange.meta.get("codex_trace") or {}).get("tool_runs")
+    if isinstance(runs, dict) and runs:
+        answer.items = [
+            replace(item, run=tool_run_of(runs.get(item.call_id))) if item.call_id in runs else item
+            for item in answer.items
+        ]
+    return answer

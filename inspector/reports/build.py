@@ -165,13 +165,16 @@ def answer_doc(answer: Answer) -> AnswerDoc:
     """A turn's answer: its output items in full, status with the error, usage."""
     output = []
     for item in answer.items:
-        optional = {
+        optional: dict[str, Any] = {
             k: v
             for k, v in (
                 ("name", item.name),
                 ("text", item.text),
                 ("arguments", item.arguments),
                 ("plan", item.plan),
+                ("duration_ms", item.run.duration_ms if item.run else None),
+                ("exit_code", item.run.exit_code if item.run else None),
+                ("run_status", item.run.status if item.run else None),
             )
             if v is not None
         }

@@ -184,6 +184,12 @@ class AnswerItemDoc(Doc):
     """Function calls: the arguments as sent (JSON text); custom tool calls: the input."""
     plan: str | None = None
     """The Markdown of a `<proposed_plan>` block in a message."""
+    duration_ms: float | None = None
+    """Tool calls timed by the client's own trace (an imported Codex rollout trace): how long it ran."""
+    exit_code: int | None = None
+    """Tool calls timed by the client's own trace: the command's exit status."""
+    run_status: str | None = None
+    """Tool calls timed by the client's own trace: the runtime's status (`completed`, `failed`)."""
 
 
 class AnswerDoc(Doc):

@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
+from ctxscope.inspector.analysis.answers import ToolRun
 from ctxscope.inspector.analysis.changes import change_words
 from ctxscope.inspector.analysis.cost import usd_text
 from ctxscope.inspector.reports.build import params_to_show
@@ -25,7 +26,7 @@ from ctxscope.inspector.reports.models import (
 )
 from ctxscope.inspector.reports.terminal import KIND_STYLE, Paths, line
 
-__all__ = ["answer_section", "detail", "turn_row", "world_state"]
+__all__ = ["answer_section", "detail", "tool_run_line", "turn_row", "world_state"]
 
 CONTENT_LINES = 12
 """Lines of an added text shown before the rest is counted (`--full`: all of them)."""
@@ -244,6 +245,14 @@ def _answer_item(console: Console, item: AnswerItemDoc, full: bool) -> None:
         _text_block(console, item.arguments or "", limit, indent="      ")
     else:
         line(console, ("    " + item.kind, "yellow"), " ", (item.text or "", "dim"))
+    ran = tool_run_line(item)
+    if ran:
+        line(console, ("      ran: ", "dim"), ran)
+
+
+def tool_run_line(item: AnswerItemDoc) -> str:
+    """How the client ran a tool call (`12 ms, exit 0`), from its own trace; "" when not known."""
+    return ToolRun(item.duration_ms, item.exit_code, item.run_status).line()
 
 
 def _usage(answer: AnswerDoc) -> str:

@@ -50,6 +50,8 @@ class Answer:
     """For SSE: the events in order (`t_ms` after the request, framing kept); `body` is then unused."""
     cut: bool = False
     """Drop the connection after the events, without ending the body (a recorded transport error)."""
+    synthesised: bool = False
+    """The events were built from the recorded response (no stream bytes were recorded: an import)."""
 
     @property
     def is_stream(self) -> bool:
@@ -205,6 +207,11 @@ def recorded_answer(exchange: Exchange) -> Answer:
         headers["content-type"] = "text/event-stream"
         cut = error is not None and error.kind in _CUT_ERRORS
         return Answer(status=exchange.status or 200, headers=headers, sse=list(exchange.sse), cut=cut)
+    if exchange.response is not None and exchange.meta.get("codex_trace", {}).get("reconstructed"):
+        from ..responses.synthesise import stream_from_response
+
+        headers["content-type"] = "text/event-stream"
+        return Answer(status=200, headers=headers, sse=stream_from_response(exchange.response), synthesised=True)
     if exchange.status is None:
         message = (
             f"recorded transport error: {error.kind}: {error.message}" if error else "no response recorded"

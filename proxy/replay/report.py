@@ -51,6 +51,8 @@ class ReplayReport:
     model_entries: int
     served: int = 0
     """Model requests answered from the cassette."""
+    synthesised: int = 0
+    """Of those, answers sent as a stream built from the recorded response (an imported trace)."""
     other_served: int = 0
     mismatches: list[Mismatch] = field(default_factory=list)
     exhausted: list[str] = field(default_factory=list)
@@ -92,6 +94,7 @@ class ReplayReport:
             "match": self.match,
             "model_entries": self.model_entries,
             "served": self.served,
+            "synthesised": self.synthesised,
             "other_served": self.other_served,
             "mismatches": [
                 {
@@ -113,6 +116,8 @@ class ReplayReport:
     def summary(self) -> str:
         """One line for people: served counts and problems."""
         parts = [f"served {self.served}/{self.model_entries} model responses"]
+        if self.synthesised:
+            parts.append(f"{self.synthesised} as streams synthesised from the recorded responses")
         if self.other_served:
             parts.append(f"{self.other_served} other")
         if self.mismatches:

@@ -142,10 +142,12 @@ class ReplaySession:
             if not served:
                 return _mismatch_answer(cassette, entry, differences)
         self._cursor += 1
+        answer = entry.render(live_path, body, self.options.pace)
         with self.report._lock:
             self.report.served += 1
-        self._emit(f"{what} → {entry.label}")
-        return self._to_live(entry.render(live_path, body, self.options.pace))
+            self.report.synthesised += answer.synthesised
+        self._emit(f"{what} → {entry.label}" + (" (synthesised stream)" if answer.synthesised else ""))
+        return self._to_live(answer)
 
     def _to_live(self, answer: Answer) -> Answer:
         """The answer with the recorded paths it names written as live ones (see `paths.PathMap`)."""

@@ -283,6 +283,8 @@ def _answer(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str
             texts = [item.arguments]
         head = item.kind if texts else item.step.line()
         out.append(Line((Run("  > ", "added"), Run(clip(head, LABEL_WIDTH), "added"))))
+        if texts and item.run is not None and item.run.line():  # else the step line says it
+            out.append(Line.plain(f"    ran: {item.run.line()}", "dim"))
         for text in texts:
             if text is item.plan:
                 out.append(Line.plain("    proposed plan", "modemark"))
