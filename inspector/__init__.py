@@ -9,9 +9,29 @@ which renders what the analysis returns through a plain view model;
 
 from __future__ import annotations
 
-from ctxscope.inspector.analysis import Analysis, TurnAnalysis, analyse_exchanges, analyse_recording
-from ctxscope.inspector.analysis.compare import Comparison, compare_analyses
-from ctxscope.inspector.reports import SCHEMA, compare_report, diff_report, show_report
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctxscope.inspector.analysis import Analysis, TurnAnalysis, analyse_exchanges, analyse_recording
+    from ctxscope.inspector.analysis.compare import Comparison, compare_analyses
+    from ctxscope.inspector.reports import SCHEMA, compare_report, diff_report, show_report
+
+_PUBLIC: dict[str, str] = {
+    "SCHEMA": "ctxscope.inspector.reports",
+    "Analysis": "ctxscope.inspector.analysis",
+    "Comparison": "ctxscope.inspector.analysis.compare",
+    "TurnAnalysis": "ctxscope.inspector.analysis",
+    "analyse_exchanges": "ctxscope.inspector.analysis",
+    "analyse_recording": "ctxscope.inspector.analysis",
+    "compare_analyses": "ctxscope.inspector.analysis.compare",
+    "compare_report": "ctxscope.inspector.reports",
+    "diff_report": "ctxscope.inspector.reports",
+    "show_report": "ctxscope.inspector.reports",
+}
+"""The public names and their modules, imported on first use (PEP 562): `ctxscope info` imports the
+analysis it uses without paying for the report models, which any `ctxscope.inspector.*` import would
+otherwise load through this package."""
 
 __all__ = [
     "SCHEMA",
@@ -25,3 +45,12 @@ __all__ = [
     "diff_report",
     "show_report",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
