@@ -26,8 +26,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ctxscope.proxy.errors import ConfigError
-from ctxscope.proxy.files import input_stat, refuse_same_file
-from ctxscope.sending import AuthFileOption, BaseUrlOption, ConfigOption, ProviderOption
+from ctxscope.proxy.files import input_stat
+from ctxscope.sending import (
+    AuthFileOption,
+    BaseUrlOption,
+    CaptureOption,
+    ConfigOption,
+    NoCaptureOption,
+    ProviderOption,
+)
 
 if TYPE_CHECKING:  # the analysis loads when a resend runs, not when the CLI builds its table
     from ctxscope.inspector.analysis.answers import Answer
@@ -51,6 +58,8 @@ class ResendResult:
     """One line per attempt that failed (HTTP error, failed response, broken stream)."""
     placeholders: int = 0
     capture: Path | None = None
+    rebuilt: int = 0
+    """Items of a `previous_response_id` chain sent in the body itself (0: the turn had no chain)."""
 
 
 _MAX_BODY = 256 * 1024 * 1024  # far above any real request body (they run to a few MB)
@@ -94,24 +103,17 @@ def resend(
 ) -> ResendResult:
     """Send turn `turn` of `recording` (edited) `repeat` times; capture into `capture` (None: none)."""
     from ctxscope.harness.errors import UpstreamError
-    from ctxscope.inspector.analysis.analyse import analyse_recording
     from ctxscope.inspector.analysis.answers import answer_of
     from ctxscope.inspector.analysis.request_diff import diff_requests
     from ctxscope.inspector.reports.context_diff import context_diff_lines
     from ctxscope.request_edits import apply_edits
-    from ctxscope.sending import open_sender, resend_headers
+    from ctxscope.sending import open_sender, recorded_request
 
     if not 1 <= repeat <= 20:
         raise ConfigError(f"--repeat {repeat}: ask between 1 and 20 times")
-    if capture is not None:  # appending the new exchanges to an input would change it
-        refuse_same_file(capture, [recording, *([body_file] if body_file is not None else [])])
-    analysed = analyse_recording(recording).turn(turn)
-    chosen = analysed.turn
-    if chosen.endpoint != "responses":
-        raise ConfigError(
-            f"turn {turn} is a {chosen.endpoint} request (remote compaction); resend sends /responses turns"
-        )
-    original = {k: v for k, v in chosen.body.items() if not (chosen.transport == "websocket" and k == "type")}
+    inputs = [body_file] if body_file is not None else []
+    request = recorded_request(recording, turn, command="resend", capture=capture, inputs=inputs)
+    original = request.body
     base = _load_body(body_file) if body_file is not None else original
     sent = apply_edits(base, sets=sets or (), deletes=deletes or (), model=model)
     sent["stream"] = True  # the answer is read as a stream, as every Codex-style client does
@@ -122,8 +124,9 @@ def resend(
         original=original,
         sent=sent,
         edits=[] if diff.same else context_diff_lines(diff),
-        recorded=analysed.answer,  # the turn's answer, as every view shows it
+        recorded=request.answer,  # the turn's answer, as every view shows it
         placeholders=json.dumps(sent, ensure_ascii=False).count("<redacted:"),
+        rebuilt=request.rebuilt,
     )
     meta = {"client": "ctxscope resend", "source": str(recording), "source_turn": turn}
     opened = open_sender(
@@ -137,10 +140,9 @@ def resend(
     with opened as sender:
         result.target = sender.target
         result.capture = sender.capture
-        headers = resend_headers(chosen.exchange.request_headers)
         for _ in range(repeat):
             try:
-                answer = sender.send(sent, headers)
+                answer = sender.send(sent, request.headers)
             except UpstreamError as err:
                 result.errors.append(str(err))
                 continue
@@ -161,6 +163,11 @@ def render(result: ResendResult, write: Callable[[str], None]) -> None:
         write(
             f"  note: the request holds {result.placeholders} redacted value(s), sent as placeholders "
             "(<redacted:…>): the model sees those, not the original secrets"
+        )
+    if result.rebuilt:
+        write(
+            f"  note: the turn continued a previous_response_id chain; its {result.rebuilt} earlier item(s) "
+            "are sent in the body instead (the backend need not hold the recorded response)"
         )
     if result.edits:
         write("request changed from the recording:")
@@ -198,6 +205,7 @@ def _json(result: ResendResult) -> dict[str, Any]:
         "target": result.target,
         "edits": result.edits,
         "placeholders": result.placeholders,
+        "rebuilt": result.rebuilt,
         "sent": result.sent,
         "recorded": answer(result.recorded),
         "answers": [answer(a) for a in result.answers],
@@ -231,14 +239,14 @@ def resend_command(
     base_url: BaseUrlOption = None,
     config: ConfigOption = None,
     auth_file: AuthFileOption = None,
-    capture: Annotated[Path | None, typer.Option("--capture", help="Record the new exchanges here.")] = None,
-    no_capture: Annotated[bool, typer.Option("--no-capture", help="Do not record them.")] = False,
+    capture: CaptureOption = None,
+    no_capture: NoCaptureOption = False,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object instead of text.")] = False,
 ) -> None:
     """Send a recorded request again (edited with --set/--delete/--model/--body) and compare the answers."""
-    from ctxscope.proxy.home import new_recording_path
+    from ctxscope.sending import capture_target
 
-    where = None if no_capture else (capture or new_recording_path("resend"))
+    where = capture_target(capture, no_capture, "resend")
     result = resend(
         file,
         turn,

@@ -18,7 +18,7 @@ from typing import Any
 
 from ctxscope.harness.tools.git_guard import run_git
 from ctxscope.proxy.home import config_dir
-from ctxscope.proxy.responses.vocabulary import CodexHeader
+from ctxscope.proxy.responses.vocabulary import CodexHeader, MetadataKey
 
 __all__ = ["TurnIds", "client_metadata", "installation_id", "message_id", "workspace_status"]
 
@@ -104,8 +104,8 @@ def client_metadata(
     """`client_metadata` of the body; its `x-codex-turn-metadata` value is also sent as a header."""
     turn: dict[str, Any] = {
         "installation_id": ids.installation_id,
-        "session_id": ids.session_id,
-        "thread_id": ids.session_id,
+        MetadataKey.SESSION_ID.value: ids.session_id,
+        MetadataKey.THREAD_ID.value: ids.session_id,
         "agent_name": "/root",
         "turn_id": ids.turn_id,
         "window_id": ids.window_id,
@@ -130,10 +130,10 @@ def client_metadata(
         turn["reasoning_effort"] = reasoning_effort
     return {
         CodexHeader.INSTALLATION_ID.value: ids.installation_id,
-        "session_id": ids.session_id,
+        MetadataKey.SESSION_ID.value: ids.session_id,
         CodexHeader.TURN_METADATA.value: json.dumps(turn, separators=(",", ":")),
         "turn_id": ids.turn_id,
         "root_turn_id": ids.turn_id,
         CodexHeader.WINDOW_ID.value: ids.window_id,
-        "thread_id": ids.session_id,
+        MetadataKey.THREAD_ID.value: ids.session_id,
     }

@@ -98,11 +98,19 @@ def compare(
             "against B's T2.",
         ),
     ] = None,
+    raw: Annotated[
+        bool,
+        typer.Option(
+            "--raw",
+            help="Compare as sent: no paths, ids, dates or volatile metadata normalised (they are by "
+            "default, as strict replay normalises them).",
+        ),
+    ] = False,
     fmt: FormatOpt = Format.text,
     color: ColorOpt = None,
 ) -> None:
     """Two recordings of the same task aligned turn by turn: endpoint, headers, defaults, tools, items."""
-    comparison = compare_analyses(analyse_recording(a), analyse_recording(b), thread=thread)
+    comparison = compare_analyses(analyse_recording(a), analyse_recording(b), thread=thread, raw=raw)
     _emit(compare_report(comparison), fmt, color)
 
 

@@ -22,10 +22,11 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from ctxscope.proxy.endpoints import classify_endpoint
+from ctxscope.proxy.responses.vocabulary import RECORDED_IN_FULL
 
 __all__ = ["CaptureFilter", "check_pattern"]
 
-_MODEL_ENDPOINTS = frozenset({"responses", "responses/compact", "models", "websocket"})
+_MODEL_ENDPOINTS = RECORDED_IN_FULL
 
 
 def check_pattern(pattern: str) -> str:

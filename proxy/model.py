@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ctxscope.proxy.responses.sse import encode_frame, wire_has_data, wire_terminated
+from ctxscope.proxy.responses.vocabulary import RESPONSES_ENDPOINTS
 
 EndpointKind = Literal["responses", "responses/compact", "models", "websocket", "other"]
 TransportErrorKind = Literal[
@@ -126,7 +127,7 @@ class Exchange(BaseModel):
     @property
     def is_model_request(self) -> bool:
         """True for exchanges that carry a model request body (HTTP /responses or a WS response.create)."""
-        return self.endpoint in ("responses", "websocket") and isinstance(self.request_body, dict)
+        return self.endpoint in RESPONSES_ENDPOINTS and isinstance(self.request_body, dict)
 
 
 class RecordingHeader(BaseModel):

@@ -50,7 +50,7 @@ from ctxscope.proxy.flow_fields import (
 )
 from ctxscope.proxy.model import Exchange, SseEvent, TransportError, TransportErrorKind, WsFrame
 from ctxscope.proxy.responses import fold_events
-from ctxscope.proxy.responses.vocabulary import TERMINAL_EVENTS
+from ctxscope.proxy.responses.vocabulary import HTTP_MODEL_ENDPOINTS, TERMINAL_EVENTS
 from ctxscope.proxy.store.json_layout import layout_of
 from ctxscope.proxy.stream_tap import BodyTap, StreamTap
 from ctxscope.proxy.write_worker import WriteWorker
@@ -317,7 +317,7 @@ class Recorder:
             if tap is not None and tap.truncated:
                 fields["meta"]["response_truncated"] = True
             resp = fields["response_body"]
-            if fields["endpoint"] in ("responses", "responses/compact") and isinstance(resp, dict):
+            if fields["endpoint"] in HTTP_MODEL_ENDPOINTS and isinstance(resp, dict):
                 if isinstance(resp.get("output"), list):
                     fields["response"] = resp
         if req_encoding:

@@ -7,6 +7,6 @@
 from __future__ import annotations
 
 from ctxscope.bisect.ddmin import DdminResult, ddmin
-from ctxscope.bisect.predicates import Predicate, Reply, parse_predicate, python_predicate
+from ctxscope.bisect.predicates import Predicate, parse_predicate, python_predicate
 
-__all__ = ["DdminResult", "Predicate", "Reply", "ddmin", "parse_predicate", "python_predicate"]
+__all__ = ["DdminResult", "Predicate", "ddmin", "parse_predicate", "python_predicate"]

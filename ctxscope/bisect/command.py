@@ -14,13 +14,23 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ctxscope.bisect.search import Attempt, BisectOutcome
+from ctxscope.bisect.search import Attempt, BisectOutcome, Probe
 from ctxscope.proxy.errors import ConfigError
-from ctxscope.sending import AuthFileOption, BaseUrlOption, ConfigOption, ProviderOption
+from ctxscope.sending import (
+    AuthFileOption,
+    BaseUrlOption,
+    CaptureOption,
+    ConfigOption,
+    NoCaptureOption,
+    ProviderOption,
+)
+
+if TYPE_CHECKING:
+    from ctxscope.inspector.analysis.units import RequestUnits
 
 __all__ = ["BisectRun", "bisect", "register"]
 
@@ -45,25 +55,6 @@ class BisectRun:
     capture: Path | None
 
 
-def _turn_body(recording: Path, turn: int) -> tuple[dict[str, Any], Any, dict[str, str]]:
-    """Turn `turn`'s full request body (a chain rebuilt in), its recorded reply, and its headers."""
-    from ctxscope.bisect.predicates import Reply
-    from ctxscope.inspector.analysis.analyse import analyse_recording
-
-    chosen = analyse_recording(recording).turn(turn).turn
-    if chosen.endpoint != "responses":
-        raise ConfigError(
-            f"turn {turn} of {recording} is a {chosen.endpoint} request (remote compaction); "
-            "bisect sends /responses turns"
-        )
-    body = {k: v for k, v in chosen.body.items() if not (chosen.transport == "websocket" and k == "type")}
-    if chosen.previous_response_id and chosen.chain_resolved:
-        body.pop("previous_response_id", None)  # the whole context goes out: the backend need not hold it
-        body["input"] = list(chosen.raw_input)
-    recorded = Reply(list(chosen.output or []), chosen.status, chosen.usage)
-    return body, recorded, dict(chosen.exchange.request_headers)
-
-
 def bisect(
     recordings: list[Path],
     turn: int,
@@ -79,10 +70,11 @@ def bisect(
     capture: Path | None = None,
 ) -> BisectRun:
     """Run the search (see `ctxscope.bisect.search`) against the agent's provider."""
-    from ctxscope.bisect.predicates import Reply, parse_predicate, python_predicate
+    from ctxscope.bisect.predicates import parse_predicate, python_predicate
     from ctxscope.bisect.search import Probe, search
+    from ctxscope.inspector.analysis.answers import Answer, answer_of
     from ctxscope.inspector.analysis.units import merge_requests, request_units
-    from ctxscope.sending import open_sender, resend_headers
+    from ctxscope.sending import open_sender, recorded_request
 
     if len(recordings) not in (1, 2):
         raise ConfigError("give one recording (FILE) or two (GOOD BAD)")
@@ -92,7 +84,8 @@ def bisect(
         raise ConfigError(f"--repeat {repeat}: ask between 1 and 15 times")
     if budget < repeat:
         raise ConfigError(f"--budget {budget}: it must allow at least one set ({repeat} request(s))")
-    body, recorded, headers = _turn_body(recordings[0], turn)
+    requests = [recorded_request(r, turn, command="bisect", capture=capture, inputs=recordings) for r in recordings]
+    body, recorded = requests[0].body, requests[0].answer
     predicate = (
         python_predicate(until_python) if until_python is not None else parse_predicate(str(until), recorded)
     )
@@ -109,8 +102,7 @@ def bisect(
 
         form = "remove"
     else:
-        bad_body, _, _ = _turn_body(recordings[1], turn)
-        merge = merge_requests(body, bad_body)
+        merge = merge_requests(body, requests[1].body)
         units = [d.id for d in merge.differences]
         if not units:
             raise ConfigError(
@@ -135,9 +127,9 @@ def bisect(
         meta=meta,
     )
     with opened as sender:
-        sent_headers = resend_headers(headers)
+        sent_headers = requests[0].headers
 
-        def send(one: dict[str, Any]) -> Reply:
+        def send(one: dict[str, Any]) -> Answer:
             from ctxscope.harness.errors import StreamError, UpstreamError
 
             try:
@@ -147,10 +139,9 @@ def bisect(
                 # it); an HTTP rejection or a broken stream is not, and raises: no verdict.
                 if err.status is not None or isinstance(err, StreamError):
                     raise
-                status = "incomplete" if "incomplete" in str(err) else "failed"
-                return Reply([], status, None)
+                return answer_of([], status="incomplete" if "incomplete" in str(err) else "failed")
             status = str(answer.get("status") or "completed")
-            return Reply(list(answer.get("output") or []), status, answer.get("usage"))
+            return answer_of(answer.get("output"), status=status, usage=answer.get("usage"))
 
         probe = Probe(send, predicate, repeat, budget)
         outcome = search(
@@ -161,6 +152,8 @@ def bisect(
             recorded=recorded,
             try_all_first=form == "apply",
         )
+        if form == "remove":
+            _refine_lines(outcome, probe, cut, labels, tokens)
         return BisectRun(
             outcome,
             turn,
@@ -173,6 +166,36 @@ def bisect(
             budget,
             sender.capture,
         )
+
+
+def _refine_lines(
+    outcome: BisectOutcome, probe: Probe, cut: RequestUnits, labels: dict[str, str], tokens: dict[str, int]
+) -> None:
+    """Each found fragment with lines of its own (`RequestUnits.lines`) searched line by line
+    (`search.refine`), the other found units still removed; its lines get ids `UNIT@N` (N the line
+    number in the fragment's text), labels and token counts."""
+    from ctxscope.bisect.search import refine
+    from ctxscope.inspector.analysis.tokens import count_text
+
+    every = [u.id for u in cut.units]
+    for found in list(outcome.found or []):
+        lines = cut.lines(found)
+        if not lines:
+            continue
+        label = cut.unit(found).label
+        index_of = {f"{found}@{index + 1}": index for index, _ in lines}
+        for (index, text), line_id in zip(lines, index_of, strict=True):
+            labels[line_id] = f"{label} line {index + 1}: {json.dumps(text.strip(), ensure_ascii=False)}"
+            tokens[line_id] = count_text(text)
+        others = set(outcome.found or []) - {found}
+
+        def body(
+            changed: list[str], found: str = found, others: set[str] = others, index_of: dict[str, int] = index_of
+        ) -> dict[str, Any]:
+            keep = [u for u in every if u not in others]
+            return cut.render(keep, without_lines={found: [index_of[c] for c in changed]})
+
+        refine(outcome, probe, found, list(index_of), body)
 
 
 def _unit_label(label: str, preview: str) -> str:
@@ -295,18 +318,16 @@ def bisect_command(
     base_url: BaseUrlOption = None,
     config: ConfigOption = None,
     auth_file: AuthFileOption = None,
-    capture: Annotated[
-        Path | None, typer.Option("--capture", help="Record the search's requests here.")
-    ] = None,
-    no_capture: Annotated[bool, typer.Option("--no-capture", help="Do not record them.")] = False,
+    capture: CaptureOption = None,
+    no_capture: NoCaptureOption = False,
     output_format: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
 ) -> None:
     """Find the smallest change to a turn's context that flips the model's answer (delta debugging)."""
-    from ctxscope.proxy.home import new_recording_path
+    from ctxscope.sending import capture_target
 
     if output_format not in ("text", "json"):
         raise ConfigError(f"--format {output_format!r}: use text or json")
-    where = None if no_capture else (capture or new_recording_path("bisect"))
+    where = capture_target(capture, no_capture, "bisect")
     run = bisect(
         files,
         turn,

@@ -3,8 +3,11 @@
 `tool:NAME` (the answer calls NAME), `text~REGEX` (the answer's message text matches),
 `status:STATUS` (`failed`, `incomplete`, `completed`), `same-as-recorded` / `differs-from-recorded`
 (by the calls made, with their names, and the message text), or `--until-python EXPR`, a Python
-expression over the answer (names: `output` the raw output items, `text` the message text,
-`calls` the names called, `status`, `usage`). A predicate that cannot be parsed is a one-line error.
+expression over the answer (names: `output` the output items as the analysis reads them, dicts with
+`type`, `name`, `text`, `arguments`, `plan`, `call_id`; `text` the message text, `plans` its
+`<proposed_plan>` blocks, `calls` the tools called, `status`, `usage`). Predicates read the one answer
+form every view reads (`ctxscope.inspector.analysis.answers.Answer`). A predicate that cannot be parsed
+is a one-line error.
 """
 
 from __future__ import annotations
@@ -12,51 +15,26 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass
 
+from ctxscope.inspector.analysis.answers import Answer
 from ctxscope.proxy.errors import ConfigError
 
-__all__ = ["Predicate", "Reply", "parse_predicate", "python_predicate"]
+__all__ = ["Predicate", "answer_calls", "answer_gist", "parse_predicate", "python_predicate"]
 
-_CALL_TYPES = ("function_call", "custom_tool_call", "local_shell_call", "shell_call", "apply_patch_call")
+def answer_calls(answer: Answer) -> list[str]:
+    """The tools an answer called, in order (`ns.tool` for a namespace's; a built-in tool by its name:
+    `apply_patch`, `shell`)."""
+    return [str(item.name) for item in answer.tool_calls]
 
 
-@dataclass(frozen=True)
-class Reply:
-    """One answer as the predicates read it."""
-
-    output: list[Any] = field(default_factory=list)
-    status: str = "completed"
-    usage: dict[str, Any] | None = None
-
-    @property
-    def text(self) -> str:
-        texts = []
-        for item in self.output:
-            if isinstance(item, dict) and item.get("type") == "message":
-                for part in item.get("content") or []:
-                    if isinstance(part, dict):
-                        texts.append(str(part.get("text") or part.get("refusal") or ""))
-        return "".join(texts)
-
-    @property
-    def calls(self) -> list[str]:
-        names = []
-        for item in self.output:
-            if isinstance(item, dict) and item.get("type") in _CALL_TYPES:
-                name = item.get("name") or item.get("type")
-                if item.get("namespace"):
-                    name = f"{item['namespace']}.{name}"
-                names.append(str(name))
-        return names
-
-    def gist(self) -> str:
-        """One line: the calls made, else the start of the text."""
-        if self.calls:
-            return "calls " + ", ".join(self.calls)
-        text = " ".join(self.text.split())
-        return json.dumps(text[:60] + ("…" if len(text) > 60 else ""), ensure_ascii=False)
+def answer_gist(answer: Answer) -> str:
+    """One line: the calls made, else the start of the text (what the search shows per attempt)."""
+    calls = answer_calls(answer)
+    if calls:
+        return "calls " + ", ".join(calls)
+    text = " ".join(answer.text.split())
+    return json.dumps(text[:60] + ("…" if len(text) > 60 else ""), ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -64,27 +42,27 @@ class Predicate:
     """A named yes/no question about an answer."""
 
     name: str
-    test: Callable[[Reply], bool]
+    test: Callable[[Answer], bool]
 
-    def __call__(self, reply: Reply) -> bool:
-        return bool(self.test(reply))
+    def __call__(self, answer: Answer) -> bool:
+        return bool(self.test(answer))
 
 
-def _same(recorded: Reply) -> Callable[[Reply], bool]:
-    def same(reply: Reply) -> bool:
-        return reply.calls == recorded.calls and " ".join(reply.text.split()) == " ".join(
+def _same(recorded: Answer) -> Callable[[Answer], bool]:
+    def same(answer: Answer) -> bool:
+        return answer_calls(answer) == answer_calls(recorded) and " ".join(answer.text.split()) == " ".join(
             recorded.text.split()
         )
 
     return same
 
 
-def parse_predicate(spec: str, recorded: Reply) -> Predicate:
+def parse_predicate(spec: str, recorded: Answer) -> Predicate:
     """`--until SPEC` as a predicate; `recorded` is what the recorded turn got back."""
     spec = spec.strip()
     if spec.startswith("tool:") and spec[5:].strip():
         name = spec[5:].strip()
-        return Predicate(spec, lambda r: name in r.calls)
+        return Predicate(spec, lambda r: name in answer_calls(r))
     if spec.startswith("text~"):
         try:
             pattern = re.compile(spec[5:])
@@ -112,13 +90,14 @@ def python_predicate(expression: str) -> Predicate:
     except SyntaxError as err:
         raise ConfigError(f"--until-python {expression!r}: not a Python expression ({err.msg})") from None
 
-    def test(reply: Reply) -> bool:
+    def test(answer: Answer) -> bool:
         names = {
-            "output": reply.output,
-            "text": reply.text,
-            "calls": reply.calls,
-            "status": reply.status,
-            "usage": reply.usage or {},
+            "output": [asdict(item) for item in answer.items],
+            "text": answer.text,
+            "plans": answer.plans,
+            "calls": answer_calls(answer),
+            "status": answer.status,
+            "usage": answer.usage or {},
             "re": re,
         }
         try:

@@ -30,7 +30,7 @@ from ctxscope.harness.events import Compacted
 from ctxscope.harness.request import TurnRequest
 from ctxscope.harness.send import agent_request
 from ctxscope.harness.wire.types import MessageItem, to_wire
-from ctxscope.proxy.responses.vocabulary import CodexHeader, RequestKind
+from ctxscope.proxy.responses.vocabulary import COMPACTION_TRIGGER, CodexHeader, RequestKind
 
 if TYPE_CHECKING:
     from ctxscope.harness.loop_host import LoopHost
@@ -92,7 +92,7 @@ def _remote(agent: LoopHost, turn_id: str) -> list[dict[str, Any]] | str:
 
 
 def _remote_v2(agent: LoopHost, turn_id: str) -> list[dict[str, Any]] | str:
-    request = _request(agent, [*agent.history, {"type": "compaction_trigger"}], turn_id, tools=True)
+    request = _request(agent, [*agent.history, {"type": COMPACTION_TRIGGER}], turn_id, tools=True)
     request.headers.update(REMOTE_V2_HEADER)
     streamed = agent.client.stream(request)
     agent.requests += 1

@@ -106,14 +106,21 @@ def pair_gaps(pairs: list[AlignedPair]) -> list[AlignedPair]:
     return out
 
 
-def align_turns(a: Analysis, b: Analysis) -> list[AlignedPair]:
-    """The turns of two analyses aligned by fingerprint (each side normalised on its own), with
-    differing stretches paired by position (`pair_gaps`)."""
-    norm_a = cross_run([t.turn.body for t in a.turns])
-    norm_b = cross_run([t.turn.body for t in b.turns])
-    fingerprints_a = [fingerprint(t, norm_a) for t in a.turns]
-    fingerprints_b = [fingerprint(t, norm_b) for t in b.turns]
+def align_turn_rows(
+    a: Sequence[TurnAnalysis], b: Sequence[TurnAnalysis], normalisers: tuple[Any, Any] | None = None
+) -> list[AlignedPair]:
+    """Two runs of turns (all of a recording's, or one thread's) aligned by fingerprint, each side
+    normalised on its own (`normalisers`, or `cross_run` of each side), with differing stretches paired
+    by position (`pair_gaps`). The one alignment: `compare` and every view of two recordings use it."""
+    norm_a, norm_b = normalisers or (cross_run([t.turn.body for t in a]), cross_run([t.turn.body for t in b]))
+    fingerprints_a = [fingerprint(t, norm_a) for t in a]
+    fingerprints_b = [fingerprint(t, norm_b) for t in b]
     return pair_gaps(lcs_align(fingerprints_a, fingerprints_b))
 
 
-__all__ = ["AlignedPair", "align_turns", "fingerprint", "lcs_align", "pair_gaps"]
+def align_turns(a: Analysis, b: Analysis) -> list[AlignedPair]:
+    """The turns of two analyses aligned (`align_turn_rows` over all their turns)."""
+    return align_turn_rows(a.turns, b.turns)
+
+
+__all__ = ["AlignedPair", "align_turn_rows", "align_turns", "fingerprint", "lcs_align", "pair_gaps"]

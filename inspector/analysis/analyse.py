@@ -28,7 +28,8 @@ from ctxscope.inspector.analysis.diffs import (
     tools_diff,
 )
 from ctxscope.inspector.analysis.goal_events import GoalEvent, goal_events, goal_events_by_answer
-from ctxscope.inspector.analysis.instructions import effective_instructions, mark_base_prompt
+from ctxscope.inspector.analysis.inputs import classify_input
+from ctxscope.inspector.analysis.instructions import effective_instructions
 from ctxscope.inspector.analysis.items import Item, ItemClassifier
 from ctxscope.inspector.analysis.mode_events import CallNames, ModeEvent, call_names, mode_events
 from ctxscope.inspector.analysis.threads import Thread, assign_threads
@@ -360,7 +361,7 @@ class IncrementalAnalysis:
         for turn in turns:
             items = self._items.get(turn.exchange.id)
             if items is None:
-                items = mark_base_prompt(self._classifier.classify(turn.raw_input), turn.body)
+                items = classify_input(turn.raw_input, turn.body, self._classifier)
                 self._items[turn.exchange.id] = items
             turn.items = items
         threads = assign_threads(turns)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ctxscope.inspector.analysis.items import Item, Part
 from ctxscope.inspector.analysis.turns import Turn
-from ctxscope.proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS, RequestKind
+from ctxscope.proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS, COMPACTION_TRIGGER, RequestKind
 
 
 @dataclass
@@ -107,8 +107,8 @@ def _trigger(previous: Turn) -> str:
     if previous.endpoint == "responses/compact":
         return "remote /responses/compact"
     # Checked before request_kind: a trigger request may also be marked `compaction`.
-    if previous.items and previous.items[-1].kind == "compaction_trigger":
-        return "compaction_trigger"
+    if previous.items and previous.items[-1].kind == COMPACTION_TRIGGER:
+        return COMPACTION_TRIGGER
     if previous.request_kind == RequestKind.COMPACTION:
         return "request_kind compaction"
     return "in context"

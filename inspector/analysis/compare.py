@@ -2,8 +2,12 @@
 CLI) aligned turn by turn — endpoint, headers (already redacted), request defaults, instructions,
 tools, items, transport and usage.
 
-Each side is normalised with its own replay normaliser (its own working directory, ids, dates), so
-only differences that matter remain. `thread="T1"` (or `"T1:T2"`, A's thread then B's) compares one
+Both sides are normalised as strict replay normalises a live request against a recorded one (one
+definition: `ctxscope.proxy.replay.normalise.Normaliser` with a `paths.PathMap` learned from each aligned
+pair): paths under the recorded roots (the checkout, CODEX_HOME and its skill roots), temp dirs, item
+and call ids, uuids, dates, versions and volatile metadata, so two runs of one task on two machines
+compare as the same context. `Comparison.normalised` says what was normalised; `raw=True` compares
+the bodies as sent. `thread="T1"` (or `"T1:T2"`, A's thread then B's) compares one
 thread of each recording. A difference that every aligned pair shows the same way (the endpoint of
 an API-key run against a ChatGPT run) is named once in `Comparison.repeated`, and when the pairs
 differ in nothing else, `Comparison.identical_apart_from` lists those fields.
@@ -13,13 +17,15 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
 
-from ctxscope.inspector.analysis.alignment import fingerprint, lcs_align, pair_gaps
+from ctxscope.inspector.analysis.alignment import align_turn_rows
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 from ctxscope.inspector.analysis.diffs import (
     IN_BAND_ITEM_TYPES,
@@ -37,6 +43,8 @@ from ctxscope.inspector.analysis.structure import structural_differences
 from ctxscope.inspector.analysis.threads import Thread
 from ctxscope.inspector.analysis.turns import Turn
 from ctxscope.proxy.errors import ConfigError
+from ctxscope.proxy.replay.paths import PathMap
+from ctxscope.proxy.replay.tool_diff import line_diff
 from ctxscope.proxy.responses.vocabulary import PER_REQUEST_HEADERS, THREAD_HEADERS
 
 __all__ = [
@@ -65,6 +73,9 @@ DIFFERENCE_FIELDS = (
 
 DIFF_LINES = 40
 """Changed lines kept per differing fragment (the count of the rest is said)."""
+
+_PREVIEW = 40
+"""Characters of normalised text that stand for an item cut short in the layout diff."""
 
 
 class Verdict(StrEnum):
@@ -175,6 +186,11 @@ class Comparison:
     for two or more aligned pairs (a repetition to summarise)."""
     identical_apart_from: list[str] | None = None
     """`repeated`, when the aligned pairs differ in nothing else; None otherwise."""
+    normalised: list[str] = field(default_factory=list)
+    """What was normalised before comparing, one phrase each (`the checkout: A /a/w ↔ B /b/w`, `temp
+    dirs`, `call ids`); empty with `raw`."""
+    raw: bool = False
+    """Compared as sent, nothing normalised (`compare --raw`)."""
 
 
 def _repeated(pairs: list[TurnComparison]) -> list[str]:
@@ -233,7 +249,8 @@ def _pair(
     # input[] is compared item by item below (cached per item): normalising it again inside each
     # whole body made a comparison quadratic in the session's length.
     ba, bb = norm_a.body(_without_input(ta.body)), norm_b.body(_without_input(tb.body))
-    result.params = params_diff(ba, bb, _in_band(ta, norm_a), _in_band(tb, norm_b))
+    in_band_a, in_band_b = _in_band(ta, norm_a), _in_band(tb, norm_b)
+    result.params = params_diff(ba, bb, in_band_a, in_band_b)
     ignore = {"input", "instructions", "tools", *PARAM_KEYS}  # those are compared above
     result.body_keys_only_a = sorted(set(ba) - set(bb) - ignore)
     result.body_keys_only_b = sorted(set(bb) - set(ba) - ignore)
@@ -243,10 +260,10 @@ def _pair(
         norm_b.text(effective_instructions(tb.body, tb.items)),
     )
     result.tools = tools_diff(
-        effective_tools(ba, _in_band(ta, norm_a)), effective_tools(bb, _in_band(tb, norm_b))
+        effective_tools(ba, in_band_a), effective_tools(bb, in_band_b)
     )
-    labels_a = [texts[0].label(i.label) for i in ta.items]
-    labels_b = [texts[1].label(i.label) for i in tb.items]
+    labels_a = [texts[0].layout_label(i) for i in ta.items]
+    labels_b = [texts[1].layout_label(i) for i in tb.items]
     if labels_a != labels_b:
         result.items = [line for line in difflib.ndiff(labels_a, labels_b) if line[:1] in "+-"]
     result.fragments = _content_diffs(ta.items, tb.items, labels_a, labels_b, texts[0], texts[1])
@@ -268,6 +285,7 @@ class _ItemTexts:
         self.normaliser = normaliser
         self._cache: dict[str, list[tuple[str, str]]] = {}
         self._labels: dict[str, str] = {}
+        self._layouts: dict[str, str] = {}
         self.layout: dict[str, str | None] = {}
         """`structure.layout`'s memo for this side."""
 
@@ -277,6 +295,21 @@ class _ItemTexts:
         if hit is None:
             hit = self._labels[label] = self.normaliser.text(label)
         return hit
+
+    def layout_label(self, item: Item) -> str:
+        """The item's label normalised, for the layout diff. A label cut short (`…`) was cut before
+        normalising, at a place that moves with the length of a path it holds; its preview is made
+        again from the normalised text, so two checkouts cut it alike."""
+        hit = self._layouts.get(item.key)
+        if hit is not None:
+            return hit
+        label = self.label(item.label)
+        if "…" in label and not item.parts:
+            head = label.split(":", 1)[0] if ":" in label else item.kind
+            text = " ".join("\n".join(t for _, t in self(item)).split())
+            label = f"{head}: {text[:_PREVIEW]}"
+        self._layouts[item.key] = label
+        return label
 
     def __call__(self, item: Item) -> list[tuple[str, str]]:
         hit = self._cache.get(item.key)
@@ -295,13 +328,8 @@ class _ItemTexts:
 
 
 def _line_diff(a: str, b: str) -> tuple[tuple[str, ...], int]:
-    changed = [
-        line.rstrip("\n")
-        for line in difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=0)
-        if line[:1] in "+-" and not line.startswith(("+++", "---"))
-    ]
-    if not changed:  # the same lines, differing in whitespace at their ends
-        changed = [f"- {a!r}"[:200], f"+ {b!r}"[:200]]
+    """The changed lines (`tool_diff.line_diff`, the one line diff of fragments and tools), capped."""
+    changed = line_diff(a, b)
     return tuple(changed[:DIFF_LINES]), max(len(changed) - DIFF_LINES, 0)
 
 
@@ -390,21 +418,134 @@ def _verdict(pair: TurnComparison, repeated: list[str]) -> Verdict:
     return Verdict.SAME_APART if differences <= set(repeated) else Verdict.DIFFERS
 
 
-def compare_analyses(a: Analysis, b: Analysis, *, thread: str | None = None) -> Comparison:
+class _AsSent:
+    """The normaliser of `compare --raw`: every value as sent."""
+
+    def text(self, value: str) -> str:
+        return value
+
+    def body(self, value: Any) -> Any:
+        return value
+
+
+_PLACEHOLDER = re.compile(r"<(id:[a-z]+|uuid|hex|datetime|date|tmp|cwd|root\d*|home\d*|mapped\d*|[a-z_.-]+)>")
+_KIND_WORDS = {
+    "uuid": "uuids",
+    "hex": "commit hashes",
+    "datetime": "times",
+    "date": "dates",
+    "tmp": "temp dirs",
+    "version": "client versions",
+}
+
+
+def _placeholders(text: str) -> Counter[str]:
+    return Counter(m.group(1) for m in _PLACEHOLDER.finditer(text))
+
+
+_Side = tuple[dict[str, Any], TurnAnalysis]
+"""A compared turn and what its request adds to its side (`_fresh`)."""
+
+
+def _normalised_phrases(pairs: list[tuple[_Side, _Side]], norms: tuple[Any, Any], paths: PathMap) -> list[str]:
+    """What normalising changed in the compared requests, one phrase each: the path pairs, and each
+    kind of placeholder that normalising wrote (a `<cwd>` the text held already does not count)."""
+    phrases: list[str] = []
+    live_of = {placeholder: live for live, placeholder in paths.live.items()}
+    for recorded, placeholder in paths.recorded.items():
+        phrases.append(f"paths under A {recorded} ↔ B {live_of.get(placeholder, '?')} ({placeholder})")
+    for side, norm in zip("AB", norms, strict=True):
+        if norm.cwds:
+            phrases.append(f"{side}'s working directory {', '.join(sorted(norm.cwds))} (<cwd>)")
+    written: Counter[str] = Counter()
+    for pair in pairs:
+        for (fresh, result), norm in zip(pair, norms, strict=True):
+            for value in (fresh, result.turn.exchange.request_headers):
+                raw = json.dumps(value, ensure_ascii=False, default=str)
+                after = json.dumps(norm.body(value), ensure_ascii=False, default=str)
+                written += _placeholders(after) - _placeholders(raw)
+    ids = sorted(k.removeprefix("id:") for k in written if k.startswith("id:"))
+    if ids:
+        phrases.append(f"ids ({', '.join(ids)})")
+    for kind, words in _KIND_WORDS.items():
+        if written.get(kind):
+            phrases.append(words)
+    known = {"cwd", *_KIND_WORDS} | {k for k in written if k.startswith(("id:", "root", "home", "mapped"))}
+    volatile = sorted(k for k in written if k not in known and k != "ignored")
+    if volatile:
+        phrases.append(f"volatile metadata ({', '.join(volatile)})")
+    return phrases
+
+
+def _fresh(body: dict[str, Any], seen: set[int]) -> dict[str, Any]:
+    """What `body` holds that an earlier body of its side did not: its values and input items that are
+    not the very objects seen before (the reader shares one object per stored part, so a session's
+    tools and history are one object each). Learning paths and naming what was normalised over only
+    this stays linear in the session's length, as `cross_run` does."""
+    out: dict[str, Any] = {}
+    for key, value in body.items():
+        if key == "input" and isinstance(value, list):
+            ids = list(map(id, value))
+            out[key] = [item for item, ident in zip(value, ids, strict=True) if ident not in seen]
+            seen.update(ids)
+        elif id(value) not in seen or not isinstance(value, dict | list | str):
+            out[key] = value
+            seen.add(id(value))
+    return out
+
+
+def _fresh_views(rows: Sequence[TurnAnalysis]) -> list[dict[str, Any]]:
+    """`_fresh` of each row's request body, in order."""
+    seen: set[int] = set()
+    return [_fresh(row.turn.body, seen) for row in rows]
+
+
+def _header_cwd(analysis: Analysis) -> str | None:
+    """The working directory the capture ran in (header meta `cwd`), as replay reads a cassette's."""
+    cwd = analysis.header.meta.get("cwd") if analysis.header is not None else None
+    return cwd if isinstance(cwd, str) else None
+
+
+def compare_analyses(
+    a: Analysis, b: Analysis, *, thread: str | None = None, raw: bool = False
+) -> Comparison:
     """Align the model requests of two recordings by fingerprint (`alignment`) and compare each pair;
     a turn with no counterpart is a pair with one side None. `thread` limits each side to one thread
-    (`T1`, or `T1:T2` for A's T1 against B's T2); turn numbers stay the recordings'."""
-    norm_a = cross_run([t.turn.body for t in a.turns])
-    norm_b = cross_run([t.turn.body for t in b.turns])
+    (`T1`, or `T1:T2` for A's T1 against B's T2); turn numbers stay the recordings'. Each side is
+    normalised as strict replay normalises (see the module docstring), or not at all with `raw`."""
     rows_a, rows_b, threads = a.turns, b.turns, None
     if thread is not None:
         thread_a, thread_b = _chosen_threads(thread, a, b)
         rows_a = [r for r in a.turns if r.turn.thread == thread_a.name]
         rows_b = [r for r in b.turns if r.turn.thread == thread_b.name]
         threads = (thread_a.name, thread_b.name)
-    aligned = pair_gaps(
-        lcs_align([fingerprint(t, norm_a) for t in rows_a], [fingerprint(t, norm_b) for t in rows_b])
-    )
+    norm_a: Any
+    norm_b: Any
+    phrases: list[str] = []
+    learned = cross_run([t.turn.body for t in rows_a]), cross_run([t.turn.body for t in rows_b])
+    aligned = align_turn_rows(rows_a, rows_b, learned)
+    if raw:
+        norm_a = norm_b = _AsSent()
+    else:
+        norm_a, norm_b = learned
+        # Strict replay's path map, learned from each aligned pair as a replay learns from each request
+        # against its recorded one: A stands for the recording, B for the live side.
+        paths = PathMap()
+        # Each row's request as what it adds to its side (`_fresh`), once: learning and naming stay linear.
+        fresh_a, fresh_b = _fresh_views(rows_a), _fresh_views(rows_b)
+        # Only turns whose fingerprints match are the same step of the same task: a pair made up by
+        # position (`matched=False`) may be two unrelated requests, whose paths stand for nothing.
+        cwd_a, cwd_b = (_header_cwd(x) for x in (a, b))
+        for p in aligned:
+            if p.matched and p.a is not None and p.b is not None:
+                paths.learn(fresh_a[p.a], fresh_b[p.b], cwd_a, cwd_b)
+        norm_a.roots, norm_b.roots = paths.recorded, paths.live
+        both = [
+            ((fresh_a[p.a], rows_a[p.a]), (fresh_b[p.b], rows_b[p.b]))
+            for p in aligned
+            if p.a is not None and p.b is not None
+        ]
+        phrases = _normalised_phrases(both, (norm_a, norm_b), paths)
     texts = (_ItemTexts(norm_a), _ItemTexts(norm_b))
     pairs = [
         _pair(
@@ -435,4 +576,6 @@ def compare_analyses(a: Analysis, b: Analysis, *, thread: str | None = None) -> 
         compared=(len(rows_a), len(rows_b)),
         repeated=repeated,
         identical_apart_from=apart_from,
+        normalised=phrases,
+        raw=raw,
     )

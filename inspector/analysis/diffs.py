@@ -1,7 +1,8 @@
 """Diffs of the non-item parts of a request: instructions (text), tools (by name), parameters.
 
-Tools are matched by name (a namespace's tools as `namespace.tool`), so reordering the list alone
-is not a change; a tool present on both sides is compared with deepdiff and reported by path.
+Tools are diffed by the one tool-list diff (`ctxscope.proxy.replay.tool_diff`, which strict replay's
+matcher uses too): matched by name, so reordering alone is not a change, and a changed tool is told
+field by field, a changed text as its old and new lines.
 
 Some clients change tools and parameters inside the input instead of the body: `additional_tools`
 items (Responses-Lite) add or redefine tools mid-history, `configuration_update` items change a
@@ -15,8 +16,27 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
+
+from ctxscope.proxy.replay.tool_diff import ToolDiff, tool_name, tools_by_name
+from ctxscope.proxy.replay.tool_diff import diff_tools as tools_diff
+
+__all__ = [
+    "ADDITIONAL_TOOLS",
+    "CONFIGURATION_UPDATE",
+    "IN_BAND_ITEM_TYPES",
+    "PARAM_KEYS",
+    "ToolDiff",
+    "effective_tools",
+    "in_band_items",
+    "instructions_diff",
+    "instructions_text",
+    "params_diff",
+    "params_of",
+    "tool_name",
+    "tools_by_name",
+    "tools_diff",
+]
 
 PARAM_KEYS = (
     "model",
@@ -36,22 +56,6 @@ PARAM_KEYS = (
 )
 
 
-@dataclass
-class ToolDiff:
-    """Tools added, removed and changed (name → changed paths), matched by name."""
-
-    added: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    changed: dict[str, list[str]] = field(default_factory=dict)
-    reordered: bool = False
-    """Same tools in a different order: not a change of content, but it breaks the cached prefix."""
-
-    @property
-    def empty(self) -> bool:
-        """True when the two tool sets are the same up to order."""
-        return not (self.added or self.removed or self.changed)
-
-
 def instructions_text(value: Any) -> str:
     """Instructions as text: a string as sent, nothing as "", anything else (a hand-written list of
     messages) as indented JSON so it can still be diffed and counted."""
@@ -68,53 +72,6 @@ def instructions_diff(before: Any, after: Any, context: int = 2) -> list[str]:
     return list(
         difflib.unified_diff(old.splitlines(), new.splitlines(), "before", "after", lineterm="", n=context)
     )
-
-
-def tool_name(tool: Any) -> str:
-    """Name a tool is matched by: its name, else its type (`web_search`)."""
-    if isinstance(tool, dict):
-        return str(tool.get("name") or tool.get("type") or "?")
-    return str(tool)
-
-
-def tools_by_name(tools: Any) -> dict[str, Any]:
-    """Flatten a tools list: namespace members become `namespace.member`."""
-    out: dict[str, Any] = {}
-    for tool in tools if isinstance(tools, list) else []:
-        name = tool_name(tool)
-        if isinstance(tool, dict) and tool.get("type") == "namespace" and isinstance(tool.get("tools"), list):
-            shell = {k: v for k, v in tool.items() if k != "tools"}
-            out[name] = shell
-            for member in tool["tools"]:
-                out[f"{name}.{tool_name(member)}"] = member
-        else:
-            out[name] = tool
-    return out
-
-
-def _paths(diff: Any) -> list[str]:
-    paths: list[str] = []
-    for change, entries in diff.items():
-        items = entries.keys() if isinstance(entries, dict) else entries
-        for path in items:
-            paths.append(f"{change.replace('_', ' ')}: {path}")
-    return sorted(paths)
-
-
-def tools_diff(before: Any, after: Any) -> ToolDiff:
-    """Compare two tools lists by name; reordering alone is not a change."""
-    old, new = tools_by_name(before), tools_by_name(after)
-    result = ToolDiff(sorted(set(new) - set(old)), sorted(set(old) - set(new)))
-    for name in sorted(set(old) & set(new)):
-        if old[name] != new[name]:
-            # ignore_order: JSON-schema `required` lists and enums are sets in meaning.
-            from deepdiff import DeepDiff  # 0.5 s to import: only when a tool did change
-
-            diff = DeepDiff(old[name], new[name], ignore_order=True)
-            if diff:
-                result.changed[name] = _paths(diff)
-    result.reordered = result.empty and list(old) != list(new)
-    return result
 
 
 def params_of(body: dict[str, Any], items: list[Any] | None = None) -> dict[str, Any]:

@@ -14,11 +14,13 @@ message.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxscope.inspector.analysis.diffs import instructions_text
 from ctxscope.inspector.analysis.items import Item, Part
-from ctxscope.inspector.analysis.turns import Turn
+
+if TYPE_CHECKING:  # a type only: turns reads requests through `inputs`, which reads this module
+    from ctxscope.inspector.analysis.turns import Turn
 
 __all__ = [
     "BASE_PROMPT_KIND",

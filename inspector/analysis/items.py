@@ -16,6 +16,7 @@ from ctxscope.harness.context.fragments import classify_text
 from ctxscope.harness.context.goal_fragments import goal_objective_of
 from ctxscope.inspector.analysis.normalise import item_key
 from ctxscope.inspector.analysis.tokens import count_text
+from ctxscope.proxy.responses.vocabulary import COMPACTION_TRIGGER
 
 TEXT_PART_TYPES = frozenset({"input_text", "output_text", "text", "summary_text", "refusal"})
 TOOL_ITEM_TYPES = frozenset(
@@ -281,8 +282,8 @@ def classify_item(position: int, item: Any, key: str | None = None) -> Item:
             (),
             item,
         )
-    if itype == "compaction_trigger":
-        return Item(position, itype, None, "compaction_trigger", "compaction_trigger", "", 0, key, (), item)
+    if itype == COMPACTION_TRIGGER:
+        return Item(position, itype, None, COMPACTION_TRIGGER, COMPACTION_TRIGGER, "", 0, key, (), item)
     if itype == "configuration_update":
         # An in-band parameter change; `diffs.params_of` applies it, this names it in the layout.
         changes = {k: v for k, v in item.items() if k not in ("type", "id", "status")}

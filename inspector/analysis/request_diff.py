@@ -21,7 +21,7 @@ from ctxscope.inspector.analysis.diffs import (
     params_diff,
     tools_diff,
 )
-from ctxscope.inspector.analysis.instructions import mark_base_prompt
+from ctxscope.inspector.analysis.inputs import classify_request, input_list
 from ctxscope.inspector.analysis.item_diff import ItemChange, TextDiff, diff_items, diff_text, item_text
 from ctxscope.inspector.analysis.items import ItemClassifier
 from ctxscope.inspector.analysis.normalise import cross_run
@@ -75,21 +75,14 @@ class RequestDiff:
         return not self.items and not self.params and tools_same and self.instructions is None
 
 
-def _items(body: dict[str, Any]) -> list[Any]:
-    value = body.get("input", [])
-    if isinstance(value, str):  # a plain-string input is one user message
-        return [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": value}]}]
-    return list(value) if isinstance(value, list) else []
-
-
 def diff_requests(recorded: dict[str, Any], live: dict[str, Any], *, normalise: bool = True) -> RequestDiff:
     """The differences between two request bodies, after the replay's normalisation unless
     `normalise` is False (two versions of one body, e.g. a request and its edited copy)."""
     before = cross_run([recorded]).body(recorded) if normalise else recorded
     after = cross_run([live]).body(live) if normalise else live
     # The base prompt at input[0] is labelled as such, as on the inspector's timeline.
-    old = mark_base_prompt(ItemClassifier().classify(_items(before)), before)
-    new = mark_base_prompt(ItemClassifier().classify(_items(after)), after)
+    classifier = ItemClassifier()
+    old, new = classify_request(before, classifier), classify_request(after, classifier)
     result = RequestDiff()
     for change in diff_items(old, new):
         if change.op == "same":
@@ -99,9 +92,9 @@ def diff_requests(recorded: dict[str, Any], live: dict[str, Any], *, normalise: 
         result.items.append(ChangedItem(change, diff_text(a, b)))
     if "tools" in before or "tools" in after or any(i.type == "additional_tools" for i in (*old, *new)):
         result.tools = tools_diff(
-            effective_tools(before, _items(before)), effective_tools(after, _items(after))
+            effective_tools(before, input_list(before)), effective_tools(after, input_list(after))
         )
-    result.params = params_diff(before, after, _items(before), _items(after))
+    result.params = params_diff(before, after, input_list(before), input_list(after))
     if before.get("instructions") != after.get("instructions"):
         result.instructions = diff_text(
             instructions_text(before.get("instructions")), instructions_text(after.get("instructions"))

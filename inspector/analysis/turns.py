@@ -12,11 +12,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ctxscope.inspector.analysis.inputs import input_list
 from ctxscope.inspector.analysis.items import Item
 from ctxscope.proxy.model import Exchange
 from ctxscope.proxy.responses import thread_hint
 from ctxscope.proxy.responses.vocabulary import (
     FINAL_STATUSES,
+    MODEL_ENDPOINTS,
     SIDE_SOURCES,
     RequestKind,
     SideKind,
@@ -85,13 +87,6 @@ def _request_body(exchange: Exchange) -> dict[str, Any] | None:
     return body
 
 
-def _input_list(body: dict[str, Any]) -> list[Any]:
-    value = body.get("input")
-    if isinstance(value, str):
-        return [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": value}]}]
-    return list(value) if isinstance(value, list) else []
-
-
 def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any], dict[str, Any] | None]:
     """(status, error, response id, output items, usage) of one exchange."""
     response = exchange.response
@@ -144,14 +139,14 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
             continue
         body = _request_body(exchange)
         where = f"exchange {exchange.id} ({exchange.method} {exchange.url})"
-        if exchange.endpoint not in ("responses", "responses/compact", "websocket"):
+        if exchange.endpoint not in MODEL_ENDPOINTS:
             if body is not None and ("messages" in body or "prompt" in body):
                 warnings.append(f"{where} is not a Responses request; skipped")
             continue
         if body is None or ("input" not in body and "previous_response_id" not in body):
             warnings.append(f"{where} has no Responses request body (no `input`); skipped")
             continue
-        sent = _input_list(body)
+        sent = input_list(body)
         prev_id = body.get("previous_response_id")
         prev_id = prev_id if isinstance(prev_id, str) and prev_id else None
         full, resolved = sent, True

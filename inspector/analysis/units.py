@@ -6,7 +6,9 @@ message, one tool, one earlier tool call with its output, `reasoning`), and ever
 must still be one the API accepts. So a request is cut into *units*:
 
 - each recognised context fragment is a unit (a content part of its message: the AGENTS.md and
-  the environment context of one user message are two units), the base prompt too;
+  the environment context of one user message are two units), the base prompt too; a fragment's
+  lines can go one by one (`RequestUnits.lines`), so a search that finds the AGENTS.md can go on to
+  the line inside it that matters;
 - each plain message part is a unit;
 - history items that must travel together are one unit: a tool call with its output (matched by
   `call_id`), and a reasoning item with the item it led to;
@@ -32,12 +34,13 @@ import copy
 import difflib
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ctxscope.inspector.analysis.instructions import mark_base_prompt
-from ctxscope.inspector.analysis.items import Item, ItemClassifier
+from ctxscope.inspector.analysis.inputs import classify_input, input_list
+from ctxscope.inspector.analysis.items import Item
 from ctxscope.inspector.analysis.tokens import count_text
 
 __all__ = [
@@ -65,6 +68,11 @@ PARAMETER_UNITS = (
     "service_tier",
 )
 """Request parameters that shape the answer, each a unit in the order a person reads them."""
+
+MIN_LINES = 3
+"""A fragment with this many removable lines is searched line by line once it is found to matter."""
+
+_LONE_TAG = re.compile(r"^</?[A-Za-z_][\w -]*>$")
 
 _CALL_TYPES = frozenset(
     {"function_call", "custom_tool_call", "local_shell_call", "shell_call", "apply_patch_call"}
@@ -123,9 +131,33 @@ class RequestUnits:
                 return unit
         raise KeyError(unit_id)
 
-    def render(self, keep: Iterable[str], swapped: Iterable[str] = ()) -> dict[str, Any]:
-        """The body holding only the units in `keep`, with `swapped` units in their other form."""
+    def lines(self, unit_id: str) -> list[tuple[int, str]]:
+        """The lines of a fragment unit that can go one by one (index in its text, the line): its
+        non-blank lines but the first (the fragment's heading) and lone tags (`<INSTRUCTIONS>`).
+        Empty for any other unit, and for a fragment shorter than `MIN_LINES` such lines."""
+        atoms = [a for a in self.atoms if a.unit == unit_id and a.kind == "part"]
+        if self.unit(unit_id).section != "fragment" or len(atoms) != 1:
+            return []
+        text = atoms[0].payload.get("text") if isinstance(atoms[0].payload, dict) else None
+        if not isinstance(text, str):
+            return []
+        found = [
+            (index, line)
+            for index, line in enumerate(text.split("\n"))
+            if index > 0 and line.strip() and not _LONE_TAG.match(line.strip())
+        ]
+        return found if len(found) >= MIN_LINES else []
+
+    def render(
+        self,
+        keep: Iterable[str],
+        swapped: Iterable[str] = (),
+        without_lines: Mapping[str, Iterable[int]] | None = None,
+    ) -> dict[str, Any]:
+        """The body holding only the units in `keep`, with `swapped` units in their other form and,
+        for a fragment unit in `without_lines`, the text without those lines (indices of `lines`)."""
         kept, swap = set(keep), set(swapped)
+        cut = {unit: set(lines) for unit, lines in (without_lines or {}).items()}
         body = {k: copy.deepcopy(v) for k, v in self.body.items() if k not in PARAMETER_UNITS}
         body.pop("input", None)
         tools: list[Any] = []
@@ -155,7 +187,11 @@ class RequestUnits:
                         shell["content"] = []
                         items.append(shell)
                         open_shell = one.shell
-                    items[-1]["content"].append(copy.deepcopy(one.payload))
+                    payload = copy.deepcopy(one.payload)
+                    if one.unit in cut and isinstance(payload, dict) and isinstance(payload.get("text"), str):
+                        kept_lines = payload["text"].split("\n")
+                        payload["text"] = "\n".join(t for i, t in enumerate(kept_lines) if i not in cut[one.unit])
+                    items[-1]["content"].append(payload)
         body["input"] = items
         if "tools" in self.body or tools:
             body["tools"] = tools
@@ -268,11 +304,8 @@ def request_units(body: Mapping[str, Any]) -> RequestUnits:
                 "parameter", f"param:{name}", f"parameter {name}", value, count_text(text), _preview(text)
             )
             build.atoms.append(_Atom(unit_id, "parameter", value, name=name))
-    raw_input = body.get("input")
-    items_raw: list[Any] = (
-        list(raw_input) if isinstance(raw_input, list) else [] if raw_input is None else [raw_input]
-    )
-    items = mark_base_prompt(ItemClassifier().classify(items_raw), body)
+    items_raw = input_list(body)  # a plain-string input is one user message, as everywhere
+    items = classify_input(items_raw, body)
     groups = _history_groups(items)
     group_units: dict[int, str] = {}
     for item in items:

@@ -1,10 +1,13 @@
 """One recording's analysis as the index's rows: every value read from the one analysis.
 
-Turns are the analysis's turns (`Analysis.turns`, as `ctxscope diff` lists them), their columns the
-report's turn document (`turn_doc`), the world state the report's (`world_state_doc`), token kinds
-the composition's (`composition_report`), cache breaks the cache forensics' (`cache_report`): the
-index computes no thread, turn, kind or count of its own. Texts stay out unless `with_text`
-(recordings are redacted, yet a table of every item text is a copy worth asking for).
+Turns are the analysis's turns (`Analysis.turns`, as `ctxscope diff` lists them), their columns read
+from the typed turn document (`turn_doc`: change, tokens reported and counted, predicted cached,
+status, mode and goal events, the answer's tool calls), the world state the report's
+(`world_state_doc`), token kinds the composition's (`composition_report`), cache breaks the cache
+forensics' (`cache_report`): the index computes no thread, turn, kind or count of its own. A row is
+built by column name (`_row`), in the order the schema gives, so a column cannot shift. Texts stay
+out unless `with_text` (recordings are redacted, yet a table of every item text is a copy worth
+asking for).
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from typing import Any
 
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 from ctxscope.inspector.analysis.cache import cache_report
-from ctxscope.inspector.analysis.composition import _CALL_TYPES, composition_report, tool_sizes
+from ctxscope.inspector.analysis.composition import composition_report, tool_sizes
 from ctxscope.inspector.analysis.items import Item
 from ctxscope.inspector.index.schema import TABLES
 from ctxscope.inspector.reports.build import turn_doc
+from ctxscope.inspector.reports.models import TurnDoc
 from ctxscope.inspector.reports.world import describe_change, world_state_doc
 from ctxscope.proxy.responses.vocabulary import CodexHeader
 
@@ -80,13 +84,19 @@ def _str(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def _called(result: TurnAnalysis) -> list[str]:
-    """The tools the turn's answer called (named as `tool_sizes` names offered tools)."""
-    return [
-        str(raw.get("name") or raw.get("type"))
-        for raw in result.turn.output or []
-        if isinstance(raw, dict) and raw.get("type") in _CALL_TYPES
-    ]
+def _row(table: str, **values: Any) -> Row:
+    """One row of `table`, its values given by column name, in the schema's column order; a column
+    missing or unknown is a bug here, said at once."""
+    names = TABLES[table].names
+    if set(values) != set(names):
+        raise AssertionError(f"{table}: columns {sorted(set(names) ^ set(values))} given or missing")
+    return tuple(values[name] for name in names)
+
+
+def _called(doc: TurnDoc) -> list[str]:
+    """The tools the turn's answer called, as its turn document names them (a built-in tool by its
+    name, `apply_patch`, as `tool_sizes` names the offered one)."""
+    return [item.name for item in doc.answer.output if item.name is not None]
 
 
 def _item_rows(item: Item, head: Row, with_text: bool) -> list[Row]:
@@ -187,80 +197,95 @@ def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = Fa
         )
     for result in analysis.turns:
         doc = turn_doc(result)
-        turn, usage = result.turn, result.turn.usage
-        head = (rec, day, turn.thread, turn.number)
+        turn = result.turn
         world, agents = _world(result)
+        where = {"recording": rec, "day": day, "thread": turn.thread, "turn": turn.number}
+        reported = doc.tokens.usage
         out["turns"].append(
-            (
-                *head,
-                doc.exchange,
-                _utc(turn.exchange.started_at),
-                doc.transport,
-                doc.endpoint,
-                doc.model,
-                doc.change.kind,
-                doc.change.previous,
-                doc.change.kept,
-                doc.change.added,
-                doc.change.removed,
-                doc.request_kind,
-                doc.side,
-                doc.items,
-                doc.tokens.total,
-                _usage(usage, "input_tokens"),
-                _usage(usage, "input_tokens_details", "cached_tokens"),
-                _usage(usage, "output_tokens"),
-                doc.tokens.predicted_cached,
-                turn.exchange.duration_ms,
-                doc.status,
-                doc.error,
-                _str(world.get("cwd")),
-                _str(world.get("shell")),
-                _str(world.get("date")),
-                _str(world.get("sandbox")),
-                _str(world.get("approval")),
-                world.get("network") if isinstance(world.get("network"), bool) else None,
-                _str(world.get("collaboration_mode")),
-                _str(world.get("reasoning_effort")),
-                json.dumps(world, sort_keys=True, default=str, ensure_ascii=False),
+            _row(
+                "turns",
+                **where,
+                exchange=doc.exchange,
+                started=_utc(turn.exchange.started_at),
+                transport=doc.transport,
+                endpoint=doc.endpoint,
+                model=doc.model,
+                change_kind=doc.change.kind,
+                previous=doc.change.previous,
+                kept=doc.change.kept,
+                added=doc.change.added,
+                removed=doc.change.removed,
+                request_kind=doc.request_kind,
+                side_kind=doc.side,
+                items=doc.items,
+                counted_tokens=doc.tokens.total,
+                input_tokens=reported.get("input_tokens"),
+                cached_tokens=reported.get("cached_tokens"),
+                output_tokens=reported.get("output_tokens"),
+                predicted_cached=doc.tokens.predicted_cached,
+                duration_ms=turn.exchange.duration_ms,
+                status=doc.status,
+                error=doc.error,
+                cwd=_str(world.get("cwd")),
+                shell=_str(world.get("shell")),
+                date=_str(world.get("date")),
+                sandbox=_str(world.get("sandbox")),
+                approval=_str(world.get("approval")),
+                network=world.get("network") if isinstance(world.get("network"), bool) else None,
+                collaboration_mode=_str(world.get("collaboration_mode")),
+                reasoning_effort=_str(world.get("reasoning_effort")),
+                world=json.dumps(world, sort_keys=True, default=str, ensure_ascii=False),
             )
         )
-        out["agents_md"] += [(*head, path, digest) for path, digest in agents]
-        for event in result.mode_events:
-            kind = "mode" if event.kind == "mode_change" else "plan"
-            out["events"].append((*head, kind, event.kind, event.sentence))
+        out["agents_md"] += [_row("agents_md", **where, path=path, hash=digest) for path, digest in agents]
+
+        def event(kind: str, name: str | None, sentence: str | None, where: dict[str, Any] = where) -> None:
+            out["events"].append(_row("events", **where, kind=kind, name=name, sentence=sentence))
+
+        for mode in doc.mode_events:
+            event("mode" if mode.kind == "mode_change" else "plan", mode.kind, mode.sentence)
         for goal in doc.goal_events:
-            out["events"].append((*head, "goal", goal.kind, goal.sentence))
+            event("goal", goal.kind, goal.sentence)
         for change in result.state_changes:
             if change.field in ("goal", "goal_events"):
                 continue  # told as goal events
             for sentence in describe_change(change):
-                out["events"].append((*head, "world", change.field, sentence))
+                event("world", change.field, sentence)
         if doc.compaction is not None:
             c = doc.compaction
-            out["events"].append((*head, "compaction", c.trigger, c.sentence))
+            event("compaction", c.trigger, c.sentence)
             out["compactions"].append(
-                (
-                    *head,
-                    c.trigger,
-                    c.request_turn,
-                    c.summarised,
-                    c.dropped_context,
-                    c.kept,
-                    c.tokens_before,
-                    c.tokens_after,
-                    c.sentence,
-                    c.summary if with_text else None,
+                _row(
+                    "compactions",
+                    **where,
+                    trigger=c.trigger,
+                    request_turn=c.request_turn,
+                    summarised=c.summarised,
+                    dropped_context=c.dropped_context,
+                    kept=c.kept,
+                    tokens_before=c.tokens_before,
+                    tokens_after=c.tokens_after,
+                    sentence=c.sentence,
+                    summary=c.summary if with_text else None,
                 )
             )
-        called = _called(result)
+        called = _called(doc)
         for name in called:
-            out["events"].append((*head, "tool_call", name, None))
+            event("tool_call", name, None)
         if doc.status != "completed" or doc.error:
-            out["events"].append((*head, "error", doc.status, doc.error))
+            event("error", doc.status, doc.error)
         offered = dict(tool_sizes(turn.body.get("tools")))
         for name in [*offered, *(n for n in dict.fromkeys(called) if n not in offered)]:
-            out["tools"].append((*head, name, name in offered, name in called, offered.get(name, 0)))
+            out["tools"].append(
+                _row(
+                    "tools",
+                    **where,
+                    name=name,
+                    offered=name in offered,
+                    called=name in called,
+                    tokens=offered.get(name, 0),
+                )
+            )
     out["items"] = _items(analysis, rec, day, with_text)
     for comp in composition_report(analysis).turns:
         out["composition"] += [(rec, day, comp.thread, comp.turn, k, v) for k, v in comp.by_kind.items()]

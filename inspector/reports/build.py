@@ -427,6 +427,8 @@ def compare_report(comparison: Comparison) -> CompareReport:
             repeated_differences=comparison.repeated,
             identical_apart_from=comparison.identical_apart_from,
             verdicts=dict(Counter(p.verdict.value for p in pairs)),
+            normalised=comparison.normalised,
+            raw=comparison.raw,
         ),
         turns=[_pair_doc(p) for p in pairs],
         **optional,

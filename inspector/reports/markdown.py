@@ -177,7 +177,7 @@ def _pair_bits(pair: PairDoc) -> dict[str, list[str]]:
     bits["instructions_diff"] = ["instructions differ"] if pair.instructions_diff else []
     t = pair.tools
     bits["tools"] = [f"tool -{n}" for n in t.removed] + [f"tool +{n}" for n in t.added]
-    bits["tools"] += [f"tool ~{n}" for n in t.changed]
+    bits["tools"] += [f"tool ~{n}: " + " ".join(f"`{x}`" for x in said) for n, said in t.changed.items()]
     bits["items_diff"] = [f"items {x}" for x in pair.items_diff]
     bits["fragments_diff"] = [
         f"{f.fragment} text differs: " + " ".join(f.diff[:6]) + (f" … {f.more} more" if f.more else "")
@@ -221,6 +221,12 @@ def _compare(report: CompareReport) -> list[str]:
         *[f"> warning: {w}" for w in report.warnings],
         *[f"> note: {n}" for n in report.notes],
         *([""] if report.warnings or report.notes else []),
+        *(["**Compared as sent** (`--raw`: nothing normalised)", ""] if report.summary.raw else []),
+        *(
+            ["**Normalised as strict replay does:** " + "; ".join(report.summary.normalised), ""]
+            if report.summary.normalised
+            else []
+        ),
         *_repeated(report),
         "| turn | same | differences |",
         "|---:|---|---|",

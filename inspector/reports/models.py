@@ -16,6 +16,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from ctxscope.harness.context import world_fields
+from ctxscope.inspector.analysis.mode_events import ModeEventKind
 from ctxscope.inspector.reports.world import PUBLISHED_KEYS
 
 __all__ = [
@@ -111,7 +112,8 @@ class ToolsDoc(Doc):
     added: list[str]
     removed: list[str]
     changed: dict[str, list[str]]
-    """Tool name → the JSON paths that differ."""
+    """Tool name → its changes as text lines (`ctxscope.proxy.replay.tool_diff.FieldChange.lines`): a changed
+    text as `PATH:` then `-old` and `+new` lines, anything else as `PATH: old → new`, `+PATH: new`, `-PATH: old`."""
     reordered: bool
     """Same tools in another order: no change of content, but it breaks the cached prefix."""
 
@@ -161,15 +163,7 @@ class FragmentChangeDoc(Doc):
 class ModeEventDoc(Doc):
     """One thing plan mode did in a turn (`ctxscope.inspector.analysis.mode_events`)."""
 
-    kind: Literal[
-        "mode_change",
-        "plan_submitted",
-        "tool_blocked",
-        "tool_not_run",
-        "workspace_changed",
-        "plan_reminder",
-        "plan_handoff",
-    ]
+    kind: ModeEventKind
     sentence: str
     """`mode default → plan`, `plan submitted (revision 2)`, `tool apply_patch blocked while planning`."""
 
@@ -425,6 +419,11 @@ class CompareSummary(Doc):
     else ("identical apart from: endpoint"); null otherwise."""
     verdicts: dict[str, int] = {}
     """How many pairs got each `verdict`."""
+    normalised: list[str] = []
+    """What was normalised before comparing, as strict replay normalises (the path pairs under the
+    recorded roots, temp dirs, ids, dates, volatile metadata), one phrase each; empty with `raw`."""
+    raw: bool = False
+    """True: compared as sent (`compare --raw`), nothing normalised."""
 
 
 class CompareThreadsDoc(Doc):

@@ -49,6 +49,10 @@ def _difference_lines(pair: PairDoc, skip: Collection[str]) -> list[Segments]:
     bits += [f"~{n}" for n in tools.changed]
     if bits and "tools" not in skip:
         lines.append(("        · tools: ", " ".join(bits)))
+        for name, told in tools.changed.items():  # each change as text: a field, its old and new lines
+            lines.append(("            ", (f"~{name}", "bold")))
+            for row in told:
+                lines.append(("              ", (row, _sign_style(row) if row[:1] in "+-" else "dim")))
     if "items_diff" not in skip:
         for said in pair.items_diff:
             lines.append(("        · items ", (said, _sign_style(said))))
@@ -101,6 +105,10 @@ def render_compare(report: CompareReport, console: Console) -> None:
         line(console, ("warning: ", "yellow"), warning)
     for note in report.notes:
         line(console, ("note: ", "yellow"), note)
+    if summary.raw:
+        line(console, ("compared as sent", "bold"), ("  (--raw: nothing normalised)", "dim"))
+    elif summary.normalised:
+        line(console, ("normalised as strict replay does: ", "bold"), "; ".join(summary.normalised))
     repeated = _repeated_summary(report, console)
     for pair in report.turns:
         row = (f"  turn {pair.turn:<3}", "bold")

@@ -293,8 +293,11 @@ def detail(console: Console, doc: TurnDetail, paths: Paths, *, full: bool = Fals
         for row in doc.instructions_diff:
             style = "green" if row.startswith("+") else "red" if row.startswith("-") else "dim"
             line(console, "    ", (row, style))
-    for name, changed in doc.tools.changed.items():
-        line(console, f"  tool {name}: ", ("; ".join(changed), "yellow"))
+    for name, changed in doc.tools.changed.items():  # a field, then its old and new lines
+        line(console, f"  tool {name} changed:")
+        for said in changed:
+            style = "green" if said.startswith("+") else "red" if said.startswith("-") else "yellow"
+            line(console, "    ", (said, style))
     comp = doc.compaction
     if comp:
         line(console, ("  compaction:", "bold magenta"), f" {paths(comp.sentence)}")

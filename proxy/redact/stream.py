@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from ctxscope.proxy.responses.vocabulary import TerminalEvent
+from ctxscope.proxy.responses.vocabulary import DONE_EVENT, TerminalEvent
 
 from .redactor import Redactor, Span, resplit, rewrite_logprobs
 from .shapes import prefixes
@@ -52,7 +52,7 @@ def _delta_key(event: Any) -> tuple[Any, ...] | None:
 
 
 # A response that ends this way ended every field it streamed (`incomplete` and `failed` may have cut one).
-_COMPLETED = frozenset({TerminalEvent.COMPLETED.value, "response.done"})
+_COMPLETED = frozenset({TerminalEvent.COMPLETED.value, DONE_EVENT})
 _TRAILING_RUN = re.compile(r"[A-Za-z0-9_+/.-]{4,}\Z")
 
 

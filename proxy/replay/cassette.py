@@ -24,6 +24,7 @@ from ctxscope.proxy.model import Exchange, SseEvent
 from ctxscope.proxy.replay.matching import request_path
 from ctxscope.proxy.replay.options import PaceMode
 from ctxscope.proxy.replay.script import Script, ScriptResponse, looks_like_script, parse_script
+from ctxscope.proxy.responses.vocabulary import MODEL_ENDPOINTS
 from ctxscope.proxy.store.embedded import is_html
 from ctxscope.proxy.store.json_layout import LAYOUTS
 from ctxscope.proxy.store.json_layout import render as render_json
@@ -156,7 +157,7 @@ def _from_recording(path: Path) -> Cassette:
     for exchange in exchanges:
         if exchange.endpoint == "websocket" and not isinstance(exchange.request_body, dict):
             continue  # the connection-level handshake exchange: nothing to answer over HTTP
-        is_model = exchange.endpoint in ("responses", "responses/compact", "websocket")
+        is_model = exchange.endpoint in MODEL_ENDPOINTS
         bucket = model if is_model else other
         bucket.append(
             CassetteEntry(

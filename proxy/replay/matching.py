@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from ctxscope.proxy.replay.tool_diff import diff_tools, tools_by_name
 from ctxscope.proxy.responses.vocabulary import CodexHeader
 
 __all__ = [
@@ -260,13 +261,6 @@ def _diff_lists(recorded: list[Any], live: list[Any], where: str) -> list[str]:
     return out
 
 
-def _tool_name(tool: dict[str, Any]) -> str:
-    name = tool.get("name")
-    if isinstance(name, str):
-        return name
-    return str(tool.get("type", "?"))
-
-
 def _is_tool_list(value: list[Any]) -> bool:
     return bool(value) and all(
         isinstance(t, dict) and ("name" in t or t.get("type") == "web_search") for t in value
@@ -274,24 +268,29 @@ def _is_tool_list(value: list[Any]) -> bool:
 
 
 def _diff_tools(recorded: list[Any], live: list[Any], where: str) -> list[str]:
+    """The tool-list diff (`tool_diff.diff_tools`, the inspector's too), each change named by JSON path."""
     label = where or "tools"
-    rec = {_tool_name(t): t for t in recorded}
-    liv = {_tool_name(t): t for t in live}
-    added = [n for n in liv if n not in rec]
-    removed = [n for n in rec if n not in liv]
+    diff = diff_tools(recorded, live)
     out: list[str] = []
-    if added or removed:
+    if diff.added or diff.removed:
         parts = []
-        if added:
-            parts.append("added " + ", ".join(added))
-        if removed:
-            parts.append("removed " + ", ".join(removed))
+        if diff.added:
+            parts.append("added " + ", ".join(diff.added))
+        if diff.removed:
+            parts.append("removed " + ", ".join(diff.removed))
         out.append(f"{label}: {'; '.join(parts)}")
-    for name, tool in rec.items():
-        if name in liv:
-            out += json_diff(tool, liv[name], f"{label}[name={name}]")
-    if not out and list(rec) != list(liv):
-        out.append(f"{label}: order differs: recorded {', '.join(rec)} vs live {', '.join(liv)}")
+    for name, changes in diff.changes.items():
+        for change in changes:
+            at = f"{label}[name={name}]" + (f".{change.path}" if not change.path.startswith("[") else change.path)
+            if change.change == "removed":
+                out.append(f"{at} removed (recorded {_short(change.old)})")
+            elif change.change == "added":
+                out.append(f"{at} added (live {_short(change.new)})")
+            else:
+                out += json_diff(change.old, change.new, at)
+    if diff.reordered:
+        recorded_names, live_names = (", ".join(tools_by_name(t)) for t in (recorded, live))
+        out.append(f"{label}: order differs: recorded {recorded_names} vs live {live_names}")
     return out
 
 

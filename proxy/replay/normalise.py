@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxscope.proxy.responses.vocabulary import CodexHeader
+from ctxscope.proxy.responses.vocabulary import CodexHeader, MetadataKey
 
 __all__ = ["Normaliser", "find_cwds", "parse_json_path", "IGNORED"]
 
@@ -32,9 +32,9 @@ IGNORED = "<ignored>"
 _VOLATILE_KEYS = frozenset(
     {
         "prompt_cache_key",
-        "session_id",
+        MetadataKey.SESSION_ID.value,
         CodexHeader.SESSION.value,
-        "thread_id",
+        MetadataKey.THREAD_ID.value,
         CodexHeader.THREAD.value,
         "turn_id",
         "conversation_id",

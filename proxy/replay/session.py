@@ -34,6 +34,7 @@ from ctxscope.proxy.replay.normalise import Normaliser
 from ctxscope.proxy.replay.options import ReplayOptions
 from ctxscope.proxy.replay.paths import PathMap
 from ctxscope.proxy.replay.report import Mismatch, ReplayReport
+from ctxscope.proxy.responses.vocabulary import HTTP_MODEL_ENDPOINTS
 
 __all__ = ["MISMATCH_STATUS", "ReplaySession", "error_answer", "is_model_path"]
 
@@ -48,7 +49,7 @@ an invalid request to all of them: the test fails at once, with one mismatch rep
 
 def is_model_path(method: str, path: str) -> bool:
     """True for `POST …/responses` and `POST …/responses/compact`."""
-    return method.upper() == "POST" and classify_endpoint(path) in ("responses", "responses/compact")
+    return method.upper() == "POST" and classify_endpoint(path) in HTTP_MODEL_ENDPOINTS
 
 
 class ReplaySession:

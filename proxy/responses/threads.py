@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ctxscope.proxy.responses.vocabulary import THREAD_HEADERS
+from ctxscope.proxy.responses.vocabulary import CONVERSATION_KEYS, THREAD_HEADERS
 
 __all__ = ["THREAD_HEADERS", "thread_hint"]
 
-_METADATA_KEYS = ("thread_id", "session_id")
+_METADATA_KEYS = CONVERSATION_KEYS
 
 
 def thread_hint(headers: Mapping[str, str], body: Any) -> str | None:

@@ -1,11 +1,12 @@
 """The wire vocabulary of the Responses API and of Codex's requests, spelled once.
 
 Terminal stream events and the statuses they end a response with, the roles request headers play
-(naming the conversation, changing on every request, carrying Codex's turn metadata), Codex's
-request kinds (`request_kind` in `x-codex-turn-metadata`) and the side requests a client makes beside
-a conversation. The proxy (recorder, fold, summaries, replay normalisation), the harness (its typed
-stream, the requests it builds) and the inspector (turns, threads, comparison) read these names from
-here, so a new event or header is added in one place.
+(naming the conversation, changing on every request, carrying Codex's turn metadata), the metadata
+keys that name a conversation, Codex's request kinds (`request_kind` in `x-codex-turn-metadata`), the
+side requests a client makes beside a conversation, the endpoint kinds that carry a model request, and
+the input item that asks for a remote compaction. The proxy (recorder, fold, summaries, replay
+normalisation), the harness (its typed stream, the requests it builds) and the inspector (turns,
+threads, comparison) read these names from here, so a new event or header is added in one place.
 """
 
 from __future__ import annotations
@@ -18,16 +19,24 @@ from typing import Any
 __all__ = [
     "COMPACTION_REQUEST_KINDS",
     "COMPACTION_TRIGGER",
+    "CONVERSATION_KEYS",
+    "DONE_EVENT",
     "ERROR_EVENT",
     "FINAL_STATUSES",
+    "HTTP_MODEL_ENDPOINTS",
     "ITEM_PASSTHROUGH",
+    "MODEL_ENDPOINTS",
     "PER_REQUEST_HEADERS",
+    "RECORDED_IN_FULL",
+    "RESPONSES_ENDPOINTS",
     "SIDE_SOURCES",
     "TERMINAL_EVENTS",
     "TERMINAL_EVENT_STATUS",
     "THREAD_HEADERS",
     "UNSUCCESSFUL_STATUSES",
     "CodexHeader",
+    "Endpoint",
+    "MetadataKey",
     "RequestKind",
     "SideKind",
     "TerminalEvent",
@@ -59,6 +68,10 @@ TERMINAL_EVENT_STATUS: dict[str, str] = {
 TERMINAL_EVENTS = frozenset({*TERMINAL_EVENT_STATUS, ERROR_EVENT})
 """Events after which a Responses stream has nothing more to say."""
 
+DONE_EVENT = "response.done"
+"""The Realtime API's end of a response (some Responses-like servers send it): like `response.completed`
+it ends every field the response streamed. Not a terminal event of the Responses stream itself."""
+
 FINAL_STATUSES = ("completed", "failed", "incomplete", "cancelled")
 """Response statuses a finished response can have (anything else on a stream: it was cut)."""
 
@@ -81,6 +94,41 @@ class CodexHeader(StrEnum):
     ORIGINATOR = "originator"
     WS_REQUEST_START = "x-codex-ws-stream-request-start-ms"
     """`client_metadata` of a WebSocket frame: when it was sent (epoch ms, new every frame)."""
+
+
+class MetadataKey(StrEnum):
+    """Keys of Codex's turn metadata (`x-codex-turn-metadata`) and `client_metadata` that name the
+    conversation (beside the headers of `THREAD_HEADERS`)."""
+
+    THREAD_ID = "thread_id"
+    SESSION_ID = "session_id"
+
+
+CONVERSATION_KEYS = (MetadataKey.THREAD_ID.value, MetadataKey.SESSION_ID.value)
+"""Role: metadata keys that name the conversation, strongest first."""
+
+
+class Endpoint(StrEnum):
+    """What a request is to (`ctxscope.proxy.model.EndpointKind`, `ctxscope.proxy.endpoints.classify_endpoint`)."""
+
+    RESPONSES = "responses"
+    COMPACT = "responses/compact"
+    MODELS = "models"
+    WEBSOCKET = "websocket"
+    OTHER = "other"
+
+
+RESPONSES_ENDPOINTS = frozenset({Endpoint.RESPONSES.value, Endpoint.WEBSOCKET.value})
+"""Endpoints whose request is a Responses request body (HTTP `/responses`, a WebSocket `response.create`)."""
+
+MODEL_ENDPOINTS = RESPONSES_ENDPOINTS | {Endpoint.COMPACT.value}
+"""Endpoints that ask the model something: a turn or a remote compaction (`/responses/compact`)."""
+
+HTTP_MODEL_ENDPOINTS = frozenset({Endpoint.RESPONSES.value, Endpoint.COMPACT.value})
+"""The model endpoints reached by an HTTP POST (the WebSocket's frames are not)."""
+
+RECORDED_IN_FULL = MODEL_ENDPOINTS | {Endpoint.MODELS.value}
+"""Endpoints a forward-mode capture records in full (the model catalog too); other traffic as summaries."""
 
 
 ITEM_PASSTHROUGH = "internal_chat_message_metadata_passthrough"

@@ -2,8 +2,9 @@
 the last one and returns the exchanges they complete.
 
 A line without its newline yet is the writer mid-line: it is kept and read once complete, never
-reported as damage. Lines are decoded exactly as `read_recording` decodes them (same header check,
-same stored-part resolution), so a followed file and a loaded file give the same exchanges.
+reported as damage. Lines go through the decoder `read_recording` uses (`lines.LineDecoder`: the same
+header check, surrogate repair and stored-part resolution), so a followed file and a loaded file give
+the same exchanges and warnings.
 """
 
 from __future__ import annotations
@@ -12,9 +13,7 @@ from pathlib import Path
 
 from ..errors import RecordingError
 from ..model import Exchange, RecordingHeader
-from .codec import Decoder
-from .format import KIND_BLOB, KIND_EXCHANGE, loads
-from .reader import _check_header, _decode_exchange
+from .lines import LineDecoder
 
 
 class RecordingFollower:
@@ -22,13 +21,21 @@ class RecordingFollower:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self.header: RecordingHeader | None = None
         self.exchanges: list[Exchange] = []
-        self.warnings: list[str] = []
-        self._decoder = Decoder()
+        self._lines = LineDecoder(self.path)
         self._offset = 0
         self._pending = b""
         self._line = 0
+
+    @property
+    def header(self) -> RecordingHeader | None:
+        """The recording's header, once its first line was read."""
+        return self._lines.header
+
+    @property
+    def warnings(self) -> list[str]:
+        """What was skipped or repaired so far, one line each (as `read_recording` says it)."""
+        return self._lines.warnings
 
     @property
     def waiting_line(self) -> bool:
@@ -56,37 +63,11 @@ class RecordingFollower:
         for raw in lines:
             self._line += 1
             if raw.strip():
-                exchange = self._take(raw)
+                exchange = self._lines.take(self._line, raw)
                 if exchange is not None:
                     new.append(exchange)
         self.exchanges += new
         return new
-
-    def _take(self, raw: bytes) -> Exchange | None:
-        number = self._line
-        try:
-            obj = loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            if self.header is None:
-                raise RecordingError(
-                    f"{self.path} is not a ctxscope recording (line {number} is not JSON)"
-                ) from None
-            self.warnings.append(f"line {number} is damaged (not JSON); skipped")
-            return None
-        if self.header is None:
-            self.header = _check_header(self.path, obj)
-            return None
-        kind = obj.get("kind") if isinstance(obj, dict) else None
-        if kind == KIND_BLOB:
-            if isinstance(obj.get("h"), str):
-                self._decoder.blobs[obj["h"]] = obj.get("v")
-            else:
-                self.warnings.append(f"line {number}: stored part without a hash; skipped")
-        elif kind == KIND_EXCHANGE:
-            return _decode_exchange(self._decoder, obj, number, self.warnings)
-        else:
-            self.warnings.append(f"line {number} has unknown kind {kind!r}; skipped")
-        return None
 
 
 __all__ = ["RecordingFollower"]

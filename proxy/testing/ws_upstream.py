@@ -36,6 +36,7 @@ from websockets.http11 import Request, Response
 from websockets.sync.server import Server, ServerConnection, serve
 
 from ctxscope.proxy.responses import compaction, response_stream, text_message
+from ctxscope.proxy.responses.vocabulary import COMPACTION_TRIGGER
 
 __all__ = ["WsRequest", "WsUpstream", "last_user_text"]
 
@@ -60,7 +61,7 @@ class WsRequest:
     @property
     def compaction(self) -> bool:
         items = self.frame.get("input") or []
-        return bool(items) and isinstance(items[-1], dict) and items[-1].get("type") == "compaction_trigger"
+        return bool(items) and isinstance(items[-1], dict) and items[-1].get("type") == COMPACTION_TRIGGER
 
 
 WsHandler = Callable[[WsRequest], Sequence[Item]]

@@ -248,3 +248,63 @@ def test_ddmin_is_one_minimal_and_within_its_bound() -> None:
     assert rejected.found == ["u5"]
     capped = ddmin(units, lambda s: "u5" in s, budget=3)
     assert capped.exhausted and capped.tests == 3
+
+
+PLANTED = "Run `make check` before every commit."
+LONG_AGENTS = "\\n".join(
+    ["Use four spaces.", "Prefer pathlib over os.path.", "No global state.", PLANTED, "Write docstrings.",
+     "Pin dependencies.", "Explain changes in one sentence."]
+)  # fmt: skip
+
+
+def test_bisect_goes_down_to_the_planted_line_of_a_long_agents_md(recording: Path, tmp_path: Path) -> None:
+    # The demo session with a longer AGENTS.md (the recording's JSON text, edited in place); the model
+    # calls exec_command only while the planted line is in the context.
+    long = tmp_path / "long.jsonl"
+    text = recording.read_text(encoding="utf-8")
+    assert "Keep functions small and typed. Explain changes in one sentence." in text
+    long.write_text(text.replace("Keep functions small and typed. Explain changes in one sentence.", LONG_AGENTS))
+    _, handler = _calls_when(PLANTED)
+    with FakeUpstream(handler=handler) as upstream:  # type: ignore[arg-type]
+        result = run_cli(
+            "bisect", str(long), "--turn", "1", "--until", "tool:exec_command", "--format", "json",
+            "--no-capture", "--config", str(_config(tmp_path, upstream.url)), "--provider", "local",
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    fragment = f"fragment:agents_md:{tmp_path_root(recording)}"
+    assert len(doc["found"]) == 1, doc["found"]
+    found = doc["found"][0]
+    assert found["id"].startswith(f"{fragment}@"), found  # a line of the fragment, not the whole file
+    assert found["label"].endswith(json.dumps(PLANTED)), found
+    assert doc["requests"] < 30, "the file, then its 6 lines: both logarithmic"
+
+
+def test_resend_and_bisect_send_one_body_on_a_previous_response_id_chain(tmp_path: Path) -> None:
+    # chain.jsonl's turn 2 sent 1 item and previous_response_id resp_1; both commands send the context
+    # whole (the 5 items rebuilt, no id), the same body, to an upstream that logs what it got.
+    chain = Path(__file__).parents[1] / "fixtures" / "inspector" / "chain.jsonl"
+    recorded = read_recording(chain).model_requests()[1].request_body
+    assert recorded["previous_response_id"] == "resp_1" and len(recorded["input"]) == 1
+    with FakeUpstream() as upstream:
+        upstream.reply(*(SseReply(response_stream(text_message("ok"))) for _ in range(2)))
+        config = str(_config(tmp_path, upstream.url))
+        resent = run_cli("resend", str(chain), "--turn", "2", "--no-capture", "--config", config, "--provider", "local")
+        assert resent.returncode == 0, resent.stderr
+        assert "its 4 earlier item(s) are sent in the body instead" in resent.stdout
+        bisected = run_cli(
+            "bisect", str(chain), "--turn", "2", "--until", "tool:x", "--budget", "1", "--no-capture",
+            "--config", config, "--provider", "local",
+        )  # fmt: skip
+        assert bisected.returncode == 0, bisected.stderr
+        bodies = [r.json() for r in upstream.requests]
+    assert len(bodies) == 2 and bodies[0] == bodies[1]
+    assert "previous_response_id" not in bodies[0] and len(bodies[0]["input"]) == 5
+
+
+def test_bisect_never_captures_into_an_input(recording: Path, tmp_path: Path) -> None:
+    result = run_cli(
+        "bisect", str(recording), "--turn", "1", "--until", "tool:x", "--capture", str(recording),
+        "--config", str(_config(tmp_path, "http://127.0.0.1:9")), "--provider", "local",
+    )  # fmt: skip
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr

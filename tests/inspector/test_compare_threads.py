@@ -66,7 +66,9 @@ def test_a_thread_of_each_recording_is_identical_apart_from_the_endpoint(recordi
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     assert doc["threads"] == {"a": "T1", "b": "T2"}
-    assert doc["summary"] == {
+    summary = doc["summary"]
+    assert summary.pop("raw") is False and "ids (resp)" in summary.pop("normalised")
+    assert summary == {
         "turns_a": 2,
         "turns_b": 2,
         "same_turns": 0,
@@ -85,9 +87,10 @@ def test_a_thread_of_each_recording_is_identical_apart_from_the_endpoint(recordi
     text = run_cli("compare", a, b, "--thread", "T1:T2", "--no-color", env={"COLUMNS": "200"}).stdout
     lines = text.splitlines()
     assert lines[:2] == [f"A {a}  thread T1  (2 turns)", f"B {b}  thread T2  (2 turns)"]
-    assert lines[2] == "identical apart from: endpoint  (all 2 aligned turns)"
-    assert text.count("· endpoint: ") == 1 and "/v1/responses ≠ " in lines[3]
-    assert "/backend-api/codex/responses" in lines[3]
+    assert lines[2].startswith("normalised as strict replay does: ids (resp)")
+    assert lines[3] == "identical apart from: endpoint  (all 2 aligned turns)"
+    assert text.count("· endpoint: ") == 1 and "/v1/responses ≠ " in lines[4]
+    assert "/backend-api/codex/responses" in lines[4]
     verdicts = [line for line in lines if line.startswith("  turn ")]
     assert verdicts == [
         "  turn 1  same apart from the above  (A's turn 1, B's turn 2)",
