@@ -103,6 +103,7 @@ def run_behind_proxy(
     with running_capture(mode, upstream, "127.0.0.1:0", out, ssl_insecure, select, count) as running:
         result = RunResult(running.path)
         env = child_environment(running.url, running.ca_path, os.environ, base_url=running.base_url)
+        running.writer.redactor.learn_environment(env)  # its credentials are redacted wherever they appear
         result.returncode = _run(command, env)
     warning = running.lost_warning()
     if warning:

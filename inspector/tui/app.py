@@ -8,11 +8,13 @@ from pathlib import Path
 
 from textual.app import App
 
+from ctxscope.inspector.live import LiveFeed
 from ctxscope.inspector.tui.commands import InspectorCommands
-from ctxscope.inspector.tui.loader import LiveRecording, Loaded
+from ctxscope.inspector.tui.loader import Loaded
 from ctxscope.inspector.tui.screens.compare import CompareScreen
 from ctxscope.inspector.tui.screens.loading import LoadingScreen
-from ctxscope.inspector.tui.screens.main import FOLLOW_INTERVAL_S, MainScreen
+from ctxscope.inspector.tui.screens.main import MainScreen, Pane
+from ctxscope.inspector.tui.viewmodel import View
 
 
 class InspectorApp(App[None]):
@@ -28,16 +30,14 @@ class InspectorApp(App[None]):
         other: Path | None = None,
         *,
         turn: int | None = None,
-        view: str = "turn",
-        pane: str = "timeline",
-        right: str = "turn",
+        view: View = "turn",
+        pane: Pane = "timeline",
+        right: Pane = "turn",
         follow: bool = False,
-        follow_interval: float = FOLLOW_INTERVAL_S,
     ) -> None:
         super().__init__()
         self.path, self.other = path, other
         self.turn, self.view, self.pane, self.right, self.follow = turn, view, pane, right, follow
-        self.follow_interval = follow_interval
 
     def on_mount(self) -> None:
         if self.other is not None:
@@ -46,9 +46,7 @@ class InspectorApp(App[None]):
         # the loading screen makes the first analysis; the main screen opens with it
         self.push_screen(LoadingScreen(self.path, self._main_screen, follow=self.follow))
 
-    def _main_screen(
-        self, first: Loaded, rest: Iterator[Loaded] | None, live: LiveRecording | None
-    ) -> MainScreen:
+    def _main_screen(self, first: Loaded, rest: Iterator[Loaded] | None, live: LiveFeed | None) -> MainScreen:
         return MainScreen(
             self.path,
             first,
@@ -58,7 +56,6 @@ class InspectorApp(App[None]):
             view=self.view,
             pane=self.pane,
             right=self.right,
-            follow_interval=self.follow_interval,
         )
 
 

@@ -50,9 +50,10 @@ def launch(
     if snapshot is not None:
         parse_size(size)
         view_args(view)
-        if len(paths) == 2:
-            raise ConfigError("--snapshot renders one recording; compare two with `ctxscope compare`")
-        write_snapshot(paths[0], snapshot, turn=turn, view=view, size=size)
+        other = paths[1] if len(paths) == 2 else None
+        if other is not None and view is not None:
+            raise ConfigError("--view names a view of one recording; two are shown on the compare screen")
+        write_snapshot(paths[0], snapshot, turn=turn, view=view, size=size, other=other)
         return
     from ctxscope.inspector.tui.app import InspectorApp
 

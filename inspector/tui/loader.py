@@ -5,15 +5,16 @@ Runs in a worker thread (nothing here touches the UI); every failure is a one-li
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from ctxscope.inspector.analysis.analyse import Analysis, IncrementalAnalysis, analyse_exchanges
+from ctxscope.inspector.analysis.cache import CacheTurn
+from ctxscope.inspector.live import LiveUpdate
 from ctxscope.proxy.errors import ConfigError, RecordingError
 from ctxscope.proxy.home import recordings_dir
 from ctxscope.proxy.store import read_recording
-from ctxscope.proxy.store.follow import RecordingFollower
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,9 @@ class Loaded:
     other_requests: int
     pending: int = 0
     """Requests read but not analysed yet (a first stage of `load_in_stages`)."""
+    cache: Mapping[int, CacheTurn] | None = None
+    """`cache_report` by turn, where it came with the analysis (the live feed's); else the screen
+    computes it after the first draw."""
 
 
 def load(path: Path) -> Loaded:
@@ -62,25 +66,9 @@ def load_in_stages(path: Path, first: int | None = None) -> Iterator[Loaded]:
     yield Loaded(analysis, len(exchanges) - len(analysis.turns))
 
 
-class LiveRecording:
-    """A recording still being written: each `poll` reads what was appended and analyses the new
-    turns only (the analysis is incremental: `IncrementalAnalysis`)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.follower = RecordingFollower(path)
-        self.analysis = IncrementalAnalysis(source=path.name)
-        self._polled = False
-
-    def poll(self) -> Loaded | None:
-        """The analysis when something new arrived (always on the first call), else None."""
-        new = self.follower.poll()
-        if not new and self._polled:
-            return None
-        self._polled = True
-        self.analysis.header = self.follower.header
-        analysis = self.analysis.extend(new, warnings=self.follower.warnings)
-        return Loaded(analysis, len(self.follower.exchanges) - len(analysis.turns))
+def live_loaded(update: LiveUpdate) -> Loaded:
+    """A live feed's update as the screen's `Loaded` (its cache forensics included)."""
+    return Loaded(update.analysis, update.other_requests, cache=update.cache)
 
 
 def newest_recording(folder: Path | None = None) -> Path:
@@ -92,4 +80,4 @@ def newest_recording(folder: Path | None = None) -> Path:
     return candidates[-1]
 
 
-__all__ = ["FIRST_STAGE", "LiveRecording", "Loaded", "load", "load_in_stages", "newest_recording"]
+__all__ = ["FIRST_STAGE", "Loaded", "live_loaded", "load", "load_in_stages", "newest_recording"]

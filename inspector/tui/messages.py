@@ -1,11 +1,16 @@
 """The inspector's typed messages, in one place: what a pane tells its screen. A display line's
-action string (`fold:<id>`, `item:<turn>:<position>`, `turn:<n>`, `others`, `side`) is read here
-once (`activation`), so screens handle typed messages instead of parsing strings.
+typed action (`viewmodel.actions`) becomes its message here (`activation`), so screens handle
+messages with typed fields.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 from textual.message import Message
+
+from ctxscope.inspector.live import LiveEvent
+from ctxscope.inspector.tui.viewmodel.actions import LineAction, OpenItem, OpenSummary, OpenTexts, ToggleFold
 
 
 class TurnHighlighted(Message):
@@ -29,9 +34,9 @@ class FoldToggled(Message):
 
 
 class ItemOpened(Message):
-    """Enter on an item: show item `ref` (`item:<turn>:<position>`) whole."""
+    """Enter on an item: show the item `ref` points at whole."""
 
-    def __init__(self, ref: str) -> None:
+    def __init__(self, ref: OpenItem) -> None:
         super().__init__()
         self.ref = ref
 
@@ -40,20 +45,47 @@ class RowOpened(Message):
     """Enter on a summary row of the timeline: `others` (requests that are not turns) or `side`
     (the folded side requests)."""
 
-    def __init__(self, row: str) -> None:
+    def __init__(self, row: Literal["others", "side"]) -> None:
         super().__init__()
         self.row = row
 
 
-def activation(action: str) -> Message | None:
-    """The message Enter on a line with `action` posts (None: the line does nothing)."""
-    if action.startswith("fold:"):
-        return FoldToggled(action[len("fold:") :])
-    if action.startswith("item:"):
+class TextsOpened(Message):
+    """Enter on a line that differs between two texts: show the old and the new text whole."""
+
+    def __init__(self, texts: OpenTexts) -> None:
+        super().__init__()
+        self.texts = texts
+
+
+class LiveArrived(Message):
+    """The live feed published `event` (new turns, or that it stopped); posted from its thread."""
+
+    def __init__(self, event: LiveEvent) -> None:
+        super().__init__()
+        self.event = event
+
+
+def activation(action: LineAction) -> Message | None:
+    """The message Enter on a line with `action` posts (None: the line does nothing on Enter)."""
+    if isinstance(action, ToggleFold):
+        return FoldToggled(action.fold_id)
+    if isinstance(action, OpenItem):
         return ItemOpened(action)
-    if action in ("others", "side"):
-        return RowOpened(action)
+    if isinstance(action, OpenSummary):
+        return RowOpened(action.row)
+    if isinstance(action, OpenTexts):
+        return TextsOpened(action)
     return None
 
 
-__all__ = ["FoldToggled", "ItemOpened", "RowOpened", "TimelineResized", "TurnHighlighted", "activation"]
+__all__ = [
+    "FoldToggled",
+    "ItemOpened",
+    "LiveArrived",
+    "RowOpened",
+    "TextsOpened",
+    "TimelineResized",
+    "TurnHighlighted",
+    "activation",
+]

@@ -13,8 +13,10 @@ from textual.pilot import Pilot
 from textual.worker import WorkerError, WorkerFailed
 
 from ctxscope.inspector.tui.app import InspectorApp
+from ctxscope.inspector.tui.screens.compare import CompareScreen
 from ctxscope.inspector.tui.screens.loading import LoadingScreen
-from ctxscope.inspector.tui.screens.main import FOLLOW_GROUP, MainScreen
+from ctxscope.inspector.tui.screens.main import FOLLOW_GROUP, MainScreen, Pane
+from ctxscope.inspector.tui.viewmodel import VIEWS, View
 from ctxscope.proxy.errors import ConfigError, RecordingError
 from ctxscope.proxy.files import refuse_same_file, write_private
 
@@ -37,16 +39,19 @@ def parse_size(text: str) -> tuple[int, int]:
     return int(width), int(height)
 
 
-def view_args(view: str | None) -> tuple[str, str]:
+def view_args(view: str | None) -> tuple[View, Pane]:
     """A `--view` name → (main-pane view, the pane beside the timeline: `turn` or `world`).
     None: the turn diff beside the timeline."""
     if view is None:
         return "turn", "turn"
     if view not in SNAPSHOT_VIEWS:
         raise ConfigError(f"--view {view!r}: choose one of {', '.join(SNAPSHOT_VIEWS)}")
-    if view in ("timeline", "world"):
-        return "turn", "world" if view == "world" else "turn"
-    return view, "turn"
+    if view == "world":
+        return "turn", "world"
+    for name in VIEWS:
+        if view == name:
+            return name, "turn"
+    return "turn", "turn"  # `timeline`
 
 
 async def _workers_done(app: Any) -> None:
@@ -78,6 +83,8 @@ async def settle(pilot: Pilot[Any]) -> None:
             loaded = top.error is not None
         elif isinstance(top, MainScreen):
             loaded = top.opened
+        elif isinstance(top, CompareScreen):
+            loaded = top.comparison is not None or top.error is not None
         else:
             loaded = top is not None
         if loaded:
@@ -86,29 +93,42 @@ async def settle(pilot: Pilot[Any]) -> None:
                 return
 
 
-def snapshot_app(path: Path, *, turn: int | None, view: str | None) -> InspectorApp:
-    """The app configured for a snapshot of `view` at `turn`: a named view's pane has the focus
-    (so a narrow snapshot shows that pane); otherwise the timeline, as when the app opens."""
+def snapshot_app(path: Path, *, turn: int | None, view: str | None, other: Path | None = None) -> InspectorApp:
+    """The app configured for a snapshot of `view` at `turn` (or of the compare screen of `path`
+    and `other`): a named view's pane has the focus (so a narrow snapshot shows that pane);
+    otherwise the timeline, as when the app opens."""
     main_view, right = view_args(view)
-    pane = right if view not in (None, "timeline") else "timeline"
-    return InspectorApp(path, turn=turn, view=main_view, pane=pane, right=right)
+    pane: Pane = right if view not in (None, "timeline") else "timeline"
+    return InspectorApp(path, other, turn=turn, view=main_view, pane=pane, right=right)
 
 
 def render_svg(
-    path: Path, *, turn: int | None = None, view: str | None = "turn", size: tuple[int, int]
+    path: Path,
+    *,
+    turn: int | None = None,
+    view: str | None = "turn",
+    size: tuple[int, int],
+    other: Path | None = None,
 ) -> str:
-    """The SVG of one screen; `RecordingError` when the recording cannot be shown."""
-    app = snapshot_app(path, turn=turn, view=view)
+    """The SVG of one screen (the compare screen with `other`, on pair `turn` when given);
+    `RecordingError` when the recording cannot be shown."""
+    app = snapshot_app(path, turn=turn, view=view, other=other)
     result: dict[str, str] = {}
+    title = f"ctxscope inspect {path.name}" + (f" {other.name}" if other is not None else "")
 
     async def pilot_script(pilot: Pilot[object]) -> None:
         await settle(pilot)
         screen = app.screen
         if isinstance(screen, LoadingScreen) and screen.error:
             result["error"] = screen.error
+        elif isinstance(screen, CompareScreen) and screen.error:
+            result["error"] = screen.error
+        elif isinstance(screen, CompareScreen) and turn is not None and not screen.go_to_pair(turn):
+            result["error"] = f"there is no row {turn} in the comparison"
         elif isinstance(screen, MainScreen) and turn is not None and screen.current != turn:
             result["error"] = f"there is no turn {turn} in {path.name}"
-        result["svg"] = app.export_screenshot(title=f"ctxscope inspect {path.name}")
+        await settle(pilot)
+        result["svg"] = app.export_screenshot(title=title)
         app.exit()
 
     asyncio.run(app.run_async(headless=True, size=size, auto_pilot=pilot_script))
@@ -120,14 +140,21 @@ def render_svg(
 
 
 def write_snapshot(
-    path: Path, out: Path, *, turn: int | None = None, view: str | None = "turn", size: str = "120x40"
+    path: Path,
+    out: Path,
+    *,
+    turn: int | None = None,
+    view: str | None = "turn",
+    size: str = "120x40",
+    other: Path | None = None,
 ) -> None:
     """Render and write the SVG (`ConfigError` for bad options, before anything runs)."""
     dims = parse_size(size)
     view_args(view)
-    refuse_same_file(out, [path])  # before rendering: `--snapshot REC` would replace the recording
-    svg = render_svg(path, turn=turn, view=view, size=dims)
-    write_private(out, lambda stream: stream.write(svg), inputs=[path])  # owner-only, like every output
+    inputs = [path] if other is None else [path, other]
+    refuse_same_file(out, inputs)  # before rendering: `--snapshot REC` would replace the recording
+    svg = render_svg(path, turn=turn, view=view, size=dims, other=other)
+    write_private(out, lambda stream: stream.write(svg), inputs=inputs)  # owner-only, like every output
 
 
 __all__ = ["SNAPSHOT_VIEWS", "parse_size", "render_svg", "settle", "snapshot_app", "write_snapshot"]

@@ -5,17 +5,24 @@ This is where credentials appear in practice in a coding agent's traffic: tool o
 command lines (`--password=…`), form-encoded bodies and query strings. Only the value goes; the name
 stays, so a reader still sees which variable was there. Whether a name marks a credential is
 `names.is_secret_name`; whether its value is a secret or code and templates (`key=itemgetter(1)`,
-`token=next_token`, `<placeholder>`, `$VAR`) is `values.py`.
+`token=next_token`, `<placeholder>`, `$VAR`) is `values.py`. A weak name (`key`, `token`, `sig`) needs a
+credential-looking value (`values.credential_like`); after `?` or `&` a name is read as a query
+parameter (`&sig=…`, `X-Goog-Signature=…`).
+
+Beside `=` and `Name: value` lines: `"name": "value"` pairs in JSON text, also JSON-escaped once or
+more (`"SecretString": "{\"password\":\"…\"}"`, a `last-applied-configuration`), and quoted pairs of
+code and config in other syntaxes (`{password: "…"}`, `{'password': '…'}`, `'password' => '…'`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
-from .names import NameContext, is_secret_name
-from .values import is_reference, looks_like_placeholder, looks_random
+from .names import NameContext, is_secret_name, is_weak_name
+from .values import credential_like, is_reference, looks_like_placeholder, looks_random
 
 __all__ = ["Assignment", "find_assignments", "looks_like_placeholder"]
 
@@ -37,6 +44,47 @@ _JSON_PAIR_RE = re.compile(
 )
 
 
+# `\"name\": \"value\"` at any depth of JSON-escaping (the same number of backslashes on each quote),
+# found from each escaped quote-colon (`\":`), which plain text has none of.
+_ESCAPED_PAIR_RE = re.compile(
+    r"(?P<q>\\+)\"(?P<name>[A-Za-z0-9_.-]+)(?P=q)\"\s*:\s*(?P=q)\"(?P<value>[^\"\\\n]*)(?P=q)\""
+)
+# `password: "…"` / `'password': '…'` / `"password" => '…'` / `:password => "…"` inside a line of code:
+# found from each separator followed by a quote, then the name before it (a pattern starting at every
+# word would cost far more)
+_QUOTED_SEP_RE = re.compile(r"(?::|=>)[ \t]*(?P<vq>['\"])")
+_QUOTED_NAME_RE = re.compile(r"(?<![\w\\])(?P<kq>['\"]?):?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,60})(?P=kq)[ \t]*\Z")
+_QUOTED_VALUE_RE = re.compile(r"(?P<value>[^'\"\n\\]{1,500})")
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """A name/value match in the shape of `re.Match` as `find_assignments` reads it."""
+
+    name: str
+    value_span: tuple[int, int]
+
+    def group(self, key: str) -> str:
+        return self.name
+
+    def groupdict(self) -> dict[str, str | None]:
+        return {}
+
+    def span(self, key: str) -> tuple[int, int]:
+        return self.value_span
+
+
+def _quoted_pairs(text: str) -> Iterator[_Pair]:
+    for sep in _QUOTED_SEP_RE.finditer(text):
+        name = _QUOTED_NAME_RE.search(text, max(0, sep.start() - 64), sep.start())
+        if name is None:
+            continue
+        value = _QUOTED_VALUE_RE.match(text, sep.end())
+        if value is None or not text.startswith(sep.group("vq"), value.end()):
+            continue
+        yield _Pair(name.group("name"), value.span("value"))
+
+
 @dataclass(frozen=True)
 class Assignment:
     start: int
@@ -55,9 +103,25 @@ def _literal(value: str, name: str, text: str, at: int) -> bool:
     """Whether an assigned value is a secret rather than a template or code (see `values.py`)."""
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
         return not looks_like_placeholder(value[1:-1])
+    if value.endswith("://"):  # the scheme of a URL whose userinfo is a placeholder already
+        return False
     if "(" not in value and "[" not in value:  # `max(words, key=len)`: the call's own bracket
         value = value.rstrip(")]}") or value
     return not looks_like_placeholder(value) and not is_reference(value, name, _in_call(text, at))
+
+
+def _weak_value(name: str, value: str) -> bool:
+    """A weak name's value that is not a credential (`key=timeout.`, `key: webhook-secret`)."""
+    if not is_weak_name(name):
+        return False
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        value = value[1:-1]
+    return not credential_like(value.rstrip(".,;:)"))
+
+
+def _context(text: str, name_start: int) -> NameContext:
+    """`?name=` and `&name=` are query parameters; anything else is an assignment."""
+    return "query" if name_start > 0 and text[name_start - 1] in "?&" else "assignment"
 
 
 def _assignments(text: str) -> Iterator[Assignment]:
@@ -71,11 +135,11 @@ def _assignments(text: str) -> Iterator[Assignment]:
             end -= 1
         name_match = _NAME_BEFORE_RE.search(text, max(0, end - 101), end)
         value_match = _VALUE_AFTER_RE.match(text, at + 1) if name_match else None
-        if name_match and value_match and is_secret_name(name_match.group(0), "assignment"):
+        if name_match and value_match and is_secret_name(name_match.group(0), _context(text, name_match.start())):
             name = name_match.group(0)
             start, end = value_match.span("value")
             value = value_match.group("value")
-            if _literal(value, name, text, at):
+            if _literal(value, name, text, at) and not _weak_value(name, value):
                 if value[0] == value[-1] and value[0] in "\"'" and len(value) >= 2:
                     start, end = start + 1, end - 1
                 yield Assignment(start, end, name)
@@ -93,27 +157,30 @@ def find_assignments(text: str) -> Iterator[Assignment]:
     # them costs one substring test
     if "=" in text:
         yield from _assignments(text)
-    rules: tuple[tuple[re.Pattern[str], NameContext, str], ...] = (
-        (_LINE_RE, "header", ":"),
-        (_JSON_PAIR_RE, "json", '"'),
+    rules: tuple[tuple[Callable[[str], Iterator[Any]], NameContext, tuple[str, ...]], ...] = (
+        (_LINE_RE.finditer, "header", (":",)),
+        (_JSON_PAIR_RE.finditer, "json", ('"',)),
+        (_ESCAPED_PAIR_RE.finditer, "json", ('\\":',)),
+        (_quoted_pairs, "assignment", ("'", '"')),
     )
-    for pattern, context, needed in rules:
-        if needed not in text:
+    for finder, context, needed in rules:
+        if not any(n in text for n in needed):
             continue
-        for match in pattern.finditer(text):
+        for match in finder(text):
             name = match.group("name")
-            group = "num" if context == "json" and match.group("num") is not None else "value"
+            group = "num" if context == "json" and match.groupdict().get("num") is not None else "value"
             start, end = match.span(group)
             value = text[start:end]
             if not is_secret_name(name, context):
                 if not (context == "json" and group == "value" and _json_token(name, value, text)):
-                    continue
+                    if not (is_weak_name(name) and credential_like(value.strip("\"'"))):
+                        continue
+            elif _weak_value(name, value):
+                continue
             if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
                 start, end, value = start + 1, end - 1, value[1:-1]
                 if looks_like_placeholder(value):
                     continue
-            elif looks_like_placeholder(value) or (
-                context == "header" and is_reference(value, name, in_call=False)
-            ):
+            elif looks_like_placeholder(value) or (context == "header" and is_reference(value, name, in_call=False)):
                 continue
             yield Assignment(start, end, name)

@@ -13,7 +13,7 @@ import binascii
 import re
 from collections.abc import Callable, Iterator
 
-__all__ = ["MAX_BLOB", "find_encoded"]
+__all__ = ["MAX_BLOB", "decoded_text", "find_encoded"]
 
 MAX_BLOB = 65_536
 """Longer runs are not decoded: a credential file is far smaller, and images and blobs are larger."""
@@ -47,7 +47,8 @@ def _runs(text: str) -> Iterator[tuple[int, int]]:
         at = runs.find(_LONG_RUN, end)
 
 
-def _decoded(run: str) -> str | None:
+def decoded_text(run: str) -> str | None:
+    """The text a base64 run decodes to, or None when it is not base64 of readable UTF-8 text."""
     body = run.rstrip("=")
     padded = body + "=" * (-len(body) % 4)
     try:
@@ -68,6 +69,6 @@ def find_encoded(text: str, holds_secret: Callable[[str], bool]) -> Iterator[tup
         run = text[start:end]
         if len(run) > MAX_BLOB or len(run.rstrip("=")) % 4 == 1:
             continue
-        decoded = _decoded(run)
+        decoded = decoded_text(run)
         if decoded is not None and holds_secret(decoded):
             yield start, end

@@ -19,24 +19,30 @@ Results for long strings are cached by value: request bodies repeat their whole 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 from ..responses.vocabulary import CodexHeader
 from .assignments import find_assignments
+from .code import find_in_code
 from .contexts import find_in_context
 from .encoded import find_encoded
+from .environment import credential_values
+from .formats import find_in_formats
 from .known import KnownSecrets
 from .names import is_secret_name, name_words
 from .placeholders import PLACEHOLDER_RE, Placeholders
-from .shapes import find_secrets
-from .values import looks_like_placeholder, looks_random
+from .prose import find_in_prose
+from .shapes import find_secrets, prefixes
+from .values import credential_like, looks_like_placeholder, looks_random, worth_remembering
 
 __all__ = ["Redactor", "Span", "resplit", "rewrite_logprobs"]
 
 Span = tuple[int, int, str]
 """(start, end, placeholder): a secret's place in the original text and what replaced it."""
+Candidate = tuple[int, int, str, "str | None"]
+"""(start, end, kind, secret): a found span, and the secret whose placeholder it gets (None: itself)."""
 
 # Headers whose whole value is a credential, with the placeholder kind they get.
 _SECRET_HEADERS = {
@@ -50,20 +56,14 @@ _SECRET_HEADERS = {
 }
 # Names that look like credentials but are identifiers the analysis needs.
 _PUBLIC_NAMES = frozenset({CodexHeader.TURN_METADATA.value, "prompt_cache_key"})
-_SCHEMES = ("bearer", "basic", "token")
-_CACHE_MIN = 64  # shorter strings are cheaper to scan than to hash and store
+_SCHEMES = ("bearer", "basic", "token", "ssws")
+_CACHE_MIN = 16  # shorter strings are cheaper to scan than to hash and store (and hold no 16-character key)
 _CACHE_MAX_CHARS = 64_000_000
 _MAX_DEPTH = 400
 # Under a credential-named object (`"credentials": {"type": "api_key", "value": …}`), the keys that carry
 # the secret itself; its `type`, `name`, `expires_at` stay, and so does a JSON schema's `"type": "string"`.
 _CARRIER_KEYS = frozenset({"value", "secret", "data", "raw", "key", "token", "password", "string", "content"})
 _TOKEN_KEYS = frozenset({"token", "Token", "TOKEN"})
-# Kinds found by shape: found again by shape anywhere, so not worth remembering (see `known.py`).
-_SHAPE_KINDS = frozenset(
-    {"jwt", "private_key", "bearer", "aws_key", "aws_secret", "gitlab_token", "pypi_token", "sendgrid_key"}
-    | {"square_token", "azure_key", "api_key", "google_api_key", "github_token", "slack_token", "stripe_key"}
-    | {"twilio_key", "npm_token", "digitalocean_token", "telegram_token", "hf_token", "google_oauth_secret"}
-)
 
 
 def _kind_for_name(name: str) -> str:
@@ -75,6 +75,18 @@ def _kind_for_name(name: str) -> str:
     if "account" in words and "id" in words:
         return "account_id"
     return "secret"
+
+
+def _may_repeat(value: str, found: list[Candidate], secrets: list[str]) -> bool:
+    """Whether `value` outside the spans `found` may hold a piece of one of `secrets` (12 characters or
+    more): a shared run of 12 holds one of the secret's 8-character grams taken at every 5th offset."""
+    parts, pos = [], 0
+    for start, end, _, _ in sorted(found):
+        parts.append(value[pos:start])
+        pos = max(pos, end)
+    parts.append(value[pos:])
+    outside = "\0".join(parts)
+    return any(secret[i : i + 8] in outside for secret in secrets for i in range(0, max(1, len(secret) - 7), 5))
 
 
 def resplit(pieces: list[str], spans: list[Span], redacted: str) -> list[str]:
@@ -142,37 +154,53 @@ class Redactor:
                 self._cache_chars += len(value)
         return result
 
-    def _find(self, value: str, decode: bool = True) -> list[tuple[int, int, str]]:
-        """Every secret in `value` as (start, end, kind), earlier rules first, overlaps not yet resolved."""
-        found: list[tuple[int, int, str]] = [(f.start, f.end, f.kind) for f in find_secrets(value)]
-        found += [(a.start, a.end, _kind_for_name(a.name)) for a in find_assignments(value)]
-        found += find_in_context(value)
+    def _find(self, value: str, decode: bool = True) -> list[Candidate]:
+        """Every secret in `value` as (start, end, kind, the secret whose placeholder it gets or None for
+        the span itself), earlier rules first, overlaps not yet resolved."""
+        found: list[Candidate] = [(f.start, f.end, f.kind, None) for f in find_secrets(value)]
+        found += [(a.start, a.end, _kind_for_name(a.name), None) for a in find_assignments(value)]
+        found += [(s, e, k, None) for s, e, k in find_in_context(value)]
+        found += [(s, e, k, None) for s, e, k in find_in_formats(value)]
+        found += [(s, e, k, None) for s, e, k in find_in_code(value)]
+        found += [(s, e, k, None) for s, e, k in find_in_prose(value)]
         if decode:
             blobs = find_encoded(value, lambda text: bool(self._find(text, decode=False)))
-            found += [(s, e, "encoded") for s, e in blobs]
+            found += [(s, e, "encoded", None) for s, e in blobs]
         found += self.known.find(value)
         return found
+
+    @staticmethod
+    def _claim(found: list[Candidate], candidates: Iterable[Candidate]) -> None:
+        """Add each candidate whose span no earlier claim overlaps (the first rule to claim a span wins)."""
+        for start, end, kind, secret in candidates:
+            if end > start and not any(s < end and start < e for s, e, _, _ in found):
+                found.append((start, end, kind, secret))
 
     def _scan(self, value: str) -> tuple[str, list[Span]]:
         candidates = self._find(value)
         if not candidates:
             return value, []
-        # the first rule to claim a span wins; the rest of an overlapping claim is dropped
-        found: list[tuple[int, int, str]] = []
-        for start, end, kind in candidates:
-            if end > start and not any(s < end and start < e for s, e, _ in found):
-                found.append((start, end, kind))
-        found.sort()
+        found: list[Candidate] = []
+        self._claim(found, candidates)
+        new: list[str] = []
+        for start, end, kind, secret in found:  # remembered first: a piece quoted earlier in this text
+            if secret is None and not PLACEHOLDER_RE.fullmatch(value[start:end]):
+                before = self.known.version
+                self._remember(kind, value[start:end])
+                if self.known.version != before:
+                    new.append(value[start:end])
+        if new and _may_repeat(value, found, new):
+            self._claim(found, self.known.find(value))
+        found.sort(key=lambda f: (f[0], f[1]))
         parts: list[str] = []
         spans: list[Span] = []
         pos = 0
-        for start, end, kind in found:
+        for start, end, kind, secret in found:
             if start < pos:
                 continue
-            secret = value[start:end]
-            if PLACEHOLDER_RE.fullmatch(secret):
+            if PLACEHOLDER_RE.fullmatch(value[start:end]):
                 continue
-            placeholder = self._placeholder(kind, secret)
+            placeholder = self.placeholders(kind, secret if secret is not None else value[start:end])
             parts += [value[pos:start], placeholder]
             spans.append((start, end, placeholder))
             pos = end
@@ -181,17 +209,33 @@ class Redactor:
         parts.append(value[pos:])
         return "".join(parts), spans
 
-    def _placeholder(self, kind: str, secret: str, shaped: bool | None = None) -> str:
-        """The placeholder of `secret`, remembered to be found again out of its context (`known.py`).
-
-        `shaped`: whether a shape finds `secret` again anywhere (None: judged by its kind)."""
+    def _remember(self, kind: str, secret: str) -> None:
+        """Keep `secret` to find it again out of its context, whole and in pieces (`known.py`)."""
         if kind == "jwt":  # a quoted payload or signature is found too; the header is the same everywhere
             for part in secret.split(".")[1:]:
                 if len(part) >= 12:
-                    self.known.add(part, "jwt")
-        elif not (kind in _SHAPE_KINDS if shaped is None else shaped):
-            self.known.add(secret, kind)
+                    self.known.add(part, "jwt", pieces=True)
+            return
+        if not worth_remembering(secret):
+            return
+        prefix = next((len(p) for p in prefixes() if secret.startswith(p)), 0)
+        self.known.add(secret, kind, pieces=credential_like(secret[prefix:]), public_prefix=prefix)
+
+    def _placeholder(self, kind: str, secret: str) -> str:
+        """The placeholder of `secret`, remembered to be found again out of its context (`known.py`)."""
+        self._remember(kind, secret)
         return self.placeholders(kind, secret)
+
+    def learn_environment(self, environment: Mapping[str, str]) -> int:
+        """Remember the values of `environment`'s variables whose names mark a credential, so they are
+        replaced wherever they appear, whole or in pieces (`ctxscope run` gives its command's environment).
+        Returns how many values were learnt; the values stay in memory only."""
+        learnt = 0
+        for name, value in credential_values(environment):
+            before = self.known.version
+            self._remember(_kind_for_name(name), value)
+            learnt += self.known.version - before
+        return learnt
 
     def cut_stub(self, partial: str, kind: str = "cut") -> str:
         """The placeholder of the stub of a secret a stream was cut inside, found again in its response."""
@@ -232,7 +276,7 @@ class Redactor:
         if shaped:
             kind = found[0].kind
         # an opaque `Authorization: Bearer …` token has no shape alone: remembered, like any by-name value
-        return self._placeholder(kind, secret, shaped=shaped)
+        return self._placeholder(kind, secret)
 
     # -- URLs ------------------------------------------------------------------------------
     def url(self, url: str) -> str:
@@ -302,7 +346,9 @@ class Redactor:
                 new = self._value(item, depth + 1, credential)
             out[key] = new
             changed = changed or new is not item
-        text, logprobs = out.get("text"), out.get("logprobs")
+        # logprobs tokens that spell the text are re-cut along its redaction, from the tokens as they came
+        # (a token that is a piece of the secret was replaced on its own above)
+        text, logprobs = out.get("text"), value.get("logprobs")
         if isinstance(text, str) and isinstance(logprobs, list) and text is not value.get("text"):
             out["logprobs"] = self._logprobs(value["text"], logprobs)
         return out if changed else value

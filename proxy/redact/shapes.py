@@ -1,12 +1,16 @@
 """Secrets recognised by their shape wherever they appear in text: keys, tokens, JWTs, PEM keys.
 
-Vendor key formats are data (`vendors.VENDOR_FORMATS`: OpenAI, Anthropic, Google, GitHub, Slack,
-Stripe, Twilio, npm, DigitalOcean, Telegram, Hugging Face); the regex detectors of `detect-secrets`
-add AWS key ids, GitLab, PyPI, SendGrid, Square and Azure storage keys. Its entropy and keyword
-heuristics are not used: they flag hashes, ids and base64 blobs, which a recording is full of. Written
-here: JWTs, bearer tokens in text, and whole PEM private-key blocks (its detector only sees the BEGIN
-line). Credentials known by their surroundings (URL userinfo, `.netrc`, command-line options) are
-`contexts.py`.
+Vendor key formats are data (`vendors.VENDOR_FORMATS`, one row per documented format); the regex
+detectors of `detect-secrets` add AWS key ids and Azure storage keys (and overlap the table elsewhere).
+Its entropy and keyword heuristics are not used: they flag hashes, ids and base64 blobs, which a
+recording is full of. Written here: JWTs, bearer and Okta `SSWS` tokens in text, whole PEM
+private-key blocks (its detector only sees the BEGIN line) and PuTTY private lines. A documented
+example value (`AKIAIOSFODNN7EXAMPLE`, `ghp_xxxx…`) is never a finding.
+
+Most texts hold none of the ~190 literals the shapes are gated on: the literals a key starts with are
+looked up among the two or three characters at every start of a run of letters and digits (set
+operations), the few others by substring search. Credentials known by their surroundings (URL
+userinfo, `.netrc`, command-line options) are `contexts.py`.
 
 Two guards keep false positives out:
 - a match must stand alone: a key inside a longer run of base64 characters (a reasoning
@@ -22,7 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from .vendors import VENDOR_FORMATS, random_looking
+from .values import is_documented_example
+from .vendors import VENDOR_FORMATS, VendorFormat, random_looking
 
 __all__ = ["Finding", "Shape", "find_secrets", "prefixes", "shapes"]
 
@@ -45,6 +50,10 @@ class Shape:
     """Refuse matches glued to a longer base64 run."""
     valid: Callable[[str], bool] | None = None
     """An extra check of the matched secret."""
+    hints: tuple[str, ...] = ()
+    """Literals one of which the text must hold for the pattern to be tried (none: the kind's)."""
+    hints_start: bool = False
+    """The hints are what a match starts with (a vendor's prefix), not a literal from inside it."""
 
 
 @dataclass(frozen=True)
@@ -101,18 +110,44 @@ _OWN_SHAPES = (
     # "Bearer $OPENAI_API_KEY" in docs are not random-looking and stay.
     Shape(
         "bearer",
-        re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)"),
+        re.compile(r"(?i)\b(?:bearer|ssws)\s+([A-Za-z0-9._~+/-]{16,}=*)"),  # SSWS: Okta's scheme
         group=1,
         valid=random_looking,
     ),
+    # PuTTY's key file: the private lines (base64) and their MAC; the public lines stay
+    Shape(
+        "private_key",
+        re.compile(
+            r"Private-Lines:[ \t]*\d+\r?\n((?:[A-Za-z0-9+/=]+\r?\n)*(?:Private-MAC:[ \t]*[0-9a-fA-F]+|[A-Za-z0-9+/=]+))"
+        ),
+        group=1,
+        standalone=False,
+    ),
 )
-_VENDOR_SHAPES = tuple(Shape(f.kind, re.compile(f.pattern), valid=f.valid) for f in VENDOR_FORMATS)
+
+
+def _vendor_valid(fmt: VendorFormat) -> Callable[[str], bool] | None:
+    """The row's check: its checksum when that holds, else its `valid` (see `vendors.py`)."""
+    checksum, valid = fmt.checksum, fmt.valid
+    if checksum is None or valid is None:
+        return valid
+
+    def either(secret: str) -> bool:
+        return checksum(secret) or valid(secret)
+
+    return either
+
+
+_VENDOR_SHAPES = tuple(
+    Shape(f.kind, re.compile(f.pattern), valid=_vendor_valid(f), hints=f.literals, hints_start=not f.hints)
+    for f in VENDOR_FORMATS
+)
 
 # Cheap literal pre-checks per kind: a shape whose literals are absent from the text is not tried.
 # Substring tests, not one regex alternation: `in` costs far less per character than a 20-branch
 # alternation, and most text holds none of them.
 _KIND_HINTS: dict[str, tuple[str, ...]] = {
-    "private_key": ("PRIVATE KEY",),
+    "private_key": ("PRIVATE KEY", "Private-Lines:"),
     "aws_key": ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
     "aws_secret": ("aws", "AWS", "Aws"),
     "gitlab_token": ("gl", "GR1348941"),
@@ -122,32 +157,31 @@ _KIND_HINTS: dict[str, tuple[str, ...]] = {
     "square_token": ("sq0",),
     "azure_key": ("AccountKey",),
     "jwt": ("eyJ",),
-    "bearer": ("earer", "EARER"),
+    "bearer": ("Bearer", "bearer", "BEARER", "SSWS", "ssws"),
+    # detect-secrets' detectors of formats the vendor table also has
+    "github_token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "api_key": ("sk-",),
 }
-for _format in VENDOR_FORMATS:
-    _KIND_HINTS[_format.kind] = (*_KIND_HINTS.get(_format.kind, ()), *_format.hints)
 
 
-_HINTS = tuple((hint, kind) for kind, hints in _KIND_HINTS.items() for hint in hints)
-# Hints too common to mark the start of a key (`aws`, `:`, `gl`, `SK`), left out of `prefixes`.
-_STARTS = {
-    "k_live_": ("sk_live_", "rk_live_"),
-    "k_test_": ("sk_test_", "rk_test_"),
-    "_v1_": ("dop_v1_", "doo_v1_", "dor_v1_"),
-    ":AA": (),
-}
-_NOT_PREFIXES = frozenset(
-    {"aws", "AWS", "Aws", ":", "gl", "SK", "earer", "EARER", "PRIVATE KEY", "AccountKey"}
-)
+# Hints too common to mark the start of a key (`aws`, `:`, `gl`), left out of `prefixes`.
+_NOT_PREFIXES = frozenset({"aws", "AWS", "Aws", "gl", "earer", "EARER", "PRIVATE KEY", "AccountKey"})
+
+
+def _is_prefix(literal: str) -> bool:
+    """A literal a key starts with that is rare enough to mark a stub (`sk-`, `ghp_`; not `SK`, `pat`)."""
+    if literal in _NOT_PREFIXES or "/" in literal:
+        return False
+    return len(literal) >= 4 or (len(literal) == 3 and not literal.isalnum())
 
 
 @cache
 def prefixes() -> tuple[str, ...]:
     """Literal starts of keys (`sk-`, `ghp_`, `eyJ`, `hf_`, …): a stub cut after one is a key's stub."""
-    found = {hint for hints in _KIND_HINTS.values() for hint in hints} - _NOT_PREFIXES
-    for hint, starts in _STARTS.items():  # hints from inside a key, and the starts they come after
-        found.discard(hint)
-        found.update(starts)
+    found = {hint for hints in _KIND_HINTS.values() for hint in hints if _is_prefix(hint)}
+    for fmt in VENDOR_FORMATS:
+        if not fmt.hints:  # a row whose hints are its first literal: a key starts with it
+            found.update(literal for literal in fmt.literals if _is_prefix(literal))
     return tuple(sorted(found, key=len, reverse=True))
 
 
@@ -165,16 +199,96 @@ def _standalone(text: str, start: int, end: int) -> bool:
     return not (glued_before or glued_after)
 
 
+def _hints(shape: Shape) -> tuple[str, ...]:
+    return shape.hints or _KIND_HINTS[shape.kind]
+
+
+# Hints that start a key (`ghp_`, `sk-`, `AKIA`, a Discord token's `MT`) stand at the start of a run of
+# letters and digits: one findall of the two and three characters at every such start, and set lookups,
+# replace ~250 substring searches of the whole text. The others (`-us`, `Q~`, `:AA`, `earer`) are
+# searched for as they are.
+_RUN_STARTS = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]\S\S?")
+
+
+def _starts_a_run(hint: str) -> bool:
+    return len(hint) >= 2 and hint[0].isalnum() and not any(c.isspace() for c in hint[:3])
+
+
+# hints found inside a word or a key rather than at its start
+_INNER_HINTS = frozenset({"aws", "AWS", "Aws", "gl", "AccountKey"})
+
+
+@dataclass(frozen=True)
+class _Plan:
+    shapes: tuple[Shape, ...]
+    by_start: dict[str, tuple[str, ...]]
+    """The run-start hints by their first two or three characters."""
+    by_hint: dict[str, tuple[int, ...]]
+    """The shapes (by index) each run-start hint gates."""
+    others: tuple[tuple[int, tuple[str, ...]], ...]
+    """The shapes gated by other hints, with those hints."""
+    keys3: frozenset[str] = frozenset()
+    keys2: frozenset[str] = frozenset()
+    """The keys of `by_start` of three and of two characters."""
+
+
+@cache
+def _plan() -> _Plan:
+    by_start: dict[str, set[str]] = {}
+    by_hint: dict[str, list[int]] = {}
+    others: list[tuple[int, tuple[str, ...]]] = []
+    all_shapes = shapes()
+    for index, shape in enumerate(all_shapes):
+        at_start = shape.hints_start or shape.kind in _KIND_HINTS
+        starting = [h for h in _hints(shape) if at_start and _starts_a_run(h) and h not in _INNER_HINTS]
+        for hint in starting:
+            by_start.setdefault(hint[:3], set()).add(hint)
+            by_hint.setdefault(hint, []).append(index)
+        inner = tuple(h for h in _hints(shape) if h not in starting)
+        if inner:
+            others.append((index, inner))
+    return _Plan(
+        all_shapes,
+        {k: tuple(v) for k, v in by_start.items()},
+        {k: tuple(v) for k, v in by_hint.items()},
+        tuple(others),
+        frozenset(k for k in by_start if len(k) == 3),
+        frozenset(k for k in by_start if len(k) == 2),
+    )
+
+
+def _gated(text: str, plan: _Plan) -> list[int]:
+    """The shapes (by index, in order) whose hints `text` holds."""
+    chosen: set[int] = set()
+    starts = set(_RUN_STARTS.findall(text))
+    hit = starts & plan.keys3  # set operations in C: most texts hold few of the keys' starts
+    if plan.keys2:
+        hit |= {start[:2] for start in starts} & plan.keys2
+    for start in hit:
+        for hint in plan.by_start[start]:
+            if len(hint) <= len(start) or hint in text:
+                chosen.update(plan.by_hint[hint])
+    seen: dict[str, bool] = {}
+    for index, hints in plan.others:
+        if index in chosen:
+            continue
+        for hint in hints:
+            known = seen.get(hint)
+            if known is None:
+                known = seen[hint] = hint in text
+            if known:
+                chosen.add(index)
+                break
+    return sorted(chosen)
+
+
 def find_secrets(text: str) -> list[Finding]:
     """Non-overlapping secrets in `text`, in order (the first shape to claim a span wins)."""
-    present = {kind for hint, kind in _HINTS if hint in text}
-    if not present:
-        return []
+    plan = _plan()
     found: list[Finding] = []
     taken: list[tuple[int, int]] = []
-    for shape in shapes():
-        if shape.kind not in present:
-            continue
+    for index in _gated(text, plan):
+        shape = plan.shapes[index]
         for match in shape.pattern.finditer(text):
             start, end = match.span(shape.group)
             if start < 0 or end <= start:
@@ -183,6 +297,8 @@ def find_secrets(text: str) -> list[Finding]:
                 continue
             if shape.valid is not None and not shape.valid(text[start:end]):
                 continue
+            if shape.kind != "private_key" and is_documented_example(text[start:end]):
+                continue  # `AKIAIOSFODNN7EXAMPLE`, `ghp_xxxx…`: the docs' own values
             if any(s < end and start < e for s, e in taken):
                 continue
             taken.append((start, end))

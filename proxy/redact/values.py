@@ -19,9 +19,24 @@ from .names import name_words
 from .placeholders import PLACEHOLDER_RE
 from .vendors import random_looking
 
-__all__ = ["is_reference", "looks_like_placeholder", "looks_random", "shannon_entropy"]
+__all__ = [
+    "credential_like",
+    "worth_remembering",
+    "is_documented_example",
+    "is_reference",
+    "looks_like_placeholder",
+    "looks_random",
+    "shannon_entropy",
+]
 
-_NOT_SECRET_WORDS = frozenset({"null", "none", "nil", "true", "false", "undefined", "redacted", "empty"})
+_NOT_SECRET_WORDS = frozenset(
+    {"null", "none", "nil", "true", "false", "undefined", "redacted", "empty"}
+    # type annotations (`api_key: str`) and schema types
+    | {"str", "int", "bytes", "bool", "float", "dict", "list", "any", "string", "number", "boolean", "object"}
+)
+# an environment variable's name (`env_key = "OPENAI_API_KEY"`): what holds the secret, not the secret
+_ENV_NAME_RE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_STRING_PREFIX_RE = re.compile(r"[fbruFBRU]{1,2}")  # the `f` of `key = f"{…}"`, cut before its quote
 # Words prose uses for "the value" itself: `key=value pairs`.
 _GENERIC_WORDS = frozenset({"value", "values", "val", "pairs"})
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -31,14 +46,31 @@ _IDENT_RE = re.compile(_IDENT)
 _WINDOWS_VAR_RE = re.compile(r"%[A-Za-z_][A-Za-z0-9_]*%")
 
 
+# Documented example values: what vendors print in their docs stays (AWS's `AKIAIOSFODNN7EXAMPLE` and
+# `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`, jwt.io's token, `sk-...your-key-here`, `ghp_xxxx…`).
+_EXAMPLE_RE = re.compile(
+    r"(?i)(?<![.@/])example(?![.][a-z])|(?:^|[-_.])your[-_]|[-_]here$|placeholder|changeme|dummy|xxxxxxxx"
+    r"|\.\.\.|<[a-z_ -]+>|(?<![A-Za-z])(?:fake|sample)(?![a-z])"
+)
+_JWT_IO = "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"  # the signature of jwt.io's documented token
+_REPEATED_RE = re.compile(r"([xX0*#•])\1{7,}")  # `00000000…`, `xxxxxxxx…` (not `AAAA`: base64 has it)
+
+
+def is_documented_example(value: str) -> bool:
+    """A value the docs use as an example (see `_EXAMPLE_RE`), or a mask character repeated eight times."""
+    return bool(_EXAMPLE_RE.search(value) or _REPEATED_RE.search(value)) or _JWT_IO in value
+
+
 def looks_like_placeholder(value: str) -> bool:
     """Values that stand for a secret rather than being one: templates, variables, masks, placeholders."""
     stripped = value.strip()
     if not stripped or stripped.lower() in _NOT_SECRET_WORDS or PLACEHOLDER_RE.fullmatch(stripped):
         return True
-    if stripped[0] in "<${[(" or _WINDOWS_VAR_RE.fullmatch(stripped) or set(stripped) <= set("*xX.-_#•"):
+    if stripped[0] in "<${[(" or _WINDOWS_VAR_RE.fullmatch(stripped) or set(stripped) <= set("*xX.-_#•…`"):
         return True
-    return False
+    if _ENV_NAME_RE.fullmatch(stripped) or _STRING_PREFIX_RE.fullmatch(stripped):
+        return True
+    return is_documented_example(stripped)
 
 
 def shannon_entropy(value: str) -> float:
@@ -53,6 +85,32 @@ def shannon_entropy(value: str) -> float:
 def looks_random(value: str) -> bool:
     """A generated value rather than a name: letters with digits in a long run, or high entropy."""
     return random_looking(value) or (len(value) >= 16 and shannon_entropy(value) >= 4.0)
+
+
+_UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_WORDS_RE = re.compile(r"[a-z]+(?:[-_./][a-z]+)*[.,;:!?)]*")  # `timeout.`, `webhook-secret`, `prod/db`
+
+
+_PLAIN_WORD_RE = re.compile(r"[A-Za-z][a-z]+")  # `password`, `unused`, `Development`
+
+
+def worth_remembering(value: str) -> bool:
+    """Whether a secret found in one place is searched for everywhere later (`known.py`): not a plain
+    word (`password`, `unused`), which would be replaced all through the recording's prose."""
+    return not _PLAIN_WORD_RE.fullmatch(value) and not looks_like_placeholder(value)
+
+
+def credential_like(value: str) -> bool:
+    """What a weak name (`key`, `token`, `sig`) needs beside it: a value that looks generated, not a word,
+    a name, a UUID or a placeholder (`key=timeout.`, `key: webhook-secret` stay)."""
+    if len(value) < 8 or looks_like_placeholder(value) or _UUID_RE.fullmatch(value):
+        return False
+    if _WORDS_RE.fullmatch(value):
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    has_alpha = any(c.isalpha() for c in value)
+    mixed_case = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return looks_random(value) or (has_digit and has_alpha and (len(value) >= 10 or mixed_case))
 
 
 def is_reference(value: str, name: str, in_call: bool) -> bool:

@@ -195,6 +195,11 @@ class RecordingWriter:
         for exchange_id, hashes in existing.input_hashes.items():
             self._recent.append((exchange_id, hashes))
 
+    @property
+    def redactor(self) -> Redactor:
+        """The redactor of this file (`ctxscope run` teaches it the environment it gives its command)."""
+        return self._redactor
+
     def close(self) -> None:
         """Write what is held (one last try), release the lock and close. Never raises for a write."""
         with self._lock:

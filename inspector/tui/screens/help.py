@@ -50,22 +50,24 @@ SIGNS = (
 COMPARE_KEYS = (
     ("up/down, j/k", "move between aligned pairs (left) or lines (right)"),
     ("tab", "switch between the pairs and the pair's differences"),
+    ("enter", "on a line that differs: A's and B's texts whole, side by side"),
+    ("W", "changed lines whole, wrapped, or cut again where they differ"),
+    ("ctrl+p", "command palette"),
     ("?", "this help"),
     ("q", "quit"),
 )
 """The compare screen's keys: only the ones it has."""
-KEY_WIDTH = 14
-
-
 Pairs = tuple[tuple[str, str], ...]
 
 
 def help_lines(keys: Pairs, signs: Pairs) -> list[Line]:
-    """The keys, then the signs, one line each (wrapped by the pane where they are long)."""
-    lines = [Line((Run(f"{key:<{KEY_WIDTH}}", "title"), Run(action))) for key, action in keys]
+    """The keys, then the signs, one line each (wrapped by the pane where they are long); the key
+    column is as wide as its longest key and two spaces, so a key never runs into its words."""
+    width = max((len(k) for k, _ in (*keys, *signs)), default=0) + 2
+    lines = [Line((Run(f"{key:<{width}}", "title"), Run(action))) for key, action in keys]
     if signs:
         lines += [Line.plain(""), Line.plain("signs", "title")]
-        lines += [Line((Run(f"{sign:<{KEY_WIDTH}}", "title"), Run(meaning))) for sign, meaning in signs]
+        lines += [Line((Run(f"{sign:<{width}}", "title"), Run(meaning))) for sign, meaning in signs]
     return lines
 
 
@@ -74,9 +76,7 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
 
-    def __init__(
-        self, keys: tuple[tuple[str, str], ...] = KEYS, signs: tuple[tuple[str, str], ...] = SIGNS
-    ) -> None:
+    def __init__(self, keys: tuple[tuple[str, str], ...] = KEYS, signs: tuple[tuple[str, str], ...] = SIGNS) -> None:
         super().__init__()
         self.keys, self.signs = keys, signs
 

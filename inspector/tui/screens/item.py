@@ -6,9 +6,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label, TextArea
+from textual.widgets import Label, TextArea
 
 from ctxscope.inspector.tui.viewmodel import ItemDetail
+from ctxscope.inspector.tui.widgets.key_bar import KeyBar
 
 WRAP_LIMIT = 2_000
 """Longest line (characters) that is soft-wrapped."""
@@ -35,7 +36,7 @@ class ItemScreen(ModalScreen[None]):
             wrap = max(map(len, self.detail.text.splitlines()), default=0) <= WRAP_LIMIT
             yield TextArea(self.detail.text, read_only=True, id="item-text", soft_wrap=wrap)
             yield Label(self._status(), id="item-status")
-        yield Footer()
+        yield KeyBar()
 
     def _status(self) -> str:
         if self.detail.truncated:

@@ -12,13 +12,15 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from ctxscope.inspector.tui.loader import LiveRecording, Loaded, load_in_stages
+from ctxscope.inspector.live import LiveFeed
+from ctxscope.inspector.tui.loader import Loaded, live_loaded, load_in_stages
+from ctxscope.inspector.tui.widgets.key_bar import KeyBar
 from ctxscope.proxy.errors import CtxscopeError, RecordingError
 
-Opened = Callable[[Loaded, "Iterator[Loaded] | None", "LiveRecording | None"], Screen[None]]
+Opened = Callable[[Loaded, "Iterator[Loaded] | None", "LiveFeed | None"], Screen[None]]
 """Builds the main screen from the first analysis, the stages still to come and the followed file."""
 
 
@@ -35,7 +37,7 @@ class LoadingScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(f"ctxscope inspect  {self.path.name}  loading...", id="status")
         yield Static("", id="loading-message")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.load_first()
@@ -43,14 +45,15 @@ class LoadingScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="load")
     def load_first(self) -> None:
         """Read the recording and analyse its first stage (all of it when it is short)."""
-        live: LiveRecording | None = None
+        live: LiveFeed | None = None
         rest: Iterator[Loaded] | None = None
         try:
             if self.follow:
-                live = LiveRecording(self.path)
-                first = live.poll()  # the first poll always answers, with no turns if none yet
-                if first is None:
+                live = LiveFeed(self.path)
+                update = live.read()  # the first read always answers, with no turns if none yet
+                if update is None:
                     raise RecordingError(f"{self.path.name}: nothing could be read")
+                first = live_loaded(update)
             else:
                 rest = load_in_stages(self.path)
                 first = next(rest)
@@ -60,7 +63,7 @@ class LoadingScreen(Screen[None]):
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._open, first, rest, live)
 
-    def _open(self, first: Loaded, rest: Iterator[Loaded] | None, live: LiveRecording | None) -> None:
+    def _open(self, first: Loaded, rest: Iterator[Loaded] | None, live: LiveFeed | None) -> None:
         self.app.switch_screen(self.opened(first, rest, live))
 
     def show_error(self, message: str) -> None:

@@ -7,6 +7,6 @@ open folds) and answers with display `Line`s; `compare` does the same for two re
 from __future__ import annotations
 
 from ctxscope.inspector.tui.viewmodel.lines import Line, Run
-from ctxscope.inspector.tui.viewmodel.session import TRUNCATE_CHARS, VIEWS, Inspector, ItemDetail
+from ctxscope.inspector.tui.viewmodel.session import TRUNCATE_CHARS, VIEWS, Inspector, ItemDetail, View
 
-__all__ = ["TRUNCATE_CHARS", "VIEWS", "Inspector", "ItemDetail", "Line", "Run"]
+__all__ = ["TRUNCATE_CHARS", "VIEWS", "Inspector", "ItemDetail", "Line", "Run", "View"]

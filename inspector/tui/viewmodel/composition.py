@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ctxscope.inspector.analysis.cache import CacheTurn
 from ctxscope.inspector.analysis.composition import Composition, CompositionReport
-from ctxscope.inspector.tui.viewmodel.lines import Line, Run, clip, short_tokens
+from ctxscope.inspector.tui.viewmodel.actions import ShowTurn
+from ctxscope.inspector.tui.viewmodel.lines import Line, Run, clip, short_tokens, wrapped
 
 GLYPHS = "#=%@+*o~:x"
 """One glyph a kind, the largest kinds first; kinds past these share the last."""
@@ -58,16 +59,10 @@ def stacked_bar(composition: Composition, glyphs: dict[str, str], width: int) ->
         cells = round(tokens / window * width)
         cells = min(cells, width - used)
         if cells > 0:
-            runs.append(
-                Run(
-                    glyphs.get(kind, GLYPHS[-1]) * cells, f"comp-{GLYPHS.index(glyphs.get(kind, GLYPHS[-1]))}"
-                )
-            )
+            runs.append(Run(glyphs.get(kind, GLYPHS[-1]) * cells, f"comp-{GLYPHS.index(glyphs.get(kind, GLYPHS[-1]))}"))
             used += cells
     over = composition.total > window
-    threshold = (
-        min(width - 1, round(composition.threshold / window * width)) if composition.threshold else None
-    )
+    threshold = min(width - 1, round(composition.threshold / window * width)) if composition.threshold else None
     rest = ["."] * (width - used)
     if threshold is not None and threshold >= used:
         rest[threshold - used] = "|"
@@ -95,10 +90,7 @@ def composition_lines(
     window = f"{short_tokens(here.window)}{'' if here.window_known else ' (assumed)'}"
     lines = [
         Line.plain(f"Context composition at turn {number}  (thread {here.thread}, window {window})", "title"),
-        Line.plain(
-            clip(f"the bar is the window; | compaction at {short_tokens(here.threshold)}; > past it", width),
-            "dim",
-        ),
+        *wrapped(f"the bar is the window; | compaction at {short_tokens(here.threshold)}; > past it", width, "dim"),
         *_legend(glyphs, width),
         Line.plain(""),
     ]
@@ -106,10 +98,8 @@ def composition_lines(
         mark = ">" if composition.turn == number else " "
         runs = [Run(f"{mark}{composition.turn:>5} ", "title" if mark == ">" else "dim")]
         runs += stacked_bar(composition, glyphs, bar_width)
-        runs.append(
-            Run(f"  {short_tokens(composition.total):>6} / {short_tokens(composition.window):<6}", "dim")
-        )
-        lines.append(Line(tuple(runs), f"turn:{composition.turn}"))
+        runs.append(Run(f"  {short_tokens(composition.total):>6} / {short_tokens(composition.window):<6}", "dim"))
+        lines.append(Line(tuple(runs), ShowTurn(composition.turn)))
     lines += [
         Line.plain(""),
         Line.plain(f"turn {number}: {here.total:,} tokens ({here.fill:.0%} of the window)", "title"),

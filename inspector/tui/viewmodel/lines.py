@@ -7,7 +7,10 @@ words), so the inspector reads the same without colour.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
+
+from ctxscope.inspector.tui.viewmodel.actions import LineAction
 
 
 @dataclass(frozen=True)
@@ -20,10 +23,12 @@ class Run:
 
 @dataclass(frozen=True)
 class Line:
-    """One display line; `action` names what Enter on it does (`fold:<id>`, `item:<side>:<pos>`)."""
+    """One display line; `action` is what Enter on it does (`viewmodel.actions`). A line may hold
+    newlines: it is then one entry of several rows (a timeline row whose words wrap), selected and
+    scrolled as one."""
 
     runs: tuple[Run, ...]
-    action: str | None = None
+    action: LineAction | None = None
 
     @property
     def text(self) -> str:
@@ -31,7 +36,7 @@ class Line:
         return "".join(r.text for r in self.runs)
 
     @classmethod
-    def plain(cls, text: str, style: str = "", action: str | None = None) -> Line:
+    def plain(cls, text: str, style: str = "", action: LineAction | None = None) -> Line:
         """A line of one run."""
         return cls((Run(text, style),), action)
 
@@ -66,4 +71,9 @@ def clip(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: max(0, width - 1)] + "…"
 
 
-__all__ = ["Line", "Run", "bar", "clip", "count", "short_tokens"]
+def wrapped(text: str, width: int, style: str = "") -> list[Line]:
+    """`text` as lines of at most `width` columns, broken at spaces (a legend is read whole)."""
+    return [Line.plain(row, style) for row in textwrap.wrap(text, max(10, width), break_on_hyphens=False)]
+
+
+__all__ = ["Line", "Run", "bar", "clip", "count", "short_tokens", "wrapped"]

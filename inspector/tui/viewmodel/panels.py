@@ -5,6 +5,7 @@ from __future__ import annotations
 from ctxscope.inspector.analysis.analyse import TurnAnalysis
 from ctxscope.inspector.analysis.items import Item
 from ctxscope.inspector.analysis.tokens import get_tokenizer
+from ctxscope.inspector.tui.viewmodel.actions import OpenItem
 from ctxscope.inspector.tui.viewmodel.lines import Line, Run, bar, clip, count
 
 TOKEN_SORTS = ("tokens", "name")
@@ -20,7 +21,7 @@ def _items(title: str, items: list[Item], style: str, turn: int, side: str) -> l
                 Run(clip(i.label, 200), style),
                 Run(f" {i.tokens} tok", "dim"),
             ),
-            f"item:{turn}:{i.position}",
+            OpenItem(turn, i.position),
         )
         for i in items
     ]
@@ -44,9 +45,7 @@ def compaction_lines(result: TurnAnalysis) -> list[Line]:
         Line.plain(f"  tokens: {report.tokens_before:,} -> {report.tokens_after:,}"),
     ]
     if report.tokens_after >= report.tokens_before:
-        lines.append(
-            Line.plain("  WARNING: the compacted context is not smaller than what it replaced", "error")
-        )
+        lines.append(Line.plain("  WARNING: the compacted context is not smaller than what it replaced", "error"))
     if report.kept_in_place:
         lines.append(Line.plain(f"  {count(report.kept_in_place, 'leading item')} kept in place", "dim"))
     before = result.change.previous or result.turn.number

@@ -6,7 +6,9 @@ widgets ask it for display lines and tell it what the reader did.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Literal, get_args
 
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 from ctxscope.inspector.analysis.cache import CacheTurn, cache_report
@@ -17,6 +19,7 @@ from ctxscope.inspector.analysis.query import Hit, filter_turns, search
 from ctxscope.inspector.analysis.world_history import WorldHistory, world_history
 from ctxscope.inspector.reports import render_markdown, show_report
 from ctxscope.inspector.reports.build import first_cwd
+from ctxscope.inspector.tui.viewmodel.actions import OpenItem, OpenSummary
 from ctxscope.inspector.tui.viewmodel.composition import cache_break_sentence, composition_lines
 from ctxscope.inspector.tui.viewmodel.lines import Line, count
 from ctxscope.inspector.tui.viewmodel.panels import TOKEN_SORTS, compaction_lines, token_lines
@@ -29,8 +32,9 @@ from ctxscope.inspector.tui.viewmodel.timeline import (
 from ctxscope.inspector.tui.viewmodel.turn import turn_view
 from ctxscope.inspector.tui.viewmodel.world import world_lines
 
-VIEWS = ("turn", "compaction", "tokens", "composition")
+View = Literal["turn", "compaction", "tokens", "composition"]
 """What the main pane shows for the highlighted turn."""
+VIEWS: tuple[View, ...] = get_args(View)
 TRUNCATE_CHARS = 64_000
 """Item texts longer than this are cut in the item view until the reader expands them."""
 
@@ -53,6 +57,24 @@ class ItemDetail:
     truncated: int
     """Characters left out (0: the whole text is shown)."""
     json: str
+
+
+def ws_connections(analysis: Analysis) -> dict[int, tuple[int, int]]:
+    """Turn number → (its WebSocket connection, numbered from 1 in order of first use; which of that
+    connection's frames it was), for the turns sent over a WebSocket. The recorder notes the
+    connection's handshake exchange on each frame's exchange (`meta.connection`)."""
+    numbers: dict[object, int] = {}
+    frames: dict[object, int] = {}
+    out: dict[int, tuple[int, int]] = {}
+    for result in analysis.turns:
+        exchange = result.turn.exchange
+        key = exchange.meta.get("connection") if exchange.endpoint == "websocket" else None
+        if key is None:
+            continue
+        numbers.setdefault(key, len(numbers) + 1)
+        frames[key] = frames.get(key, 0) + 1
+        out[result.turn.number] = (numbers[key], frames[key])
+    return out
 
 
 CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
@@ -80,7 +102,11 @@ def _call_partner(item: Item, items: list[Item]) -> Item | None:
 class Inspector:
     """One recording being inspected."""
 
-    def __init__(self, analysis: Analysis, *, other_requests: int = 0) -> None:
+    def __init__(
+        self, analysis: Analysis, *, other_requests: int = 0, cache: Mapping[int, CacheTurn] | None = None
+    ) -> None:
+        """`cache`: the analysis's `cache_report` by turn where it is known already (the live feed's),
+        so the timeline's `c` flags are drawn from the first row."""
         self.analysis = analysis
         self.other_requests = other_requests
         self.history: WorldHistory = world_history(analysis)
@@ -88,7 +114,8 @@ class Inspector:
         """The first turn's working directory: paths under it are shown `./…`, as in `diff`."""
         self._rows: list[TimelineRow] = []
         self._composition: CompositionReport | None = None
-        self._cache: dict[int, CacheTurn] | None = None
+        self._connections: dict[int, tuple[int, int]] | None = None
+        self._cache: dict[int, CacheTurn] | None = dict(cache) if cache is not None else None
         self.marked: int | None = None
         self.expanded: set[str] = set()
         self.filter = ""
@@ -104,16 +131,20 @@ class Inspector:
     def _refresh_rows(self) -> None:
         changes = set(self.history.change_turns)
         self._rows = [timeline_row(r, world_changed=r.turn.number in changes) for r in self.analysis.turns]
+        if self._cache is not None:  # the `c` flags, where the cache forensics are known
+            breaks = {number for number, entry in self._cache.items() if entry.brk is not None}
+            self._rows = [replace(row, cache_break=row.number in breaks) for row in self._rows]
         self.visible = filter_turns(self.analysis, self.filter) if self.filter else self.numbers
 
-    def replace(self, analysis: Analysis, *, other_requests: int) -> int:
-        """Take a newer analysis of the same (growing) recording; returns how many turns are new.
-        Marks, folds, the filter and the search carry over."""
+    def replace(self, analysis: Analysis, *, other_requests: int, cache: Mapping[int, CacheTurn] | None = None) -> int:
+        """Take a newer analysis of the same (growing) recording, with its `cache_report` where
+        known; returns how many turns are new. Marks, folds, the filter and the search carry over."""
         before = len(self.analysis.turns)
         self.analysis, self.other_requests = analysis, other_requests
         self.history = world_history(analysis)
         self.root = first_cwd(analysis)
-        self._composition, self._cache = None, None
+        self._composition, self._connections = None, None
+        self._cache = dict(cache) if cache is not None else None
         self._refresh_rows()
         if self.needle:
             self.hits = search(analysis, self.needle)
@@ -141,7 +172,7 @@ class Inspector:
         ]
         if self.side_folded and (hidden := self.counts().side_requests):
             folded = f"  {count(hidden, 'side request')} folded (h shows them)"
-            lines.append(Line.plain(folded, "dim", "side"))
+            lines.append(Line.plain(folded, "dim", OpenSummary("side")))
         if self.other_requests:
             lines.append(other_requests_line(self.other_requests))
         return lines
@@ -149,8 +180,8 @@ class Inspector:
     def mark_cache_breaks(self) -> None:
         """Flag the timeline rows of turns whose cached prefix broke (computes `cache` if needed:
         about 0.6 s on 1,000 turns, so the screen asks for it after the first draw)."""
-        breaks = {number for number, entry in self.cache.items() if entry.brk is not None}
-        self._rows = [replace(row, cache_break=row.number in breaks) for row in self._rows]
+        if self.cache:
+            self._refresh_rows()
 
     def counts(self) -> Counts:
         """What the timeline shows: conversation threads and turns, side requests apart."""
@@ -208,7 +239,19 @@ class Inspector:
             self._cache = {entry.turn: entry for entry in cache_report(self.analysis)}
         return self._cache
 
-    def turn_lines(self, number: int, view: str = "turn", *, width: int = 80) -> list[Line]:
+    def connection(self, number: int) -> str | None:
+        """`WebSocket connection 1 of 2, frame 3 on it`: which connection carried turn `number`'s
+        `response.create` frame; None for an HTTP request (or a recording without the recorder's
+        `meta.connection`)."""
+        if self._connections is None:
+            self._connections = ws_connections(self.analysis)
+        where = self._connections.get(number)
+        if where is None:
+            return None
+        total = len({n for n, _ in self._connections.values()})
+        return f"WebSocket connection {where[0]} of {total}, frame {where[1]} on it"
+
+    def turn_lines(self, number: int, view: View = "turn", *, width: int = 80) -> list[Line]:
         """The main pane for `number` in one of `VIEWS` (`width`: the pane's, for the bars)."""
         result = self.result(number)
         if view == "composition":
@@ -222,6 +265,9 @@ class Inspector:
         cache = self.cache.get(number)
         if cache is not None and cache.brk is not None:  # named under the heading, where it is read first
             lines.insert(2, Line.plain(f"  {cache_break_sentence(cache)}", "warn"))
+        connection = self.connection(number)
+        if connection is not None:
+            lines.insert(2, Line.plain(f"  via {connection}", "dim"))
         return lines
 
     def toggle_fold(self, fold_id: str) -> None:
@@ -240,12 +286,11 @@ class Inspector:
         """The next (or previous) turn where the world state changed."""
         return self.history.next_change(number) if forward else self.history.previous_change(number)
 
-    def item(self, action: str, *, full: bool = False) -> ItemDetail | None:
-        """The item an `item:<turn>:<position>` action points at (None when there is none)."""
-        _, turn, position = action.split(":")
-        owner = self.result(int(turn))
+    def item(self, ref: OpenItem, *, full: bool = False) -> ItemDetail | None:
+        """The item `ref` points at (None when there is none)."""
+        owner = self.result(ref.turn)
         items = owner.turn.items
-        index = int(position)
+        index = ref.position
         if not 0 <= index < len(items):
             return None
         item = items[index]
@@ -299,4 +344,4 @@ class Inspector:
         return number
 
 
-__all__ = ["TRUNCATE_CHARS", "VIEWS", "Counts", "Inspector", "ItemDetail"]
+__all__ = ["TRUNCATE_CHARS", "VIEWS", "Counts", "Inspector", "ItemDetail", "View", "ws_connections"]

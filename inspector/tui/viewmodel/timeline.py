@@ -8,19 +8,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ctxscope.inspector.analysis.analyse import TurnAnalysis
+from ctxscope.inspector.analysis.answers import Answer
 from ctxscope.inspector.analysis.changes import ChangeKind
 from ctxscope.inspector.analysis.marks import MODE_FRAGMENTS, mode_marks
 from ctxscope.inspector.analysis.window import fill_ratio
 from ctxscope.inspector.reports.world import goal_event_sentence
+from ctxscope.inspector.tui.viewmodel.actions import OpenSummary, ShowTurn
 from ctxscope.inspector.tui.viewmodel.lines import Line, Run, bar, clip, short_tokens
 from ctxscope.proxy.responses.vocabulary import side_label
 
 ROW_WIDTH = 80
 """A row's width when the pane's is not known yet."""
-MODEL_WIDTH = 9
-MIN_EVENT_WIDTH = 16
-MIN_ANSWER_WIDTH = 8
-"""The event column's least width before the model column gives way to it."""
+MODEL_WIDTH = 12
+"""The model column (a longer name is shortened with an ellipsis: `gpt-5.1-codex-m…`)."""
+MIN_WORDS_WIDTH = 40
+"""The room the words keep on a row's first line before the model column gives way to them."""
+MIN_GIST = 6
+"""The least room for an answer's gist (`{"cmd…`); with less, the row shows the answer's kind alone."""
+WRAP_INDENT = 6
+"""Where the words of a wrapped row start on its next lines (under the thread)."""
 
 KIND_WORDS: dict[str, str] = {
     ChangeKind.INITIAL: "initial",
@@ -58,62 +64,136 @@ class TimelineRow:
     """A side request's kind (`SideKind`): shown by kind and dimmed, never as a change kind."""
     cache_break: bool = False
     """The cached prefix broke at this turn (`cache_report`): the `c` flag."""
-    answer: str = ""
-    """The answer in one line (`Answer.summary`), drawn after the marks where the row has room."""
+    answer: ShortAnswer | None = None
+    """The answer in short (`short_answer`), drawn after the event words."""
+
+    def event_words(self) -> list[str]:
+        """The row's events: mode switches, plan submissions, goal events, an error."""
+        return [*self.marks, *([] if self.ok else ["error"])]
 
     def events(self) -> str:
-        """The event words of the row: mode switches, plan submissions, goal events, an error."""
-        words = list(self.marks)
-        if not self.ok:
-            words.append("error")
-        return ", ".join(words)
+        """The event words of the row, as one text."""
+        return ", ".join(self.event_words())
 
     def line(self, *, width: int = ROW_WIDTH, marked: bool = False, number_width: int = 4) -> Line:
-        """The row as a display line of exactly `width` columns (so nothing is cut at the pane's
-        edge): the fixed columns, the event words in the room left, then tokens, bar and duration
-        at the right. `marked` shows the mark-and-diff marker."""
+        """The row as a display line every row of which is exactly `width` columns: the fixed
+        columns, the words (event words, then the answer in short), and tokens, bar and duration at
+        the right. Words that do not fit beside the figures wrap onto more rows under the thread
+        (never cut); the model column is shown only where the words keep `MIN_WORDS_WIDTH` beside
+        it. `marked` shows the mark-and-diff marker."""
         duration = "-" if self.duration_ms is None else f"{self.duration_ms / 1000:.1f}s"
-        flags = (
-            ("w" if self.world_changed else " ")
-            + ("c" if self.cache_break else " ")
-            + (" " if self.ok else "!")
-        )
-        if self.side is not None:
-            kind = Run(f"- {side_label(self.side):<8} ", "dim")
+        flags = ("w" if self.world_changed else " ") + ("c" if self.cache_break else " ") + (" " if self.ok else "!")
+        side = self.side is not None
+        if side:
+            kind = Run(f"- {side_label(self.side or ''):<8} ", "dim")
         else:
             kind = Run(
                 f"{KIND_GLYPHS.get(self.kind, '?')} {KIND_WORDS.get(self.kind, self.kind):<8} ",
                 f"kind-{self.kind}",
             )
-        head = [
+        head_runs = [
             Run("M" if marked else " ", "mark"),
             Run(f"{self.number:>{number_width}} ", "dim"),
-            Run(f"{self.thread:<3}", "dim" if self.side is not None else "thread"),
+            Run(f"{self.thread:<3}", "dim" if side else "thread"),
             kind,
             Run(f"{flags} ", "error" if not self.ok else "world"),
         ]
+        # two spaces before the duration: a full bar never touches it, in any font
         tail = [
-            Run(f" {short_tokens(self.tokens):>6} ", "dim" if self.side is not None else ""),
+            Run(f" {short_tokens(self.tokens):>6} ", "dim" if side else ""),
             Run(bar(self.fill, 4), "bar"),
-            Run(f" {duration:>5}", "dim"),
+            Run(f"  {duration:>5}", "dim"),
         ]
-        fixed = sum(len(r.text) for r in (*head, *tail))
-        room = max(0, width - fixed)
-        model = f"{self.model[:MODEL_WIDTH]:<{MODEL_WIDTH}} "
-        if room - len(model) >= MIN_EVENT_WIDTH:  # the model only where the events keep their room
-            head.append(Run(model, "dim" if self.side is not None else ""))
-            room -= len(model)
-        events = clip(self.events(), room)
+        room = max(0, width - sum(len(r.text) for r in (*head_runs, *tail)))
+        if room - (MODEL_WIDTH + 1) >= MIN_WORDS_WIDTH:
+            head_runs.append(Run(f"{short_model(self.model, MODEL_WIDTH):<{MODEL_WIDTH}} ", "dim"))
+            room -= MODEL_WIDTH + 1
+        events = self.events()
         style = "error" if not self.ok and not self.marks else "modemark"
-        head.append(Run(events, style))
-        room -= len(events)
-        if self.answer and room > MIN_ANSWER_WIDTH:  # the answer in short, where the row has room
-            gap = " " if events else ""
-            answer = gap + clip(f"→ {self.answer}", room - len(gap))
-            head.append(Run(answer, "dim"))
-            room -= len(answer)
-        head.append(Run(" " * room))
-        return Line(tuple(head + tail), f"turn:{self.number}")
+        answer = self.answer
+        # one row: the words (with the answer's full kind where it fits, else its short one) beside the figures
+        for head in dict.fromkeys((answer.head, answer.short_head)) if answer else ("",):
+            words = _join(events, f"→ {head}" if head else "")
+            if len(words) <= room:
+                gist = _gist(answer.gist if answer else "", room - len(words))
+                runs = [*head_runs, *_styled(words, len(events), style), Run(gist, "dim")]
+                runs.append(Run(" " * (room - len(words) - len(gist))))
+                return Line(tuple([*runs, *tail]), ShowTurn(self.number))
+        # the words wrap: the first row keeps the figures at its right, the next ones start under
+        # the thread; an event or the answer's kind is broken only where it is longer than a row
+        words = _join(events, f"→ {answer.short_head}" if answer else "")
+        protected = ", ".join(e.replace(" ", NBSP) for e in self.event_words()) + words[len(events) :].replace(
+            " ", NBSP
+        )
+        indent = min(WRAP_INDENT, width - 1)
+        rest_width = max(1, width - indent)
+        rows = wrap_words(protected, room, rest_width)
+        runs = list(head_runs)
+        for n, (start, end) in enumerate(rows):
+            limit = room if n == 0 else rest_width
+            if n:
+                runs.append(Run("\n" + " " * indent))
+            piece = _styled(words, len(events), style, start, end)
+            gist = _gist(answer.gist if answer else "", limit - (end - start)) if n == len(rows) - 1 else ""
+            runs += [*piece, Run(gist, "dim"), Run(" " * (limit - (end - start) - len(gist)))]
+            if n == 0:
+                runs += tail
+        return Line(tuple(runs), ShowTurn(self.number))
+
+
+NBSP = "\u00a0"
+"""Joins the words of one event (and of the answer's kind) while wrapping, so a row never breaks
+`mode default → plan` apart (it is only ever broken where it is longer than a row)."""
+
+
+def _join(events: str, answer: str) -> str:
+    return " ".join(w for w in (events, answer) if w)
+
+
+def _gist(text: str, room: int) -> str:
+    """The answer's gist (its arguments, its text) in what is left of a row: nothing where fewer
+    than `MIN_GIST` columns are left, cut with an ellipsis where it is longer."""
+    if not text or room < MIN_GIST + 1:
+        return ""
+    return " " + clip(text, room - 1)
+
+
+def _styled(words: str, events: int, style: str, start: int = 0, end: int | None = None) -> list[Run]:
+    """words[start:end] as runs: the event words (the first `events` characters) in `style`, the
+    answer's kind dimmed."""
+    end = len(words) if end is None else end
+    cut = max(start, min(end, events))
+    return [r for r in (Run(words[start:cut], style), Run(words[cut:end], "dim")) if r.text]
+
+
+def wrap_words(text: str, first: int, rest: int) -> list[tuple[int, int]]:
+    """`text` broken at spaces into rows, as (start, end) offsets: the first row at most `first`
+    columns (empty when not even its first word fits there), the others at most `rest`; a word
+    longer than a row is broken. The spaces at the breaks are left out."""
+    rows: list[tuple[int, int]] = []
+    start, limit = 0, first
+    while len(text) - start > limit:
+        end = text.rfind(" ", start, start + limit + 1)
+        if end <= start:  # no space to break at: the first row may stay empty, a longer word is broken
+            if not rows and limit < rest and text.find(" ", start) != start + limit:
+                rows.append((start, start))
+                limit = rest
+                continue
+            end = start + limit
+            rows.append((start, end))
+            start = end
+        else:
+            rows.append((start, end))
+            start = end + 1
+        limit = rest
+    rows.append((start, len(text)))
+    return rows
+
+
+def short_model(model: str, width: int) -> str:
+    """A model name in `width` columns, shortened with an ellipsis (`gpt-5.1-codex-m…`), so a cut
+    name never reads as another real one."""
+    return model if len(model) <= width else model[: width - 1] + "…"
 
 
 def timeline_row(result: TurnAnalysis, *, world_changed: bool) -> TimelineRow:
@@ -133,8 +213,32 @@ def timeline_row(result: TurnAnalysis, *, world_changed: bool) -> TimelineRow:
         ok=turn.status == "completed" and not (turn.error and "after completion" not in turn.error),
         world_changed=world_changed and turn.side is None,
         side=turn.side,
-        answer=result.answer.summary(),
+        answer=short_answer(result.answer),
     )
+
+
+@dataclass(frozen=True)
+class ShortAnswer:
+    """The answer as the timeline says it: its kind, whole (`function_call exec_command`, or the
+    shorter `exec_command` where a row is narrow), then as much of its gist as the row has room for."""
+
+    head: str
+    short_head: str
+    gist: str = ""
+
+
+def short_answer(answer: Answer) -> ShortAnswer:
+    """The tool call or the message the answer made (its first such item, `(+N more)` for the
+    rest), not the reasoning that came before it; the status first when it did not complete."""
+    items = [i for i in answer.items if i.type != "reasoning"] or [i for i in answer.items if i.text]
+    status = "" if answer.status == "completed" else f"{answer.status}: "
+    if not items:
+        word = answer.status if answer.status != "completed" else "no output"
+        return ShortAnswer(word, word)
+    step = items[0].step
+    more = f" (+{len(items) - 1} more)" if len(items) > 1 else ""
+    short = items[0].name or step.kind
+    return ShortAnswer(f"{status}{step.kind}{more}", f"{status}{short}{more}", step.gist)
 
 
 def _marks(result: TurnAnalysis) -> tuple[str, ...]:
@@ -148,7 +252,18 @@ def _marks(result: TurnAnalysis) -> tuple[str, ...]:
 def other_requests_line(count: int) -> Line:
     """The folded row for requests that are not model turns (models lists and the like)."""
     noun = "request" if count == 1 else "requests"
-    return Line.plain(f"  +{count} other {noun} (not model turns)", "dim", "others")
+    return Line.plain(f"  +{count} other {noun} (not model turns)", "dim", OpenSummary("others"))
 
 
-__all__ = ["KIND_GLYPHS", "KIND_WORDS", "ROW_WIDTH", "TimelineRow", "other_requests_line", "timeline_row"]
+__all__ = [
+    "KIND_GLYPHS",
+    "KIND_WORDS",
+    "ROW_WIDTH",
+    "ShortAnswer",
+    "TimelineRow",
+    "other_requests_line",
+    "short_answer",
+    "short_model",
+    "timeline_row",
+    "wrap_words",
+]

@@ -27,6 +27,7 @@ from ctxscope.inspector.analysis.instructions import base_instructions
 from ctxscope.inspector.analysis.item_diff import TextDiff, diff_items, diff_text, item_text
 from ctxscope.inspector.analysis.items import Item
 from ctxscope.inspector.reports.terminal import Paths
+from ctxscope.inspector.tui.viewmodel.actions import OpenItem, ShowTool, ToggleFold
 from ctxscope.inspector.tui.viewmodel.lines import Line, Run, clip, count
 
 CONTEXT_LINES = 2
@@ -51,7 +52,7 @@ class TurnView:
 
 
 def _fold(fold_id: str, text: str) -> Line:
-    return Line.plain(f"  ... {text} (Enter to expand)", "fold", f"fold:{fold_id}")
+    return Line.plain(f"  ... {text} (Enter to expand)", "fold", ToggleFold(fold_id))
 
 
 def _diff_line(op: str, text: str, spans: Iterable[tuple[int, int]] = (), indent: str = "    ") -> Line:
@@ -149,7 +150,7 @@ def _item_line(op: str, item: Item, turn: int, paths: Paths, side: str = "", not
     ]
     if note:
         runs.append(Run(f"  ({note})", "dim"))
-    return Line(tuple(runs), f"item:{turn}:{item.position}")
+    return Line(tuple(runs), OpenItem(turn, item.position))
 
 
 def _label_notes(item: Item) -> list[Line]:
@@ -171,9 +172,7 @@ def _input(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]
     items = result.turn.items
     here, there = result.turn.number, target.turn.number if target else 0
     change = _change(result, target)
-    summary = f"{count(len(items), 'item')}: " + change_words(
-        change.kept, len(change.added), len(change.removed)
-    )
+    summary = f"{count(len(items), 'item')}: " + change_words(change.kept, len(change.added), len(change.removed))
     both = target is not None and bool(change.removed)  # old and new positions side by side
     old, new = ("old", "new") if both else ("", "")
     if both:
@@ -194,14 +193,10 @@ def _input(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]
                 for k in range(step.count):
                     before, after = change.removed[was - change.kept + k], items[now + k]
                     out.append(_item_line("removed", before, there, paths, old))
-                    out.append(
-                        _item_line("added", after, here, paths, new, f"the same as old #{before.position}")
-                    )
+                    out.append(_item_line("added", after, here, paths, new, f"the same as old #{before.position}"))
             else:
                 moved = f"old #{was}-#{was + step.count - 1} -> new #{now}-#{now + step.count - 1}"
-                out.append(
-                    _fold(key, f"{count(step.count, 'item')} sent again after the break, unchanged: {moved}")
-                )
+                out.append(_fold(key, f"{count(step.count, 'item')} sent again after the break, unchanged: {moved}"))
         elif step.op == "added" and step.after is not None:
             out += [_item_line("added", step.after, here, paths, new), *_label_notes(step.after)]
         elif step.op == "removed" and step.before is not None:
@@ -222,7 +217,7 @@ def _tools(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]
     now = tools_by_name(effective_tools(result.turn.body, result.turn.raw_input))
     if target is None:
         out = [_section("tools[]", count(len(now), "tool"))]
-        return out + [Line.plain(f"  + {name}", "added", f"tool:{name}") for name in now]
+        return out + [Line.plain(f"  + {name}", "added", ShowTool(name)) for name in now]
     if target.turn.number == result.change.previous:
         diff = result.tools  # the analysis compares across a tool-less compaction request
     else:
@@ -235,14 +230,14 @@ def _tools(result: TurnAnalysis, target: TurnAnalysis | None, expanded: set[str]
     if diff.reordered:
         summary += ", reordered (breaks the cached prefix)"
     out = [_section("tools[]", summary)]
-    out += [Line.plain(f"  + {name}", "added", f"tool:{name}") for name in diff.added]
+    out += [Line.plain(f"  + {name}", "added", ShowTool(name)) for name in diff.added]
     out += [Line.plain(f"  - {name}", "removed") for name in diff.removed]
     for name, paths in diff.changed.items():
-        out.append(Line.plain(f"  ~ {name}", "changed", f"tool:{name}"))
+        out.append(Line.plain(f"  ~ {name}", "changed", ShowTool(name)))
         out += [Line.plain(f"      {clip(p, LABEL_WIDTH)}", "dim") for p in paths]
     if same:
         if "tools:same" in expanded:
-            out += [Line.plain(f"  = {name}", "", f"tool:{name}") for name in same]
+            out += [Line.plain(f"  = {name}", "", ShowTool(name)) for name in same]
         else:
             out.append(_fold("tools:same", f"{count(len(same), 'unchanged tool')}"))
     return out
@@ -325,9 +320,7 @@ def turn_view(
         view.lines.append(Line.plain(f"  status {clip(status, LABEL_WIDTH)}", "error"))
     paths = Paths(root)
     view.lines += [Line.plain(f"  note: {clip(paths(n), LABEL_WIDTH)}", "note") for n in result.notes]
-    view.lines += [
-        Line.plain(f"  {clip(paths(e.sentence), LABEL_WIDTH)}", "modemark") for e in result.mode_events
-    ]
+    view.lines += [Line.plain(f"  {clip(paths(e.sentence), LABEL_WIDTH)}", "modemark") for e in result.mode_events]
     paths = Paths(root)
     if paths.active:
         view.lines.append(Line.plain(f"  paths ./… are relative to {root}", "dim"))

@@ -6,9 +6,9 @@ from typing import Any
 
 from ctxscope.harness.context import ChangeStyle, StateField, world_fields
 from ctxscope.inspector.analysis.world_history import WorldHistory
-from ctxscope.inspector.tui.viewmodel.lines import Line, Run, clip
+from ctxscope.inspector.tui.viewmodel.lines import Line, Run, clip, wrapped
 
-LEGEND = "@N: value since turn N, *: changed here, gone: left the context"
+LEGEND = "@N: value since turn N; *: changed here; gone: left the context"
 TIMELINE_LEGEND = "signs: w world, c cache break, ! error, M mark, #... window"
 """The signs of the timeline row, said once where the reader looks for the state (and in `?`)."""
 _FIRST = ("model", "reasoning_effort")
@@ -35,9 +35,7 @@ def show_value(marker: StateField, value: Any) -> str:
         return "set"
     if marker.style is ChangeStyle.EVENTS and isinstance(value, list):
         # A log: the latest entry says where things stand ("continuation #35", "paused").
-        return (
-            f"{value[-1]} ({len(value)} events)" if len(value) > 1 else (str(value[0]) if value else "none")
-        )
+        return f"{value[-1]} ({len(value)} events)" if len(value) > 1 else (str(value[0]) if value else "none")
     if isinstance(value, list):
         return ", ".join(str(getattr(v, marker.key or "name", v)) for v in value) or "none"
     return str(value)
@@ -53,28 +51,27 @@ def _lines(state: dict[str, Any], history: WorldHistory, turn: int, width: int) 
     where the world state changed), and the value. A value that left the context (a skill no
     longer selected, a cleared goal) stays listed as gone, dimmed, until it comes back."""
     changed_turn = turn in history.change_turns
-    lines = [
-        Line.plain(f"World state at turn {turn}", "title"),
-        Line.plain(clip(LEGEND, width), "dim"),
-    ]
-    for key, marker in panel_fields():
+    lines = [Line.plain(f"World state at turn {turn}", "title"), *wrapped(LEGEND, width, "dim")]
+    fields = panel_fields()
+    label = max(len(marker.name) for _, marker in fields) + 1  # `enforcement @1`, never `enforcement@1`
+    for key, marker in fields:
         since = history.since(turn, key)
         if state.get(key) is None and key not in ("model", "cwd"):
             if since is not None:  # the mark moved when the value went: it left the context there
                 here = changed_turn and since == turn
                 gone = f"gone at turn {since}" + (" (here)" if here else "")
-                lines.append(Line((Run(f"{marker.name:<10}", "dim"), Run(f"{'':<6}"), Run(gone, "gone"))))
+                lines.append(Line((Run(f"{marker.name:<{label}}", "dim"), Run(f"{'':<6}"), Run(gone, "gone"))))
             continue
         here = changed_turn and since == turn
         mark = f"@{since}{'*' if here else ''}" if since is not None else ""
         runs = [
-            Run(f"{marker.name:<10}", "dim"),
+            Run(f"{marker.name:<{label}}", "dim"),
             Run(f"{mark:<6}", "changed" if here else "world"),
-            Run(clip(show_value(marker, state.get(key)), max(8, width - 16)), "changed" if here else ""),
+            Run(clip(show_value(marker, state.get(key)), max(8, width - label - 6)), "changed" if here else ""),
         ]
         lines.append(Line(tuple(runs)))
-    lines.append(Line.plain(jump_hint(history.previous_change(turn), history.next_change(turn)), "dim"))
-    lines.append(Line.plain(clip(TIMELINE_LEGEND, width), "dim"))
+    lines += wrapped(jump_hint(history.previous_change(turn), history.next_change(turn)), width, "dim")
+    lines += wrapped(TIMELINE_LEGEND, width, "dim")
     return lines
 
 
@@ -82,7 +79,7 @@ def jump_hint(previous: int | None, following: int | None) -> str:
     """What `[` and `]` go to, in words."""
     before = f"turn {previous}" if previous else "none"
     after = f"turn {following}" if following else "none"
-    return f"[ previous change: {before:<9}  ] next change: {after}"
+    return f"[ previous change: {before};  ] next change: {after}"
 
 
 __all__ = ["LEGEND", "TIMELINE_LEGEND", "jump_hint", "panel_fields", "show_value", "world_lines"]

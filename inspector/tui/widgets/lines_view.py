@@ -9,6 +9,7 @@ from textual.widgets.option_list import Option
 
 from ctxscope.inspector.tui.messages import activation
 from ctxscope.inspector.tui.viewmodel import Line
+from ctxscope.inspector.tui.viewmodel.actions import LineAction
 from ctxscope.inspector.tui.widgets.render import to_text
 
 
@@ -36,6 +37,12 @@ class LinesView(OptionList):
         if lines:
             self.highlighted = min(at or 0, len(lines) - 1)
 
+    def toggle_wrap(self) -> None:
+        """Long lines wrap onto the next rows, or end in an ellipsis again."""
+        self.wrap = not self.wrap
+        self.set_class(self.wrap, "-wrap")
+        self.show_lines(self.lines)
+
     def action_cursor_down(self) -> None:
         """Down one line; stops at the last line (holding the key never wraps to the top)."""
         if self.option_count and (self.highlighted is None or self.highlighted < self.option_count - 1):
@@ -47,7 +54,7 @@ class LinesView(OptionList):
             super().action_cursor_up()
 
     @property
-    def current_action(self) -> str | None:
+    def current_action(self) -> LineAction | None:
         """The action of the highlighted line."""
         index = self.highlighted
         if index is None or not 0 <= index < len(self.lines):
@@ -57,7 +64,7 @@ class LinesView(OptionList):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         action = self.lines[event.option_index].action if event.option_index < len(self.lines) else None
-        message = activation(action) if action else None
+        message = activation(action) if action is not None else None
         if message is not None:
             self.post_message(message)
 

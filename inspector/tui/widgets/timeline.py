@@ -7,14 +7,13 @@ from textual.widgets import OptionList
 
 from ctxscope.inspector.tui.messages import TimelineResized, TurnHighlighted
 from ctxscope.inspector.tui.viewmodel import Line
+from ctxscope.inspector.tui.viewmodel.actions import ShowTurn
 from ctxscope.inspector.tui.widgets.lines_view import LinesView
 
 
 def turn_of(line: Line) -> int | None:
     """The turn number a timeline line stands for."""
-    if line.action and line.action.startswith("turn:"):
-        return int(line.action.split(":")[1])
-    return None
+    return line.action.number if isinstance(line.action, ShowTurn) else None
 
 
 class Timeline(LinesView):
@@ -59,6 +58,8 @@ class Timeline(LinesView):
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
+        if event.option_index != self.highlighted:  # stale: the cursor moved again (a redraw) since
+            return
         number = turn_of(self.lines[event.option_index]) if event.option_index < len(self.lines) else None
         if number is not None:
             self.post_message(TurnHighlighted(number))

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.tui.viewmodel.actions import OpenSummary, ShowTurn
 from ctxscope.inspector.tui.viewmodel.session import Inspector
 from tests.cli_support import run_cli
 from tests.inspector.exchange_support import Script, body, completed, initial_context, message
@@ -104,10 +105,10 @@ def test_the_tui_folds_the_side_requests_away_and_back(tmp_path: Path) -> None:
     inspector = Inspector(analyse_recording(_recording(tmp_path / "titles.jsonl")))
     inspector.toggle_side()
     rows = inspector.timeline(90)
-    assert [line.action for line in rows] == ["turn:1", "turn:3", "side"]
+    assert [line.action for line in rows] == [ShowTurn(1), ShowTurn(3), OpenSummary("side")]
     assert rows[-1].text.strip() == "2 side requests folded (h shows them)"
     inspector.toggle_side()
-    assert [line.action for line in inspector.timeline(90)] == ["turn:1", "turn:2", "turn:3", "turn:4"]
+    assert [line.action for line in inspector.timeline(90)] == [ShowTurn(n) for n in (1, 2, 3, 4)]
 
 
 def test_a_side_request_before_the_first_turn_is_placed_beside_it_when_followed(tmp_path: Path) -> None:

@@ -19,8 +19,10 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.worker import WorkerState
 
+from ctxscope.inspector.tui.screens.compare import CompareScreen
 from ctxscope.inspector.tui.screens.main import MainScreen
 from ctxscope.inspector.tui.snapshot import settle, snapshot_app
 from ctxscope.inspector.tui.widgets import Timeline
@@ -45,17 +47,32 @@ async def take(
     """The SVG of one screen, after checking that the app is alive and loaded."""
     app = snapshot_app(path, turn=turn, view=view)
     async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        for key in keys:
-            await pilot.press(key)
-            await settle(pilot)
+        await _press(pilot, keys)
         main = next(s for s in app.screen_stack if isinstance(s, MainScreen))
         assert main.query_one(Timeline).is_mounted, "sentinel: the timeline is not mounted"
         assert main.opened
-        failed = [w for w in app.workers if w.state is WorkerState.ERROR]
-        assert not failed, f"workers failed: {[w.error for w in failed]}"
         assert turn is None or main.current == turn
         return app.export_screenshot(title=f"ctxscope inspect {path.name}")
+
+
+async def _press(pilot: Pilot[None], keys: tuple[str, ...]) -> None:
+    """Settle, press each key and settle again; then no worker may have failed."""
+    await settle(pilot)
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
+    failed = [w for w in pilot.app.workers if w.state is WorkerState.ERROR]
+    assert not failed, f"workers failed: {[w.error for w in failed]}"
+
+
+async def take_compare(a: Path, b: Path, *, size: tuple[int, int], keys: tuple[str, ...] = ()) -> str:
+    """The SVG of the compare screen of `a` and `b`, after checking it loaded the comparison."""
+    app = snapshot_app(a, turn=None, view=None, other=b)
+    async with app.run_test(size=size) as pilot:
+        await _press(pilot, keys)
+        screen = next(s for s in app.screen_stack if isinstance(s, CompareScreen))
+        assert screen.comparison is not None and screen.error is None, "sentinel: the comparison is not shown"
+        return app.export_screenshot(title=f"ctxscope inspect {a.name} {b.name}")
 
 
 def compare(name: str, svg: str) -> None:

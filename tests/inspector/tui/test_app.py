@@ -15,6 +15,7 @@ from ctxscope.inspector.tui.screens.item import ItemScreen
 from ctxscope.inspector.tui.screens.loading import LoadingScreen
 from ctxscope.inspector.tui.screens.main import MainScreen
 from ctxscope.inspector.tui.snapshot import settle
+from ctxscope.inspector.tui.viewmodel.actions import OpenItem, ShowTurn, ToggleFold
 from ctxscope.inspector.tui.widgets import LinesView, Timeline
 from ctxscope.inspector.tui.widgets.render import HIT, to_text
 from ctxscope.proxy.store import RecordingWriter
@@ -110,14 +111,14 @@ async def test_search_lands_on_the_item_and_n_steps_hit_by_hit_across_turns() ->
             seen.append((screen.current, turn.current_action))
         # four hits, two in each of turns 1 and 2: n visits each item, then wraps to the first
         assert seen == [
-            (1, "item:1:0"), (1, "item:1:1"), (2, "item:2:4"), (2, "item:2:5"), (1, "item:1:0")
+            (1, OpenItem(1, 0)), (1, OpenItem(1, 1)), (2, OpenItem(2, 4)), (2, OpenItem(2, 5)), (1, OpenItem(1, 0))
         ]  # fmt: skip
         assert "search 'repo': 1 of 4 hits" in str(screen.query_one("#status", Static).content)
         shown = next(line for line in turn.lines if "repo" in line.text)
         assert any(span.style == HIT for span in to_text(shown, turn.needle).spans)  # the match stands out
         await pilot.press("N")
         await settle(pilot)
-        assert (screen.current, turn.current_action) == (2, "item:2:5")
+        assert (screen.current, turn.current_action) == (2, OpenItem(2, 5))
 
 
 async def test_one_hit_is_one_hit_and_the_header_shows_filter_and_search_together() -> None:
@@ -137,7 +138,7 @@ async def test_filter_shows_only_matching_turns() -> None:
         await pilot.press("f")
         await pilot.press(*"kind:compaction", "enter")
         await settle(pilot)
-        assert [line.action for line in screen.query_one(Timeline).lines] == ["turn:5"]
+        assert [line.action for line in screen.query_one(Timeline).lines] == [ShowTurn(5)]
         assert screen.current == 5
         await pilot.press("f")
         await pilot.press(*"colour:red", "enter")
@@ -170,12 +171,16 @@ async def test_palette_diffs_any_two_turns() -> None:
 async def test_enter_opens_a_fold_and_an_item() -> None:
     async with running(recording("world"), turn=3, pane="turn") as (app, screen, pilot):
         turn = screen.query_one("#turn", LinesView)
-        fold = next(i for i, line in enumerate(turn.lines) if (line.action or "").startswith("fold:input"))
+        fold = next(
+            i
+            for i, line in enumerate(turn.lines)
+            if isinstance(line.action, ToggleFold) and line.action.fold_id.startswith("input")
+        )
         turn.highlighted = fold
         await pilot.press("enter")
         await settle(pilot)
         assert sum(1 for text in lines(screen, "turn") if text.startswith("  = #")) == 8
-        item = next(i for i, line in enumerate(turn.lines) if (line.action or "").startswith("item:3:9"))
+        item = next(i for i, line in enumerate(turn.lines) if line.action == OpenItem(3, 9))
         turn.highlighted = item
         await pilot.press("enter")
         await settle(pilot)
@@ -237,7 +242,7 @@ async def test_a_600_kb_item_opens_truncated_and_expands(tmp_path: Path) -> None
     path = script.write(tmp_path / "huge.jsonl")
     async with running(path, pane="turn") as (app, screen, pilot):
         turn = screen.query_one("#turn", LinesView)
-        turn.highlighted = next(i for i, line in enumerate(turn.lines) if line.action == "item:1:0")
+        turn.highlighted = next(i for i, line in enumerate(turn.lines) if line.action == OpenItem(1, 0))
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, ItemScreen) and app.screen.detail.truncated > 0

@@ -16,8 +16,8 @@ from tests.inspector.tui.conftest import recording
 
 pytestmark = pytest.mark.anyio
 INTERVAL = 0.05
-ROUNDS = 100
-"""Bound on waiting for the follower (each round pauses a little longer than one poll)."""
+ROUNDS = 200
+"""Bound on waiting for the live feed (each round pauses 0.1 s)."""
 
 
 def split_after_turn(source: Path, turns: int) -> tuple[bytes, list[bytes]]:
@@ -55,10 +55,11 @@ async def test_following_moves_the_cursor_to_each_new_turn(tmp_path: Path) -> No
     head, rest = split_after_turn(recording("compaction"), 2)
     live = tmp_path / "live.jsonl"
     live.write_bytes(head)
-    app = InspectorApp(live, follow=True, follow_interval=INTERVAL)
+    app = InspectorApp(live, follow=True)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await started(pilot)
         assert len(screen.query_one(Timeline).lines) == 2
+        assert screen.current == 2  # following: the newest turn from the start
         with live.open("ab") as fh:
             fh.write(b"".join(rest))
         await wait_for(pilot, screen, 5)
@@ -69,7 +70,7 @@ async def test_with_follow_off_new_turns_are_announced_not_jumped_to(tmp_path: P
     head, rest = split_after_turn(recording("compaction"), 2)
     live = tmp_path / "live.jsonl"
     live.write_bytes(head)
-    app = InspectorApp(live, follow=True, follow_interval=INTERVAL)
+    app = InspectorApp(live, follow=True)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await started(pilot)
         await pilot.press("F")  # follow off
@@ -82,7 +83,7 @@ async def test_with_follow_off_new_turns_are_announced_not_jumped_to(tmp_path: P
         with live.open("ab") as fh:
             fh.write(rest[0][len(torn) :] + b"".join(rest[1:]))
         await wait_for(pilot, screen, 5)
-        assert screen.current == 1
+        assert screen.current == 2  # opened on the newest turn, and stayed there
         assert "+3 new turns" in str(screen.query_one("#status").render())
         await pilot.press("F")
         await settle(pilot)
@@ -93,7 +94,7 @@ async def test_a_deleted_file_stops_following_with_a_message(tmp_path: Path) -> 
     head, _ = split_after_turn(recording("compaction"), 2)
     live = tmp_path / "live.jsonl"
     live.write_bytes(head)
-    app = InspectorApp(live, follow=True, follow_interval=INTERVAL)
+    app = InspectorApp(live, follow=True)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await started(pilot)
         live.unlink()

@@ -113,8 +113,99 @@ def test_at_80x24_one_pane_with_its_figures_and_the_footer_keeps_help_and_quit(t
     with terminal(tmp_path, (80, 24), str(recording("world"))) as term:
         screen = term.wait_for(lambda s: "turn 1 of 3" in s and "Quit" in s, "the loaded timeline")
         assert "? Help" in screen and "q Quit" in screen
+        # the key bar: every label whole (Textual's Footer squeezed them: `^pale tte`)
+        words = set(screen.splitlines()[-1].split())
+        labels = {"tab", "Pane", "?", "Help", "q", "Quit", "m", "Mark", "d", "Diff", "c", "Compaction"}
+        labels |= {"t", "Tokens", "/", "Search", "f", "Filter", "^p", "palette"}
+        assert words <= labels and {"^p", "palette"} <= words, screen.splitlines()[-1]
         row = _timeline_row(screen, 1)
         assert re.search(r"initial .* [0-9.]+k [#.]{4} +(-|[0-9.]+s) │", row), row  # no figure cut
         assert "Turn 1 " not in screen  # one pane: the timeline alone
         term.keys("Tab")
         term.wait_for(lambda s: "Turn 1 " in s, "the turn pane after Tab")
+
+
+def _row_text(screen: str, number: int) -> str:
+    """Turn `number`'s timeline entry: its first row and the rows its words wrapped onto (the rows
+    after it that start under the thread), joined, the panes' borders taken off."""
+    lines = screen.splitlines()
+    for index, line in enumerate(lines):
+        if line == _timeline_row(screen, number) and line:
+            rows = [line]
+            for more in lines[index + 1 :]:
+                cell = more.split("│")[1] if more.count("│") >= 2 else ""
+                if not cell.startswith("      ") or not cell.strip():
+                    break
+                rows.append(more)
+            return " ".join(r.split("│")[1].strip() for r in rows if r.count("│") >= 2)
+    return ""
+
+
+def test_at_120_columns_a_mode_switch_and_a_plan_submission_keep_their_words(
+    tmp_path: Path, ctxscope_home: Path
+) -> None:
+    with terminal(tmp_path, (120, 40), str(recording("world"))) as term:
+        screen = term.wait_for(lambda s: "turn 1 of 3" in s, "the loaded timeline")
+        assert "mode default → plan" in _row_text(screen, 2), screen
+        assert "goal set: ship the parser" in _row_text(screen, 3), screen
+        assert re.search(r" 1\.2k [#.]{4} ", _timeline_row(screen, 2))  # its figures on its first row
+    capture = _plan_capture(tmp_path)
+    with terminal(tmp_path, (120, 40), str(capture)) as term:
+        screen = term.wait_for(lambda s: "turn 1 of 1" in s, "the loaded timeline")
+        assert "plan submitted (revision 1)" in _row_text(screen, 1), screen
+
+
+def _plan_capture(tmp_path: Path) -> Path:
+    """A real capture of `ctxscope agent --plan -p` whose one answer submits a plan."""
+    from tests.cli_support import run_cli
+    from tests.harness.harness_support import make_repo, write_script
+
+    repo = make_repo(tmp_path / "repo")
+    plan = "# Goal\nAdd greet().\n\n## Verify\n- pytest -q\n"
+    script = write_script(tmp_path / "s.json", [{"text": f"Here.\n<proposed_plan>\n{plan}</proposed_plan>\n"}])
+    capture = tmp_path / "plan.jsonl"
+    args = ["--provider", "script", "--plan-profile", "codex", "--script", str(script), "--capture", str(capture)]
+    done = run_cli("agent", *args, "--plan", "-p", "add greet", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    return capture
+
+
+def test_follow_shows_a_new_turn_with_its_cache_flag(tmp_path: Path) -> None:
+    from tests.inspector.tui.test_follow import split_after_turn
+
+    head, rest = split_after_turn(recording("world"), 1)
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(head)
+    with terminal(tmp_path, (120, 40), "--follow", str(live)) as term:
+        term.wait_for(lambda s: "turn 1 of 1" in s and "following" in s, "the first turn, following")
+        with live.open("ab") as stream:  # the writer appends the next turns
+            stream.write(b"".join(rest))
+        # turn 2 switched the model: the world changed (w) and the cached prefix broke (c)
+        screen = term.wait_for(lambda s: " wc " in _timeline_row(s, 2), "turn 2 with its w and c flags")
+        assert "mode default → plan" in _row_text(screen, 2)
+        term.wait_for(lambda s: "turn 3 of 3" in s, "the cursor following to the last turn")
+
+
+@pytest.mark.slow
+def test_the_compare_screen_of_two_codex_runs_shows_the_sandbox_modes(tmp_path: Path) -> None:
+    from ctxscope.inspector.tui.loader import load
+    from ctxscope.inspector.tui.viewmodel import Inspector
+    from tests.inspector.tui.codex_captures import capture_codex_exec
+
+    a = capture_codex_exec(tmp_path, "ww", "--sandbox", "workspace-write")
+    b = capture_codex_exec(tmp_path, "dfa", "--sandbox", "danger-full-access")
+    # one `codex exec`, one socket: its prewarm and its turn are that connection's two frames
+    inspector = Inspector(load(a).analysis)
+    assert [inspector.connection(n) for n in inspector.numbers] == [
+        "WebSocket connection 1 of 1, frame 1 on it",
+        "WebSocket connection 1 of 1, frame 2 on it",
+    ]
+    with terminal(tmp_path, (120, 40), str(a), str(b)) as term:
+        term.wait_for(lambda s: "differs" in s, "the aligned pairs")
+        term.keys("Down")  # the pair whose permissions text differs
+        screen = term.wait_for(lambda s: "permissions" in s and "Row 2" in s, "pair 2's differences")
+        assert "`workspace-write`" in screen and "`danger-full-access`" in screen, screen
+        term.keys("W")  # whole lines, wrapped
+        term.wait_for(lambda s: "No filesystem sandboxing" in s.replace("\n", " "), "the wrapped lines")
+        term.keys("Tab", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Enter")
+        term.wait_for(lambda s: "characters)" in s, "both texts opened with Enter")

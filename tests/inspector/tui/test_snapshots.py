@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.inspector.tui.conftest import recording
-from tests.inspector.tui.screenshot_support import compare, normalise, take
+from tests.inspector.tui.screenshot_support import compare, normalise, take, take_compare
 
 pytestmark = pytest.mark.anyio
 
@@ -46,6 +46,9 @@ CASES = [
     ("codex-wide", "codex", WIDE, 4, "turn", ()),
     ("codex-compaction-wide", "codex", WIDE, 3, "compaction", ()),
     ("codex-compaction-small", "codex", SMALL, 3, "compaction", ()),
+    ("help-medium", "world", (100, 30), 1, "turn", ("question_mark",)),
+    ("timeline-medium", "world", (100, 30), 2, "turn", ()),
+    ("world-timeline-wide", "world", WIDE, 2, "timeline", ()),
 ]
 
 
@@ -55,6 +58,23 @@ async def test_screen(
 ) -> None:
     svg = await take(recording(source), size=size, turn=turn, view=view, keys=keys)
     compare(name, svg)
+
+
+COMPARE_CASES = [
+    # name, size, keys: two real Codex runs that differ in sandbox mode, on the pair that differs
+    ("compare-sandbox-wide", WIDE, ("down",)),
+    ("compare-sandbox-small", SMALL, ("down", "tab")),
+    ("compare-sandbox-xwide", XWIDE, ("down",)),
+    ("compare-sandbox-wrapped", WIDE, ("down", "W")),
+    ("compare-texts-wide", WIDE, ("down", "tab", *["down"] * 7, "enter")),
+    ("compare-help-wide", WIDE, ("question_mark",)),
+]
+
+
+@pytest.mark.parametrize(("name", "size", "keys"), COMPARE_CASES, ids=[c[0] for c in COMPARE_CASES])
+async def test_compare_screen(name: str, size: tuple[int, int], keys: tuple[str, ...]) -> None:
+    a, b = recording("codex_workspace_write"), recording("codex_full_access")
+    compare(name, await take_compare(a, b, size=size, keys=keys))
 
 
 async def test_a_changed_screen_fails_the_comparison() -> None:

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ctxscope.inspector.analysis import Analysis, analyse_exchanges
+from ctxscope.inspector.analysis.answers import Answer, AnswerItem
 from ctxscope.inspector.tui.viewmodel import TRUNCATE_CHARS, Inspector, Line
+from ctxscope.inspector.tui.viewmodel.actions import OpenItem, ShowTurn, ToggleFold
+from ctxscope.inspector.tui.viewmodel.timeline import TimelineRow, short_answer, short_model
 from tests.inspector.exchange_support import Script, body, completed, message
 
 
@@ -35,14 +38,32 @@ def test_a_timeline_row_is_its_width_with_the_words_before_the_figures(
 ) -> None:
     for width in (50, 60, 100, 180):
         rows = texts(Inspector(analysed("world")).timeline(width))
-        assert {len(row) for row in rows} == {width}
+        assert {len(part) for row in rows for part in row.split("\n")} == {width}  # every row of a turn
         goal = next(row for row in rows if "goal" in row)
-        assert goal.index("goal") < goal.index("1.2k") < goal.index("#...")
+        assert "goal set: ship the parser" in goal  # wrapped under the figures where it does not fit beside them
+        assert goal.index("1.2k") < goal.index("#...")
     inspector = Inspector(analysed("world"))
     narrow, wide = texts(inspector.timeline(50)), texts(inspector.timeline(100))
     assert "gpt-5" not in narrow[0] and "gpt-5" in wide[0]  # the model gives way to the event words
+    switch = next(row for row in wide if "mode default → plan" in row)
+    assert "\n" not in switch  # the words fit beside the figures at 100 columns: one row
+    assert short_model("gpt-5.1-codex-mini", 12) == "gpt-5.1-cod…"  # shortened with an ellipsis, never cut bare
+    assert short_model("gpt-5-codex", 12) == "gpt-5-codex"
     failed = texts(Inspector(analysed("failed_stream")).timeline(80))
     assert any(" error " in row for row in failed)
+
+
+def test_the_short_answer_names_the_call_not_the_reasoning_before_it() -> None:
+    reasoning = AnswerItem("reasoning", text="The user wants a listing")
+    call = AnswerItem("function_call", name="exec_command", arguments='{"cmd": "ls"}')
+    said = short_answer(Answer([reasoning, call]))
+    assert (said.head, said.short_head, said.gist) == ("function_call exec_command", "exec_command", '{"cmd": "ls"}')
+    assert short_answer(Answer([reasoning])).head == "reasoning"  # only reasoning: that is what it did
+    assert short_answer(Answer([], status="cut")).head == "cut"
+    row = TimelineRow(2, "T1", "append", "gpt-5", ("mode default → plan",), 1200, 0.1, 900.0, True, True, answer=said)
+    narrow = row.line(width=46).text.split("\n")
+    assert {len(r) for r in narrow} == {46}
+    assert "mode default → plan → exec_command" in " ".join(r.strip() for r in narrow)  # wrapped, never cut
 
 
 def test_turn_numbers_keep_their_width_past_four_digits() -> None:
@@ -84,9 +105,12 @@ def test_opening_a_fold_lists_its_items_and_stays_open_on_the_next_turn(
 ) -> None:
     inspector = Inspector(analysed("compaction"))
     fold = next(
-        line for line in inspector.turn_lines(3) if line.action and line.action.startswith("fold:input")
+        line
+        for line in inspector.turn_lines(3)
+        if isinstance(line.action, ToggleFold) and line.action.fold_id.startswith("input")
     )
-    inspector.toggle_fold(fold.action[len("fold:") :])  # type: ignore[index]
+    assert isinstance(fold.action, ToggleFold)
+    inspector.toggle_fold(fold.action.fold_id)
     assert sum(1 for line in texts(inspector.turn_lines(3)) if line.startswith("  = #")) == 5
     assert any(line.startswith("  = #0") for line in texts(inspector.turn_lines(4)))
 
@@ -105,9 +129,7 @@ def test_a_value_that_left_the_context_is_gone_until_it_returns() -> None:
     from tests.inspector.edge_support import _meta, initial_context
     from tests.inspector.exchange_support import fragment
 
-    skill = message(
-        "user", fragment("selected_skill", name="demo-skill", path="/s/SKILL.md", text="Say DEMO.")
-    )
+    skill = message("user", fragment("selected_skill", name="demo-skill", path="/s/SKILL.md", text="Say DEMO."))
     context = initial_context()
     first = [*context, message("user", "use $demo-skill"), skill]
     after = [
@@ -123,9 +145,7 @@ def test_a_value_that_left_the_context_is_gone_until_it_returns() -> None:
         response=completed("r2", [message("assistant", "s")]),
     )
     script.request(body(after), response=completed("r3"), headers=_meta("turn"))  # the skill is not kept
-    script.request(
-        body([*after, message("user", "again"), skill]), response=completed("r4"), headers=_meta("turn")
-    )
+    script.request(body([*after, message("user", "again"), skill]), response=completed("r4"), headers=_meta("turn"))
     inspector = Inspector(analyse_exchanges(script.exchanges))
 
     def selected(turn: int) -> Line:
@@ -165,9 +185,7 @@ def test_compaction_and_tokens_views(analysed: Callable[[str], Analysis]) -> Non
     assert "  tokens: 1,581 -> 411" in compaction
     # old positions (the history before) and new ones (the compacted window) are labelled as such
     assert any("summarised (gone)  (5 items, old #: turn 4's positions)" in line for line in compaction)
-    assert any(
-        line.startswith("re-materialised context") and "new #: turn 5's" in line for line in compaction
-    )
+    assert any(line.startswith("re-materialised context") and "new #: turn 5's" in line for line in compaction)
     assert not any("WARNING" in line for line in compaction)
     assert "not the first turn after a compaction" in texts(inspector.turn_lines(2, "compaction"))[0]
     tokens = texts(inspector.turn_lines(5, "tokens"))
@@ -198,18 +216,18 @@ def test_a_600_kb_single_line_item_is_truncated_until_expanded() -> None:
     huge = "x" * 600_000
     script.request(body([message("user", huge)]), response=completed("r1"))
     inspector = Inspector(analyse_exchanges(script.exchanges))
-    detail = inspector.item("item:1:0")
+    detail = inspector.item(OpenItem(1, 0))
     assert detail is not None and len(detail.text) == TRUNCATE_CHARS
     assert detail.truncated == 600_000 - TRUNCATE_CHARS
-    full = inspector.item("item:1:0", full=True)
+    full = inspector.item(OpenItem(1, 0), full=True)
     assert full is not None and full.truncated == 0 and len(full.text) == 600_000
-    assert inspector.item("item:1:7") is None
+    assert inspector.item(OpenItem(1, 7)) is None
 
 
 def test_filter_and_search_through_the_inspector(analysed: Callable[[str], Analysis]) -> None:
     inspector = Inspector(analysed("compaction"))
     inspector.set_filter("kind:compaction")
-    assert [line.action for line in inspector.timeline()] == ["turn:5"]
+    assert [line.action for line in inspector.timeline()] == [ShowTurn(5)]
     assert "1 shown" in inspector.timeline_title(5)
     inspector.set_filter("")
     assert len(inspector.timeline()) == 5
@@ -237,7 +255,7 @@ def test_a_tool_call_opens_with_its_arguments_and_its_output(analysed: Callable[
     call = next(i for i in items if i.type == "function_call")
     output = next(i for i in items if i.type == "function_call_output")
     for position in (call.position, output.position):
-        detail = inspector.item(f"item:2:{position}")
+        detail = inspector.item(OpenItem(2, position))
         assert detail is not None
         arguments, _, rest = detail.text.partition(f"--- output (item #{output.position}) ---")
         assert "pytest" in arguments and "FAILED tests/test_a.py" in rest
@@ -275,3 +293,20 @@ def test_the_composition_view_draws_the_report_and_names_the_cache_break(
     inspector.mark_cache_breaks()
     flags = [row[20:23] for row in texts(inspector.timeline(90))]
     assert flags[2].strip() == "c" and not flags[1].strip()
+
+
+def test_each_websocket_frame_names_the_connection_that_carried_it() -> None:
+    script = Script()
+    for n, connection in enumerate((10, 10, 20)):  # the handshake exchange's id, as the recorder notes it
+        exchange = script.request(body([message("user", f"hi {n}")]), response=completed(f"r{n}"), endpoint="websocket")
+        exchange.meta.update({"transport": "websocket", "connection": connection})
+    script.request(body([message("user", "over http")]), response=completed("r3"))
+    inspector = Inspector(analyse_exchanges(script.exchanges))
+    said = [inspector.connection(n) for n in inspector.numbers]
+    assert said == [
+        "WebSocket connection 1 of 2, frame 1 on it",
+        "WebSocket connection 1 of 2, frame 2 on it",
+        "WebSocket connection 2 of 2, frame 1 on it",
+        None,
+    ]
+    assert "  via WebSocket connection 2 of 2, frame 1 on it" in texts(inspector.turn_lines(3))

@@ -1,0 +1,173 @@
+"""The live feed: a recording still being written, analysed as it grows. Subscribers get each new
+turn once it is analysed, with every figure the batch view has (the cache forensics behind the
+timeline's `c` flag included), so a live view never polls the file or computes a flag of its own.
+
+The feed watches the file: with `watchfiles` (inotify on Linux) where it is installed, else a poll
+inside the feed. `RecordingFollower` (`ctxscope.proxy.store.follow`) reads only the appended bytes
+and `IncrementalAnalysis` analyses only the new exchanges, so an update costs what was appended
+plus the cache forensics of the whole recording (`cache_report`, about 0.6 s on 1,000 turns).
+
+    feed = LiveFeed(path)
+    first = feed.read()                  # what the file holds now
+    feed.subscribe(print)                # LiveUpdate for each batch of new turns, FeedStopped at the end
+    feed.run(stop)                       # blocks until `stop` is set or the file goes away
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ctxscope.inspector.analysis.analyse import Analysis, IncrementalAnalysis, TurnAnalysis
+from ctxscope.inspector.analysis.cache import CacheTurn, cache_report
+from ctxscope.proxy.errors import CtxscopeError, RecordingError
+from ctxscope.proxy.store.follow import RecordingFollower
+
+POLL_INTERVAL_S = 0.25
+"""How often the file is looked at where no file watcher is installed (the poll lives here only)."""
+WATCH_TIMEOUT_MS = 1_000
+"""The longest the watcher waits before the feed looks at the file anyway (a missed event, a file
+deleted in a way the watcher does not report)."""
+DEBOUNCE_MS = 30
+"""Events this close together are one change (a writer's exchange is one write, its blobs just before)."""
+
+
+@dataclass(frozen=True)
+class LiveUpdate:
+    """The recording so far, and what this read added to it."""
+
+    analysis: Analysis
+    """Every turn read so far (`IncrementalAnalysis`' result: equal to a batch analysis of the file)."""
+    new: tuple[TurnAnalysis, ...]
+    """The turns this read added, in order."""
+    cache: Mapping[int, CacheTurn] = field(default_factory=dict)
+    """`cache_report` of the analysis by turn number: where each turn's cached prefix broke."""
+    other_requests: int = 0
+    """Requests read that are not model turns."""
+
+    @property
+    def cache_breaks(self) -> frozenset[int]:
+        """The turns whose cached prefix broke (the timeline's `c` flag)."""
+        return frozenset(number for number, entry in self.cache.items() if entry.brk is not None)
+
+
+@dataclass(frozen=True)
+class FeedStopped:
+    """The feed ended: the file went away or could not be read; what was read stays valid."""
+
+    reason: str
+
+
+LiveEvent = LiveUpdate | FeedStopped
+Subscriber = Callable[[LiveEvent], None]
+
+
+def _watcher() -> Any:
+    """`watchfiles.watch`, or None where it is not installed (the feed then polls)."""
+    try:
+        from watchfiles import watch
+    except ImportError:
+        return None
+    return watch
+
+
+class LiveFeed:
+    """One growing recording, analysed incrementally; subscribers are called from `run`'s thread."""
+
+    def __init__(self, path: Path, *, poll: bool = False, poll_interval: float = POLL_INTERVAL_S) -> None:
+        """`poll`: look at the file every `poll_interval` seconds even where a watcher is installed."""
+        self.path = path
+        self.follower = RecordingFollower(path)
+        self.analysis = IncrementalAnalysis(source=path.name)
+        self.poll_interval = poll_interval
+        self.watch = None if poll else _watcher()
+        self._subscribers: list[Subscriber] = []
+        self._lock = threading.Lock()
+        self._read_once = False
+        self.last: LiveUpdate | None = None
+
+    # -- subscribers ---------------------------------------------------------------------------
+
+    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
+        """Call `subscriber` with each `LiveUpdate` that adds turns, and `FeedStopped` at the end;
+        returns the function that unsubscribes it."""
+        with self._lock:
+            self._subscribers.append(subscriber)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if subscriber in self._subscribers:
+                    self._subscribers.remove(subscriber)
+
+        return unsubscribe
+
+    def _publish(self, event: LiveEvent) -> None:
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for subscriber in subscribers:
+            subscriber(event)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def read(self) -> LiveUpdate | None:
+        """Read what was appended and analyse it: the update, or None when nothing was added since
+        the last read (the first read always answers, with no turns when the file has none yet).
+        `RecordingError` when the file went away, shrank or is not a recording."""
+        exchanges = self.follower.poll()
+        if not exchanges and self._read_once:
+            return None
+        self._read_once = True
+        before = len(self.last.analysis.turns) if self.last is not None else 0
+        self.analysis.header = self.follower.header
+        analysis = self.analysis.extend(exchanges, warnings=self.follower.warnings)
+        cache = {entry.turn: entry for entry in cache_report(analysis)}
+        update = LiveUpdate(
+            analysis,
+            tuple(analysis.turns[before:]),
+            cache,
+            len(self.follower.exchanges) - len(analysis.turns),
+        )
+        self.last = update
+        return update
+
+    def run(self, stop: threading.Event) -> None:
+        """Wait for the file to change and publish each update that adds turns, until `stop` is set
+        or the file cannot be read any more (then `FeedStopped`). Blocks: run it in a thread."""
+        try:
+            for _ in self._changes(stop):
+                if stop.is_set():
+                    return
+                update = self.read()
+                if update is not None and update.new:
+                    self._publish(update)
+        except (CtxscopeError, OSError, ValueError) as err:
+            if not stop.is_set():
+                self._publish(FeedStopped(str(err)))
+
+    def _changes(self, stop: threading.Event) -> Any:
+        """Yields once per change of the file (or per timeout, so a missed event is caught)."""
+        if self.watch is None:
+            while not stop.wait(self.poll_interval):
+                yield None
+            return
+        target = self.path.resolve()
+        if not target.parent.is_dir():
+            raise RecordingError(f"{self.path}: its folder went away")
+        # the folder, not the file: a watch on the file itself is lost when the file is replaced
+        yield from self.watch(
+            target.parent,
+            watch_filter=lambda _change, changed: Path(changed) == target,
+            debounce=DEBOUNCE_MS,
+            step=10,
+            stop_event=stop,
+            rust_timeout=WATCH_TIMEOUT_MS,
+            yield_on_timeout=True,
+            recursive=False,
+            raise_interrupt=False,
+        )
+
+
+__all__ = ["FeedStopped", "LiveEvent", "LiveFeed", "LiveUpdate", "Subscriber"]
