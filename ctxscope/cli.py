@@ -2,8 +2,9 @@
 
 A command's module is imported only when that command runs or shows its help, so `ctxscope diff`
 never pays for the agent's HTTP client, mitmproxy or Textual. `COMMANDS` names, in the order
-`ctxscope --help` lists them, the module whose `register(app)` adds each command; `ctxscope --help`
-loads them all (it shows every command's help text, which lives with the command).
+`ctxscope --help` lists them, the module whose `register(app)` adds each command; `SUMMARIES` holds each
+command's one-line help, so `ctxscope --help` lists them all without importing any command module
+(a test holds each summary equal to the help the command itself declares).
 
 Errors meant for a person (`CtxscopeError`) print one line and exit with status 2, never a traceback.
 `ctxscope --version` prints the installed distribution's version; `--install-completion` /
@@ -20,12 +21,12 @@ from collections.abc import Iterator, Mapping
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from ctxscope.proxy.errors import CtxscopeError, missing_extra
 from ctxscope.proxy.version import installed_version
 
-__all__ = ["COMMANDS", "app", "main"]
+__all__ = ["COMMANDS", "SUMMARIES", "app", "main"]
 
 COMMANDS: dict[str, str] = {
     "run": "ctxscope.run",
@@ -53,6 +54,35 @@ COMMANDS: dict[str, str] = {
     "demo": "ctxscope.demo",
 }
 """Command name → the module whose `register(app)` adds it; the order is the order of `--help`."""
+
+SUMMARIES: dict[str, str] = {
+    "run": "Run COMMAND behind the recording proxy and record what it sends to the model.",
+    "proxy": "Record every exchange between a client and the model backend, passing SSE through as it arrives.",
+    "replay": "Serve a recording or a script cassette as the model backend, for any client (Codex, SDKs, harness).",
+    "info": "Summarise a recording: exchanges, threads and turns, models, sizes, errors.",
+    "export": "Write each request body (or response, or exchange) as one JSON line, for jq.",
+    "import": "Import Codex's own rollout trace (CODEX_ROLLOUT_TRACE_ROOT) as a ctxscope recording.",
+    "verify": "Hold a recording against Codex's own trace of the same session, request by request.",
+    "agent": "Run ctxscope's Codex-style coding agent (with capture on by default).",
+    "diff": "The timeline: per turn its change kind, fragments and world state changed, tools, tokens; "
+    "with --turn, that turn against its predecessor and the answer it got.",
+    "compare": "Two recordings of the same task aligned turn by turn: endpoint, headers, defaults, tools, items.",
+    "show": "The full context of one request as a compact labelled layout, then the answer it got.",
+    "inspect": "The inspector TUI: walk a recording turn by turn (keys: ? in the app).",
+    "context": "What fills the context: each turn's tokens by kind, the largest items, growth and findings.",
+    "cache": "Why the prompt cache missed: predicted vs reported cached tokens, where each prefix broke and why.",
+    "cost": "What each model request cost, from its reported usage at per-model prices.",
+    "report": "One self-contained HTML file: timeline, diffs, answers, composition and cache; the recording inside.",
+    "otel": "Export a recording as OpenTelemetry traces: a trace per thread, a span per model request.",
+    "index": "Index recordings (incrementally) into an embedded DuckDB database for questions across sessions.",
+    "query": "Ask the index: SQL over its tables (docs/index.md), or a named question.",
+    "resend": "Send a recorded request again (edited with --set/--delete/--model/--body) and compare the answers.",
+    "bisect": "Find the smallest change to a turn's context that flips the model's answer (delta debugging).",
+    "promote": "Make a cassette of a recording up to turn N, and the pytest test that replays it.",
+    "demo": "Run the agent offline on a demo repo with capture on, then show what changed turn by turn.",
+}
+"""Command name → the first paragraph of its help, as `ctxscope --help` lists it (the command's own
+docstring or `help=` is the source: `tests/ctxscope/test_lazy_commands.py` holds the two equal)."""
 
 _SETTINGS: dict[str, Any] = {"pretty_exceptions_enable": False, "add_completion": False}
 """The registries each module's commands are built in: completion is the top-level app's alone."""
@@ -105,8 +135,24 @@ class _LazyCommands(TyperGroup):
         self.commands = _CommandTable()  # type: ignore[assignment]
         _plain_flags(self)
 
+    _listing = False
+    """True while the group's own help is drawn: a looked-up command is then only its name and summary."""
+
     def list_commands(self, ctx: Any) -> list[str]:
         return list(COMMANDS)  # the names only: the base class would build every command
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if self._listing and cmd_name in SUMMARIES:
+            return TyperCommand(name=cmd_name, help=SUMMARIES[cmd_name])
+        return super().get_command(ctx, cmd_name)
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        """`ctxscope --help`: every command's name and summary, without importing a command module."""
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
 
     def shell_complete(self, ctx: Any, incomplete: str) -> list[Any]:
         """`ctxscope <TAB>`: the command names from `COMMANDS`, none imported (the base class builds every

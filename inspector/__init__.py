@@ -9,7 +9,7 @@ which renders what the analysis returns through a plain view model;
 
 from __future__ import annotations
 
-import importlib
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ctxscope.inspector.analysis.compare import Comparison, compare_analyses
     from ctxscope.inspector.reports import SCHEMA, compare_report, diff_report, show_report
 
-_LAZY = {
+_PUBLIC: dict[str, str] = {
     "SCHEMA": "ctxscope.inspector.reports",
     "Analysis": "ctxscope.inspector.analysis",
     "Comparison": "ctxscope.inspector.analysis.compare",
@@ -29,16 +29,9 @@ _LAZY = {
     "diff_report": "ctxscope.inspector.reports",
     "show_report": "ctxscope.inspector.reports",
 }
-"""The public names, imported on first use: a subpackage (`ctxscope.inspector.index` re-indexing
-unchanged files) does not pay for the whole analysis and the report models (about 2 s) at start."""
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name]), name)
-    globals()[name] = value
-    return value
+"""The public names and their modules, imported on first use (PEP 562): `ctxscope info` imports the
+analysis it uses without paying for the report models, which any `ctxscope.inspector.*` import would
+otherwise load through this package."""
 
 __all__ = [
     "SCHEMA",
@@ -52,3 +45,12 @@ __all__ = [
     "diff_report",
     "show_report",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

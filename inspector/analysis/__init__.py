@@ -20,28 +20,70 @@ field order. The analysis holds no sentences: `ctxscope.inspector.reports.descri
 
 from __future__ import annotations
 
-from ctxscope.inspector.analysis.alignment import AlignedPair, align_turns
-from ctxscope.inspector.analysis.analyse import (
-    Analysis,
-    IncrementalAnalysis,
-    TurnAnalysis,
-    analyse_exchanges,
-    analyse_recording,
-)
-from ctxscope.inspector.analysis.answers import Answer, answer_of
-from ctxscope.inspector.analysis.attribution import TokenReport
-from ctxscope.inspector.analysis.changes import CHANGE_KINDS, TurnChange
-from ctxscope.inspector.analysis.compaction import CompactionReport
-from ctxscope.inspector.analysis.diffs import ToolDiff
-from ctxscope.inspector.analysis.item_diff import ItemChange, TextDiff, diff_items, diff_text
-from ctxscope.inspector.analysis.items import Item, Part, classify_item
-from ctxscope.inspector.analysis.query import Hit, filter_turns, search
-from ctxscope.inspector.analysis.request_diff import RequestDiff, diff_requests
-from ctxscope.inspector.analysis.structure import structural_differences
-from ctxscope.inspector.analysis.threads import Thread
-from ctxscope.inspector.analysis.turns import Turn
-from ctxscope.inspector.analysis.world_history import WorldHistory, world_history
-from ctxscope.inspector.analysis.world_state import ObservedState, StateChange
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctxscope.inspector.analysis.alignment import AlignedPair, align_turns
+    from ctxscope.inspector.analysis.analyse import (
+        Analysis,
+        IncrementalAnalysis,
+        TurnAnalysis,
+        analyse_exchanges,
+        analyse_recording,
+    )
+    from ctxscope.inspector.analysis.answers import Answer, answer_of
+    from ctxscope.inspector.analysis.attribution import TokenReport
+    from ctxscope.inspector.analysis.changes import CHANGE_KINDS, TurnChange
+    from ctxscope.inspector.analysis.compaction import CompactionReport
+    from ctxscope.inspector.analysis.diffs import ToolDiff
+    from ctxscope.inspector.analysis.item_diff import ItemChange, TextDiff, diff_items, diff_text
+    from ctxscope.inspector.analysis.items import Item, Part, classify_item
+    from ctxscope.inspector.analysis.query import Hit, filter_turns, search
+    from ctxscope.inspector.analysis.request_diff import RequestDiff, diff_requests
+    from ctxscope.inspector.analysis.structure import structural_differences
+    from ctxscope.inspector.analysis.threads import Thread
+    from ctxscope.inspector.analysis.turns import Turn
+    from ctxscope.inspector.analysis.world_history import WorldHistory, world_history
+    from ctxscope.inspector.analysis.world_state import ObservedState, StateChange
+
+_PUBLIC: dict[str, str] = {
+    "AlignedPair": "ctxscope.inspector.analysis.alignment",
+    "Analysis": "ctxscope.inspector.analysis.analyse",
+    "Answer": "ctxscope.inspector.analysis.answers",
+    "CHANGE_KINDS": "ctxscope.inspector.analysis.changes",
+    "CompactionReport": "ctxscope.inspector.analysis.compaction",
+    "Hit": "ctxscope.inspector.analysis.query",
+    "IncrementalAnalysis": "ctxscope.inspector.analysis.analyse",
+    "Item": "ctxscope.inspector.analysis.items",
+    "ItemChange": "ctxscope.inspector.analysis.item_diff",
+    "ObservedState": "ctxscope.inspector.analysis.world_state",
+    "Part": "ctxscope.inspector.analysis.items",
+    "RequestDiff": "ctxscope.inspector.analysis.request_diff",
+    "StateChange": "ctxscope.inspector.analysis.world_state",
+    "TextDiff": "ctxscope.inspector.analysis.item_diff",
+    "Thread": "ctxscope.inspector.analysis.threads",
+    "TokenReport": "ctxscope.inspector.analysis.attribution",
+    "ToolDiff": "ctxscope.inspector.analysis.diffs",
+    "Turn": "ctxscope.inspector.analysis.turns",
+    "TurnAnalysis": "ctxscope.inspector.analysis.analyse",
+    "TurnChange": "ctxscope.inspector.analysis.changes",
+    "WorldHistory": "ctxscope.inspector.analysis.world_history",
+    "align_turns": "ctxscope.inspector.analysis.alignment",
+    "analyse_exchanges": "ctxscope.inspector.analysis.analyse",
+    "analyse_recording": "ctxscope.inspector.analysis.analyse",
+    "answer_of": "ctxscope.inspector.analysis.answers",
+    "classify_item": "ctxscope.inspector.analysis.items",
+    "diff_items": "ctxscope.inspector.analysis.item_diff",
+    "diff_requests": "ctxscope.inspector.analysis.request_diff",
+    "diff_text": "ctxscope.inspector.analysis.item_diff",
+    "filter_turns": "ctxscope.inspector.analysis.query",
+    "search": "ctxscope.inspector.analysis.query",
+    "structural_differences": "ctxscope.inspector.analysis.structure",
+    "world_history": "ctxscope.inspector.analysis.world_history",
+}
+"""The public names and their modules, imported on first use (PEP 562): a command that needs only
+`IncrementalAnalysis` (`ctxscope info`) does not pay for alignment, queries and request diffs."""
 
 __all__ = [
     "CHANGE_KINDS",
@@ -78,3 +120,12 @@ __all__ = [
     "structural_differences",
     "world_history",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

@@ -2,9 +2,27 @@
 
 from __future__ import annotations
 
-from ..redact import Redactor  # re-exported: the writer redacts with it
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .format import FORMAT_NAME, FORMAT_VERSION
 from .reader import Recording, read_recording
-from .writer import RecordingWriter
+
+if TYPE_CHECKING:
+    from ..redact import Redactor  # re-exported: the writer redacts with it
+    from .writer import RecordingWriter
+
+_WRITING: dict[str, str] = {"Redactor": "ctxscope.proxy.redact", "RecordingWriter": "ctxscope.proxy.store.writer"}
+"""The writer's names, imported on first use (PEP 562): a command that only reads a recording
+(`info`, `diff`) does not load the redactor's patterns."""
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "Recording", "RecordingWriter", "Redactor", "read_recording"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WRITING.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

@@ -205,12 +205,14 @@ class Decoder:
     """Resolves stored exchanges. Keeps each exchange's input hash list to follow `base` references.
 
     Resolved bodies share blob objects between exchanges (an item present in 300 requests is one
-    Python object): treat them as read-only.
+    Python object), and a body's `input` list is the one later exchanges are sliced from: treat them
+    as read-only.
     """
 
     def __init__(self) -> None:
         self.blobs: dict[str, Any] = {}
         self.input_hashes: dict[int, list[str]] = {}
+        self.input_items: dict[int, list[Any]] = {}  # each exchange's resolved input (its body's list)
         self.encoded_bodies: dict[int, dict[str, Any]] = {}  # what `$as` refers to
 
     def blob(self, h: str) -> Any:
@@ -242,14 +244,21 @@ class Decoder:
             if isinstance(value, dict) and ITEMS in value:
                 ref = value[ITEMS]
                 hashes: list[str] = []
+                items: list[Any] = []
                 if "base" in ref:
                     base_hashes = self.input_hashes.get(ref["base"])
                     if base_hashes is None:
                         raise MissingBlob(f"exchange {ref['base']}")
                     hashes = base_hashes[: ref["keep"]]
-                hashes = hashes + list(ref.get("add", []))
+                    # the base's resolved items, sliced: only the added items are looked up (a growing
+                    # session's n-th turn costs its new items, not n blob look-ups)
+                    items = self.input_items[ref["base"]][: ref["keep"]]
+                added = list(ref.get("add", []))
+                hashes += added
+                items += [self.blob(h) for h in added]
                 self.input_hashes[exchange_id] = hashes
-                out[key] = [self.blob(h) for h in hashes]
+                self.input_items[exchange_id] = items
+                out[key] = items
             elif isinstance(value, dict) and len(value) == 1 and REF in value:
                 out[key] = self.blob(value[REF])
             else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import json
 import os
 import subprocess
@@ -20,7 +21,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from ctxscope.cli import COMMANDS, app
+from ctxscope.cli import COMMANDS, SUMMARIES, _module_commands, app
 from tests.cli_support import run_cli
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "inspector" / "world.jsonl"
@@ -148,3 +149,24 @@ def test_a_mistyped_command_is_still_suggested() -> None:
     result = run_cli("dif", "x.jsonl")
     assert result.returncode == 2
     assert "No such command 'dif'" in result.stderr and "Did you mean 'diff'?" in result.stderr
+
+
+def test_each_summary_is_the_first_paragraph_of_the_commands_own_help() -> None:
+    # `ctxscope --help` lists SUMMARIES without importing the commands: each must say what the command does
+    assert list(SUMMARIES) == list(COMMANDS)
+    for name, module in COMMANDS.items():
+        command = _module_commands(module)[name]
+        own = inspect.cleandoc(command.short_help or command.help or "").split("\n\n")[0]
+        assert SUMMARIES[name] == own.replace("\n", " ").strip(), name
+
+
+def test_help_imports_no_command_module(tmp_path: Path) -> None:
+    modules = _imported_by(["--help"], tmp_path / "home", tmp_path / "modules.json")
+    assert [m for m in dict.fromkeys(COMMANDS.values()) if m in modules] == []
+    assert not _loaded(modules, "ctxscope.inspector.analysis") and not _loaded(modules, "mitmproxy")
+
+
+def test_the_inspector_package_names_resolve_on_first_use() -> None:
+    inspector = importlib.import_module("ctxscope.inspector")
+    assert sorted(inspector.__all__) == sorted(inspector._PUBLIC)
+    assert all(callable(getattr(inspector, name)) or name == "SCHEMA" for name in inspector.__all__)
