@@ -16,7 +16,7 @@ from typing import Any
 
 from ctxscope.inspector.analysis.answers import Answer, turn_answer
 from ctxscope.inspector.analysis.attribution import ItemTotals, TokenReport, attribute, item_totals
-from ctxscope.inspector.analysis.cache_keys import keyed_change
+from ctxscope.inspector.analysis.cache import CacheModel, CacheTurn
 from ctxscope.inspector.analysis.changes import ChangeKind, TurnChange, compare_turns
 from ctxscope.inspector.analysis.compaction import CompactionReport, compaction_report
 from ctxscope.inspector.analysis.diffs import (
@@ -71,6 +71,9 @@ class TurnAnalysis:
     turn's world-state changes."""
     answer: Answer = field(default_factory=Answer)
     """What this request got back: output items, status with the error, usage."""
+    cache: CacheTurn | None = None
+    """The cache model's entry (`cache.CacheModel`): the prefix, its break and the prediction that
+    `tokens.shared_prefix` and `tokens.predicted_cached` repeat; set once every turn is analysed."""
 
 
 @dataclass
@@ -203,16 +206,6 @@ def _analyse_turn(
     unknown = _unknown_labels(change.added if appended else turn.items)
     if carry and appended:
         unknown = carry.unknown + unknown
-    if carry and appended:
-        shared_items = carry.totals.tokens
-    else:
-        shared_items = sum(i.tokens for i in turn.items[: change.kept])
-    same_head = (
-        prev is not None
-        and keyed_change(prev.body, turn.body) is None  # another model or effort: another cache
-        and prev.body.get("instructions") == turn.body.get("instructions")
-        and prev.body.get("tools") == turn.body.get("tools")
-    )
     # A local compaction request carries no tools; the turn after it is compared with the turn
     # before the request, so tools do not appear to vanish and come back around every compaction.
     head, head_carry = prev, carry
@@ -251,9 +244,7 @@ def _analyse_turn(
         params=params_diff(head.body, turn.body, head_in_band, in_band)
         if head and not compaction_request
         else {},
-        tokens=attribute(
-            turn.body, totals, turn.usage, shared_items_tokens=shared_items, same_head=same_head
-        ),
+        tokens=attribute(turn.body, totals, turn.usage),
     )
     if change.kind == ChangeKind.COMPACTION and prev is not None:
         history = prev.items
@@ -332,6 +323,9 @@ class IncrementalAnalysis:
         """Turn number → (exchange id, thread name, `beside`) when it was analysed. A side request
         made before the first conversation turn is placed beside a thread only once that turn arrives."""
         self._result: Analysis | None = None
+        self._cache = CacheModel()
+        self._cached = 0
+        """How many turns, in request order, the cache model has seen."""
 
     def add(self, exchange: Exchange) -> None:
         """Take one more exchange of the recording."""
@@ -375,12 +369,20 @@ class IncrementalAnalysis:
             self._results.clear()
             self._carries.clear()
             self._placed.clear()
+            self._cache, self._cached = CacheModel(), 0
         # Threads in order of their first turn, so a fork's source is always done first.
         for thread in threads:
             for index, turn in enumerate(thread.turns):
                 if turn.number not in self._results:
                     self._step(thread, index, turn)
         ordered = [self._results[t.number] for t in turns]
+        # The cache is one model over every request in request order (across threads: a prewarm
+        # warms the cache of its key for the turn after it), so it runs once the turns are analysed.
+        for result in ordered[self._cached :]:
+            result.cache = self._cache.entry(result)
+            result.tokens.shared_prefix = result.cache.best_prefix
+            result.tokens.predicted_cached = result.cache.predicted_cached
+        self._cached = len(ordered)
         warnings = [*self.warnings, *grouping.skipped]
         return Analysis(
             self.source, self.header, ordered, threads, warnings, side_requests=grouping.side_requests
