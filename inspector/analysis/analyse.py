@@ -248,12 +248,11 @@ def _analyse_turn(
     )
     if change.kind == ChangeKind.COMPACTION and prev is not None:
         history = prev.items
-        if (
-            prev.request_kind == RequestKind.COMPACTION
-            and prev.items
-            and prev.items[-1].kind == "user_message"
+        if prev.items and (
+            prev.items[-1].kind == "compaction_trigger" or prev.request_kind == RequestKind.COMPACTION
         ):
-            # The compaction request appended its prompt to the history; the prompt is not history.
+            # The compaction request appended its prompt (or Codex's trigger) to the history; that
+            # is not history (the request's note counts the same items as sent to be summarised).
             history = prev.items[:-1]
         result.compaction = compaction_report(history, prev, turn, change.kept)
     result.notes = _notes(turn, change, unknown)
@@ -271,11 +270,14 @@ def _analyse_turn(
         answer=None if turn.request_kind in COMPACTION_REQUEST_KINDS else result.answer,
         initial=carry is None,
     )
-    result.mode_events = events
     # The model's own goal call belongs to the turn whose answer made it (as a plan submission does).
-    result.goal_events = goal_events_by_answer(
+    goals = goal_events_by_answer(
         goal_events(result.state_changes), change.added if carry is not None else [], result.answer
     )
+    if turn.side is None:
+        # A side request (a title, a prewarm) is no step of the conversation: a `<proposed_plan>` in
+        # a title's answer or the goal its copied context carries is nothing plan mode or the goal did.
+        result.mode_events, result.goal_events = events, goals
     return result, _Carry(turn, items_state, state, totals, unknown, mode, revisions, names, in_band)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 from ctxscope.inspector.analysis.answers import Answer
 from ctxscope.inspector.analysis.attribution import usage_numbers
+from ctxscope.inspector.analysis.changes import ChangeKind
 from ctxscope.inspector.analysis.codex_labels import codex_labels, label_checks
 from ctxscope.inspector.analysis.compaction import CompactionReport
 from ctxscope.inspector.analysis.compare import Comparison, TurnComparison
@@ -141,6 +142,10 @@ def _compaction_fields(report: CompactionReport) -> dict[str, Any]:
         "tokens_before": report.tokens_before,
         "tokens_after": report.tokens_after,
         "summary": report.summary,
+        "history": report.history,
+        "resent": report.resent,
+        "dropped": report.dropped_names,
+        "dropped_items": len(report.dropped_for_good),
     }
 
 
@@ -273,13 +278,19 @@ def _replaced_doc(found: FragmentDiff) -> FragmentReplacedDoc:
         label=found.part.label,
         replaces_position=found.replaces_position,
         replaces=found.replaces.label,
+        resent=found.resent,
         **optional,
     )
 
 
 def turn_detail(result: TurnAnalysis, previous: TurnAnalysis | None = None) -> TurnDetail:
     """One turn against its predecessor (`previous`, the turn its change is measured against), in full."""
-    replaced = fragment_diffs(previous.turn.items, result.change.added) if previous is not None else []
+    compaction = result.change.kind == ChangeKind.COMPACTION
+    replaced = (
+        fragment_diffs(previous.turn.items, result.change.added, compaction=compaction)
+        if previous is not None
+        else []
+    )
     return TurnDetail(
         **{
             **_turn_fields(result),

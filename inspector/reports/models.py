@@ -240,6 +240,16 @@ class CompactionDoc(Doc):
     tokens_before: int
     tokens_after: int
     summary: str | None
+    history: int = 0
+    """Added in ctxscope-report/1: the items of the compacted history (its prompt or trigger left
+    out), the whole that `kept_in_place` + `summarised` + `dropped` + `kept` + `resent` add up to."""
+    resent: int = 0
+    """Added in ctxscope-report/1: context items of the history the new window sends again."""
+    dropped: list[str] = Field(default_factory=list)
+    """Added in ctxscope-report/1: the context fragments gone for good, each named once."""
+    dropped_items: int = 0
+    """Added in ctxscope-report/1: the context items holding them (part of `dropped_context`, the
+    rest being context re-sent in another form)."""
 
 
 class CompactionDetail(CompactionDoc):
@@ -299,6 +309,9 @@ class FragmentReplacedDoc(Doc):
     """Fragments with short values: the fields that differ."""
     diff: list[str] | None = None
     """Other fragments: the text diff, one line each, `+ `, `- ` or two spaces, then the line."""
+    resent: bool = False
+    """Added in ctxscope-report/1: re-sent after a compaction (the new window's context again), not a
+    replacement within the window."""
 
 
 class TurnDetail(TurnDoc):

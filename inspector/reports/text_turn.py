@@ -140,7 +140,12 @@ def _fragment_replaced(console: Console, found: FragmentReplacedDoc, paths: Path
     line(
         console,
         (f"        {paths(found.label)}", "dim"),
-        (f" replaces previous [{found.replaces_position}] {paths(found.replaces)}", "dim"),
+        (
+            f" re-sent after compaction (was [{found.replaces_position}] {paths(found.replaces)})"
+            if found.resent
+            else f" replaces previous [{found.replaces_position}] {paths(found.replaces)}",
+            "dim",
+        ),
     )
     for name, change in (found.fields or {}).items():
         line(
