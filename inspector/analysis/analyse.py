@@ -27,7 +27,7 @@ from ctxscope.inspector.analysis.diffs import (
     params_diff,
     tools_diff,
 )
-from ctxscope.inspector.analysis.goal_events import GoalEvent, goal_events, goal_events_by_answer
+from ctxscope.inspector.analysis.goal_events import GoalEvent, goal_echoes, goal_events, goal_events_by_answer
 from ctxscope.inspector.analysis.instructions import effective_instructions, mark_base_prompt
 from ctxscope.inspector.analysis.items import Item, ItemClassifier
 from ctxscope.inspector.analysis.mode_events import CallNames, ModeEvent, call_names, mode_events
@@ -69,6 +69,9 @@ class TurnAnalysis:
     goal_events: list[GoalEvent] = field(default_factory=list)
     """What happened to the thread goal (set, continuation #N, paused, cleared, ...), from the
     turn's world-state changes."""
+    goal_echoes: list[GoalEvent] = field(default_factory=list)
+    """Goal events this turn's context repeats from an earlier turn's answer (the model's goal call,
+    now history): told once, on the turn that made the call, so no view says them again here."""
     answer: Answer = field(default_factory=Answer)
     """What this request got back: output items, status with the error, usage."""
     cache: CacheTurn | None = None
@@ -271,9 +274,9 @@ def _analyse_turn(
         initial=carry is None,
     )
     # The model's own goal call belongs to the turn whose answer made it (as a plan submission does).
-    goals = goal_events_by_answer(
-        goal_events(result.state_changes), change.added if carry is not None else [], result.answer
-    )
+    told = goal_events(result.state_changes)
+    goals = goal_events_by_answer(told, change.added if carry is not None else [], result.answer)
+    result.goal_echoes = goal_echoes(told, change.added if carry is not None else [])
     if turn.side is None:
         # A side request (a title, a prewarm) is no step of the conversation: a `<proposed_plan>` in
         # a title's answer or the goal its copied context carries is nothing plan mode or the goal did.

@@ -212,7 +212,7 @@ def _turn_fields(result: TurnAnalysis) -> dict[str, Any]:
             removed=len(change.removed),
         ),
         "fragments_changed": _fragments_changed(result),
-        "world_state_changes": describe_changes(result.state_changes),
+        "world_state_changes": world_sentences(result),
         "mode_events": [ModeEventDoc(kind=e.kind, sentence=e.sentence) for e in result.mode_events],
         "goal_events": [
             GoalEventDoc(kind=e.kind.value, number=e.number, sentence=goal_event_sentence(e))
@@ -234,6 +234,13 @@ def _turn_fields(result: TurnAnalysis) -> dict[str, Any]:
         "notes": result.notes,
         "answer": answer_doc(result.answer),
     }
+
+
+def world_sentences(result: TurnAnalysis) -> list[str]:
+    """A turn's world-state sentences, without the goal events an earlier answer already told (the
+    model's `update_goal` is "goal completed" on the turn that called it, once)."""
+    echoed = {goal_event_sentence(e) for e in result.goal_echoes}
+    return [s for s in describe_changes(result.state_changes) if s not in echoed]
 
 
 def turn_doc(result: TurnAnalysis) -> TurnDoc:
