@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.analysis import analyse_exchanges, analyse_recording
 from ctxscope.inspector.analysis.cache import cache_report
 from ctxscope.inspector.analysis.composition import compose, composition_report
 from ctxscope.inspector.analysis.tokens import count_json
+from ctxscope.proxy.store import read_recording
 from tests.cli_support import run_cli
 from tests.harness.harness_support import PINNED_CONTEXT, make_repo, run_agent, write_config, write_script
 
@@ -168,3 +169,16 @@ def test_bad_input_is_one_line(args: list[str], message: str) -> None:
     result = run_cli(*[a.replace("{rec}", str(path)) for a in args])
     assert result.returncode == 2
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_the_fastest_growing_kind_is_measured_since_the_last_compaction() -> None:
+    # The tour, cut after the compaction at turn 16 plus one more request: growth is measured over
+    # those two turns only, and the kinds the compaction shrank are not said to grow.
+    recording = read_recording(REAL / "tour.jsonl")
+    whole = analyse_exchanges(recording.exchanges)
+    compacted = next(t for t in whole.turns if t.change.kind == "compaction")
+    report = composition_report(whole)
+    assert not [f for f in report.findings if f.kind == "fastest_growing"]  # one turn since: nothing to say
+    before = analyse_exchanges(recording.exchanges[: compacted.turn.exchange.id - 1])
+    [grown] = [f for f in composition_report(before).findings if f.kind == "fastest_growing"]
+    assert f"over {len(before.turns)} turns since the thread began" in grown.text
