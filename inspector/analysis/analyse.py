@@ -91,6 +91,10 @@ class Analysis:
     side_requests: dict[str, int] = field(default_factory=dict)
     """Requests made beside the conversations, by `SideKind` (title, prewarm, models list): counted
     apart from the conversation threads, never a turn of one."""
+    other_requests: int = 0
+    """Requests of the recording that are not model turns (a models list, summarised traffic), a
+    WebSocket's handshake left out (its frames are the requests): `ctxscope run`'s count and the
+    TUI's "+N other requests" (`other_requests`)."""
 
     @property
     def conversations(self) -> list[Thread]:
@@ -390,7 +394,13 @@ class IncrementalAnalysis:
         self._cached = len(ordered)
         warnings = [*self.warnings, *grouping.skipped]
         return Analysis(
-            self.source, self.header, ordered, threads, warnings, side_requests=grouping.side_requests
+            self.source,
+            self.header,
+            ordered,
+            threads,
+            warnings,
+            side_requests=grouping.side_requests,
+            other_requests=other_requests(self.exchanges, len(turns)),
         )
 
     def _step(self, thread: Thread, index: int, turn: Turn) -> None:
@@ -411,6 +421,16 @@ class IncrementalAnalysis:
         self._results[turn.number] = result
         self._carries[turn.number] = next_carry
         self._placed[turn.number] = _placement(turn)
+
+
+def is_handshake(exchange: Exchange) -> bool:
+    """A WebSocket's opening exchange: not a request of its own (its frames are the requests)."""
+    return exchange.endpoint == "websocket" and not isinstance(exchange.request_body, dict)
+
+
+def other_requests(exchanges: list[Exchange], turns: int) -> int:
+    """How many of `exchanges` are requests but not one of the `turns` model turns made of them."""
+    return sum(1 for e in exchanges if not is_handshake(e)) - turns
 
 
 def _placement(turn: Turn) -> tuple[int, str, str | None]:
@@ -446,4 +466,6 @@ __all__ = [
     "TurnAnalysis",
     "analyse_exchanges",
     "analyse_recording",
+    "is_handshake",
+    "other_requests",
 ]

@@ -9,7 +9,7 @@ prefix shared with the best earlier request of the same cache key.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ctxscope.inspector.analysis.diffs import instructions_text
 from ctxscope.inspector.analysis.items import Item
@@ -32,6 +32,13 @@ class TokenReport:
     analysis's one cache model, `cache.CacheModel`)."""
     predicted_cached: int = 0
     """Cached tokens predicted from `shared_prefix` (`tokens.predicted_cached`)."""
+
+    @property
+    def shown(self) -> tuple[int, Literal["reported", "counted"]]:
+        """The one figure a timeline shows, and which it is: the reported input tokens (what the
+        backend's window holds), else the counted total; every view labels it by the second."""
+        reported = self.usage.get("input_tokens")
+        return (reported, "reported") if reported is not None else (self.total, "counted")
 
     @property
     def unaccounted(self) -> int | None:

@@ -28,8 +28,10 @@ from ctxscope.inspector.reports.models import (
     SCHEMA,
     AnswerDoc,
     AnswerItemDoc,
+    AnswerStepDoc,
     BeforeAfter,
     BodyKeysDoc,
+    CacheBreakDoc,
     ChangeDoc,
     CompactionDetail,
     CompactionDoc,
@@ -185,7 +187,13 @@ def answer_doc(answer: Answer) -> AnswerDoc:
         summary=answer.summary(),
         output=output,
         usage=usage_numbers(answer.usage),
+        steps=[AnswerStepDoc(kind=s.kind, gist=s.gist) for s in answer.steps],
     )
+
+
+def _cache_break(result: TurnAnalysis) -> CacheBreakDoc | None:
+    brk = result.cache.brk if result.cache else None
+    return None if brk is None else CacheBreakDoc(at=brk.at, label=brk.label, cause=brk.cause, tokens=brk.tokens)
 
 
 def _turn_fields(result: TurnAnalysis) -> dict[str, Any]:
@@ -229,6 +237,10 @@ def _turn_fields(result: TurnAnalysis) -> dict[str, Any]:
             unaccounted=tokens.unaccounted,
             shared_prefix=tokens.shared_prefix,
             predicted_cached=tokens.predicted_cached,
+            predicted_from=result.cache.best_turn if result.cache else None,
+            cache_break=_cache_break(result),
+            shown=tokens.shown[0],
+            shown_as=tokens.shown[1],
         ),
         "compaction": compaction_doc(result.compaction) if result.compaction else None,
         "notes": result.notes,

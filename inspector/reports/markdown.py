@@ -99,8 +99,8 @@ def _diff(report: DiffReport) -> list[str]:
         lines.append("No model requests in this recording.")
         return lines
     lines += [
-        "| turn | thread | change | items | kept/+/- | tokens | reported input | cached | what changed "
-        "| answer |",
+        "| turn | thread | change | items | kept/+/- | counted tokens | reported input | reported cached "
+        "| what changed | answer |",
         "|---:|---|---|---:|---|---:|---:|---:|---|---|",
     ]
     for doc in report.turns:
