@@ -57,12 +57,13 @@ class RunResult:
 
     def count(self, exchange: Exchange) -> None:
         """Called by the recorder for each exchange written (on the proxy's thread)."""
-        from ctxscope.inspector.analysis.analyse import is_handshake  # the analysis's one definition
+        from ctxscope.inspector.analysis.analyse import is_handshake  # the analysis's definitions
+        from ctxscope.inspector.analysis.turns import makes_turn
 
         if is_handshake(exchange):
             return  # a socket's handshake: its frames are the model requests counted
         with self._lock:
-            if exchange.is_model_request or exchange.endpoint == "responses/compact":
+            if makes_turn(exchange):
                 self.model_requests += 1
             elif exchange.meta.get("summary"):
                 self.summarised += 1
