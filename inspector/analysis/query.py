@@ -1,11 +1,11 @@
 """Finding turns: filter expressions (`kind:compaction changed:cwd tool:apply_patch`) and text search
 over every turn's items, fragments and instructions.
 
-Search counts one hit per matching place (`Place`), however often the words occur in it: the
-instructions where they are new, each item a turn brought into its thread (so an item repeated by
-the following 500 turns of a session is one hit, where it appeared), the turn's answer and its
-events. The HTML report's page searches the same places (embedded in its data), so the TUI and the
-page count the same hits; a search over a 1,000-turn recording stays linear in its size.
+Search counts one hit per matching item (`Place`), however often the words occur in it: the
+instructions where they are new, and each item a turn brought into its thread (so an item repeated
+by the following 500 turns of a session is one hit, where it appeared). The HTML report's page
+searches the same places (embedded in its data), so the TUI and the page count the same hits; a
+search over a 1,000-turn recording stays linear in its size.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ class Place:
 
     turn: int
     where: str
-    """`instructions`, `a<K>` (the turn's K-th added item), `answer`, or `events`."""
+    """`instructions`, or `a<K>`: the turn's K-th added item."""
     position: int | None
     """The item's position in the turn's `input[]` (None: not an item)."""
     label: str
@@ -102,9 +102,9 @@ _JOIN = "\x00"
 
 
 def turn_places(result: TurnAnalysis, seen_instructions: set[str]) -> list[Place]:
-    """The places of one turn: its instructions where they are new in the recording, each item it
-    added (an item repeated by later turns is found where it appeared), its answer, and its events
-    (world-state, mode, goal and compaction sentences)."""
+    """The places of one turn: its instructions where they are new in the recording, and each item
+    it added (an item repeated by later turns is found where it appeared; an answer is found as the
+    item the next request carries)."""
     number = result.turn.number
     places: list[Place] = []
     base = base_instructions(result.turn)
@@ -114,17 +114,6 @@ def turn_places(result: TurnAnalysis, seen_instructions: set[str]) -> list[Place
     for k, item in enumerate(result.change.added):
         text = _JOIN.join((item.label, item.text, item_text(item)))
         places.append(Place(number, f"a{k}", item.position, item.label, text))
-    answer = result.answer
-    said = [answer.summary(), *(s.gist for s in answer.steps)]
-    said += [t for i in answer.items for t in (i.text, i.arguments, i.plan) if t]
-    places.append(Place(number, "answer", None, "answer", _JOIN.join(said)))
-    events = [e.sentence for e in result.mode_events]
-    events += [str(e.kind.value) for e in result.goal_events]
-    events += [f"{c.field} {c.before} {c.after}" for c in result.state_changes]
-    if result.compaction is not None:
-        events.append(result.compaction.sentence)
-    if events:
-        places.append(Place(number, "events", None, "events", _JOIN.join(events)))
     return places
 
 
