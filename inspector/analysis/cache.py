@@ -273,7 +273,9 @@ class CacheModel:
             if turn.turn.request_kind in COMPACTION_REQUEST_KINDS:
                 remote = " (remote)" if turn.turn.endpoint != "responses" else ""
                 cause = f"a compaction request{remote}: {cause}"
-            lost = max(0, predicted_cached(last.total) - entry.predicted_cached)
+            # What had been cached had the request only appended to the previous one; a request
+            # shorter than that can lose at most what its own length could have been served.
+            lost = max(0, predicted_cached(min(last.total, layout.total)) - entry.predicted_cached)
             if lost:
                 entry.brk = CacheBreak(at, label, cause, lost)
             else:
