@@ -10,7 +10,8 @@ as medians (and minimums) of N runs:
 plus the CPU time the children used (user + system, reaped children only), which the machine's
 load does not inflate the way it does wall time.
 
-Policies: tracking only (danger-full-access), workspace-write and read-only with the network off.
+Policies: tracking only (danger-full-access), workspace-write (with and without the seccomp filter:
+its cost) and read-only, with the network off.
 Run: .venv/bin/python -m benchmarks.bench_sandbox [--repeat 40]
 A benchmark, not a test: it prints numbers and asserts nothing.
 """
@@ -32,6 +33,19 @@ from ctxscope.harness.sandbox.support import wrap_command
 from ctxscope.harness.tools.exec_sessions import TRACK_ONLY, SessionManager
 
 
+def _without_seccomp(policy: SandboxPolicy) -> SandboxPolicy:
+    """`policy` without the syscall filter (what a command cost before it)."""
+    return SandboxPolicy(
+        confine=policy.confine,
+        writable=policy.writable,
+        network=policy.network,
+        protect_git=policy.protect_git,
+        landlock=policy.landlock,
+        namespaces=policy.namespaces,
+        seccomp=False,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=40)
@@ -41,9 +55,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         ws = Path(tmp)
         env = {"PATH": os.environ["PATH"]}
+        write = policy_for("workspace-write", [str(ws)], network=False, caps=caps)
         policies = {
             "tracking only": TRACK_ONLY,
-            "workspace-write": policy_for("workspace-write", [str(ws)], network=False, caps=caps),
+            "workspace-write": write,
+            "ws-write, no seccomp": _without_seccomp(write),
             "read-only": policy_for("read-only", [], network=False, caps=caps),
         }
         manager = SessionManager()

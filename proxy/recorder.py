@@ -1,7 +1,8 @@
 """The Recorder addon: relay every exchange untouched and write it to a recording.
 
 In-process:  `ProxyServer([Recorder(RecordingWriter(path))], upstream=...)`
-Standalone:  `mitmdump -s proxy/recorder.py --set ctxscope_out=capture.jsonl --mode reverse:https://...`
+Standalone:  `mitmdump -s "$(python -c 'import ctxscope.proxy.recorder as m; print(m.__file__)')"
+             --set ctxscope_out=capture.jsonl --mode reverse:https://...` (in a checkout: `-s proxy/recorder.py`)
 
 Nothing is buffered on the way through. `requestheaders` hangs a `BodyTap` on `flow.request.stream`:
 mitmproxy forwards each request chunk upstream as it arrives and the tap keeps a copy (a late Codex

@@ -4,13 +4,15 @@
     landlock    the Landlock syscalls: read anywhere, write beneath the writable roots, no TCP
     namespaces  user + network namespace (no network, loopback included) and a mount namespace
                 (`.git` read-only inside the writable roots)
+    seccomp     a syscall filter: io_uring, keyrings, bpf, perf events, userfaultfd, kexec and the
+                module calls fail with EPERM
     tree        the processes beneath a subreaper, and killing all of them
     exec        the wrapper a command runs under (`python -m ctxscope.harness.sandbox.exec`)
     launcher    how the wrapper starts: its code from a sealed memfd, the base interpreter, -I -S
     support     what this kernel offers (probed once), the policy of a sandbox mode, how a command
                 is wrapped, and the sentence that tells the person and the model what is enforced
 
-The wrapper side (policy, landlock, namespaces, tree, exec) uses only the standard library, so it
+The wrapper side (policy, landlock, namespaces, seccomp, tree, exec) uses only the standard library, so it
 starts fast; this package imports nothing else of the harness.
 """
 

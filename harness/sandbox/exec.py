@@ -8,13 +8,13 @@ single-threaded interpreter; it forks once, and the child confines itself and `e
    (`PR_SET_PDEATHSIG`), so a killed agent still takes every command's processes with it;
 2. the policy comes as options (`SandboxPolicy.to_args`); the child enters new namespaces
    (`namespaces.enter`: no network, read-only `.git`), then confines itself with Landlock
-   (`landlock.restrict_self`), then `exec`s; if a promised layer cannot be set up the command
-   is not run (exit 126, a one-line reason on its output);
+   (`landlock.restrict_self`), then filters syscalls (`seccomp.install`), then `exec`s; if a
+   promised layer cannot be set up the command is not run (exit 126, a one-line reason on its output);
 3. the wrapper waits for the command; when it exits, processes it left behind get a short grace
    to finish, then the whole tree is killed and named in the report (`--report-fd`, lines of text:
    `code N`, then `left PID NAME` each); SIGTERM from the agent kills the tree at once.
 
-`--probe` prints what this kernel offers instead (`landlock_abi N`, `namespaces 0|1`).
+`--probe` prints what this kernel offers instead (`landlock_abi N`, `namespaces 0|1`, `seccomp 0|1`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import signal
 import sys
 import time
 
-from ctxscope.harness.sandbox import landlock, namespaces
+from ctxscope.harness.sandbox import landlock, namespaces, seccomp
 from ctxscope.harness.sandbox.policy import SandboxPolicy
 from ctxscope.harness.sandbox.tree import has_children, kill_tree
 
@@ -68,6 +68,8 @@ def confine(policy: SandboxPolicy) -> None:
         namespaces.enter(network=policy.network, read_only=policy.protect_git)
     if policy.landlock:
         landlock.restrict_self(policy.writable, network=policy.network)
+    if policy.seccomp:
+        seccomp.install()  # last: the layers above need calls (mount, unshare) it does not refuse anyway
 
 
 def _run_child(policy: SandboxPolicy, argv: list[str], error_fd: int) -> None:
@@ -183,14 +185,32 @@ def probe() -> dict[str, object]:
         result["namespaces"] = ok
         if not ok:
             result["namespace_error"] = "user, network or mount namespaces are not available"
+    result["seccomp"] = _probe_seccomp()
     return result
 
 
+def _probe_seccomp() -> bool:
+    """Whether the filter installs and holds: a child installs it and calls `io_uring_setup`."""
+    if not seccomp.supported():
+        return False
+    pid = os.fork()
+    if pid == 0:
+        try:
+            seccomp.install()
+            libc = ctypes.CDLL(None, use_errno=True)
+            refused = libc.syscall(425, 0, None) == -1 and ctypes.get_errno() == errno.EPERM
+            os._exit(0 if refused else 2)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
 _USAGE = (
-    "usage: python -m ctxscope.harness.sandbox.exec [--confine --network --landlock --namespaces "
+    "usage: python -m ctxscope.harness.sandbox.exec [--confine --network --landlock --namespaces --seccomp "
     "--writable PATH --protect-git PATH --report-fd N --parent PID --grace S] -- COMMAND..., or --probe"
 )
-_FLAG_OPTIONS = {"--confine", "--network", "--landlock", "--namespaces", "--probe"}
+_FLAG_OPTIONS = {"--confine", "--network", "--landlock", "--namespaces", "--seccomp", "--probe"}
 _VALUE_OPTIONS = {"--report-fd", "--parent", "--grace"}
 _PATH_OPTIONS = {"--writable", "--protect-git"}
 
@@ -247,6 +267,7 @@ def main(args: list[str] | None = None) -> int:
         if "probe" in flags:
             found = probe()
             print(f"landlock_abi {found['landlock_abi']}\nnamespaces {int(bool(found['namespaces']))}")
+            print(f"seccomp {int(bool(found['seccomp']))}")
             return 0
         if not argv:
             raise ValueError("give the command after --")

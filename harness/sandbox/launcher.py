@@ -28,7 +28,7 @@ import threading
 __all__ = ["wrapper_argv", "wrapper_fds"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_MODULES = ("policy", "landlock", "namespaces", "tree", "exec")
+_MODULES = ("policy", "landlock", "namespaces", "seccomp", "tree", "exec")
 """The wrapper's modules, in the order they are executed (each imports only earlier ones)."""
 
 # argv[1] is the memfd holding {module: code}; the rest are the wrapper's own options.

@@ -5,9 +5,10 @@ mount namespace (`unshare(2)`):
 
 - a new network namespace has only a loopback interface, and it is down: nothing is reachable, not
   even a server on the host's 127.0.0.1 (loopback is per namespace);
-- a new mount namespace lets each `.git` at the top of a writable root be bind-mounted onto itself
-  read-only, so git's hooks and config cannot be rewritten even though the root around them is
-  writable (Landlock grants rights to whole trees and cannot carve a subtree out).
+- a new mount namespace lets each `.git` beneath a writable root (`support.git_paths`: the top one,
+  nested repositories', where a `.git` file points) be bind-mounted onto itself read-only, so git's
+  hooks and config cannot be rewritten even though the root around them is writable (Landlock
+  grants rights to whole trees and cannot carve a subtree out).
 
 The user is mapped to itself (the uid and gid stay the caller's, files keep their owners); the
 command `exec`s with no capabilities left in the namespace, so it cannot undo the mounts, and

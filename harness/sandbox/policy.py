@@ -4,9 +4,10 @@ The policy is plain data; it crosses to the wrapper as options on its command li
 
     confine=False            danger-full-access, or an approved command: only process tracking
     writable=()              read-only: no writes anywhere (the usual devices excepted)
-    writable=(cwd, /tmp, …)  workspace-write: writes only beneath these; `.git` at the top of each
-                             stays read-only (`protect_git`)
+    writable=(cwd, /tmp, …)  workspace-write: writes only beneath these; every `.git` beneath them
+                             (nested repositories' too) stays read-only (`protect_git`)
     network=False            no network at all, loopback included
+    seccomp=True             the syscalls no command needs fail with EPERM (`seccomp`)
 
 A plain class, not a dataclass or NamedTuple, and no JSON: the wrapper imports this module, and
 each millisecond of its start is paid by every command (dataclasses, typing and json together cost
@@ -19,13 +20,13 @@ import os
 
 __all__ = ["SandboxPolicy", "default_writable_roots"]
 
-_FLAGS = ("confine", "network", "landlock", "namespaces")
+_FLAGS = ("confine", "network", "landlock", "namespaces", "seccomp")
 
 
 class SandboxPolicy:
     """The confinement of one command (immutable by convention; compare with `==`)."""
 
-    __slots__ = ("confine", "writable", "network", "protect_git", "landlock", "namespaces")
+    __slots__ = ("confine", "writable", "network", "protect_git", "landlock", "namespaces", "seccomp")
 
     def __init__(
         self,
@@ -36,6 +37,7 @@ class SandboxPolicy:
         protect_git: tuple[str, ...] = (),
         landlock: bool = True,
         namespaces: bool = True,
+        seccomp: bool = False,
     ) -> None:
         self.confine = confine
         """False: run unconfined (the wrapper still tracks every process the command starts)."""
@@ -49,6 +51,8 @@ class SandboxPolicy:
         """Confine the filesystem with Landlock (False where the kernel has none)."""
         self.namespaces = namespaces
         """Use user, network and mount namespaces (False where the kernel refuses them)."""
+        self.seccomp = seccomp
+        """Filter the syscalls a command has no need for (`seccomp`: io_uring, keyrings, bpf, ...)."""
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SandboxPolicy) and self.to_args() == other.to_args()
@@ -79,6 +83,7 @@ class SandboxPolicy:
             protect_git=tuple(protect_git),
             landlock="landlock" in flags,
             namespaces="namespaces" in flags,
+            seccomp="seccomp" in flags,
         )
 
 

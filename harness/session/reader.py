@@ -9,10 +9,16 @@ one-line `ConfigError` naming the file and the line, raised before anything is s
 The one exception is a torn last line (no newline at its end, not parseable): what a writer killed
 mid-write leaves. It is skipped, and `SessionFile.torn` says so (the writer that continues the session
 cuts it off before it appends, so it never ends up in the middle of the file).
+
+A session file is a regular file (`regular_file`): a FIFO would block the agent's read until some
+writer came, and a device such as `/dev/zero` would never end; either, or a symlink to one, is a
+one-line error before anything is read.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ctxscope.proxy.errors import ConfigError
 
-__all__ = ["SessionEntry", "SessionFile", "damaged", "read_session"]
+__all__ = ["SessionEntry", "SessionFile", "damaged", "read_session", "regular_file"]
 
 _FIX = "restore the file or start a new session (nothing was sent)"
 
@@ -63,10 +69,51 @@ def damaged(where: str, what: str) -> ConfigError:
     return ConfigError(f"session file {where}: {what}; {_FIX}")
 
 
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def _not_regular(path: Path, mode: int) -> ConfigError:
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    via = " (through a symlink)" if path.is_symlink() else ""
+    return ConfigError(
+        f"session file {path} is {kind}{via}, not a regular file: give a session id or a session .jsonl file"
+    )
+
+
+def regular_file(path: Path) -> None:
+    """A `ConfigError` unless `path` (a symlink followed) is missing or a regular file; never blocks."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # missing: the caller's own error (or the writer creates it)
+    if not stat.S_ISREG(mode):
+        raise _not_regular(path, mode)
+
+
+def _read_regular(path: Path) -> bytes:
+    """`path`'s bytes, refused unless it is a regular file: opened without blocking (a FIFO with no
+    writer would wait), checked on the open file (no swap between a check and the read)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_regular(path, mode)
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read()
+    finally:
+        os.close(fd)
+
+
 def read_session(path: Path) -> SessionFile:
     """Parse and check `path` (see the module docstring); `ConfigError` when it is damaged."""
     try:
-        data = path.read_bytes()
+        data = _read_regular(path)
     except OSError as e:
         raise ConfigError(f"cannot read session file {path} ({e.strerror or e.__class__.__name__})") from e
     found = SessionFile(path=path)

@@ -47,7 +47,7 @@ from ctxscope.proxy.errors import ConfigError
 from ctxscope.proxy.home import sessions_dir
 from ctxscope.proxy.store.lock import open_locked
 
-from .reader import SessionEntry, SessionFile, damaged, read_session
+from .reader import SessionEntry, SessionFile, damaged, read_session, regular_file
 from .withhold import withhold
 
 __all__ = [
@@ -178,7 +178,8 @@ class SessionStore:
 
         Only reads: `hold()` (or the first append) makes this process the session's writer."""
         as_path = Path(ref).expanduser()
-        if as_path.suffix == ".jsonl" and as_path.is_file():
+        if as_path.suffix == ".jsonl" and as_path.exists():
+            regular_file(as_path)  # a FIFO or a device would hang the read: one line instead
             path = as_path
         elif "/" in ref or as_path.is_absolute() or ref.startswith("~"):
             # A path, not an id: globbing the sessions directory with it cannot work.
@@ -220,6 +221,7 @@ class SessionStore:
                 return
             if self._closed:
                 raise ConfigError(f"session {self.session_id} was closed: open it again to write")
+            regular_file(self.path)  # opening a FIFO to write would block until a reader came
             self._fd = open_locked(self.path, self._busy)
             try:
                 found = read_session(self.path) if os.fstat(self._fd).st_size else SessionFile(self.path)

@@ -6,7 +6,9 @@ the command exits (plus a short grace for its last output) or when `yield_time_m
 a command still running is then a session that `write_stdin` polls or types into. There is no
 timeout: a session lives until its command exits or the agent does. Processes a command leaves
 behind (background jobs, `setsid`/`nohup` children) are killed when it exits, and the output says
-which. Each call's output is bounded by a head+tail buffer, with a marker for what was left out.
+which. A command's output is bounded while it is read (`command_output`: the first and last bytes
+since the last call, the rest counted), so one that never stops writing costs neither memory nor
+time; each call's output is cut to its budget with Codex's `…N tokens truncated…` where it was cut.
 
 Every command runs in the OS sandbox of the session's mode (`sandbox.command_policy`: Landlock and
 namespaces, see `ctxscope.harness.sandbox`); one the person approved runs unconfined. When a confined command
@@ -27,8 +29,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ctxscope.harness.tools.base import ToolError, ToolKind, ToolResult, function_spec, parse_args
 from ctxscope.harness.tools.call_context import ApprovalRequest, ToolContext
+from ctxscope.harness.tools.command_output import BYTES_PER_TOKEN, MAX_OUTPUT_TOKENS, HeadTail, approx_tokens
 from ctxscope.harness.tools.exec_sessions import SessionManager
-from ctxscope.harness.tools.git_guard import GIT_HARDENING_NOTE, git_environment, harden_git_command
+from ctxscope.harness.tools.git_guard import (
+    GIT_HARDENING_NOTE,
+    POSIX_SHELLS,
+    git_environment,
+    harden_git_command,
+)
+from ctxscope.harness.tools.git_shim import clean_git_environment, shim_command, shim_environment
 from ctxscope.harness.tools.sandbox import (
     ESCALATE,
     SANDBOX_PERMISSIONS,
@@ -43,13 +52,6 @@ from ctxscope.harness.tools.shell_env import command_environment
 DEFAULT_YIELD_MS = 10_000
 MAX_YIELD_MS = 300_000
 DEFAULT_MAX_OUTPUT_TOKENS = 10_000
-MAX_OUTPUT_TOKENS = 100_000  # the buffer is held in memory; a model asking for more gets this
-BYTES_PER_TOKEN = 4  # the usual rough estimate; exact counts are not worth a tokenizer here
-
-
-def approx_tokens(n_bytes: int) -> int:
-    """Rough token count of `n_bytes` of output."""
-    return (n_bytes + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN
 
 
 class _Args(BaseModel):
@@ -66,44 +68,13 @@ class _Args(BaseModel):
     prefix_rule: list[str] | None = None
 
 
-class HeadTail:
-    """Keeps the first and last `cap // 2` bytes of a stream and counts the rest."""
-
-    def __init__(self, cap: int) -> None:
-        self.half = max(cap // 2, 1)
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = 0
-
-    def feed(self, data: bytes) -> None:
-        """Add one chunk."""
-        self.total += len(data)
-        room = self.half - len(self.head)
-        if room > 0:
-            self.head += data[:room]
-            data = data[room:]
-        if data:
-            self.tail += data
-            if len(self.tail) > self.half:
-                del self.tail[: len(self.tail) - self.half]
-
-    def text(self) -> str:
-        """The kept text, with a marker where bytes were left out."""
-        omitted = self.total - len(self.head) - len(self.tail)
-        head = self.head.decode("utf-8", errors="replace")
-        tail = self.tail.decode("utf-8", errors="replace")
-        if omitted <= 0:
-            return head + tail
-        return (
-            f"{head}\n[... {omitted} bytes (~{approx_tokens(omitted)} tokens) omitted; narrow the command "
-            f"or raise max_output_tokens ...]\n{tail}"
-        )
-
-
 def _command_env(ctx: ToolContext) -> dict[str, str]:
     # Credentials in the agent's own environment are not handed to commands the model writes (the rule
     # is in shell_env.py); `ctx.env` can still pass a variable on purpose.
     env = command_environment(os.environ, ctx.env_allow)
+    # Nor the agent's GIT_* variables: GIT_CONFIG_*, GIT_EXTERNAL_DIFF, GIT_DIR would steer the git
+    # the model runs (which program, which repository).
+    env = clean_git_environment(env)
     # Pagers and colour codes would hang or clutter a non-interactive run.
     env.update({"PAGER": "cat", "GIT_PAGER": "cat", "NO_COLOR": "1", "TERM": "dumb"})
     env.update(ctx.env or {})
@@ -112,7 +83,7 @@ def _command_env(ctx: ToolContext) -> dict[str, str]:
 
 def format_output(
     start: float,
-    output: bytes,
+    output: HeadTail,
     cap: int,
     *,
     exit_code: int | None,
@@ -123,8 +94,7 @@ def format_output(
     sandbox_note: str | None = None,
 ) -> str:
     """Codex's header (chunk id, wall time, status, token count) then the output of this call."""
-    sink = HeadTail(cap)
-    sink.feed(output)
+    sink = output.narrowed(cap)
     status = (
         f"Process exited with code {exit_code}"
         if session_id is None
@@ -247,14 +217,16 @@ class ExecCommand:
         # A command the person approved runs as approved, outside the OS sandbox (an escalation
         # asked for exactly that); everything else runs confined (danger-full-access has none).
         policy = command_policy(ctx, escalated=approval_note is not None)
+        env = _command_env(ctx)
+        if hardened:
+            env = git_environment(env)
+        elif policy.confine and ctx.sandbox_mode == "workspace-write":
+            # Any git it runs (its own, a script's): without the repository's programs (git_shim).
+            env, shim = shim_environment(env)
+            if shim is not None and Path(shell).name in POSIX_SHELLS:
+                cmd = shim_command(cmd, shim)
         start = time.monotonic()
-        session = self.sessions.start(
-            [shell, "-lc" if a.login else "-c", cmd],
-            workdir,
-            git_environment(_command_env(ctx)) if hardened else _command_env(ctx),
-            a.tty,
-            policy,
-        )
+        session = self.sessions.start([shell, "-lc" if a.login else "-c", cmd], workdir, env, a.tty, policy)
         snap = self.sessions.collect(session, yield_seconds(a.yield_time_ms, DEFAULT_YIELD_MS))
         exit_code = snap.exit.code if snap.exit else None
         text = format_output(
@@ -266,7 +238,7 @@ class ExecCommand:
             killed=snap.exit.killed if snap.exit else None,
             approval_note=approval_note,
             git_note=GIT_HARDENING_NOTE if hardened else None,
-            sandbox_note=sandbox_denial_note(ctx, policy, snap.output, exit_code),
+            sandbox_note=sandbox_denial_note(ctx, policy, snap.output.kept(), exit_code),
         )
         return ToolResult(text, success=snap.exit is None or snap.exit.code == 0)
 

@@ -2,7 +2,8 @@
 
 A command starts as a real subprocess in its own process group and session, with stderr merged
 into stdout (through a pseudo-terminal when `tty` is asked for, so `write_stdin` can type into it;
-otherwise stdin is closed). A reader thread collects its output. A call waits until the command
+otherwise stdin is closed). A reader thread collects its output, bounded (`command_output.HeadTail`:
+the first and last bytes since the last call, the rest only counted). A call waits until the command
 exits (plus a short grace for the last output) or until its yield time passes; a command still
 running then stays alive as a session with a small numeric id that `write_stdin` polls or feeds.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import os
 import pty
 import secrets
@@ -27,6 +29,7 @@ import select
 import signal
 import subprocess
 import threading
+import time
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +38,7 @@ from ctxscope.harness.sandbox.exec import parse_report
 from ctxscope.harness.sandbox.policy import SandboxPolicy
 from ctxscope.harness.sandbox.support import wrap_command
 from ctxscope.harness.tools.base import ToolError
+from ctxscope.harness.tools.command_output import READ_CAP, HeadTail
 
 __all__ = [
     "MARKER_ENV",
@@ -51,6 +55,11 @@ EXIT_GRACE_S = 0.25
 """After the command exits, how long to wait for output still in flight (children may hold the
 pipe; they are killed after this)."""
 MAX_SESSIONS = 16
+READ_CHUNK = 1 << 20
+"""Bytes one read takes (the pipe is enlarged to it where the kernel allows)."""
+DRAIN_PAUSE_S = 0.004
+"""The reader's pause after each `READ_CHUNK` bytes once the output is past what a call can show (at
+most `READ_CHUNK / DRAIN_PAUSE_S`, 250 MB/s, is read then: a command that writes faster waits)."""
 STOP_WAIT_S = 5.0
 """How long an ended session's wrapper gets to kill its tree before it is killed itself."""
 TRACK_ONLY = SandboxPolicy(confine=False, network=True, landlock=False, namespaces=False)
@@ -103,7 +112,8 @@ class Exit:
 class Snapshot:
     """What one call saw: the output since the previous call and whether the command still runs."""
 
-    output: bytes
+    output: HeadTail
+    """At most `READ_CAP` bytes of it (head and tail), and how much there was."""
     exit: Exit | None
 
 
@@ -123,7 +133,7 @@ class ExecSession:
         self.tty = tty
         self.policy = policy
         self.token = secrets.token_hex(8)
-        self._buffer = bytearray()
+        self._buffer = HeadTail(READ_CAP)  # bounded: a command may write without end
         self._lock = threading.Lock()
         self._eof = threading.Event()
         self._master: int | None = None
@@ -176,17 +186,30 @@ class ExecSession:
     def _read(self) -> bytes:
         if self._master is not None:
             try:
-                return os.read(self._master, 65536)
+                return os.read(self._master, READ_CHUNK)
             except OSError:  # EIO: every holder of the terminal is gone
                 return b""
         assert self.proc.stdout is not None
-        return self.proc.stdout.read1(65536)  # type: ignore[attr-defined,no-any-return]
+        return os.read(self.proc.stdout.fileno(), READ_CHUNK)
 
     def _pump(self) -> None:
+        if self.proc.stdout is not None and hasattr(fcntl, "F_SETPIPE_SZ"):
+            with contextlib.suppress(OSError):  # fewer, larger reads of a command that writes a lot
+                fcntl.fcntl(self.proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, READ_CHUNK)
+        unpaused = 0  # bytes read since the last pause
         try:
             while chunk := self._read():
                 with self._lock:
-                    self._buffer += chunk
+                    self._buffer.feed(chunk)
+                    cutting = self._buffer.omitted > 0
+                unpaused += len(chunk)
+                if cutting and unpaused >= READ_CHUNK:
+                    # Past what a call can show, the output is only counted: reading it flat out
+                    # would take a core and starve the agent's other threads of the GIL, so the
+                    # command waits on its full pipe a moment instead (it runs on, slower). Counted
+                    # in bytes, not reads: a terminal hands over a few KB per read.
+                    time.sleep(DRAIN_PAUSE_S)
+                    unpaused = 0
         finally:
             self._eof.set()
 
@@ -202,11 +225,10 @@ class ExecSession:
         except OSError as e:
             raise ToolError(f"could not write to session {self.id}: {e}") from e
 
-    def take(self) -> bytes:
-        """The output collected since the last call."""
+    def take(self) -> HeadTail:
+        """The output collected since the last call (its head and tail, and how much there was)."""
         with self._lock:
-            data = bytes(self._buffer)
-            self._buffer.clear()
+            data, self._buffer = self._buffer, HeadTail(READ_CAP)
         return data
 
     def wait(self, seconds: float) -> bool:

@@ -27,6 +27,8 @@ unconfined, as in Codex; so does everything in danger-full-access.
 
 Known-safe git that runs without approval is hardened (`git_guard`): it needs approval when the
 repository's own config defines programs for git to run, and otherwise runs with those switched off.
+In workspace-write every git a command runs goes through `git_shim`'s `git` on PATH, which turns the
+repository's programs off and says so; no command gets the environment's `GIT_*` variables.
 """
 
 from __future__ import annotations

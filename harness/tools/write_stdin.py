@@ -84,7 +84,7 @@ class WriteStdin:
             session_id=None if snap.exit else session.id,
             killed=snap.exit.killed if snap.exit else None,
             sandbox_note=sandbox_denial_note(
-                ctx, session.policy, snap.output, snap.exit.code if snap.exit else None
+                ctx, session.policy, snap.output.kept(), snap.exit.code if snap.exit else None
             ),
         )
         return ToolResult(text, success=snap.exit is None or snap.exit.code == 0)

@@ -1,4 +1,9 @@
-"""Run SQL over the index (the DuckDB file, or a folder of its Parquet export) and format the result."""
+"""Run SQL over the index (the DuckDB file, or a folder of its Parquet export) and format the result.
+
+The connection only reads: `open_index` locks it (`_duckdb.confine`: no file outside the index or
+folder, no extensions, no network, settings locked) before any SQL of the user's, and `run_sql` runs
+only queries (a COPY, EXPORT, ATTACH, CREATE, INSTALL or SET is refused in one line).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from ctxscope.inspector.index._duckdb import connect, duckdb
+from ctxscope.inspector.index._duckdb import confine, connect, duckdb, read_only_statements
 from ctxscope.inspector.index.parquet import attach_parquet
 from ctxscope.proxy.errors import ConfigError
 
@@ -22,22 +27,37 @@ Result = tuple[list[str], list[tuple[Any, ...]]]
 
 
 def open_index(source: Path) -> Any:
-    """A read-only connection to the index at `source`: a DuckDB file or a Parquet export folder."""
+    """A read-only connection to the index at `source`: a DuckDB file or a Parquet export folder,
+    locked to reading only it (see the module docstring)."""
     if source.is_dir():
         con = connect(None)
-        attach_parquet(con, source)
+        try:
+            confine(con, directories=[source])
+            attach_parquet(con, source)  # views over the folder's files: bound, not read, here
+        except BaseException:
+            con.close()
+            raise
         return con
-    return connect(source, read_only=True)
+    con = connect(source, read_only=True)
+    try:
+        confine(con, files=[source])
+    except BaseException:
+        con.close()
+        raise
+    return con
 
 
 def run_sql(con: Any, sql: str) -> Result:
-    """The columns and rows of `sql`; a bad query is a one-line error."""
+    """The columns and rows of `sql` (queries only); a bad or refused query is a one-line error."""
     try:
+        read_only_statements(con, sql)
         cursor = con.execute(sql)
         columns = [d[0] for d in cursor.description or []]
         return columns, cursor.fetchall()
     except duckdb().Error as err:
         first = str(err).strip().splitlines()[0]
+        if isinstance(err, duckdb().PermissionException):
+            first += "; ctxscope query reads only the index it was given (docs/index.md)"
         raise ConfigError(f"query failed: {first}") from None
 
 

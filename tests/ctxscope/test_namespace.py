@@ -117,3 +117,16 @@ def test_importing_every_module_puts_no_old_name_in_sys_modules() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"
+
+
+def test_the_build_and_the_tools_name_only_the_ctxscope_namespace() -> None:
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    setuptools = config["tool"]["setuptools"]
+    assert setuptools["packages"]["find"]["include"] == ["ctxscope*"]
+    assert all(key == "ctxscope" or key.startswith("ctxscope.") for key in setuptools["package-data"])
+    assert config["tool"]["mypy"]["packages"] == ["ctxscope"]
+    entry_points = [v for group in config["project"]["entry-points"].values() for v in group.values()]
+    assert entry_points and all(v.startswith("ctxscope.") for v in entry_points)
+    assert all(v.startswith("ctxscope.") for v in config["project"]["scripts"].values())

@@ -88,3 +88,38 @@ def test_the_wheel_carries_its_data_and_runs_from_a_fresh_venv(tmp_path: Path) -
     assert demo.returncode == 0, demo.stderr[-3000:]
     assert "What the model saw, turn by turn" in demo.stdout and "initial" in demo.stdout
     assert (tmp_path / "work" / "repo" / "pkg" / "greet.py").is_file()
+
+
+def _installed_files(site: Path) -> dict[str, bytes]:
+    """{path: content} of every file ctxscope's wheel installed, read from its RECORD."""
+    [record] = site.glob("ctxscope-*.dist-info/RECORD")
+    paths = [line.split(",")[0] for line in record.read_text().splitlines() if line]
+    return {p: (site / p).read_bytes() for p in paths if (site / p).is_file() and not p.endswith(".pyc")}
+
+
+def test_installing_and_removing_proxy_py_beside_the_wheel_leaves_every_ctxscope_file(tmp_path: Path) -> None:
+    # proxy.py owns the top-level import name `proxy`; ctxscope installs only `ctxscope`, so the two meet nowhere
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    wheel = _build_wheel(dist)
+    target = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False).create(target)
+    python = target / "bin" / "python"
+    purelib = "import sysconfig; print(sysconfig.get_path('purelib'))"
+    site = Path(_run([str(python), "-c", purelib], tmp_path).stdout.strip())
+    pip = [sys.executable, "-m", "pip", "--python", str(python)]
+    assert _run([*pip, "install", "--no-deps", "-q", str(wheel)], tmp_path).returncode == 0
+    before = _installed_files(site)
+    assert "ctxscope/proxy/__init__.py" in before and "ctxscope/proxy/py.typed" in before
+    added = _run([*pip, "install", "--no-deps", "-q", "proxy.py"], tmp_path)
+    if added.returncode != 0:
+        pytest.skip(f"proxy.py could not be installed from the package index: {added.stderr.strip()[-300:]}")
+    assert (site / "proxy" / "__init__.py").is_file()  # it really took the name `proxy`
+    assert _installed_files(site) == before
+    removed = _run([*pip, "uninstall", "-y", "-q", "proxy.py"], tmp_path)
+    assert removed.returncode == 0, removed.stderr[-2000:]
+    assert not (site / "proxy").exists()
+    assert _installed_files(site) == before
+    (site / "borrowed-deps.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    imported = _run([str(python), "-c", "import ctxscope.proxy.store, ctxscope.proxy.replay"], tmp_path)
+    assert imported.returncode == 0, imported.stderr[-2000:]
