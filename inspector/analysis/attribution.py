@@ -27,6 +27,8 @@ class TokenReport:
     tokenizer: str = ""
     usage: dict[str, int | None] = field(default_factory=dict)
     """Reported: input_tokens, cached_tokens, output_tokens, reasoning_tokens (None when absent)."""
+    items: int = 0
+    """Counted tokens of the input items alone (`total` less the instructions and tools fields)."""
     shared_prefix: int = 0
     """Tokens of the prefix shared with the best earlier request of the same cache key (set from the
     analysis's one cache model, `cache.CacheModel`)."""
@@ -114,4 +116,4 @@ def attribute(
     for kind, value in totals.by_kind.items():
         by_kind[kind] = by_kind.get(kind, 0) + value
     total = head + totals.tokens
-    return TokenReport(by_kind, total, tokenizer.estimated, tokenizer.name, usage_numbers(usage))
+    return TokenReport(by_kind, total, tokenizer.estimated, tokenizer.name, usage_numbers(usage), totals.tokens)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ctxscope.inspector.analysis.cache_keys import KEYED_PARAMETERS, keyed_value
-from ctxscope.inspector.analysis.changes import common_prefix
+from ctxscope.inspector.analysis.changes import ChangeKind
 from ctxscope.inspector.analysis.diffs import instructions_text
 from ctxscope.inspector.analysis.items import Item
 from ctxscope.inspector.analysis.tokens import CACHE_MIN_TOKENS, predicted_cached
@@ -73,41 +73,51 @@ class CacheTurn:
 class _Layout:
     """A request as the cache sees it: the keyed parameters, then the prefix pieces with their tokens."""
 
+    number: int
     params: dict[str, Any]
     instructions: str
     instructions_tokens: int
     tools: list[Any]
     tools_tokens: int
-    keys: list[str]
     items: list[Item]
-    running: list[int]
-    """running[i]: tokens of items[:i] (so any prefix's size is one lookup)."""
-
-    def item_tokens(self, upto: int) -> int:
-        return self.running[upto]
+    items_tokens: int
+    appended_to: int | None
+    """The turn this one only appended to (its input starts with that turn's whole input)."""
 
     @property
     def total(self) -> int:
-        return self.instructions_tokens + self.tools_tokens + self.running[-1]
+        return self.instructions_tokens + self.tools_tokens + self.items_tokens
 
 
 def _layout(turn: TurnAnalysis) -> _Layout:
     body = turn.turn.body
     instructions = instructions_text(body.get("instructions"))
     tools = body.get("tools") if isinstance(body.get("tools"), list) else []
-    running = [0]
-    for item in turn.turn.items:
-        running.append(running[-1] + item.tokens)
+    change = turn.change
     return _Layout(
+        number=turn.turn.number,
         params={p: keyed_value(body, p) for p in KEYED_PARAMETERS},
         instructions=instructions,
         instructions_tokens=turn.tokens.by_kind.get("instructions", 0) if instructions else 0,
-        tools=list(tools or []),
+        tools=tools or [],
         tools_tokens=turn.tokens.by_kind.get("tools", 0) if tools else 0,
-        keys=[item.key for item in turn.turn.items],
-        items=list(turn.turn.items),
-        running=running,
+        items=turn.turn.items,
+        items_tokens=turn.tokens.items,
+        appended_to=change.previous if change.kind == ChangeKind.APPEND else None,
     )
+
+
+def _shared_items(old: _Layout, new: _Layout) -> tuple[int, int]:
+    """(items kept from `old`, their tokens); an append to `old` is known without a comparison, so
+    a long growing session costs one step a turn, not one per item."""
+    if new.appended_to == old.number:
+        return len(old.items), old.items_tokens
+    kept = tokens = 0
+    for before, after in zip(old.items, new.items, strict=False):
+        if before.key != after.key:
+            break
+        kept, tokens = kept + 1, tokens + after.tokens
+    return kept, tokens
 
 
 def _shared(old: _Layout, new: _Layout) -> tuple[int, str | None, int]:
@@ -118,12 +128,12 @@ def _shared(old: _Layout, new: _Layout) -> tuple[int, str | None, int]:
     if old.instructions != new.instructions:
         return 0, "instructions", -1
     head = old.instructions_tokens
-    if old.tools != new.tools:
+    if old.tools is not new.tools and old.tools != new.tools:
         return head, "tools", -1
     head += old.tools_tokens
-    kept = common_prefix(old.keys, new.keys)
-    shared = head + new.item_tokens(kept)
-    if kept < len(old.keys):
+    kept, tokens = _shared_items(old, new)
+    shared = head + tokens
+    if kept < len(old.items):
         return shared, f"input[{kept}]", kept
     return shared, None, -1
 
@@ -283,7 +293,7 @@ class CacheModel:
                 # or an earlier request shares as much) is not a break: said, not flagged.
                 entry.notes.append(f"the prefix changed at {at} ({cause}); no cached token lost")
         else:
-            entry.notes += _held_changes(turn, len(last.keys))
+            entry.notes += _held_changes(turn, len(last.items))
         if entry.best_turn != number and entry.best_prefix > shared:
             entry.notes.append(
                 f"turn {entry.best_turn} shares a longer prefix ({entry.best_prefix:,} tokens) "
