@@ -199,8 +199,7 @@ def short_model(model: str, width: int) -> str:
 def timeline_row(result: TurnAnalysis, *, world_changed: bool) -> TimelineRow:
     """The row of one analysed turn; tokens are the reported input tokens, else the counted total."""
     turn = result.turn
-    reported = result.tokens.usage.get("input_tokens")
-    tokens = reported if reported is not None else result.tokens.total
+    tokens, _ = result.tokens.shown  # the analysis's one timeline figure: reported input, else counted
     return TimelineRow(
         number=turn.number,
         thread=turn.thread,

@@ -273,26 +273,29 @@ def test_the_composition_bar_stacks_the_kinds_against_the_window_and_the_thresho
     assert "".join(r.text for r in stacked_bar(over, {"tools": "#"}, 20)) == "#" * 19 + ">"
 
 
-def test_the_composition_view_draws_the_report_and_names_the_cache_break(
-    analysed: Callable[[str], Analysis],
-) -> None:
+def test_the_composition_view_draws_the_report_and_names_the_cache_break() -> None:
+    from pathlib import Path
+
+    from ctxscope.inspector.analysis import analyse_recording
     from ctxscope.inspector.analysis.composition import composition_report
 
-    analysis = analysed("rewrite")
+    # The tour's model switch at turn 7 costs what had been cached (a small fixture's change under the
+    # cache's 1,024-token minimum costs nothing, and is no break).
+    analysis = analyse_recording(Path(__file__).parents[2] / "fixtures" / "inspector" / "real" / "tour.jsonl")
     inspector = Inspector(analysis)
     report = composition_report(analysis)
-    lines = texts(inspector.turn_lines(3, "composition", width=90))
-    assert lines[0].startswith("Context composition at turn 3")
-    rows = [line for line in lines if line.startswith((">", " ")) and "/ 272.0k" in line]
+    lines = texts(inspector.turn_lines(7, "composition", width=90))
+    assert lines[0].startswith("Context composition at turn 7")
+    rows = [line for line in lines if line.startswith((">", " ")) and "/ " in line and "k" in line]
     assert [row[1:6].strip() for row in rows] == [str(c.turn) for c in report.turns]
-    assert rows[-1].startswith(">    3") and {len(row.rstrip()) for row in rows} == {len(rows[0].rstrip())}
-    here = report.turns[-1]
-    assert f"turn 3: {here.total:,} tokens" in "\n".join(lines)
-    assert any(line.startswith("cache break at input[4]") for line in lines)
-    assert "cache break at input[4]" in texts(inspector.turn_lines(3))[2]
+    assert rows[6].startswith(">    7") and {len(row.rstrip()) for row in rows} == {len(rows[0].rstrip())}
+    here = report.turns[6]
+    assert f"turn 7: {here.total:,} tokens" in "\n".join(lines)
+    assert any(line.startswith("cache break at model: model switch gpt-5-codex → gpt-5-mini") for line in lines)
+    assert "cache break at model" in texts(inspector.turn_lines(7))[2]
     inspector.mark_cache_breaks()
     flags = [row[20:23] for row in texts(inspector.timeline(90))]
-    assert flags[2].strip() == "c" and not flags[1].strip()
+    assert "c" in flags[6] and "c" not in flags[5]  # (`w`: the model switch is a world change too)
 
 
 def test_each_websocket_frame_names_the_connection_that_carried_it() -> None:
