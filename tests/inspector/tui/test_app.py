@@ -155,9 +155,9 @@ async def test_a_filter_moves_the_turn_pane_to_the_first_turn_it_shows() -> None
         await pilot.press("f")
         await pilot.press(*"tool:apply_patch", "enter")
         await settle(pilot)
-        shown = [line.action for line in screen.query_one(Timeline).lines if line.action.startswith("turn:")]
-        assert shown and "turn:1" not in shown
-        assert screen.current == int(shown[0].split(":")[1])
+        shown = [line.action.number for line in screen.query_one(Timeline).lines if isinstance(line.action, ShowTurn)]
+        assert shown and 1 not in shown
+        assert screen.current == shown[0]
         assert screen.query_one("#turn", LinesView).lines[0].text.startswith(f"Turn {screen.current} ")
 
 
