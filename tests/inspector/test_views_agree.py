@@ -36,8 +36,9 @@ from ctxscope.inspector.html.cli import write_report
 from ctxscope.inspector.reports import diff_report, render_markdown, render_text
 from ctxscope.inspector.reports.build import turn_detail
 from ctxscope.inspector.reports.terminal import Paths
+from ctxscope.inspector.tui.viewmodel.lines import short_tokens
 from ctxscope.inspector.tui.viewmodel.session import Inspector
-from ctxscope.inspector.tui.viewmodel.timeline import timeline_row
+from ctxscope.inspector.tui.viewmodel.timeline import TOKEN_LABELS, timeline_row
 from ctxscope.inspector.tui.viewmodel.turn import turn_view
 from ctxscope.proxy.store import read_recording
 from ctxscope.run import RunResult
@@ -153,7 +154,9 @@ def test_every_view_gives_each_figure_the_same_number(path: Path, tmp_path: Path
         assert cache[n]["break"] is None or cache[n]["break"]["tokens"] > 0, where
         # the timeline's one figure, labelled
         row = timeline_row(result, world_changed=False)
-        assert (row.tokens, tokens["shown_as"]) == (tokens["shown"], tokens["shown_as"]), where
+        assert (row.tokens, row.tokens_as) == (tokens["shown"], tokens["shown_as"]), where
+        drawn = f"{short_tokens(tokens['shown'])} {TOKEN_LABELS[tokens['shown_as']]} "
+        assert drawn in row.line(width=120).text.split("\n")[0], where
         expected = "reported" if usage["input_tokens"] is not None else "counted"
         assert tokens["shown_as"] == expected and shown["tokens"]["shown"] == tokens["shown"], where
         # items kept/added/removed

@@ -8,7 +8,8 @@ from ctxscope.inspector.analysis import Analysis, analyse_exchanges
 from ctxscope.inspector.analysis.answers import Answer, AnswerItem
 from ctxscope.inspector.tui.viewmodel import TRUNCATE_CHARS, Inspector, Line
 from ctxscope.inspector.tui.viewmodel.actions import OpenItem, ShowTurn, ToggleFold
-from ctxscope.inspector.tui.viewmodel.timeline import TimelineRow, short_answer, short_model
+from ctxscope.inspector.tui.viewmodel.lines import short_tokens
+from ctxscope.inspector.tui.viewmodel.timeline import TOKEN_LABELS, TimelineRow, short_answer, short_model
 from tests.inspector.exchange_support import Script, body, completed, message
 
 
@@ -61,8 +62,8 @@ def test_the_short_answer_names_the_call_not_the_reasoning_before_it() -> None:
     assert short_answer(Answer([reasoning])).head == "reasoning"  # only reasoning: that is what it did
     assert short_answer(Answer([], status="cut")).head == "cut"
     row = TimelineRow(2, "T1", "append", "gpt-5", ("mode default → plan",), 1200, 0.1, 900.0, True, True, answer=said)
-    narrow = row.line(width=46).text.split("\n")
-    assert {len(r) for r in narrow} == {46}
+    narrow = row.line(width=50).text.split("\n")  # about the narrowest timeline pane (100-120 columns)
+    assert {len(r) for r in narrow} == {50}
     assert "mode default → plan → exec_command" in " ".join(r.strip() for r in narrow)  # wrapped, never cut
 
 
@@ -81,6 +82,32 @@ def test_the_answer_in_short_follows_the_event_words(analysed: Callable[[str], A
     assert 'mode default → plan → message "done."' in rows[1]
     assert 'goal set: ship the parser → message "done."' in rows[2]
     assert rows[0].index('→ message "done."') < rows[0].index("1.2k")  # before the figures
+
+
+def test_the_token_figure_says_whether_it_is_reported_or_counted(analysed: Callable[[str], Analysis]) -> None:
+    # `world` reports usage on its turns; `failed_stream`'s broken stream reports none, so it is counted
+    said: set[str] = set()
+    for name in ("world", "failed_stream"):
+        analysis = analysed(name)
+        for width in (80, 120, 200):
+            rows = Inspector(analysis).timeline(width)
+            for result, row in zip(analysis.turns, rows, strict=False):
+                figure, which = result.tokens.shown
+                text = row.text
+                assert f"{short_tokens(figure)} {TOKEN_LABELS[which]} " in text.split("\n")[0]
+                assert {len(r) for r in text.split("\n")} == {width}  # the label never pushes a row wider
+                words = " ".join(r.strip() for r in text.split("\n"))
+                assert all(e in words for e in _row_events(result))  # the event words whole, wrapped not cut
+                said.add(which)
+    assert said == {"reported", "counted"}
+
+
+def _row_events(result: object) -> list[str]:
+    from ctxscope.inspector.analysis.analyse import TurnAnalysis
+    from ctxscope.inspector.tui.viewmodel.timeline import timeline_row
+
+    assert isinstance(result, TurnAnalysis)
+    return timeline_row(result, world_changed=False).event_words()
 
 
 def test_requests_that_are_not_turns_are_folded() -> None:
