@@ -173,17 +173,19 @@ def _plan_capture(tmp_path: Path) -> Path:
 def test_follow_shows_a_new_turn_with_its_cache_flag(tmp_path: Path) -> None:
     from tests.inspector.tui.test_follow import split_after_turn
 
-    head, rest = split_after_turn(recording("world"), 1)
+    # the small Codex capture: turn 2 breaks its 300k-token cached prefix (c), turn 4 changes the
+    # world (w: a new cwd and AGENTS.md); the `world` fixture's changes cost no cached token, no `c`
+    head, rest = split_after_turn(recording("codex"), 1)
     live = tmp_path / "live.jsonl"
     live.write_bytes(head)
     with terminal(tmp_path, (120, 40), "--follow", str(live)) as term:
         term.wait_for(lambda s: "turn 1 of 1" in s and "following" in s, "the first turn, following")
         with live.open("ab") as stream:  # the writer appends the next turns
             stream.write(b"".join(rest))
-        # turn 2 switched the model: the world changed (w) and the cached prefix broke (c)
-        screen = term.wait_for(lambda s: " wc " in _timeline_row(s, 2), "turn 2 with its w and c flags")
-        assert "mode default → plan" in _row_text(screen, 2)
-        term.wait_for(lambda s: "turn 3 of 3" in s, "the cursor following to the last turn")
+        screen = term.wait_for(lambda s: "append    c " in _timeline_row(s, 2), "turn 2 with its c flag")
+        screen = term.wait_for(lambda s: "append   w  " in _timeline_row(s, 4), "turn 4 with its w flag")
+        assert re.search(r" 10 rep [#.]{4} ", _timeline_row(screen, 2))  # its figure, labelled
+        term.wait_for(lambda s: "turn 6 of 6" in s, "the cursor following to the last turn")
 
 
 @pytest.mark.slow

@@ -189,9 +189,13 @@ def test_the_world_jump_hint_is_in_words_and_the_signs_are_explained(
 ) -> None:
     inspector = Inspector(analysed("world"))
     lines = texts(inspector.world(1))
-    assert "[ previous change: none" in lines[-2] and "] next change: turn 2" in lines[-2]
+    signs_at = lines.index(next(line for line in lines if line.startswith("signs:")))
+    hint = lines[signs_at - 1]
+    assert "[ previous change: none" in hint and "] next change: turn 2" in hint
     assert lines[1].startswith("@N: value since turn N")
-    assert all(sign in lines[-1] for sign in ("w world,", "c cache break", "! error", "#... window"))
+    legend = " ".join(lines[signs_at:])
+    signs = ("w world,", "c cache break", "! error", "rep/cnt tokens reported/counted", "#... window")
+    assert all(sign in legend for sign in signs)
     wide = texts(inspector.world(2, width=120))
     assert any("/repo/pkg" in line and "/tmp" in line for line in wide)  # the width follows the pane
 
