@@ -68,10 +68,13 @@ class RunResult:
 
     def count(self, exchange: Exchange) -> None:
         """Called by the recorder for each exchange written (on the proxy's thread)."""
-        if exchange.endpoint == "websocket" and not isinstance(exchange.request_body, dict):
+        from ctxscope.inspector.analysis.analyse import is_handshake  # the analysis's definitions
+        from ctxscope.inspector.analysis.turns import makes_turn
+
+        if is_handshake(exchange):
             return  # a socket's handshake: its frames are the model requests counted
         with self._lock:
-            if exchange.is_model_request or exchange.endpoint == "responses/compact":
+            if makes_turn(exchange):
                 self.model_requests += 1
             elif exchange.meta.get("summary"):
                 self.summarised += 1
@@ -81,10 +84,10 @@ class RunResult:
     def summary(self) -> str:
         """One line for people: how many model requests were recorded, and where."""
         parts = [f"{self.model_requests} model request(s) recorded in full"]
-        if self.summarised:
-            parts.append(f"{self.summarised} other exchange(s) summarised")
-        if self.other:
-            parts.append(f"{self.other} other exchange(s)")
+        others = self.summarised + self.other  # the analysis's `other_requests`: the TUI's "+N other requests"
+        if others:
+            summarised = f", {self.summarised} of them summarised" if self.summarised else ""
+            parts.append(f"{others} other request(s) (not model turns{summarised})")
         return f"ctxscope run: {', '.join(parts)} in {self.path}"
 
     def nothing_recorded(self) -> str | None:

@@ -85,9 +85,10 @@ def render_cache(
     for entry in turns:
         reported = "not reported" if entry.reported_cached is None else f"{entry.reported_cached:,}"
         since = f" vs turn {entry.previous}" if entry.previous is not None else " (first of its key)"
+        best = f" (from turn {entry.best_turn})" if entry.best_turn not in (None, entry.previous) else ""
         write(
             f"turn {entry.turn}  {entry.thread}  prefix {entry.prefix:,}{since}  "
-            f"predicted cached {entry.predicted_cached:,}  reported {reported}"
+            f"predicted cached {entry.predicted_cached:,}{best}  reported cached {reported}"
         )
         if entry.brk is not None:
             label = f" ({entry.brk.label})" if entry.brk.label != entry.brk.at else ""

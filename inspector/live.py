@@ -128,7 +128,7 @@ class LiveFeed:
             analysis,
             tuple(analysis.turns[before:]),
             cache,
-            len(self.follower.exchanges) - len(analysis.turns),
+            analysis.other_requests,
         )
         self.last = update
         return update

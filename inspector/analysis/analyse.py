@@ -17,7 +17,7 @@ from typing import Any
 from ctxscope.harness.modes.plan.enforcement import submission_tool
 from ctxscope.inspector.analysis.answers import Answer, turn_answer
 from ctxscope.inspector.analysis.attribution import ItemTotals, TokenReport, attribute, item_totals
-from ctxscope.inspector.analysis.cache_keys import keyed_change
+from ctxscope.inspector.analysis.cache import CacheModel, CacheTurn
 from ctxscope.inspector.analysis.changes import ChangeKind, TurnChange, compare_turns
 from ctxscope.inspector.analysis.compaction import CompactionReport, compaction_report
 from ctxscope.inspector.analysis.diffs import (
@@ -29,7 +29,7 @@ from ctxscope.inspector.analysis.diffs import (
     tool_name,
     tools_diff,
 )
-from ctxscope.inspector.analysis.goal_events import GoalEvent, goal_events, goal_events_by_answer
+from ctxscope.inspector.analysis.goal_events import GoalEvent, goal_echoes, goal_events, goal_events_by_answer
 from ctxscope.inspector.analysis.inputs import classify_input
 from ctxscope.inspector.analysis.instructions import effective_instructions
 from ctxscope.inspector.analysis.items import Item, ItemClassifier
@@ -72,8 +72,14 @@ class TurnAnalysis:
     goal_events: list[GoalEvent] = field(default_factory=list)
     """What happened to the thread goal (set, continuation #N, paused, cleared, ...), from the
     turn's world-state changes."""
+    goal_echoes: list[GoalEvent] = field(default_factory=list)
+    """Goal events this turn's context repeats from an earlier turn's answer (the model's goal call,
+    now history): told once, on the turn that made the call, so no view says them again here."""
     answer: Answer = field(default_factory=Answer)
     """What this request got back: output items, status with the error, usage."""
+    cache: CacheTurn | None = None
+    """The cache model's entry (`cache.CacheModel`): the prefix, its break and the prediction that
+    `tokens.shared_prefix` and `tokens.predicted_cached` repeat; set once every turn is analysed."""
 
 
 @dataclass
@@ -88,6 +94,10 @@ class Analysis:
     side_requests: dict[str, int] = field(default_factory=dict)
     """Requests made beside the conversations, by `SideKind` (title, prewarm, models list): counted
     apart from the conversation threads, never a turn of one."""
+    other_requests: int = 0
+    """Requests of the recording that are not model turns (a models list, summarised traffic), a
+    WebSocket's handshake left out (its frames are the requests): `ctxscope run`'s count and the
+    TUI's "+N other requests" (`other_requests`)."""
 
     @property
     def conversations(self) -> list[Thread]:
@@ -206,16 +216,6 @@ def _analyse_turn(
     unknown = _unknown_labels(change.added if appended else turn.items)
     if carry and appended:
         unknown = carry.unknown + unknown
-    if carry and appended:
-        shared_items = carry.totals.tokens
-    else:
-        shared_items = sum(i.tokens for i in turn.items[: change.kept])
-    same_head = (
-        prev is not None
-        and keyed_change(prev.body, turn.body) is None  # another model or effort: another cache
-        and prev.body.get("instructions") == turn.body.get("instructions")
-        and prev.body.get("tools") == turn.body.get("tools")
-    )
     # A local compaction request carries no tools; the turn after it is compared with the turn
     # before the request, so tools do not appear to vanish and come back around every compaction.
     head, head_carry = prev, carry
@@ -254,18 +254,15 @@ def _analyse_turn(
         params=params_diff(head.body, turn.body, head_in_band, in_band)
         if head and not compaction_request
         else {},
-        tokens=attribute(
-            turn.body, totals, turn.usage, shared_items_tokens=shared_items, same_head=same_head
-        ),
+        tokens=attribute(turn.body, totals, turn.usage),
     )
     if change.kind == ChangeKind.COMPACTION and prev is not None:
         history = prev.items
-        if (
-            prev.request_kind == RequestKind.COMPACTION
-            and prev.items
-            and prev.items[-1].kind == "user_message"
+        if prev.items and (
+            prev.items[-1].kind == "compaction_trigger" or prev.request_kind == RequestKind.COMPACTION
         ):
-            # The compaction request appended its prompt to the history; the prompt is not history.
+            # The compaction request appended its prompt (or Codex's trigger) to the history; that
+            # is not history (the request's note counts the same items as sent to be summarised).
             history = prev.items[:-1]
         result.compaction = compaction_report(history, prev, turn, change.kept)
     result.notes = _notes(turn, change, unknown)
@@ -288,11 +285,14 @@ def _analyse_turn(
         initial=carry is None,
         submit_tool=submit_tool,
     )
-    result.mode_events = events
     # The model's own goal call belongs to the turn whose answer made it (as a plan submission does).
-    result.goal_events = goal_events_by_answer(
-        goal_events(result.state_changes), change.added if carry is not None else [], result.answer
-    )
+    told = goal_events(result.state_changes)
+    goals = goal_events_by_answer(told, change.added if carry is not None else [], result.answer)
+    result.goal_echoes = goal_echoes(told, change.added if carry is not None else [])
+    if turn.side is None:
+        # A side request (a title, a prewarm) is no step of the conversation: a `<proposed_plan>` in
+        # a title's answer or the goal its copied context carries is nothing plan mode or the goal did.
+        result.mode_events, result.goal_events = events, goals
     return result, _Carry(turn, items_state, state, totals, unknown, mode, revisions, names, in_band)
 
 
@@ -340,6 +340,9 @@ class IncrementalAnalysis:
         """Turn number → (exchange id, thread name, `beside`) when it was analysed. A side request
         made before the first conversation turn is placed beside a thread only once that turn arrives."""
         self._result: Analysis | None = None
+        self._cache = CacheModel()
+        self._cached = 0
+        """How many turns, in request order, the cache model has seen."""
 
     def add(self, exchange: Exchange) -> None:
         """Take one more exchange of the recording."""
@@ -383,15 +386,29 @@ class IncrementalAnalysis:
             self._results.clear()
             self._carries.clear()
             self._placed.clear()
+            self._cache, self._cached = CacheModel(), 0
         # Threads in order of their first turn, so a fork's source is always done first.
         for thread in threads:
             for index, turn in enumerate(thread.turns):
                 if turn.number not in self._results:
                     self._step(thread, index, turn)
         ordered = [self._results[t.number] for t in turns]
+        # The cache is one model over every request in request order (across threads: a prewarm
+        # warms the cache of its key for the turn after it), so it runs once the turns are analysed.
+        for result in ordered[self._cached :]:
+            result.cache = self._cache.entry(result)
+            result.tokens.shared_prefix = result.cache.best_prefix
+            result.tokens.predicted_cached = result.cache.predicted_cached
+        self._cached = len(ordered)
         warnings = [*self.warnings, *grouping.skipped]
         return Analysis(
-            self.source, self.header, ordered, threads, warnings, side_requests=grouping.side_requests
+            self.source,
+            self.header,
+            ordered,
+            threads,
+            warnings,
+            side_requests=grouping.side_requests,
+            other_requests=other_requests(self.exchanges, len(turns)),
         )
 
     def _step(self, thread: Thread, index: int, turn: Turn) -> None:
@@ -412,6 +429,16 @@ class IncrementalAnalysis:
         self._results[turn.number] = result
         self._carries[turn.number] = next_carry
         self._placed[turn.number] = _placement(turn)
+
+
+def is_handshake(exchange: Exchange) -> bool:
+    """A WebSocket's opening exchange: not a request of its own (its frames are the requests)."""
+    return exchange.endpoint == "websocket" and not isinstance(exchange.request_body, dict)
+
+
+def other_requests(exchanges: list[Exchange], turns: int) -> int:
+    """How many of `exchanges` are requests but not one of the `turns` model turns made of them."""
+    return sum(1 for e in exchanges if not is_handshake(e)) - turns
 
 
 def _placement(turn: Turn) -> tuple[int, str, str | None]:
@@ -447,4 +474,6 @@ __all__ = [
     "TurnAnalysis",
     "analyse_exchanges",
     "analyse_recording",
+    "is_handshake",
+    "other_requests",
 ]

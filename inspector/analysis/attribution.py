@@ -2,18 +2,18 @@
 
 Counts come from `tokens` (o200k_base, or an estimate labelled as such). The backend also counts
 message framing and tool-schema rendering we cannot see, so the reconciliation reports the gap
-rather than hiding it. The predicted cache hit is the token length of the prefix this request
-shares with the previous request of its thread (instructions, tools, then the kept items).
+rather than hiding it. The predicted cache hit is the cache model's (`cache.CacheModel`): the
+prefix shared with the best earlier request of the same cache key.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ctxscope.inspector.analysis.diffs import instructions_text
 from ctxscope.inspector.analysis.items import Item
-from ctxscope.inspector.analysis.tokens import count_json, count_text, get_tokenizer, predicted_cached
+from ctxscope.inspector.analysis.tokens import count_json, count_text, get_tokenizer
 
 
 @dataclass
@@ -27,9 +27,20 @@ class TokenReport:
     tokenizer: str = ""
     usage: dict[str, int | None] = field(default_factory=dict)
     """Reported: input_tokens, cached_tokens, output_tokens, reasoning_tokens (None when absent)."""
+    items: int = 0
+    """Counted tokens of the input items alone (`total` less the instructions and tools fields)."""
     shared_prefix: int = 0
-    """Tokens of the prefix shared with the previous request of the thread."""
+    """Tokens of the prefix shared with the best earlier request of the same cache key (set from the
+    analysis's one cache model, `cache.CacheModel`)."""
     predicted_cached: int = 0
+    """Cached tokens predicted from `shared_prefix` (`tokens.predicted_cached`)."""
+
+    @property
+    def shown(self) -> tuple[int, Literal["reported", "counted"]]:
+        """The one figure a timeline shows, and which it is: the reported input tokens (what the
+        backend's window holds), else the counted total; every view labels it by the second."""
+        reported = self.usage.get("input_tokens")
+        return (reported, "reported") if reported is not None else (self.total, "counted")
 
     @property
     def unaccounted(self) -> int | None:
@@ -96,11 +107,8 @@ def attribute(
     body: dict[str, Any],
     totals: ItemTotals,
     usage: dict[str, Any] | None,
-    *,
-    shared_items_tokens: int,
-    same_head: bool,
 ) -> TokenReport:
-    """Per-kind counts of a request; the shared prefix counts instructions+tools only if unchanged."""
+    """Per-kind counts of a request (the cache figures are the cache model's, set afterwards)."""
     tokenizer = get_tokenizer()
     by_kind: dict[str, int] = {}
     instructions = instructions_text(body.get("instructions"))
@@ -113,14 +121,5 @@ def attribute(
         head += by_kind["tools"]
     for kind, value in totals.by_kind.items():
         by_kind[kind] = by_kind.get(kind, 0) + value
-    shared = head + shared_items_tokens if same_head else 0
     total = head + totals.tokens
-    return TokenReport(
-        by_kind,
-        total,
-        tokenizer.estimated,
-        tokenizer.name,
-        usage_numbers(usage),
-        shared,
-        predicted_cached(shared),
-    )
+    return TokenReport(by_kind, total, tokenizer.estimated, tokenizer.name, usage_numbers(usage), totals.tokens)

@@ -6,31 +6,35 @@ same model), in steps of 128 tokens from 1,024 (`tokens.predicted_cached`). The 
 as the analysis counts it everywhere: the instructions, the tools, then `input[]` in order.
 Anything that changes early in that layout breaks the prefix for all that follows.
 
-For each turn this module finds the previous request of the same cache key and the best earlier
-one (the longest shared prefix), the predicted cached tokens, the `cached_tokens` the backend
-reported, and where the prefix broke: the first differing place (a parameter such as `model` or
-`reasoning.effort`, `instructions`, `tools`, or `input[N]` with its label) and why, in words
+For each turn this module finds the previous request of the same cache key (side requests such as
+a prewarm included) and the best earlier one (the longest shared prefix), the predicted cached
+tokens, the `cached_tokens` the backend reported, and where the prefix broke: the first differing
+place (a parameter such as `model` or `reasoning.effort`, `instructions`, `tools`, or `input[N]`
+with its label) and why, in words
 ("environment_context current_date 2026-11-30 → 2026-12-01", "tools reordered", "AGENTS.md
 replaced", "compaction", "model switch"), with the tokens the break cost (what would have been
-cached had the request only appended). A turn whose reported cached tokens fall far below the
-prediction is flagged: the backend did not use its cache (evicted, or keyed differently).
+cached had the request only appended; a change that cost nothing is a note, not a break). A turn
+whose reported cached tokens fall far below the prediction is flagged: the backend did not use its
+cache (evicted, or keyed differently).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 from ctxscope.inspector.analysis.cache_keys import KEYED_PARAMETERS, keyed_value
-from ctxscope.inspector.analysis.changes import common_prefix
+from ctxscope.inspector.analysis.changes import ChangeKind
 from ctxscope.inspector.analysis.diffs import instructions_text
 from ctxscope.inspector.analysis.items import Item
 from ctxscope.inspector.analysis.tokens import CACHE_MIN_TOKENS, predicted_cached
 from ctxscope.proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS
 
-__all__ = ["CacheBreak", "CacheTurn", "cache_json", "cache_report"]
+if TYPE_CHECKING:  # the analysis runs the model; the model reads the analysed turns
+    from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
+
+__all__ = ["CacheBreak", "CacheModel", "CacheTurn", "cache_json", "cache_report"]
 
 LOW_CACHE_RATIO = 0.5
 """Reported cached tokens below half the prediction (of at least 1,024 tokens) are flagged."""
@@ -69,41 +73,51 @@ class CacheTurn:
 class _Layout:
     """A request as the cache sees it: the keyed parameters, then the prefix pieces with their tokens."""
 
+    number: int
     params: dict[str, Any]
     instructions: str
     instructions_tokens: int
     tools: list[Any]
     tools_tokens: int
-    keys: list[str]
     items: list[Item]
-    running: list[int]
-    """running[i]: tokens of items[:i] (so any prefix's size is one lookup)."""
-
-    def item_tokens(self, upto: int) -> int:
-        return self.running[upto]
+    items_tokens: int
+    appended_to: int | None
+    """The turn this one only appended to (its input starts with that turn's whole input)."""
 
     @property
     def total(self) -> int:
-        return self.instructions_tokens + self.tools_tokens + self.running[-1]
+        return self.instructions_tokens + self.tools_tokens + self.items_tokens
 
 
 def _layout(turn: TurnAnalysis) -> _Layout:
     body = turn.turn.body
     instructions = instructions_text(body.get("instructions"))
     tools = body.get("tools") if isinstance(body.get("tools"), list) else []
-    running = [0]
-    for item in turn.turn.items:
-        running.append(running[-1] + item.tokens)
+    change = turn.change
     return _Layout(
+        number=turn.turn.number,
         params={p: keyed_value(body, p) for p in KEYED_PARAMETERS},
         instructions=instructions,
         instructions_tokens=turn.tokens.by_kind.get("instructions", 0) if instructions else 0,
-        tools=list(tools or []),
+        tools=tools or [],
         tools_tokens=turn.tokens.by_kind.get("tools", 0) if tools else 0,
-        keys=[item.key for item in turn.turn.items],
-        items=list(turn.turn.items),
-        running=running,
+        items=turn.turn.items,
+        items_tokens=turn.tokens.items,
+        appended_to=change.previous if change.kind == ChangeKind.APPEND else None,
     )
+
+
+def _shared_items(old: _Layout, new: _Layout) -> tuple[int, int]:
+    """(items kept from `old`, their tokens); an append to `old` is known without a comparison, so
+    a long growing session costs one step a turn, not one per item."""
+    if new.appended_to == old.number:
+        return len(old.items), old.items_tokens
+    kept = tokens = 0
+    for before, after in zip(old.items, new.items, strict=False):
+        if before.key != after.key:
+            break
+        kept, tokens = kept + 1, tokens + after.tokens
+    return kept, tokens
 
 
 def _shared(old: _Layout, new: _Layout) -> tuple[int, str | None, int]:
@@ -114,12 +128,12 @@ def _shared(old: _Layout, new: _Layout) -> tuple[int, str | None, int]:
     if old.instructions != new.instructions:
         return 0, "instructions", -1
     head = old.instructions_tokens
-    if old.tools != new.tools:
+    if old.tools is not new.tools and old.tools != new.tools:
         return head, "tools", -1
     head += old.tools_tokens
-    kept = common_prefix(old.keys, new.keys)
-    shared = head + new.item_tokens(kept)
-    if kept < len(old.keys):
+    kept, tokens = _shared_items(old, new)
+    shared = head + tokens
+    if kept < len(old.items):
         return shared, f"input[{kept}]", kept
     return shared, None, -1
 
@@ -218,43 +232,24 @@ def _cache_key(turn: TurnAnalysis) -> str:
     return str(key) if isinstance(key, str) and key else f"thread {turn.turn.thread}"
 
 
-def cache_report(analysis: Analysis) -> list[CacheTurn]:
-    """Cache forensics for every model request of `analysis`, in request order."""
-    earlier: dict[str, list[tuple[int, _Layout]]] = {}
-    out: list[CacheTurn] = []
-    for turn in analysis.turns:
+class CacheModel:
+    """The one model of the cached prefix, fed the analysed turns in request order (side requests
+    such as Codex's WebSocket prewarm included: they warm the cache of their key too). The analysis
+    runs it and puts each turn's entry on the turn (`TurnAnalysis.cache`), so `diff`, `cache`, the
+    TUI and the HTML report read one prediction."""
+
+    def __init__(self) -> None:
+        self._earlier: dict[str, list[tuple[int, _Layout]]] = {}
+
+    def entry(self, turn: TurnAnalysis) -> CacheTurn:
+        """The cache forensics of `turn`, against the requests of its key seen so far; remembers it."""
         layout = _layout(turn)
         key = _cache_key(turn)
-        history = earlier.setdefault(key, [])
+        history = self._earlier.setdefault(key, [])
         reported = _reported_cached(turn.turn.usage)
         entry = CacheTurn(turn.turn.number, turn.turn.thread, key, 0, 0, None, 0, reported)
         if history:
-            number, last = history[-1]
-            shared, at, index = _shared(last, layout)
-            entry.previous = number
-            entry.prefix = shared
-            entry.best_prefix, entry.best_turn = shared, number
-            # An earlier request can only share more when this one broke from the previous one
-            # (a rewrite back to an older context); on an append the previous request is best.
-            for other_number, other in history[:-1] if at is not None else ():
-                other_shared, _, _ = _shared(other, layout)
-                if other_shared > entry.best_prefix:
-                    entry.best_prefix, entry.best_turn = other_shared, other_number
-            entry.predicted_cached = predicted_cached(entry.best_prefix)
-            if at is not None:
-                label, cause = _cause(at, last, layout, index, str(turn.change.kind))
-                if turn.turn.request_kind in COMPACTION_REQUEST_KINDS:
-                    remote = " (remote)" if turn.turn.endpoint != "responses" else ""
-                    cause = f"a compaction request{remote}: {cause}"
-                unbroken = predicted_cached(last.total)
-                entry.brk = CacheBreak(at, label, cause, max(0, unbroken - entry.predicted_cached))
-            if at is None:
-                entry.notes += _held_changes(turn, len(last.keys))
-            if entry.best_turn != number and entry.best_prefix > shared:
-                entry.notes.append(
-                    f"turn {entry.best_turn} shares a longer prefix ({entry.best_prefix:,} tokens) "
-                    f"than the previous request, turn {number}"
-                )
+            self._against(entry, turn, layout, history)
         if (
             reported is not None
             and entry.predicted_cached >= CACHE_MIN_TOKENS
@@ -265,8 +260,50 @@ def cache_report(analysis: Analysis) -> list[CacheTurn]:
                 "(evicted, or keyed differently)"
             )
         history.append((turn.turn.number, layout))
-        out.append(entry)
-    return out
+        return entry
+
+    @staticmethod
+    def _against(
+        entry: CacheTurn, turn: TurnAnalysis, layout: _Layout, history: list[tuple[int, _Layout]]
+    ) -> None:
+        number, last = history[-1]
+        shared, at, index = _shared(last, layout)
+        entry.previous = number
+        entry.prefix = shared
+        entry.best_prefix, entry.best_turn = shared, number
+        # An earlier request can only share more when this one broke from the previous one
+        # (a rewrite back to an older context); on an append the previous request is best.
+        for other_number, other in history[:-1] if at is not None else ():
+            other_shared, _, _ = _shared(other, layout)
+            if other_shared > entry.best_prefix:
+                entry.best_prefix, entry.best_turn = other_shared, other_number
+        entry.predicted_cached = predicted_cached(entry.best_prefix)
+        if at is not None:
+            label, cause = _cause(at, last, layout, index, str(turn.change.kind))
+            if turn.turn.request_kind in COMPACTION_REQUEST_KINDS:
+                remote = " (remote)" if turn.turn.endpoint != "responses" else ""
+                cause = f"a compaction request{remote}: {cause}"
+            # What had been cached had the request only appended to the previous one; a request
+            # shorter than that can lose at most what its own length could have been served.
+            lost = max(0, predicted_cached(min(last.total, layout.total)) - entry.predicted_cached)
+            if lost:
+                entry.brk = CacheBreak(at, label, cause, lost)
+            else:
+                # A change that cost no cached token (the request is under the cache's minimum,
+                # or an earlier request shares as much) is not a break: said, not flagged.
+                entry.notes.append(f"the prefix changed at {at} ({cause}); no cached token lost")
+        else:
+            entry.notes += _held_changes(turn, len(last.items))
+        if entry.best_turn != number and entry.best_prefix > shared:
+            entry.notes.append(
+                f"turn {entry.best_turn} shares a longer prefix ({entry.best_prefix:,} tokens) "
+                f"than the previous request, turn {number}"
+            )
+
+
+def cache_report(analysis: Analysis) -> list[CacheTurn]:
+    """Cache forensics for every model request of `analysis`, in request order (the analysis's own)."""
+    return [turn.cache for turn in analysis.turns if turn.cache is not None]
 
 
 def cache_json(turns: list[CacheTurn]) -> dict[str, Any]:

@@ -38,6 +38,23 @@ class CompactionReport:
     """Context items injected again after the summary (AGENTS.md, permissions, environment...)."""
     tokens_before: int = 0
     tokens_after: int = 0
+    history: int = 0
+    """Items of the compacted history (the request's own prompt or trigger left out): the whole that
+    `kept_in_place`, `summarised`, `dropped_context`, `kept` and `resent` add up to."""
+
+    @property
+    def resent(self) -> int:
+        """Context items of the history that the new window sends again, as they were or brought up
+        to date: what is left of the history once the other counts are taken, so that `kept_in_place`
+        + `summarised` + dropped for good + `kept` + `resent` = `history`."""
+        counted = self.kept_in_place + len(self.summarised) + len(self.dropped_for_good) + len(self.kept)
+        return max(0, self.history - counted)
+
+    @property
+    def dropped_for_good(self) -> list[Item]:
+        """The context items of `dropped_context` holding a fragment that does not come back."""
+        gone = set(self.dropped_names)
+        return [i for i in self.dropped_context if any(_fragment_name(p) in gone for p in i.fragments)]
 
     @property
     def replaced_summary(self) -> bool:
@@ -61,21 +78,27 @@ class CompactionReport:
 
     @property
     def sentence(self) -> str:
-        """One line for the timeline."""
-        text = f"compaction ({self.trigger}): {_count(len(self.summarised), 'item')} summarised"
+        """One line for the timeline: the history's items accounted for once each (the counts add up
+        to the history), then what the new window carries again, each fragment named once."""
+        said = [f"{len(self.summarised)} of {_count(self.history, 'history item')} summarised"]
         if self.replaced_summary:
-            text += " (previous summary replaced)"
-        if self.rematerialised:
-            parts = (p for i in self.rematerialised for p in i.fragments)
-            names = ", ".join(dict.fromkeys(_fragment_name(p) for p in parts))
-            text += f", context re-materialised ({_count(len(self.rematerialised), 'item')}: {names})"
-        dropped = self.dropped_names
+            said[0] += " (previous summary replaced)"
+        dropped = self.dropped_for_good
         if dropped:
-            text += f", dropped: {', '.join(dropped)}"
+            said.append(f"{_count(len(dropped), 'context item')} dropped ({', '.join(self.dropped_names)})")
         if self.kept:
-            text += f", {_count(len(self.kept), 'recent message')} kept"
+            said.append(f"{_count(len(self.kept), 'recent message')} kept")
+        if self.resent:
+            said.append(f"{_count(self.resent, 'context item')} re-sent")
         if self.kept_in_place:
-            text += f", {_count(self.kept_in_place, 'leading item')} kept in place"
+            said.append(f"{_count(self.kept_in_place, 'leading item')} kept in place")
+        text = f"compaction ({self.trigger}): " + ", ".join(said)
+        if self.rematerialised:
+            names = list(dict.fromkeys(_fragment_name(p) for i in self.rematerialised for p in i.fragments))
+            text += (
+                f"; context re-materialised: {', '.join(names)} "
+                f"({_count(len(names), 'fragment')} in {_count(len(self.rematerialised), 'item')})"
+            )
         tokens = f"; tokens {self.tokens_before:,} → {self.tokens_after:,}"
         return text + tokens + " (input items, tools not counted)"
 
@@ -96,7 +119,11 @@ def _fragment_name(part: Part) -> str:
         return "AGENTS.md of " + label.split(":", 1)[1] if ":" in label else "AGENTS.md"
     if kind == "selected_skill":
         return "skill " + label.split(":", 1)[1] if ":" in label else "selected skill"
-    return _FRAGMENT_WORDS.get(kind, label)
+    if kind in _FRAGMENT_WORDS:
+        return _FRAGMENT_WORDS[kind]
+    # Any other kind in words, with what its label adds (`model switch gpt-5-mini`, `goal status active`).
+    words = kind.replace("_", " ")
+    return f"{words} {label.split(':', 1)[1]}" if ":" in label else words
 
 
 def _count(n: int, noun: str) -> str:
@@ -141,6 +168,7 @@ def compaction_report(history: list[Item], previous: Turn, current: Turn, kept: 
         kept=[i for i in current.items[kept:] if i.key in before_keys and i.is_conversation],
         tokens_before=sum(i.tokens for i in history),
         tokens_after=sum(i.tokens for i in current.items),
+        history=len(history),
     )
     history_kinds = {p.kind for i in history for p in i.fragments}
     for item in current.items[kept:]:

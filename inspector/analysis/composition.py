@@ -336,6 +336,7 @@ def composition_report(analysis: Analysis) -> CompositionReport:
         carry: _Carry | None = None
         carry_count = -1
         growth_total: dict[str, int] = {}
+        window_turns = 1  # turns since the thread's last compaction (or its start): growth's span
         for turn in turns:
             # items before the kept prefix were seen by the previous turn already
             for item in turn.turn.items[turn.change.kept if previous is not None else 0 :]:
@@ -352,7 +353,12 @@ def composition_report(analysis: Analysis) -> CompositionReport:
                     for k in sorted(kinds)
                     if comp.by_kind.get(k, 0) != previous.by_kind.get(k, 0)
                 }
-                if comp.change not in ("compaction", "fork"):
+                if comp.change in ("compaction", "fork"):
+                    # A new context window: growth is measured from here (what a compaction
+                    # shrank is not still "growing fastest" after it).
+                    growth_total, window_turns = {}, 1
+                else:
+                    window_turns += 1
                     for k, v in comp.growth.items():
                         growth_total[k] = growth_total.get(k, 0) + v
             out[turn.turn.number] = comp
@@ -360,13 +366,14 @@ def composition_report(analysis: Analysis) -> CompositionReport:
         findings += _unused_tools(thread, turns)
         findings += _duplicates(thread, turns[-1])
         growing = [(v, k) for k, v in growth_total.items() if v > 0]
-        if growing and len(turns) > 1:
+        if growing and window_turns > 1:
             gained, kind = max(growing)
+            since = "since the last compaction" if window_turns < len(turns) else "since the thread began"
             findings.append(
                 Finding(
                     "fastest_growing",
                     thread,
-                    f"{kind} grew fastest: +{gained:,} tokens over {len(turns)} turns "
+                    f"{kind} grew fastest: +{gained:,} tokens over {window_turns} turns {since} "
                     f"({gained * 100 // max(1, sum(v for v, _ in growing))} % of the growth)",
                     gained,
                 )

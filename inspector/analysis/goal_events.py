@@ -16,7 +16,7 @@ from ctxscope.inspector.analysis.answers import Answer
 from ctxscope.inspector.analysis.items import Item, goal_call_values
 from ctxscope.inspector.analysis.world_state import StateChange
 
-__all__ = ["GoalEvent", "GoalEventKind", "goal_events", "goal_events_by_answer"]
+__all__ = ["GoalEvent", "GoalEventKind", "goal_echoes", "goal_events", "goal_events_by_answer"]
 
 _OBJECTIVE = "goal"
 _LOG = "goal_events"
@@ -56,6 +56,19 @@ def _call_events(values: dict[str, object]) -> list[GoalEvent]:
     return goal_events([StateChange(name, None, value) for name, value in update.items()])
 
 
+def goal_echoes(events: list[GoalEvent], added: list[Item]) -> list[GoalEvent]:
+    """The events of `events` that echo a goal call of an earlier answer (the call is in `added`, as
+    history): told on the turn that made the call, so this turn's views leave them out."""
+    left, out = list(events), []
+    for item in added:
+        values = goal_call_values(item.raw) if item.type == "function_call" else None
+        for echoed in _call_events(values) if values is not None else []:
+            if echoed in left:
+                left.remove(echoed)
+                out.append(echoed)
+    return out
+
+
 def goal_events_by_answer(
     events: list[GoalEvent], added: list[Item], answer: Answer | None
 ) -> list[GoalEvent]:
@@ -65,11 +78,8 @@ def goal_events_by_answer(
     carries it as history, and its world state changes there. So the events of the calls in
     `added` (that echo) leave this turn, and the events of the calls in `answer` join it."""
     out = list(events)
-    for item in added:
-        values = goal_call_values(item.raw) if item.type == "function_call" else None
-        for echoed in _call_events(values) if values is not None else []:
-            if echoed in out:
-                out.remove(echoed)
+    for echoed in goal_echoes(events, added):
+        out.remove(echoed)
     for call in answer.tool_calls if answer is not None else []:
         values = goal_call_values({"type": "function_call", "name": call.name, "arguments": call.arguments})
         out += _call_events(values) if values is not None else []

@@ -1,9 +1,11 @@
 """Finding turns: filter expressions (`kind:compaction changed:cwd tool:apply_patch`) and text search
 over every turn's items, fragments and instructions.
 
-Search looks at what each turn brought into its thread (its added items, and its instructions when
-they changed), so an item repeated by the following 500 turns of a session is one hit, where it
-appeared, and a search over a 1,000-turn recording stays linear in the recording's size.
+Search counts one hit per matching item (`Place`), however often the words occur in it: the
+instructions where they are new, and each item a turn brought into its thread (so an item repeated
+by the following 500 turns of a session is one hit, where it appeared). The HTML report's page
+searches the same places (embedded in its data), so the TUI and the page count the same hits; a
+search over a 1,000-turn recording stays linear in its size.
 """
 
 from __future__ import annotations
@@ -80,25 +82,53 @@ def filter_turns(analysis: Analysis, expression: str) -> list[int]:
     return [r.turn.number for r in analysis.turns if keep(r)]
 
 
+@dataclass(frozen=True)
+class Place:
+    """One place a search can hit: the definition of a hit (one per matching place, however often
+    the words occur in it), shared by the TUI and, through the page's data, the HTML report."""
+
+    turn: int
+    where: str
+    """`instructions`, or `a<K>`: the turn's K-th added item."""
+    position: int | None
+    """The item's position in the turn's `input[]` (None: not an item)."""
+    label: str
+    text: str
+    """What is searched (case-insensitively): for an item, its label, text and JSON."""
+
+
+_JOIN = "\x00"
+"""Between the parts of a place's text, so no hit spans two of them."""
+
+
+def turn_places(result: TurnAnalysis, seen_instructions: set[str]) -> list[Place]:
+    """The places of one turn: its instructions where they are new in the recording, and each item
+    it added (an item repeated by later turns is found where it appeared; an answer is found as the
+    item the next request carries)."""
+    number = result.turn.number
+    places: list[Place] = []
+    base = base_instructions(result.turn)
+    if base.text and base.text not in seen_instructions:
+        seen_instructions.add(base.text)
+        places.append(Place(number, "instructions", None, f"instructions ({base.source})", base.text))
+    for k, item in enumerate(result.change.added):
+        text = _JOIN.join((item.label, item.text, item_text(item)))
+        places.append(Place(number, f"a{k}", item.position, item.label, text))
+    return places
+
+
+def search_places(analysis: Analysis) -> list[Place]:
+    """Every place of every turn, in turn order (`turn_places`)."""
+    seen: set[str] = set()
+    return [place for result in analysis.turns for place in turn_places(result, seen)]
+
+
 def search(analysis: Analysis, needle: str) -> list[Hit]:
-    """Every place `needle` (case-insensitive) appears: instructions where they changed, and each
-    item (label, text, pretty JSON) in the turn that added it."""
+    """One hit per place (`Place`) where `needle` appears, case-insensitively."""
     want = needle.lower()
     if not want:
         return []
-    hits: list[Hit] = []
-    seen_instructions: set[str] = set()
-    for result in analysis.turns:
-        number = result.turn.number
-        base = base_instructions(result.turn)
-        if base.text and base.text not in seen_instructions:
-            seen_instructions.add(base.text)
-            if want in base.text.lower():
-                hits.append(Hit(number, None, f"instructions ({base.source})"))
-        for item in result.change.added:
-            if want in item.label.lower() or want in item.text.lower() or want in item_text(item).lower():
-                hits.append(Hit(number, item.position, item.label))
-    return hits
+    return [Hit(p.turn, p.position, p.label) for p in search_places(analysis) if want in p.text.lower()]
 
 
-__all__ = ["FILTER_KEYS", "Hit", "filter_turns", "parse_filter", "search"]
+__all__ = ["FILTER_KEYS", "Hit", "Place", "filter_turns", "parse_filter", "search", "search_places", "turn_places"]

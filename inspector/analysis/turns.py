@@ -127,24 +127,37 @@ def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any]
     )
 
 
+def _turn_body(exchange: Exchange) -> tuple[dict[str, Any] | None, str | None]:
+    """The Responses request body a turn is made of, or None with why (None: skipped quietly)."""
+    if exchange.endpoint in _SKIP_QUIETLY or (exchange.endpoint == "websocket" and exchange.request_body is None):
+        return None, None
+    body = _request_body(exchange)
+    where = f"exchange {exchange.id} ({exchange.method} {exchange.url})"
+    if exchange.endpoint not in MODEL_ENDPOINTS:
+        if body is not None and ("messages" in body or "prompt" in body):
+            return None, f"{where} is not a Responses request; skipped"
+        return None, None
+    if body is None or ("input" not in body and "previous_response_id" not in body):
+        return None, f"{where} has no Responses request body (no `input`); skipped"
+    return body, None
+
+
+def makes_turn(exchange: Exchange) -> bool:
+    """Whether the analysis makes a model turn of `exchange` (`extract_turns`' own test): what
+    `ctxscope run` counts as a model request, so its count of the rest is the analysis's."""
+    return _turn_body(exchange)[0] is not None
+
+
 def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
     """Model-request turns in request order, and warnings about exchanges that were skipped."""
     warnings: list[str] = []
     turns: list[Turn] = []
     by_response: dict[str, Turn] = {}
     for exchange in sorted(exchanges, key=lambda e: (e.started_at, e.id)):
-        if exchange.endpoint in _SKIP_QUIETLY or (
-            exchange.endpoint == "websocket" and exchange.request_body is None
-        ):
-            continue
-        body = _request_body(exchange)
-        where = f"exchange {exchange.id} ({exchange.method} {exchange.url})"
-        if exchange.endpoint not in MODEL_ENDPOINTS:
-            if body is not None and ("messages" in body or "prompt" in body):
-                warnings.append(f"{where} is not a Responses request; skipped")
-            continue
-        if body is None or ("input" not in body and "previous_response_id" not in body):
-            warnings.append(f"{where} has no Responses request body (no `input`); skipped")
+        body, skipped = _turn_body(exchange)
+        if body is None:
+            if skipped:
+                warnings.append(skipped)
             continue
         sent = input_list(body)
         prev_id = body.get("previous_response_id")
@@ -155,7 +168,8 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
             if parent is None:
                 resolved = False
                 warnings.append(
-                    f"{where}: previous_response_id {prev_id} is not in the recording; "
+                    f"exchange {exchange.id} ({exchange.method} {exchange.url}): "
+                    f"previous_response_id {prev_id} is not in the recording; "
                     "its context starts at the items it sent"
                 )
             else:

@@ -1,7 +1,8 @@
 """The data of a self-contained HTML report: the one analysis's turn documents, set out for a page.
 
-Every turn is its `TurnDetail` (the same document `ctxscope diff --turn N --format json` prints),
-with the answer the request got back, the turn's context composition and its cache figures. Full
+Every turn is its `TurnDetail` (the same document `ctxscope diff --turn N --format json` prints,
+answer included, in the report model's own shape), with the turn's context composition, its cache
+figures and its search places (the TUI's definition of a hit). Full
 item texts are moved out of the turn documents into one table of texts (by content hash, so a text
 sent on many turns is stored once) that the page decodes only when a text is first opened: a long
 recording's page draws its first turn without parsing every prompt it ever sent.
@@ -14,11 +15,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxscope.inspector.analysis.analyse import Analysis
-from ctxscope.inspector.analysis.answers import Answer
+from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 from ctxscope.inspector.analysis.cache import cache_json, cache_report
 from ctxscope.inspector.analysis.composition import composition_json, composition_report
 from ctxscope.inspector.analysis.cost import usd_text
+from ctxscope.inspector.analysis.query import turn_places
 from ctxscope.inspector.reports.build import diff_report, turn_detail
 
 __all__ = ["ReportData", "report_data"]
@@ -58,19 +59,15 @@ def _move_texts(node: Any, texts: dict[str, str]) -> Any:
     return node
 
 
-def _answer(answer: Answer) -> dict[str, Any]:
-    """The page's form of the turn's answer (the analysis's one `Answer`): steps, status, the text."""
-    texts = []
-    for item in answer.items:
-        if item.type == "message":
-            plan = f"<proposed_plan>\n{item.plan}</proposed_plan>\n" if item.plan is not None else ""
-            texts.append((item.text or "") + plan)
-    return {
-        "status": answer.status,
-        "usage": answer.usage_line(),
-        "steps": [{"kind": s.kind, "gist": s.gist} for s in answer.steps],
-        "text": "\n\n".join(t for t in texts if t),
-    }
+def _places(result: TurnAnalysis, seen: set[str], texts: dict[str, str]) -> list[dict[str, str]]:
+    """The turn's search places (`query.turn_places`, the TUI's), their texts in the texts table:
+    the page's script counts a hit per matching place, as the TUI does."""
+    out = []
+    for place in turn_places(result, seen):
+        ref = _text_id(place.text)
+        texts.setdefault(ref, place.text)
+        out.append({"where": place.where, "label": place.label, "ref": ref})
+    return out
 
 
 def _total_cost(turns: list[dict[str, Any]]) -> str | None:
@@ -93,19 +90,25 @@ def report_data(analysis: Analysis, turns: Iterable[int] | None = None) -> Repor
     agents = {t["turn"]: t.get("agent") for t in report.get("turns") or []}
     texts: dict[str, str] = {}
     docs = []
+    seen: set[str] = set()
     for result in analysis.turns:
         number = result.turn.number
+        places = _places(result, seen, texts)  # every turn, so new instructions are found where they first came
         if wanted is not None and number not in wanted:
             continue
-        doc = turn_detail(result).model_dump(mode="json", by_alias=True)
-        doc["answer"] = _answer(result.answer)
+        previous = result.change.previous
+        # The document `diff --turn N --format json` prints, against the same previous turn.
+        detail = turn_detail(result, analysis.turn(previous) if previous is not None else None)
+        doc = detail.model_dump(mode="json", by_alias=True)
         doc["composition"] = composition.get(number)
         doc["cache"] = cache.get(number)
         doc["agent"] = agents.get(number)  # the spawned agent that made it (`analysis.agents`)
         cost = doc.get("cost") or {}
         if cost.get("usd") is not None:  # the turn document's one figure, written as every view writes it
             doc["cost_text"] = usd_text(cost["usd"], api_equivalent=cost["api_equivalent"])
-        docs.append(_move_texts(doc, texts))
+        doc = _move_texts(doc, texts)
+        doc["search"] = places
+        docs.append(doc)
     head = {
         "schema": report.get("schema"),
         "source": report.get("source"),

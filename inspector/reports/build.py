@@ -14,6 +14,7 @@ from typing import Any
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 from ctxscope.inspector.analysis.answers import Answer
 from ctxscope.inspector.analysis.attribution import usage_numbers
+from ctxscope.inspector.analysis.changes import ChangeKind
 from ctxscope.inspector.analysis.codex_labels import codex_labels, label_checks
 from ctxscope.inspector.analysis.compaction import CompactionReport
 from ctxscope.inspector.analysis.compare import Comparison, TurnComparison
@@ -28,8 +29,10 @@ from ctxscope.inspector.reports.models import (
     SCHEMA,
     AnswerDoc,
     AnswerItemDoc,
+    AnswerStepDoc,
     BeforeAfter,
     BodyKeysDoc,
+    CacheBreakDoc,
     ChangeDoc,
     CompactionDetail,
     CompactionDoc,
@@ -143,6 +146,10 @@ def _compaction_fields(report: CompactionReport) -> dict[str, Any]:
         "tokens_before": report.tokens_before,
         "tokens_after": report.tokens_after,
         "summary": report.summary,
+        "history": report.history,
+        "resent": report.resent,
+        "dropped": report.dropped_names,
+        "dropped_items": len(report.dropped_for_good),
     }
 
 
@@ -185,6 +192,7 @@ def answer_doc(answer: Answer) -> AnswerDoc:
         summary=answer.summary(),
         output=output,
         usage=usage_numbers(answer.usage),
+        steps=[AnswerStepDoc(kind=s.kind, gist=s.gist) for s in answer.steps],
     )
 
 
@@ -202,6 +210,11 @@ def cost_doc(cost: RequestCost) -> CostDoc:
         reasoning_tokens=cost.reasoning_tokens,
         price_source=cost.price.source if cost.price is not None else None,
     )
+
+
+def _cache_break(result: TurnAnalysis) -> CacheBreakDoc | None:
+    brk = result.cache.brk if result.cache else None
+    return None if brk is None else CacheBreakDoc(at=brk.at, label=brk.label, cause=brk.cause, tokens=brk.tokens)
 
 
 def _turn_fields(result: TurnAnalysis, prices: PriceTable | None = None) -> dict[str, Any]:
@@ -228,7 +241,7 @@ def _turn_fields(result: TurnAnalysis, prices: PriceTable | None = None) -> dict
             removed=len(change.removed),
         ),
         "fragments_changed": _fragments_changed(result),
-        "world_state_changes": describe_changes(result.state_changes),
+        "world_state_changes": world_sentences(result),
         "mode_events": [ModeEventDoc(kind=e.kind, sentence=e.sentence) for e in result.mode_events],
         "goal_events": [
             GoalEventDoc(kind=e.kind.value, number=e.number, sentence=goal_event_sentence(e))
@@ -245,12 +258,23 @@ def _turn_fields(result: TurnAnalysis, prices: PriceTable | None = None) -> dict
             unaccounted=tokens.unaccounted,
             shared_prefix=tokens.shared_prefix,
             predicted_cached=tokens.predicted_cached,
+            predicted_from=result.cache.best_turn if result.cache else None,
+            cache_break=_cache_break(result),
+            shown=tokens.shown[0],
+            shown_as=tokens.shown[1],
         ),
         "compaction": compaction_doc(result.compaction) if result.compaction else None,
         "notes": result.notes,
         "answer": answer_doc(result.answer),
         "cost": cost_doc(turn_cost(result, prices)),
     }
+
+
+def world_sentences(result: TurnAnalysis) -> list[str]:
+    """A turn's world-state sentences, without the goal events an earlier answer already told (the
+    model's `update_goal` is "goal completed" on the turn that called it, once)."""
+    echoed = {goal_event_sentence(e) for e in result.goal_echoes}
+    return [s for s in describe_changes(result.state_changes) if s not in echoed]
 
 
 def turn_doc(result: TurnAnalysis, prices: PriceTable | None = None) -> TurnDoc:
@@ -295,13 +319,19 @@ def _replaced_doc(found: FragmentDiff) -> FragmentReplacedDoc:
         label=found.part.label,
         replaces_position=found.replaces_position,
         replaces=found.replaces.label,
+        resent=found.resent,
         **optional,
     )
 
 
 def turn_detail(result: TurnAnalysis, previous: TurnAnalysis | None = None) -> TurnDetail:
     """One turn against its predecessor (`previous`, the turn its change is measured against), in full."""
-    replaced = fragment_diffs(previous.turn.items, result.change.added) if previous is not None else []
+    compaction = result.change.kind == ChangeKind.COMPACTION
+    replaced = (
+        fragment_diffs(previous.turn.items, result.change.added, compaction=compaction)
+        if previous is not None
+        else []
+    )
     return TurnDetail(
         **{
             **_turn_fields(result),

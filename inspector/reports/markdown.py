@@ -99,8 +99,8 @@ def _diff(report: DiffReport) -> list[str]:
         lines.append("No model requests in this recording.")
         return lines
     lines += [
-        "| turn | thread | change | items | kept/+/- | tokens | reported input | cached | what changed "
-        "| answer |",
+        "| turn | thread | change | items | kept/+/- | counted tokens | reported input | reported cached "
+        "| what changed | answer |",
         "|---:|---|---|---:|---|---:|---:|---:|---|---|",
     ]
     for doc in report.turns:
@@ -125,7 +125,8 @@ def _diff(report: DiffReport) -> list[str]:
             for i in detail.added_items
         ]
         for found in detail.fragments_replaced:
-            lines += ["", f"{_code(rel(found.label))} replaces {_code(rel(found.replaces))}:", ""]
+            verb = "re-sent after compaction, was" if found.resent else "replaces"
+            lines += ["", f"{_code(rel(found.label))} {verb} {_code(rel(found.replaces))}:", ""]
             if found.fields:
                 lines += [
                     f"- {k}: {_code(json.dumps(v.before))} → {_code(json.dumps(v.after))}"

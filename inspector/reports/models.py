@@ -23,6 +23,8 @@ __all__ = [
     "SCHEMA",
     "AnswerDoc",
     "AnswerItemDoc",
+    "AnswerStepDoc",
+    "CacheBreakDoc",
     "ChangeDoc",
     "CompactionDetail",
     "CompactionDoc",
@@ -192,6 +194,14 @@ class AnswerItemDoc(Doc):
     """Tool calls timed by the client's own trace: the runtime's status (`completed`, `failed`)."""
 
 
+class AnswerStepDoc(Doc):
+    """One output item in short, as the timeline and the HTML report list it."""
+
+    kind: str
+    """`message`, `reasoning`, `function_call exec_command`, …"""
+    gist: str
+
+
 class AnswerDoc(Doc):
     """What the request got back: added in ctxscope-report/1 (the answer belongs to its turn)."""
 
@@ -203,6 +213,8 @@ class AnswerDoc(Doc):
     output: list[AnswerItemDoc]
     usage: dict[str, int | None]
     """`input_tokens`, `cached_tokens`, `output_tokens`, `reasoning_tokens`; null: not reported."""
+    steps: list[AnswerStepDoc] = Field(default_factory=list)
+    """Added in ctxscope-report/1: the output items in short, one each (what `summary` joins)."""
 
 
 class GoalEventDoc(Doc):
@@ -217,15 +229,37 @@ class GoalEventDoc(Doc):
     """`goal set: write a haiku`, `goal continuation #3`, `goal cleared`."""
 
 
+class CacheBreakDoc(Doc):
+    """Where the cached prefix broke and what it cost (`ctxscope.inspector.analysis.cache`)."""
+
+    at: str
+    """`model`, `reasoning.effort`, `instructions`, `tools`, or `input[N]`."""
+    label: str
+    cause: str
+    tokens: int
+    """Cached tokens lost (always more than 0: a change that cost nothing is not a break)."""
+
+
 class TokensDoc(Doc):
     total: int
+    """Counted tokens: the request's instructions, tools and input counted with the tokenizer."""
     estimated: bool
     by_kind: dict[str, int]
     usage: dict[str, int | None]
+    """Reported by the backend (null: not reported)."""
     unaccounted: int | None
     """Reported `input_tokens` − `total`."""
     shared_prefix: int
+    """Tokens shared with `predicted_from`, the best earlier request of the same cache key."""
     predicted_cached: int
+    predicted_from: int | None = None
+    """Added in ctxscope-report/1: the turn the prediction is from (a prewarm counts; null: none)."""
+    cache_break: CacheBreakDoc | None = None
+    """Added in ctxscope-report/1: where the prefix broke against the previous request of the key."""
+    shown: int = 0
+    """Added in ctxscope-report/1: the one figure a timeline shows for the turn (`shown_as` says which)."""
+    shown_as: Literal["reported", "counted"] = "counted"
+    """`reported`: the backend's input tokens; `counted`: `total`, where nothing was reported."""
 
 
 class CompactionDoc(Doc):
@@ -240,6 +274,16 @@ class CompactionDoc(Doc):
     tokens_before: int
     tokens_after: int
     summary: str | None
+    history: int = 0
+    """Added in ctxscope-report/1: the items of the compacted history (its prompt or trigger left
+    out), the whole that `kept_in_place` + `summarised` + `dropped` + `kept` + `resent` add up to."""
+    resent: int = 0
+    """Added in ctxscope-report/1: context items of the history the new window sends again."""
+    dropped: list[str] = Field(default_factory=list)
+    """Added in ctxscope-report/1: the context fragments gone for good, each named once."""
+    dropped_items: int = 0
+    """Added in ctxscope-report/1: the context items holding them (part of `dropped_context`, the
+    rest being context re-sent in another form)."""
 
 
 class CompactionDetail(CompactionDoc):
@@ -323,6 +367,9 @@ class FragmentReplacedDoc(Doc):
     """Fragments with short values: the fields that differ."""
     diff: list[str] | None = None
     """Other fragments: the text diff, one line each, `+ `, `- ` or two spaces, then the line."""
+    resent: bool = False
+    """Added in ctxscope-report/1: re-sent after a compaction (the new window's context again), not a
+    replacement within the window."""
 
 
 class TurnDetail(TurnDoc):

@@ -109,7 +109,7 @@ def _continuations(console: Console, run: list[TurnDoc]) -> None:
     numbers = [e.number for doc in (first, last) for e in doc.goal_events]
     label = first.goal_events[0].sentence.rsplit(" #", 1)[0]
     est = "~" if first.tokens.estimated else ""
-    tokens = f"{est}{first.tokens.total:,} tok → {est}{last.tokens.total:,} tok"
+    tokens = f"{est}{first.tokens.total:,} → {est}{last.tokens.total:,} counted"
     line(
         console,
         (f"  turns {first.turn}–{last.turn}", "bold"),
@@ -137,7 +137,7 @@ def render_show(report: ShowReport, console: Console, *, full: bool = False) -> 
     """The full context of one request as a compact labelled layout, then its answer."""
     paths = Paths(report.root)
     turn = report.turn
-    tokens = f"{'~' if turn.tokens.estimated else ''}{turn.tokens.total:,} tok"
+    tokens = f"{'~' if turn.tokens.estimated else ''}{turn.tokens.total:,} counted"
     line(
         console,
         (f"turn {turn.turn}", "bold"),

@@ -38,7 +38,7 @@ DIFF_CONTEXT = 2
 
 def _tokens(doc: TurnDoc) -> str:
     est = "~" if doc.tokens.estimated else ""
-    return f"{est}{doc.tokens.total:,} tok"
+    return f"{est}{doc.tokens.total:,} counted"
 
 
 def _token_detail(doc: TurnDoc) -> str | None:
@@ -47,7 +47,7 @@ def _token_detail(doc: TurnDoc) -> str | None:
     if usage.get("input_tokens") is None:
         return None
     return (
-        f"tokens: reported {usage['input_tokens']:,}, cached {usage.get('cached_tokens') or 0:,}, "
+        f"tokens: reported input {usage['input_tokens']:,}, reported cached {usage.get('cached_tokens') or 0:,}, "
         f"predicted cached {doc.tokens.predicted_cached:,}"
     )
 
@@ -146,7 +146,12 @@ def _fragment_replaced(console: Console, found: FragmentReplacedDoc, paths: Path
     line(
         console,
         (f"        {paths(found.label)}", "dim"),
-        (f" replaces previous [{found.replaces_position}] {paths(found.replaces)}", "dim"),
+        (
+            f" re-sent after compaction (was [{found.replaces_position}] {paths(found.replaces)})"
+            if found.resent
+            else f" replaces previous [{found.replaces_position}] {paths(found.replaces)}",
+            "dim",
+        ),
     )
     for name, change in (found.fields or {}).items():
         line(

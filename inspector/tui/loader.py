@@ -38,7 +38,7 @@ def load(path: Path) -> Loaded:
     analysis = analyse_exchanges(
         recording.exchanges, source=path.name, header=recording.header, warnings=list(recording.warnings)
     )
-    return Loaded(analysis, len(recording.exchanges) - len(analysis.turns))
+    return Loaded(analysis, analysis.other_requests)
 
 
 FIRST_STAGE = 20
@@ -60,10 +60,10 @@ def load_in_stages(path: Path, first: int | None = None) -> Iterator[Loaded]:
     if len(exchanges) > first:
         early = incremental.extend(exchanges[:first], warnings=warnings)
         if early.turns:
-            yield Loaded(early, first - len(early.turns), pending=len(exchanges) - first)
+            yield Loaded(early, early.other_requests, pending=len(exchanges) - first)
     rest = exchanges[first:] if len(exchanges) > first else exchanges
     analysis = incremental.extend(rest, warnings=warnings)
-    yield Loaded(analysis, len(exchanges) - len(analysis.turns))
+    yield Loaded(analysis, analysis.other_requests)
 
 
 def live_loaded(update: LiveUpdate) -> Loaded:

@@ -41,6 +41,6 @@ def assert_one_account(path: Path) -> Analysis:
         side_requests=sum(report.side_requests.values()),
     )
     info_counts = Counts(info["threads"], info["turns"], sum(info["side_requests"].values()))
-    tui = Inspector(batch, other_requests=len(recording.exchanges) - len(batch.turns)).counts()
+    tui = Inspector(batch, other_requests=batch.other_requests).counts()
     assert info_counts == report_counts == tui, (info_counts, report_counts, tui)
     return batch

@@ -34,7 +34,7 @@ def test_diff_colour_when_forced(edge: Callable[[str], Path]) -> None:
     result = run_cli("diff", str(edge("compaction")), "--color")
     assert result.returncode == 0, result.stderr
     assert "\x1b[" in result.stdout
-    assert "compaction (request_kind compaction): 5 items summarised" in result.stdout
+    assert "compaction (request_kind compaction): 5 of 8 history items summarised" in result.stdout
 
 
 def test_diff_json_follows_the_schema(edge: Callable[[str], Path]) -> None:

@@ -37,9 +37,12 @@ def test_local_compaction_is_named_and_explained(analysed: Callable[[str], Analy
     ]
     assert [i.label for i in report.kept] == ['user: "fix the failing test"']
     assert report.tokens_before > report.tokens_after > 0
+    # The history's 8 items accounted for once each: 5 summarised, 1 kept, 2 context items re-sent.
+    assert report.history == 8 and report.resent + len(report.dropped_context) == 2
     assert report.sentence.startswith(
-        "compaction (request_kind compaction): 5 items summarised, context re-materialised "
-        "(2 items: permissions, skills catalog, AGENTS.md of /repo, environment), 1 recent message kept; "
+        "compaction (request_kind compaction): 5 of 8 history items summarised, 1 recent message kept, "
+        "2 context items re-sent; context re-materialised: permissions, skills catalog, AGENTS.md of /repo, "
+        "environment (4 fragments in 2 items); "
     )
     assert report.sentence.endswith(" (input items, tools not counted)")
     assert a.turn(5).tools.empty, "tools are compared with the turn before the compaction request"
@@ -114,7 +117,8 @@ def test_tools_reordered_is_not_a_change(analysed: Callable[[str], Analysis]) ->
     a = analysed("tools_reordered")
     reordered = a.turn(2).tools
     assert reordered.empty and reordered.reordered
-    assert a.turn(2).tokens.shared_prefix == 0, "a reordered tools list breaks the cached prefix"
+    # a reordered tools list breaks the cached prefix after the instructions (laid out before the tools)
+    assert a.turn(2).tokens.shared_prefix == a.turn(2).tokens.by_kind["instructions"]
     changed = a.turn(3).tools
     assert changed.added == ["web_search"] and changed.removed == ["apply_patch"]
     assert list(changed.changed) == ["exec_command"]
@@ -171,5 +175,5 @@ def test_compaction_names_what_it_dropped_and_a_replaced_summary() -> None:
     report = analysis.turn(3).compaction
     assert report is not None and report.replaced_summary and report.dropped_names == ["skill demo-skill"]
     assert "(previous summary replaced)" in report.sentence
-    assert ", dropped: skill demo-skill" in report.sentence
+    assert ", 1 context item dropped (skill demo-skill)" in report.sentence
     assert "skill demo-skill no longer in context" in describe_changes(analysis.turn(3).state_changes)

@@ -78,7 +78,7 @@ def test_attribution_sums_per_kind_and_predicts_cache() -> None:
     totals = item_totals(items)
     body = {"instructions": "Be brief.", "tools": [{"type": "function", "name": "t"}]}
     usage = {"input_tokens": totals.tokens + 50, "input_tokens_details": {"cached_tokens": 1024}}
-    report = attribute(body, totals, usage, shared_items_tokens=items[0].tokens, same_head=True)
+    report = attribute(body, totals, usage)
     assert set(report.by_kind) == {
         "instructions",
         "tools",
@@ -91,7 +91,6 @@ def test_attribution_sums_per_kind_and_predicts_cache() -> None:
         report.usage["cached_tokens"] == 1024
         and report.unaccounted == report.usage["input_tokens"] - report.total
     )
-    assert report.shared_prefix >= 1024 and report.predicted_cached % 128 == 0
     assert report.tokenizer == get_tokenizer().name and report.estimated is False
 
 

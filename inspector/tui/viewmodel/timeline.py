@@ -1,11 +1,13 @@
 """The timeline's rows: one per turn (thread, change kind, flags, model, the event words in a column
-of their own and the answer in short after them, tokens with a window fill bar, duration), plus a
+of their own and the answer in short after them, tokens labelled reported or counted with a window
+fill bar, duration), plus a
 folded row for requests that are not model turns. A row is drawn to the pane's width, so the
 figures at its right are never cut."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from ctxscope.inspector.analysis.analyse import TurnAnalysis
 from ctxscope.inspector.analysis.answers import Answer
@@ -44,6 +46,10 @@ KIND_GLYPHS: dict[str, str] = {
     ChangeKind.FORK: "Y",
 }
 """Change kind → a glyph that keeps kinds apart without colour (the word is shown as well)."""
+TOKEN_LABELS: dict[str, str] = {"reported": "rep", "counted": "cnt"}
+"""Which figure a row's tokens are (`TokenAttribution.shown`), in short: the backend's reported
+input tokens, or ctxscope's own count where the response reported none (the HTML report's
+`reported`/`counted`)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,8 @@ class TimelineRow:
     """The cached prefix broke at this turn (`cache_report`): the `c` flag."""
     answer: ShortAnswer | None = None
     """The answer in short (`short_answer`), drawn after the event words."""
+    tokens_as: Literal["reported", "counted"] = "counted"
+    """Which figure `tokens` is (`TOKEN_LABELS`)."""
 
     def event_words(self) -> list[str]:
         """The row's events: mode switches, plan submissions, goal events, an error."""
@@ -101,6 +109,7 @@ class TimelineRow:
         # two spaces before the duration: a full bar never touches it, in any font
         tail = [
             Run(f" {short_tokens(self.tokens):>6} ", "dim" if side else ""),
+            Run(f"{TOKEN_LABELS[self.tokens_as]} ", "dim"),
             Run(bar(self.fill, 4), "bar"),
             Run(f"  {duration:>5}", "dim"),
         ]
@@ -197,10 +206,10 @@ def short_model(model: str, width: int) -> str:
 
 
 def timeline_row(result: TurnAnalysis, *, world_changed: bool) -> TimelineRow:
-    """The row of one analysed turn; tokens are the reported input tokens, else the counted total."""
+    """The row of one analysed turn; tokens are the reported input tokens, else the counted total
+    (the analysis's one timeline figure, labelled as every view labels it)."""
     turn = result.turn
-    reported = result.tokens.usage.get("input_tokens")
-    tokens = reported if reported is not None else result.tokens.total
+    tokens, tokens_as = result.tokens.shown
     return TimelineRow(
         number=turn.number,
         thread=turn.thread,
@@ -208,6 +217,7 @@ def timeline_row(result: TurnAnalysis, *, world_changed: bool) -> TimelineRow:
         model=turn.model or "?",
         marks=_marks(result),
         tokens=tokens,
+        tokens_as=tokens_as,
         fill=fill_ratio(tokens, turn.model),
         duration_ms=turn.exchange.duration_ms,
         ok=turn.status == "completed" and not (turn.error and "after completion" not in turn.error),
@@ -259,6 +269,7 @@ __all__ = [
     "KIND_GLYPHS",
     "KIND_WORDS",
     "ROW_WIDTH",
+    "TOKEN_LABELS",
     "ShortAnswer",
     "TimelineRow",
     "other_requests_line",

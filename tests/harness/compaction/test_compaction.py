@@ -150,7 +150,8 @@ def test_automatic_compaction_before_a_turn_rebuilds_the_window(tmp_path: Path, 
     assert after.change.kind == "compaction" and after.compaction is not None
     sentence = after.compaction.sentence
     assert sentence.startswith("compaction (request_kind compaction): ")
-    assert "context re-materialised (2 items: " in sentence and "2 recent messages kept" in sentence
+    assert "context re-materialised: " in sentence and " in 2 items)" in sentence
+    assert "2 recent messages kept" in sentence
     assert "dropped" not in sentence  # the compaction prompt is not context the compaction dropped
     assert after.compaction.summary == "The user asked to read the README; it says hello."
     assert not any("unrecognised" in n for t in analysis.turns for n in t.notes)

@@ -122,3 +122,25 @@ def test_a_side_request_before_the_first_turn_is_placed_beside_it_when_followed(
     script.request(body(first), response=completed("resp_1"), headers=_headers("main", "user"))
     analysis = assert_one_account(script.write(tmp_path / "title-first.jsonl"))
     assert [(t.turn.side, t.turn.beside) for t in analysis.turns] == [("thread_title", "T1"), (None, None)]
+
+
+def test_a_title_answer_holding_a_proposed_plan_is_no_plan_event(tmp_path: Path) -> None:
+    """Side requests never produce plan, goal or mode events: a test upstream that answers Codex's
+    title request with a `<proposed_plan>` block gives a title, not a "plan submitted"."""
+    script = Script()
+    items = [*initial_context(), message("user", "plan the parser fix")]
+    script.request(body(items), response=completed("resp_main1"), headers=_headers("main", "user"))
+    plan = "<proposed_plan>\n# Fix the parser\n1. Read it.\n</proposed_plan>"
+    script.request(
+        body([message("user", "Write a short title for: plan the parser fix")], tools=[]),
+        response=completed("resp_title1", [message("assistant", plan)]),
+        headers=_headers("title-1", "thread_title"),
+    )
+    path = script.write(tmp_path / "title-plan.jsonl")
+    analysis = assert_one_account(path)
+    title = analysis.turn(2)
+    assert title.turn.side == "thread_title" and title.answer.items[0].plan is not None
+    assert title.mode_events == [] and title.goal_events == []
+    doc = json.loads(run_cli("diff", str(path), "--format", "json").stdout)
+    assert [t["mode_events"] for t in doc["turns"]] == [[], []]
+    assert "plan submitted" not in run_cli("diff", str(path)).stdout

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.tui.viewmodel.lines import short_tokens
 from ctxscope.inspector.tui.viewmodel.timeline import timeline_row
 from ctxscope.inspector.tui.viewmodel.turn import turn_view
 from tests.cli_support import run_cli
@@ -67,7 +68,8 @@ def test_the_last_turns_answer_is_in_every_view(capture: Path) -> None:
     view = [line.text for line in turn_view(result, analysis.turns[-2], reason="t", expanded=set()).lines]
     assert view[view.index(next(v for v in view if v.startswith("answer"))) :][-1] == f"    {LAST}"
     row = timeline_row(result, world_changed=False).line(width=160).text
-    assert f'→ message "{LAST}"' in row and row.index("→ message") < row.index("3.7k")  # before the figures
+    figure = short_tokens(result.tokens.shown[0])
+    assert f'→ message "{LAST}"' in row and row.index("→ message") < row.index(figure)  # before the figures
     first = timeline_row(analysis.turns[0], world_changed=False).line(width=160).text
     assert '→ function_call exec_command {"cmd": "ls pkg"}' in first
 

@@ -69,7 +69,7 @@ def test_diff_turn_diffs_a_changed_agents_md_and_full_prints_whole_texts() -> No
     lines = [line.rstrip() for line in cut.splitlines()]
     at = lines.index("        · fragments: +agents_md_replaced:./pkg")
     assert lines[at + 1] == "          +environment_context:cwd=./pkg"
-    assert "          cached 8,192" in lines
+    assert "          predicted cached 8,192" in lines
 
 
 def test_show_turn_prints_the_world_state(edge: Callable[[str], Path]) -> None:

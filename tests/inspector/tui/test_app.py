@@ -146,6 +146,21 @@ async def test_filter_shows_only_matching_turns() -> None:
         assert len(screen.query_one(Timeline).lines) == 1  # a bad filter changes nothing
 
 
+async def test_a_filter_moves_the_turn_pane_to_the_first_turn_it_shows() -> None:
+    """The tour's recording, on turn 1: `tool:apply_patch` hides it; the pane shows the first
+    turn the filter keeps, not the hidden one."""
+    tour = Path(__file__).parents[2] / "fixtures" / "inspector" / "real" / "tour.jsonl"
+    async with running(tour) as (_, screen, pilot):
+        assert screen.current == 1
+        await pilot.press("f")
+        await pilot.press(*"tool:apply_patch", "enter")
+        await settle(pilot)
+        shown = [line.action.number for line in screen.query_one(Timeline).lines if isinstance(line.action, ShowTurn)]
+        assert shown and 1 not in shown
+        assert screen.current == shown[0]
+        assert screen.query_one("#turn", LinesView).lines[0].text.startswith(f"Turn {screen.current} ")
+
+
 async def test_palette_goes_to_a_turn() -> None:
     async with running(recording("compaction")) as (_, screen, pilot):
         await pilot.press("ctrl+p")

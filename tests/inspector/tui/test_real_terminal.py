@@ -105,7 +105,7 @@ def test_at_200_columns_a_mode_switch_is_in_words_on_its_row(tmp_path: Path) -> 
         switch = next(n for n in (1, 2, 3) if "mode default → plan" in _timeline_row(screen, n))
         row = _timeline_row(screen, switch)
         # the words (then the answer in short), then the figures: tokens, the fill bar, the duration
-        assert re.search(r"mode default → plan.* [0-9.]+k [#.]{4} +(-|[0-9.]+s) │", row), row
+        assert re.search(r"mode default → plan.* [0-9.]+k rep [#.]{4} +(-|[0-9.]+s) │", row), row
         assert "goal set: ship the parser" in screen
 
 
@@ -119,7 +119,7 @@ def test_at_80x24_one_pane_with_its_figures_and_the_footer_keeps_help_and_quit(t
         labels |= {"t", "Tokens", "/", "Search", "f", "Filter", "^p", "palette"}
         assert words <= labels and {"^p", "palette"} <= words, screen.splitlines()[-1]
         row = _timeline_row(screen, 1)
-        assert re.search(r"initial .* [0-9.]+k [#.]{4} +(-|[0-9.]+s) │", row), row  # no figure cut
+        assert re.search(r"initial .* [0-9.]+k rep [#.]{4} +(-|[0-9.]+s) │", row), row  # no figure cut
         assert "Turn 1 " not in screen  # one pane: the timeline alone
         term.keys("Tab")
         term.wait_for(lambda s: "Turn 1 " in s, "the turn pane after Tab")
@@ -148,7 +148,7 @@ def test_at_120_columns_a_mode_switch_and_a_plan_submission_keep_their_words(
         screen = term.wait_for(lambda s: "turn 1 of 3" in s, "the loaded timeline")
         assert "mode default → plan" in _row_text(screen, 2), screen
         assert "goal set: ship the parser" in _row_text(screen, 3), screen
-        assert re.search(r" 1\.2k [#.]{4} ", _timeline_row(screen, 2))  # its figures on its first row
+        assert re.search(r" 1\.2k rep [#.]{4} ", _timeline_row(screen, 2))  # its figures on its first row
     capture = _plan_capture(tmp_path)
     with terminal(tmp_path, (120, 40), str(capture)) as term:
         screen = term.wait_for(lambda s: "turn 1 of 1" in s, "the loaded timeline")
@@ -173,17 +173,19 @@ def _plan_capture(tmp_path: Path) -> Path:
 def test_follow_shows_a_new_turn_with_its_cache_flag(tmp_path: Path) -> None:
     from tests.inspector.tui.test_follow import split_after_turn
 
-    head, rest = split_after_turn(recording("world"), 1)
+    # the small Codex capture: turn 2 breaks its 300k-token cached prefix (c), turn 4 changes the
+    # world (w: a new cwd and AGENTS.md); the `world` fixture's changes cost no cached token, no `c`
+    head, rest = split_after_turn(recording("codex"), 1)
     live = tmp_path / "live.jsonl"
     live.write_bytes(head)
     with terminal(tmp_path, (120, 40), "--follow", str(live)) as term:
         term.wait_for(lambda s: "turn 1 of 1" in s and "following" in s, "the first turn, following")
         with live.open("ab") as stream:  # the writer appends the next turns
             stream.write(b"".join(rest))
-        # turn 2 switched the model: the world changed (w) and the cached prefix broke (c)
-        screen = term.wait_for(lambda s: " wc " in _timeline_row(s, 2), "turn 2 with its w and c flags")
-        assert "mode default → plan" in _row_text(screen, 2)
-        term.wait_for(lambda s: "turn 3 of 3" in s, "the cursor following to the last turn")
+        screen = term.wait_for(lambda s: "append    c " in _timeline_row(s, 2), "turn 2 with its c flag")
+        screen = term.wait_for(lambda s: "append   w  " in _timeline_row(s, 4), "turn 4 with its w flag")
+        assert re.search(r" 10 rep [#.]{4} ", _timeline_row(screen, 2))  # its figure, labelled
+        term.wait_for(lambda s: "turn 6 of 6" in s, "the cursor following to the last turn")
 
 
 @pytest.mark.slow

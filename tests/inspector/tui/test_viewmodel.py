@@ -8,7 +8,8 @@ from ctxscope.inspector.analysis import Analysis, analyse_exchanges
 from ctxscope.inspector.analysis.answers import Answer, AnswerItem
 from ctxscope.inspector.tui.viewmodel import TRUNCATE_CHARS, Inspector, Line
 from ctxscope.inspector.tui.viewmodel.actions import OpenItem, ShowTurn, ToggleFold
-from ctxscope.inspector.tui.viewmodel.timeline import TimelineRow, short_answer, short_model
+from ctxscope.inspector.tui.viewmodel.lines import short_tokens
+from ctxscope.inspector.tui.viewmodel.timeline import TOKEN_LABELS, TimelineRow, short_answer, short_model
 from tests.inspector.exchange_support import Script, body, completed, message
 
 
@@ -61,8 +62,8 @@ def test_the_short_answer_names_the_call_not_the_reasoning_before_it() -> None:
     assert short_answer(Answer([reasoning])).head == "reasoning"  # only reasoning: that is what it did
     assert short_answer(Answer([], status="cut")).head == "cut"
     row = TimelineRow(2, "T1", "append", "gpt-5", ("mode default → plan",), 1200, 0.1, 900.0, True, True, answer=said)
-    narrow = row.line(width=46).text.split("\n")
-    assert {len(r) for r in narrow} == {46}
+    narrow = row.line(width=50).text.split("\n")  # about the narrowest timeline pane (100-120 columns)
+    assert {len(r) for r in narrow} == {50}
     assert "mode default → plan → exec_command" in " ".join(r.strip() for r in narrow)  # wrapped, never cut
 
 
@@ -81,6 +82,32 @@ def test_the_answer_in_short_follows_the_event_words(analysed: Callable[[str], A
     assert 'mode default → plan → message "done."' in rows[1]
     assert 'goal set: ship the parser → message "done."' in rows[2]
     assert rows[0].index('→ message "done."') < rows[0].index("1.2k")  # before the figures
+
+
+def test_the_token_figure_says_whether_it_is_reported_or_counted(analysed: Callable[[str], Analysis]) -> None:
+    # `world` reports usage on its turns; `failed_stream`'s broken stream reports none, so it is counted
+    said: set[str] = set()
+    for name in ("world", "failed_stream"):
+        analysis = analysed(name)
+        for width in (80, 120, 200):
+            rows = Inspector(analysis).timeline(width)
+            for result, row in zip(analysis.turns, rows, strict=False):
+                figure, which = result.tokens.shown
+                text = row.text
+                assert f"{short_tokens(figure)} {TOKEN_LABELS[which]} " in text.split("\n")[0]
+                assert {len(r) for r in text.split("\n")} == {width}  # the label never pushes a row wider
+                words = " ".join(r.strip() for r in text.split("\n"))
+                assert all(e in words for e in _row_events(result))  # the event words whole, wrapped not cut
+                said.add(which)
+    assert said == {"reported", "counted"}
+
+
+def _row_events(result: object) -> list[str]:
+    from ctxscope.inspector.analysis.analyse import TurnAnalysis
+    from ctxscope.inspector.tui.viewmodel.timeline import timeline_row
+
+    assert isinstance(result, TurnAnalysis)
+    return timeline_row(result, world_changed=False).event_words()
 
 
 def test_requests_that_are_not_turns_are_folded() -> None:
@@ -162,9 +189,13 @@ def test_the_world_jump_hint_is_in_words_and_the_signs_are_explained(
 ) -> None:
     inspector = Inspector(analysed("world"))
     lines = texts(inspector.world(1))
-    assert "[ previous change: none" in lines[-2] and "] next change: turn 2" in lines[-2]
+    signs_at = lines.index(next(line for line in lines if line.startswith("signs:")))
+    hint = lines[signs_at - 1]
+    assert "[ previous change: none" in hint and "] next change: turn 2" in hint
     assert lines[1].startswith("@N: value since turn N")
-    assert all(sign in lines[-1] for sign in ("w world,", "c cache break", "! error", "#... window"))
+    legend = " ".join(lines[signs_at:])
+    signs = ("w world,", "c cache break", "! error", "rep/cnt tokens reported/counted", "#... window")
+    assert all(sign in legend for sign in signs)
     wide = texts(inspector.world(2, width=120))
     assert any("/repo/pkg" in line and "/tmp" in line for line in wide)  # the width follows the pane
 
@@ -273,26 +304,29 @@ def test_the_composition_bar_stacks_the_kinds_against_the_window_and_the_thresho
     assert "".join(r.text for r in stacked_bar(over, {"tools": "#"}, 20)) == "#" * 19 + ">"
 
 
-def test_the_composition_view_draws_the_report_and_names_the_cache_break(
-    analysed: Callable[[str], Analysis],
-) -> None:
+def test_the_composition_view_draws_the_report_and_names_the_cache_break() -> None:
+    from pathlib import Path
+
+    from ctxscope.inspector.analysis import analyse_recording
     from ctxscope.inspector.analysis.composition import composition_report
 
-    analysis = analysed("rewrite")
+    # The tour's model switch at turn 7 costs what had been cached (a small fixture's change under the
+    # cache's 1,024-token minimum costs nothing, and is no break).
+    analysis = analyse_recording(Path(__file__).parents[2] / "fixtures" / "inspector" / "real" / "tour.jsonl")
     inspector = Inspector(analysis)
     report = composition_report(analysis)
-    lines = texts(inspector.turn_lines(3, "composition", width=90))
-    assert lines[0].startswith("Context composition at turn 3")
-    rows = [line for line in lines if line.startswith((">", " ")) and "/ 272.0k" in line]
+    lines = texts(inspector.turn_lines(7, "composition", width=90))
+    assert lines[0].startswith("Context composition at turn 7")
+    rows = [line for line in lines if line.startswith((">", " ")) and "/ " in line and "k" in line]
     assert [row[1:6].strip() for row in rows] == [str(c.turn) for c in report.turns]
-    assert rows[-1].startswith(">    3") and {len(row.rstrip()) for row in rows} == {len(rows[0].rstrip())}
-    here = report.turns[-1]
-    assert f"turn 3: {here.total:,} tokens" in "\n".join(lines)
-    assert any(line.startswith("cache break at input[4]") for line in lines)
-    assert "cache break at input[4]" in texts(inspector.turn_lines(3))[2]
+    assert rows[6].startswith(">    7") and {len(row.rstrip()) for row in rows} == {len(rows[0].rstrip())}
+    here = report.turns[6]
+    assert f"turn 7: {here.total:,} tokens" in "\n".join(lines)
+    assert any(line.startswith("cache break at model: model switch gpt-5-codex → gpt-5-mini") for line in lines)
+    assert "cache break at model" in texts(inspector.turn_lines(7))[2]
     inspector.mark_cache_breaks()
     flags = [row[20:23] for row in texts(inspector.timeline(90))]
-    assert flags[2].strip() == "c" and not flags[1].strip()
+    assert "c" in flags[6] and "c" not in flags[5]  # (`w`: the model switch is a world change too)
 
 
 def test_each_websocket_frame_names_the_connection_that_carried_it() -> None:

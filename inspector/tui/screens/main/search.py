@@ -69,6 +69,8 @@ class Finding(MainBase):
             return
         if expression and not self.inspector.visible:
             self.notify(f"no turn matches {expression!r}", severity="warning")
+        if self.inspector.visible and self.current not in self.inspector.visible:
+            self.current = self.inspector.visible[0]  # the detail pane follows the filter to its first turn
         self.redraw()
 
     def action_go_to(self) -> None:
