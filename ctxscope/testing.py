@@ -26,6 +26,7 @@ from typing import Any
 
 from ctxscope.proxy.errors import ConfigError, CtxscopeError
 from ctxscope.proxy.pytest_plugin import CassetteFixture
+from ctxscope.proxy.responses.vocabulary import CodexHeader
 
 __all__ = [
     "WORKSPACE_IGNORE",
@@ -174,7 +175,7 @@ def codex_settings(cassette: Path) -> dict[str, Any]:
     model = [e for e in read_recording(cassette).exchanges if e.is_model_request]
     bodies = [e.request_body for e in model if isinstance(e.request_body, dict)]
     first = next((b for b in bodies if "input" in b), {})
-    meta_text = (first.get("client_metadata") or {}).get("x-codex-turn-metadata") or "{}"
+    meta_text = (first.get("client_metadata") or {}).get(CodexHeader.TURN_METADATA.value) or "{}"
     try:
         meta = json.loads(meta_text) if isinstance(meta_text, str) else {}
     except ValueError:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
+from ctxscope.proxy.responses.vocabulary import CodexHeader, MetadataKey
 
 __all__ = ["ROOT", "Agent", "agent_of_turns", "agent_tree"]
 
@@ -39,7 +40,7 @@ class Agent:
 def _meta(result: TurnAnalysis) -> dict[str, Any]:
     headers = {k.lower(): v for k, v in result.turn.exchange.request_headers.items()}
     try:
-        meta = json.loads(headers.get("x-codex-turn-metadata", "") or "{}")
+        meta = json.loads(headers.get(CodexHeader.TURN_METADATA.value, "") or "{}")
     except ValueError:
         return {}
     return meta if isinstance(meta, dict) else {}
@@ -76,8 +77,8 @@ def agent_tree(analysis: Analysis) -> list[Agent]:
             nicknames.setdefault(agent_id, (nick, result.turn.number))
     for result in analysis.turns:
         meta = _meta(result)
-        sub = meta.get("thread_source") == "subagent" and isinstance(meta.get("thread_id"), str)
-        key = meta["thread_id"] if sub else None
+        sub = meta.get("thread_source") == "subagent" and isinstance(meta.get(MetadataKey.THREAD_ID.value), str)
+        key = meta[MetadataKey.THREAD_ID.value] if sub else None
         agent = by_thread.get(key)
         if agent is None:
             if key is None:

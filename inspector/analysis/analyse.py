@@ -46,7 +46,7 @@ from ctxscope.inspector.analysis.world_state import (
 )
 from ctxscope.proxy.errors import ConfigError, RecordingError
 from ctxscope.proxy.model import Exchange, RecordingHeader
-from ctxscope.proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS, RequestKind, SideKind
+from ctxscope.proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS, COMPACTION_TRIGGER, RequestKind, SideKind
 from ctxscope.proxy.store import read_recording
 
 
@@ -259,7 +259,7 @@ def _analyse_turn(
     if change.kind == ChangeKind.COMPACTION and prev is not None:
         history = prev.items
         if prev.items and (
-            prev.items[-1].kind == "compaction_trigger" or prev.request_kind == RequestKind.COMPACTION
+            prev.items[-1].kind == COMPACTION_TRIGGER or prev.request_kind == RequestKind.COMPACTION
         ):
             # The compaction request appended its prompt (or Codex's trigger) to the history; that
             # is not history (the request's note counts the same items as sent to be summarised).

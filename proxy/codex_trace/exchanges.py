@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import Exchange
+from ..responses.vocabulary import MetadataKey
 from .bundle import Bundle
 
 __all__ = ["TRACE_MODE", "TraceImport", "bundle_exchanges", "responses_usage"]
@@ -89,7 +90,7 @@ def bundle_exchanges(bundle: Bundle) -> TraceImport:
         kind = p.get("type")
         at = float(event.get("wall_time_unix_ms", 0)) / 1000
         if kind == "thread_started":
-            thread = str(p.get("thread_id"))
+            thread = str(p.get(MetadataKey.THREAD_ID.value))
             agents[thread] = str(p.get("agent_path", ""))
             meta = bundle.payload(p.get("metadata_payload"))
             if isinstance(meta, dict):
@@ -101,7 +102,7 @@ def bundle_exchanges(bundle: Bundle) -> TraceImport:
                     f"{bundle.path.name}: inference {p.get('inference_call_id')} has no readable request; skipped"
                 )
                 continue
-            thread = str(p.get("thread_id") or event.get("thread_id"))
+            thread = str(p.get(MetadataKey.THREAD_ID.value) or event.get(MetadataKey.THREAD_ID.value))
             websocket = body.get("type") == "response.create"
             note = {
                 "source": TRACE_MODE,
@@ -109,7 +110,7 @@ def bundle_exchanges(bundle: Bundle) -> TraceImport:
                 "trace_id": bundle.manifest.get("trace_id"),
                 "rollout_id": bundle.manifest.get("rollout_id"),
                 "schema_version": bundle.schema_version,
-                "thread_id": thread,
+                MetadataKey.THREAD_ID.value: thread,
                 "agent_path": agents.get(thread),
                 "codex_turn_id": p.get("codex_turn_id"),
                 "inference_call_id": p.get("inference_call_id"),

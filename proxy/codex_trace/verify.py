@@ -20,6 +20,7 @@ from typing import Any
 
 from ..model import Exchange
 from ..redact.placeholders import PLACEHOLDER_RE
+from ..responses.vocabulary import CodexHeader
 
 __all__ = ["Agreement", "first_difference", "verify_exchanges"]
 
@@ -101,7 +102,7 @@ def _form(bodies: list[dict[str, Any]]) -> str:
     return "frame" if all(chained) and chained else "mixed" if any(chained) else "full"
 
 
-SEND_TIME_STAMPS = ("x-codex-ws-stream-request-start-ms",)
+SEND_TIME_STAMPS = (CodexHeader.WS_REQUEST_START.value,)
 """`client_metadata` keys Codex stamps on a WebSocket frame as it sends it: no trace can hold them."""
 
 

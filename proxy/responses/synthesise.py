@@ -14,6 +14,7 @@ from typing import Any
 
 from ..model import SseEvent
 from .builders import response_envelope
+from .vocabulary import TerminalEvent
 
 __all__ = ["stream_from_response"]
 
@@ -33,7 +34,7 @@ def stream_from_response(response: dict[str, Any]) -> list[SseEvent]:
         events.append({"type": "response.output_item.done", "output_index": index, "item": item})
     final = {**response_envelope(rid, model, "completed", created_at=0), "output": output}
     final["usage"] = response.get("usage")
-    events.append({"type": "response.completed", "response": final})
+    events.append({"type": TerminalEvent.COMPLETED.value, "response": final})
     return [
         SseEvent(t_ms=0.0, event=event["type"], data=json.dumps({**event, "sequence_number": number}))
         for number, event in enumerate(events)
