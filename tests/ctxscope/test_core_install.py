@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import glob
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -171,8 +172,10 @@ def test_the_core_installs_beside_openai_3_and_replays_into_httpx2(python: str, 
     (repo / "tests" / "test_hi.py").write_text(promoted.stdout, encoding="utf-8")
     passed = project_pytest(repo, python=str(target))
     assert passed.returncode == 0 and "1 passed" in passed.stdout, passed.stdout[-3000:]
-    agents = repo / "AGENTS.md"
-    agents.write_text(agents.read_text() + "Never guess.\n", encoding="utf-8")
+    # the test carries the AGENTS.md it replays with (AGENTS_FILES): a line added there fails it
+    carried = re.sub(r'("AGENTS.md": "[^"]*)"', lambda m: m.group(1) + 'Never guess.\\n"', promoted.stdout, count=1)
+    assert carried != promoted.stdout
+    (repo / "tests" / "test_hi.py").write_text(carried, encoding="utf-8")
     failed = project_pytest(repo, python=str(target))
     assert failed.returncode == 1 and "ctxscope cassette hi.jsonl: turn 1 changed: AGENTS.md" in failed.stdout, (
         failed.stdout[-3000:]
