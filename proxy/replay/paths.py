@@ -257,7 +257,11 @@ class PathMap:
         if rec_cwds and live_cwds:
             named.append((rec_cwds[-1], live_cwds[-1]))
         for found in (request_workspaces, request_writable_roots):
+            # a path both sides list (`/tmp`) names itself; pair the rest in order, so that two lists
+            # in different orders (`/tmp`, repo vs repo, `/tmp`) never cross a root with `/tmp`
             rec_ws, live_ws = found(recorded_body), found(live_body)
+            shared = set(rec_ws) & set(live_ws)
+            rec_ws, live_ws = [p for p in rec_ws if p not in shared], [p for p in live_ws if p not in shared]
             if len(rec_ws) == len(live_ws):
                 named += zip(rec_ws, live_ws, strict=True)
         for rec, live in named:
