@@ -202,8 +202,10 @@ def _tui_told(capture: Path, turns: int, env: dict[str, str], log: Path) -> list
                     pytest.fail(f"the inspector never showed turn {n} ({size.strip()}):\n{tui.screen()}")
                 time.sleep(0.2)
             time.sleep(0.3)
+            # The timeline prints each row's events in full (issue 31), so a screen shows other turns'
+            # too: a sentence counts where it first appears, which follows the turns in order.
             seen = dict.fromkeys(m.group(0) for m in _TOLD.finditer(tui.screen()))
-            told += list(seen)
+            told += [sentence for sentence in seen if sentence not in told]
             tui.keys("Down")
         tui.keys("q")
         tui.wait_closed()
