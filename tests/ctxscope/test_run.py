@@ -266,3 +266,23 @@ def test_a_codex_that_cannot_leave_a_running_daemon_alone_is_refused_before_it_s
     result = run_cli("run", "--out", str(out), "--", str(codex), env={"CODEX_HOME": str(home)})
     assert result.returncode == 0 and started.exists()
     assert "ctxscope run: no model request recorded: Codex sent none" in result.stderr
+
+
+def test_a_pid_file_naming_another_live_program_is_no_daemon(tmp_path: Path) -> None:
+    # Codex leaves its pid file behind when the daemon dies; the pid may be reused by anything. A live
+    # process whose command line names no app-server is not the daemon (this test's own process).
+    from ctxscope.codex_daemon import running_daemon
+
+    state = tmp_path / "app-server-daemon"
+    state.mkdir()
+    (state / "daemon.pid").write_text(f'{{"pid": {os.getpid()}}}')
+    assert running_daemon(tmp_path) is None
+    daemon = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "app-server"])
+    try:
+        (state / "daemon.pid").write_text(f'{{"pid": {daemon.pid}}}')
+        found = running_daemon(tmp_path)
+        assert found is not None and (found.pid, found.updater_pid, found.home) == (daemon.pid, None, tmp_path)
+    finally:
+        daemon.kill()
+        daemon.wait()
+    assert running_daemon(tmp_path) is None  # dead (reaped): the stale file is ignored
