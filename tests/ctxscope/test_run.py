@@ -164,6 +164,9 @@ def test_sigterm_is_passed_on_and_the_exit_code_says_so(tmp_path: Path) -> None:
     assert "ctxscope run: no model request recorded: the command sent none through the proxy" in err
 
 
+TERMINAL_SESSION_S = 180.0
+
+
 def _in_a_terminal(
     args: list[str], replies: list[tuple[bytes, bytes]], env: dict[str, str] | None = None
 ) -> tuple[str, int]:
@@ -176,8 +179,11 @@ def _in_a_terminal(
         )
     out = b""
     waiting = list(replies)
+    # bounded by the clock, not by a count of polls: on a loaded machine (CI beside other jobs) the proxy's
+    # start alone can take half a minute, and a count of 0.05 s polls ran out before the command's last words
+    deadline = time.monotonic() + TERMINAL_SESSION_S
     try:
-        for _ in range(1200):  # bounded: 60 s at most
+        while time.monotonic() < deadline:
             ready, _, _ = select.select([fd], [], [], 0.05)
             if not ready:
                 continue
