@@ -174,6 +174,11 @@ def _in_a_terminal(
     shows the prompt, in order."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: becomes ctxscope, with the pty as its controlling terminal
+        # as a shell in a terminal starts it: Ctrl-C and Ctrl-\ at their defaults. A test run started in the
+        # background by a non-interactive shell (a CI job's `pytest &`) has them ignored, and an ignored
+        # signal stays ignored across exec: the command would never see the Ctrl-C typed here.
+        for sig in (signal.SIGINT, signal.SIGQUIT):
+            signal.signal(sig, signal.SIG_DFL)
         os.execve(
             sys.executable, [sys.executable, "-m", "ctxscope.cli", *args], {**os.environ, **(env or {})}
         )
