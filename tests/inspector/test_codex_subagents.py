@@ -2,12 +2,13 @@
 
 At each release the suite follows (0.169.0 pinned, 0.171.0 the newest), `ctxscope run -- codex exec`
 against a local upstream that plays the model: the parent's first request is answered with
-`multi_agent_v1.spawn_agent` (the namespace tool Codex lists in its tools[]), the spawned agent's request
-(its own thread id, `thread_source: subagent`) with a message, the parent's next one with
-`multi_agent_v1.wait_agent` on the agent id the spawn returned, and the parent's last one (the wait's
-status and Codex's `<subagent_notification>` in its input) with the final message. Each answer reports
-its own usage, so each agent's cost is known by hand: `info`, `show`, `cost --by agent` and the HTML
-report (in a real headless Chromium) must each show the one tree, each agent with its requests and cost.
+`spawn_agent` (in the namespace tool Codex lists in its tools[]: `multi_agent_v1` by default,
+`collaboration` with the `multi_agent_v2` feature on), the spawned agent's request (its own thread id,
+`thread_source: subagent`) with a message, the parent's next one with `wait_agent`, and the parent's
+last one (the wait's status and Codex's notification of the child's end in its input) with the final
+message. Each answer reports its own usage, so each agent's cost is known by hand: `info`, `show`,
+`cost --by agent` and the HTML report (in a real headless Chromium) must each show the one tree, each
+agent with its requests and cost.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +36,35 @@ CTXSCOPE = Path(sys.executable).parent / "ctxscope"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 PROMPT = "spawn a helper to say hi"
 TASK = "Say hi and stop."
-NAMESPACE = "multi_agent_v1"
+
+
+@dataclass(frozen=True)
+class Flavour:
+    """One of Codex's multi-agent tool sets, as observed (docs/cost.md)."""
+
+    name: str
+    config: str
+    namespace: str
+    spawn: dict[str, Any]
+    task: str | None
+    """v2: the task name the spawn asks for (the agent is `/root/<task>`); v1 names agents itself."""
+
+    def wait(self, spawned: dict[str, Any]) -> dict[str, Any]:
+        if self.task is None:
+            return {"targets": [spawned["agent_id"]], "timeout_ms": 30_000}
+        return {"timeout_ms": 30_000}  # v2 waits on any agent's mailbox
+
+
+FLAVOURS = {
+    "v1": Flavour("v1", "", "multi_agent_v1", {"message": TASK}, None),
+    "v2": Flavour(
+        "v2",
+        "[features]\nmulti_agent_v2 = true\n",
+        "collaboration",
+        {"message": TASK, "task_name": "helper", "fork_turns": "none"},
+        "helper",
+    ),
+}
 PRICE = {"input": 1.25, "cached_input": 0.125, "output": 10.0}
 USAGE = {  # what each answer reports: (input, cached, output, reasoning)
     "spawn": (4_500, 3_000, 41, 10),
@@ -60,7 +90,7 @@ def _outputs(request: RecordedRequest) -> dict[str, str]:
     return {i["call_id"]: i.get("output") for i in items if i.get("type") == "function_call_output"}
 
 
-def _model(request: RecordedRequest) -> SseReply:
+def _model(flavour: Flavour, request: RecordedRequest) -> SseReply:
     """The fake model, deciding by what the request holds (the child and the parent may interleave)."""
 
     def reply(step: str, item: list[dict[str, Any]]) -> SseReply:
@@ -73,21 +103,24 @@ def _model(request: RecordedRequest) -> SseReply:
     outputs = _outputs(request)
     if "call_wait" in outputs:
         return reply("final", text_message("parent done"))
+    space = flavour.namespace
     if "call_spawn" in outputs:
-        agent = json.loads(outputs["call_spawn"])["agent_id"]
-        wait = {"targets": [agent], "timeout_ms": 30_000}
-        return reply("wait", function_call("wait_agent", wait, call_id="call_wait", namespace=NAMESPACE))
-    return reply("spawn", function_call("spawn_agent", {"message": TASK}, call_id="call_spawn", namespace=NAMESPACE))
+        wait = flavour.wait(json.loads(outputs["call_spawn"]))
+        return reply("wait", function_call("wait_agent", wait, call_id="call_wait", namespace=space))
+    return reply("spawn", function_call("spawn_agent", flavour.spawn, call_id="call_spawn", namespace=space))
 
 
-def _spawn_tools(request: RecordedRequest) -> list[str]:
-    """The functions of the `multi_agent_v1` namespace tool in the request's tools[]."""
-    spaces = [t for t in request.json().get("tools", []) if t.get("type") == "namespace" and t.get("name") == NAMESPACE]
+def _spawn_tools(request: RecordedRequest, namespace: str) -> list[str]:
+    """The functions of the namespace tool `namespace` in the request's tools[]."""
+    tools = request.json().get("tools", [])
+    spaces = [t for t in tools if t.get("type") == "namespace" and t.get("name") == namespace]
     return [f["name"] for space in spaces for f in space.get("tools", [])]
 
 
+@pytest.mark.parametrize("flavour", sorted(FLAVOURS))
 @pytest.mark.parametrize("version", CODEX_VERSIONS)
-def test_a_real_codex_subagent_is_one_tree_in_every_view(tmp_path: Path, version: str) -> None:
+def test_a_real_codex_subagent_is_one_tree_in_every_view(tmp_path: Path, version: str, flavour: str) -> None:
+    kind = FLAVOURS[flavour]
     binary = codex_binary(version)
     home, user, repo = tmp_path / "codex-home", tmp_path / "user", tmp_path / "repo"
     user.mkdir()
@@ -95,8 +128,8 @@ def test_a_real_codex_subagent_is_one_tree_in_every_view(tmp_path: Path, version
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     recording = tmp_path / "subagent.jsonl"
     env = {**os.environ, "CODEX_HOME": str(home), "HOME": str(user), "LOCAL_KEY": "x"}
-    with FakeUpstream(handler=_model) as upstream:
-        write_config(home, upstream.url)
+    with FakeUpstream(handler=lambda request: _model(kind, request)) as upstream:
+        write_config(home, upstream.url, extra=kind.config)
         command = [str(CTXSCOPE), "run", "--out", str(recording), "--"]
         command += [str(binary), "exec", "--skip-git-repo-check", PROMPT]
         done = subprocess.run(
@@ -104,27 +137,36 @@ def test_a_real_codex_subagent_is_one_tree_in_every_view(tmp_path: Path, version
         )
         sent = list(upstream.requests)
     first = next(r for r in sent if PROMPT in json.dumps(r.json().get("input", [])[-1:]))
-    offered = _spawn_tools(first)
+    offered = _spawn_tools(first, kind.namespace)
     if "spawn_agent" not in offered:
-        pytest.skip(f"Codex {version} offers no {NAMESPACE}.spawn_agent (its tools: {offered}): no multi-agent feature")
+        namespaces = [t.get("name") for t in first.json().get("tools", []) if t.get("type") == "namespace"]
+        pytest.skip(f"Codex {version} offers no {kind.namespace}.spawn_agent (namespace tools: {namespaces})")
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     assert "parent done" in done.stdout
 
     # What Codex sent, as observed (docs/cost.md): the namespace tool, the child's own thread and headers
-    assert {"spawn_agent", "wait_agent", "close_agent"} <= set(offered)
+    assert {"spawn_agent", "wait_agent"} <= set(offered)
     children = [r for r in sent if _meta(r).get("thread_source") == "subagent"]
     assert len(children) == 1 and len(sent) == 4, [_meta(r).get("thread_source") for r in sent]
     child = children[0]
     spawned = json.loads(next(_outputs(r)["call_spawn"] for r in sent if "call_spawn" in _outputs(r)))
-    nickname, agent_id = spawned["nickname"], spawned["agent_id"]
-    assert _meta(child)["thread_id"] == agent_id and _meta(child)["parent_thread_id"] == _meta(first)["thread_id"]
+    assert _meta(child)["parent_thread_id"] == _meta(first)["thread_id"] != _meta(child)["thread_id"]
     assert child.headers.get("x-openai-subagent") == "collab_spawn"
-    assert _spawn_tools(child) == [], "the spawned agent is offered no agents of its own"
-    assert child.json()["input"][-1]["content"][0]["text"] == TASK
+    if kind.task is None:  # v1: the agent is named by Codex and known by its thread id
+        nickname, agent_id, path = spawned["nickname"], spawned["agent_id"], f"main/{spawned['nickname']}"
+        assert _meta(child)["thread_id"] == agent_id and _meta(child)["agent_name"] == "/root"
+        assert child.json()["input"][-1]["content"][0]["text"] == TASK
+    else:  # v2: the agent is the task path its spawn asked for, its task an agent_message
+        assert spawned == {"task_name": f"/root/{kind.task}"} and _meta(child)["agent_name"] == f"/root/{kind.task}"
+        nickname, agent_id, path = kind.task, _meta(child)["thread_id"], f"main/{kind.task}"
+        assert child.json()["input"][-1]["type"] == "agent_message"
+    assert _spawn_tools(child, kind.namespace) == [], "the spawned agent is offered no agents of its own"
 
     analysis = assert_one_account(recording)
     numbers = {r.turn.number: r for r in analysis.turns}
-    child_turn = next(n for n, r in numbers.items() if r.turn.raw_input[-1].get("content", [{}])[0].get("text") == TASK)
+    child_turn = next(
+        n for n, r in numbers.items() if r.turn.exchange.request_headers.get("x-openai-subagent") == "collab_spawn"
+    )
     parent_turns = [n for n in numbers if n != child_turn]
     spawn_turn = next(n for n in parent_turns if any(i.call_id == "call_spawn" for i in numbers[n].answer.items))
     result_turn = next(n for n in parent_turns if any(i.call_id == "call_wait" for i in numbers[n].answer.items))
@@ -142,7 +184,7 @@ def test_a_real_codex_subagent_is_one_tree_in_every_view(tmp_path: Path, version
 
     # show: the agent of each turn, by name and path, with its parent and cost
     shown = run_cli("show", str(recording), "--turn", str(child_turn), env=priced).stdout
-    assert f"agent: {nickname}  main/{nickname}  T2  1 request  ${_usd('child'):,.4f}  {link}" in shown, shown
+    assert f"agent: {nickname}  {path}  T2  1 request  ${_usd('child'):,.4f}  {link}" in shown, shown
     assert f"agent: main  main (the root)  T1  3 requests  ${parent_usd:,.4f}" in run_cli(
         "show", str(recording), "--turn", str(spawn_turn), env=priced
     ).stdout
@@ -150,7 +192,7 @@ def test_a_real_codex_subagent_is_one_tree_in_every_view(tmp_path: Path, version
     assert doc["turn"]["agent"] == nickname
     assert {k: doc["agent"][k] for k in ("name", "path", "agent_id", "parent", "turns")} == {
         "name": nickname,
-        "path": f"main/{nickname}",
+        "path": path,
         "agent_id": agent_id,
         "parent": "main",
         "turns": [child_turn],
@@ -191,8 +233,8 @@ def test_a_real_codex_subagent_is_one_tree_in_every_view(tmp_path: Path, version
             page.click(f"#agents .agent[data-agent='{nickname}']")
             assert page.locator("#timeline .row").count() == 1
             shown_turn = page.inner_text("#turn")
-            assert shown_turn.startswith(f"Turn {child_turn} ") and f"agent {nickname} main/{nickname}" in shown_turn
-            page.screenshot(path=str(tmp_path / "agents.png"))
+            assert shown_turn.startswith(f"Turn {child_turn} ") and f"agent {nickname} {path}" in shown_turn
+            page.screenshot(path=str(tmp_path / f"agents-{version}-{flavour}.png"))
             page.click(f"#agents .agent[data-agent='{nickname}']")  # again: every turn
             assert page.locator("#timeline .row").count() == 4
             page.click("#agents .agent[data-agent='main']")
