@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,10 +118,11 @@ def _spawn_tools(request: RecordedRequest, namespace: str) -> list[str]:
     return [f["name"] for space in spaces for f in space.get("tools", [])]
 
 
-@pytest.mark.parametrize("flavour", sorted(FLAVOURS))
-@pytest.mark.parametrize("version", CODEX_VERSIONS)
-def test_a_real_codex_subagent_is_one_tree_in_every_view(tmp_path: Path, version: str, flavour: str) -> None:
-    kind = FLAVOURS[flavour]
+def _record(
+    tmp_path: Path, version: str, model: Callable[[RecordedRequest], SseReply], config: str
+) -> tuple[Path, subprocess.CompletedProcess[str], list[RecordedRequest]]:
+    """`ctxscope run -- codex exec PROMPT` at `version` against the local `model`: the recording, the
+    run, and the requests the model got."""
     binary = codex_binary(version)
     home, user, repo = tmp_path / "codex-home", tmp_path / "user", tmp_path / "repo"
     user.mkdir()
@@ -128,14 +130,43 @@ def test_a_real_codex_subagent_is_one_tree_in_every_view(tmp_path: Path, version
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     recording = tmp_path / "subagent.jsonl"
     env = {**os.environ, "CODEX_HOME": str(home), "HOME": str(user), "LOCAL_KEY": "x"}
-    with FakeUpstream(handler=lambda request: _model(kind, request)) as upstream:
-        write_config(home, upstream.url, extra=kind.config)
+    with FakeUpstream(handler=model) as upstream:
+        write_config(home, upstream.url, extra=config)
         command = [str(CTXSCOPE), "run", "--out", str(recording), "--"]
         command += [str(binary), "exec", "--skip-git-repo-check", PROMPT]
         done = subprocess.run(
             command, cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=RUN_TIMEOUT_S
         )
-        sent = list(upstream.requests)
+        return recording, done, list(upstream.requests)
+
+
+def _browser(page_file: Path, shot: Path, check: Callable[[Any], None]) -> None:
+    """Open the report in a real headless Chromium (network off), run `check` on the page, then a
+    screenshot; no console error."""
+    if CHROMIUM is None:
+        pytest.skip("Debian's chromium is not installed: the report's agents pane is not looked at")
+    playwright = pytest.importorskip("playwright.sync_api", reason="playwright is a dev dependency")
+    errors: list[str] = []
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_context(offline=True, viewport={"width": 1400, "height": 800}).new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.goto(page_file.as_uri())
+            page.wait_for_function("document.getElementById('status').textContent.startsWith('turn 1 of')")
+            check(page)
+            page.screenshot(path=str(shot))
+        finally:
+            browser.close()
+    assert errors == []
+
+
+@pytest.mark.parametrize("flavour", sorted(FLAVOURS))
+@pytest.mark.parametrize("version", CODEX_VERSIONS)
+def test_a_real_codex_subagent_is_one_tree_in_every_view(tmp_path: Path, version: str, flavour: str) -> None:
+    kind = FLAVOURS[flavour]
+    recording, done, sent = _record(tmp_path, version, lambda request: _model(kind, request), kind.config)
     first = next(r for r in sent if PROMPT in json.dumps(r.json().get("input", [])[-1:]))
     offered = _spawn_tools(first, kind.namespace)
     if "spawn_agent" not in offered:
@@ -213,37 +244,86 @@ def test_a_real_codex_subagent_is_one_tree_in_every_view(tmp_path: Path, version
     page_file = tmp_path / "report.html"
     made = run_cli("report", str(recording), "-o", str(page_file), env=priced)
     assert made.returncode == 0, made.stderr
-    if CHROMIUM is None:
-        pytest.skip("Debian's chromium is not installed: the report's agents pane is not looked at")
-    playwright = pytest.importorskip("playwright.sync_api", reason="playwright is a dev dependency")
-    errors: list[str] = []
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_context(offline=True, viewport={"width": 1400, "height": 800}).new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.goto(page_file.as_uri())
-            page.wait_for_function("document.getElementById('status').textContent.startsWith('turn 1 of 4')")
-            rows = page.locator("#agents .agent").all_inner_texts()
-            assert len(rows) == 2, rows
-            assert rows[0].startswith("main  T1  3 requests") and f"${parent_usd:,.4f}" in rows[0]
-            assert rows[1].startswith(f"└ {nickname}  T2  1 request") and f"${_usd('child'):,.4f}" in rows[1]
-            assert f"spawned by main in turn {spawn_turn}" in rows[1]
-            page.click(f"#agents .agent[data-agent='{nickname}']")
-            assert page.locator("#timeline .row").count() == 1
-            shown_turn = page.inner_text("#turn")
-            assert shown_turn.startswith(f"Turn {child_turn} ") and f"agent {nickname} {path}" in shown_turn
-            page.screenshot(path=str(tmp_path / f"agents-{version}-{flavour}.png"))
-            page.click(f"#agents .agent[data-agent='{nickname}']")  # again: every turn
-            assert page.locator("#timeline .row").count() == 4
-            page.click("#agents .agent[data-agent='main']")
-            assert page.locator("#timeline .row").count() == 3 and page.inner_text("#turn").startswith("Turn 1 ")
-            page.click(f"#agents .agent[data-agent='{nickname}']")
-            page.click(f"#turn .go[data-turn='{spawn_turn}']")  # to the parent's spawn call, every turn again
-            assert page.inner_text("#turn").startswith(f"Turn {spawn_turn} ")
-            assert "spawn_agent" in page.inner_text("#turn .answer")
-            assert page.locator("#timeline .row").count() == 4
-        finally:
-            browser.close()
-    assert errors == []
+
+    def check(page: Any) -> None:
+        rows = page.locator("#agents .agent").all_inner_texts()
+        assert len(rows) == 2, rows
+        assert rows[0].startswith("main  T1  3 requests") and f"${parent_usd:,.4f}" in rows[0]
+        assert rows[1].startswith(f"└ {nickname}  T2  1 request") and f"${_usd('child'):,.4f}" in rows[1]
+        assert f"spawned by main in turn {spawn_turn}" in rows[1]
+        page.click(f"#agents .agent[data-agent='{nickname}'] .name")
+        assert page.locator("#timeline .row").count() == 1
+        shown_turn = page.inner_text("#turn")
+        assert shown_turn.startswith(f"Turn {child_turn} ") and f"agent {nickname} {path}" in shown_turn
+        page.click(f"#agents .agent[data-agent='{nickname}'] .name")  # again: every turn
+        assert page.locator("#timeline .row").count() == 4
+        page.click("#agents .agent[data-agent='main'] .name")
+        assert page.locator("#timeline .row").count() == 3 and page.inner_text("#turn").startswith("Turn 1 ")
+        page.click(f"#agents .agent[data-agent='{nickname}'] .name")
+        page.click(f"#turn .go[data-turn='{spawn_turn}']")  # to the parent's spawn call, every turn again
+        assert page.inner_text("#turn").startswith(f"Turn {spawn_turn} ")
+        assert "spawn_agent" in page.inner_text("#turn .answer")
+        assert page.locator("#timeline .row").count() == 4
+
+    _browser(page_file, tmp_path / f"agents-{version}-{flavour}.png", check)
+
+
+GRANDCHILD_TASK = "Grandchild: say hi."
+
+
+def _nested_model(request: RecordedRequest) -> SseReply:
+    """v1 two levels deep: the parent spawns a child, which spawns a grandchild and waits on it."""
+    meta = _meta(request)
+    if meta.get("thread_source") != "subagent":
+        return _model(FLAVOURS["v1"], request)
+    items = request.json().get("input", [])
+    outputs = _outputs(request)
+    reported = usage_of(input_tokens=5_500, output_tokens=20, cached_tokens=3_000)
+
+    def reply(item: list[dict[str, Any]]) -> SseReply:
+        return SseReply(response_stream(item, model="gpt-5-codex", usage=reported))
+
+    if GRANDCHILD_TASK in json.dumps(items[-1:]):
+        return reply(text_message("grandchild done"))
+    if "call_spawn2" not in outputs:
+        spawn = {"message": GRANDCHILD_TASK}
+        return reply(function_call("spawn_agent", spawn, call_id="call_spawn2", namespace="multi_agent_v1"))
+    if "call_wait2" not in outputs:
+        wait = FLAVOURS["v1"].wait(json.loads(outputs["call_spawn2"]))
+        return reply(function_call("wait_agent", wait, call_id="call_wait2", namespace="multi_agent_v1"))
+    return reply(text_message("child done"))
+
+
+def test_a_real_codex_agent_spawned_by_a_spawned_agent_hangs_under_it(tmp_path: Path) -> None:
+    """`[agents] max_depth = 3` lets the spawned agent spawn one of its own: three levels, one tree."""
+    recording, done, sent = _record(tmp_path, CODEX_VERSIONS[-1], _nested_model, "[agents]\nmax_depth = 3\n")
+    assert done.returncode == 0 and "parent done" in done.stdout, (done.stdout + done.stderr)[-3000:]
+    spawns = [json.loads(_outputs(r)[c]) for c in ("call_spawn", "call_spawn2") for r in sent if c in _outputs(r)]
+    child, grandchild = spawns[0]["nickname"], spawns[-1]["nickname"]
+    by_thread = {_meta(r)["thread_id"]: _meta(r).get("parent_thread_id") for r in sent}
+    assert by_thread[spawns[-1]["agent_id"]] == spawns[0]["agent_id"], "the grandchild's parent is the child"
+
+    doc = json.loads(run_cli("diff", str(recording), "--format", "json").stdout)
+    tree = [(a["name"], a["path"], a["parent"], a["requests"]) for a in doc["agents"]]
+    assert tree == [
+        ("main", "main", None, 3),
+        (child, f"main/{child}", "main", 3),  # its task, the spawn call's result, the wait's
+        (grandchild, f"main/{child}/{grandchild}", child, 1),
+    ]
+    info = run_cli("info", str(recording)).stdout
+    assert f"\n            └ {child}  T2  3 requests" in info
+    assert f"\n              └ {grandchild}  T3  1 requests" in info
+    grand = doc["agents"][2]
+    shown = run_cli("show", str(recording), "--turn", str(grand["turns"][0])).stdout
+    assert f"agent: {grandchild}  main/{child}/{grandchild}  T3  1 request" in shown
+    assert f"spawned by {child} in turn {grand['spawned_in']}" in shown
+    page_file = tmp_path / "report.html"
+    assert run_cli("report", str(recording), "-o", str(page_file)).returncode == 0
+
+    def check(page: Any) -> None:
+        rows = page.locator("#agents .agent").all_inner_texts()
+        assert [r[: r.index("  T")] for r in rows] == ["main", f"└ {child}", f"  └ {grandchild}"], rows
+        page.click(f"#agents .agent[data-agent='{grandchild}'] .name")
+        assert page.locator("#timeline .row").count() == 1
+
+    _browser(page_file, tmp_path / "agents-nested.png", check)
