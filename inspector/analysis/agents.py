@@ -30,7 +30,7 @@ ROOT = "main"
 @dataclass
 class Agent:
     name: str
-    """`main`, or the nickname Codex gave the spawned agent (else its thread id's tail)."""
+    """`main`, or the nickname Codex gave the spawned agent (v2: its task name; else its thread id's tail)."""
     thread_id: str | None
     parent: str | None
     """The parent agent's name (None: the root)."""
