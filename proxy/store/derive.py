@@ -17,6 +17,7 @@ The stored forms and markers are described in `sse_forms`.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -63,6 +64,29 @@ def _layouts_of(data: str, value: Any, candidates: tuple[str, ...]) -> tuple[str
         if found:
             break
     return tuple(found)
+
+
+def _style(data: str) -> str:
+    """The JSON style an event's text looks written in, from its first characters (a guess that
+    `_layouts_of` then checks)."""
+    if data.startswith("{\n"):
+        return "indent2"
+    head = data[:48]
+    return "spaced" if '": ' in head or '", "' in head else "compact"
+
+
+def _stream_layouts(events: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The layouts of the style most of the stream's events are written in.
+
+    A stream is written in one style, but the redactor re-serialises (compactly) an event it
+    redacted something in: a spaced stream whose `response.created` echoed a secret must still be
+    derived in its own style, not in the one its first event happens to have.
+    """
+    styles = Counter(_style(event.get("data", "")) for event in events if event.get("data", "").startswith("{"))
+    if not styles:
+        return LAYOUTS
+    style = styles.most_common(1)[0][0]
+    return tuple(layout for layout in LAYOUTS if layout.split("-")[0] == style)
 
 
 def _location(event: dict[str, Any]) -> list[Any] | None:
@@ -177,12 +201,7 @@ def _compress(template: dict[str, Any], previous: dict[str, Any] | None) -> dict
             if not (type(value) is int and value == old + 1):
                 changed[key] = value
             continue
-        if (
-            key == count_key
-            and isinstance(value, dict)
-            and COUNT in value
-            and value.get(MARK) == old.get(MARK)
-        ):
+        if key == count_key and isinstance(value, dict) and COUNT in value and value.get(MARK) == old.get(MARK):
             count = value[COUNT]
             continue
         if value is old:
@@ -190,9 +209,7 @@ def _compress(template: dict[str, Any], previous: dict[str, Any] | None) -> dict
         # `==` first (cheap, but 1 == 1.0 == True); equal containers may differ in key order
         if type(value) is not type(old) or value != old:
             changed[key] = value
-        elif isinstance(value, dict | list) and (
-            exact_bytes(value) is None or exact_bytes(value) != exact_bytes(old)
-        ):
+        elif isinstance(value, dict | list) and (exact_bytes(value) is None or exact_bytes(value) != exact_bytes(old)):
             changed[key] = value
     if count is not None:  # the common delta: nothing but its length changes
         return {"same": changed, "n": count} if changed else {"n": count}
@@ -211,7 +228,7 @@ def derive_stream(
     be derived, or when a derived event would not rebuild to its `data` and `event` exactly (the
     caller then stores the stream as before).
     """
-    layouts = LAYOUTS  # those every derived event so far is written in
+    layouts = _stream_layouts(events)  # those every derived event so far is written in
     builder = _Builder(response)
     forms: list[dict[str, Any]] = []
     previous: dict[str, Any] | None = None
@@ -280,9 +297,7 @@ def _runs(forms: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if keys:
                 run["vary"] = {key: [form["same"][key]] for key in keys}
             out.append(run)
-    return [
-        _single(form) if isinstance(form.get("n"), list) and len(form["n"]) == 1 else form for form in out
-    ]
+    return [_single(form) if isinstance(form.get("n"), list) and len(form["n"]) == 1 else form for form in out]
 
 
 def _run_keys(form: dict[str, Any]) -> tuple[str, ...] | None:

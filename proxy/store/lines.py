@@ -140,7 +140,7 @@ class LineDecoder:
             if "request_body" in data:
                 data["request_body"] = decoder.body(exchange_id, data["request_body"])
             if "response" in data:
-                data["response"] = decoder.response(data["response"])
+                data["response"] = decoder.response(data["response"], exchange_id)
             if "sse" in data:
                 data["sse"] = decoder.sse_events(data["sse"], data.get("response"))
             return Exchange.model_validate(data)

@@ -22,7 +22,7 @@ from ctxscope.proxy.responses import (
     sequential_ids,
     text_message,
 )
-from ctxscope.proxy.store import RecordingWriter, read_recording
+from ctxscope.proxy.store import FORMAT_VERSION, RecordingWriter, read_recording
 from ctxscope.proxy.store.derive import derive_stream
 from ctxscope.proxy.store.rebuild import rebuild_stream
 from tests.proxy.store.test_store import SECRET_KEY, _msg, make_exchange
@@ -110,7 +110,7 @@ def test_derived_events_read_back_byte_for_byte(tmp_path: Path, layout: str) -> 
         for turn, events in enumerate(turns):
             writer.write(as_exchange(turn, events, layout))
     recording = read_recording(path)
-    assert recording.header.version == "1.2" and not recording.warnings
+    assert recording.header.version == FORMAT_VERSION and not recording.warnings
     for exchange, events in zip(recording.exchanges, turns, strict=True):
         sent = as_exchange(0, events, layout).sse
         assert [e.encode() for e in exchange.sse] == [e.encode() for e in sent]
