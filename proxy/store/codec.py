@@ -154,13 +154,10 @@ def encode_body(
     item_hashes: list[str],
     base: tuple[int, int] | None,
     sink: BlobSink,
-    value_ref: Callable[[Any], dict[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
     """Encode a Responses-style request body whose input items are already stored as `item_hashes`.
 
     `base` is (exchange id, number of leading items shared with it), chosen by the writer.
-    `value_ref` (1.3) may turn any other large top-level value (Codex's `client_metadata`) into a
-    blob reference, with its own key order (`$order`) where the stored blob has another.
     """
     out: dict[str, Any] = {}
     for key, value in body.items():
@@ -176,8 +173,6 @@ def encode_body(
             out[key] = blob_of(value, sink)
         elif key == "instructions" and isinstance(value, str) and len(value) >= MIN_BLOB_CHARS:
             out[key] = blob_of(value, sink)
-        elif value_ref is not None and isinstance(value, str | list | dict) and value:
-            out[key] = value_ref(value) or value
         else:
             out[key] = value
     return out

@@ -357,6 +357,15 @@ class RecordingWriter:
             return response
         return {AS: base_id, **changed}
 
+    def _refer_values(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Format 1.3: a body's large top-level values (Codex's `client_metadata`, whose keys come
+        in a new order every request) as blob references once they repeat (`_value_ref`)."""
+        out: dict[str, Any] = {}
+        for key, value in body.items():
+            plain = isinstance(value, str) or (isinstance(value, list | dict) and REF not in value)
+            out[key] = (self._value_ref(value) or value) if plain and key != "input" and value else value
+        return out
+
     def _value_ref(self, value: Any) -> dict[str, Any] | None:
         """Format 1.3: a large header or body value as a blob reference once it repeats, else None.
 
@@ -508,8 +517,10 @@ class RecordingWriter:
             redacted = red.body({k: v for k, v in body.items() if k != "input"})
             # key order kept; `input` is replaced by references in encode_body, never written raw
             ordered = {k: body["input"] if k == "input" else redacted[k] for k in body}
-            encoded = encode_body(ordered, hashes, base, self._sink, value_ref)
+            encoded = encode_body(ordered, hashes, base, self._sink)
             line["request_body"] = self._like_base(encoded, base)
+            if value_ref is not None:  # after `$as`: a value equal to its base's is not written at all
+                line["request_body"] = self._refer_values(line["request_body"])
             self._recent.append((exchange.id, hashes))
             self._bodies[exchange.id] = encoded
             while len(self._bodies) > RECENT_INPUTS:
