@@ -82,7 +82,8 @@ def _stream_layouts(events: list[dict[str, Any]]) -> tuple[str, ...]:
     redacted something in: a spaced stream whose `response.created` echoed a secret must still be
     derived in its own style, not in the one its first event happens to have.
     """
-    styles = Counter(_style(event.get("data", "")) for event in events if event.get("data", "").startswith("{"))
+    texts = (event.get("data", "") for event in events)
+    styles = Counter(_style(text) for text in texts if text.startswith("{"))
     if not styles:
         return LAYOUTS
     style = styles.most_common(1)[0][0]
@@ -201,7 +202,12 @@ def _compress(template: dict[str, Any], previous: dict[str, Any] | None) -> dict
             if not (type(value) is int and value == old + 1):
                 changed[key] = value
             continue
-        if key == count_key and isinstance(value, dict) and COUNT in value and value.get(MARK) == old.get(MARK):
+        if (
+            key == count_key
+            and isinstance(value, dict)
+            and COUNT in value
+            and value.get(MARK) == old.get(MARK)
+        ):
             count = value[COUNT]
             continue
         if value is old:
@@ -209,7 +215,9 @@ def _compress(template: dict[str, Any], previous: dict[str, Any] | None) -> dict
         # `==` first (cheap, but 1 == 1.0 == True); equal containers may differ in key order
         if type(value) is not type(old) or value != old:
             changed[key] = value
-        elif isinstance(value, dict | list) and (exact_bytes(value) is None or exact_bytes(value) != exact_bytes(old)):
+        elif isinstance(value, dict | list) and (
+            exact_bytes(value) is None or exact_bytes(value) != exact_bytes(old)
+        ):
             changed[key] = value
     if count is not None:  # the common delta: nothing but its length changes
         return {"same": changed, "n": count} if changed else {"n": count}
@@ -297,7 +305,9 @@ def _runs(forms: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if keys:
                 run["vary"] = {key: [form["same"][key]] for key in keys}
             out.append(run)
-    return [_single(form) if isinstance(form.get("n"), list) and len(form["n"]) == 1 else form for form in out]
+    return [
+        _single(form) if isinstance(form.get("n"), list) and len(form["n"]) == 1 else form for form in out
+    ]
 
 
 def _run_keys(form: dict[str, Any]) -> tuple[str, ...] | None:
