@@ -200,6 +200,7 @@ PARTS = (
     "header sets and values",
     "request metadata values",
     "request-body references",
+    "blob lines' kind and hash",
     "other exchange fields",
 )
 
@@ -228,11 +229,11 @@ def _size(key: str, value: Any) -> int:
 def breakdown(path: Path) -> dict[str, int]:
     """The file's bytes by part (see `PARTS`); a blob counts for the part that first refers to it."""
     lines = [loads(raw) for raw in path.read_bytes().splitlines() if raw.strip()]
-    blob_sizes = {
-        line["h"]: len(json.dumps(line, separators=(",", ":"), ensure_ascii=False).encode()) + 1
-        for line in lines
-        if line.get("kind") == "blob"
-    }
+
+    def compact(value: Any) -> int:
+        return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+    blob_sizes = {line["h"]: (compact(line) + 1, compact(line["v"])) for line in lines if line.get("kind") == "blob"}
     blobs = {line["h"]: line["v"] for line in lines if line.get("kind") == "blob"}
     owner: dict[str, str] = {}
 
@@ -291,8 +292,9 @@ def breakdown(path: Path) -> dict[str, int]:
                     )
             else:
                 parts["other exchange fields"] += _size(key, value)
-    for h, size in blob_sizes.items():
-        parts[owner.get(h, "other exchange fields")] += size
+    for h, (size, value) in blob_sizes.items():
+        parts[owner.get(h, "other exchange fields")] += value
+        parts["blob lines' kind and hash"] += size - value
     return parts
 
 
