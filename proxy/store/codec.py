@@ -150,10 +150,7 @@ def encode_headers(
 
 
 def encode_body(
-    body: dict[str, Any],
-    item_hashes: list[str],
-    base: tuple[int, int] | None,
-    sink: BlobSink,
+    body: dict[str, Any], item_hashes: list[str], base: tuple[int, int] | None, sink: BlobSink
 ) -> dict[str, Any]:
     """Encode a Responses-style request body whose input items are already stored as `item_hashes`.
 

@@ -4,9 +4,12 @@ Nothing reaches the file before the `Redactor` has seen it. Parts already stored
 instructions, tools, header sets) are written once; an input list that extends an earlier exchange's
 list is stored as a reference to it plus what was appended.
 
-Streams are stored in format 1.2's derived form where it rebuilds byte for byte (`derive.py`). An
-existing file is appended to in its own format version (1.0 and 1.1 files stay what they are: a
-1.1 file gets no derived events, a 1.0 file no SSE framing, `$order` or JSON body layout either).
+Streams are stored in format 1.2's derived form where it rebuilds byte for byte (`derive.py`). Format
+1.3 also stores event times as integer microsecond steps, each response as an earlier one plus what
+changed, and large header and body values that repeat (Codex's turn metadata) as blobs. An existing
+file is appended to in its own format version (1.0-1.2 files stay what they are: a 1.2 file gets none
+of 1.3's forms, a 1.1 file no derived events, a 1.0 file no SSE framing, `$order` or JSON body layout
+either).
 
 The file is locked for as long as the writer has it open (`lock.py`): a second writer is refused.
 A write that fails (a full disk, a file-size limit) raises `RecordingWriteError`; the exchange stays
