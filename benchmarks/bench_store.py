@@ -57,7 +57,6 @@ from ctxscope.proxy.store.format import canonical_json, loads
 
 RESULTS = Path(__file__).parent / "results"
 VERSIONS = ("1.2", "1.3")
-TURN_KEYS = ("thread_id", "x-codex-installation-id", "root_turn_id", "x-codex-turn-metadata", "turn_id")
 
 
 def record_session(upstream: BenchUpstream, bodies: list[dict[str, Any]], out: Path, version: str) -> None:
