@@ -10,6 +10,7 @@ and the bytes a real replay server sends for each request.
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 
 from ctxscope.inspector.analysis import analyse_recording
 from ctxscope.inspector.html.build import report_data
+from ctxscope.proxy.errors import RecordingWriteError
 from ctxscope.proxy.model import Exchange, SseEvent
 from ctxscope.proxy.replay import serve_cassette
 from ctxscope.proxy.responses import fold_events
@@ -226,7 +228,7 @@ def test_a_failed_write_leaves_no_response_base_behind(tmp_path: Path) -> None:
         writer.write(exchanges[0])
         real_fd = writer._fd
         writer._fd = _closed_fd()  # the next write fails (EBADF), as on a full disk
-        with pytest.raises(Exception, match="cannot write"):
+        with pytest.raises(RecordingWriteError, match="cannot write"):
             writer.write(exchanges[1])
         writer._fd = real_fd
         assert writer.held == 1
@@ -242,8 +244,6 @@ def test_a_failed_write_leaves_no_response_base_behind(tmp_path: Path) -> None:
 
 
 def _closed_fd() -> int:
-    import os
-
     fd = os.open(os.devnull, os.O_RDONLY)
     os.close(fd)
     return fd
