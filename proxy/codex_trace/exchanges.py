@@ -111,6 +111,23 @@ class _Reader:
         self.compactions: list[tuple[Exchange, dict[str, Any], dict[str, Any], list[Any], Any]] = []
         """Compaction requests to build once all is read: the exchange, the trace's request payload, the
         thread's previous request, its context and its answer's id."""
+        self.modes: dict[str, str] = {}
+        """A Codex turn id → its collaboration mode (`task_started`'s `collaboration_mode_kind`)."""
+        self.sources: dict[str, str] = {}
+        """A thread id → what started it (`session_configured`'s `thread_source`: user, thread_title…)."""
+
+    def protocol_event(self, p: dict[str, Any]) -> None:
+        """The turn's collaboration mode and the thread's source, which no request body names as such."""
+        if p.get("event_type") not in ("turn_started", "session_configured"):
+            return
+        event = self.bundle.payload(p.get("event_payload"))
+        if not isinstance(event, dict):
+            return
+        kind = event.get("type")  # turn_started's payload is a `task_started`
+        if kind == "task_started" and event.get("turn_id") and event.get("collaboration_mode_kind"):
+            self.modes[str(event["turn_id"])] = str(event["collaboration_mode_kind"])
+        elif kind == "session_configured" and event.get("thread_id") and event.get("thread_source"):
+            self.sources[str(event["thread_id"])] = str(event["thread_source"])
 
     def thread_started(self, p: dict[str, Any]) -> None:
         thread = str(p.get(MetadataKey.THREAD_ID.value))
@@ -137,6 +154,8 @@ class _Reader:
             "agent_path": agent.get("agent_path"),
             **({"subagent": agent["subagent"]} if "subagent" in agent else {}),
             "codex_turn_id": p.get("codex_turn_id"),
+            **({"collaboration_mode": self.modes[turn]} if (turn := str(p.get("codex_turn_id"))) in self.modes else {}),
+            **({"thread_source": self.sources[thread]} if thread in self.sources else {}),
             **extra,
             "provider_name": p.get("provider_name"),
         }
@@ -263,6 +282,8 @@ class _Reader:
             kind = str(p.get("type"))
             if kind == "thread_started":
                 self.thread_started(p)
+            elif kind == "protocol_event_observed":
+                self.protocol_event(p)
             elif kind == "inference_started":
                 self.inference_started(p, event)
             elif kind == "inference_completed":
