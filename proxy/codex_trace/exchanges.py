@@ -23,6 +23,8 @@ from .compaction import NOT_IN_TRACE, compaction_body
 
 __all__ = ["TRACE_MODE", "TraceImport", "bundle_exchanges", "responses_usage"]
 
+THREAD = MetadataKey.THREAD_ID.value
+
 TRACE_MODE = "codex-trace"
 """The recording header's `meta.mode`, and `meta.codex_trace.source` on each exchange."""
 
@@ -126,8 +128,8 @@ class _Reader:
         kind = event.get("type")  # turn_started's payload is a `task_started`
         if kind == "task_started" and event.get("turn_id") and event.get("collaboration_mode_kind"):
             self.modes[str(event["turn_id"])] = str(event["collaboration_mode_kind"])
-        elif kind == "session_configured" and event.get("thread_id") and event.get("thread_source"):
-            self.sources[str(event["thread_id"])] = str(event["thread_source"])
+        elif kind == "session_configured" and event.get(THREAD) and event.get("thread_source"):
+            self.sources[str(event[THREAD])] = str(event["thread_source"])
 
     def thread_started(self, p: dict[str, Any]) -> None:
         thread = str(p.get(MetadataKey.THREAD_ID.value))

@@ -18,7 +18,7 @@ from typing import Any
 import zstandard
 
 from ..redact.redactor import Redactor
-from .bundle import _PREFIX, _decompress
+from .bundle import RECORD_PREFIX, decompress_shard, shard_records
 
 __all__ = ["write_redacted_bundle"]
 
@@ -27,21 +27,14 @@ def _dump(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def _redacted_records(data: bytes, redactor: Redactor) -> tuple[bytes, int]:
-    """The records of a decompressed shard, each JSON value redacted; how many were cut off."""
+def _redacted_records(data: bytes, redactor: Redactor) -> tuple[bytes, bool]:
+    """A decompressed shard with each record's JSON redacted; whether a record cut short was left out."""
+    records, cut = shard_records(data)
     out = bytearray()
-    at = 0
-    while at + _PREFIX.size <= len(data):
-        id_len, json_len = _PREFIX.unpack_from(data, at)
-        start = at + _PREFIX.size
-        end = start + id_len + json_len
-        if end > len(data):
-            return bytes(out), 1
-        rid = data[start : start + id_len]
-        value = _dump(redactor.body(json.loads(data[start + id_len : end])))
-        out += _PREFIX.pack(id_len, len(value)) + rid + value
-        at = end
-    return bytes(out), int(at != len(data))
+    for rid, value in records:
+        redacted = _dump(redactor.body(json.loads(value)))
+        out += RECORD_PREFIX.pack(len(rid), len(redacted)) + rid + redacted
+    return bytes(out), cut
 
 
 def write_redacted_bundle(bundle: Path, dest: Path, redactor: Redactor) -> list[str]:
@@ -57,7 +50,7 @@ def write_redacted_bundle(bundle: Path, dest: Path, redactor: Redactor) -> list[
         name = file.relative_to(bundle)
         try:
             if file.suffix == ".zst":
-                data, cut = _redacted_records(_decompress(file.read_bytes()), redactor)
+                data, cut = _redacted_records(decompress_shard(file.read_bytes()), redactor)
                 if cut:
                     problems.append(f"{bundle.name}: {name} ends in a cut record; left out of the kept copy")
                 target.write_bytes(zstandard.ZstdCompressor().compress(data))

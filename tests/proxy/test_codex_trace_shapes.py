@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from ctxscope.inspector.analysis import analyse_recording
+from ctxscope.inspector.analysis.agents import agent_tree
 from ctxscope.proxy.codex_trace import find_bundles, read_bundle
 from ctxscope.proxy.codex_trace.compaction import NOT_IN_TRACE, as_traced
 from ctxscope.proxy.codex_trace.verify import verify_exchanges
@@ -288,3 +290,9 @@ def test_a_subagent_is_imported_in_its_own_thread_with_its_parent(version: str, 
     assert any(r.get("new_thread_id") == child["thread_id"] for r in runs.values()), runs
     sessions = read_recording(tmp_path / "imported.jsonl").header.meta["codex_sessions"]
     assert [s["thread_id"] for s in sessions] == [parent, child["thread_id"]]
+    # one account: the inspector's agent tree of the import is the wire's (the child, spawned by main)
+    trees = [
+        [(a.name, a.parent, a.turns, a.spawned_in, a.result_in) for a in agent_tree(analyse_recording(path))]
+        for path in (capture, tmp_path / "imported.jsonl")
+    ]
+    assert trees[0] == trees[1] and len(trees[0]) == 2 and trees[0][1][1] == "main", trees
