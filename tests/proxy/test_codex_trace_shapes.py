@@ -191,6 +191,17 @@ def test_a_remote_compaction_over_http_is_imported_as_the_request_the_wire_carri
     info = run_cli("info", str(tmp_path / "imported.jsonl"))
     assert info.returncode == 0 and "compaction" in info.stdout, info.stdout
 
+    # the import replays strictly into a fresh Codex elsewhere, which compacts again: all 3 served
+    from ctxscope.proxy.replay import serve_cassette
+
+    elsewhere = tmp_path / "elsewhere"
+    with serve_cassette(tmp_path / "imported.jsonl", match="strict", live_cwd=str(elsewhere)) as server:
+        said = _codex(binary, elsewhere, _builtin(server.url), "please run echo", *NO_SOCKET)
+        report = server.report
+    assert said.strip() == "done"
+    assert report.problems() == [] and report.served == 3 and report.remaining == 0, report.summary()
+    assert report.synthesised == 3
+
 
 @pytest.mark.parametrize("version", RELEASES)
 def test_a_remote_compaction_over_the_websocket_is_imported_as_the_frame_sent(version: str, tmp_path: Path) -> None:
