@@ -106,10 +106,10 @@ def _wire(capture: Path) -> list[Exchange]:
     return [e for e in exchanges if e.is_model_request and e.request_body.get("generate") is not False]
 
 
-def _imported(traces: Path, out: Path) -> list[Exchange]:
+def _imported(traces: Path, out: Path, said: str = "") -> list[Exchange]:
     result = run_cli("import", "codex-trace", str(traces), "-o", str(out))
     assert result.returncode == 0, result.stderr
-    assert "warning" not in result.stderr, result.stderr
+    assert "warning" not in result.stderr and said in result.stderr, result.stderr
     return read_recording(out).exchanges
 
 
@@ -176,7 +176,7 @@ def test_a_remote_compaction_over_http_is_imported_as_the_request_the_wire_carri
     events = [e["payload"]["type"] for b in bundles for e in read_bundle(b).events]
     assert {"compaction_request_started", "compaction_request_completed", "compaction_installed"} <= set(events)
     wire = _wire(capture)
-    imported = _imported(tmp_path / "traces", tmp_path / "imported.jsonl")
+    imported = _imported(tmp_path / "traces", tmp_path / "imported.jsonl", "2 inference(s) and 1 compaction(s)")
     _assert_compaction_imported(wire, imported, "responses")
     # the HTTP compaction request is in full form: the history, the tool call and output, the trigger
     assert imported[1].request_body["input"][:-3] == imported[0].request_body["input"]
