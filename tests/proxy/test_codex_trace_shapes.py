@@ -26,7 +26,7 @@ import pytest
 
 from ctxscope.inspector.analysis import analyse_recording
 from ctxscope.inspector.analysis.agents import agent_tree
-from ctxscope.proxy.codex_trace import find_bundles, read_bundle
+from ctxscope.proxy.codex_trace import find_bundles, read_bundle, read_traces
 from ctxscope.proxy.codex_trace.compaction import NOT_IN_TRACE, as_traced
 from ctxscope.proxy.codex_trace.verify import verify_exchanges
 from ctxscope.proxy.model import Exchange
@@ -279,7 +279,7 @@ def test_a_subagent_is_imported_in_its_own_thread_with_its_parent(version: str, 
     capture = tmp_path / "wire.jsonl"
     with FakeUpstream(handler=_subagent_model) as upstream, capture_proxy(upstream.url, capture) as cap:
         said = _codex(binary, tmp_path, _custom(cap.url), "spawn one agent")
-        cap.wait_for(4)
+        cap.wait_for(len(read_traces([tmp_path / "traces"]).exchanges))  # as many as Codex traced
     assert said.strip() == "done"
     wire = _wire(capture)
     imported = _imported(tmp_path / "traces", tmp_path / "imported.jsonl")
