@@ -1,14 +1,16 @@
-"""A trace's inferences as ctxscope exchanges: the request as Codex sent it, the answer reconstructed.
+"""A trace's requests as ctxscope exchanges: the request as Codex sent it, the answer reconstructed.
 
 One exchange per `inference_started` … `inference_completed` pair. The request body is the inference
 request payload as Codex holds it (over HTTP the body, over WebSocket the `response.create` frame with
 only new items and `previous_response_id`). The answer has no stream bytes: `response` is built from
 the response payload's `output_items` and `token_usage`, and `meta.codex_trace.reconstructed` says so.
-Each exchange also carries the thread and agent it belongs to (`thread_started`'s `agent_path`), the
-session's metadata, and the runtime of every tool call its output asked for (command, cwd, start, end,
-exit status), from `tool_call_runtime_started` / `…_ended`.
+A remote compaction (`compaction_request_started` … `_completed`) is an exchange too, its request
+rebuilt as the wire carried it (`compaction.py`). Each exchange also carries the thread and agent it
+belongs to (`thread_started`'s `agent_path`, a spawned agent's parent and nickname), its turn's
+collaboration mode and its thread's source (from the protocol events), and the runtime of every tool
+call its output asked for (command, cwd, start, end, exit status), from `tool_call_runtime_started` /
+`…_ended`.
 """
-
 from __future__ import annotations
 
 import json
