@@ -11,6 +11,7 @@ collaboration mode and its thread's source (from the protocol events), and the r
 call its output asked for (command, cwd, start, end, exit status), from `tool_call_runtime_started` /
 `…_ended`.
 """
+
 from __future__ import annotations
 
 import json
