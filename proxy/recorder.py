@@ -52,7 +52,7 @@ from ctxscope.proxy.model import Exchange, SseEvent, TransportError, TransportEr
 from ctxscope.proxy.responses import fold_events
 from ctxscope.proxy.responses.vocabulary import HTTP_MODEL_ENDPOINTS, TERMINAL_EVENTS
 from ctxscope.proxy.store.json_layout import layout_of
-from ctxscope.proxy.stream_tap import BodyTap, StreamTap
+from ctxscope.proxy.stream_tap import BodyTap, KeptResponse, StreamTap
 from ctxscope.proxy.write_worker import WriteWorker
 
 __all__ = ["ExchangeWriter", "Recorder"]
@@ -276,53 +276,16 @@ class Recorder:
             fields["request_size"] = request_tap.size if request_tap is not None else len(buffered)
             counted = state.counter.size if state.counter is not None else None
             fields["meta"] |= {"summary": True, "response_size": counted}
-            self._worker.submit(lambda: Exchange(**fields))
+            self._worker.submit(build_exchange, fields)
             return
         body_bytes: bytes | None = None
         if response is not None and tap is None and response.raw_content:  # not streamed (rare)
             body_bytes = response.get_content(strict=False)
-        self._worker.submit(
-            lambda: self._build_http(fields, buffered, request_tap, req_encoding, tap, body_bytes)
-        )
-
-    def _build_http(
-        self,
-        fields: dict[str, Any],
-        buffered: bytes,
-        request_tap: BodyTap | None,
-        req_encoding: str,
-        tap: StreamTap | None,
-        body_bytes: bytes | None,
-    ) -> Exchange:
-        # Joined here, on the worker: the loop only appended the chunks as they went through.
-        raw_body = request_tap.body() if request_tap is not None else buffered
-        if request_tap is not None and request_tap.truncated:
-            fields["meta"]["request_truncated"] = True
-            fields["meta"]["request_wire_size"] = request_tap.size
-        body = decode_body(raw_body, req_encoding)
-        fields["request_size"] = len(body)
-        fields["request_body"], fields["request_text"] = parse_body(body)
-        if tap is not None and tap.is_sse:
-            fields["sse"] = tap.events
-            fields["response"] = fold_sse(tap.events)
-            fields["meta"]["response_size"] = tap.size
-        else:
-            data = tap.body() if tap is not None else (body_bytes or b"")
-            fields["response_body"], fields["response_text"] = parse_body(data)
-            if fields["response_body"] is not None:  # keep what a replay needs to send the same bytes
-                fields["response_layout"] = layout_of(data, fields["response_body"])
-                if fields["response_layout"] is None and len(data) <= MAX_TEXT:
-                    fields["response_raw"] = data.decode("utf-8", "replace")
-            fields["meta"]["response_size"] = tap.size if tap is not None else len(data)
-            if tap is not None and tap.truncated:
-                fields["meta"]["response_truncated"] = True
-            resp = fields["response_body"]
-            if fields["endpoint"] in HTTP_MODEL_ENDPOINTS and isinstance(resp, dict):
-                if isinstance(resp.get("output"), list):
-                    fields["response"] = resp
-        if req_encoding:
-            fields["meta"]["request_content_encoding"] = req_encoding
-        return Exchange(**fields)
+        request_copy = None
+        if request_tap is not None:
+            request_copy = (request_tap.kept(), request_tap.truncated, request_tap.size)
+        kept = tap.kept() if tap is not None else None
+        self._worker.submit(build_http, fields, buffered, request_copy, req_encoding, kept, body_bytes)
 
     # -- WebSocket hooks ------------------------------------------------------------------
     def websocket_start(self, flow: http.HTTPFlow) -> None:
@@ -412,7 +375,7 @@ class Recorder:
             "ws_frames": frames,
             "meta": {"transport": "websocket", "close": ws_close_reason(flow)},
         }
-        self._worker.submit(lambda: Exchange(**fields))
+        self._worker.submit(build_exchange, fields)
 
     def _finish_ws_turn(self, flow: http.HTTPFlow, state: _FlowState, error: TransportError | None) -> None:
         turn, state.ws_turn = state.ws_turn, None
@@ -435,8 +398,66 @@ class Recorder:
             "error": error,
             "meta": {"transport": "websocket", "connection": state.id},
         }
-        parsed = turn["parsed"]
-        self._worker.submit(lambda: Exchange(**fields, response=fold_events(parsed)))
+        self._worker.submit(build_ws_turn, fields, turn["parsed"])
+
+
+# -- building exchanges: on the recorder's worker, never on the proxy's loop ------------------------
+# Module-level functions of plain data, so that a job pickles by reference when the worker is a
+# recording process of its own (`ctxscope.proxy.record_process`).
+
+
+def build_exchange(fields: dict[str, Any]) -> Exchange:
+    """An exchange whose fields are all known (summaries, WebSocket connections)."""
+    return Exchange(**fields)
+
+
+def build_ws_turn(fields: dict[str, Any], parsed: list[dict[str, Any]]) -> Exchange:
+    """One WebSocket turn: its response folded from the server frames' JSON."""
+    return Exchange(**fields, response=fold_events(parsed))
+
+
+def build_http(
+    fields: dict[str, Any],
+    buffered: bytes,
+    request_copy: tuple[list[bytes], bool, int] | None,
+    req_encoding: str,
+    kept: KeptResponse | None,
+    body_bytes: bytes | None,
+) -> Exchange:
+    """One HTTP exchange from what went through: the request body (mitmproxy's buffered one, or the
+    `BodyTap`'s chunks with whether it truncated and the wire size), the response as the `StreamTap`
+    kept it, or a response body mitmproxy read whole."""
+    raw_body = buffered
+    if request_copy is not None:
+        chunks, truncated, wire_size = request_copy
+        raw_body = b"".join(chunks)
+        if truncated:
+            fields["meta"]["request_truncated"] = True
+            fields["meta"]["request_wire_size"] = wire_size
+    body = decode_body(raw_body, req_encoding)
+    fields["request_size"] = len(body)
+    fields["request_body"], fields["request_text"] = parse_body(body)
+    if kept is not None and kept.is_sse:
+        fields["sse"] = kept.events
+        fields["response"] = fold_sse(kept.events)
+        fields["meta"]["response_size"] = kept.size
+    else:
+        data = kept.body() if kept is not None else (body_bytes or b"")
+        fields["response_body"], fields["response_text"] = parse_body(data)
+        if fields["response_body"] is not None:  # keep what a replay needs to send the same bytes
+            fields["response_layout"] = layout_of(data, fields["response_body"])
+            if fields["response_layout"] is None and len(data) <= MAX_TEXT:
+                fields["response_raw"] = data.decode("utf-8", "replace")
+        fields["meta"]["response_size"] = kept.size if kept is not None else len(data)
+        if kept is not None and kept.truncated:
+            fields["meta"]["response_truncated"] = True
+        resp = fields["response_body"]
+        if fields["endpoint"] in HTTP_MODEL_ENDPOINTS and isinstance(resp, dict):
+            if isinstance(resp.get("output"), list):
+                fields["response"] = resp
+    if req_encoding:
+        fields["meta"]["request_content_encoding"] = req_encoding
+    return Exchange(**fields)
 
 
 def _interrupted(detail: str) -> TransportError:

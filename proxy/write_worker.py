@@ -27,7 +27,8 @@ __all__ = ["WriteWorker"]
 
 log = logging.getLogger("ctxscope.proxy.recorder")  # the recorder's own logger: one place to silence or raise it
 
-Build = Callable[[], Exchange | None]
+Build = Callable[..., Exchange | None]
+Job = tuple[Build, tuple[Any, ...]]
 
 
 class WriteWorker:
@@ -40,7 +41,7 @@ class WriteWorker:
     def __init__(self, writer: Callable[[], Any], written: Callable[[Exchange], None]) -> None:
         self._writer = writer
         self._written = written
-        self._queue: queue.Queue[Build | None] = queue.Queue()
+        self._queue: queue.Queue[Job | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._cond = threading.Condition()
         self.recorded = 0
@@ -50,11 +51,12 @@ class WriteWorker:
         self.failures: list[str] = []
         self._write_trouble: str | None = None  # the write failure last reported on stderr
 
-    def submit(self, build: Build) -> None:
+    def submit(self, build: Build, *args: Any) -> None:
+        """Queue `build(*args)`: the exchange it returns is written on the worker thread."""
         if self._thread is None or not self._thread.is_alive():
             self._thread = threading.Thread(target=self._work, name="ctxscope-recorder", daemon=True)
             self._thread.start()
-        self._queue.put(build)
+        self._queue.put((build, args))
 
     def drain(self, timeout: float = 30.0) -> bool:
         """Wait until everything submitted has been handled; False on timeout."""
@@ -88,35 +90,42 @@ class WriteWorker:
 
     def _work(self) -> None:
         while True:
-            build = self._queue.get()
-            if build is None:
+            job = self._queue.get()
+            if job is None:
                 self._queue.task_done()
                 return
             ok = False
             try:
-                exchange = build()
-                writer = self._writer()
-                if exchange is not None and writer is not None:
-                    writer.write(exchange)
-                    ok = True
-                    self._writing_again(writer)
-                    self._written(exchange)
-            except RecordingWriteError as exc:
-                # The writer holds the exchange and retries it with the next one; the proxy keeps
-                # relaying. Said at once on stderr, once per cause, not per exchange.
-                self.failures.append(str(exc))
-                if self._write_trouble != str(exc):
-                    self._write_trouble = str(exc)
-                    _stderr(f"ctxscope: {exc}; holding exchanges in memory and retrying, traffic still flows")
-            except Exception as exc:  # noqa: BLE001 - one bad exchange must not stop the recording
-                self.failures.append(describe_failure(exc))
-                log.error("ctxscope: could not record an exchange: %s", self.failures[-1])
+                ok = self.handle(*job)
             finally:
                 with self._cond:
                     self._queue.task_done()
                     self.processed += 1
                     self.recorded += int(ok)
                     self._cond.notify_all()
+
+    def handle(self, build: Build, args: tuple[Any, ...]) -> bool:
+        """Build one exchange and write it; False if it could not be recorded (said in `failures`)."""
+        ok = False
+        try:
+            exchange = build(*args)
+            writer = self._writer()
+            if exchange is not None and writer is not None:
+                writer.write(exchange)
+                ok = True  # written, even if the callback below fails
+                self._writing_again(writer)
+                self._written(exchange)
+        except RecordingWriteError as exc:
+            # The writer holds the exchange and retries it with the next one; the proxy keeps
+            # relaying. Said at once on stderr, once per cause, not per exchange.
+            self.failures.append(str(exc))
+            if self._write_trouble != str(exc):
+                self._write_trouble = str(exc)
+                _stderr(f"ctxscope: {exc}; holding exchanges in memory and retrying, traffic still flows")
+        except Exception as exc:  # noqa: BLE001 - one bad exchange must not stop the recording
+            self.failures.append(describe_failure(exc))
+            log.error("ctxscope: could not record an exchange: %s", self.failures[-1])
+        return ok
 
     def _writing_again(self, writer: Any) -> None:
         if self._write_trouble is not None:
