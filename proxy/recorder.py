@@ -49,6 +49,7 @@ from ctxscope.proxy.flow_fields import (
     ws_close_reason,
 )
 from ctxscope.proxy.model import Exchange, SseEvent, TransportError, TransportErrorKind, WsFrame
+from ctxscope.proxy.record_process import RecordingProcess
 from ctxscope.proxy.responses import fold_events
 from ctxscope.proxy.responses.vocabulary import HTTP_MODEL_ENDPOINTS, TERMINAL_EVENTS
 from ctxscope.proxy.store.json_layout import layout_of
@@ -108,7 +109,7 @@ class Recorder:
 
     def __init__(
         self,
-        writer: ExchangeWriter | None = None,
+        writer: ExchangeWriter | RecordingProcess | None = None,
         on_exchange: OnExchange | None = None,
         select: CaptureFilter | None = None,
         stream_requests: bool = True,
@@ -120,7 +121,11 @@ class Recorder:
         self.stream_requests = stream_requests
         """Relay request bodies chunk by chunk (False: let mitmproxy buffer them, as a replayer needs)."""
         self._own_writer = False
-        self._worker = WriteWorker(lambda: self.writer, lambda exchange: self._exchanged(exchange))
+        self._worker: WriteWorker | RecordingProcess
+        if isinstance(writer, RecordingProcess):  # builds and writes in its own process
+            self._worker = writer.attach(self._exchanged)
+        else:
+            self._worker = WriteWorker(lambda: self.writer, lambda exchange: self._exchanged(exchange))
         self.shutting_down = False
         """Set by the host before it stops the proxy: flows cut from then on are "interrupted by shutdown"."""
 
@@ -308,9 +313,7 @@ class Recorder:
                 self._finish_ws_turn(
                     flow,
                     state,
-                    TransportError(
-                        kind="other", message="a new response.create arrived before this turn ended"
-                    ),
+                    TransportError(kind="other", message="a new response.create arrived before this turn ended"),
                 )
             state.ws_turn = {
                 "id": self.writer.next_id(),
@@ -351,9 +354,7 @@ class Recorder:
             frame = WsFrame(
                 t_ms=round((message.timestamp - t0_wall) * 1000, 3),
                 from_client=message.from_client,
-                text=None
-                if index in state.ws_frame_owner or not message.is_text or state.summary
-                else message.text,
+                text=None if index in state.ws_frame_owner or not message.is_text or state.summary else message.text,
                 binary_size=None if message.is_text else len(message.content),
             )
             if index in state.ws_frame_owner:

@@ -153,6 +153,11 @@ class KeptResponse:
     truncated: bool
     content_encoding: str
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled for the recording process: events as plain tuples (a model pickles ten times slower).
+        events = [(e.t_ms, e.event, e.data, e.wire) for e in self.events]
+        return _unpickle_kept, (self.is_sse, events, self.raw, self.size, self.truncated, self.content_encoding)
+
     def body(self) -> bytes:
         """The kept body, content-decoded when possible (raw bytes if decoding fails)."""
         raw = b"".join(self.raw)
@@ -164,6 +169,18 @@ class KeptResponse:
         except (ValueError, TypeError):
             return raw
         return decoded if isinstance(decoded, bytes) else raw
+
+
+def _unpickle_kept(
+    is_sse: bool,
+    events: list[tuple[float, str | None, str, str | None]],
+    raw: list[bytes],
+    size: int,
+    truncated: bool,
+    content_encoding: str,
+) -> KeptResponse:
+    kept = [SseEvent(t_ms=t_ms, event=event, data=data, wire=wire) for t_ms, event, data, wire in events]
+    return KeptResponse(is_sse, kept, raw, size, truncated, content_encoding)
 
 
 class BodyTap:
