@@ -18,8 +18,8 @@ not the client, set the pace. Kinds:
 - `sse`: a short streamed `POST /v1/responses` (5 SSE events, no spacing).
 
 Reported per kind: the median requests/s of each proxy over the rounds, their ratio, the median of the
-per-round (paired) ratios, and each proxy's CPU time per request (from /proc; less sensitive to what
-else the machine runs). The load average is printed before and after.
+per-round (paired) ratios, and each proxy's CPU time per request (from /proc, ctxscope's recording
+process included; less sensitive to what else the machine runs). The load average is printed before and after.
 """
 
 from __future__ import annotations
@@ -145,10 +145,10 @@ class Process:
         raise RuntimeError(f"{self.name} did not start listening within 30 s")
 
     def cpu_s(self) -> float:
-        """CPU seconds (user + system, all threads) the process has used so far."""
+        """CPU seconds (user + system, all threads) the process and its children (ctxscope's recording
+        process) have used so far."""
         assert self.process is not None
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return sum(_cpu_s(pid) for pid in _family(self.process.pid))
 
     def stop(self) -> None:
         if self.process is None:
@@ -161,6 +161,24 @@ class Process:
             self.process.wait(10)
         if self.process.stderr is not None:
             self.process.stderr.close()
+
+
+def _family(pid: int) -> list[int]:
+    """`pid` and its descendants (Linux /proc)."""
+    found = [pid]
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            for child in (task / "children").read_text().split():
+                found += _family(int(child))
+    return found
+
+
+def _cpu_s(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:  # ended meanwhile
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class Upstream:

@@ -407,10 +407,16 @@ def _child(jobs_fd: int, results_fd: int, recording_fd: int) -> int:
 
     reader = _FrameReader(jobs_fd)
 
+    listening = True
+
     def send(obj: Any) -> None:
+        nonlocal listening
         view = memoryview(_frame(obj))
-        while view:
-            view = view[os.write(results_fd, view) :]
+        try:
+            while view and listening:
+                view = view[os.write(results_fd, view) :]
+        except OSError:  # the proxy's process is gone: write what it sent all the same, say nothing
+            listening = False
 
     try:
         _, path, meta = reader.read()
