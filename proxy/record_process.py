@@ -6,8 +6,8 @@ mitmproxy's event loop, and short requests went through at 0.70-0.83x bare mitmp
 (`benchmarks/bench_throughput.py`). Here the proxy's loop hands each finished flow's plain data (the
 recorder's builder and its arguments, pickled) to a child process over a pipe and goes on:
 
-    parent (proxy loop)  --job frames-->  child: build, redact, RecordingWriter.write
-    parent (reader)      <--results---    (batched: at most about every RESULT_INTERVAL_S)
+    parent (proxy loop)  --job frames-->  child (polls every POLL_S): build, redact, RecordingWriter.write
+    parent (reader)      <--results---    (batched: about every RESULT_INTERVAL_S)
 
 The recording file's contract holds as with the worker thread: only the child writes the file, through
 `RecordingWriter` (redacted before writing, each exchange in one write, in the order flows finished);
@@ -43,9 +43,10 @@ from ctxscope.proxy.model import Exchange
 
 __all__ = ["RecordingProcess", "glimpse"]
 
-BATCH_S = 0.02
-"""How long finished exchanges wait on the proxy's loop to go to the child together (a crash of the
-proxy's process loses at most those; the child writes everything that reached it)."""
+POLL_S = 0.02
+"""How often the child looks for new jobs. It polls rather than waits on the pipe: a write that wakes a
+waiting reader costs the proxy's loop a context switch per exchange on a busy machine; this way the
+loop's write only copies the frame into the pipe."""
 RESULT_INTERVAL_S = 0.05
 """How long the child collects results before it sends them back (the parent's reader wakes this often)."""
 START_TIMEOUT_S = 60.0
@@ -73,8 +74,21 @@ class _FrameReader:
             return False
         return len(self._buffer) >= _HEADER + int.from_bytes(self._buffer[:_HEADER], "little")
 
+    def fill(self) -> bool | None:
+        """Read what has arrived (a non-blocking fd): True if something did, None at the end."""
+        arrived = False
+        while True:
+            try:
+                chunk = os.read(self.fd, 1 << 20)
+            except BlockingIOError:
+                return arrived
+            if not chunk:
+                return None if not arrived else True
+            self._buffer += chunk
+            arrived = True
+
     def read(self) -> Any:
-        """The next object, or raises EOFError when the other end closed."""
+        """The next object, or raises EOFError when the other end closed (a blocking fd)."""
         while not self.pending():
             chunk = os.read(self.fd, 1 << 20)
             if not chunk:
@@ -283,9 +297,8 @@ class RecordingProcess:
 
     # -- sending without blocking the proxy's loop -----------------------------------------
     def _send(self, frame: bytes) -> None:
-        """On the proxy's loop: queue the frame and send what is queued within BATCH_S, in one write
-        (a write per exchange, and the child's wake-up for each, cost the loop more than the pickling).
-        Off the loop: send it now, blocking."""
+        """On the proxy's loop: write the frame now without blocking; what the pipe cannot take waits
+        for the loop's writer callback. Off the loop: write it now, blocking."""
         with self._send_lock:
             if self._broken or self._closed:
                 return
@@ -296,35 +309,34 @@ class RecordingProcess:
                 self._write_pending_blocking()
                 return
             if self._armed is None:
-                self._armed = loop
-                loop.call_later(BATCH_S, self._send_pending)
+                self._send_pending(loop)
 
-    def _send_pending(self) -> None:
-        """On the loop: write what is queued without blocking; the loop's writer callback sends the rest."""
-        with self._send_lock:
-            loop, self._armed = self._armed, None
-            if loop is None or not self._pending or self._broken:
-                return
-            data = memoryview(b"".join(self._pending))
-            self._pending.clear()
+    def _send_pending(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Write what is queued without blocking (the send lock held); arm the writer callback for the rest."""
+        while self._pending and not self._broken:
+            head = self._pending[0]
             try:
-                sent = os.write(self._jobs, data)
+                sent = os.write(self._jobs, head)
             except BlockingIOError:
                 sent = 0
             except OSError:
                 self._broke()
                 return
-            if sent < len(data):
-                self._pending.append(data[sent:])
-                self._armed = loop
-                loop.add_writer(self._jobs, self._pipe_writable)
+            if sent < len(head):
+                self._pending[0] = head[sent:]
+                if self._armed is None:
+                    self._armed = loop
+                    loop.add_writer(self._jobs, self._pipe_writable)
+                return
+            self._pending.popleft()
+        if self._armed is not None:
+            self._armed.remove_writer(self._jobs)
+            self._armed = None
 
     def _pipe_writable(self) -> None:
         with self._send_lock:
-            loop = self._armed
-            if loop is not None:
-                loop.remove_writer(self._jobs)
-        self._send_pending()
+            if self._armed is not None:
+                self._send_pending(self._armed)
 
     def _flush_now(self) -> None:
         """Off the loop (drain, close): what waits for the pipe goes out now, blocking."""
@@ -431,6 +443,7 @@ def _child(jobs_fd: int, results_fd: int, recording_fd: int) -> int:
         send(("error", str(err)))
         return 1
     send(("ready", writer.next_id()))
+    os.set_blocking(jobs_fd, False)  # polled from now on (see POLL_S)
     import ctxscope.proxy.recorder  # noqa: F401 - the builders the jobs name: loaded before the first one
 
     results: list[tuple[bool, Exchange | None, str | None]] = []
@@ -447,14 +460,18 @@ def _child(jobs_fd: int, results_fd: int, recording_fd: int) -> int:
 
     try:
         while True:
-            if results and not reader.pending():
-                wait = RESULT_INTERVAL_S - (time.monotonic() - sent_at)
-                if wait <= 0 or not select.select([jobs_fd], [], [], wait)[0]:
+            if not reader.pending():
+                if results and time.monotonic() - sent_at >= RESULT_INTERVAL_S:
                     flush()
-            try:
-                message = reader.read()
-            except EOFError:
-                break
+                arrived = reader.fill()
+                if arrived is None:
+                    break
+                if not arrived:
+                    time.sleep(POLL_S)
+                    continue
+                if not reader.pending():
+                    continue
+            message = reader.read()
             if message[0] == "learn_environment":
                 writer.redactor.learn_environment(message[1])
                 continue
