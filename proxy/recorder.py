@@ -264,10 +264,10 @@ class Recorder:
             "ended_at": ended_at,
             "method": request.method,
             "url": request.url,
-            "endpoint": classify_endpoint(request.path, request.headers),
             "status": response.status_code if response is not None else None,
-            "request_headers": headers_dict(request.headers),
-            "response_headers": headers_dict(response.headers) if response is not None else {},
+            # as mitmproxy holds them; made dicts (and the endpoint classified) by the builder, on the worker
+            "request_headers": request.headers.fields,
+            "response_headers": response.headers.fields if response is not None else (),
             "ttfb_ms": state.ttfb_ms,
             "duration_ms": duration,
             "error": error,
@@ -407,14 +407,25 @@ class Recorder:
 # recording process of its own (`ctxscope.proxy.record_process`).
 
 
+def _header_dicts(fields: dict[str, Any]) -> dict[str, Any]:
+    """Headers handed over as mitmproxy's `Headers.fields` (cheap to copy and pickle) made dicts; an HTTP
+    exchange's endpoint classified (it needs the request headers)."""
+    for key in ("request_headers", "response_headers"):
+        if isinstance(fields.get(key), tuple):
+            fields[key] = headers_dict(http.Headers(fields[key]))
+    if "endpoint" not in fields:
+        fields["endpoint"] = classify_endpoint(fields["url"], fields["request_headers"])
+    return fields
+
+
 def build_exchange(fields: dict[str, Any]) -> Exchange:
     """An exchange whose fields are all known (summaries, WebSocket connections)."""
-    return Exchange(**fields)
+    return Exchange(**_header_dicts(fields))
 
 
 def build_ws_turn(fields: dict[str, Any], parsed: list[dict[str, Any]]) -> Exchange:
     """One WebSocket turn: its response folded from the server frames' JSON."""
-    return Exchange(**fields, response=fold_events(parsed))
+    return Exchange(**_header_dicts(fields), response=fold_events(parsed))
 
 
 def build_http(
@@ -428,6 +439,7 @@ def build_http(
     """One HTTP exchange from what went through: the request body (mitmproxy's buffered one, or the
     `BodyTap`'s chunks with whether it truncated and the wire size), the response as the `StreamTap`
     kept it, or a response body mitmproxy read whole."""
+    _header_dicts(fields)
     raw_body = buffered
     if request_copy is not None:
         chunks, truncated, wire_size = request_copy
