@@ -18,8 +18,8 @@ not the client, set the pace. Kinds:
 - `sse`: a short streamed `POST /v1/responses` (5 SSE events, no spacing).
 
 Reported per kind: the median requests/s of each proxy over the rounds, their ratio, the median of the
-per-round (paired) ratios, and each proxy's CPU time per request (from /proc, ctxscope's recording
-process included; less sensitive to what else the machine runs). The load average is printed before and after.
+per-round (paired) ratios, and each proxy process's CPU time per request, with ctxscope's recording
+process apart (from /proc; less sensitive to what else the machine runs). The load average is printed before and after.
 """
 
 from __future__ import annotations
@@ -144,11 +144,12 @@ class Process:
         self.stop()
         raise RuntimeError(f"{self.name} did not start listening within 30 s")
 
-    def cpu_s(self) -> float:
-        """CPU seconds (user + system, all threads) the process and its children (ctxscope's recording
-        process) have used so far."""
+    def cpu_s(self) -> tuple[float, float]:
+        """CPU seconds (user + system, all threads) the process, and its children (ctxscope's recording
+        process), have used so far."""
         assert self.process is not None
-        return sum(_cpu_s(pid) for pid in _family(self.process.pid))
+        family = _family(self.process.pid)
+        return _cpu_s(family[0]), sum(_cpu_s(pid) for pid in family[1:])
 
     def stop(self) -> None:
         if self.process is None:
@@ -231,10 +232,16 @@ def _load_avg() -> str:
 
 
 def measure(proxy: Process, kind: str, connections: int, seconds: float) -> dict[str, float]:
-    cpu_before = proxy.cpu_s()
+    own_before, children_before = proxy.cpu_s()
     count, elapsed = asyncio.run(_load(proxy.port, kind, connections, seconds))
-    cpu = proxy.cpu_s() - cpu_before
-    return {"rps": count / elapsed, "cpu_ms": cpu * 1000 / max(count, 1), "requests": count}
+    own, children = proxy.cpu_s()
+    per_request = 1000 / max(count, 1)
+    return {
+        "rps": count / elapsed,
+        "proxy_cpu_ms": (own - own_before) * per_request,
+        "recording_cpu_ms": (children - children_before) * per_request,
+        "requests": count,
+    }
 
 
 def run(rounds: int, seconds: float, connections: list[int], kinds: list[str]) -> dict[str, Any]:
@@ -263,17 +270,17 @@ def run(rounds: int, seconds: float, connections: list[int], kinds: list[str]) -
             bare.stop()
     report["load_after"] = _load_avg()
     rows = []
-    print(
-        f"{'kind':<8} {'conns':>5} {'mitmdump':>10} {'ctxscope':>10}  ratio  paired  CPU ms/req (mitmdump / ctxscope)"
-    )
+    head = f"{'kind':<8} {'conns':>5} {'mitmdump':>10} {'ctxscope':>10}  ratio  paired"
+    print(head + "  CPU ms/req: mitmdump / ctxscope + recorder")
     for kind in kinds:
         for conns in connections:
             a, b = samples[(kind, conns, bare.name)], samples[(kind, conns, ours.name)]
             a_rps = statistics.median(s["rps"] for s in a)
             b_rps = statistics.median(s["rps"] for s in b)
             paired = statistics.median(y["rps"] / x["rps"] for x, y in zip(a, b, strict=True))
-            a_cpu = statistics.median(s["cpu_ms"] for s in a)
-            b_cpu = statistics.median(s["cpu_ms"] for s in b)
+            a_cpu = statistics.median(s["proxy_cpu_ms"] for s in a)
+            b_cpu = statistics.median(s["proxy_cpu_ms"] for s in b)
+            b_rec = statistics.median(s["recording_cpu_ms"] for s in b)
             row = {
                 "kind": kind,
                 "connections": conns,
@@ -283,12 +290,13 @@ def run(rounds: int, seconds: float, connections: list[int], kinds: list[str]) -
                 "paired_ratio": round(paired, 3),
                 "mitmdump_cpu_ms": round(a_cpu, 3),
                 "ctxscope_cpu_ms": round(b_cpu, 3),
+                "ctxscope_recording_cpu_ms": round(b_rec, 3),
                 "rounds_rps": {bare.name: [round(s["rps"], 1) for s in a], ours.name: [round(s["rps"], 1) for s in b]},
             }
             rows.append(row)
             print(
                 f"{kind:<8} {conns:>5} {a_rps:>10.1f} {b_rps:>10.1f}  {row['ratio']:.3f}  {paired:.3f}   "
-                f"{a_cpu:.3f} / {b_cpu:.3f}"
+                f"{a_cpu:.3f} / {b_cpu:.3f} + {b_rec:.3f}"
             )
     print(report["load_after"])
     report["rows"] = rows

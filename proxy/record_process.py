@@ -49,6 +49,7 @@ waiting reader costs the proxy's loop a context switch per exchange on a busy ma
 loop's write only copies the frame into the pipe."""
 RESULT_INTERVAL_S = 0.05
 """How long the child collects results before it sends them back (the parent's reader wakes this often)."""
+NICE = 10
 START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 120.0
 _PIPE_SIZE = 1 << 20  # ask Linux for a 1 MiB pipe: most jobs then go out in one write
@@ -165,8 +166,10 @@ class RecordingProcess:
         command = [sys.executable, "-m", "ctxscope.proxy.record_process", str(jobs_read), str(results_write)]
         command.append(str(recording))
         try:
-            # A session of its own: the terminal's Ctrl-C reaches the proxy, which then closes the pipe
-            # and lets the child finish the recording; the child must not die first.
+            # A session of its own: the terminal's Ctrl-C and hang-up reach the proxy, which then closes
+            # the pipe and lets the child finish the recording (the child must not die first); and where
+            # the scheduler groups processes by session (Linux autogroup), the recording's CPU is not
+            # taken from the relay's share.
             self._child = subprocess.Popen(
                 command,
                 pass_fds=(jobs_read, results_write, recording),
@@ -414,6 +417,10 @@ class RecordingProcess:
 # -- the child -----------------------------------------------------------------------------------
 def _child(jobs_fd: int, results_fd: int, recording_fd: int) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the proxy decides when recording ends
+    with contextlib.suppress(OSError):
+        # Background work: where the machine is busy, the relay gets the CPU first (this process only
+        # falls behind, and catches up when the traffic pauses).
+        os.nice(NICE)
     from ctxscope.proxy.store.writer import RecordingWriter
     from ctxscope.proxy.write_worker import WriteWorker
 
