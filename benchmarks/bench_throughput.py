@@ -1,7 +1,8 @@
 """Short requests per second through `ctxscope proxy` against bare `mitmdump` in the same mode.
 
 Run: `.venv/bin/python -m benchmarks.bench_throughput` (`--quick` for a short run; `--rounds`,
-`--seconds`, `--connections`, `--kinds` to choose). Results also go to benchmarks/results/throughput.json.
+`--seconds`, `--connections`, `--kinds` to choose; `--baseline DIR` adds another checkout's
+`ctxscope proxy`, e.g. main's, to every round). Results also go to benchmarks/results/throughput.json.
 
 Three processes besides this one, all on loopback: the benchmark upstream (`benchmarks._upstream`),
 and the two proxies, each a process of its own as a user runs it:
@@ -127,16 +128,25 @@ class Process:
     command: list[str]
     port: int
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    cwd: Path | None = None
+    """Where it runs (`python -m` puts it first on the path: a checkout's own packages)."""
     process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Process:
+        self._errors = tempfile.TemporaryFile()  # not a pipe: nobody reads it while the proxy runs
         self.process = subprocess.Popen(
-            self.command, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+            self.command,
+            env=self.env,
+            cwd=self.cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=self._errors,
+            start_new_session=True,
         )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                error = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
+                self._errors.seek(0)
+                error = self._errors.read().decode(errors="replace")
                 raise RuntimeError(f"{self.name} exited with {self.process.returncode}: {error.strip()}")
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), 0.2):
                 return self
@@ -160,8 +170,7 @@ class Process:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(10)
-        if self.process.stderr is not None:
-            self.process.stderr.close()
+        self._errors.close()
 
 
 def _family(pid: int) -> list[int]:
@@ -218,12 +227,17 @@ def mitmdump(upstream: str, confdir: Path) -> Process:
     return Process("mitmdump", command, port)
 
 
-def ctxscope_proxy(upstream: str, out: Path) -> Process:
+def ctxscope_proxy(upstream: str, out: Path, checkout: Path | None = None) -> Process:
+    """`ctxscope proxy` of this checkout, or of `checkout` (its packages first on the path; bytecode in
+    a private cache, so nothing is written into it)."""
     port = _free_port()
     command = [sys.executable, "-m", "ctxscope.cli", "proxy", "--upstream", upstream]
     command += ["--listen", f"127.0.0.1:{port}", "--out", str(out)]
     env = {**os.environ, "CTXSCOPE_HOME": str(out.parent / "home")}
-    return Process("ctxscope proxy", command, port, env)
+    if checkout is None:
+        return Process("ctxscope proxy", command, port, env)
+    env |= {"PYTHONPATH": str(checkout), "PYTHONPYCACHEPREFIX": str(out.parent / "pycache")}
+    return Process("baseline", command, port, env, cwd=checkout)
 
 
 def _load_avg() -> str:
@@ -244,30 +258,36 @@ def measure(proxy: Process, kind: str, connections: int, seconds: float) -> dict
     }
 
 
-def run(rounds: int, seconds: float, connections: list[int], kinds: list[str]) -> dict[str, Any]:
+def run(
+    rounds: int, seconds: float, connections: list[int], kinds: list[str], baseline: Path | None = None
+) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="ctxscope-throughput-"))
     report: dict[str, Any] = {"rounds": rounds, "seconds": seconds, "load_before": _load_avg()}
     print(f"requests/s through bare mitmdump and ctxscope proxy, {rounds} rounds of {seconds:g} s ({_load_avg()})")
     with Upstream() as upstream:
         bare = mitmdump(upstream.url, tmp / "confdir").start()
         ours = ctxscope_proxy(upstream.url, tmp / "throughput.jsonl").start()
+        proxies = [bare, ours]
+        if baseline is not None:
+            (tmp / "base").mkdir()
+            proxies.append(ctxscope_proxy(upstream.url, tmp / "base" / "throughput.jsonl", baseline).start())
         try:
-            for kind in kinds:  # warm both (imports, first connections) before anything is timed
-                for proxy in (bare, ours):
+            for kind in kinds:  # warm them all (imports, first connections) before anything is timed
+                for proxy in proxies:
                     measure(proxy, kind, 1, 0.3)
             samples: dict[tuple[str, int, str], list[dict[str, float]]] = {}
             for index in range(rounds):
                 for kind in kinds:
                     for conns in connections:
-                        order = (bare, ours) if index % 2 == 0 else (ours, bare)
+                        order = proxies if index % 2 == 0 else proxies[::-1]
                         for proxy in order:
                             samples.setdefault((kind, conns, proxy.name), []).append(
                                 measure(proxy, kind, conns, seconds)
                             )
                 print(f"  round {index + 1} done ({_load_avg()})")
         finally:
-            ours.stop()
-            bare.stop()
+            for proxy in proxies[::-1]:
+                proxy.stop()
     report["load_after"] = _load_avg()
     rows = []
     head = f"{'kind':<8} {'conns':>5} {'mitmdump':>10} {'ctxscope':>10}  ratio  paired"
@@ -293,11 +313,26 @@ def run(rounds: int, seconds: float, connections: list[int], kinds: list[str]) -
                 "ctxscope_recording_cpu_ms": round(b_rec, 3),
                 "rounds_rps": {bare.name: [round(s["rps"], 1) for s in a], ours.name: [round(s["rps"], 1) for s in b]},
             }
+            if baseline is not None:
+                c = samples[(kind, conns, "baseline")]
+                c_rps = statistics.median(s["rps"] for s in c)
+                row["baseline_rps"] = round(c_rps, 1)
+                row["baseline_ratio"] = round(c_rps / a_rps, 3)
+                row["baseline_paired_ratio"] = round(
+                    statistics.median(z["rps"] / x["rps"] for x, z in zip(a, c, strict=True)), 3
+                )
+                row["baseline_cpu_ms"] = round(statistics.median(s["proxy_cpu_ms"] for s in c), 3)
+                row["rounds_rps"]["baseline"] = [round(s["rps"], 1) for s in c]
             rows.append(row)
             print(
                 f"{kind:<8} {conns:>5} {a_rps:>10.1f} {b_rps:>10.1f}  {row['ratio']:.3f}  {paired:.3f}   "
                 f"{a_cpu:.3f} / {b_cpu:.3f} + {b_rec:.3f}"
             )
+            if baseline is not None:
+                print(
+                    f"{'  baseline':<14} {row['baseline_rps']:>21.1f}  {row['baseline_ratio']:.3f}  "
+                    f"{row['baseline_paired_ratio']:.3f}   {row['baseline_cpu_ms']:.3f} (recording on a thread)"
+                )
     print(report["load_after"])
     report["rows"] = rows
     RESULTS.mkdir(exist_ok=True)
@@ -312,11 +347,16 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="length of each measurement (default 3)")
     parser.add_argument("--connections", type=int, nargs="+", default=[1, 4], help="client connections")
     parser.add_argument("--kinds", nargs="+", choices=list(KINDS), default=list(KINDS), help="request kinds")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="also run `ctxscope proxy` of this checkout (e.g. `git archive main | tar -x -C DIR`), interleaved",
+    )
     args = parser.parse_args()
     if args.rounds < 1 or args.seconds <= 0 or min(args.connections) < 1:
         parser.error("--rounds and --connections must be at least 1, --seconds above 0")
     rounds, seconds = (3, 1.0) if args.quick else (args.rounds, args.seconds)
-    run(rounds, seconds, args.connections, args.kinds)
+    run(rounds, seconds, args.connections, args.kinds, args.baseline)
 
 
 if __name__ == "__main__":
