@@ -40,6 +40,7 @@ from typing import Any
 
 from ctxscope.proxy.errors import RecordingError
 from ctxscope.proxy.model import Exchange
+from ctxscope.proxy.write_worker import WriteWorker, wait_until
 
 __all__ = ["RecordingProcess", "glimpse"]
 
@@ -253,27 +254,15 @@ class RecordingProcess:
         self._send(frame)
 
     def drain(self, timeout: float = 30.0) -> bool:
-        """Wait until the child has handled everything submitted; False on timeout."""
-        deadline = time.monotonic() + timeout
+        """Wait until the child has handled everything submitted (or is gone); False on timeout."""
         self._flush_now()
-        with self._cond:
-            while self.processed < self._submitted and not self._child_gone():
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._cond.wait(min(left, 0.5))
-        return True
+        return wait_until(self._cond, lambda: self.processed >= self._submitted or self._child_gone(), timeout, 0.5)
 
     def wait_for(self, count: int, timeout: float = 30.0) -> bool:
-        """Wait until at least `count` exchanges have been handled; False on timeout."""
-        deadline = time.monotonic() + timeout
+        """Wait until at least `count` exchanges have been handled; False on timeout or if the child is gone."""
+        wait_until(self._cond, lambda: self.processed >= count or self._child_gone(), timeout, 0.5)
         with self._cond:
-            while self.processed < count:
-                left = deadline - time.monotonic()
-                if left <= 0 or self._child_gone():
-                    return False
-                self._cond.wait(min(left, 0.5))
-        return True
+            return self.processed >= count
 
     def stop(self) -> None:
         """The proxy stopped (mitmproxy's `done`): send what waits for the pipe. Whoever opened the
@@ -422,7 +411,6 @@ def _child(jobs_fd: int, results_fd: int, recording_fd: int) -> int:
         # falls behind, and catches up when the traffic pauses).
         os.nice(NICE)
     from ctxscope.proxy.store.writer import RecordingWriter
-    from ctxscope.proxy.write_worker import WriteWorker
 
     reader = _FrameReader(jobs_fd)
 

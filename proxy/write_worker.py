@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from ctxscope.proxy.errors import RecordingWriteError
 from ctxscope.proxy.model import Exchange
 
-__all__ = ["WriteWorker"]
+__all__ = ["WriteWorker", "wait_until"]
 
 log = logging.getLogger("ctxscope.proxy.recorder")  # the recorder's own logger: one place to silence or raise it
 
@@ -60,25 +60,11 @@ class WriteWorker:
 
     def drain(self, timeout: float = 30.0) -> bool:
         """Wait until everything submitted has been handled; False on timeout."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while self._queue.unfinished_tasks:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._cond.wait(left)
-        return True
+        return wait_until(self._cond, lambda: not self._queue.unfinished_tasks, timeout)
 
     def wait_for(self, count: int, timeout: float = 30.0) -> bool:
         """Wait until at least `count` exchanges have been handled; False on timeout."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while self.processed < count:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._cond.wait(left)
-        return True
+        return wait_until(self._cond, lambda: self.processed >= count, timeout)
 
     def stop(self) -> None:
         """Handle what is queued, then end the thread."""
@@ -138,6 +124,19 @@ def _stderr(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
     except (OSError, ValueError):  # stderr closed: nothing more to say
         pass
+
+
+def wait_until(cond: threading.Condition, done: Callable[[], bool], timeout: float, poll: float | None = None) -> bool:
+    """Wait on `cond` (notified as work is handled) until `done()`, looking again at least every `poll`
+    seconds if given; False on timeout."""
+    deadline = time.monotonic() + timeout
+    with cond:
+        while not done():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            cond.wait(left if poll is None else min(left, poll))
+    return True
 
 
 def describe_failure(exc: Exception) -> str:
