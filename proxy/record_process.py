@@ -15,6 +15,10 @@ closing sends the rest, the child writes it and closes the recording before `clo
 is written without blocking from the loop (what does not fit waits for the loop's writer callback), so
 a slow disk never stalls the relay. If the proxy's process dies, the child still writes every job that
 reached the pipe; if the child dies, the proxy keeps relaying and says once that recording stopped.
+The proxy's process opens and locks the file (a second writer's error names the proxy) and the child
+writes through that descriptor. The child runs niced in a session of its own (see `__init__`); when it
+falls behind, jobs wait in the pipe and then in the parent's memory, as they waited in the thread's
+queue before.
 
 `on_exchange` callbacks get each exchange as a *glimpse* (`glimpse`): its fields without the bulky
 parts (input items, instructions, tools, output, SSE events, frames, texts), which is what a live log
