@@ -30,9 +30,7 @@ def _k(tokens: int) -> str:
     return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
 
 
-def render_composition(
-    report: CompositionReport, write: Callable[[str], None], *, markdown: bool = False
-) -> None:
+def render_composition(report: CompositionReport, write: Callable[[str], None], *, markdown: bool = False) -> None:
     """The composition report as text (or markdown): per turn, kinds by size, largest items."""
     for comp in report.turns:
         head = (
@@ -69,9 +67,7 @@ def render_composition(
     if report.findings:
         write("## Findings" if markdown else "findings:")
         for finding in report.findings:
-            write(
-                f"- {finding.thread}: {finding.text}" if markdown else f"  {finding.thread}: {finding.text}"
-            )
+            write(f"- {finding.thread}: {finding.text}" if markdown else f"  {finding.thread}: {finding.text}")
 
 
 def render_cache(

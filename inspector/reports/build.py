@@ -70,6 +70,7 @@ __all__ = [
     "first_cwd",
     "params_to_show",
     "show_report",
+    "turn_cost_doc",
 ]
 
 
@@ -121,9 +122,7 @@ def tools_doc(diff: ToolDiff) -> ToolsDoc:
 
 def _fragments_changed(result: TurnAnalysis) -> list[FragmentChangeDoc]:
     out = [
-        FragmentChangeDoc(change="added", kind=p.kind, label=p.label)
-        for i in result.change.added
-        for p in i.fragments
+        FragmentChangeDoc(change="added", kind=p.kind, label=p.label) for i in result.change.added for p in i.fragments
     ]
     out += [
         FragmentChangeDoc(change="removed", kind=p.kind, label=p.label)
@@ -212,6 +211,12 @@ def cost_doc(cost: RequestCost) -> CostDoc:
     )
 
 
+def turn_cost_doc(result: TurnAnalysis, prices: PriceTable | None = None) -> CostDoc:
+    """The turn document's `cost`: what the request cost at `prices` (the default table without);
+    the TUI's timeline reads it here rather than building the whole document."""
+    return cost_doc(turn_cost(result, prices))
+
+
 def _cache_break(result: TurnAnalysis) -> CacheBreakDoc | None:
     brk = result.cache.brk if result.cache else None
     return None if brk is None else CacheBreakDoc(at=brk.at, label=brk.label, cause=brk.cause, tokens=brk.tokens)
@@ -266,7 +271,7 @@ def _turn_fields(result: TurnAnalysis, prices: PriceTable | None = None) -> dict
         "compaction": compaction_doc(result.compaction) if result.compaction else None,
         "notes": result.notes,
         "answer": answer_doc(result.answer),
-        "cost": cost_doc(turn_cost(result, prices)),
+        "cost": turn_cost_doc(result, prices),
     }
 
 
@@ -328,9 +333,7 @@ def turn_detail(result: TurnAnalysis, previous: TurnAnalysis | None = None) -> T
     """One turn against its predecessor (`previous`, the turn its change is measured against), in full."""
     compaction = result.change.kind == ChangeKind.COMPACTION
     replaced = (
-        fragment_diffs(previous.turn.items, result.change.added, compaction=compaction)
-        if previous is not None
-        else []
+        fragment_diffs(previous.turn.items, result.change.added, compaction=compaction) if previous is not None else []
     )
     return TurnDetail(
         **{

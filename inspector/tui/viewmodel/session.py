@@ -6,21 +6,27 @@ widgets ask it for display lines and tell it what the reader did.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
+from ctxscope.inspector.analysis.agents import Agent, agent_tree, turn_agents
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 from ctxscope.inspector.analysis.cache import CacheTurn, cache_report
 from ctxscope.inspector.analysis.composition import CompositionReport, composition_report
+from ctxscope.inspector.analysis.cost import default_prices
 from ctxscope.inspector.analysis.item_diff import item_text
 from ctxscope.inspector.analysis.items import Item
 from ctxscope.inspector.analysis.query import Hit, filter_turns, search
 from ctxscope.inspector.analysis.world_history import WorldHistory, world_history
+from ctxscope.inspector.cost_cli import cost_document, cost_rows
 from ctxscope.inspector.reports import render_markdown, show_report
 from ctxscope.inspector.reports.build import first_cwd
 from ctxscope.inspector.tui.viewmodel.actions import OpenItem, OpenSummary
+from ctxscope.inspector.tui.viewmodel.agents import agents_lines
 from ctxscope.inspector.tui.viewmodel.composition import cache_break_sentence, composition_lines
+from ctxscope.inspector.tui.viewmodel.cost import cost_lines
 from ctxscope.inspector.tui.viewmodel.lines import Line, count
 from ctxscope.inspector.tui.viewmodel.panels import TOKEN_SORTS, compaction_lines, token_lines
 from ctxscope.inspector.tui.viewmodel.timeline import (
@@ -32,7 +38,7 @@ from ctxscope.inspector.tui.viewmodel.timeline import (
 from ctxscope.inspector.tui.viewmodel.turn import turn_view
 from ctxscope.inspector.tui.viewmodel.world import world_lines
 
-View = Literal["turn", "compaction", "tokens", "composition"]
+View = Literal["turn", "compaction", "tokens", "composition", "cost", "agents"]
 """What the main pane shows for the highlighted turn."""
 VIEWS: tuple[View, ...] = get_args(View)
 TRUNCATE_CHARS = 64_000
@@ -116,6 +122,11 @@ class Inspector:
         self._composition: CompositionReport | None = None
         self._connections: dict[int, tuple[int, int]] | None = None
         self._cache: dict[int, CacheTurn] | None = dict(cache) if cache is not None else None
+        self._agents: list[Agent] | None = None
+        self._cost: dict[str, Any] | None = None
+        self._lock = threading.Lock()
+        """The agent tree and the cost document are computed once, by whichever render worker
+        asks first (a cancelled render's thread still finishes and keeps them)."""
         self.marked: int | None = None
         self.expanded: set[str] = set()
         self.filter = ""
@@ -144,6 +155,8 @@ class Inspector:
         self.history = world_history(analysis)
         self.root = first_cwd(analysis)
         self._composition, self._connections = None, None
+        with self._lock:
+            self._agents, self._cost = None, None
         self._cache = dict(cache) if cache is not None else None
         self._refresh_rows()
         if self.needle:
@@ -192,6 +205,11 @@ class Inspector:
             side_requests=sum(self.analysis.side_requests.values()),
         )
 
+    def api_equivalent(self) -> bool:
+        """Some request's cost is API-equivalent (a ChatGPT login's, billed by plan): the header says
+        so for the timeline's cost figures."""
+        return any(row.cost is not None and row.cost.api_equivalent for row in self._rows)
+
     def timeline_title(self, current: int | None) -> str:
         """`turn 5 of 120`, with the filter when one is set."""
         total = len(self.analysis.turns)
@@ -239,6 +257,26 @@ class Inspector:
             self._cache = {entry.turn: entry for entry in cache_report(self.analysis)}
         return self._cache
 
+    @property
+    def agents(self) -> list[Agent]:
+        """The analysis's agent tree (`agent_tree`), built when first asked for."""
+        with self._lock:
+            if self._agents is None:
+                self._agents = agent_tree(self.analysis)
+            return self._agents
+
+    @property
+    def cost_document(self) -> dict[str, Any]:
+        """`ctxscope cost --format json`'s document of the recording at the default prices
+        (`$CTXSCOPE_PRICES` over the dataset), its requests named by the recording's file name."""
+        tree = self.agents
+        with self._lock:
+            if self._cost is None:
+                table = default_prices()
+                rows = cost_rows(self.analysis, self.analysis.source, table, turn_agents(tree))
+                self._cost = cost_document(rows, table)
+            return self._cost
+
     def connection(self, number: int) -> str | None:
         """`WebSocket connection 1 of 2, frame 3 on it`: which connection carried turn `number`'s
         `response.create` frame; None for an HTTP request (or a recording without the recorder's
@@ -260,6 +298,11 @@ class Inspector:
             return compaction_lines(result)
         if view == "tokens":
             return token_lines(result, sort=self.token_sort)
+        if view == "cost":
+            return cost_lines(self.cost_document, number, width=width)
+        if view == "agents":
+            words = {row.number: row.short_words() for row in self._rows}
+            return agents_lines(self.agents, self.cost_document, number, words, width=width)
         target, reason = self.target(number)
         lines = turn_view(result, target, reason=reason, expanded=self.expanded, root=self.root).lines
         cache = self.cache.get(number)
