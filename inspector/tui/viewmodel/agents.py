@@ -81,10 +81,11 @@ def agents_lines(
             for n in agent.turns:
                 cost = costs.get(n)
                 usd = "-" if cost is None else short_usd(cost["usd"], reported=_reported(cost))
-                links = [f"spawns {spawned[n]}"] * (n in spawned) + [f"{returned[n]}'s result back"] * (n in returned)
+                links = [f"spawns {spawned[n]}"] if n in spawned else []
+                links += [f"{returned[n]}'s result back"] if n in returned else []
                 what = " ".join([*(f"({link})" for link in links), words.get(n, "")])
                 text = _right(f"{pad}turn {n:<{digits}} {what}", usd, room)
-                style = "mark" if n == number else ""
+                style = "title" if n == number else ""
                 lines.append(Line((Run(">" if n == number else " ", "mark"), Run(" "), Run(text, style)), ShowTurn(n)))
         for child in children.get(agent.name, []):
             agent_entry(child, depth + 1)

@@ -102,9 +102,8 @@ def _table(
             out = [Line.plain("  " + _join([c.title for c in columns], widths, columns), "dim")]
             for row in rows:
                 mark = ">" if current(row) else " "
-                style = "mark" if current(row) else ""
                 text = _join(_cells(row, columns, short), widths, columns)
-                out.append(Line((Run(mark + " ", "mark"), Run(text, style)), action(row)))
+                out.append(Line((Run(mark + " ", "mark"), Run(text, "title" if current(row) else "")), action(row)))
             return out
     # two rows a request: who and what it cost, then its tokens under it
     head = [*names, Column("usd", _usd)]
@@ -112,14 +111,25 @@ def _table(
     out = [Line.plain("  " + _join([c.title for c in head], widths, head) + "  / tokens under", "dim")]
     for row in rows:
         mark = ">" if current(row) else " "
-        detail = "  ".join(f"{title} {short_tokens(row[name])}" for title, name in TOKEN_FIELDS)
+        pairs = [f"{title} {short_tokens(row[name])}" for title, name in TOKEN_FIELDS]
         runs = (
             Run(mark + " ", "mark"),
-            Run(_join(_cells(row, head, True), widths, head), "mark" if current(row) else ""),
-            Run("\n    " + detail, "dim"),
+            Run(_join(_cells(row, head, True), widths, head), "title" if current(row) else ""),
+            Run("".join("\n    " + packed for packed in _pack(pairs, width - 4)), "dim"),
         )
         out.append(Line(runs, action(row)))
     return out
+
+
+def _pack(pairs: list[str], width: int) -> list[str]:
+    """`in 5.5k`, `cached 3.0k`, … on as few rows of `width` columns as they fit, a pair never broken."""
+    rows: list[str] = []
+    for pair in pairs:
+        if rows and len(rows[-1]) + 2 + len(pair) <= width:
+            rows[-1] += "  " + pair
+        else:
+            rows.append(pair)
+    return rows
 
 
 def _total_lines(doc: dict[str, Any], width: int) -> list[Line]:

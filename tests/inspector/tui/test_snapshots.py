@@ -7,6 +7,8 @@ the recording holds.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.inspector.tui.conftest import recording
@@ -58,6 +60,37 @@ async def test_screen(
 ) -> None:
     svg = await take(recording(source), size=size, turn=turn, view=view, keys=keys)
     compare(name, svg)
+
+
+PRICES = Path(__file__).resolve().parent / "prices.toml"
+COST_CASES = [
+    # name, size, turn, view, keys: the real Codex 0.171 session that spawned an agent, priced with
+    # the tests' table (`$CTXSCOPE_PRICES`, named relative so no path of this machine is drawn)
+    ("subagent-timeline-small", SMALL, 3, "timeline", ()),
+    ("subagent-timeline-wide", WIDE, 3, "timeline", ()),
+    ("subagent-timeline-xwide", XWIDE, 3, "timeline", ()),
+    ("subagent-cost-small", SMALL, 3, "cost", ()),
+    ("subagent-cost-medium", (100, 30), 3, "cost", ()),
+    ("subagent-cost-wide", WIDE, 1, "cost", ()),
+    ("subagent-agents-wide", WIDE, 3, "agents", ()),
+    ("subagent-agents-small", SMALL, 2, "agents", ()),
+    ("subagent-agents-xwide", XWIDE, 2, "agents", ()),
+    ("subagent-help-wide", WIDE, 1, "timeline", ("question_mark",)),
+]
+
+
+@pytest.mark.parametrize(("name", "size", "turn", "view", "keys"), COST_CASES, ids=[c[0] for c in COST_CASES])
+async def test_cost_screen(
+    name: str,
+    size: tuple[int, int],
+    turn: int,
+    view: str,
+    keys: tuple[str, ...],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(PRICES.parent)
+    monkeypatch.setenv("CTXSCOPE_PRICES", PRICES.name)
+    compare(name, await take(recording("subagent"), size=size, turn=turn, view=view, keys=keys))
 
 
 COMPARE_CASES = [
