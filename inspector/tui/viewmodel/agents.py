@@ -58,7 +58,8 @@ def agents_lines(
         *wrapped("Enter on an agent goes to its first turn, on a turn to that turn.", room, "dim"),
     ]
     if not spawned_count:
-        lines.append(Line.plain("  no agent was spawned in this recording: every request is the session's own", "dim"))
+        text = "no agent was spawned in this recording: every request is the session's own"
+        lines += [Line.plain("  " + line.text, "dim") for line in wrapped(text, room - 2)]
 
     def agent_entry(agent: Agent, depth: int) -> None:
         indent = "  " * max(0, depth - 1) + ("└ " if depth else "")

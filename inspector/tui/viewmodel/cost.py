@@ -34,7 +34,7 @@ GROUPS = (
 )
 """(title, the document's list, its name field) of the sums after the requests."""
 KIND_WORDS = {
-    "turn": "turns of the conversation",
+    "turn": "turns",
     "compaction": "compactions",
 }
 """How the kinds table names a kind (a side request by its own kind: `thread_title`, `prewarm`)."""
@@ -108,7 +108,7 @@ def _table(
     # two rows a request: who and what it cost, then its tokens under it
     head = [*names, Column("usd", _usd)]
     widths = _widths(rows, head, True)
-    out = [Line.plain("  " + _join([c.title for c in head], widths, head) + "  / tokens under", "dim")]
+    out = [Line.plain("  " + _join([c.title for c in head], widths, head), "dim")]
     for row in rows:
         mark = ">" if current(row) else " "
         pairs = [f"{title} {short_tokens(row[name])}" for title, name in TOKEN_FIELDS]
@@ -139,7 +139,7 @@ def _total_lines(doc: dict[str, Any], width: int) -> list[Line]:
         money = usd_text(total["usd"], api_equivalent=total["api_equivalent"])
     label = "  (a ChatGPT login is billed by plan)" if total["api_equivalent"] else ""
     lines = [
-        Line.plain(f"Cost  {money}{label}", "title"),
+        *indented(f"Cost  {money}{label}", width + 2, "title", first=""),
         *indented(
             f"{count(total['requests'], 'request')}, {total['input_tokens']:,} in "
             f"({total['cached_tokens']:,} cached, {total['cache_write_tokens']:,} cache writes), "
@@ -159,13 +159,16 @@ def _total_lines(doc: dict[str, Any], width: int) -> list[Line]:
     return lines
 
 
-def indented(text: str, width: int, style: str = "") -> list[Line]:
-    """`text` wrapped to the pane, two columns in (a sentence is read whole, never cut)."""
-    return [Line.plain("  " + line.text, style) for line in wrapped(text, width - 2, style)]
+def indented(text: str, width: int, style: str = "", *, first: str = "  ") -> list[Line]:
+    """`text` wrapped to the pane, two columns in (a sentence is read whole, never cut); `first`:
+    the first line's indent."""
+    rows = wrapped(text, width - 2, style) if text else []
+    return [Line.plain((first if n == 0 else "  ") + line.text, style) for n, line in enumerate(rows)]
 
 
-def _turn_detail(row: dict[str, Any], doc: dict[str, Any]) -> list[Line]:
-    """The highlighted request's breakdown, the uncached input worked out as the price applies it."""
+def _turn_detail(row: dict[str, Any], doc: dict[str, Any], width: int) -> list[Line]:
+    """The highlighted request's breakdown, the uncached input worked out as the price applies it;
+    the price's source on lines of its own, wrapped to the pane."""
     uncached = row["input_tokens"] - row["cached_tokens"] - row["cache_write_tokens"]
     where = [row["thread"]]
     if row["agent"] != "main" or len(doc["agents"]) > 1:
@@ -173,22 +176,23 @@ def _turn_detail(row: dict[str, Any], doc: dict[str, Any]) -> list[Line]:
     if row["kind"] != "turn":
         where.append(row["kind"])
     where.append(str(row["model"]))
-    money = usd_text(row["usd"], api_equivalent=row["api_equivalent"])
-    if not (row["input_tokens"] or row["output_tokens"]):
-        money = "no usage reported"
+    reported = bool(row["input_tokens"] or row["output_tokens"])
+    money = usd_text(row["usd"], api_equivalent=row["api_equivalent"]) if reported else "no usage reported"
     price = doc["prices"].get(row["model"] or "(no model)")
-    source = f"  ({price['source']})" if price and price["source"] else ""
-    if row["usd"] is None and (row["input_tokens"] or row["output_tokens"]):
-        source = f"  (no price for {row['model']})"
+    source = f"price: {price['source']}" if price and price["source"] else ""
+    if row["usd"] is None and reported:
+        source = f"no price for {row['model']}"
+    label = 16
     return [
-        Line.plain(f"Turn {row['turn']}  {', '.join(where)}", "title"),
-        Line.plain(f"  {'input':<20}{row['input_tokens']:>10,}"),
-        Line.plain(f"  {'  cached':<20}{row['cached_tokens']:>10,}", "dim"),
-        Line.plain(f"  {'  cache writes':<20}{row['cache_write_tokens']:>10,}", "dim"),
-        Line.plain(f"  {'  uncached':<20}{uncached:>10,}", "dim"),
-        Line.plain(f"  {'output':<20}{row['output_tokens']:>10,}"),
-        Line.plain(f"  {'  reasoning':<20}{row['reasoning_tokens']:>10,}  (part of output)", "dim"),
-        Line.plain(f"  {'cost':<20}{money:>10}{source}"),
+        *indented(f"Turn {row['turn']}  {', '.join(where)}", width + 2, "title", first=""),
+        Line.plain(f"  {'input':<{label}}{row['input_tokens']:>10,}"),
+        Line.plain(f"  {'  cached':<{label}}{row['cached_tokens']:>10,}", "dim"),
+        Line.plain(f"  {'  cache writes':<{label}}{row['cache_write_tokens']:>10,}", "dim"),
+        Line.plain(f"  {'  uncached':<{label}}{uncached:>10,}", "dim"),
+        Line.plain(f"  {'output':<{label}}{row['output_tokens']:>10,}"),
+        Line.plain(f"  {'  reasoning':<{label}}{row['reasoning_tokens']:>10,}", "dim"),
+        Line.plain(f"  {'cost':<{label}}{money:>10}"),
+        *indented(source, width, "dim"),
     ]
 
 
@@ -213,13 +217,13 @@ def cost_lines(doc: dict[str, Any], number: int, *, width: int = 80) -> list[Lin
     lines = _total_lines(doc, room)
     mine = [t for t in doc["turns"] if t["turn"] == number]
     if mine:
-        lines += [Line.plain(""), *_turn_detail(mine[0], doc)]
+        lines += [Line.plain(""), *_turn_detail(mine[0], doc, room)]
     names = [Column("turn", lambda r, _s: str(r["turn"])), Column("thread", lambda r, _s: r["thread"], left=True)]
     if agents:
         names.append(Column("agent", lambda r, _s: r["agent"], left=True))
     if any(t["kind"] != "turn" for t in doc["turns"]):
         names.append(Column("kind", lambda r, _s: "" if r["kind"] == "turn" else r["kind"], left=True))
-    lines += [Line.plain(""), Line.plain("Requests  (Enter: go to the turn)", "title")]
+    lines += [Line.plain(""), *indented("Requests  (Enter: go to the turn)", room + 2, "title", first="")]
     lines += _table(
         doc["turns"],
         names,
@@ -234,7 +238,7 @@ def cost_lines(doc: dict[str, Any], number: int, *, width: int = 80) -> list[Lin
         heading = "Apart: compactions and side requests" if key == "kinds" else f"Per {title}"
         lines += [Line.plain(""), Line.plain(heading, "title")]
         if key == "kinds" and all(g["kind"] == "turn" for g in groups):
-            lines.append(Line.plain("  none: every request is a turn of the conversation", "dim"))
+            lines += indented("none: every request is a turn of the conversation", room, "dim")
             continue
         lines += _table(groups, [Column(title, _group_name(field), left=True), REQUESTS], room)
     return lines

@@ -194,3 +194,17 @@ async def test_dollar_and_a_open_the_views_and_enter_moves_the_timeline(priced: 
         await settle(pilot)
         assert screen.current == 1 and screen.query_one(Timeline).highlighted_turn() == 1
         assert "view agents" in str(screen.query_one("#status").render())
+
+
+@pytest.mark.parametrize("name", ["subagent", "compaction", "remote_compaction", "odd_input", "backend_chatgpt"])
+def test_no_line_of_the_cost_and_agents_views_is_wider_than_the_pane(priced: Path, name: str) -> None:
+    """From the one-pane 80-column layout down to the 100-column turn pane (43 columns) and below:
+    what does not fit wraps onto more rows (a request's tokens, a sentence), never off the edge."""
+    inspector = Inspector(load(recording(name)).analysis)
+    for view in ("cost", "agents"):
+        for width in (40, 43, 64, 76, 120):
+            for number in inspector.numbers:
+                rows = [
+                    row for line in inspector.turn_lines(number, view, width=width) for row in line.text.split("\n")
+                ]
+                assert max(len(row) for row in rows) <= width, (view, width, number)
