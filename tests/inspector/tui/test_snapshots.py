@@ -93,6 +93,32 @@ async def test_cost_screen(
     compare(name, await take(recording("subagent"), size=size, turn=turn, view=view, keys=keys))
 
 
+DOCS = Path(__file__).resolve().parents[3] / "docs"
+DOC_SHOTS = [
+    # the README's screenshots: name, recording, size, turn, view (`ctxscope inspect REC --snapshot
+    # docs/NAME.svg --turn N --view V --size WxH` in this folder, with CTXSCOPE_PRICES=prices.toml)
+    ("inspect-main", "codex", (160, 40), 4, "turn"),
+    ("inspect-compaction", "codex", (160, 40), 3, "compaction"),
+    ("inspect-agents", "subagent", (160, 32), 3, "agents"),
+    ("inspect-cost", "subagent", (160, 40), 3, "cost"),
+]
+
+
+@pytest.mark.parametrize(("name", "source", "size", "turn", "view"), DOC_SHOTS, ids=[c[0] for c in DOC_SHOTS])
+async def test_the_readme_screenshots_are_the_current_screens(
+    name: str, source: str, size: tuple[int, int], turn: int, view: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/*.svg are screens of today's inspector (redrawn with CTXSCOPE_UPDATE_SNAPSHOTS=1)."""
+    monkeypatch.chdir(PRICES.parent)
+    monkeypatch.setenv("CTXSCOPE_PRICES", PRICES.name)
+    compare(name, await take(recording(source), size=size, turn=turn, view=view), DOCS)
+
+
+async def test_the_readme_compare_screenshot_is_the_current_screen() -> None:
+    a, b = recording("codex_workspace_write"), recording("codex_full_access")
+    compare("inspect-compare", await take_compare(a, b, size=WIDE, keys=("down",)), DOCS)
+
+
 COMPARE_CASES = [
     # name, size, keys: two real Codex runs that differ in sandbox mode, on the pair that differs
     ("compare-sandbox-wide", WIDE, ("down",)),
