@@ -15,7 +15,10 @@ from ctxscope.inspector.tui.widgets.lines_view import LinesView
 KEYS = (
     ("up/down, j/k", "move between turns (timeline) or lines (other panes)"),
     ("tab / shift+tab", "next / previous pane (one pane below 100 columns, two below 120)"),
-    ("enter", "open a folded run, or the full text of an item"),
+    (
+        "enter",
+        "open a folded run, or the full text of an item; on an agent, a request or a composition bar: go to its turn",
+    ),
     ("m", "mark this turn: every other turn is then diffed against it (m again: unmark)"),
     ("d / c / t", "turn diff / compaction view / tokens view"),
     ("x", "context composition: a stacked bar a turn against the window and the compaction threshold"),

@@ -23,6 +23,7 @@ from ctxscope.inspector.analysis.world_history import WorldHistory, world_histor
 from ctxscope.inspector.cost_cli import cost_document, cost_rows
 from ctxscope.inspector.reports import render_markdown, show_report
 from ctxscope.inspector.reports.build import first_cwd
+from ctxscope.inspector.reports.models import CostDoc
 from ctxscope.inspector.tui.viewmodel.actions import OpenItem, OpenSummary
 from ctxscope.inspector.tui.viewmodel.agents import agents_lines
 from ctxscope.inspector.tui.viewmodel.composition import cache_break_sentence, composition_lines
@@ -119,6 +120,8 @@ class Inspector:
         self.root = first_cwd(analysis)
         """The first turn's working directory: paths under it are shown `./…`, as in `diff`."""
         self._rows: list[TimelineRow] = []
+        self._costs: dict[tuple[int, int], CostDoc] = {}
+        """Each row's cost by (turn, exchange): what `_refresh_rows` does not work out again."""
         self._composition: CompositionReport | None = None
         self._connections: dict[int, tuple[int, int]] | None = None
         self._cache: dict[int, CacheTurn] | None = dict(cache) if cache is not None else None
@@ -141,7 +144,18 @@ class Inspector:
 
     def _refresh_rows(self) -> None:
         changes = set(self.history.change_turns)
-        self._rows = [timeline_row(r, world_changed=r.turn.number in changes) for r in self.analysis.turns]
+        costs = self._costs
+        self._rows = [
+            timeline_row(r, world_changed=r.turn.number in changes, cost=costs.get((r.turn.number, r.turn.exchange.id)))
+            for r in self.analysis.turns
+        ]
+        # a turn's cost depends on its own request and response only: kept for the next analysis of
+        # a growing recording (stages, follow) and for the redraw with the cache flags
+        self._costs = {
+            (row.number, r.turn.exchange.id): row.cost
+            for row, r in zip(self._rows, self.analysis.turns, strict=True)
+            if row.cost
+        }
         if self._cache is not None:  # the `c` flags, where the cache forensics are known
             breaks = {number for number, entry in self._cache.items() if entry.brk is not None}
             self._rows = [replace(row, cache_break=row.number in breaks) for row in self._rows]

@@ -244,9 +244,10 @@ def short_model(model: str, width: int) -> str:
     return model if len(model) <= width else model[: width - 1] + "…"
 
 
-def timeline_row(result: TurnAnalysis, *, world_changed: bool) -> TimelineRow:
+def timeline_row(result: TurnAnalysis, *, world_changed: bool, cost: CostDoc | None = None) -> TimelineRow:
     """The row of one analysed turn; tokens are the reported input tokens, else the counted total
-    (the analysis's one timeline figure, labelled as every view labels it)."""
+    (the analysis's one timeline figure, labelled as every view labels it). `cost`: the turn
+    document's cost where the caller has it already (`turn_cost_doc` otherwise)."""
     turn = result.turn
     tokens, tokens_as = result.tokens.shown
     return TimelineRow(
@@ -263,7 +264,7 @@ def timeline_row(result: TurnAnalysis, *, world_changed: bool) -> TimelineRow:
         world_changed=world_changed and turn.side is None,
         side=turn.side,
         answer=short_answer(result.answer),
-        cost=turn_cost_doc(result),
+        cost=cost or turn_cost_doc(result),
     )
 
 

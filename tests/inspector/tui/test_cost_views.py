@@ -208,3 +208,18 @@ def test_no_line_of_the_cost_and_agents_views_is_wider_than_the_pane(priced: Pat
                     row for line in inspector.turn_lines(number, view, width=width) for row in line.text.split("\n")
                 ]
                 assert max(len(row) for row in rows) <= width, (view, width, number)
+
+
+@pytest.mark.anyio
+async def test_enter_on_a_composition_bar_goes_to_its_turn() -> None:
+    async with running(recording("codex"), size=(120, 40)) as (_, screen, pilot):
+        await pilot.press("down", "x")
+        await settle(pilot)
+        pane = screen.query_one("#turn", LinesView)
+        bar = next(i for i, line in enumerate(pane.lines) if line.action == ShowTurn(1))
+        screen.show_pane("turn")
+        pane.highlighted = bar
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.current == 1 and screen.query_one(Timeline).highlighted_turn() == 1
+        assert pane.lines[0].text.startswith("Context composition at turn 1")
