@@ -125,11 +125,12 @@ class Inspector:
         self._composition: CompositionReport | None = None
         self._connections: dict[int, tuple[int, int]] | None = None
         self._cache: dict[int, CacheTurn] | None = dict(cache) if cache is not None else None
-        self._agents: list[Agent] | None = None
-        self._cost: dict[str, Any] | None = None
+        self._agents: tuple[Analysis, list[Agent]] | None = None
+        self._cost: tuple[Analysis, dict[str, Any]] | None = None
         self._lock = threading.Lock()
-        """The agent tree and the cost document are computed once, by whichever render worker
-        asks first (a cancelled render's thread still finishes and keeps them)."""
+        """The agent tree and the cost document are computed once per analysis, in a render worker
+        (whichever asks first; a cancelled render's thread still finishes and keeps them), and kept
+        with the analysis they are of, so a newer one (`replace`) never waits for them nor gets them."""
         self.marked: int | None = None
         self.expanded: set[str] = set()
         self.filter = ""
@@ -169,8 +170,6 @@ class Inspector:
         self.history = world_history(analysis)
         self.root = first_cwd(analysis)
         self._composition, self._connections = None, None
-        with self._lock:
-            self._agents, self._cost = None, None
         self._cache = dict(cache) if cache is not None else None
         self._refresh_rows()
         if self.needle:
@@ -274,22 +273,26 @@ class Inspector:
     @property
     def agents(self) -> list[Agent]:
         """The analysis's agent tree (`agent_tree`), built when first asked for."""
+        return self._agents_of(self.analysis)
+
+    def _agents_of(self, analysis: Analysis) -> list[Agent]:
         with self._lock:
-            if self._agents is None:
-                self._agents = agent_tree(self.analysis)
-            return self._agents
+            if self._agents is None or self._agents[0] is not analysis:
+                self._agents = (analysis, agent_tree(analysis))
+            return self._agents[1]
 
     @property
     def cost_document(self) -> dict[str, Any]:
         """`ctxscope cost --format json`'s document of the recording at the default prices
         (`$CTXSCOPE_PRICES` over the dataset), its requests named by the recording's file name."""
-        tree = self.agents
+        analysis = self.analysis
+        tree = self._agents_of(analysis)
         with self._lock:
-            if self._cost is None:
+            if self._cost is None or self._cost[0] is not analysis:
                 table = default_prices()
-                rows = cost_rows(self.analysis, self.analysis.source, table, turn_agents(tree))
-                self._cost = cost_document(rows, table)
-            return self._cost
+                rows = cost_rows(analysis, analysis.source, table, turn_agents(tree))
+                self._cost = (analysis, cost_document(rows, table))
+            return self._cost[1]
 
     def connection(self, number: int) -> str | None:
         """`WebSocket connection 1 of 2, frame 3 on it`: which connection carried turn `number`'s
