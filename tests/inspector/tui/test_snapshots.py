@@ -64,24 +64,27 @@ async def test_screen(
 
 PRICES = Path(__file__).resolve().parent / "prices.toml"
 COST_CASES = [
-    # name, size, turn, view, keys: the real Codex 0.171 session that spawned an agent, priced with
-    # the tests' table (`$CTXSCOPE_PRICES`, named relative so no path of this machine is drawn)
-    ("subagent-timeline-small", SMALL, 3, "timeline", ()),
-    ("subagent-timeline-wide", WIDE, 3, "timeline", ()),
-    ("subagent-timeline-xwide", XWIDE, 3, "timeline", ()),
-    ("subagent-cost-small", SMALL, 3, "cost", ()),
-    ("subagent-cost-medium", (100, 30), 3, "cost", ()),
-    ("subagent-cost-wide", WIDE, 1, "cost", ()),
-    ("subagent-agents-wide", WIDE, 3, "agents", ()),
-    ("subagent-agents-small", SMALL, 2, "agents", ()),
-    ("subagent-agents-xwide", XWIDE, 2, "agents", ()),
-    ("subagent-help-wide", WIDE, 1, "timeline", ("question_mark",)),
+    # name, recording, size, turn, view, keys: the real Codex 0.171 session that spawned an agent
+    # (and a ChatGPT login's, API-equivalent), priced with the tests' table (`$CTXSCOPE_PRICES`,
+    # named relative so no path of this machine is drawn)
+    ("subagent-timeline-small", "subagent", SMALL, 3, "timeline", ()),
+    ("subagent-timeline-wide", "subagent", WIDE, 3, "timeline", ()),
+    ("subagent-timeline-xwide", "subagent", XWIDE, 3, "timeline", ()),
+    ("subagent-cost-small", "subagent", SMALL, 3, "cost", ()),
+    ("subagent-cost-medium", "subagent", (100, 30), 3, "cost", ()),
+    ("subagent-cost-wide", "subagent", WIDE, 1, "cost", ()),
+    ("subagent-agents-wide", "subagent", WIDE, 3, "agents", ()),
+    ("subagent-agents-small", "subagent", SMALL, 2, "agents", ()),
+    ("subagent-agents-xwide", "subagent", XWIDE, 2, "agents", ()),
+    ("subagent-help-wide", "subagent", WIDE, 1, "timeline", ("question_mark",)),
+    ("chatgpt-cost-wide", "backend_chatgpt", WIDE, 1, "cost", ()),
 ]
 
 
-@pytest.mark.parametrize(("name", "size", "turn", "view", "keys"), COST_CASES, ids=[c[0] for c in COST_CASES])
+@pytest.mark.parametrize(("name", "source", "size", "turn", "view", "keys"), COST_CASES, ids=[c[0] for c in COST_CASES])
 async def test_cost_screen(
     name: str,
+    source: str,
     size: tuple[int, int],
     turn: int,
     view: str,
@@ -90,7 +93,7 @@ async def test_cost_screen(
 ) -> None:
     monkeypatch.chdir(PRICES.parent)
     monkeypatch.setenv("CTXSCOPE_PRICES", PRICES.name)
-    compare(name, await take(recording("subagent"), size=size, turn=turn, view=view, keys=keys))
+    compare(name, await take(recording(source), size=size, turn=turn, view=view, keys=keys))
 
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
