@@ -22,8 +22,9 @@ from ctxscope.inspector.analysis.query import Hit, filter_turns, search
 from ctxscope.inspector.analysis.world_history import WorldHistory, world_history
 from ctxscope.inspector.cost_cli import cost_document, cost_rows
 from ctxscope.inspector.reports import render_markdown, show_report
+from ctxscope.inspector.reports.agents import agent_docs
 from ctxscope.inspector.reports.build import first_cwd
-from ctxscope.inspector.reports.models import CostDoc
+from ctxscope.inspector.reports.models import AgentDoc, CostDoc
 from ctxscope.inspector.tui.viewmodel.actions import OpenItem, OpenSummary
 from ctxscope.inspector.tui.viewmodel.agents import agents_lines
 from ctxscope.inspector.tui.viewmodel.composition import cache_break_sentence, composition_lines
@@ -282,6 +283,12 @@ class Inspector:
             return self._agents[1]
 
     @property
+    def agent_docs(self) -> list[AgentDoc]:
+        """The report's documents of the agent tree (`agent_docs`, as `show` and `info` have them)."""
+        analysis = self.analysis
+        return agent_docs(analysis, tree=self._agents_of(analysis))
+
+    @property
     def cost_document(self) -> dict[str, Any]:
         """`ctxscope cost --format json`'s document of the recording at the default prices
         (`$CTXSCOPE_PRICES` over the dataset), its requests named by the recording's file name."""
@@ -319,7 +326,7 @@ class Inspector:
             return cost_lines(self.cost_document, number, width=width)
         if view == "agents":
             words = {row.number: row.short_words() for row in self._rows}
-            return agents_lines(self.agents, self.cost_document, number, words, width=width)
+            return agents_lines(self.agent_docs, self.cost_document["turns"], number, words, width=width)
         target, reason = self.target(number)
         lines = turn_view(result, target, reason=reason, expanded=self.expanded, root=self.root).lines
         cache = self.cache.get(number)

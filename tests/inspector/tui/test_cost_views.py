@@ -149,12 +149,12 @@ def test_the_agents_view_is_the_analysis_tree_with_its_costs(priced: Path) -> No
     assert "2 requests" in head_main and short_usd(sums["main"]["usd"]) in head_main
     head_child = next(t for t in text if f"└ {child.name}" in t)
     assert "1 request" in head_child and short_usd(sums[child.name]["usd"]) in head_child
-    assert f"spawned by main in turn {child.spawned_in}, result back in turn {child.result_in}" in head_child
+    assert f"spawned by main in turn {child.spawned_in}, result in turn {child.result_in}" in head_child
     assert text.index(head_main) < text.index(head_child)  # the child under its parent
     spawn = next(t for t in text if t.strip().startswith("turn 1"))
     assert f"(spawns {child.name})" in spawn and "spawn_agent" in spawn
     back = next(t for t in text if "turn 2" in t)
-    assert back.startswith(">") and f"({child.name}'s result back)" in back  # the turn shown is marked
+    assert back.startswith(">") and f"({child.name}'s result)" in back  # the turn shown is marked
     assert all(len(r) <= 76 for t in text for r in t.split("\n"))
     # every agent line and turn line moves the timeline
     actions = [line.action for line in lines if line.action is not None]

@@ -240,7 +240,7 @@ def test_the_agents_tree_and_the_costs_of_a_real_codex_subagent_session(tmp_path
             assert money in _row_text(screen, number), screen
         term.keys("a")
         screen = term.wait_for(lambda s: "Agents  2 agents, 1 spawned agent" in s, "the agents view")
-        assert "└ Bacon  T2  1 request" in screen and "spawned by main in turn 1, result back in turn 2" in screen
+        assert "└ Bacon  T2  1 request" in screen and "spawned by main in turn 1, result in turn 2" in screen
         assert agents["main"] in screen and agents["Bacon"] in screen and "(spawns Bacon)" in screen
         term.keys("Tab", "Down", "Down", "Enter")  # the turn pane: from turn 1's line down to Bacon
         term.wait_for(lambda s: "turn 3 of 3 | view agents" in s, "the timeline moved to Bacon's turn")
