@@ -30,7 +30,9 @@ def _k(tokens: int) -> str:
     return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
 
 
-def render_composition(report: CompositionReport, write: Callable[[str], None], *, markdown: bool = False) -> None:
+def render_composition(
+    report: CompositionReport, write: Callable[[str], None], *, markdown: bool = False
+) -> None:
     """The composition report as text (or markdown): per turn, kinds by size, largest items."""
     for comp in report.turns:
         head = (
@@ -67,7 +69,9 @@ def render_composition(report: CompositionReport, write: Callable[[str], None], 
     if report.findings:
         write("## Findings" if markdown else "findings:")
         for finding in report.findings:
-            write(f"- {finding.thread}: {finding.text}" if markdown else f"  {finding.thread}: {finding.text}")
+            write(
+                f"- {finding.thread}: {finding.text}" if markdown else f"  {finding.thread}: {finding.text}"
+            )
 
 
 def render_cache(

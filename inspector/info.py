@@ -103,7 +103,9 @@ def info(
     endpoints = ", ".join(f"{k} {v}" for k, v in sorted(summary.by_endpoint.items())) or "none"
     models = ", ".join(f"{k} ×{v}" for k, v in sorted(summary.models.items())) or "none"
     ratio = (
-        f" ({summary.file_bytes / summary.request_bytes:.2f}× the raw request bodies)" if summary.request_bytes else ""
+        f" ({summary.file_bytes / summary.request_bytes:.2f}× the raw request bodies)"
+        if summary.request_bytes
+        else ""
     )
     hosts = ", ".join(f"{h} {n}" for h, n in sorted(summary.hosts.items(), key=lambda kv: (-kv[1], kv[0])))
     summarised = f"; {summary.summarised} summarised without bodies" if summary.summarised else ""
@@ -113,7 +115,8 @@ def info(
         f"format      {summary.version} written by {summary.tool}",
         f"exchanges   {summary.exchanges:,} ({endpoints}{summarised})",
         f"hosts       {hosts or 'none'}",
-        f"threads     {doc['threads']} ({doc['turns']} turns)" + (f"; side requests: {sides}" if sides else ""),
+        f"threads     {doc['threads']} ({doc['turns']} turns)"
+        + (f"; side requests: {sides}" if sides else ""),
         f"models      {models}",
         f"tokens      {summary.input_tokens:,} in, {summary.output_tokens:,} out",
         f"cost        {cost_words(cost_total(grouping))}",

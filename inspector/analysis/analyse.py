@@ -162,7 +162,9 @@ def _notes(turn: Turn, change: TurnChange, unknown: list[str]) -> list[str]:
                 f"from {turn.previous_response_id}"
             )
         else:
-            notes.append(f"previous_response_id {turn.previous_response_id} not in the recording: context incomplete")
+            notes.append(
+                f"previous_response_id {turn.previous_response_id} not in the recording: context incomplete"
+            )
     if (
         change.kind == ChangeKind.APPEND
         and not change.added
@@ -193,7 +195,9 @@ def _notes(turn: Turn, change: TurnChange, unknown: list[str]) -> list[str]:
     return notes
 
 
-def _analyse_turn(turn: Turn, carry: _Carry | None, fork: bool, before: _Carry | None) -> tuple[TurnAnalysis, _Carry]:
+def _analyse_turn(
+    turn: Turn, carry: _Carry | None, fork: bool, before: _Carry | None
+) -> tuple[TurnAnalysis, _Carry]:
     """Analyse `turn` against `carry` (the previous turn of its thread, or the fork source)."""
     prev = carry.turn if carry else None
     change = compare_turns(
@@ -229,7 +233,9 @@ def _analyse_turn(turn: Turn, carry: _Carry | None, fork: bool, before: _Carry |
     if compaction_request and carry is not None:
         # A compaction request may leave out the model settings; it does not change them.
         inherited = {
-            key: carry.request_state.value(key) for key in ("model", "reasoning_effort") if state.value(key) is None
+            key: carry.request_state.value(key)
+            for key in ("model", "reasoning_effort")
+            if state.value(key) is None
         }
         state = state.model_copy(update=inherited)
     result = TurnAnalysis(
@@ -245,12 +251,16 @@ def _analyse_turn(turn: Turn, carry: _Carry | None, fork: bool, before: _Carry |
         tools=tools_diff(effective_tools(head.body, head_in_band), effective_tools(turn.body, in_band))
         if head and not compaction_request
         else ToolDiff(),
-        params=params_diff(head.body, turn.body, head_in_band, in_band) if head and not compaction_request else {},
+        params=params_diff(head.body, turn.body, head_in_band, in_band)
+        if head and not compaction_request
+        else {},
         tokens=attribute(turn.body, totals, turn.usage),
     )
     if change.kind == ChangeKind.COMPACTION and prev is not None:
         history = prev.items
-        if prev.items and (prev.items[-1].kind == COMPACTION_TRIGGER or prev.request_kind == RequestKind.COMPACTION):
+        if prev.items and (
+            prev.items[-1].kind == COMPACTION_TRIGGER or prev.request_kind == RequestKind.COMPACTION
+        ):
             # The compaction request appended its prompt (or Codex's trigger) to the history; that
             # is not history (the request's note counts the same items as sent to be summarised).
             history = prev.items[:-1]

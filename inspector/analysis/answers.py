@@ -134,7 +134,9 @@ class AnswerItem:
         if self.type == "custom_tool_call":
             return AnswerStep(self.kind, _short(self.arguments or ""))
         if self.type == "reasoning":
-            return AnswerStep("reasoning", json.dumps(_short(self.text), ensure_ascii=False) if self.text else "")
+            return AnswerStep(
+                "reasoning", json.dumps(_short(self.text), ensure_ascii=False) if self.text else ""
+            )
         return AnswerStep(self.kind, _short(self.text or ""))
 
     def arguments_json(self) -> Any:
@@ -274,7 +276,11 @@ def _item(raw: Any, plan_blocks: bool = True) -> AnswerItem:
             summary = [str(c.get("text", "")) for c in content if isinstance(c, dict)]
         text = "\n".join(s for s in summary if s)
         return AnswerItem("reasoning", text=text or None)
-    rest = {k: v for k, v in raw.items() if k not in ("type", "id", "status", "encrypted_content") and v is not None}
+    rest = {
+        k: v
+        for k, v in raw.items()
+        if k not in ("type", "id", "status", "encrypted_content") and v is not None
+    }
     # A built-in tool's call (`apply_patch_call`, `local_shell_call`, `web_search_call`): the tool is
     # named by its type, so `tool:apply_patch` finds it as it finds the custom tool of that name.
     name: str | None = None

@@ -263,7 +263,9 @@ class CacheModel:
         return entry
 
     @staticmethod
-    def _against(entry: CacheTurn, turn: TurnAnalysis, layout: _Layout, history: list[tuple[int, _Layout]]) -> None:
+    def _against(
+        entry: CacheTurn, turn: TurnAnalysis, layout: _Layout, history: list[tuple[int, _Layout]]
+    ) -> None:
         number, last = history[-1]
         shared, at, index = _shared(last, layout)
         entry.previous = number

@@ -142,7 +142,9 @@ def _trigger(previous: Turn) -> str:
 
 
 def _is_summary(item: Item) -> bool:
-    return item.kind in ("compaction", "compaction_summary") or any(p.kind == "compaction_summary" for p in item.parts)
+    return item.kind in ("compaction", "compaction_summary") or any(
+        p.kind == "compaction_summary" for p in item.parts
+    )
 
 
 def compaction_report(history: list[Item], previous: Turn, current: Turn, kept: int) -> CompactionReport:
@@ -172,7 +174,9 @@ def compaction_report(history: list[Item], previous: Turn, current: Turn, kept: 
     for item in current.items[kept:]:
         if _is_summary(item):  # the newest summary (it may repeat an earlier one word for word)
             report.summary_items.append(item)
-            summaries = [str(p.values.get("summary", p.text)) for p in item.parts if p.kind == "compaction_summary"]
+            summaries = [
+                str(p.values.get("summary", p.text)) for p in item.parts if p.kind == "compaction_summary"
+            ]
             report.summary = "\n".join(summaries) or item.text or report.summary
         elif item.fragments and not item.is_conversation and {p.kind for p in item.fragments} & history_kinds:
             report.rematerialised.append(item)

@@ -218,7 +218,9 @@ def _without_input(body: dict[str, Any]) -> dict[str, Any]:
 def _in_band(turn: Turn, norm: Any) -> list[Any]:
     """The turn's in-band tool and parameter items (`additional_tools`, `configuration_update`),
     normalised as its body is."""
-    return [norm.body(i) for i in turn.raw_input if isinstance(i, dict) and i.get("type") in IN_BAND_ITEM_TYPES]
+    return [
+        norm.body(i) for i in turn.raw_input if isinstance(i, dict) and i.get("type") in IN_BAND_ITEM_TYPES
+    ]
 
 
 def _pair(
@@ -257,7 +259,9 @@ def _pair(
         norm_a.text(effective_instructions(ta.body, ta.items)),
         norm_b.text(effective_instructions(tb.body, tb.items)),
     )
-    result.tools = tools_diff(effective_tools(ba, in_band_a), effective_tools(bb, in_band_b))
+    result.tools = tools_diff(
+        effective_tools(ba, in_band_a), effective_tools(bb, in_band_b)
+    )
     labels_a = [texts[0].layout_label(i) for i in ta.items]
     labels_b = [texts[1].layout_label(i) for i in tb.items]
     if labels_a != labels_b:
@@ -315,7 +319,9 @@ class _ItemTexts:
         if item.parts:
             texts = [(norm.text(p.label), norm.text(p.text)) for p in item.parts]
         else:
-            raw = json.dumps(strip_item_ids(item.raw), sort_keys=True, ensure_ascii=False, indent=1, default=str)
+            raw = json.dumps(
+                strip_item_ids(item.raw), sort_keys=True, ensure_ascii=False, indent=1, default=str
+            )
             texts = [(norm.text(item.label), norm.text(raw))]
         self._cache[item.key] = texts
         return texts
@@ -500,7 +506,9 @@ def _header_cwd(analysis: Analysis) -> str | None:
     return cwd if isinstance(cwd, str) else None
 
 
-def compare_analyses(a: Analysis, b: Analysis, *, thread: str | None = None, raw: bool = False) -> Comparison:
+def compare_analyses(
+    a: Analysis, b: Analysis, *, thread: str | None = None, raw: bool = False
+) -> Comparison:
     """Align the model requests of two recordings by fingerprint (`alignment`) and compare each pair;
     a turn with no counterpart is a pair with one side None. `thread` limits each side to one thread
     (`T1`, or `T1:T2` for A's T1 against B's T2); turn numbers stay the recordings'. Each side is
@@ -555,7 +563,8 @@ def compare_analyses(a: Analysis, b: Analysis, *, thread: str | None = None, raw
         pair.verdict = _verdict(pair, repeated)
     apart_from = (
         repeated
-        if repeated and all(set(p.differences()) == set(repeated) for p in pairs if p.a is not None and p.b is not None)
+        if repeated
+        and all(set(p.differences()) == set(repeated) for p in pairs if p.a is not None and p.b is not None)
         else None
     )
     return Comparison(

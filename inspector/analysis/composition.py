@@ -117,7 +117,11 @@ def tool_sizes(tools: Any) -> list[tuple[str, int]]:
     cached = _TOOL_SIZES.get(id(tools))
     if cached is not None and cached[0] is tools:
         return cached[1]
-    sizes = [(str(tool.get("name") or tool.get("type")), count_json(tool)) for tool in tools if isinstance(tool, dict)]
+    sizes = [
+        (str(tool.get("name") or tool.get("type")), count_json(tool))
+        for tool in tools
+        if isinstance(tool, dict)
+    ]
     if len(_TOOL_SIZES) > 4096:
         _TOOL_SIZES.clear()
     _TOOL_SIZES[id(tools)] = (tools, sizes)
@@ -220,7 +224,9 @@ def compose(
         by_kind["base_prompt"] = by_kind.get("base_prompt", 0) + report.by_kind["instructions"]
     if report.by_kind.get("tools"):
         by_kind["tools"] = by_kind.get("tools", 0) + report.by_kind["tools"]
-        sized += [(tokens, f"tool {name}", "tools", -1) for name, tokens in tool_sizes(turn.turn.body.get("tools"))]
+        sized += [
+            (tokens, f"tool {name}", "tools", -1) for name, tokens in tool_sizes(turn.turn.body.get("tools"))
+        ]
     sized.sort(key=lambda s: -s[0])
     first = since or {}
     largest = [
@@ -389,10 +395,13 @@ def composition_json(report: CompositionReport) -> dict[str, Any]:
                 "by_kind": c.by_kind,
                 "growth": c.growth,
                 "largest": [
-                    {"label": i.label, "tokens": i.tokens, "kind": i.kind, "since": i.since} for i in c.largest
+                    {"label": i.label, "tokens": i.tokens, "kind": i.kind, "since": i.since}
+                    for i in c.largest
                 ],
             }
             for c in report.turns
         ],
-        "findings": [{"kind": f.kind, "thread": f.thread, "text": f.text, "tokens": f.tokens} for f in report.findings],
+        "findings": [
+            {"kind": f.kind, "thread": f.thread, "text": f.text, "tokens": f.tokens} for f in report.findings
+        ],
     }

@@ -69,7 +69,9 @@ def instructions_diff(before: Any, after: Any, context: int = 2) -> list[str]:
     old, new = instructions_text(before), instructions_text(after)
     if old == new:
         return []
-    return list(difflib.unified_diff(old.splitlines(), new.splitlines(), "before", "after", lineterm="", n=context))
+    return list(
+        difflib.unified_diff(old.splitlines(), new.splitlines(), "before", "after", lineterm="", n=context)
+    )
 
 
 def params_of(body: dict[str, Any], items: list[Any] | None = None) -> dict[str, Any]:
@@ -117,7 +119,11 @@ def effective_tools(body: dict[str, Any], items: list[Any] | None = None) -> lis
     by_name: dict[str, Any] = {}
     extra: list[Any] = []
     for item in items or []:
-        if isinstance(item, dict) and item.get("type") == ADDITIONAL_TOOLS and isinstance(item.get("tools"), list):
+        if (
+            isinstance(item, dict)
+            and item.get("type") == ADDITIONAL_TOOLS
+            and isinstance(item.get("tools"), list)
+        ):
             extra += item["tools"]
     body_tools = body.get("tools")
     for tool in [*(body_tools if isinstance(body_tools, list) else []), *extra]:

@@ -87,7 +87,11 @@ def _diff(position: int, part: Part, where: int, old: Part, resent: bool) -> Fra
         return None
     if _short(part.values) and _short(old.values) and (part.values or old.values):
         names = list(old.values) + [n for n in part.values if n not in old.values]
-        fields = {n: (old.values.get(n), part.values.get(n)) for n in names if old.values.get(n) != part.values.get(n)}
+        fields = {
+            n: (old.values.get(n), part.values.get(n))
+            for n in names
+            if old.values.get(n) != part.values.get(n)
+        }
         if fields:
             return FragmentDiff(position, part, where, old, fields=fields, resent=resent)
     return FragmentDiff(position, part, where, old, text=diff_text(old.text, part.text), resent=resent)
@@ -102,13 +106,11 @@ def _replaced(earlier: list[tuple[int, Part]], part: Part) -> tuple[int, Part] |
     head, _, subject = part.label.partition(":")
     tests: tuple[Callable[[Part], bool], ...] = (
         lambda old: old.kind == part.kind and old.label == part.label,
-        lambda old: (
-            bool(subject)
-            and old.label.partition(":")[2] == subject
-            and bool(fields)
-            and fields == _fields_of(old)
-            and not _logs(fields)
-        ),
+        lambda old: bool(subject)
+        and old.label.partition(":")[2] == subject
+        and bool(fields)
+        and fields == _fields_of(old)
+        and not _logs(fields),
         lambda old: old.kind == part.kind and old.label.partition(":")[0] == head,
         lambda old: old.kind == part.kind,
         lambda old: _same_subject(old, part, fields),

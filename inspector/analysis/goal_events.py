@@ -69,7 +69,9 @@ def goal_echoes(events: list[GoalEvent], added: list[Item]) -> list[GoalEvent]:
     return out
 
 
-def goal_events_by_answer(events: list[GoalEvent], added: list[Item], answer: Answer | None) -> list[GoalEvent]:
+def goal_events_by_answer(
+    events: list[GoalEvent], added: list[Item], answer: Answer | None
+) -> list[GoalEvent]:
     """A turn's goal events with the model's own goal changes moved to the turn that made them.
 
     The model's `update_goal` / `create_goal` call is in this turn's `answer`; the next request

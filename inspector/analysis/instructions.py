@@ -45,7 +45,9 @@ def is_base_prompt(item: Item) -> bool:
 
 
 def _as_instructions(item: Item) -> Item:
-    parts = tuple(Part(p.index, p.type, BASE_PROMPT_KIND, BASE_PROMPT_KIND, p.text, {}, p.tokens) for p in item.parts)
+    parts = tuple(
+        Part(p.index, p.type, BASE_PROMPT_KIND, BASE_PROMPT_KIND, p.text, {}, p.tokens) for p in item.parts
+    )
     label = "developer[" + ", ".join(f"<{BASE_PROMPT_KIND}>" for _ in parts) + "]"
     return Item(
         item.position,

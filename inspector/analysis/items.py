@@ -238,7 +238,9 @@ def classify_item(position: int, item: Any, key: str | None = None) -> Item:
         if not text:  # open-weight models stream raw `reasoning_text` content and no summary
             content = item.get("content") or []
             text = "\n".join(
-                str(c.get("text", "")) for c in content if isinstance(c, dict) and c.get("type") == "reasoning_text"
+                str(c.get("text", ""))
+                for c in content
+                if isinstance(c, dict) and c.get("type") == "reasoning_text"
             )
         opaque = len(str(item.get("encrypted_content") or ""))
         label = f"reasoning {_preview(text, 40)}" if text else "reasoning"
@@ -287,7 +289,9 @@ def classify_item(position: int, item: Any, key: str | None = None) -> Item:
         changes = {k: v for k, v in item.items() if k not in ("type", "id", "status")}
         text = json.dumps(changes, ensure_ascii=False, sort_keys=True)
         label = f"configuration_update {_preview(text, 50)}"
-        return Item(position, itype, None, "configuration_update", label, text, count_text(text), key, (), item)
+        return Item(
+            position, itype, None, "configuration_update", label, text, count_text(text), key, (), item
+        )
     if itype == "agent_message":
         # Multi-agent Codex: a message from another agent of the session (conversation, not context).
         content = item.get("content")

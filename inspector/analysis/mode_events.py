@@ -85,7 +85,9 @@ def call_names(items: Iterable[Item], carried: CallNames | None = None) -> CallN
     carried map is never changed: it is copied when there is something to add, so a carry that two
     turns continue from (a fork, a re-analysed turn) stays as it was."""
     new = [
-        (i.raw.get("call_id"), i.raw.get("name")) for i in items if i.type in _CALL_TYPES and isinstance(i.raw, dict)
+        (i.raw.get("call_id"), i.raw.get("name"))
+        for i in items
+        if i.type in _CALL_TYPES and isinstance(i.raw, dict)
     ]
     if not new and carried is not None:
         return carried
@@ -115,7 +117,11 @@ def _fresh_tail(items: list[Item]) -> list[Item]:
     handoff into a new window); what the model said and did in it happened before the capture."""
     last = -1
     for n, item in enumerate(items):
-        if item.kind == "assistant_message" or item.type in _MODEL_OUTPUT_TYPES or item.type.endswith("_call"):
+        if (
+            item.kind == "assistant_message"
+            or item.type in _MODEL_OUTPUT_TYPES
+            or item.type.endswith("_call")
+        ):
             last = n
     return items[last + 1 :]
 
@@ -159,7 +165,9 @@ def _block_this_turn(items: list[Item]) -> bool:
     return False
 
 
-def _submission(answer: Answer | None, planning: bool, submit_tool: str | None, all_items: list[Item]) -> bool:
+def _submission(
+    answer: Answer | None, planning: bool, submit_tool: str | None, all_items: list[Item]
+) -> bool:
     """Whether the answer submitted a plan in the request's protocol (see the module docstring)."""
     entered = False
     for answered in answer.items if answer is not None else []:

@@ -142,7 +142,9 @@ def structural_differences(
     sometimes = ALLOWED["turn_metadata_sometimes"]
     ta, tb = ta - (sometimes - tb), tb - (sometimes - ta)  # one-sided only: dropped
     if (ca, ta) != (cb, tb):
-        out.append(f"metadata keys: only a {sorted((ca - cb) | (ta - tb))}, only b {sorted((cb - ca) | (tb - ta))}")
+        out.append(
+            f"metadata keys: only a {sorted((ca - cb) | (ta - tb))}, only b {sorted((cb - ca) | (tb - ta))}"
+        )
     sa, sb = tool_shapes(ba), tool_shapes(bb)
     # Either side may be Codex: the allowed one-sided tools are allowed on either side.
     only_a = set(sa) - set(sb) - ALLOWED["tools_only_codex"] - ALLOWED["tools_only_harness"]

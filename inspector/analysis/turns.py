@@ -90,7 +90,11 @@ def _request_body(exchange: Exchange) -> dict[str, Any] | None:
 def _outcome(exchange: Exchange) -> tuple[str, str | None, str | None, list[Any], dict[str, Any] | None]:
     """(status, error, response id, output items, usage) of one exchange."""
     response = exchange.response
-    if response is None and exchange.endpoint == "responses/compact" and isinstance(exchange.response_body, dict):
+    if (
+        response is None
+        and exchange.endpoint == "responses/compact"
+        and isinstance(exchange.response_body, dict)
+    ):
         response = exchange.response_body
     output = list(response.get("output") or []) if isinstance(response, dict) else []
     usage = response.get("usage") if isinstance(response, dict) else None

@@ -74,7 +74,9 @@ MIN_LINES = 3
 
 _LONE_TAG = re.compile(r"^</?[A-Za-z_][\w -]*>$")
 
-_CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call", "shell_call", "apply_patch_call"})
+_CALL_TYPES = frozenset(
+    {"function_call", "custom_tool_call", "local_shell_call", "shell_call", "apply_patch_call"}
+)
 
 
 @dataclass(frozen=True)
@@ -258,8 +260,12 @@ class _Builder:
         self._seen[key] = count
         unit_id = key if count == 1 else f"{key}#{count}"
         self._by_id[unit_id] = len(self.units)
-        text = content.get("text") if isinstance(content, dict) and section in ("fragment", "message") else None
-        shown = text if isinstance(text, str) else content if isinstance(content, str) else _canonical(content)
+        text = (
+            content.get("text") if isinstance(content, dict) and section in ("fragment", "message") else None
+        )
+        shown = (
+            text if isinstance(text, str) else content if isinstance(content, str) else _canonical(content)
+        )
         self.units.append(Unit(unit_id, section, label, key, _canonical(content), tokens, preview, shown))
         return unit_id
 
@@ -321,7 +327,9 @@ def request_units(body: Mapping[str, Any]) -> RequestUnits:
                     label = f"{item.role} message"
                 payload = raw_part if isinstance(raw_part, dict) else {"type": "input_text", "text": raw_part}
                 unit_id = build.unit(section, key, label, payload, part.tokens, _preview(part.text))
-                build.atoms.append(_Atom(unit_id, "part", payload, shell=f"input[{item.position}]", shell_item=shell))
+                build.atoms.append(
+                    _Atom(unit_id, "part", payload, shell=f"input[{item.position}]", shell_item=shell)
+                )
             continue
         first = groups.get(item.position, item.position)
         if first in group_units:

@@ -78,8 +78,12 @@ def observed_state_model() -> type[ObservedState]:
     fields = world_fields()
     if _model_cache is not None and _model_cache[0] is fields:
         return _model_cache[1]
-    definitions: dict[str, Any] = {name: (Annotated[f.annotation | None, f.marker], None) for name, f in fields.items()}
-    model = cast("type[ObservedState]", create_model("ObservedWorldState", __base__=ObservedState, **definitions))
+    definitions: dict[str, Any] = {
+        name: (Annotated[f.annotation | None, f.marker], None) for name, f in fields.items()
+    }
+    model = cast(
+        "type[ObservedState]", create_model("ObservedWorldState", __base__=ObservedState, **definitions)
+    )
     _model_cache = (fields, model)
     return model
 

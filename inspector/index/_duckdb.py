@@ -27,7 +27,9 @@ def duckdb() -> Any:
     try:
         import duckdb as module
     except ImportError:
-        raise ConfigError("the index needs DuckDB: pip install 'ctxscope[index]' (or pip install duckdb)") from None
+        raise ConfigError(
+            "the index needs DuckDB: pip install 'ctxscope[index]' (or pip install duckdb)"
+        ) from None
     return module
 
 
@@ -100,4 +102,6 @@ def read_only_statements(con: Any, sql: str) -> None:
     for statement in con.extract_statements(sql):
         kind = getattr(statement.type, "name", str(statement.type)).upper()
         if kind not in _QUERY_STATEMENTS:
-            raise ConfigError(f"ctxscope query only reads the index: a {kind} statement is refused; {_FULL_POWER}")
+            raise ConfigError(
+                f"ctxscope query only reads the index: a {kind} statement is refused; {_FULL_POWER}"
+            )

@@ -73,14 +73,18 @@ def query_command(
     ] = None,
     output_format: Annotated[str, typer.Option("--format", help="table, csv or json.")] = "table",
     compactions: Annotated[bool, typer.Option("--compactions", help="Every compaction turn.")] = False,
-    tokens_by_kind: Annotated[bool, typer.Option("--tokens-by-kind", help="Tokens sent by context kind.")] = False,
+    tokens_by_kind: Annotated[
+        bool, typer.Option("--tokens-by-kind", help="Tokens sent by context kind.")
+    ] = False,
     cache_breaks: Annotated[bool, typer.Option("--cache-breaks", help="Cache breaks by cause.")] = False,
     cost: Annotated[bool, typer.Option("--cost", help="What each recording cost, by model.")] = False,
     agents_md: Annotated[
         bool, typer.Option("--agents-md", help="AGENTS.md versions in context, and failed turns.")
     ] = False,
     errors: Annotated[bool, typer.Option("--errors", help="Turns that did not complete.")] = False,
-    tools_unused: Annotated[bool, typer.Option("--tools-unused", help="Tools offered and never called.")] = False,
+    tools_unused: Annotated[
+        bool, typer.Option("--tools-unused", help="Tools offered and never called.")
+    ] = False,
 ) -> None:
     """Ask the index: SQL over its tables (docs/index.md), or a named question."""
     from ctxscope.inspector.index.query import FORMATS, format_result, open_index, run_sql
@@ -106,15 +110,21 @@ def query_command(
         raise ConfigError("ask one named question at a time: " + ", ".join(f"--{c}" for c in chosen))
     if chosen:
         if len(rest) > 1:
-            raise ConfigError(f"--{chosen[0]} takes no SQL; give at most the index: ctxscope query [DB] --{chosen[0]}")
+            raise ConfigError(
+                f"--{chosen[0]} takes no SQL; give at most the index: ctxscope query [DB] --{chosen[0]}"
+            )
         source = Path(rest[0]) if rest else default_db()
         question = QUESTIONS[chosen[0]]
         sql = question.sql
     else:
         if not rest or len(rest) > 2:
-            raise ConfigError('give a query: ctxscope query [DB] "select count(*) from turns" (or a named question)')
+            raise ConfigError(
+                'give a query: ctxscope query [DB] "select count(*) from turns" (or a named question)'
+            )
         if len(rest) == 1 and Path(rest[0]).exists():
-            raise ConfigError(f'give a query after the index: ctxscope query {rest[0]} "select count(*) from turns"')
+            raise ConfigError(
+                f'give a query after the index: ctxscope query {rest[0]} "select count(*) from turns"'
+            )
         source = Path(rest[0]) if len(rest) == 2 else default_db()
         sql = rest[-1]
     con = open_index(source)

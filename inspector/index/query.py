@@ -85,7 +85,9 @@ def format_result(result: Result, output_format: str) -> str:
         return out.getvalue().rstrip("\n")
     cells = [["" if v is None else str(_plain(v)) for v in r] for r in rows]
     widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
-    numeric = [all(isinstance(r[i], int | float) or r[i] is None for r in rows) and rows for i in range(len(columns))]
+    numeric = [
+        all(isinstance(r[i], int | float) or r[i] is None for r in rows) and rows for i in range(len(columns))
+    ]
 
     def line(values: list[str]) -> str:
         return "  ".join(

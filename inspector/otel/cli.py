@@ -51,12 +51,16 @@ def otel(
     ] = None,
     content: Annotated[
         Content,
-        typer.Option("--content", help="Messages on the spans: none, added (each request's new items) or full."),
+        typer.Option(
+            "--content", help="Messages on the spans: none, added (each request's new items) or full."
+        ),
     ] = Content.none,
     timeout: Annotated[
         float, typer.Option("--timeout", help="Seconds to keep trying the endpoint (retries included).")
     ] = 10.0,
-    service_name: Annotated[str, typer.Option("--service-name", help="The traces' service.name.")] = "ctxscope",
+    service_name: Annotated[
+        str, typer.Option("--service-name", help="The traces' service.name.")
+    ] = "ctxscope",
     semconv: Annotated[
         SemconvChoice,
         typer.Option(
@@ -89,7 +93,9 @@ def otel(
         refuse_same_file(out, [file])  # before any work: `-o REC` would replace the recording
     sent_headers = _headers(header or [])
     analysis = analyse_recording(file)
-    specs = recording_spans(analysis, content=content.value, semconv=semconv.value, absolute_paths=absolute_paths)
+    specs = recording_spans(
+        analysis, content=content.value, semconv=semconv.value, absolute_paths=absolute_paths
+    )
     if not specs:
         raise ConfigError(f"{file} has no model requests to export")
     recording = str(file.resolve()) if absolute_paths else file.name  # a trace is read on other machines

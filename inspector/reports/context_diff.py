@@ -26,7 +26,11 @@ def context_diff_lines(diff: RequestDiff, context: int = 1) -> list[str]:
         out += _text_lines(diff.instructions.lines, context, whole=False)
     if diff.tools is not None and not diff.tools.empty:
         tools = diff.tools
-        parts = [f"+{n}" for n in tools.added] + [f"-{n}" for n in tools.removed] + [f"~{n}" for n in tools.changed]
+        parts = (
+            [f"+{n}" for n in tools.added]
+            + [f"-{n}" for n in tools.removed]
+            + [f"~{n}" for n in tools.changed]
+        )
         out.append("tools[]: " + " ".join(parts))
     for name, (before, after) in diff.params.items():
         out.append(f"{name}: {before!r} → {after!r}")
@@ -37,7 +41,10 @@ def _text_lines(lines: list[DiffLine], context: int, *, whole: bool) -> list[str
     if whole:
         return [f"  {'+' if line.op == 'added' else '-'} {line.text}" for line in lines[:20]]
     keep = {
-        near for at, line in enumerate(lines) if line.op != "same" for near in range(at - context, at + context + 1)
+        near
+        for at, line in enumerate(lines)
+        if line.op != "same"
+        for near in range(at - context, at + context + 1)
     }
     out: list[str] = []
     previous = -1

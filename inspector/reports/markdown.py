@@ -118,7 +118,10 @@ def _diff(report: DiffReport) -> list[str]:
         previous = detail.change.previous
         against = "first turn of its thread" if previous is None else f"vs turn {previous}"
         lines += ["", f"## Turn {detail.turn} ({against})", ""]
-        lines += [f"- removed {_code(rel(i.label))} (turn {previous}'s [{i.position}])" for i in detail.removed_items]
+        lines += [
+            f"- removed {_code(rel(i.label))} (turn {previous}'s [{i.position}])"
+            for i in detail.removed_items
+        ]
         lines += [
             f"- added {_code(rel(i.label))} ([{i.position}], {i.tokens} token{'' if i.tokens == 1 else 's'})"
             for i in detail.added_items
@@ -160,7 +163,8 @@ def _show(report: ShowReport) -> list[str]:
         f"# Turn {turn.turn} of {_code(report.source)}",
         "",
         *_root(report.root),
-        f"model {_code(turn.model)}, {turn.transport}, change **{turn.change.kind}**, {turn.tokens.total} tokens",
+        f"model {_code(turn.model)}, {turn.transport}, change **{turn.change.kind}**, "
+        f"{turn.tokens.total} tokens",
         "",
         *_agent(report.agent),
         f"tools: {', '.join(report.tools) or 'none'}",
@@ -224,7 +228,10 @@ def _compare(report: CompareReport) -> list[str]:
     lines = [
         "# ctxscope compare",
         "",
-        *[f"- {side}: {_code(source)}" + (f" (thread {thread})" if thread else "") for side, source, thread in sides],
+        *[
+            f"- {side}: {_code(source)}" + (f" (thread {thread})" if thread else "")
+            for side, source, thread in sides
+        ],
         "",
         *[f"> warning: {w}" for w in report.warnings],
         *[f"> note: {n}" for n in report.notes],

@@ -89,7 +89,9 @@ class WorldStateDoc(BaseModel):
         return self.model_dump(mode="json")
 
     @classmethod
-    def __get_pydantic_json_schema__(cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
         """Document every world-state field the registry knows, under its published key."""
         schema = handler(core_schema)
         fields = world_fields()
@@ -219,7 +221,9 @@ class AnswerDoc(Doc):
 class GoalEventDoc(Doc):
     """One thing that happened to the thread goal in a turn (`ctxscope.inspector.analysis.goal_events`)."""
 
-    kind: Literal["set", "continuation", "paused", "resumed", "cleared", "completed", "blocked", "budget reached"]
+    kind: Literal[
+        "set", "continuation", "paused", "resumed", "cleared", "completed", "blocked", "budget reached"
+    ]
     number: int | None = None
     """For `continuation`: which goal turn of the thread."""
     sentence: str

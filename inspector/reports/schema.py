@@ -58,7 +58,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             current = args.path.read_text(encoding="utf-8")
         except OSError as err:
-            print(f"cannot read {args.path}: {err.strerror}; run without --check to write it", file=sys.stderr)
+            print(
+                f"cannot read {args.path}: {err.strerror}; run without --check to write it", file=sys.stderr
+            )
             return 1
         if current != text:
             print(

@@ -143,7 +143,8 @@ def render_show(report: ShowReport, console: Console, *, full: bool = False) -> 
     line(
         console,
         (f"turn {turn.turn}", "bold"),
-        f"  thread {turn.thread}  {turn.model}  {turn.transport} {turn.endpoint}  {turn.change.kind}  {tokens}",
+        f"  thread {turn.thread}  {turn.model}  "
+        f"{turn.transport} {turn.endpoint}  {turn.change.kind}  {tokens}",
     )
     paths.header(console)
     if report.agent is not None:

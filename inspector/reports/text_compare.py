@@ -86,7 +86,9 @@ def _repeated_summary(report: CompareReport, console: Console) -> frozenset[str]
             (f"  (all {len(aligned)} aligned turns)", "dim"),
         )
     else:
-        line(console, ("every aligned turn differs in: ", "bold"), words, ("  (the same way each time)", "dim"))
+        line(
+            console, ("every aligned turn differs in: ", "bold"), words, ("  (the same way each time)", "dim")
+        )
     for segments in _difference_lines(aligned[0], skip=set(DIFFERENCE_FIELDS) - set(repeated)):
         line(console, *segments)
     return frozenset(repeated)

@@ -99,7 +99,9 @@ def _documents(label: str, change: StateChange) -> list[str]:
     if change.replaced or (before and after and not set(before) & set(after)):
         old = ", ".join(sorted(before)) or "none"
         new = ", ".join(sorted(after)) or "none"
-        return [f"{label} replaced: {old} → {new}" if old != new else f"{label} replaced: {new} (text changed)"]
+        return [
+            f"{label} replaced: {old} → {new}" if old != new else f"{label} replaced: {new} (text changed)"
+        ]
     out = [f"{label} added: {p}" for p in sorted(set(after) - set(before))]
     out += [f"{label} removed: {p}" for p in sorted(set(before) - set(after))]
     out += [f"{label} changed: {p}" for p in sorted(set(before) & set(after)) if before[p] != after[p]]
@@ -168,4 +170,6 @@ def describe_changes(changes: Iterable[StateChange]) -> list[str]:
     # A value that went because an event of the same field label says why (`goal cleared`) is told
     # by that event alone, not also as `goal no longer in context`.
     gone = {s.removesuffix(" cleared") for s in told if s.endswith(" cleared")}
-    return [s for s in told if not (s.endswith(" no longer in context") and s.rsplit(" no longer", 1)[0] in gone)]
+    return [
+        s for s in told if not (s.endswith(" no longer in context") and s.rsplit(" no longer", 1)[0] in gone)
+    ]
