@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
-from ctxscope.proxy.responses.vocabulary import CodexHeader, MetadataKey
+from ctxscope.proxy.responses.vocabulary import MetadataKey, turn_metadata
 
 __all__ = ["ROOT", "Agent", "agent_of_turns", "agent_tree", "turn_agents"]
 
@@ -51,12 +51,10 @@ class Agent:
 
 
 def _meta(result: TurnAnalysis) -> dict[str, Any]:
-    headers = {k.lower(): v for k, v in result.turn.exchange.request_headers.items()}
-    try:
-        meta = json.loads(headers.get(CodexHeader.TURN_METADATA.value, "") or "{}")
-    except ValueError:
-        return {}
-    return meta if isinstance(meta, dict) else {}
+    """The turn metadata as the rest of the analysis reads it: the header's, overridden by the
+    request's own `client_metadata` copy (which a recording imported from Codex's trace has alone)."""
+    exchange = result.turn.exchange
+    return turn_metadata(exchange.request_headers, exchange.request_body)
 
 
 ROOT_PATH = "/root"
