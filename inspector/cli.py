@@ -46,7 +46,9 @@ ColorOpt = Annotated[
 ]
 
 
-FullOpt = Annotated[bool, typer.Option("--full", help="Print whole texts (added fragments, diffs, the answer), uncut.")]
+FullOpt = Annotated[
+    bool, typer.Option("--full", help="Print whole texts (added fragments, diffs, the answer), uncut.")
+]
 
 
 def _emit(
@@ -73,7 +75,9 @@ def diff(
     turn: Annotated[
         int | None, typer.Option("--turn", "-t", help="Show turn N against its predecessor in full.")
     ] = None,
-    thread: Annotated[str | None, typer.Option("--thread", help="Only this thread (T1, T2… or its id).")] = None,
+    thread: Annotated[
+        str | None, typer.Option("--thread", help="Only this thread (T1, T2… or its id).")
+    ] = None,
     fmt: FormatOpt = Format.text,
     color: ColorOpt = None,
     full: FullOpt = False,
@@ -90,7 +94,8 @@ def compare(
         str | None,
         typer.Option(
             "--thread",
-            help="One thread of each, as diff names them: T1 (or its id) in both, or T1:T2 for A's T1 against B's T2.",
+            help="One thread of each, as diff names them: T1 (or its id) in both, or T1:T2 for A's T1 "
+            "against B's T2.",
         ),
     ] = None,
     raw: Annotated[

@@ -212,7 +212,8 @@ def _text(doc: dict[str, Any], by: By) -> list[str]:
     if doc.get("dataset_date"):
         dataset += f" (its newest OpenAI price change: {doc['dataset_date']})"
     lines.append(
-        f"prices  {dataset}" + "".join(f"; {m}: {p['source']}" for m, p in doc["prices"].items() if p["source"])
+        f"prices  {dataset}"
+        + "".join(f"; {m}: {p['source']}" for m, p in doc["prices"].items() if p["source"])
     )
     return lines
 

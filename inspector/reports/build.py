@@ -126,7 +126,9 @@ def tools_doc(diff: ToolDiff) -> ToolsDoc:
 
 def _fragments_changed(result: TurnAnalysis) -> list[FragmentChangeDoc]:
     out = [
-        FragmentChangeDoc(change="added", kind=p.kind, label=p.label) for i in result.change.added for p in i.fragments
+        FragmentChangeDoc(change="added", kind=p.kind, label=p.label)
+        for i in result.change.added
+        for p in i.fragments
     ]
     out += [
         FragmentChangeDoc(change="removed", kind=p.kind, label=p.label)
@@ -337,7 +339,9 @@ def turn_detail(result: TurnAnalysis, previous: TurnAnalysis | None = None) -> T
     """One turn against its predecessor (`previous`, the turn its change is measured against), in full."""
     compaction = result.change.kind == ChangeKind.COMPACTION
     replaced = (
-        fragment_diffs(previous.turn.items, result.change.added, compaction=compaction) if previous is not None else []
+        fragment_diffs(previous.turn.items, result.change.added, compaction=compaction)
+        if previous is not None
+        else []
     )
     return TurnDetail(
         **{
