@@ -63,19 +63,43 @@ FINAL_ANSWER = "Message Type: FINAL_ANSWER"
 """How a v2 `agent_message` that carries an agent's end begins."""
 
 
-def _spawns(result: TurnAnalysis) -> dict[str, str]:
+@dataclass
+class _Seen:
+    """What a thread's inputs held so far: the spawn and wait calls by call id. A turn's input repeats
+    its previous turn's (the kept prefix), so each turn reads only its new items: linear in the items
+    of the recording, not in turns × context."""
+
+    spawn_calls: set[str] = field(default_factory=set)
+    wait_calls: set[str] = field(default_factory=set)
+
+
+def _new_items(result: TurnAnalysis, seen: dict[int, _Seen]) -> tuple[list[Any], _Seen]:
+    """The items of this turn's input that its previous turn's did not hold, and the calls met so far."""
+    change = result.change
+    before = seen.get(change.previous) if change.previous is not None else None
+    if before is None:
+        items, state = list(result.turn.raw_input), _Seen()
+    else:
+        items = list(result.turn.raw_input[change.kept :])
+        state = _Seen(set(before.spawn_calls), set(before.wait_calls))
+    for item in items:
+        if isinstance(item, dict) and item.get("type") == "function_call" and isinstance(item.get("call_id"), str):
+            if item.get("name") == "spawn_agent":
+                state.spawn_calls.add(item["call_id"])
+            elif item.get("name") == "wait_agent":
+                state.wait_calls.add(item["call_id"])
+    seen[result.turn.number] = state
+    return items, state
+
+
+def _spawns(items: list[Any], state: _Seen) -> dict[str, str]:
     """The agent id (v1: the child's thread id) or task path (v2) → the name of each spawn result in
-    the input: v1's nickname, v2's last path segment."""
-    calls = {
-        i.get("call_id"): i
-        for i in result.turn.raw_input
-        if isinstance(i, dict) and i.get("type") == "function_call" and i.get("name") == "spawn_agent"
-    }
+    the items: v1's nickname, v2's last path segment."""
     out: dict[str, str] = {}
-    for item in result.turn.raw_input:
+    for item in items:
         if not (isinstance(item, dict) and item.get("type") == "function_call_output"):
             continue
-        if item.get("call_id") not in calls:
+        if item.get("call_id") not in state.spawn_calls:
             continue
         try:
             value = json.loads(item.get("output") or "")
@@ -92,22 +116,17 @@ NOTIFICATION = "<subagent_notification>"
 """The user message Codex adds to the parent's input when a spawned agent ends."""
 
 
-def _ended(result: TurnAnalysis) -> set[str]:
-    """The agent ids whose end the request's input carries (a wait status or a notification)."""
-    waits = {
-        i.get("call_id")
-        for i in result.turn.raw_input
-        if isinstance(i, dict) and i.get("type") == "function_call" and i.get("name") == "wait_agent"
-    }
+def _ended(items: list[Any], state: _Seen) -> set[str]:
+    """The agent ids whose end the items carry (a wait status or a notification)."""
     out: set[str] = set()
-    for item in result.turn.raw_input:
+    for item in items:
         if not isinstance(item, dict):
             continue
         if item.get("type") == "agent_message" and isinstance(item.get("author"), str):
             texts = [p.get("text") for p in item.get("content") or [] if isinstance(p, dict)]
             if any(isinstance(t, str) and t.startswith(FINAL_ANSWER) for t in texts):
                 out.add(item["author"])
-        elif item.get("type") == "function_call_output" and item.get("call_id") in waits:
+        elif item.get("type") == "function_call_output" and item.get("call_id") in state.wait_calls:
             value = _json(item.get("output"))
             status = value.get("status") if isinstance(value, dict) else None
             out.update(k for k, v in (status or {}).items() if isinstance(v, dict) and v)
@@ -133,10 +152,14 @@ def agent_tree(analysis: Analysis) -> list[Agent]:
     by_thread: dict[str | None, Agent] = {}
     nicknames: dict[str, tuple[str, int]] = {}
     ended: dict[str, int] = {}
+    seen: dict[int, _Seen] = {}
     for result in analysis.turns:
-        for agent_id, nick in _spawns(result).items():
+        # setdefault: the first turn whose input carries a result is the one named, and an item in a
+        # kept prefix was met in an earlier turn of the thread, so only the new items are read
+        items, state = _new_items(result, seen)
+        for agent_id, nick in _spawns(items, state).items():
             nicknames.setdefault(agent_id, (nick, result.turn.number))
-        for agent_id in _ended(result):
+        for agent_id in _ended(items, state):
             ended.setdefault(agent_id, result.turn.number)
     for result in analysis.turns:
         meta = _meta(result)
