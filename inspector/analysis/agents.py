@@ -3,7 +3,9 @@
 Observed with the real Codex 0.171.0 (docs/cost.md): a spawned agent's requests carry a thread id of
 their own, the parent's session id, and in `x-codex-turn-metadata` `thread_source: subagent` with
 `parent_thread_id`; the parent's `multi_agent_v1.spawn_agent` call is answered with
-`{"agent_id": <the child's thread id>, "nickname": …}`. Pure: reads the analysed turns only.
+`{"agent_id": <the child's thread id>, "nickname": …}`; the child's end comes back to the parent in the
+output of a `wait_agent` call (`{"status": {<agent id>: {"completed": …}}}`) and in a user message
+`<subagent_notification>{"agent_path": <agent id>, "status": …}`. Pure: reads the analysed turns only.
 """
 
 from __future__ import annotations
@@ -35,6 +37,12 @@ class Agent:
     """The parent's turn whose answer made the spawn call."""
     result_in: int | None = None
     """The parent's turn whose input carries the spawn call's result."""
+    returned_in: int | None = None
+    """The parent's turn whose input first carries the child's end (a `wait_agent` status or a
+    `<subagent_notification>` naming its agent id)."""
+    path: str = ROOT
+    """The names from the root down to this agent, `main/Bohr` (Codex 0.171 sends `/root` as every
+    agent's `agent_name`, so the path is the tree's)."""
 
 
 def _meta(result: TurnAnalysis) -> dict[str, Any]:
@@ -68,13 +76,52 @@ def _spawns(result: TurnAnalysis) -> dict[str, str]:
     return out
 
 
+NOTIFICATION = "<subagent_notification>"
+"""The user message Codex adds to the parent's input when a spawned agent ends."""
+
+
+def _ended(result: TurnAnalysis) -> set[str]:
+    """The agent ids whose end the request's input carries (a wait status or a notification)."""
+    waits = {
+        i.get("call_id")
+        for i in result.turn.raw_input
+        if isinstance(i, dict) and i.get("type") == "function_call" and i.get("name") == "wait_agent"
+    }
+    out: set[str] = set()
+    for item in result.turn.raw_input:
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") == "function_call_output" and item.get("call_id") in waits:
+            value = _json(item.get("output"))
+            status = value.get("status") if isinstance(value, dict) else None
+            out.update(k for k, v in (status or {}).items() if isinstance(v, dict) and v)
+        elif item.get("type") == "message" and item.get("role") == "user":
+            for part in item.get("content") or []:
+                text = part.get("text") if isinstance(part, dict) else None
+                if isinstance(text, str) and text.startswith(NOTIFICATION):
+                    value = _json(text.removeprefix(NOTIFICATION).split("</subagent_notification>")[0])
+                    if isinstance(value, dict) and isinstance(value.get("agent_path"), str):
+                        out.add(value["agent_path"])
+    return out
+
+
+def _json(text: Any) -> Any:
+    try:
+        return json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+
+
 def agent_tree(analysis: Analysis) -> list[Agent]:
     """The agents, root first, each with its threads and turns, linked to its parent's spawn call."""
     by_thread: dict[str | None, Agent] = {}
     nicknames: dict[str, tuple[str, int]] = {}
+    ended: dict[str, int] = {}
     for result in analysis.turns:
         for agent_id, nick in _spawns(result).items():
             nicknames.setdefault(agent_id, (nick, result.turn.number))
+        for agent_id in _ended(result):
+            ended.setdefault(agent_id, result.turn.number)
     for result in analysis.turns:
         meta = _meta(result)
         sub = meta.get("thread_source") == "subagent" and isinstance(meta.get(MetadataKey.THREAD_ID.value), str)
@@ -87,7 +134,10 @@ def agent_tree(analysis: Analysis) -> list[Agent]:
                 nick, result_turn = nicknames.get(key, (key[-8:], None))
                 parent_id = meta.get("parent_thread_id")
                 parent = next((a for a in by_thread.values() if a.thread_id == parent_id), None)
-                agent = Agent(nick, key, parent.name if parent else ROOT, result_in=result_turn)
+                agent = Agent(
+                    nick, key, parent.name if parent else ROOT, result_in=result_turn, returned_in=ended.get(key)
+                )
+                agent.path = f"{parent.path if parent else ROOT}/{nick}"
                 if result_turn is not None:
                     agent.spawned_in = analysis.turn(result_turn).change.previous
             by_thread[key] = agent
