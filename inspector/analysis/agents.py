@@ -43,6 +43,8 @@ class Agent:
     path: str = ROOT
     """The names from the root down to this agent, `main/Bohr` (Codex 0.171 sends `/root` as every
     agent's `agent_name`, so the path is the tree's)."""
+    spawn_call: str | None = None
+    """The `call_id` of the parent's `spawn_agent` call whose result names this agent."""
 
 
 def _meta(result: TurnAnalysis) -> dict[str, Any]:
@@ -54,14 +56,15 @@ def _meta(result: TurnAnalysis) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
-def _spawns(result: TurnAnalysis) -> dict[str, str]:
-    """call_id → the agent id (child thread id) and nickname of each spawn result in the input."""
+def _spawns(result: TurnAnalysis) -> dict[str, tuple[str, str]]:
+    """The agent id (child thread id) → (its nickname, the spawn call's id) of each spawn result in the
+    input."""
     calls = {
         i.get("call_id"): i
         for i in result.turn.raw_input
         if isinstance(i, dict) and i.get("type") == "function_call" and i.get("name") == "spawn_agent"
     }
-    out: dict[str, str] = {}
+    out: dict[str, tuple[str, str]] = {}
     for item in result.turn.raw_input:
         if not (isinstance(item, dict) and item.get("type") == "function_call_output"):
             continue
@@ -72,7 +75,7 @@ def _spawns(result: TurnAnalysis) -> dict[str, str]:
         except (TypeError, ValueError):
             continue
         if isinstance(value, dict) and isinstance(value.get("agent_id"), str):
-            out[value["agent_id"]] = str(value.get("nickname") or value["agent_id"][-8:])
+            out[value["agent_id"]] = (str(value.get("nickname") or value["agent_id"][-8:]), str(item["call_id"]))
     return out
 
 
@@ -115,11 +118,11 @@ def _json(text: Any) -> Any:
 def agent_tree(analysis: Analysis) -> list[Agent]:
     """The agents, root first, each with its threads and turns, linked to its parent's spawn call."""
     by_thread: dict[str | None, Agent] = {}
-    nicknames: dict[str, tuple[str, int]] = {}
+    nicknames: dict[str, tuple[str, int | None, str | None]] = {}
     ended: dict[str, int] = {}
     for result in analysis.turns:
-        for agent_id, nick in _spawns(result).items():
-            nicknames.setdefault(agent_id, (nick, result.turn.number))
+        for agent_id, (nick, call) in _spawns(result).items():
+            nicknames.setdefault(agent_id, (nick, result.turn.number, call))
         for agent_id in _ended(result):
             ended.setdefault(agent_id, result.turn.number)
     for result in analysis.turns:
@@ -131,13 +134,14 @@ def agent_tree(analysis: Analysis) -> list[Agent]:
             if key is None:
                 agent = Agent(ROOT, None, None)
             else:
-                nick, result_turn = nicknames.get(key, (key[-8:], None))
+                nick, result_turn, call = nicknames.get(key, (key[-8:], None, None))
                 parent_id = meta.get("parent_thread_id")
                 parent = next((a for a in by_thread.values() if a.thread_id == parent_id), None)
                 agent = Agent(
                     nick, key, parent.name if parent else ROOT, result_in=result_turn, returned_in=ended.get(key)
                 )
                 agent.path = f"{parent.path if parent else ROOT}/{nick}"
+                agent.spawn_call = call
                 if result_turn is not None:
                     agent.spawned_in = analysis.turn(result_turn).change.previous
             by_thread[key] = agent

@@ -42,6 +42,7 @@ def query_command(
     tokens_by_kind: Annotated[bool, typer.Option("--tokens-by-kind", help="Tokens sent by context kind.")] = False,
     cache_breaks: Annotated[bool, typer.Option("--cache-breaks", help="Cache breaks by cause.")] = False,
     cost: Annotated[bool, typer.Option("--cost", help="What each recording cost, by model.")] = False,
+    agents: Annotated[bool, typer.Option("--agents", help="What each agent cost, with its parent.")] = False,
     agents_md: Annotated[
         bool, typer.Option("--agents-md", help="AGENTS.md versions in context, and failed turns.")
     ] = False,
@@ -61,6 +62,7 @@ def query_command(
             ("tokens-by-kind", tokens_by_kind),
             ("cache-breaks", cache_breaks),
             ("cost", cost),
+            ("agents", agents),
             ("agents-md", agents_md),
             ("errors", errors),
             ("tools-unused", tools_unused),
