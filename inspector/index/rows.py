@@ -96,10 +96,15 @@ def _str(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
+_NAMES = {name: tuple(table.names) for name, table in TABLES.items()}
+
+
 def _row(table: str, **values: Any) -> Row:
     """One row of `table`, its values given by column name, in the schema's column order; a column
     missing or unknown is a bug here, said at once."""
-    names = TABLES[table].names
+    names = _NAMES[table]
+    if tuple(values) == names:  # given in the schema's order (every call here): the values as they are
+        return tuple(values.values())
     if set(values) != set(names):
         raise AssertionError(f"{table}: columns {sorted(set(names) ^ set(values))} given or missing")
     return tuple(values[name] for name in names)
