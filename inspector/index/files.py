@@ -17,7 +17,7 @@ import json
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ctxscope.inspector.index._duckdb import duckdb
 
@@ -161,10 +161,13 @@ def write_snapshot(db: Path, con: Any, *, with_text: bool) -> Callable[[], None]
     return write
 
 
-def snapshot_up_to_date(db: Path, paths: Iterable[Path], *, with_text: bool) -> tuple[int, int, int] | None:
+def snapshot_up_to_date(
+    db: Path, paths: Iterable[Path], *, with_text: bool
+) -> tuple[int, int, int] | Literal[False] | None:
     """(files unchanged, recordings, turns) when a build would change nothing, told by the snapshot
     `write_snapshot` left beside `db` (valid only while the database file is as it was then: any
-    write to it, by ctxscope or by DuckDB itself, changes its size, mtime or inode); else None."""
+    write to it, by ctxscope or by DuckDB itself, changes its size, mtime or inode); False when the
+    snapshot is valid and a build has something to do; None when there is no valid snapshot."""
     try:
         data = json.loads(_snapshot_path(db).read_bytes())
         index = tuple(data["index"])
@@ -175,7 +178,7 @@ def snapshot_up_to_date(db: Path, paths: Iterable[Path], *, with_text: bool) -> 
     except (OSError, ValueError, KeyError, TypeError):
         return None  # none, or not one this version wrote: the database decides
     unchanged = _unchanged(paths, known)
-    return None if unchanged is None else (unchanged, recordings, turns)
+    return False if unchanged is None else (unchanged, recordings, turns)
 
 
 def counts(con: Any) -> tuple[int, int]:

@@ -39,12 +39,11 @@ def index_run(paths: list[Path], output: Path | None, parquet: Path | None, with
     absent = [p for p in paths if not p.exists()]
     if absent and not db.exists():  # with an index, a named file that is gone has its rows removed
         raise ConfigError(f"no such file or folder: {absent[0]}")
-    if parquet is None:
-        seen = snapshot_up_to_date(db, paths, with_text=with_text)
-        if seen is not None:  # nothing to do, known without opening the database
-            _report(db, *seen[1:], (0, 0, seen[0], 0, 0, 0))
-            return
-    _index(db, paths, parquet, with_text)
+    seen = snapshot_up_to_date(db, paths, with_text=with_text) if parquet is None else None
+    if seen:  # nothing to do, known without opening the database
+        _report(db, *seen[1:], (0, 0, seen[0], 0, 0, 0))
+        return
+    _index(db, paths, parquet, with_text, changed=seen is False)
 
 
 def _report(db: Path, recordings: int, turns: int, done: tuple[int, int, int, int, int, int]) -> None:
@@ -54,14 +53,15 @@ def _report(db: Path, recordings: int, turns: int, done: tuple[int, int, int, in
     )
 
 
-def _index(db: Path, paths: list[Path], parquet: Path | None, with_text: bool) -> None:
-    """Build (or check) the index in DuckDB; leave the snapshot the next unchanged re-index reads."""
+def _index(db: Path, paths: list[Path], parquet: Path | None, with_text: bool, *, changed: bool) -> None:
+    """Build (or check, unless the snapshot said something `changed`) the index in DuckDB; leave the
+    snapshot the next unchanged re-index reads."""
     from ctxscope.inspector.index._duckdb import connect
     from ctxscope.inspector.index.files import counts, up_to_date, write_snapshot
 
     db.parent.mkdir(parents=True, exist_ok=True)
     con, unchanged = None, None
-    if db.exists() and parquet is None:
+    if db.exists() and parquet is None and not changed:
         # read-only first: opening to write costs more, and most re-indexes change nothing
         con = connect(db, read_only=True)
         unchanged = up_to_date(con, paths, with_text=with_text)
