@@ -99,7 +99,10 @@ def _unchanged(paths: Iterable[Path], known: dict[str, Stat]) -> int | None:
         return None  # a named file that is gone: its rows go, or it is an error
     left = dict(known)
     for where, _ in files:
-        if not same_stat(left.pop(where, None), os.stat(where)):
+        try:
+            if not same_stat(left.pop(where, None), os.stat(where)):
+                return None
+        except OSError:  # gone since it was found: the build tells
             return None
     if any(any(Path(where).is_relative_to(root) for root in roots) for where in left):
         return None  # an indexed file under a folder searched is gone
@@ -175,7 +178,7 @@ def snapshot_up_to_date(
             return None
         known = {str(where): (int(a), int(b), int(c)) for where, (a, b, c) in data["files"].items()}
         recordings, turns = int(data["recordings"]), int(data["turns"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None  # none, or not one this version wrote: the database decides
     unchanged = _unchanged(paths, known)
     return False if unchanged is None else (unchanged, recordings, turns)

@@ -98,6 +98,11 @@ def test_the_snapshot_is_not_trusted_once_anything_wrote_to_the_index(tmp_path: 
     assert "(0 added, 0 updated, 3 unchanged" in run_cli("index", str(folder), "-o", str(db)).stdout
     (folder / "world.jsonl").unlink()
     assert "(0 added, 0 updated, 2 unchanged, 1 removed" in run_cli("index", str(folder), "-o", str(db)).stdout
+    snapshot = db.with_name(db.name + ".files")
+    for foreign in ("not json", '{"files": []}', json.dumps({**json.loads(snapshot.read_text()), "files": []})):
+        snapshot.write_text(foreign)  # damaged or foreign: the database is asked, and the snapshot rewritten
+        assert "(0 added, 0 updated, 2 unchanged, 0 removed" in run_cli("index", str(folder), "-o", str(db)).stdout
+        assert json.loads(snapshot.read_text())["recordings"] == 2
     text = run_cli("index", str(folder), "-o", str(db), "--with-text")  # the other setting: rebuilt
     assert "(2 added," in text.stdout
 
