@@ -136,8 +136,8 @@ def agent_tree(analysis: Analysis) -> list[Agent]:
     nicknames: dict[str, tuple[str, int | None, str | None]] = {}
     ended: dict[str, int] = {}
     for result in analysis.turns:
-        for agent_id, (nick, call) in _spawns(result).items():
-            nicknames.setdefault(agent_id, (nick, result.turn.number, call))
+        for agent_id, (name, call_id) in _spawns(result).items():
+            nicknames.setdefault(agent_id, (name, result.turn.number, call_id))
         for agent_id in _ended(result):
             ended.setdefault(agent_id, result.turn.number)
     for result in analysis.turns:
