@@ -40,11 +40,14 @@ import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxscope.proxy.errors import RecordingError
 from ctxscope.proxy.model import Exchange
 from ctxscope.proxy.write_worker import WriteWorker, wait_until
+
+if TYPE_CHECKING:
+    from ctxscope.proxy.redact.redactor import Redactor
 
 __all__ = ["RecordingProcess", "glimpse"]
 
@@ -156,6 +159,7 @@ class RecordingProcess:
         self._broken = False
         self._closed = False
         self._ids_lock = threading.Lock()
+        self._redactor: Redactor | None = None
         from ctxscope.proxy.store.lock import open_locked
 
         # Opened and locked here, used by the child: a second writer is refused at once, in this
@@ -236,6 +240,14 @@ class RecordingProcess:
     def learn_environment(self, env: dict[str, str]) -> None:
         """`Redactor.learn_environment` in the child: these credentials are redacted wherever they appear."""
         self._send(_frame(("learn_environment", dict(env))))
+
+    @property
+    def redactor(self) -> Redactor:
+        """The recording's redactor as the child left it: known once `close` has returned (what it
+        learnt is needed to redact other accounts of the run, e.g. Codex's trace, the same way)."""
+        if self._redactor is None:
+            raise RecordingError("the recording process has not handed back its redactor (not closed, or it died)")
+        return self._redactor
 
     def attach(self, written: Callable[[Exchange], None]) -> RecordingProcess:
         """Call `written(glimpse)` for each exchange written (on the reader thread); returns self."""
@@ -383,9 +395,13 @@ class RecordingProcess:
     def _read_results(self) -> None:
         while True:
             try:
-                batch, stats = self._reader.read()
+                message = self._reader.read()
             except (EOFError, OSError):
                 break
+            if message[0] == "redactor":
+                self._redactor = message[1]
+                continue
+            batch, stats = message
             for ok, exchange, failure in batch:
                 if exchange is not None and self._written is not None:
                     try:
@@ -485,6 +501,9 @@ def _child(jobs_fd: int, results_fd: int, recording_fd: int) -> int:
     finally:
         writer.close()
         flush()
+        # last: what the redactor learnt (secrets → placeholders), for the run's check of Codex's trace
+        with contextlib.suppress(Exception):
+            send(("redactor", writer.redactor))
     return 0
 
 
