@@ -9,12 +9,15 @@ Builds N small recordings (default 3,000 of 2–5 turns, about 10,500 turns: the
                    composition and cache reports), nothing written: what the index adds in Python
   index, cold      `ctxscope index DIR -o NEW --parquet NEW` (cold token cache), time and peak memory
   import duckdb    `python -c "import duckdb"`: the yardstick of the re-index rows
-  re-index         `ctxscope index DIR -o DB` again with nothing changed (every file stat-ed, none read),
-                   and `build_index` alone in `python -c` (the index's part, without the CLI's start-up)
-  one appended     the same after one recording grew by one turn (the recorder's append)
+  re-index         `ctxscope index DIR -o DB` again with nothing changed (every file stat-ed, none read;
+                   the snapshot beside the index answers, DuckDB not imported), and the same without
+                   the snapshot (the index itself asked, read-only)
+  one appended     the same after one recording grew by one turn (the recorder's append): that file
+                   alone analysed, its new turn's rows added
 
 and prints each figure's median and the median of its per-round ratios to its yardstick (paired,
-so a round on a busy machine slows both; targets: cold ≤ 1.3× the analysis and ≤ 300 MB; unchanged
+so a round on a busy machine slows both), by wall time and by CPU time (user + system, from
+`os.wait4`: steadier on a loaded machine; targets: cold ≤ 1.3× the analysis and ≤ 300 MB; unchanged
 ≤ 1.5× and one appended ≤ 2× `import duckdb`), then the Parquet files per table and the named
 questions over the index and over the export.
 
@@ -50,10 +53,6 @@ _ROWS = (
     "[recording_rows(analyse_recording(p), FileFacts('r', p.name, str(p), 'h', 0, 0, 0)) "
     "for p in sorted(Path(sys.argv[1]).rglob('*.jsonl'))]"
 )
-_BUILD = (
-    "import sys; from pathlib import Path; from ctxscope.inspector.index.build import build_index; "
-    "build_index(Path(sys.argv[1]), [Path(sys.argv[2])])"
-)
 
 
 def _session(turns: int, k: int) -> list[dict[str, Any]]:
@@ -75,8 +74,8 @@ def _prefix(path: Path, exchanges: int) -> str:
     return "".join(out)
 
 
-def _run(args: list[str], home: Path) -> tuple[float, float]:
-    """(wall seconds, peak resident MB) of one process."""
+def _run(args: list[str], home: Path) -> tuple[float, float, float]:
+    """(wall seconds, peak resident MB, CPU seconds: user + system) of one process."""
     env = {**os.environ, "CTXSCOPE_HOME": str(home)}
     start = time.perf_counter()
     proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -88,7 +87,7 @@ def _run(args: list[str], home: Path) -> tuple[float, float]:
         proc.stderr.close()
     if proc.returncode:
         raise SystemExit(f"{' '.join(args)} failed: {err.strip()}")
-    return wall, usage.ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
+    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime  # ru_maxrss is in KiB on Linux
 
 
 def main() -> None:
@@ -113,28 +112,34 @@ def main() -> None:
             f"{args.recordings} recordings ({size:.0f} MB, written in {time.perf_counter() - start:.0f} s); "
             f"{args.rounds} interleaved rounds, one process per figure"
         )
-        figures: dict[str, list[float]] = {
-            k: []
-            for k in ("analysis", "rows", "index", "index_mb", "duckdb", "unchanged", "build_unchanged", "appended")
-        }
+        keys = ("analysis", "rows", "index", "index_mb", "duckdb", "unchanged", "unchanged_db", "appended")
+        figures: dict[str, list[float]] = {k: [] for k in keys}
+        cpu: dict[str, list[float]] = {k: [] for k in keys}
+        """CPU seconds of the same processes: steadier than wall time on a shared, loaded machine."""
+
+        def record(key: str, run: tuple[float, float, float]) -> None:
+            figures[key].append(run[0])
+            cpu[key].append(run[2])
+
         db = tmp / "index.duckdb"
         export = tmp / "parquet"
         for r in range(args.rounds):
             home = tmp / f"home-{r}"  # a cold token cache for both the yardstick and the index
-            figures["analysis"].append(_run([sys.executable, "-c", _ANALYSE, str(folder)], tmp / f"a-home-{r}")[0])
-            figures["rows"].append(_run([sys.executable, "-c", _ROWS, str(folder)], tmp / f"r-home-{r}")[0])
+            record("analysis", _run([sys.executable, "-c", _ANALYSE, str(folder)], tmp / f"a-home-{r}"))
+            record("rows", _run([sys.executable, "-c", _ROWS, str(folder)], tmp / f"r-home-{r}"))
             db.unlink(missing_ok=True)
             shutil.rmtree(export, ignore_errors=True)
-            wall, peak = _run([ctxscope, "index", str(folder), "-o", str(db), "--parquet", str(export)], home)
-            figures["index"].append(wall)
-            figures["index_mb"].append(peak)
-            figures["duckdb"].append(_run([sys.executable, "-c", "import duckdb"], home)[0])
-            figures["unchanged"].append(_run([ctxscope, "index", str(folder), "-o", str(db)], home)[0])
-            figures["build_unchanged"].append(_run([sys.executable, "-c", _BUILD, str(db), str(folder)], home)[0])
+            cold = _run([ctxscope, "index", str(folder), "-o", str(db), "--parquet", str(export)], home)
+            record("index", cold)
+            figures["index_mb"].append(cold[1])
+            record("duckdb", _run([sys.executable, "-c", "import duckdb"], home))
+            record("unchanged", _run([ctxscope, "index", str(folder), "-o", str(db)], home))
+            db.with_name(db.name + ".files").unlink()  # the snapshot gone: the index itself is asked
+            record("unchanged_db", _run([ctxscope, "index", str(folder), "-o", str(db)], home))
             grown.write_text(short, encoding="utf-8")
             _run([ctxscope, "index", str(folder), "-o", str(db)], home)  # back to one turn short
             grown.write_text(full, encoding="utf-8")
-            figures["appended"].append(_run([ctxscope, "index", str(folder), "-o", str(db)], home)[0])
+            record("appended", _run([ctxscope, "index", str(folder), "-o", str(db)], home))
         med = {k: statistics.median(v) for k, v in figures.items()}
         from ctxscope.inspector.index import QUESTIONS, open_index, run_sql
 
@@ -144,20 +149,25 @@ def main() -> None:
 
         def line(label: str, key: str, yard: str, target: str) -> None:
             ratio = statistics.median(a / b for a, b in zip(figures[key], figures[yard], strict=True))
-            print(f"  {label:<22} {med[key]:8.3f} s  {ratio:5.2f}× {yard:<8} (target {target})  [{each(key)}]")
+            by_cpu = statistics.median(a / b for a, b in zip(cpu[key], cpu[yard], strict=True))
+            print(
+                f"  {label:<22} {med[key]:8.3f} s  {ratio:5.2f}× {yard:<8} (CPU {by_cpu:4.2f}×; target {target})"
+                f"  [{each(key)}]"
+            )
 
         def each(key: str) -> str:
             return " ".join(f"{v:.2f}" for v in figures[key])
 
-        print(f"  {'analysis alone':<22} {med['analysis']:8.3f} s  [{each('analysis')}]")
+        mid = {k: statistics.median(v) for k, v in cpu.items() if v}
+        print(f"  {'analysis alone':<22} {med['analysis']:8.3f} s  (CPU {mid['analysis']:.1f} s)  [{each('analysis')}]")
         line("+ rows built", "rows", "analysis", "-")
         line("index, cold", "index", "analysis", "≤ 1.3×")
         line("  vs rows built", "index", "rows", "-")
         print(f"  {'  peak memory':<22} {med['index_mb']:8.0f} MB (target ≤ 300 MB)")
         print(f"  {'  per turn':<22} {med['index'] / turns * 1000:8.2f} ms")
-        print(f"  {'import duckdb':<22} {med['duckdb']:8.3f} s  [{each('duckdb')}]")
+        print(f"  {'import duckdb':<22} {med['duckdb']:8.3f} s  (CPU {mid['duckdb']:.2f} s)  [{each('duckdb')}]")
         line("re-index, unchanged", "unchanged", "duckdb", "≤ 1.5×")
-        line("  build_index alone", "build_unchanged", "duckdb", "-")
+        line("  without the snapshot", "unchanged_db", "duckdb", "-")
         line("re-index, one appended", "appended", "duckdb", "≤ 2×")
         files = {p.name: len(list(p.glob("*.parquet"))) for p in sorted(export.iterdir())}
         print(f"  parquet files per table: {files}")

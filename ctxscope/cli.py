@@ -10,6 +10,11 @@ Errors meant for a person (`CtxscopeError`) print one line and exit with status 
 `ctxscope --version` prints the installed distribution's version; `--install-completion` /
 `--show-completion` (typer's) set up shell completion, whose command names come from `COMMANDS` without
 importing any command module.
+
+Typer itself is imported only when the app is first needed (`app` is built on first use): `ctxscope
+index` first tries its fast path (`ctxscope.inspector.index.run.run_fast`), which reads its few options
+itself, so that a re-index with nothing changed starts without typer, click, rich or pydantic;
+anything it does not know (`--help`, a typo) goes to typer as every other command does.
 """
 
 from __future__ import annotations
@@ -18,13 +23,16 @@ import functools
 import importlib
 import sys
 from collections.abc import Iterator, Mapping
-from typing import Annotated, Any
-
-import typer
-from typer.core import TyperCommand, TyperGroup
+from typing import TYPE_CHECKING, Any
 
 from ctxscope.proxy.errors import CtxscopeError, missing_extra
 from ctxscope.proxy.version import installed_version
+
+if TYPE_CHECKING:
+    import typer
+
+    app: typer.Typer
+    """The top-level typer app (built on first use, by `__getattr__`)."""
 
 __all__ = ["COMMANDS", "SUMMARIES", "app", "main"]
 
@@ -91,6 +99,8 @@ _SETTINGS: dict[str, Any] = {"pretty_exceptions_enable": False, "add_completion"
 @functools.cache
 def _module_commands(module: str) -> dict[str, Any]:
     """The click commands `module.register` adds, built as typer builds them for the main app."""
+    import typer
+
     registry = typer.Typer(**_SETTINGS)
     importlib.import_module(module).register(registry)
     commands = dict(typer.main.get_group(registry).commands)
@@ -127,72 +137,96 @@ class _CommandTable(Mapping[str, Any]):
         return len(COMMANDS)
 
 
-class _LazyCommands(TyperGroup):
-    """The top-level group: knows every command's name (typo suggestions too), imports on first use."""
+@functools.cache
+def _build_app() -> typer.Typer:
+    """The top-level app: typer (and click) are imported here, on first use, not when `main` starts."""
+    import typer
+    from typer.core import TyperCommand, TyperGroup
 
-    def __init__(self, **attrs: Any) -> None:
-        super().__init__(**attrs)
-        self.commands = _CommandTable()  # type: ignore[assignment]
-        _plain_flags(self)
+    class _LazyCommands(TyperGroup):
+        """The top-level group: knows every command's name (typo suggestions too), imports on first use."""
 
-    _listing = False
-    """True while the group's own help is drawn: a looked-up command is then only its name and summary."""
+        def __init__(self, **attrs: Any) -> None:
+            super().__init__(**attrs)
+            self.commands = _CommandTable()  # type: ignore[assignment]
+            _plain_flags(self)
 
-    def list_commands(self, ctx: Any) -> list[str]:
-        return list(COMMANDS)  # the names only: the base class would build every command
+        _listing = False
+        """True while the group's own help is drawn: a looked-up command is then only its name and summary."""
 
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        if self._listing and cmd_name in SUMMARIES:
-            return TyperCommand(name=cmd_name, help=SUMMARIES[cmd_name])
-        return super().get_command(ctx, cmd_name)
+        def list_commands(self, ctx: Any) -> list[str]:
+            return list(COMMANDS)  # the names only: the base class would build every command
 
-    def format_help(self, ctx: Any, formatter: Any) -> None:
-        """`ctxscope --help`: every command's name and summary, without importing a command module."""
-        self._listing = True
-        try:
-            super().format_help(ctx, formatter)
-        finally:
-            self._listing = False
+        def get_command(self, ctx: Any, cmd_name: str) -> Any:
+            if self._listing and cmd_name in SUMMARIES:
+                return TyperCommand(name=cmd_name, help=SUMMARIES[cmd_name])
+            return super().get_command(ctx, cmd_name)
 
-    def shell_complete(self, ctx: Any, incomplete: str) -> list[Any]:
-        """`ctxscope <TAB>`: the command names from `COMMANDS`, none imported (the base class builds every
-        matching command for its short help, as slow as `--help`); `ctxscope -<TAB>`: the options."""
-        from click.shell_completion import CompletionItem
+        def format_help(self, ctx: Any, formatter: Any) -> None:
+            """`ctxscope --help`: every command's name and summary, without importing a command module."""
+            self._listing = True
+            try:
+                super().format_help(ctx, formatter)
+            finally:
+                self._listing = False
 
-        if incomplete.startswith("-"):
-            return list(super().shell_complete(ctx, incomplete))  # no command's name starts with "-"
-        return [CompletionItem(name) for name in COMMANDS if name.startswith(incomplete)]
+        def shell_complete(self, ctx: Any, incomplete: str) -> list[Any]:
+            """`ctxscope <TAB>`: the command names from `COMMANDS`, none imported (the base class builds every
+            matching command for its short help, as slow as `--help`); `ctxscope -<TAB>`: the options."""
+            from click.shell_completion import CompletionItem
+
+            if incomplete.startswith("-"):
+                return list(super().shell_complete(ctx, incomplete))  # no command's name starts with "-"
+            return [CompletionItem(name) for name in COMMANDS if name.startswith(incomplete)]
+
+    app = typer.Typer(
+        name="ctxscope",
+        cls=_LazyCommands,
+        help="See exactly what a coding agent sends to the model, turn by turn, and why it changed.",
+        no_args_is_help=True,
+        **{**_SETTINGS, "add_completion": True},
+    )
+
+    def _print_version(value: bool) -> None:
+        if value:
+            print(f"ctxscope {installed_version()}")
+            raise typer.Exit()
+
+    @app.callback()
+    def _root(
+        # a default, not `Annotated`: typer resolves annotations in this module's globals, where
+        # typer is not imported (it is imported here, on first use)
+        version: bool = typer.Option(
+            False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ) -> None:
+        # typer builds a group only for an app with commands or a callback; the commands come lazily.
+        pass
+
+    return app
 
 
-app = typer.Typer(
-    name="ctxscope",
-    cls=_LazyCommands,
-    help="See exactly what a coding agent sends to the model, turn by turn, and why it changed.",
-    no_args_is_help=True,
-    **{**_SETTINGS, "add_completion": True},
-)
+def __getattr__(name: str) -> Any:
+    if name == "app":  # built on first use: a fast path never imports typer
+        return _build_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _print_version(value: bool) -> None:
-    if value:
-        print(f"ctxscope {installed_version()}")
-        raise typer.Exit()
+_FAST_PATHS: dict[str, str] = {"index": "ctxscope.inspector.index.run"}
+"""Command name → the module whose `run_fast(args)` runs that command without typer when it knows every
+argument (and returns True); otherwise it does nothing and typer runs the command."""
 
 
-@app.callback()
-def _root(
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
-    ] = False,
-) -> None:
-    # typer builds a group only for an app with commands or a callback; the commands come lazily.
-    pass
+def _dispatch(args: list[str]) -> None:
+    fast = _FAST_PATHS.get(args[0]) if args else None
+    if fast is not None and importlib.import_module(fast).run_fast(args[1:]):
+        return
+    _build_app()()
 
 
 def main() -> None:
     try:
-        app()
+        _dispatch(sys.argv[1:])
     except CtxscopeError as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)

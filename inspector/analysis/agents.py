@@ -48,6 +48,8 @@ class Agent:
     """The names from the root down to this agent: `main/Bohr` (multi_agent_v1 sends `/root` as every
     agent's `agent_name`, so the path is the tree's), or Codex's task path under `main`
     (`/root/helper` is `main/helper`, multi_agent_v2)."""
+    spawn_call: str | None = None
+    """The `call_id` of the parent's `spawn_agent` call whose result names this agent."""
 
 
 def _meta(result: TurnAnalysis) -> dict[str, Any]:
@@ -92,10 +94,10 @@ def _new_items(result: TurnAnalysis, seen: dict[int, _Seen]) -> tuple[list[Any],
     return items, state
 
 
-def _spawns(items: list[Any], state: _Seen) -> dict[str, str]:
-    """The agent id (v1: the child's thread id) or task path (v2) → the name of each spawn result in
-    the items: v1's nickname, v2's last path segment."""
-    out: dict[str, str] = {}
+def _spawns(items: list[Any], state: _Seen) -> dict[str, tuple[str, str]]:
+    """The agent id (v1: the child's thread id) or task path (v2) → (the name, the spawn call's id) of
+    each spawn result in the items: v1's nickname, v2's last path segment."""
+    out: dict[str, tuple[str, str]] = {}
     for item in items:
         if not (isinstance(item, dict) and item.get("type") == "function_call_output"):
             continue
@@ -106,9 +108,9 @@ def _spawns(items: list[Any], state: _Seen) -> dict[str, str]:
         except (TypeError, ValueError):
             continue
         if isinstance(value, dict) and isinstance(value.get("agent_id"), str):
-            out[value["agent_id"]] = str(value.get("nickname") or value["agent_id"][-8:])
+            out[value["agent_id"]] = (str(value.get("nickname") or value["agent_id"][-8:]), str(item["call_id"]))
         elif isinstance(value, dict) and isinstance(value.get("task_name"), str):
-            out[value["task_name"]] = value["task_name"].rstrip("/").rsplit("/", 1)[-1]
+            out[value["task_name"]] = (value["task_name"].rstrip("/").rsplit("/", 1)[-1], str(item["call_id"]))
     return out
 
 
@@ -150,15 +152,15 @@ def _json(text: Any) -> Any:
 def agent_tree(analysis: Analysis) -> list[Agent]:
     """The agents, root first, each with its threads and turns, linked to its parent's spawn call."""
     by_thread: dict[str | None, Agent] = {}
-    nicknames: dict[str, tuple[str, int]] = {}
+    nicknames: dict[str, tuple[str, int | None, str | None]] = {}
     ended: dict[str, int] = {}
     seen: dict[int, _Seen] = {}
     for result in analysis.turns:
         # setdefault: the first turn whose input carries a result is the one named, and an item in a
         # kept prefix was met in an earlier turn of the thread, so only the new items are read
         items, state = _new_items(result, seen)
-        for agent_id, nick in _spawns(items, state).items():
-            nicknames.setdefault(agent_id, (nick, result.turn.number))
+        for agent_id, (name, call_id) in _spawns(items, state).items():
+            nicknames.setdefault(agent_id, (name, result.turn.number, call_id))
         for agent_id in _ended(items, state):
             ended.setdefault(agent_id, result.turn.number)
     for result in analysis.turns:
@@ -173,13 +175,14 @@ def agent_tree(analysis: Analysis) -> list[Agent]:
                 task = meta.get("agent_name")
                 task = task if isinstance(task, str) and task.startswith(ROOT_PATH + "/") else None
                 default = task.rsplit("/", 1)[-1] if task else key[-8:]
-                nick, result_turn = nicknames.get(key) or nicknames.get(task or "") or (default, None)
+                nick, result_turn, call = nicknames.get(key) or nicknames.get(task or "") or (default, None, None)
                 parent_id = meta.get("parent_thread_id")
                 parent = next((a for a in by_thread.values() if a.thread_id == parent_id), None)
                 returned = ended.get(key) or ended.get(task or "")
                 agent = Agent(nick, key, parent.name if parent else ROOT, result_in=result_turn, returned_in=returned)
                 above = parent.path if parent else ROOT
                 agent.path = ROOT + task.removeprefix(ROOT_PATH) if task else f"{above}/{nick}"
+                agent.spawn_call = call
                 if result_turn is not None:
                     agent.spawned_in = analysis.turn(result_turn).change.previous
             by_thread[key] = agent

@@ -14,6 +14,7 @@ naming it; the rest is indexed.
 from __future__ import annotations
 
 import hashlib
+import os
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -24,17 +25,16 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ctxscope.inspector.index._duckdb import connect
+from ctxscope.inspector.index.files import SCHEMA_VERSION, known_files, recording_files, same_stat
 from ctxscope.inspector.index.schema import TABLES, TURN_TABLES, create_sql
 from ctxscope.proxy.errors import ConfigError, CtxscopeError
 
 if TYPE_CHECKING:
     from ctxscope.inspector.index.rows import Row, Rows
 
-__all__ = ["BuildStats", "build_index", "ensure_schema", "insert_rows", "recording_files"]
+__all__ = ["BuildStats", "build_index", "ensure_schema", "insert_rows"]
 
 _META = "CREATE TABLE IF NOT EXISTS index_meta (key VARCHAR PRIMARY KEY, value VARCHAR)"
-_SCHEMA_VERSION = "3"  # 3: turns.cost_usd, turns.cache_write_tokens
-"""Bumped when a column changes; an index built with another version is rebuilt from the files."""
 _BATCH_ROWS = 50_000
 """New recordings' rows held before they are written (the bound on the build's memory)."""
 
@@ -64,14 +64,14 @@ def ensure_schema(con: Any) -> None:
     row = None
     if "index_meta" in have:
         row = con.execute("SELECT value FROM index_meta WHERE key = 'schema'").fetchone()
-    if row is not None and row[0] == _SCHEMA_VERSION and have >= set(TABLES):
+    if row is not None and row[0] == SCHEMA_VERSION and have >= set(TABLES):
         return
     con.execute(_META)
-    if row is None or row[0] != _SCHEMA_VERSION:
+    if row is None or row[0] != SCHEMA_VERSION:
         for name in TABLES:
             con.execute(f"DROP TABLE IF EXISTS {name}")
         con.execute("DELETE FROM index_meta")
-        con.execute("INSERT INTO index_meta VALUES ('schema', ?)", [_SCHEMA_VERSION])
+        con.execute("INSERT INTO index_meta VALUES ('schema', ?)", [SCHEMA_VERSION])
     for table in TABLES.values():
         con.execute(create_sql(table))
 
@@ -112,25 +112,6 @@ def insert_rows(con: Any, table: str, rows: list[Row], scratch: Path | None = No
             f"INSERT INTO {table} SELECT {selects} FROM read_json({source}, columns = {{{types}}}, "
             f"maximum_object_size = {max(16 << 20, 2 * path.stat().st_size)})"
         )
-
-
-def recording_files(paths: Iterable[Path]) -> tuple[list[tuple[Path, str]], list[Path], list[Path]]:
-    """((file, its name relative to the folder it was found in), folders searched, named files that
-    do not exist)."""
-    files: dict[Path, str] = {}
-    roots: list[Path] = []
-    missing: list[Path] = []
-    for path in paths:
-        resolved = path.expanduser().resolve()
-        if resolved.is_dir():
-            roots.append(resolved)
-            for p in sorted(p for p in resolved.rglob("*.jsonl") if p.is_file()):
-                files.setdefault(p, p.relative_to(resolved).as_posix())
-        elif resolved.is_file():
-            files.setdefault(resolved, resolved.name)
-        else:
-            missing.append(resolved)
-    return list(files.items()), roots, missing
 
 
 def _read_facts(path: Path, name: str) -> tuple[str, str]:
@@ -232,6 +213,8 @@ def _meta(con: Any, key: str) -> str | None:
 
 def _write_batch(con: Any, batch: Rows, scratch: Path, stats: BuildStats) -> None:
     """Write the gathered new recordings' rows: one transaction, one statement per table."""
+    if not any(batch.values()):
+        return
     con.execute("BEGIN")
     for table, rows in batch.items():
         insert_rows(con, table, rows, scratch)
@@ -271,11 +254,8 @@ def build_index(
                 con.execute(f"DELETE FROM {table}")
         if built_with != text_flag:
             con.execute("INSERT OR REPLACE INTO index_meta VALUES ('with_text', ?)", [text_flag])
-        known: dict[str, tuple[str, int, int, int, str]] = {
-            str(r[0]): (str(r[1]), int(r[2]), int(r[3]), int(r[4]), str(r[5]))
-            for r in con.execute("SELECT path, recording, size, mtime_ns, inode, hash FROM recordings").fetchall()
-        }
-        present = {str(f) for f, _ in files}
+        known = known_files(con)
+        present = {f for f, _ in files}
         gone = [
             where
             for where in known
@@ -296,13 +276,13 @@ def build_index(
         pending = 0
         with tempfile.TemporaryDirectory(prefix="ctxscope-index-") as tmp:
             scratch = Path(tmp)
-            for path, name in files:
-                where = str(path)
-                st = path.stat()
+            for where, name in files:
+                st = os.stat(where)
                 old = known.get(where)
-                if old is not None and old[1:4] == (st.st_size, st.st_mtime_ns, st.st_ino):
+                if old is not None and same_stat(old[1:4], st):
                     stats.unchanged += 1
                     continue
+                path = Path(where)
                 digest, rec = _read_facts(path, name)
                 if old is not None and old[4] == digest and old[0] == rec:
                     con.execute(

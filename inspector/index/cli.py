@@ -1,24 +1,20 @@
 """`ctxscope index` (build the cross-recording index, optionally export it as Parquet) and
-`ctxscope query` (SQL, or a named question, over the index or its Parquet export)."""
+`ctxscope query` (SQL, or a named question, over the index or its Parquet export) as typer commands.
+
+`ctxscope index` is `run.index_run`; `ctxscope.cli.main` runs it without typer when it can (`run.run_fast`).
+"""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from ctxscope.inspector.index.run import default_db, index_run
 from ctxscope.proxy.errors import ConfigError
 
 __all__ = ["default_db", "index_command", "query_command", "register"]
-
-
-def default_db() -> Path:
-    """The index in the ctxscope home."""
-    from ctxscope.proxy.home import ctxscope_home
-
-    return ctxscope_home() / "index.duckdb"
 
 
 def index_command(
@@ -33,37 +29,7 @@ def index_command(
     with_text: Annotated[bool, typer.Option("--with-text", help="Copy item texts into the index.")] = False,
 ) -> None:
     """Index recordings (incrementally) into an embedded DuckDB database for questions across sessions."""
-    from ctxscope.inspector.index._duckdb import connect
-    from ctxscope.inspector.index.build import build_index
-    from ctxscope.inspector.index.parquet import export_parquet
-    from ctxscope.proxy.home import recordings_dir
-
-    db = output or default_db()
-    if db.is_dir():
-        raise ConfigError(f"bad --output {str(db)!r}: it is a folder; give a file path")
-    roots = paths or [recordings_dir()]
-    absent = [p for p in roots if not p.exists()]
-    if absent and not db.exists():  # with an index, a named file that is gone has its rows removed
-        raise ConfigError(f"no such file or folder: {absent[0]}")
-    db.parent.mkdir(parents=True, exist_ok=True)
-    con = connect(db)
-    try:
-        stats = build_index(db, roots, with_text=with_text, con=con)
-        for line in stats.skipped:
-            print(line, file=sys.stderr)
-        turns = con.execute("SELECT count(*) FROM turns").fetchone()[0]
-        recordings = con.execute("SELECT count(*) FROM recordings").fetchone()[0]
-        print(
-            f"{db}: {recordings} recordings, {turns} turns ({stats.added} added, {stats.updated} updated, "
-            f"{stats.unchanged} unchanged, {stats.removed} removed, {len(stats.skipped)} skipped; "
-            f"+{stats.turns_added} turn rows)"
-        )
-        if parquet is not None:
-            counts = export_parquet(con, parquet)
-            print(f"{parquet}: {len(counts)} tables as Parquet, a file per month ({sum(counts.values())} rows)")
-    finally:
-        con.close()
-    db.chmod(0o600)
+    index_run(list(paths or []), output, parquet, with_text)
 
 
 def query_command(
@@ -73,18 +39,15 @@ def query_command(
     ] = None,
     output_format: Annotated[str, typer.Option("--format", help="table, csv or json.")] = "table",
     compactions: Annotated[bool, typer.Option("--compactions", help="Every compaction turn.")] = False,
-    tokens_by_kind: Annotated[
-        bool, typer.Option("--tokens-by-kind", help="Tokens sent by context kind.")
-    ] = False,
+    tokens_by_kind: Annotated[bool, typer.Option("--tokens-by-kind", help="Tokens sent by context kind.")] = False,
     cache_breaks: Annotated[bool, typer.Option("--cache-breaks", help="Cache breaks by cause.")] = False,
     cost: Annotated[bool, typer.Option("--cost", help="What each recording cost, by model.")] = False,
+    agents: Annotated[bool, typer.Option("--agents", help="What each agent cost, with its parent.")] = False,
     agents_md: Annotated[
         bool, typer.Option("--agents-md", help="AGENTS.md versions in context, and failed turns.")
     ] = False,
     errors: Annotated[bool, typer.Option("--errors", help="Turns that did not complete.")] = False,
-    tools_unused: Annotated[
-        bool, typer.Option("--tools-unused", help="Tools offered and never called.")
-    ] = False,
+    tools_unused: Annotated[bool, typer.Option("--tools-unused", help="Tools offered and never called.")] = False,
 ) -> None:
     """Ask the index: SQL over its tables (docs/index.md), or a named question."""
     from ctxscope.inspector.index.query import FORMATS, format_result, open_index, run_sql
@@ -99,6 +62,7 @@ def query_command(
             ("tokens-by-kind", tokens_by_kind),
             ("cache-breaks", cache_breaks),
             ("cost", cost),
+            ("agents", agents),
             ("agents-md", agents_md),
             ("errors", errors),
             ("tools-unused", tools_unused),
@@ -110,21 +74,15 @@ def query_command(
         raise ConfigError("ask one named question at a time: " + ", ".join(f"--{c}" for c in chosen))
     if chosen:
         if len(rest) > 1:
-            raise ConfigError(
-                f"--{chosen[0]} takes no SQL; give at most the index: ctxscope query [DB] --{chosen[0]}"
-            )
+            raise ConfigError(f"--{chosen[0]} takes no SQL; give at most the index: ctxscope query [DB] --{chosen[0]}")
         source = Path(rest[0]) if rest else default_db()
         question = QUESTIONS[chosen[0]]
         sql = question.sql
     else:
         if not rest or len(rest) > 2:
-            raise ConfigError(
-                'give a query: ctxscope query [DB] "select count(*) from turns" (or a named question)'
-            )
+            raise ConfigError('give a query: ctxscope query [DB] "select count(*) from turns" (or a named question)')
         if len(rest) == 1 and Path(rest[0]).exists():
-            raise ConfigError(
-                f'give a query after the index: ctxscope query {rest[0]} "select count(*) from turns"'
-            )
+            raise ConfigError(f'give a query after the index: ctxscope query {rest[0]} "select count(*) from turns"')
         source = Path(rest[0]) if len(rest) == 2 else default_db()
         sql = rest[-1]
     con = open_index(source)

@@ -58,6 +58,17 @@ QUESTIONS: dict[str, Question] = {
             """,
         ),
         Question(
+            "agents",
+            "What each agent cost, with the agent that spawned it (recordings with spawned agents).",
+            """
+            SELECT coalesce(r.path, r.name) AS recording, a.agent, a.parent, a.spawned_in, a.requests,
+                   a.input_tokens, a.cached_tokens, a.output_tokens, round(a.cost_usd, 6) AS usd, a.unpriced
+            FROM agents a JOIN recordings r ON r.recording = a.recording
+            WHERE a.recording IN (SELECT recording FROM agents WHERE parent IS NOT NULL)
+            ORDER BY 1, a.agent
+            """,
+        ),
+        Question(
             "cache-breaks",
             "Where the prompt cache broke, by cause, with the cached tokens each cause cost.",
             """

@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from ctxscope.inspector.analysis.agents import Agent, agent_tree
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 from ctxscope.inspector.analysis.cache import cache_report
 from ctxscope.inspector.analysis.composition import composition_report, tool_sizes
@@ -95,10 +96,15 @@ def _str(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
+_NAMES = {name: tuple(table.names) for name, table in TABLES.items()}
+
+
 def _row(table: str, **values: Any) -> Row:
     """One row of `table`, its values given by column name, in the schema's column order; a column
     missing or unknown is a bug here, said at once."""
-    names = TABLES[table].names
+    names = _NAMES[table]
+    if tuple(values) == names:  # given in the schema's order (every call here): the values as they are
+        return tuple(values.values())
     if set(values) != set(names):
         raise AssertionError(f"{table}: columns {sorted(set(names) ^ set(values))} given or missing")
     return tuple(values[name] for name in names)
@@ -169,6 +175,37 @@ def _items(analysis: Analysis, rec: str, day: date, with_text: bool) -> list[Row
     return [tuple(r) for r in rows]
 
 
+def _agent_row(agent: Agent, tree: list[Agent], figures: dict[int, Row], rec: str, day: date) -> Row:
+    """One agent of the tree with its requests' figures summed (the figures of their `turns` rows)."""
+    mine = [figures[n] for n in agent.turns if n in figures]
+
+    def total(at: int) -> float | None:
+        values = [f[at] for f in mine if f[at] is not None]
+        return sum(values) if values else None
+
+    parent = next((a.path for a in tree if a.name == agent.parent), None) if agent.parent is not None else None
+    return _row(
+        "agents",
+        recording=rec,
+        day=day,
+        agent=agent.path,
+        nickname=agent.name,
+        agent_id=agent.thread_id,
+        parent=parent,
+        spawn_call=agent.spawn_call,
+        spawned_in=agent.spawned_in,
+        result_in=agent.result_in,
+        returned_in=agent.returned_in,
+        threads=list(agent.threads),
+        requests=len(agent.turns),
+        input_tokens=total(0),
+        cached_tokens=total(1),
+        output_tokens=total(2),
+        cost_usd=total(3),
+        unpriced=sum(1 for f in mine if f[3] is None and f[0] is not None),
+    )
+
+
 def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = False) -> Rows:
     """Every table's rows for one analysed recording."""
     rec = facts.recording
@@ -210,10 +247,14 @@ def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = Fa
                 max(numbers, default=None),
             )
         )
+    agents = agent_tree(analysis)
+    agent_of = {n: agent.path for agent in agents for n in agent.turns}
+    figures: dict[int, Row] = {}
+    """Turn → (input, cached, output tokens, cost) as its `turns` row holds them: an agent's sums."""
     for result in analysis.turns:
         doc = turn_doc(result)
         turn = result.turn
-        world, agents = _world(result)
+        world, agents_md = _world(result)
         where = {"recording": rec, "day": day, "thread": turn.thread, "turn": turn.number}
         reported = doc.tokens.usage
         out["turns"].append(
@@ -252,9 +293,16 @@ def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = Fa
                 world=orjson.dumps(world, default=str, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS).decode(),
                 cost_usd=doc.cost.usd if doc.cost is not None else None,
                 cache_write_tokens=reported.get("cache_write_tokens"),
+                agent=agent_of.get(turn.number),
             )
         )
-        out["agents_md"] += [_row("agents_md", **where, path=path, hash=digest) for path, digest in agents]
+        figures[turn.number] = (
+            reported.get("input_tokens"),
+            reported.get("cached_tokens"),
+            reported.get("output_tokens"),
+            doc.cost.usd if doc.cost is not None else None,
+        )
+        out["agents_md"] += [_row("agents_md", **where, path=path, hash=digest) for path, digest in agents_md]
 
         def event(kind: str, name: str | None, sentence: str | None, where: dict[str, Any] = where) -> None:
             out["events"].append(_row("events", **where, kind=kind, name=name, sentence=sentence))
@@ -303,6 +351,7 @@ def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = Fa
                     tokens=offered.get(name, 0),
                 )
             )
+    out["agents"] = [_agent_row(agent, agents, figures, rec, day) for agent in agents]
     out["items"] = _items(analysis, rec, day, with_text)
     for comp in composition_report(analysis).turns:
         out["composition"] += [(rec, day, comp.thread, comp.turn, k, v) for k, v in comp.by_kind.items()]

@@ -1,0 +1,123 @@
+"""`ctxscope index` itself: build the index, print what changed, optionally export Parquet.
+
+`index_run` is the command (the typer command in `cli` calls it). `run_fast(args)` is the same command
+for `ctxscope.cli.main` before typer is imported: it reads the few arguments `ctxscope index` takes
+(`PATH…`, `-o/--output FILE`, `--parquet DIR`, `--with-text`, `--`) and runs `index_run`; anything
+else (`--help`, a misspelt option, an option without its value) returns False untouched, and typer
+parses it and says what is wrong, as for every command. So a re-index with nothing changed imports
+DuckDB and this package's few modules, never typer, rich, pydantic or the analysis.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ctxscope.proxy.errors import ConfigError
+
+__all__ = ["default_db", "index_run", "run_fast"]
+
+
+def default_db() -> Path:
+    """The index in the ctxscope home."""
+    from ctxscope.proxy.home import ctxscope_home
+
+    return ctxscope_home() / "index.duckdb"
+
+
+def index_run(paths: list[Path], output: Path | None, parquet: Path | None, with_text: bool) -> None:
+    """Index `paths` (none: the ctxscope home's recordings) into `output` (none: the home's index)."""
+    from ctxscope.inspector.index.files import snapshot_up_to_date
+
+    db = output or default_db()
+    if db.is_dir():
+        raise ConfigError(f"bad --output {str(db)!r}: it is a folder; give a file path")
+    if not paths:
+        from ctxscope.proxy.home import recordings_dir
+
+        paths = [recordings_dir()]
+    absent = [p for p in paths if not p.exists()]
+    if absent and not db.exists():  # with an index, a named file that is gone has its rows removed
+        raise ConfigError(f"no such file or folder: {absent[0]}")
+    seen = snapshot_up_to_date(db, paths, with_text=with_text) if parquet is None else None
+    if seen:  # nothing to do, known without opening the database
+        _report(db, *seen[1:], (0, 0, seen[0], 0, 0, 0))
+        return
+    _index(db, paths, parquet, with_text, changed=seen is False)
+
+
+def _report(db: Path, recordings: int, turns: int, done: tuple[int, int, int, int, int, int]) -> None:
+    print(
+        f"{db}: {recordings} recordings, {turns} turns ({done[0]} added, {done[1]} updated, "
+        f"{done[2]} unchanged, {done[3]} removed, {done[4]} skipped; +{done[5]} turn rows)"
+    )
+
+
+def _index(db: Path, paths: list[Path], parquet: Path | None, with_text: bool, *, changed: bool) -> None:
+    """Build (or check, unless the snapshot said something `changed`) the index in DuckDB; leave the
+    snapshot the next unchanged re-index reads."""
+    from ctxscope.inspector.index._duckdb import connect
+    from ctxscope.inspector.index.files import counts, up_to_date, write_snapshot
+
+    db.parent.mkdir(parents=True, exist_ok=True)
+    con, unchanged = None, None
+    if db.exists() and parquet is None and not changed:
+        # read-only first: opening to write costs more, and most re-indexes change nothing
+        con = connect(db, read_only=True)
+        unchanged = up_to_date(con, paths, with_text=with_text)
+        if unchanged is None:
+            con.close()
+            con = None
+    if con is None:
+        from ctxscope.inspector.index.build import build_index
+
+        con = connect(db)
+    try:
+        if unchanged is None:
+            stats = build_index(db, paths, with_text=with_text, con=con)
+            for line in stats.skipped:
+                print(line, file=sys.stderr)
+            done = (stats.added, stats.updated, stats.unchanged, stats.removed, len(stats.skipped), stats.turns_added)
+        else:
+            done = (0, 0, unchanged, 0, 0, 0)
+        _report(db, *counts(con), done)
+        if parquet is not None:
+            from ctxscope.inspector.index.parquet import export_parquet
+
+            written = export_parquet(con, parquet)
+            print(f"{parquet}: {len(written)} tables as Parquet, a file per month ({sum(written.values())} rows)")
+        snapshot = write_snapshot(db, con, with_text=with_text)
+    finally:
+        con.close()
+    db.chmod(0o600)
+    snapshot()
+
+
+_VALUED = {"-o": "output", "--output": "output", "--parquet": "parquet"}
+
+
+def run_fast(args: list[str]) -> bool:
+    """Run `ctxscope index ARGS` if every argument is one it takes (True); else do nothing (False)."""
+    paths: list[Path] = []
+    options: dict[str, Path] = {}
+    with_text = False
+    rest = iter(args)
+    for arg in rest:
+        name, eq, inline = arg.partition("=")
+        if arg == "--":
+            paths += [Path(a) for a in rest]
+        elif arg == "--with-text":
+            with_text = True
+        elif name in _VALUED and name.startswith("--") and eq and inline:
+            options[_VALUED[name]] = Path(inline)
+        elif arg in _VALUED:
+            value = next(rest, None)
+            if value is None or value.startswith("-") or not value:
+                return False  # typer says what is missing
+            options[_VALUED[arg]] = Path(value)
+        elif arg.startswith("-"):
+            return False  # --help, or an option typer will name as unknown
+        else:
+            paths.append(Path(arg))
+    index_run(paths, options.get("output"), options.get("parquet"), with_text)
+    return True
