@@ -16,8 +16,9 @@ plus the cache forensics of the whole recording (`cache_report`, about 0.6 s on 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from bisect import bisect_left
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from ctxscope.inspector.analysis.analyse import Analysis, IncrementalAnalysis, T
 from ctxscope.inspector.analysis.cache import CacheTurn, cache_report
 from ctxscope.proxy.errors import CtxscopeError, RecordingError
 from ctxscope.proxy.store.follow import RecordingFollower
+from ctxscope.proxy.store.offsets import exchange_offsets
 
 POLL_INTERVAL_S = 0.25
 """How often the file is looked at where no file watcher is installed (the poll lives here only)."""
@@ -47,6 +49,8 @@ class LiveUpdate:
     """`cache_report` of the analysis by turn number: where each turn's cached prefix broke."""
     other_requests: int = 0
     """Requests read that are not model turns."""
+    pending: int = 0
+    """Requests the file holds beyond this update (a large file read in parts); 0 when caught up."""
 
     @property
     def cache_breaks(self) -> frozenset[int]:
@@ -88,6 +92,8 @@ class LiveFeed:
         self._lock = threading.Lock()
         self._read_once = False
         self.last: LiveUpdate | None = None
+        self._ahead: list[int] = []
+        """Where the exchange lines not read yet start (`pending` counts them)."""
 
     # -- subscribers ---------------------------------------------------------------------------
 
@@ -112,31 +118,73 @@ class LiveFeed:
 
     # -- reading -------------------------------------------------------------------------------
 
-    def read(self) -> LiveUpdate | None:
+    def read(self, limit: int | None = None, *, cache: bool = True) -> LiveUpdate | None:
         """Read what was appended and analyse it: the update, or None when nothing was added since
         the last read (the first read always answers, with no turns when the file has none yet).
-        `RecordingError` when the file went away, shrank or is not a recording."""
-        exchanges = self.follower.poll()
+        `limit`: read at most that many exchanges (`backlog` says what is left), so a large file is
+        shown from its first part on; `cache=False` leaves the cache forensics (a pass over every
+        turn) to a later read. `RecordingError` when the file went away, shrank or is not a recording."""
+        exchanges = self.follower.poll(limit)
         if not exchanges and self._read_once:
             return None
         self._read_once = True
         before = len(self.last.analysis.turns) if self.last is not None else 0
         self.analysis.header = self.follower.header
         analysis = self.analysis.extend(exchanges, warnings=self.follower.warnings)
-        cache = {entry.turn: entry for entry in cache_report(analysis)}
+        report = {entry.turn: entry for entry in cache_report(analysis)} if cache else {}
         update = LiveUpdate(
             analysis,
             tuple(analysis.turns[before:]),
-            cache,
+            report,
             analysis.other_requests,
+            pending=self.pending(),
         )
         self.last = update
         return update
 
-    def run(self, stop: threading.Event) -> None:
+    @property
+    def backlog(self) -> int:
+        """Bytes the file held at the last read that are not analysed yet (after a `limit`ed read)."""
+        return self.follower.unread
+
+    def pending(self) -> int:
+        """Requests of the file not read yet, counted without decoding them (`exchange_offsets`,
+        one pass over the file, repeated only when the file grew past it); 0 once caught up."""
+        if self.follower.unread == 0:
+            return 0
+        offset = self.follower.offset
+        if not self._ahead or self._ahead[-1] < offset:
+            self._ahead = exchange_offsets(self.path, offset)
+        return len(self._ahead) - bisect_left(self._ahead, offset)
+
+    def catch_up(
+        self, batch: int, stop: threading.Event | None = None, *, cache: bool = True
+    ) -> Iterator[LiveUpdate]:
+        """Read the rest of what the file holds in growing parts (`batch` exchanges, then as many
+        as were read so far: each analysis of everything costs about as much as all the parts
+        before it), yielding each update; the last one (`pending` 0) has the cache forensics
+        unless `cache` is False."""
+        while self.follower.unread and not (stop is not None and stop.is_set()):
+            size = max(batch, len(self.analysis.exchanges))
+            update = self.read(size, cache=False)
+            if update is None:
+                return
+            if update.pending:
+                yield update
+        if self.last is not None and not (stop is not None and stop.is_set()):
+            report = {entry.turn: entry for entry in cache_report(self.last.analysis)} if cache else {}
+            self.last = replace(self.last, cache=report, pending=0)
+            yield self.last
+
+    def run(self, stop: threading.Event, *, batch: int | None = None) -> None:
         """Wait for the file to change and publish each update that adds turns, until `stop` is set
-        or the file cannot be read any more (then `FeedStopped`). Blocks: run it in a thread."""
+        or the file cannot be read any more (then `FeedStopped`). Blocks: run it in a thread.
+        `batch`: what an earlier `limit`ed read left is read first, in parts of at least that many
+        exchanges, each published."""
         try:
+            if batch is not None and self.backlog:
+                for part in self.catch_up(batch, stop):
+                    self._publish(part)
             for _ in self._changes(stop):
                 if stop.is_set():
                     return

@@ -15,6 +15,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ctxscope.inspector.tui.loader import Loaded
+from ctxscope.inspector.tui.open_clock import note
 from ctxscope.inspector.tui.screens.main.header import HeaderState, header_text
 from ctxscope.inspector.tui.screens.main.layout import PANES, THREE_PANES, Pane, layout_for
 from ctxscope.inspector.tui.viewmodel import VIEWS, Inspector, Line, View
@@ -60,6 +61,8 @@ class MainBase(Screen[None]):
         self.path = path
         self.first = first
         self.inspector = Inspector(first.analysis, other_requests=first.other_requests, cache=first.cache)
+        self.turn_shown = False
+        """A turn's view has been on screen (the benchmark's `first-turn`)."""
         self.opened = False
         """The first analysis is drawn (after the first layout, so rows fit the timeline's width)."""
         self.start_turn = turn
@@ -120,6 +123,8 @@ class MainBase(Screen[None]):
         if not timeline.go_to(start):
             timeline.go_to(1)
         self.select(timeline.highlighted_turn() or 1)
+        if not loaded.pending:
+            note("complete")
         if not loaded.pending and loaded.cache is None:
             self.find_cache_breaks(self.inspector)
 
@@ -159,6 +164,9 @@ class MainBase(Screen[None]):
             pane.needle = self.inspector.needle
             pane.show_lines(lines)
             self._land_on_hit(number, pane)
+            if not self.turn_shown:
+                self.turn_shown = True
+                note("first-turn")
 
     def _land_on_hit(self, number: int, pane: LinesView) -> None:
         """Put the turn pane's cursor on the search hit being visited, when it is this turn's."""
