@@ -10,8 +10,8 @@ Each round runs the real command in tmux (120x40) for each recording in turn (in
   all         (with --complete) until every request is analysed and the header stops saying
               "analysing", and the peak memory by then
 
-Reported as medians of the rounds (default 5). `--python PATH` runs another checkout's venv
-(e.g. main's) the same way, interleaved, for a side-by-side figure.
+Reported as medians of the rounds (default 5). `--baseline DIR` runs another checkout's source
+(`git archive main | tar -x -C DIR`) with this venv the same way, interleaved, side by side.
 
 Run: .venv/bin/python -m benchmarks.bench_open [--rounds 5] [--complete] [--sizes 1000,5000,large]
 A benchmark, not a test: it prints numbers and asserts nothing.
@@ -77,17 +77,21 @@ def _clock(path: Path) -> dict[str, float]:
     return steps
 
 
-def measure(python: str, recording: Path, *, complete: bool) -> Run:
-    """One run of `ctxscope inspect recording` in a fresh tmux server."""
+def measure(tree: str | None, recording: Path, *, complete: bool) -> Run:
+    """One run of `ctxscope inspect recording` in a fresh tmux server (`tree`: another checkout's
+    source, put first on the path)."""
     with tempfile.TemporaryDirectory() as tmp:
         socket, clock = Path(tmp) / "tmux.sock", Path(tmp) / "clock"
         name = f"open-{uuid.uuid4().hex[:8]}"
         command = (
             f"exec env -u COLUMNS -u LINES TERM=xterm-256color {ENV}={clock} "
-            f"{python} -m ctxscope.cli inspect {recording}"
+            + (f"PYTHONPATH={tree} " if tree else "")
+            + f"{sys.executable} -m ctxscope.cli inspect {recording}"
         )
         spawned = time.time()
-        _tmux(socket, "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command)
+        # started in the tree it runs (`-m` puts the working directory first on the path)
+        where = tree or str(Path(__file__).resolve().parents[1])
+        _tmux(socket, "new-session", "-d", "-s", name, "-x", "120", "-y", "40", "-c", where, command)
         try:
             pid = int(_tmux(socket, "display-message", "-p", "-t", name, "#{pane_pid}").strip())
             deadline = time.monotonic() + WAIT_S
@@ -129,25 +133,27 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--sizes", default="1000,5000,large", help="growing turn counts and/or `large`")
     parser.add_argument("--complete", action="store_true", help="also wait for the whole analysis")
-    parser.add_argument("--python", action="append", default=[], help="another venv's python, side by side")
+    parser.add_argument(
+        "--baseline", help="another checkout's source tree (e.g. `git archive main`), run side by side"
+    )
     args = parser.parse_args()
     recordings: list[tuple[str, Path]] = []
     for size in args.sizes.split(","):
         path = large() if size == "large" else growing(int(size))
         label = f"{size} turns" if size != "large" else "large (10,000 turns)"
         recordings.append((f"{label}, {path.stat().st_size / 1e6:,.0f} MB", path))
-    pythons = [sys.executable, *args.python]
+    trees: list[str | None] = [None] + ([str(Path(args.baseline).resolve())] if args.baseline else [])
     runs: dict[tuple[str, str], list[Run]] = {}
     for _ in range(args.rounds):
-        for python in pythons:
-            for label, path in recordings:
-                runs.setdefault((python, label), []).append(measure(python, path, complete=args.complete))
+        for label, path in recordings:
+            for tree in trees:
+                key = (label, "this tree" if tree is None else "baseline")
+                runs.setdefault(key, []).append(measure(tree, path, complete=args.complete))
     print(f"medians of {args.rounds} rounds, interleaved; {os.cpu_count()} cores")
-    print(f"{'recording':<32} {'python':<24} {'screen':>9} {'in-app':>9} {'rss first':>10} {'all':>9} {'rss all':>9}")
-    for (python, label), results in runs.items():
-        where = Path(python).parent.parent.parent.name or python
+    print(f"{'recording':<30} {'code':<10} {'screen':>9} {'in-app':>9} {'rss first':>10} {'all':>9} {'rss all':>9}")
+    for (label, where), results in runs.items():
         print(
-            f"{label:<32} {where:<24} {_fmt(_median([r.screen for r in results]), 's')} "
+            f"{label:<30} {where:<10} {_fmt(_median([r.screen for r in results]), 's')} "
             f"{_fmt(_median([r.in_app for r in results]), 's')} "
             f"{_fmt(_median([r.rss_first_mb for r in results]), ' MB'):>10} "
             f"{_fmt(_median([r.complete for r in results]), 's')} "

@@ -62,10 +62,10 @@ def load_in_stages(path: Path, first: int | None = None) -> Iterator[Loaded]:
         yield from _report_in_stages(path, first)
         return
     feed = LiveFeed(path)
-    update = feed.read(first, cache=False)
+    update = feed.read(first, cache=False, count=False)
     # a recording may open with requests that are no turns (a models list): read on to a turn
     while update is not None and not update.analysis.turns and update.pending:
-        update = feed.read(first, cache=False) or update
+        update = feed.read(first, cache=False, count=False) or update
     if update is not None and update.pending:
         yield live_loaded(update)
     for update in feed.catch_up(first, cache=False):

@@ -48,16 +48,19 @@ def complete_lines(view: mmap.mmap | bytes, start: int, end: int) -> Iterator[tu
 
 def exchange_offsets(path: Path, start: int = 0) -> list[int]:
     """Where each exchange line at or after byte `start` begins (file order), found without decoding
-    a line. Counts only lines written the way ctxscope's writer writes them: an estimate for a
-    hand-edited file, which is all a progress count needs."""
+    a line: each newline (a `memchr`), then the writer's prefix after it. Counts only lines written
+    the way ctxscope's writer writes them: an estimate for a hand-edited file, which is all a
+    progress count needs."""
     size = path.stat().st_size
     offsets: list[int] = []
+    width = len(EXCHANGE_PREFIX)
     with mapped(path, size) as view:
-        if start == 0 and view[: len(EXCHANGE_PREFIX)] == EXCHANGE_PREFIX:
-            offsets.append(0)
-        needle = b"\n" + EXCHANGE_PREFIX
-        position = max(start - 1, 0)
-        while (found := view.find(needle, position)) >= 0:
-            offsets.append(found + 1)
-            position = found + 1
+        position = start
+        while position < size:
+            if view[position : position + width] == EXCHANGE_PREFIX:
+                offsets.append(position)
+            newline = view.find(b"\n", position)
+            if newline < 0:
+                break
+            position = newline + 1
     return offsets

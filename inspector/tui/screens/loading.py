@@ -52,7 +52,7 @@ class LoadingScreen(Screen[None]):
                 live = LiveFeed(self.path)
                 # the first read always answers, with no turns if none yet; a long file's first
                 # part only (the feed reads the rest before it waits for new lines)
-                update = live.read(FIRST_STAGE, cache=False)
+                update = live.read(FIRST_STAGE, cache=False, count=False)
                 if update is None:
                     raise RecordingError(f"{self.path.name}: nothing could be read")
                 first = live_loaded(update)

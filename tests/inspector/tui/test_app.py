@@ -305,8 +305,10 @@ def test_a_long_recording_is_analysed_in_stages_that_end_as_one_load() -> None:
 
     path = recording("compaction")
     stages = list(load_in_stages(path, first=2))
-    # the first two requests, then parts that double (2, then as many as were read), then the rest
-    assert [len(s.analysis.turns) for s in stages] == [2, 4, 5] and [s.pending for s in stages] == [3, 1, 0]
+    # the first two requests, then parts that double (2, then as many as were read), then the rest;
+    # the first part estimates what is left from the bytes left, the next ones count the requests
+    assert [len(s.analysis.turns) for s in stages] == [2, 4, 5] and [s.pending for s in stages][1:] == [1, 0]
+    assert stages[0].pending >= 1
     assert stages[-1].analysis == load(path).analysis
     assert len(list(load_in_stages(path))) == 1  # a short recording: one stage
 

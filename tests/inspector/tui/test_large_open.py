@@ -94,7 +94,8 @@ def test_the_staged_open_ends_with_the_ordinary_loads_turn_documents(large: Path
     # each part adds what the file holds next, and says how many requests are still to come
     turns = [len(s.analysis.turns) for s in stages]
     assert turns == sorted(turns) and turns[-1] == 60 and turns[0] >= 4
-    assert stages[0].pending == len(exchange_offsets(large)) - 5 - (stages[0].analysis.other_requests == 0)
+    # the first part only estimates what is left (counting it is a pass over the file); then counted
+    assert stages[0].pending > 0 and stages[1].pending == len(exchange_offsets(large)) - 10
     assert stages[-1].analysis == ordinary.analysis, "the staged analysis differs from the ordinary load"
     assert stages[-1].other_requests == ordinary.other_requests == 1
 
