@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import RecordingError
 from ..model import Exchange, RecordingHeader
 from .lines import LineDecoder
-from .offsets import complete_lines, mapped
+from .offsets import complete_lines, line_waiting
 
 
 class RecordingFollower:
@@ -43,10 +43,7 @@ class RecordingFollower:
     @property
     def waiting_line(self) -> bool:
         """True while the last line has no newline yet (the writer is mid-line, or was killed)."""
-        if self.unread == 0:
-            return False
-        with mapped(self.path, self._size) as view:
-            return bool(view[self._offset : self._size].strip()) and view.find(b"\n", self._offset) < 0
+        return self.unread > 0 and line_waiting(self.path, self._offset, self._size)
 
     @property
     def offset(self) -> int:
@@ -74,16 +71,17 @@ class RecordingFollower:
         if size == self._offset:
             return []
         new: list[Exchange] = []
-        with mapped(self.path, size) as view:
-            for end, raw in complete_lines(view, self._offset, size):
-                self._offset = end
-                self._line += 1
-                if raw.strip():
-                    exchange = self._lines.take(self._line, raw)
-                    if exchange is not None:
-                        new.append(exchange)
-                        if max_exchanges is not None and len(new) >= max_exchanges:
-                            break
+        lines = complete_lines(self.path, self._offset, size)
+        for end, raw in lines:
+            self._offset = end
+            self._line += 1
+            if raw.strip():
+                exchange = self._lines.take(self._line, raw)
+                if exchange is not None:
+                    new.append(exchange)
+                    if max_exchanges is not None and len(new) >= max_exchanges:
+                        break
+        lines.close()  # the map goes now, not when the generator is collected
         self.exchanges += new
         return new
 

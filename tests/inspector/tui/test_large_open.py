@@ -4,6 +4,7 @@ gives, turn document for turn document. Memory and time are the benchmark's (`be
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,8 @@ import pytest
 from textual.widgets import Static
 
 from ctxscope.inspector.analysis import analyse_exchanges
-from ctxscope.inspector.live import LiveFeed
+from ctxscope.inspector.analysis.cache import cache_report
+from ctxscope.inspector.live import LiveEvent, LiveFeed, LiveUpdate
 from ctxscope.inspector.tui.loader import load, load_in_stages
 from ctxscope.inspector.tui.viewmodel import Inspector
 from ctxscope.inspector.tui.widgets import Timeline
@@ -161,3 +163,34 @@ def test_the_real_command_shows_a_large_recording_from_its_first_part_then_all_o
         term.wait_for(lambda s: "Go to turn" in s or "go to" in s.lower(), "the go-to prompt")
         term.keys("300", "Enter")
         term.wait_for(lambda s: "turn 300 of 300" in s and "Turn 300 " in s, "the last turn, gone to")
+
+
+def test_following_a_large_recording_reads_its_backlog_in_parts_before_waiting(large: Path) -> None:
+    feed = LiveFeed(large, poll=True, poll_interval=0.05)
+    first = feed.read(5, cache=False, count=False)
+    assert first is not None and first.pending > 0
+    updates: list[LiveUpdate] = []
+    caught_up = threading.Event()
+
+    def subscriber(event: LiveEvent) -> None:
+        assert isinstance(event, LiveUpdate), event
+        updates.append(event)
+        if event.pending == 0:
+            caught_up.set()
+
+    feed.subscribe(subscriber)
+    stop = threading.Event()
+    runner = threading.Thread(target=feed.run, args=(stop,), kwargs={"batch": 5})
+    runner.start()
+    try:
+        assert caught_up.wait(60), f"the backlog was not read; got {[u.pending for u in updates]}"
+    finally:
+        stop.set()
+        runner.join(60)
+    assert not runner.is_alive() and len(updates) > 2
+    assert [u.pending for u in updates] == sorted((u.pending for u in updates), reverse=True)
+    last = updates[-1]
+    ordinary = load(large).analysis
+    assert last.analysis == ordinary and last.cache_breaks == {
+        e.turn for e in cache_report(ordinary) if e.brk is not None
+    }
