@@ -63,6 +63,11 @@ def _peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def _dead(socket: Path, name: str) -> bool:
+    """The command ended (crashed) or the session is gone."""
+    return _tmux(socket, "display-message", "-p", "-t", name, "#{pane_dead}").strip() != "0"
+
+
 def _first_turn_shown(screen: str) -> bool:
     """The header names turn 1 and the turn view has drawn its first line."""
     return "turn 1 of" in screen and "Turn 1 " in screen
@@ -93,11 +98,12 @@ def measure(tree: str | None, recording: Path, *, complete: bool) -> Run:
         where = tree or str(Path(__file__).resolve().parents[1])
         _tmux(socket, "new-session", "-d", "-s", name, "-x", "120", "-y", "40", "-c", where, command)
         try:
+            _tmux(socket, "set-option", "-t", name, "remain-on-exit", "on")
             pid = int(_tmux(socket, "display-message", "-p", "-t", name, "#{pane_pid}").strip())
             deadline = time.monotonic() + WAIT_S
-            while not _first_turn_shown(_tmux(socket, "capture-pane", "-p", "-t", name)):
-                if time.monotonic() > deadline:
-                    raise SystemExit(f"{recording.name}: no first turn after {WAIT_S:.0f} s")
+            while not _first_turn_shown(shown := _tmux(socket, "capture-pane", "-p", "-t", name)):
+                if time.monotonic() > deadline or _dead(socket, name):
+                    raise SystemExit(f"{recording.name}: no first turn; the screen was:\n{shown}")
                 time.sleep(POLL_S)
             screen = time.time() - spawned
             rss_first = _peak_rss_mb(pid)
