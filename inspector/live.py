@@ -7,8 +7,12 @@ inside the feed. `RecordingFollower` (`ctxscope.proxy.store.follow`) reads only 
 and `IncrementalAnalysis` analyses only the new exchanges, so an update costs what was appended
 plus the cache forensics of the whole recording (`cache_report`, about 0.6 s on 1,000 turns).
 
+A file that is already long is read the same way, in parts (`read(limit)`, then `catch_up`): the
+first turns are shown from the file's first lines while the rest is read and analysed behind them,
+so `ctxscope inspect` opens a recording of any size at once (`tui/loader.load_in_stages`).
+
     feed = LiveFeed(path)
-    first = feed.read()                  # what the file holds now
+    first = feed.read()                  # what the file holds now (`read(20)`: its first 20 requests)
     feed.subscribe(print)                # LiveUpdate for each batch of new turns, FeedStopped at the end
     feed.run(stop)                       # blocks until `stop` is set or the file goes away
 """
