@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_analysis import TOOLS, _environment, _message, build, write
-from ctxscope.proxy.model import Exchange
-from ctxscope.proxy.store import FORMAT_VERSION, RecordingWriter
+from ctxscope.proxy.store import FORMAT_VERSION
 
 THREAD_TURNS = 20
 """Turns of each thread of the large recording (its contexts stay a few MB, as a real one's do)."""
@@ -86,25 +85,7 @@ def large(turns: int = 10_000, kb: int = 100, folder: Path | None = None) -> Pat
         return path
     partial = path.with_suffix(".partial")
     partial.unlink(missing_ok=True)
-    with RecordingWriter(partial, meta={"mode": "benchmark"}) as writer:
-        for n, body in enumerate(_large_bodies(turns, kb)):
-            writer.write(
-                Exchange(
-                    id=writer.next_id(),
-                    started_at=1_800_000_000.0 + n,
-                    method="POST",
-                    url="http://127.0.0.1:9/v1/responses",
-                    endpoint="responses",
-                    status=200,
-                    request_body=body,
-                    response={
-                        "id": f"resp_{n}",
-                        "status": "completed",
-                        "output": [],
-                        "usage": {"input_tokens": 1000 + 25_000 * (n % THREAD_TURNS)},
-                    },
-                )
-            )
+    write(_large_bodies(turns, kb), partial)  # one body at a time, straight to the writer
     partial.rename(path)
     return path
 
