@@ -137,7 +137,9 @@ def _fmt(value: float | None, unit: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--sizes", default="1000,5000,large", help="growing turn counts and/or `large`")
+    parser.add_argument(
+        "--sizes", default="tiny,1000,5000,large", help="growing turn counts, `large` (1 GB), `tiny` (the floor)"
+    )
     parser.add_argument("--complete", action="store_true", help="also wait for the whole analysis")
     parser.add_argument(
         "--baseline", help="another checkout's source tree (e.g. `git archive main`), run side by side"
@@ -145,9 +147,12 @@ def main() -> None:
     args = parser.parse_args()
     recordings: list[tuple[str, Path]] = []
     for size in args.sizes.split(","):
-        path = large() if size == "large" else growing(int(size))
-        label = f"{size} turns" if size != "large" else "large (10,000 turns)"
-        recordings.append((f"{label}, {path.stat().st_size / 1e6:,.0f} MB", path))
+        if size == "tiny":  # the floor: start-up and the first draw of a 3-turn recording
+            path = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "inspector" / "world.jsonl"
+        else:
+            path = large() if size == "large" else growing(int(size))
+        label = {"large": "large (10,000 turns)", "tiny": "tiny (3 turns)"}.get(size, f"{size} turns")
+        recordings.append((f"{label}, {path.stat().st_size / 1e6:,.1f} MB", path))
     trees: list[str | None] = [None] + ([str(Path(args.baseline).resolve())] if args.baseline else [])
     runs: dict[tuple[str, str], list[Run]] = {}
     for _ in range(args.rounds):
