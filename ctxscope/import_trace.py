@@ -42,8 +42,9 @@ def import_codex_trace(
         print(f"warning: {line}", file=sys.stderr)
     if result.out is None:
         raise ConfigError(f"no inference could be read from {', '.join(str(p) for p in paths)}: nothing written")
+    compactions = f" and {result.compactions} compaction(s)" if result.compactions else ""
     print(
-        f"ctxscope import: {result.inferences} inference(s) from {result.bundles} bundle(s), "
+        f"ctxscope import: {result.inferences} inference(s){compactions} from {result.bundles} bundle(s), "
         f"{result.tool_runs} tool run(s) -> {result.out}",
         file=sys.stderr,
     )

@@ -62,7 +62,7 @@ class RunResult:
         self.model_requests = 0
         self.summarised = 0
         self.other = 0
-        self.trace_check: str | None = None
+        self.trace_check: list[str] = []
         """The cross-check with Codex's own trace (`ctxscope.run_trace`), for a Codex command."""
         self._lock = threading.Lock()
 
@@ -139,7 +139,7 @@ def run_behind_proxy(
     if warning:
         print(warning, file=sys.stderr)
     if witness is not None:
-        result.trace_check = witness.check(result.path)
+        result.trace_check = witness.check(result.path, running.writer.redactor)
     return result
 
 
@@ -191,7 +191,7 @@ def run_command(
     ] = "https://api.openai.com",
     keep_trace: Annotated[
         Path | None,
-        typer.Option("--keep-trace", help="Keep Codex's own trace (unredacted) in DIR instead of deleting it."),
+        typer.Option("--keep-trace", help="Keep Codex's own trace in DIR, redacted like the recording."),
     ] = None,
 ) -> None:
     """Run COMMAND behind the recording proxy and record what it sends to the model."""
@@ -199,8 +199,8 @@ def run_command(
         raise ConfigError(f"unknown --mode {mode!r}: use forward or reverse")
     result = run_behind_proxy(list(command), mode=mode, upstream=upstream, out=out, keep_trace=keep_trace)
     print(result.summary(), file=sys.stderr, flush=True)
-    if result.trace_check:
-        print(result.trace_check, file=sys.stderr, flush=True)
+    for line in result.trace_check:
+        print(line, file=sys.stderr, flush=True)
     nothing = result.nothing_recorded()
     if nothing:
         print(nothing, file=sys.stderr, flush=True)

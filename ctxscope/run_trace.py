@@ -4,8 +4,10 @@ The run sets `CODEX_ROLLOUT_TRACE_ROOT` (unless the person set it) to a private 
 Codex writes its own account of the session (docs/codex-trace.md). When the command exits the bundles
 are read in memory and held against the recording (`ctxscope.proxy.codex_trace.verify`): the summary
 says `Codex's own trace agrees on N of N requests`, or names the first request and JSON path where
-they differ. A bundle holds unredacted tool output and credentials, so nothing of it is written: the
-directory is deleted once checked, unless `--keep-trace DIR` asked to keep it there.
+they differ. A bundle holds unredacted tool output and credentials, so it is redacted in memory with
+the recording's own redactor (the same secret, the same placeholder) before it is compared, and the
+two must then be exactly equal; the private directory is deleted once checked, and `--keep-trace DIR`
+gets a copy redacted the same way (`ctxscope.proxy.codex_trace.redacted`), never Codex's own files.
 """
 
 from __future__ import annotations
@@ -15,8 +17,12 @@ import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ctxscope.codex_daemon import codex_position
+
+if TYPE_CHECKING:
+    from ctxscope.proxy.redact.redactor import Redactor
 
 __all__ = ["TRACE_VARIABLE", "TraceWitness"]
 
@@ -24,9 +30,12 @@ TRACE_VARIABLE = "CODEX_ROLLOUT_TRACE_ROOT"
 
 
 class TraceWitness:
-    """The trace directory of one run, from before the command starts until it has been checked."""
+    """The trace directory of one run, from before the command starts until it has been checked.
 
-    def __init__(self, root: Path, keep: bool) -> None:
+    Codex writes into a private directory of the run (0700); `--keep-trace DIR` gets a redacted copy.
+    """
+
+    def __init__(self, root: Path, keep: Path | None) -> None:
         self.root = root
         self.keep = keep
 
@@ -35,28 +44,35 @@ class TraceWitness:
         """A witness for a Codex command whose environment does not choose a trace root; else None."""
         if codex_position(command) is None or environ.get(TRACE_VARIABLE):
             return None
-        if keep is not None:
-            keep.mkdir(mode=0o700, parents=True, exist_ok=True)
-            os.chmod(keep, 0o700)
-            return cls(keep, keep=True)
-        return cls(Path(tempfile.mkdtemp(prefix="ctxscope-trace-")), keep=False)  # mkdtemp: 0700
+        return cls(Path(tempfile.mkdtemp(prefix="ctxscope-trace-")), keep)  # mkdtemp: 0700
 
     def environment(self, env: dict[str, str]) -> dict[str, str]:
         return {**env, TRACE_VARIABLE: str(self.root)}
 
-    def check(self, recording: Path) -> str:
-        """The summary line of the cross-check; the directory is gone afterwards unless kept."""
-        from ctxscope.proxy.codex_trace import read_traces
+    def check(self, recording: Path, redactor: Redactor) -> list[str]:
+        """The cross-check's lines (its summary last). The trace is redacted with `redactor` (the one
+        the recording was written with) before it is compared or kept; the private directory is gone
+        afterwards."""
+        from ctxscope.proxy.codex_trace import find_bundles, read_traces
+        from ctxscope.proxy.codex_trace.redacted import write_redacted_bundle
         from ctxscope.proxy.codex_trace.verify import verify_exchanges
         from ctxscope.proxy.store.reader import read_recording
 
+        lines: list[str] = []
         try:
             read = read_traces([self.root])
-            if not read.exchanges:
+            if read.exchanges:
+                agreement = verify_exchanges(read_recording(recording).exchanges, read.exchanges, redactor)
+                summary = f"ctxscope run: {agreement.line()}"
+            else:
                 first = read.problems[0] if read.problems else "no bundle was written"
-                return f"ctxscope run: Codex's own trace could not be checked: {first}"
-            agreement = verify_exchanges(read_recording(recording).exchanges, read.exchanges)
-            return f"ctxscope run: {agreement.line()}"
+                summary = f"ctxscope run: Codex's own trace could not be checked: {first}"
+            if self.keep is not None:
+                self.keep.mkdir(mode=0o700, parents=True, exist_ok=True)
+                os.chmod(self.keep, 0o700)
+                for bundle in find_bundles([self.root])[0]:
+                    for problem in write_redacted_bundle(bundle, self.keep / bundle.name, redactor):
+                        lines.append(f"ctxscope run: warning: {problem}")
+            return [*lines, summary]
         finally:
-            if not self.keep:
-                shutil.rmtree(self.root, ignore_errors=True)
+            shutil.rmtree(self.root, ignore_errors=True)

@@ -3,7 +3,13 @@
 Observed with the real Codex 0.171.0 (docs/cost.md): a spawned agent's requests carry a thread id of
 their own, the parent's session id, and in `x-codex-turn-metadata` `thread_source: subagent` with
 `parent_thread_id`; the parent's `multi_agent_v1.spawn_agent` call is answered with
-`{"agent_id": <the child's thread id>, "nickname": …}`. Pure: reads the analysed turns only.
+`{"agent_id": <the child's thread id>, "nickname": …}`; the child's end comes back to the parent in the
+output of a `wait_agent` call (`{"status": {<agent id>: {"completed": …}}}`) and in a user message
+`<subagent_notification>{"agent_path": <agent id>, "status": …}`. With `multi_agent_v2` on (its
+`collaboration` namespace) an agent is a task path instead: the spawn is answered `{"task_name":
+"/root/helper"}`, the child's requests send that path as `agent_name`, and its end comes back as an
+`agent_message` item from that author whose text is `Message Type: FINAL_ANSWER …`. Pure: reads the
+analysed turns only.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
-from ctxscope.proxy.responses.vocabulary import CodexHeader, MetadataKey
+from ctxscope.proxy.responses.vocabulary import MetadataKey, turn_metadata
 
 __all__ = ["ROOT", "Agent", "agent_of_turns", "agent_tree"]
 
@@ -24,7 +30,7 @@ ROOT = "main"
 @dataclass
 class Agent:
     name: str
-    """`main`, or the nickname Codex gave the spawned agent (else its thread id's tail)."""
+    """`main`, or the nickname Codex gave the spawned agent (v2: its task name; else its thread id's tail)."""
     thread_id: str | None
     parent: str | None
     """The parent agent's name (None: the root)."""
@@ -35,19 +41,31 @@ class Agent:
     """The parent's turn whose answer made the spawn call."""
     result_in: int | None = None
     """The parent's turn whose input carries the spawn call's result."""
+    returned_in: int | None = None
+    """The parent's turn whose input first carries the child's end (a `wait_agent` status or a
+    `<subagent_notification>` naming its agent id)."""
+    path: str = ROOT
+    """The names from the root down to this agent: `main/Bohr` (multi_agent_v1 sends `/root` as every
+    agent's `agent_name`, so the path is the tree's), or Codex's task path under `main`
+    (`/root/helper` is `main/helper`, multi_agent_v2)."""
 
 
 def _meta(result: TurnAnalysis) -> dict[str, Any]:
-    headers = {k.lower(): v for k, v in result.turn.exchange.request_headers.items()}
-    try:
-        meta = json.loads(headers.get(CodexHeader.TURN_METADATA.value, "") or "{}")
-    except ValueError:
-        return {}
-    return meta if isinstance(meta, dict) else {}
+    """The turn metadata as the rest of the analysis reads it: the header's, overridden by the
+    request's own `client_metadata` copy (which a recording imported from Codex's trace has alone)."""
+    exchange = result.turn.exchange
+    return turn_metadata(exchange.request_headers, exchange.request_body)
+
+
+ROOT_PATH = "/root"
+"""Codex's `agent_name` of the session's own agent; a v2 task path is under it (`/root/helper`)."""
+FINAL_ANSWER = "Message Type: FINAL_ANSWER"
+"""How a v2 `agent_message` that carries an agent's end begins."""
 
 
 def _spawns(result: TurnAnalysis) -> dict[str, str]:
-    """call_id → the agent id (child thread id) and nickname of each spawn result in the input."""
+    """The agent id (v1: the child's thread id) or task path (v2) → the name of each spawn result in
+    the input: v1's nickname, v2's last path segment."""
     calls = {
         i.get("call_id"): i
         for i in result.turn.raw_input
@@ -65,16 +83,61 @@ def _spawns(result: TurnAnalysis) -> dict[str, str]:
             continue
         if isinstance(value, dict) and isinstance(value.get("agent_id"), str):
             out[value["agent_id"]] = str(value.get("nickname") or value["agent_id"][-8:])
+        elif isinstance(value, dict) and isinstance(value.get("task_name"), str):
+            out[value["task_name"]] = value["task_name"].rstrip("/").rsplit("/", 1)[-1]
     return out
+
+
+NOTIFICATION = "<subagent_notification>"
+"""The user message Codex adds to the parent's input when a spawned agent ends."""
+
+
+def _ended(result: TurnAnalysis) -> set[str]:
+    """The agent ids whose end the request's input carries (a wait status or a notification)."""
+    waits = {
+        i.get("call_id")
+        for i in result.turn.raw_input
+        if isinstance(i, dict) and i.get("type") == "function_call" and i.get("name") == "wait_agent"
+    }
+    out: set[str] = set()
+    for item in result.turn.raw_input:
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") == "agent_message" and isinstance(item.get("author"), str):
+            texts = [p.get("text") for p in item.get("content") or [] if isinstance(p, dict)]
+            if any(isinstance(t, str) and t.startswith(FINAL_ANSWER) for t in texts):
+                out.add(item["author"])
+        elif item.get("type") == "function_call_output" and item.get("call_id") in waits:
+            value = _json(item.get("output"))
+            status = value.get("status") if isinstance(value, dict) else None
+            out.update(k for k, v in (status or {}).items() if isinstance(v, dict) and v)
+        elif item.get("type") == "message" and item.get("role") == "user":
+            for part in item.get("content") or []:
+                text = part.get("text") if isinstance(part, dict) else None
+                if isinstance(text, str) and text.startswith(NOTIFICATION):
+                    value = _json(text.removeprefix(NOTIFICATION).split("</subagent_notification>")[0])
+                    if isinstance(value, dict) and isinstance(value.get("agent_path"), str):
+                        out.add(value["agent_path"])
+    return out
+
+
+def _json(text: Any) -> Any:
+    try:
+        return json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
 
 
 def agent_tree(analysis: Analysis) -> list[Agent]:
     """The agents, root first, each with its threads and turns, linked to its parent's spawn call."""
     by_thread: dict[str | None, Agent] = {}
     nicknames: dict[str, tuple[str, int]] = {}
+    ended: dict[str, int] = {}
     for result in analysis.turns:
         for agent_id, nick in _spawns(result).items():
             nicknames.setdefault(agent_id, (nick, result.turn.number))
+        for agent_id in _ended(result):
+            ended.setdefault(agent_id, result.turn.number)
     for result in analysis.turns:
         meta = _meta(result)
         sub = meta.get("thread_source") == "subagent" and isinstance(meta.get(MetadataKey.THREAD_ID.value), str)
@@ -84,10 +147,16 @@ def agent_tree(analysis: Analysis) -> list[Agent]:
             if key is None:
                 agent = Agent(ROOT, None, None)
             else:
-                nick, result_turn = nicknames.get(key, (key[-8:], None))
+                task = meta.get("agent_name")
+                task = task if isinstance(task, str) and task.startswith(ROOT_PATH + "/") else None
+                default = task.rsplit("/", 1)[-1] if task else key[-8:]
+                nick, result_turn = nicknames.get(key) or nicknames.get(task or "") or (default, None)
                 parent_id = meta.get("parent_thread_id")
                 parent = next((a for a in by_thread.values() if a.thread_id == parent_id), None)
-                agent = Agent(nick, key, parent.name if parent else ROOT, result_in=result_turn)
+                returned = ended.get(key) or ended.get(task or "")
+                agent = Agent(nick, key, parent.name if parent else ROOT, result_in=result_turn, returned_in=returned)
+                above = parent.path if parent else ROOT
+                agent.path = ROOT + task.removeprefix(ROOT_PATH) if task else f"{above}/{nick}"
                 if result_turn is not None:
                     agent.spawned_in = analysis.turn(result_turn).change.previous
             by_thread[key] = agent

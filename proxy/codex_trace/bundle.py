@@ -23,12 +23,21 @@ import zstandard
 
 from ..errors import CtxscopeError
 
-__all__ = ["SCHEMA_VERSIONS", "Bundle", "TraceError", "find_bundles", "read_bundle"]
+__all__ = [
+    "RECORD_PREFIX",
+    "SCHEMA_VERSIONS",
+    "Bundle",
+    "TraceError",
+    "decompress_shard",
+    "find_bundles",
+    "read_bundle",
+]
 
 SCHEMA_VERSIONS = (2, 3)
 """The manifest versions observed (docs/codex-trace.md); any other is refused in one line."""
 
-_PREFIX = struct.Struct("<HQ")  # id length, JSON length
+RECORD_PREFIX = struct.Struct("<HQ")
+"""A schema-3 shard record's prefix: the id's length, then the JSON's length (little-endian)."""
 
 
 class TraceError(CtxscopeError):
@@ -96,24 +105,28 @@ def _reason(err: BaseException) -> str:
     return (str(err).splitlines() or [type(err).__name__])[0]
 
 
-def _records(file: Path) -> dict[str, Any]:
-    """The records of one zstd shard; a shard cut mid-write keeps the records before the cut."""
-    data = _decompress(file.read_bytes())
-    records: dict[str, Any] = {}
+def shard_records(data: bytes) -> tuple[list[tuple[bytes, bytes]], bool]:
+    """A decompressed shard's records as (id, JSON) bytes, and whether it ends in a record cut short."""
+    records: list[tuple[bytes, bytes]] = []
     at = 0
-    while at + _PREFIX.size <= len(data):
-        id_len, json_len = _PREFIX.unpack_from(data, at)
-        start = at + _PREFIX.size
+    while at + RECORD_PREFIX.size <= len(data):
+        id_len, json_len = RECORD_PREFIX.unpack_from(data, at)
+        start = at + RECORD_PREFIX.size
         end = start + id_len + json_len
         if end > len(data):
-            break
-        rid = data[start : start + id_len].decode("utf-8")
-        records[rid] = json.loads(data[start + id_len : end])
+            return records, True
+        records.append((data[start : start + id_len], data[start + id_len : end]))
         at = end
-    return records
+    return records, at != len(data)
 
 
-def _decompress(raw: bytes) -> bytes:
+def _records(file: Path) -> dict[str, Any]:
+    """The records of one zstd shard; a shard cut mid-write keeps the records before the cut."""
+    records, _ = shard_records(decompress_shard(file.read_bytes()))
+    return {rid.decode("utf-8"): json.loads(value) for rid, value in records}
+
+
+def decompress_shard(raw: bytes) -> bytes:
     """All the frames of a zstd stream; a frame cut short gives what was decoded before the cut."""
     reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
     chunks: list[bytes] = []

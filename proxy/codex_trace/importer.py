@@ -20,6 +20,7 @@ class ImportResult:
     out: Path | None
     bundles: int = 0
     inferences: int = 0
+    compactions: int = 0
     tool_runs: int = 0
     problems: list[str] = field(default_factory=list)
 
@@ -69,7 +70,10 @@ def import_traces(paths: list[Path], out: Path) -> ImportResult:
         for exchange in read.exchanges:
             exchange.id = writer.next_id()
             writer.write(exchange)
-            result.inferences += 1
+            if exchange.meta["codex_trace"].get("kind") == "compaction":
+                result.compactions += 1
+            else:
+                result.inferences += 1
             result.tool_runs += len(exchange.meta["codex_trace"].get("tool_runs", {}))
     result.out = out
     return result

@@ -1,11 +1,13 @@
 """Hold a recording against Codex's own trace of the same session, request by request.
 
 Two witnesses of one session: the proxy's wire capture and the trace Codex wrote itself. They agree on
-a request when its bodies are JSON-equal. The recording is redacted and the trace is not (or is
-redacted with other placeholders), so a string the recording holds with `<redacted:KIND:N>` in it
-agrees with a trace string that the placeholder's text can stand for: the same text around each
-placeholder, anything non-empty in its place. Nothing unredacted is written or printed: a difference
-names the request and the JSON path, never the values.
+a request when its bodies are JSON-equal. The recording is redacted and the trace is not: under
+`ctxscope run` the trace's bodies are redacted in memory with the recording's own redactor (the same
+secret gets the same placeholder) and must then be exactly equal. For a stored pair (`ctxscope
+verify`) the secrets behind the recording's placeholders are gone, so there a string the recording
+holds with `<redacted:KIND:N>` in it agrees with a trace string that the placeholder's text can stand
+for: the same text around each placeholder, anything non-empty in its place. Nothing unredacted is
+written or printed: a difference names the request and the JSON path, never the values.
 
 Over WebSocket both witnesses hold the frame form (only new items plus `previous_response_id`, as
 docs/codex-trace.md observed); the socket's prewarm frame (`generate: false`) is no inference in the
@@ -20,7 +22,9 @@ from typing import Any
 
 from ..model import Exchange
 from ..redact.placeholders import PLACEHOLDER_RE
+from ..redact.redactor import Redactor
 from ..responses.vocabulary import CodexHeader
+from .compaction import as_traced
 
 __all__ = ["Agreement", "first_difference", "verify_exchanges"]
 
@@ -69,8 +73,9 @@ def _strings_agree(recorded: str, traced: str) -> bool:
     return _placeholder_pattern(recorded).fullmatch(traced) is not None
 
 
-def first_difference(recorded: Any, traced: Any, path: str = "$") -> str | None:
-    """The JSON path of the first place `traced` differs from `recorded` (redaction allowed for), or None."""
+def first_difference(recorded: Any, traced: Any, path: str = "$", exact: bool = False) -> str | None:
+    """The JSON path of the first place `traced` differs from `recorded`, or None; unless `exact`, a
+    placeholder in a recorded string stands for any non-empty text (the trace was not redacted)."""
     if isinstance(recorded, dict) and isinstance(traced, dict):
         for key in recorded:
             if key not in traced:
@@ -78,20 +83,20 @@ def first_difference(recorded: Any, traced: Any, path: str = "$") -> str | None:
         for key in traced:
             if key not in recorded:
                 return f"{path}.{key} (only in the trace)"
-            found = first_difference(recorded[key], traced[key], f"{path}.{key}")
+            found = first_difference(recorded[key], traced[key], f"{path}.{key}", exact)
             if found:
                 return found
         return None
     if isinstance(recorded, list) and isinstance(traced, list):
         for index, (a, b) in enumerate(zip(recorded, traced, strict=False)):
-            found = first_difference(a, b, f"{path}[{index}]")
+            found = first_difference(a, b, f"{path}[{index}]", exact)
             if found:
                 return found
         if len(recorded) != len(traced):
             return f"{path} ({len(recorded)} items in the recording, {len(traced)} in the trace)"
         return None
     if isinstance(recorded, str) and isinstance(traced, str):
-        return None if _strings_agree(recorded, traced) else path
+        return None if (recorded == traced if exact else _strings_agree(recorded, traced)) else path
     if type(recorded) is not type(traced) or recorded != traced:
         return path
     return None
@@ -129,28 +134,38 @@ def _full_forms(model: list[Exchange]) -> dict[int, dict[str, Any]]:
     return full
 
 
-def verify_exchanges(recording: list[Exchange], trace: list[Exchange]) -> Agreement:
-    """Pair the recording's model requests with the trace's inferences in order and compare each body.
+def verify_exchanges(recording: list[Exchange], trace: list[Exchange], redactor: Redactor | None = None) -> Agreement:
+    """Pair the recording's model requests with the trace's requests in order and compare each body.
 
-    A trace request in full form (no `previous_response_id`) held against a chained WebSocket frame is
-    compared with the frame's chain rebuilt (Codex 0.169.0 traces the first request after a prewarm so).
+    With `redactor` (the one the recording was written with: `ctxscope run`), each trace body is
+    redacted with the recording's own placeholders first and the two must be exactly equal; without
+    it (`ctxscope verify` on a stored pair, whose secrets are gone) a placeholder stands for the text it
+    replaced. A trace request in full form (no `previous_response_id`) held against a chained WebSocket
+    frame is compared with the frame's chain rebuilt (Codex 0.169.0 traces the first request after a
+    prewarm so); a compaction request rebuilt from the trace is compared without what the trace does
+    not hold (`compaction.NOT_IN_TRACE`).
     """
     model = [e for e in recording if e.is_model_request]
     full = _full_forms(model)
     wire = [e.request_body for e in model if e.request_body.get("generate") is not False]
-    traced = [e.request_body for e in trace if isinstance(e.request_body, dict)]
-    result_forms = {"wire": _form(wire), "trace": _form(traced)}
+    traced = [e for e in trace if isinstance(e.request_body, dict)]
+    result_forms = {"wire": _form(wire), "trace": _form([e.request_body for e in traced])}
     result = Agreement(0, 0, len(wire), len(traced), prewarms=len(model) - len(wire))
     result.forms = result_forms
-    for number, (ours, theirs) in enumerate(zip(wire, traced, strict=False), start=1):
+    for number, (ours, exchange) in enumerate(zip(wire, traced, strict=False), start=1):
         result.compared += 1
-        if theirs.get("previous_response_id") is None and id(ours) in full:
+        theirs = exchange.request_body
+        if redactor is not None:
+            theirs = redactor.body(theirs)
+        if theirs.get("type") != "response.create" and id(ours) in full:  # a frame held against a full form
             ours = full[id(ours)]
-        found = first_difference(ours, theirs)
+        if exchange.meta.get("codex_trace", {}).get("kind") == "compaction":
+            ours, theirs = as_traced(ours), as_traced(theirs)
+        found = first_difference(ours, theirs, exact=redactor is not None)
         if found:
             result.difference = f"request {number} differs at {found}"
             return result
         result.agreed += 1
     if len(wire) != len(traced):
-        result.difference = f"the recording has {len(wire)} model request(s), the trace {len(traced)} inference(s)"
+        result.difference = f"the recording has {len(wire)} model request(s), the trace {len(traced)} request(s)"
     return result

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import struct
 from pathlib import Path
 
 import zstandard
+
+from ctxscope.proxy.codex_trace.bundle import RECORD_PREFIX, decompress_shard, shard_records
 
 __all__ = ["plant"]
 
@@ -16,12 +17,9 @@ def plant(bundle: Path, old: str, new: str) -> None:
         if file.suffix == ".json":
             file.write_text(file.read_text().replace(old, new))
             continue
-        data = zstandard.ZstdDecompressor().stream_reader(file.read_bytes(), read_across_frames=True).read()
-        out, at = bytearray(), 0
-        while at < len(data):
-            id_len, json_len = struct.unpack_from("<HQ", data, at)
-            rid = data[at + 10 : at + 10 + id_len]
-            value = data[at + 10 + id_len : at + 10 + id_len + json_len].replace(old.encode(), new.encode())
-            out += struct.pack("<HQ", id_len, len(value)) + rid + value
-            at += 10 + id_len + json_len
+        records, _ = shard_records(decompress_shard(file.read_bytes()))
+        out = bytearray()
+        for rid, value in records:
+            changed = value.replace(old.encode(), new.encode())
+            out += RECORD_PREFIX.pack(len(rid), len(changed)) + rid + changed
         file.write_bytes(zstandard.ZstdCompressor().compress(bytes(out)))
