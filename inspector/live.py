@@ -37,6 +37,9 @@ POLL_INTERVAL_S = 0.25
 WATCH_TIMEOUT_MS = 1_000
 """The longest the watcher waits before the feed looks at the file anyway (a missed event, a file
 deleted in a way the watcher does not report)."""
+PART_BYTES = 8 << 20
+"""The most of a long file `catch_up` reads into one part (about 80 turns of 100 KB bodies: seconds
+of analysis, which is what quitting the app mid-way waits for)."""
 DEBOUNCE_MS = 30
 """Events this close together are one change (a writer's exchange is one write, its blobs just before)."""
 
@@ -122,15 +125,18 @@ class LiveFeed:
 
     # -- reading -------------------------------------------------------------------------------
 
-    def read(self, limit: int | None = None, *, cache: bool = True, count: bool = True) -> LiveUpdate | None:
+    def read(
+        self, limit: int | None = None, *, cache: bool = True, count: bool = True, max_bytes: int | None = None
+    ) -> LiveUpdate | None:
         """Read what was appended and analyse it: the update, or None when nothing was added since
         the last read (the first read always answers, with no turns when the file has none yet).
         `limit`: read at most that many exchanges (`backlog` says what is left), so a large file is
-        shown from its first part on; `cache=False` leaves the cache forensics (a pass over every
-        turn) to a later read; `count=False` estimates the requests still to come from the bytes
-        left instead of counting them (a pass over the whole file: about 3 s on 1 GB, too long before
-        a first screen). `RecordingError` when the file went away, shrank or is not a recording."""
-        exchanges = self.follower.poll(limit)
+        shown from its first part on, and `max_bytes`: stop once that many bytes are read;
+        `cache=False` leaves the cache forensics (a pass over every turn) to a later read;
+        `count=False` estimates the requests still to come from the bytes left instead of counting
+        them (a pass over the whole file: about 3 s on 1 GB, too long before a first screen).
+        `RecordingError` when the file went away, shrank or is not a recording."""
+        exchanges = self.follower.poll(limit, max_bytes)
         if not exchanges and self._read_once:
             return None
         self._read_once = True
@@ -176,11 +182,12 @@ class LiveFeed:
     ) -> Iterator[LiveUpdate]:
         """Read the rest of what the file holds in growing parts (`batch` exchanges, then as many
         as were read so far: each analysis of everything costs about as much as all the parts
-        before it), yielding each update; the last one (`pending` 0) has the cache forensics
-        unless `cache` is False."""
+        before it; at most `PART_BYTES` of the file each, so large bodies come in parts a viewer
+        that quits waits for), yielding each update; the last one (`pending` 0) has the cache
+        forensics unless `cache` is False."""
         while self.follower.unread and not (stop is not None and stop.is_set()):
             size = max(batch, len(self.analysis.exchanges))
-            update = self.read(size, cache=False)
+            update = self.read(size, cache=False, max_bytes=PART_BYTES)
             if update is None:
                 return
             if update.pending:
@@ -232,4 +239,4 @@ class LiveFeed:
         )
 
 
-__all__ = ["FeedStopped", "LiveEvent", "LiveFeed", "LiveUpdate", "Subscriber"]
+__all__ = ["PART_BYTES", "FeedStopped", "LiveEvent", "LiveFeed", "LiveUpdate", "Subscriber"]

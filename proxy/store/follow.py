@@ -56,10 +56,11 @@ class RecordingFollower:
         a line the writer has not finished)."""
         return self._size - self._offset
 
-    def poll(self, max_exchanges: int | None = None) -> list[Exchange]:
+    def poll(self, max_exchanges: int | None = None, max_bytes: int | None = None) -> list[Exchange]:
         """Read what was appended; the new exchanges in file order. `max_exchanges`: stop after that
-        many (the rest is read by the next polls), so a large file is taken in parts: its first
-        turns are shown before its last lines are read. The file is memory-mapped, never read whole.
+        many, `max_bytes`: after the exchange that reaches that many bytes read (the rest is read
+        by the next polls), so a large file is taken in parts: its first turns are shown before its
+        last lines are read. The file is memory-mapped, never read whole.
         `RecordingError` when the file is gone, shrank (rewritten), or does not start like a recording."""
         try:
             size = self.path.stat().st_size
@@ -71,7 +72,8 @@ class RecordingFollower:
         if size == self._offset:
             return []
         new: list[Exchange] = []
-        lines = complete_lines(self.path, self._offset, size)
+        start = self._offset
+        lines = complete_lines(self.path, start, size)
         for end, raw in lines:
             self._offset = end
             self._line += 1
@@ -80,6 +82,8 @@ class RecordingFollower:
                 if exchange is not None:
                     new.append(exchange)
                     if max_exchanges is not None and len(new) >= max_exchanges:
+                        break
+                    if max_bytes is not None and end - start >= max_bytes:
                         break
         lines.close()  # the map goes now, not when the generator is collected
         self.exchanges += new
