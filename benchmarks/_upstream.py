@@ -17,11 +17,8 @@ SPACING_S = 0.02
 EVENTS = 5
 
 
-def _stream_events(n: int, echo: dict[str, Any], compact: bool = True) -> list[bytes]:
-    """Like the real API, response.created/completed echo the request's instructions and tools.
-
-    `compact=False` writes spaced JSON with ASCII escapes (Python's `json.dumps` defaults), as some
-    upstreams do."""
+def _event_objects(n: int, echo: dict[str, Any]) -> list[dict[str, Any]]:
+    """Like the real API, response.created/completed echo the request's instructions and tools."""
     events: list[dict[str, Any]] = [
         {
             "type": "response.created",
@@ -51,16 +48,32 @@ def _stream_events(n: int, echo: dict[str, Any], compact: bool = True) -> list[b
             },
         }
     )
-    return [encode_sse(e, compact=compact) for e in events]  # compact JSON by default, as the API sends it
+    return events
 
 
-def _echo(body: bytes) -> dict[str, Any]:
+def _stream_events(n: int, echo: dict[str, Any], compact: bool = True) -> list[bytes]:
+    """Compact JSON by default, as the API sends it; `compact=False` writes spaced JSON with ASCII
+    escapes (Python's `json.dumps` defaults), as some upstreams do."""
+    return [encode_sse(e, compact=compact) for e in _event_objects(n, echo)]
+
+
+def _request(body: bytes) -> dict[str, Any]:
     request = json.loads(body) if body else {}
+    return request if isinstance(request, dict) else {}
+
+
+def _echo(request: dict[str, Any]) -> dict[str, Any]:
     return {k: request[k] for k in ("instructions", "tools") if k in request}
 
 
+def _json_response(echo: dict[str, Any]) -> bytes:
+    """A non-streamed answer (`"stream": false`): the completed response of the stream, as JSON."""
+    return json.dumps(_event_objects(2, echo)[-1]["response"], separators=(",", ":")).encode()
+
+
 class BenchUpstream:
-    """`POST .../responses` → EVENTS SSE events SPACING_S apart (none with `?fast`); `GET` → tiny JSON."""
+    """`POST .../responses` → EVENTS SSE events SPACING_S apart (none with `?fast`), or one JSON response
+    when the request says `"stream": false`; `GET` → tiny JSON."""
 
     def __init__(self, *, compact: bool = True) -> None:
         self.compact = compact
@@ -110,13 +123,21 @@ class BenchUpstream:
                 headers = {k.lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
                 length = int(headers.get("content-length", "0"))
                 body = await reader.readexactly(length) if length else b""
-                if method == "POST" and target.split("?")[0].endswith("/responses"):
+                request = _request(body) if method == "POST" else {}
+                if method == "POST" and target.split("?")[0].endswith("/responses") and not request.get("stream", True):
+                    answer = _json_response(_echo(request))
+                    writer.write(
+                        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                        + str(len(answer)).encode()
+                        + b"\r\n\r\n"
+                        + answer
+                    )
+                elif method == "POST" and target.split("?")[0].endswith("/responses"):
                     spacing = 0.0 if "fast" in target else SPACING_S
                     writer.write(
-                        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                        b"Transfer-Encoding: chunked\r\n\r\n"
+                        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
                     )
-                    for index, event in enumerate(_stream_events(EVENTS, _echo(body), self.compact)):
+                    for index, event in enumerate(_stream_events(EVENTS, _echo(request), self.compact)):
                         if index and spacing:
                             await asyncio.sleep(spacing)
                         writer.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
@@ -135,3 +156,18 @@ class BenchUpstream:
             pass
         finally:
             writer.close()
+
+
+def main() -> None:
+    """Serve in a process of its own (no GIL shared with a benchmark's client): prints the URL, then
+    runs until stdin closes."""
+    import sys
+
+    upstream = BenchUpstream().start()
+    print(upstream.url, flush=True)
+    sys.stdin.read()
+    upstream.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -126,7 +126,7 @@ def run_behind_proxy(
     with running_capture(mode, upstream, "127.0.0.1:0", out, ssl_insecure, select, count) as running:
         result = RunResult(running.path, launch)
         env = child_environment(running.url, running.ca_path, os.environ, base_url=running.base_url)
-        running.writer.redactor.learn_environment(env)  # its credentials are redacted wherever they appear
+        running.learn_environment(env)  # its credentials are redacted wherever they appear
         if witness is not None:
             env = witness.environment(env)
         try:

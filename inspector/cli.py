@@ -147,7 +147,8 @@ def inspect(
     view: Annotated[
         str | None,
         typer.Option(
-            "--view", help="What shows beside the timeline: turn, world, compaction, tokens or composition."
+            "--view",
+            help="What shows beside the timeline: turn, world, compaction, tokens, composition, cost or agents.",
         ),
     ] = None,
     size: Annotated[str, typer.Option("--size", help="With --snapshot: columns x rows.")] = "120x40",

@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
+    from ctxscope.inspector.analysis.analyse import Analysis
     from ctxscope.inspector.analysis.cost import CostTotal, PriceTable, RequestCost
 
-__all__ = ["CostRow", "cost_document", "register"]
+__all__ = ["CostRow", "cost_document", "cost_rows", "register"]
 
 
 class By(StrEnum):
@@ -58,12 +59,21 @@ class CostRow:
 
 def _rows(path: Path, table: PriceTable) -> list[CostRow]:
     from ctxscope.inspector.analysis import analyse_recording
+
+    return cost_rows(analyse_recording(path), str(path), table)
+
+
+def cost_rows(
+    analysis: Analysis, recording: str, table: PriceTable, agents: dict[int, str] | None = None
+) -> list[CostRow]:
+    """One row per model request of an analysed recording (`recording`: the name its rows carry;
+    `agents`: `agent_of_turns` where the caller has it already); the TUI's cost view sums these
+    very rows, so it says what `ctxscope cost` says."""
     from ctxscope.inspector.analysis.agents import agent_of_turns
     from ctxscope.inspector.analysis.cost import turn_cost
     from ctxscope.proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS
 
-    analysis = analyse_recording(path)
-    agents = agent_of_turns(analysis)
+    agents = agent_of_turns(analysis) if agents is None else agents
     rows = []
     for result in analysis.turns:
         turn = result.turn
@@ -71,7 +81,7 @@ def _rows(path: Path, table: PriceTable) -> list[CostRow]:
         day = datetime.fromtimestamp(turn.exchange.started_at, tz=UTC).date().isoformat()
         rows.append(
             CostRow(
-                recording=str(path),
+                recording=recording,
                 turn=turn.number,
                 thread=turn.thread,
                 agent=agents.get(turn.number, "main"),

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import urlsplit
 
 import typer
@@ -33,6 +33,7 @@ from ctxscope.proxy.home import mitmproxy_confdir, new_recording_path
 
 if TYPE_CHECKING:
     from ctxscope.proxy.model import Exchange
+    from ctxscope.proxy.record_process import RecordingProcess
     from ctxscope.proxy.store.writer import RecordingWriter
 
 __all__ = [
@@ -163,7 +164,17 @@ class RunningCapture:
     """Reverse mode: the base URL clients are pointed at (the upstream's path prefix kept)."""
     ca_path: Path | None
     """Forward mode: the interception CA clients must trust."""
-    writer: RecordingWriter
+    writer: RecordingWriter | RecordingProcess
+    """Writes the recording: in a process of its own where the platform allows (see `record_process`)."""
+
+    def learn_environment(self, env: dict[str, str]) -> None:
+        """Credentials in `env` (a child's environment) are redacted wherever they appear."""
+        from ctxscope.proxy.record_process import RecordingProcess
+
+        if isinstance(self.writer, RecordingProcess):
+            self.writer.learn_environment(env)
+        else:
+            self.writer.redactor.learn_environment(env)
 
     def lost_warning(self) -> str | None:
         """A warning line if some exchanges could not be written, else None."""
@@ -191,7 +202,6 @@ def running_capture(
     from ctxscope.proxy.recorder import Recorder
     from ctxscope.proxy.redact import Redactor
     from ctxscope.proxy.runner import MODES, ProxyServer, split_upstream
-    from ctxscope.proxy.store.writer import RecordingWriter
 
     if mode not in MODES:
         raise ConfigError(f"unknown --mode {mode!r}: use one of {', '.join(MODES)}")
@@ -220,7 +230,7 @@ def running_capture(
         "recorded_in_full": select.describe(),
     }
     try:
-        writer = RecordingWriter(path, meta=meta)
+        writer = _open_recording(path, meta)
     except OSError as err:
         raise ConfigError(
             f"cannot write the recording {str(path)!r}: {err.strerror}; choose another --out"
@@ -250,6 +260,18 @@ def running_capture(
         server.stop()
         recorder.drain()
         writer.close()
+
+
+def _open_recording(path: Path, meta: dict[str, Any]) -> RecordingWriter | RecordingProcess:
+    """The recording's writer: a process of its own on POSIX (the proxy's process then only relays;
+    `record_process` says why), the in-process writer elsewhere."""
+    if os.name == "posix":
+        from ctxscope.proxy.record_process import RecordingProcess
+
+        return RecordingProcess(path, meta)
+    from ctxscope.proxy.store.writer import RecordingWriter
+
+    return RecordingWriter(path, meta=meta)
 
 
 @contextlib.contextmanager

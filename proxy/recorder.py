@@ -8,11 +8,15 @@ Nothing is buffered on the way through. `requestheaders` hangs a `BodyTap` on `f
 mitmproxy forwards each request chunk upstream as it arrives and the tap keeps a copy (a late Codex
 request carries ~660 KB of history; buffered, the upstream would see its first byte only after the
 proxy had the last). `responseheaders` hangs a `StreamTap` on `flow.response.stream`, which returns
-each chunk at once and times the SSE events on the side. The request body, headers and the finished
-response are turned into an `Exchange` on a worker thread and written by `RecordingWriter.write`.
+each chunk at once and times the SSE events on the side. When a flow ends, what went through (the
+request's chunks, the headers as mitmproxy holds them, the kept response) is handed to the worker as a
+job, a module-level builder (`build_http`, ...) and its plain-data arguments: the builder makes the
+`Exchange` and `RecordingWriter.write` stores it. The worker is a thread (`WriteWorker`), or, given a
+`RecordingProcess` for a writer, a process of its own (`ctxscope proxy` and `ctxscope run` do that).
 
-On the proxy's loop a chunk costs a list append; joining, decoding, JSON parsing, redaction and storing
-(~5 ms for a 660 KB body, most of it in `RecordingWriter.write`) happen on the worker.
+On the proxy's loop a chunk costs a list append and a finished flow a dict of its fields; joining,
+decoding, JSON parsing, header dicts, redaction and storing (~5 ms for a 660 KB body, most of it in
+`RecordingWriter.write`; ~0.3 ms for a short `GET /models`) happen on the worker.
 
 A proxy that must see a whole request before it acts keeps mitmproxy's buffering: when the recorder
 shares the proxy with the `Replayer` (cassette record mode `new`, the harness's script provider), which
@@ -49,10 +53,11 @@ from ctxscope.proxy.flow_fields import (
     ws_close_reason,
 )
 from ctxscope.proxy.model import Exchange, SseEvent, TransportError, TransportErrorKind, WsFrame
+from ctxscope.proxy.record_process import RecordingProcess
 from ctxscope.proxy.responses import fold_events
 from ctxscope.proxy.responses.vocabulary import HTTP_MODEL_ENDPOINTS, TERMINAL_EVENTS
 from ctxscope.proxy.store.json_layout import layout_of
-from ctxscope.proxy.stream_tap import BodyTap, StreamTap
+from ctxscope.proxy.stream_tap import BodyTap, KeptResponse, StreamTap
 from ctxscope.proxy.write_worker import WriteWorker
 
 __all__ = ["ExchangeWriter", "Recorder"]
@@ -108,7 +113,7 @@ class Recorder:
 
     def __init__(
         self,
-        writer: ExchangeWriter | None = None,
+        writer: ExchangeWriter | RecordingProcess | None = None,
         on_exchange: OnExchange | None = None,
         select: CaptureFilter | None = None,
         stream_requests: bool = True,
@@ -120,7 +125,11 @@ class Recorder:
         self.stream_requests = stream_requests
         """Relay request bodies chunk by chunk (False: let mitmproxy buffer them, as a replayer needs)."""
         self._own_writer = False
-        self._worker = WriteWorker(lambda: self.writer, lambda exchange: self._exchanged(exchange))
+        self._worker: WriteWorker | RecordingProcess
+        if isinstance(writer, RecordingProcess):  # builds and writes in its own process
+            self._worker = writer.attach(self._exchanged)
+        else:
+            self._worker = WriteWorker(lambda: self.writer, lambda exchange: self._exchanged(exchange))
         self.shutting_down = False
         """Set by the host before it stops the proxy: flows cut from then on are "interrupted by shutdown"."""
 
@@ -259,10 +268,10 @@ class Recorder:
             "ended_at": ended_at,
             "method": request.method,
             "url": request.url,
-            "endpoint": classify_endpoint(request.path, request.headers),
             "status": response.status_code if response is not None else None,
-            "request_headers": headers_dict(request.headers),
-            "response_headers": headers_dict(response.headers) if response is not None else {},
+            # as mitmproxy holds them; made dicts (and the endpoint classified) by the builder, on the worker
+            "request_headers": request.headers.fields,
+            "response_headers": response.headers.fields if response is not None else (),
             "ttfb_ms": state.ttfb_ms,
             "duration_ms": duration,
             "error": error,
@@ -276,53 +285,16 @@ class Recorder:
             fields["request_size"] = request_tap.size if request_tap is not None else len(buffered)
             counted = state.counter.size if state.counter is not None else None
             fields["meta"] |= {"summary": True, "response_size": counted}
-            self._worker.submit(lambda: Exchange(**fields))
+            self._worker.submit(build_exchange, fields)
             return
         body_bytes: bytes | None = None
         if response is not None and tap is None and response.raw_content:  # not streamed (rare)
             body_bytes = response.get_content(strict=False)
-        self._worker.submit(
-            lambda: self._build_http(fields, buffered, request_tap, req_encoding, tap, body_bytes)
-        )
-
-    def _build_http(
-        self,
-        fields: dict[str, Any],
-        buffered: bytes,
-        request_tap: BodyTap | None,
-        req_encoding: str,
-        tap: StreamTap | None,
-        body_bytes: bytes | None,
-    ) -> Exchange:
-        # Joined here, on the worker: the loop only appended the chunks as they went through.
-        raw_body = request_tap.body() if request_tap is not None else buffered
-        if request_tap is not None and request_tap.truncated:
-            fields["meta"]["request_truncated"] = True
-            fields["meta"]["request_wire_size"] = request_tap.size
-        body = decode_body(raw_body, req_encoding)
-        fields["request_size"] = len(body)
-        fields["request_body"], fields["request_text"] = parse_body(body)
-        if tap is not None and tap.is_sse:
-            fields["sse"] = tap.events
-            fields["response"] = fold_sse(tap.events)
-            fields["meta"]["response_size"] = tap.size
-        else:
-            data = tap.body() if tap is not None else (body_bytes or b"")
-            fields["response_body"], fields["response_text"] = parse_body(data)
-            if fields["response_body"] is not None:  # keep what a replay needs to send the same bytes
-                fields["response_layout"] = layout_of(data, fields["response_body"])
-                if fields["response_layout"] is None and len(data) <= MAX_TEXT:
-                    fields["response_raw"] = data.decode("utf-8", "replace")
-            fields["meta"]["response_size"] = tap.size if tap is not None else len(data)
-            if tap is not None and tap.truncated:
-                fields["meta"]["response_truncated"] = True
-            resp = fields["response_body"]
-            if fields["endpoint"] in HTTP_MODEL_ENDPOINTS and isinstance(resp, dict):
-                if isinstance(resp.get("output"), list):
-                    fields["response"] = resp
-        if req_encoding:
-            fields["meta"]["request_content_encoding"] = req_encoding
-        return Exchange(**fields)
+        request_copy = None
+        if request_tap is not None:
+            request_copy = (request_tap.kept(), request_tap.truncated, request_tap.size)
+        kept = tap.kept() if tap is not None else None
+        self._worker.submit(build_http, fields, buffered, request_copy, req_encoding, kept, body_bytes)
 
     # -- WebSocket hooks ------------------------------------------------------------------
     def websocket_start(self, flow: http.HTTPFlow) -> None:
@@ -345,9 +317,7 @@ class Recorder:
                 self._finish_ws_turn(
                     flow,
                     state,
-                    TransportError(
-                        kind="other", message="a new response.create arrived before this turn ended"
-                    ),
+                    TransportError(kind="other", message="a new response.create arrived before this turn ended"),
                 )
             state.ws_turn = {
                 "id": self.writer.next_id(),
@@ -388,9 +358,7 @@ class Recorder:
             frame = WsFrame(
                 t_ms=round((message.timestamp - t0_wall) * 1000, 3),
                 from_client=message.from_client,
-                text=None
-                if index in state.ws_frame_owner or not message.is_text or state.summary
-                else message.text,
+                text=None if index in state.ws_frame_owner or not message.is_text or state.summary else message.text,
                 binary_size=None if message.is_text else len(message.content),
             )
             if index in state.ws_frame_owner:
@@ -412,7 +380,7 @@ class Recorder:
             "ws_frames": frames,
             "meta": {"transport": "websocket", "close": ws_close_reason(flow)},
         }
-        self._worker.submit(lambda: Exchange(**fields))
+        self._worker.submit(build_exchange, fields)
 
     def _finish_ws_turn(self, flow: http.HTTPFlow, state: _FlowState, error: TransportError | None) -> None:
         turn, state.ws_turn = state.ws_turn, None
@@ -435,8 +403,78 @@ class Recorder:
             "error": error,
             "meta": {"transport": "websocket", "connection": state.id},
         }
-        parsed = turn["parsed"]
-        self._worker.submit(lambda: Exchange(**fields, response=fold_events(parsed)))
+        self._worker.submit(build_ws_turn, fields, turn["parsed"])
+
+
+# -- building exchanges: on the recorder's worker, never on the proxy's loop ------------------------
+# Module-level functions of plain data, so that a job pickles by reference when the worker is a
+# recording process of its own (`ctxscope.proxy.record_process`).
+
+
+def _header_dicts(fields: dict[str, Any]) -> dict[str, Any]:
+    """Headers handed over as mitmproxy's `Headers.fields` (cheap to copy and pickle) made dicts; an HTTP
+    exchange's endpoint classified (it needs the request headers)."""
+    for key in ("request_headers", "response_headers"):
+        if isinstance(fields.get(key), tuple):
+            fields[key] = headers_dict(http.Headers(fields[key]))
+    if "endpoint" not in fields:
+        fields["endpoint"] = classify_endpoint(fields["url"], fields["request_headers"])
+    return fields
+
+
+def build_exchange(fields: dict[str, Any]) -> Exchange:
+    """An exchange whose fields are all known (summaries, WebSocket connections)."""
+    return Exchange(**_header_dicts(fields))
+
+
+def build_ws_turn(fields: dict[str, Any], parsed: list[dict[str, Any]]) -> Exchange:
+    """One WebSocket turn: its response folded from the server frames' JSON."""
+    return Exchange(**_header_dicts(fields), response=fold_events(parsed))
+
+
+def build_http(
+    fields: dict[str, Any],
+    buffered: bytes,
+    request_copy: tuple[list[bytes], bool, int] | None,
+    req_encoding: str,
+    kept: KeptResponse | None,
+    body_bytes: bytes | None,
+) -> Exchange:
+    """One HTTP exchange from what went through: the request body (mitmproxy's buffered one, or the
+    `BodyTap`'s chunks with whether it truncated and the wire size), the response as the `StreamTap`
+    kept it, or a response body mitmproxy read whole."""
+    _header_dicts(fields)
+    raw_body = buffered
+    if request_copy is not None:
+        chunks, truncated, wire_size = request_copy
+        raw_body = b"".join(chunks)
+        if truncated:
+            fields["meta"]["request_truncated"] = True
+            fields["meta"]["request_wire_size"] = wire_size
+    body = decode_body(raw_body, req_encoding)
+    fields["request_size"] = len(body)
+    fields["request_body"], fields["request_text"] = parse_body(body)
+    if kept is not None and kept.is_sse:
+        fields["sse"] = kept.events
+        fields["response"] = fold_sse(kept.events)
+        fields["meta"]["response_size"] = kept.size
+    else:
+        data = kept.body() if kept is not None else (body_bytes or b"")
+        fields["response_body"], fields["response_text"] = parse_body(data)
+        if fields["response_body"] is not None:  # keep what a replay needs to send the same bytes
+            fields["response_layout"] = layout_of(data, fields["response_body"])
+            if fields["response_layout"] is None and len(data) <= MAX_TEXT:
+                fields["response_raw"] = data.decode("utf-8", "replace")
+        fields["meta"]["response_size"] = kept.size if kept is not None else len(data)
+        if kept is not None and kept.truncated:
+            fields["meta"]["response_truncated"] = True
+        resp = fields["response_body"]
+        if fields["endpoint"] in HTTP_MODEL_ENDPOINTS and isinstance(resp, dict):
+            if isinstance(resp.get("output"), list):
+                fields["response"] = resp
+    if req_encoding:
+        fields["meta"]["request_content_encoding"] = req_encoding
+    return Exchange(**fields)
 
 
 def _interrupted(detail: str) -> TransportError:

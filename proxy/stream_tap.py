@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from mitmproxy.net import encoding as mitm_encoding
@@ -24,7 +25,7 @@ from mitmproxy.net import encoding as mitm_encoding
 from ctxscope.proxy.model import SseEvent
 from ctxscope.proxy.responses import SseFrame, SseParser
 
-__all__ = ["BodyTap", "StreamTap", "incremental_decoder"]
+__all__ = ["BodyTap", "KeptResponse", "StreamTap", "incremental_decoder"]
 
 # Non-SSE bodies (and request bodies) are kept for the recording up to this size; beyond it only the
 # size is recorded.
@@ -128,7 +129,38 @@ class StreamTap:
 
     def body(self) -> bytes:
         """The kept body, content-decoded when possible (raw bytes if decoding fails)."""
-        raw = b"".join(self._raw)
+        return self._kept(self._raw).body()
+
+    def kept(self) -> KeptResponse:
+        """What the recording needs of the finished response, without the tap's decoder and parser:
+        plain data, so it can be handed to another thread or process as it is. A stream's events are
+        what is recorded of it, so its raw bytes are left behind."""
+        return self._kept([] if self.is_sse else self._raw)
+
+    def _kept(self, raw: list[bytes]) -> KeptResponse:
+        return KeptResponse(self.is_sse, self.events, raw, self.size, self.truncated, self.content_encoding)
+
+
+@dataclass(frozen=True, slots=True)
+class KeptResponse:
+    """A finished response as a `StreamTap` kept it: the SSE events, or the raw body's chunks."""
+
+    is_sse: bool
+    events: list[SseEvent]
+    raw: list[bytes]
+    size: int
+    """Bytes received on the wire (content-encoded)."""
+    truncated: bool
+    content_encoding: str
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled for the recording process: events as plain tuples (a model pickles ten times slower).
+        events = [(e.t_ms, e.event, e.data, e.wire) for e in self.events]
+        return _unpickle_kept, (self.is_sse, events, self.raw, self.size, self.truncated, self.content_encoding)
+
+    def body(self) -> bytes:
+        """The kept body, content-decoded when possible (raw bytes if decoding fails)."""
+        raw = b"".join(self.raw)
         enc = self.content_encoding.strip().lower()
         if not raw or enc in ("", "identity", "none"):
             return raw
@@ -137,6 +169,18 @@ class StreamTap:
         except (ValueError, TypeError):
             return raw
         return decoded if isinstance(decoded, bytes) else raw
+
+
+def _unpickle_kept(
+    is_sse: bool,
+    events: list[tuple[float, str | None, str, str | None]],
+    raw: list[bytes],
+    size: int,
+    truncated: bool,
+    content_encoding: str,
+) -> KeptResponse:
+    kept = [SseEvent(t_ms=t_ms, event=event, data=data, wire=wire) for t_ms, event, data, wire in events]
+    return KeptResponse(is_sse, kept, raw, size, truncated, content_encoding)
 
 
 class BodyTap:
@@ -172,6 +216,10 @@ class BodyTap:
     def chunks(self) -> int:
         """How many chunks were kept (a body that arrived in pieces has more than one)."""
         return len(self._chunks)
+
+    def kept(self) -> list[bytes]:
+        """The kept chunks as received, not joined (joining is the recorder worker's job)."""
+        return self._chunks
 
     def body(self) -> bytes:
         """The kept body as received (still content-encoded)."""

@@ -21,7 +21,7 @@ from typing import Any
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 from ctxscope.proxy.responses.vocabulary import MetadataKey, turn_metadata
 
-__all__ = ["ROOT", "Agent", "agent_of_turns", "agent_tree"]
+__all__ = ["ROOT", "Agent", "agent_of_turns", "agent_tree", "turn_agents"]
 
 ROOT = "main"
 """The agent of requests that name no agent thread (the user's own session)."""
@@ -168,4 +168,9 @@ def agent_tree(analysis: Analysis) -> list[Agent]:
 
 def agent_of_turns(analysis: Analysis) -> dict[int, str]:
     """Turn number → the name of the agent that made the request."""
-    return {n: agent.name for agent in agent_tree(analysis) for n in agent.turns}
+    return turn_agents(agent_tree(analysis))
+
+
+def turn_agents(tree: list[Agent]) -> dict[int, str]:
+    """Turn number → its agent's name, from a tree already built (the TUI builds it once)."""
+    return {n: agent.name for agent in tree for n in agent.turns}

@@ -106,6 +106,7 @@ class Price:
         return out
 
 
+@functools.cache  # a failed import is not remembered by Python: without this every request retries it
 def _dataset() -> Any:
     """The `genai_prices` module, or None when the `cost` extra is not installed."""
     try:

@@ -7,7 +7,7 @@ sum of its requests' turn-document figures (`ctxscope.inspector.analysis.cost.tu
 
 from __future__ import annotations
 
-from ctxscope.inspector.analysis.agents import agent_tree
+from ctxscope.inspector.analysis.agents import Agent, agent_tree
 from ctxscope.inspector.analysis.analyse import Analysis
 from ctxscope.inspector.analysis.cost import CostTotal, PriceTable, turn_cost, usd_text
 from ctxscope.inspector.reports.models import AgentDoc
@@ -15,9 +15,10 @@ from ctxscope.inspector.reports.models import AgentDoc
 __all__ = ["agent_docs", "agent_link", "agent_money"]
 
 
-def agent_docs(analysis: Analysis, prices: PriceTable | None = None) -> list[AgentDoc]:
-    """The agents, root first, at `prices`; empty when the recording spawned no agent."""
-    agents = agent_tree(analysis)
+def agent_docs(analysis: Analysis, prices: PriceTable | None = None, tree: list[Agent] | None = None) -> list[AgentDoc]:
+    """The agents, root first, at `prices`; empty when the recording spawned no agent (`tree`: the
+    analysis's `agent_tree` where the caller has it already, as the TUI does)."""
+    agents = agent_tree(analysis) if tree is None else tree
     if len(agents) < 2:
         return []
     docs = []

@@ -74,6 +74,7 @@ __all__ = [
     "first_cwd",
     "params_to_show",
     "show_report",
+    "turn_cost_doc",
 ]
 
 
@@ -216,6 +217,12 @@ def cost_doc(cost: RequestCost) -> CostDoc:
     )
 
 
+def turn_cost_doc(result: TurnAnalysis, prices: PriceTable | None = None) -> CostDoc:
+    """The turn document's `cost`: what the request cost at `prices` (the default table without);
+    the TUI's timeline reads it here rather than building the whole document."""
+    return cost_doc(turn_cost(result, prices))
+
+
 def _cache_break(result: TurnAnalysis) -> CacheBreakDoc | None:
     brk = result.cache.brk if result.cache else None
     return None if brk is None else CacheBreakDoc(at=brk.at, label=brk.label, cause=brk.cause, tokens=brk.tokens)
@@ -270,7 +277,7 @@ def _turn_fields(result: TurnAnalysis, prices: PriceTable | None = None) -> dict
         "compaction": compaction_doc(result.compaction) if result.compaction else None,
         "notes": result.notes,
         "answer": answer_doc(result.answer),
-        "cost": cost_doc(turn_cost(result, prices)),
+        "cost": turn_cost_doc(result, prices),
     }
 
 

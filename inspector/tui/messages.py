@@ -10,11 +10,27 @@ from typing import Literal
 from textual.message import Message
 
 from ctxscope.inspector.live import LiveEvent
-from ctxscope.inspector.tui.viewmodel.actions import LineAction, OpenItem, OpenSummary, OpenTexts, ToggleFold
+from ctxscope.inspector.tui.viewmodel.actions import (
+    LineAction,
+    OpenItem,
+    OpenSummary,
+    OpenTexts,
+    ShowTurn,
+    ToggleFold,
+)
 
 
 class TurnHighlighted(Message):
     """The timeline's cursor is on turn `number`."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__()
+        self.number = number
+
+
+class TurnChosen(Message):
+    """Enter on a line that stands for turn `number` outside the timeline (an agent, a request of
+    the cost view, a composition bar): the timeline moves there."""
 
     def __init__(self, number: int) -> None:
         super().__init__()
@@ -76,6 +92,8 @@ def activation(action: LineAction) -> Message | None:
         return RowOpened(action.row)
     if isinstance(action, OpenTexts):
         return TextsOpened(action)
+    if isinstance(action, ShowTurn):
+        return TurnChosen(action.number)
     return None
 
 
@@ -86,6 +104,7 @@ __all__ = [
     "RowOpened",
     "TextsOpened",
     "TimelineResized",
+    "TurnChosen",
     "TurnHighlighted",
     "activation",
 ]

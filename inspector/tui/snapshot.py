@@ -20,7 +20,7 @@ from ctxscope.inspector.tui.viewmodel import VIEWS, View
 from ctxscope.proxy.errors import ConfigError, RecordingError
 from ctxscope.proxy.files import refuse_same_file, write_private
 
-SNAPSHOT_VIEWS = ("timeline", "turn", "world", "compaction", "tokens", "composition")
+SNAPSHOT_VIEWS = ("timeline", "turn", "world", "compaction", "tokens", "composition", "cost", "agents")
 MAX_SETTLE_ROUNDS = 200
 """Bound on the wait for loading and rendering (each round yields to the app once)."""
 

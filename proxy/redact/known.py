@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 import threading
 
+from ctxscope.proxy.redact.locked_state import LockedState
+
 __all__ = ["MIN_KNOWN", "PIECE", "KnownSecrets"]
 
 MIN_KNOWN = 8
@@ -40,7 +42,7 @@ def _glued(text: str, at: int) -> bool:
     return 0 <= at < len(text) and text[at] in _TOKEN_CHARS
 
 
-class KnownSecrets:
+class KnownSecrets(LockedState):
     """An append-only list of (secret, kind); `version` is its length, so callers can ask what is new."""
 
     def __init__(self) -> None:

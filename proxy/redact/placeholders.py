@@ -17,12 +17,14 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from ctxscope.proxy.redact.locked_state import LockedState
+
 __all__ = ["PLACEHOLDER_RE", "Placeholders", "PlaceholderBinding", "placeholders_in"]
 
 PLACEHOLDER_RE = re.compile(r"<redacted:([a-z_]+):(\d+|[0-9a-f]{6})>")
 
 
-class Placeholders:
+class Placeholders(LockedState):
     """The numbering of one recording (thread-safe: flows complete concurrently)."""
 
     def __init__(self) -> None:

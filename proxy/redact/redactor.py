@@ -31,6 +31,7 @@ from .encoded import find_encoded
 from .environment import credential_values
 from .formats import find_in_formats
 from .known import KnownSecrets
+from .locked_state import LockedState
 from .names import is_secret_name, name_words
 from .placeholders import PLACEHOLDER_RE, Placeholders
 from .prose import find_in_prose
@@ -119,8 +120,10 @@ def _new_position(offset: int, spans: list[Span]) -> int:
     return offset + shift
 
 
-class Redactor:
+class Redactor(LockedState):
     """Replaces credentials in headers, JSON bodies, URLs and free text (see the module docstring)."""
+
+    _LOCKS = ("_cache_lock",)
 
     def __init__(self, secret_headers: Iterable[str] = (), placeholders: Placeholders | None = None) -> None:
         self.placeholders = placeholders or Placeholders()
@@ -130,6 +133,12 @@ class Redactor:
         self._cache: dict[str, tuple[str, list[Span], int]] = {}
         self._cache_chars = 0
         self._cache_lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The scan cache stays behind (it is rebuilt on use); the lock is made anew (LockedState).
+        state = super().__getstate__()
+        state.update(_cache={}, _cache_chars=0)
+        return state
 
     # -- text ------------------------------------------------------------------------------
     def spans(self, value: str) -> tuple[str, list[Span]]:

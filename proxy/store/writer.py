@@ -101,7 +101,8 @@ class RecordingWriter:
     (decoded here, off the proxy's request path as much as the caller allows).
     An existing recording at `path` is appended to, never overwritten, in the file's own format
     version; a new file is written in `version` (default: the current one; older ones for tools
-    that read only those, and for benchmarks).
+    that read only those, and for benchmarks). `locked_fd`: `path` already opened by `open_locked`
+    (by the process that started this one, so that the lock names it).
     """
 
     def __init__(
@@ -110,6 +111,7 @@ class RecordingWriter:
         meta: dict[str, Any] | None = None,
         secret_headers: Iterable[str] = (),
         version: str = FORMAT_VERSION,
+        locked_fd: int | None = None,
     ) -> None:
         if version not in WRITABLE_VERSIONS:
             raise RecordingError(
@@ -145,12 +147,14 @@ class RecordingWriter:
         """Exchanges given up because more than `MAX_HELD` were waiting for the disk."""
         self.last_error: str | None = None
         """Why the last write failed, or None once writing works again."""
-        self._open(meta or {})
+        self._open(meta or {}, locked_fd)
 
     # -- lifecycle -------------------------------------------------------------------------
-    def _open(self, meta: dict[str, Any]) -> None:
+    def _open(self, meta: dict[str, Any], locked_fd: int | None) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = open_locked(self.path)  # appended to, never truncated; refused if another writer has it
+        # appended to, never truncated; refused if another writer has it. `locked_fd`: opened and locked
+        # by `open_locked` in the process that started this one (the lock then names that process).
+        fd = locked_fd if locked_fd is not None else open_locked(self.path)
         try:
             if os.fstat(fd).st_size > 0:
                 self._resume_existing()

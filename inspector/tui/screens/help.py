@@ -15,11 +15,24 @@ from ctxscope.inspector.tui.widgets.lines_view import LinesView
 KEYS = (
     ("up/down, j/k", "move between turns (timeline) or lines (other panes)"),
     ("tab / shift+tab", "next / previous pane (one pane below 100 columns, two below 120)"),
-    ("enter", "open a folded run, or the full text of an item"),
+    (
+        "enter",
+        "open a folded run, or the full text of an item; on an agent, a request or a composition bar: go to its turn",
+    ),
     ("m", "mark this turn: every other turn is then diffed against it (m again: unmark)"),
     ("d / c / t", "turn diff / compaction view / tokens view"),
     ("x", "context composition: a stacked bar a turn against the window and the compaction threshold"),
     ("s", "tokens view: sort by tokens or by name"),
+    (
+        "$",
+        "cost view: each request's cost and tokens (input, cached, cache writes, output, reasoning), "
+        "sums per thread, agent, kind (compactions, side requests apart) and model, as ctxscope cost",
+    ),
+    (
+        "a",
+        "agents view: the tree of agents (parent → child by the spawn call) with their threads, "
+        "requests and cost; Enter on an agent or a turn moves the timeline there",
+    ),
     ("w", "world-state pane"),
     ("[ / ]", "previous / next turn where the world state changed"),
     ("/", "search every turn's items, fragments and instructions"),
@@ -42,6 +55,12 @@ SIGNS = (
     ("!", "timeline: the request failed or its stream was cut"),
     ("M", "timeline: the marked turn, which every other turn is diffed against"),
     ("####", "timeline: the input tokens against the model's context window (# full, . empty)"),
+    (
+        "$0.0123",
+        "timeline: what the request cost (unpriced: no price for its model; no usage: none reported), "
+        "API-equivalent where the header says so (a ChatGPT login is billed by plan); under the "
+        "duration where the pane is narrow",
+    ),
     ("- kind", "timeline: a side request (title, memory, prewarm, ...), dimmed"),
     ("@N / *", "world: the value since turn N / changed at this turn"),
     ("gone", "world: the value left the context at that turn (until it comes back)"),

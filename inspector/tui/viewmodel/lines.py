@@ -57,6 +57,20 @@ def short_tokens(n: int | None) -> str:
     return f"{n / 1_000_000:.1f}M"
 
 
+def short_usd(usd: float | None, *, reported: bool = True) -> str:
+    """A request's cost in at most 8 columns, with `ctxscope cost`'s words: `$0.0123`, `$12.35`,
+    `unpriced` (no price for its model), `no usage` (its response reported none)."""
+    if not reported:
+        return "no usage"
+    if usd is None:
+        return "unpriced"
+    if usd < 10:
+        return f"${usd:.4f}"
+    if usd < 1_000:
+        return f"${usd:.2f}"
+    return f"${usd:,.0f}"
+
+
 def bar(ratio: float, width: int = 5) -> str:
     """A small fill bar in ASCII-safe block characters (`#` full, `.` empty)."""
     filled = round(max(0.0, min(1.0, ratio)) * width)
@@ -76,4 +90,4 @@ def wrapped(text: str, width: int, style: str = "") -> list[Line]:
     return [Line.plain(row, style) for row in textwrap.wrap(text, max(10, width), break_on_hyphens=False)]
 
 
-__all__ = ["Line", "Run", "bar", "clip", "count", "short_tokens", "wrapped"]
+__all__ = ["Line", "Run", "bar", "clip", "count", "short_tokens", "short_usd", "wrapped"]

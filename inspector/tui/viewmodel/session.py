@@ -6,21 +6,29 @@ widgets ask it for display lines and tell it what the reader did.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
+from ctxscope.inspector.analysis.agents import Agent, agent_tree, turn_agents
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 from ctxscope.inspector.analysis.cache import CacheTurn, cache_report
 from ctxscope.inspector.analysis.composition import CompositionReport, composition_report
+from ctxscope.inspector.analysis.cost import default_prices
 from ctxscope.inspector.analysis.item_diff import item_text
 from ctxscope.inspector.analysis.items import Item
 from ctxscope.inspector.analysis.query import Hit, filter_turns, search
 from ctxscope.inspector.analysis.world_history import WorldHistory, world_history
+from ctxscope.inspector.cost_cli import cost_document, cost_rows
 from ctxscope.inspector.reports import render_markdown, show_report
+from ctxscope.inspector.reports.agents import agent_docs
 from ctxscope.inspector.reports.build import first_cwd
+from ctxscope.inspector.reports.models import AgentDoc, CostDoc
 from ctxscope.inspector.tui.viewmodel.actions import OpenItem, OpenSummary
+from ctxscope.inspector.tui.viewmodel.agents import agents_lines
 from ctxscope.inspector.tui.viewmodel.composition import cache_break_sentence, composition_lines
+from ctxscope.inspector.tui.viewmodel.cost import cost_lines
 from ctxscope.inspector.tui.viewmodel.lines import Line, count
 from ctxscope.inspector.tui.viewmodel.panels import TOKEN_SORTS, compaction_lines, token_lines
 from ctxscope.inspector.tui.viewmodel.timeline import (
@@ -32,7 +40,7 @@ from ctxscope.inspector.tui.viewmodel.timeline import (
 from ctxscope.inspector.tui.viewmodel.turn import turn_view
 from ctxscope.inspector.tui.viewmodel.world import world_lines
 
-View = Literal["turn", "compaction", "tokens", "composition"]
+View = Literal["turn", "compaction", "tokens", "composition", "cost", "agents"]
 """What the main pane shows for the highlighted turn."""
 VIEWS: tuple[View, ...] = get_args(View)
 TRUNCATE_CHARS = 64_000
@@ -113,9 +121,17 @@ class Inspector:
         self.root = first_cwd(analysis)
         """The first turn's working directory: paths under it are shown `./…`, as in `diff`."""
         self._rows: list[TimelineRow] = []
+        self._costs: dict[tuple[int, int], CostDoc] = {}
+        """Each row's cost by (turn, exchange): what `_refresh_rows` does not work out again."""
         self._composition: CompositionReport | None = None
         self._connections: dict[int, tuple[int, int]] | None = None
         self._cache: dict[int, CacheTurn] | None = dict(cache) if cache is not None else None
+        self._agents: tuple[Analysis, list[Agent]] | None = None
+        self._cost: tuple[Analysis, dict[str, Any]] | None = None
+        self._lock = threading.Lock()
+        """The agent tree and the cost document are computed once per analysis, in a render worker
+        (whichever asks first; a cancelled render's thread still finishes and keeps them), and kept
+        with the analysis they are of, so a newer one (`replace`) never waits for them nor gets them."""
         self.marked: int | None = None
         self.expanded: set[str] = set()
         self.filter = ""
@@ -130,7 +146,18 @@ class Inspector:
 
     def _refresh_rows(self) -> None:
         changes = set(self.history.change_turns)
-        self._rows = [timeline_row(r, world_changed=r.turn.number in changes) for r in self.analysis.turns]
+        costs = self._costs
+        self._rows = [
+            timeline_row(r, world_changed=r.turn.number in changes, cost=costs.get((r.turn.number, r.turn.exchange.id)))
+            for r in self.analysis.turns
+        ]
+        # a turn's cost depends on its own request and response only: kept for the next analysis of
+        # a growing recording (stages, follow) and for the redraw with the cache flags
+        self._costs = {
+            (row.number, r.turn.exchange.id): row.cost
+            for row, r in zip(self._rows, self.analysis.turns, strict=True)
+            if row.cost
+        }
         if self._cache is not None:  # the `c` flags, where the cache forensics are known
             breaks = {number for number, entry in self._cache.items() if entry.brk is not None}
             self._rows = [replace(row, cache_break=row.number in breaks) for row in self._rows]
@@ -192,6 +219,11 @@ class Inspector:
             side_requests=sum(self.analysis.side_requests.values()),
         )
 
+    def api_equivalent(self) -> bool:
+        """Some request's cost is API-equivalent (a ChatGPT login's, billed by plan): the header says
+        so for the timeline's cost figures."""
+        return any(row.cost is not None and row.cost.api_equivalent for row in self._rows)
+
     def timeline_title(self, current: int | None) -> str:
         """`turn 5 of 120`, with the filter when one is set."""
         total = len(self.analysis.turns)
@@ -239,6 +271,36 @@ class Inspector:
             self._cache = {entry.turn: entry for entry in cache_report(self.analysis)}
         return self._cache
 
+    @property
+    def agents(self) -> list[Agent]:
+        """The analysis's agent tree (`agent_tree`), built when first asked for."""
+        return self._agents_of(self.analysis)
+
+    def _agents_of(self, analysis: Analysis) -> list[Agent]:
+        with self._lock:
+            if self._agents is None or self._agents[0] is not analysis:
+                self._agents = (analysis, agent_tree(analysis))
+            return self._agents[1]
+
+    @property
+    def agent_docs(self) -> list[AgentDoc]:
+        """The report's documents of the agent tree (`agent_docs`, as `show` and `info` have them)."""
+        analysis = self.analysis
+        return agent_docs(analysis, tree=self._agents_of(analysis))
+
+    @property
+    def cost_document(self) -> dict[str, Any]:
+        """`ctxscope cost --format json`'s document of the recording at the default prices
+        (`$CTXSCOPE_PRICES` over the dataset), its requests named by the recording's file name."""
+        analysis = self.analysis
+        tree = self._agents_of(analysis)
+        with self._lock:
+            if self._cost is None or self._cost[0] is not analysis:
+                table = default_prices()
+                rows = cost_rows(analysis, analysis.source, table, turn_agents(tree))
+                self._cost = (analysis, cost_document(rows, table))
+            return self._cost[1]
+
     def connection(self, number: int) -> str | None:
         """`WebSocket connection 1 of 2, frame 3 on it`: which connection carried turn `number`'s
         `response.create` frame; None for an HTTP request (or a recording without the recorder's
@@ -260,6 +322,11 @@ class Inspector:
             return compaction_lines(result)
         if view == "tokens":
             return token_lines(result, sort=self.token_sort)
+        if view == "cost":
+            return cost_lines(self.cost_document, number, width=width)
+        if view == "agents":
+            words = {row.number: row.short_words() for row in self._rows}
+            return agents_lines(self.agent_docs, self.cost_document["turns"], number, words, width=width)
         target, reason = self.target(number)
         lines = turn_view(result, target, reason=reason, expanded=self.expanded, root=self.root).lines
         cache = self.cache.get(number)

@@ -1,8 +1,7 @@
 """The timeline's rows: one per turn (thread, change kind, flags, model, the event words in a column
 of their own and the answer in short after them, tokens labelled reported or counted with a window
-fill bar, duration), plus a
-folded row for requests that are not model turns. A row is drawn to the pane's width, so the
-figures at its right are never cut."""
+fill bar, the request's cost, duration), plus a folded row for requests that are not model turns.
+A row is drawn to the pane's width, so the figures at its right are never cut."""
 
 from __future__ import annotations
 
@@ -14,9 +13,11 @@ from ctxscope.inspector.analysis.answers import Answer
 from ctxscope.inspector.analysis.changes import ChangeKind
 from ctxscope.inspector.analysis.marks import MODE_FRAGMENTS, mode_marks
 from ctxscope.inspector.analysis.window import fill_ratio
+from ctxscope.inspector.reports.build import turn_cost_doc
+from ctxscope.inspector.reports.models import CostDoc
 from ctxscope.inspector.reports.world import goal_event_sentence
 from ctxscope.inspector.tui.viewmodel.actions import OpenSummary, ShowTurn
-from ctxscope.inspector.tui.viewmodel.lines import Line, Run, bar, clip, short_tokens
+from ctxscope.inspector.tui.viewmodel.lines import Line, Run, bar, clip, short_tokens, short_usd
 from ctxscope.proxy.responses.vocabulary import side_label
 
 ROW_WIDTH = 80
@@ -28,6 +29,12 @@ MIN_WORDS_WIDTH = 40
 MIN_GIST = 6
 """The least room for an answer's gist (`{"cmd…`); with less, the row shows the answer's kind alone."""
 WRAP_INDENT = 6
+"""Where the words of a wrapped row start on its next lines (under the thread)."""
+COST_WIDTH = 9
+"""The cost column: a space and `short_usd`'s at most 8 columns (`$0.0123`, `unpriced`)."""
+MIN_WORDS_BESIDE_COST = 16
+"""The room the words keep on a row's first line with the cost beside the tokens; with less (the
+timeline of the three-pane layout), the cost stands on the row's second line, under the duration."""
 """Where the words of a wrapped row start on its next lines (under the thread)."""
 
 KIND_WORDS: dict[str, str] = {
@@ -74,6 +81,8 @@ class TimelineRow:
     """The answer in short (`short_answer`), drawn after the event words."""
     tokens_as: Literal["reported", "counted"] = "counted"
     """Which figure `tokens` is (`TOKEN_LABELS`)."""
+    cost: CostDoc | None = None
+    """What the request cost: the turn document's `cost` (`turn_cost_doc`), never worked out here."""
 
     def event_words(self) -> list[str]:
         """The row's events: mode switches, plan submissions, goal events, an error."""
@@ -83,12 +92,21 @@ class TimelineRow:
         """The event words of the row, as one text."""
         return ", ".join(self.event_words())
 
+    def short_words(self) -> str:
+        """The event words and the answer in short, with its gist, on one line (`mode default →
+        plan → message "done."`)."""
+        answer = self.answer
+        words = _join(self.events(), f"→ {answer.short_head}" if answer else "")
+        return f"{words} {answer.gist}" if answer and answer.gist else words
+
     def line(self, *, width: int = ROW_WIDTH, marked: bool = False, number_width: int = 4) -> Line:
         """The row as a display line every row of which is exactly `width` columns: the fixed
-        columns, the words (event words, then the answer in short), and tokens, bar and duration at
-        the right. Words that do not fit beside the figures wrap onto more rows under the thread
-        (never cut); the model column is shown only where the words keep `MIN_WORDS_WIDTH` beside
-        it. `marked` shows the mark-and-diff marker."""
+        columns, the words (event words, then the answer in short), and tokens, bar, cost and
+        duration at the right. Words that do not fit beside the figures wrap onto more rows under
+        the thread (never cut); the model column is shown only where the words keep
+        `MIN_WORDS_WIDTH` beside it, and the cost stands under the duration, on the row's second
+        line, where the first would keep fewer than `MIN_WORDS_BESIDE_COST` columns for the words.
+        `marked` shows the mark-and-diff marker."""
         duration = "-" if self.duration_ms is None else f"{self.duration_ms / 1000:.1f}s"
         flags = ("w" if self.world_changed else " ") + ("c" if self.cache_break else " ") + (" " if self.ok else "!")
         side = self.side is not None
@@ -107,12 +125,16 @@ class TimelineRow:
             Run(f"{flags} ", "error" if not self.ok else "world"),
         ]
         # two spaces before the duration: a full bar never touches it, in any font
-        tail = [
+        figures = [
             Run(f" {short_tokens(self.tokens):>6} ", "dim" if side else ""),
             Run(f"{TOKEN_LABELS[self.tokens_as]} ", "dim"),
             Run(bar(self.fill, 4), "bar"),
-            Run(f"  {duration:>5}", "dim"),
         ]
+        cost = self.cost_run()
+        took = Run(f"  {duration:>5}", "dim")
+        fixed = sum(len(r.text) for r in (*head_runs, *figures, took))
+        beside = width - fixed - COST_WIDTH >= MIN_WORDS_BESIDE_COST
+        tail = [*figures, cost, took] if beside else [*figures, took]
         room = max(0, width - sum(len(r.text) for r in (*head_runs, *tail)))
         if room - (MODEL_WIDTH + 1) >= MIN_WORDS_WIDTH:
             head_runs.append(Run(f"{short_model(self.model, MODEL_WIDTH):<{MODEL_WIDTH}} ", "dim"))
@@ -121,7 +143,8 @@ class TimelineRow:
         style = "error" if not self.ok and not self.marks else "modemark"
         answer = self.answer
         # one row: the words (with the answer's full kind where it fits, else its short one) beside the figures
-        for head in dict.fromkeys((answer.head, answer.short_head)) if answer else ("",):
+        heads = dict.fromkeys((answer.head, answer.short_head)) if answer else {"": None}
+        for head in heads if beside else ():
             words = _join(events, f"→ {head}" if head else "")
             if len(words) <= room:
                 gist = _gist(answer.gist if answer else "", room - len(words))
@@ -129,14 +152,18 @@ class TimelineRow:
                 runs.append(Run(" " * (room - len(words) - len(gist))))
                 return Line(tuple([*runs, *tail]), ShowTurn(self.number))
         # the words wrap: the first row keeps the figures at its right, the next ones start under
-        # the thread; an event or the answer's kind is broken only where it is longer than a row
+        # the thread (the second keeps the cost at its right where the first had no room for it);
+        # an event or the answer's kind is broken only where it is longer than a row
         words = _join(events, f"→ {answer.short_head}" if answer else "")
         protected = ", ".join(e.replace(" ", NBSP) for e in self.event_words()) + words[len(events) :].replace(
             " ", NBSP
         )
         indent = min(WRAP_INDENT, width - 1)
-        rest_width = max(1, width - indent)
+        under = 0 if beside else min(COST_WIDTH, max(0, width - indent - 1))
+        rest_width = max(1, width - indent - under)
         rows = wrap_words(protected, room, rest_width)
+        if not beside and len(rows) == 1:  # a second line for the cost alone
+            rows.append((len(words), len(words)))
         runs = list(head_runs)
         for n, (start, end) in enumerate(rows):
             limit = room if n == 0 else rest_width
@@ -147,7 +174,19 @@ class TimelineRow:
             runs += [*piece, Run(gist, "dim"), Run(" " * (limit - (end - start) - len(gist)))]
             if n == 0:
                 runs += tail
+            elif n == 1 and under:
+                runs.append(Run(cost.text[-under:], cost.style))
+            elif under:
+                runs.append(Run(" " * under))
         return Line(tuple(runs), ShowTurn(self.number))
+
+    def cost_run(self) -> Run:
+        """The cost figure as the row shows it (`short_usd`), dimmed where there is no amount."""
+        cost = self.cost
+        if cost is None:
+            return Run(f" {'-':>{COST_WIDTH - 1}}", "dim")
+        text = short_usd(cost.usd, reported=cost.reported)
+        return Run(f" {text:>{COST_WIDTH - 1}}", "cost" if cost.usd is not None and self.side is None else "dim")
 
 
 NBSP = "\u00a0"
@@ -205,9 +244,10 @@ def short_model(model: str, width: int) -> str:
     return model if len(model) <= width else model[: width - 1] + "…"
 
 
-def timeline_row(result: TurnAnalysis, *, world_changed: bool) -> TimelineRow:
+def timeline_row(result: TurnAnalysis, *, world_changed: bool, cost: CostDoc | None = None) -> TimelineRow:
     """The row of one analysed turn; tokens are the reported input tokens, else the counted total
-    (the analysis's one timeline figure, labelled as every view labels it)."""
+    (the analysis's one timeline figure, labelled as every view labels it). `cost`: the turn
+    document's cost where the caller has it already (`turn_cost_doc` otherwise)."""
     turn = result.turn
     tokens, tokens_as = result.tokens.shown
     return TimelineRow(
@@ -224,6 +264,7 @@ def timeline_row(result: TurnAnalysis, *, world_changed: bool) -> TimelineRow:
         world_changed=world_changed and turn.side is None,
         side=turn.side,
         answer=short_answer(result.answer),
+        cost=cost or turn_cost_doc(result),
     )
 
 

@@ -9,7 +9,9 @@ from ctxscope.inspector.analysis.world_history import WorldHistory
 from ctxscope.inspector.tui.viewmodel.lines import Line, Run, clip, wrapped
 
 LEGEND = "@N: value since turn N; *: changed here; gone: left the context"
-TIMELINE_LEGEND = "signs: w world, c cache break, ! error, M mark, rep/cnt tokens reported/counted, #... window"
+TIMELINE_LEGEND = (
+    "signs: w world, c cache break, ! error, M mark, rep/cnt tokens reported/counted, #... window, $ the request's cost"
+)
 """The signs of the timeline row, said once where the reader looks for the state (and in `?`)."""
 _FIRST = ("model", "reasoning_effort")
 """The request's own settings lead the pane; the context's fields follow in declaration order."""

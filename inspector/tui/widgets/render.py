@@ -26,6 +26,7 @@ STYLES: dict[str, Style] = {
     "modemark": Style(color="magenta"),
     "thread": Style(color="blue"),
     "bar": Style(color="cyan"),
+    "cost": Style(color="green"),
     "kind-initial": Style(bold=True),
     "kind-append": Style(),
     "kind-rewrite": Style(color="yellow", bold=True),

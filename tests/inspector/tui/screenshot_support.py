@@ -75,9 +75,9 @@ async def take_compare(a: Path, b: Path, *, size: tuple[int, int], keys: tuple[s
         return app.export_screenshot(title=f"ctxscope inspect {a.name} {b.name}")
 
 
-def compare(name: str, svg: str) -> None:
-    """Compare with the stored baseline (or write it when updating)."""
-    baseline = SNAPSHOTS / f"{name}.svg"
+def compare(name: str, svg: str, folder: Path = SNAPSHOTS) -> None:
+    """Compare with the stored baseline in `folder` (or write it when updating)."""
+    baseline = folder / f"{name}.svg"
     text = normalise(svg)
     pinned = SNAPSHOTS / "TEXTUAL_VERSION"
     if os.environ.get("CTXSCOPE_UPDATE_SNAPSHOTS") == "1":
@@ -88,10 +88,10 @@ def compare(name: str, svg: str) -> None:
     if os.environ.get("CTXSCOPE_UPDATE_SNAPSHOTS") == "1" or not baseline.exists():
         if os.environ.get("CI") and not baseline.exists():
             raise AssertionError(f"no baseline {baseline.name}: run with CTXSCOPE_UPDATE_SNAPSHOTS=1")
-        SNAPSHOTS.mkdir(exist_ok=True)
+        folder.mkdir(exist_ok=True)
         baseline.write_text(text, encoding="utf-8")
         return
     assert text == baseline.read_text(encoding="utf-8"), (
-        f"{name}: the screen differs from snapshots/{name}.svg "
+        f"{name}: the screen differs from {folder.name}/{name}.svg "
         "(look at both; update with CTXSCOPE_UPDATE_SNAPSHOTS=1 if the change is intended)"
     )

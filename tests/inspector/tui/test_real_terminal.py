@@ -21,6 +21,8 @@ from tests.inspector.tui.conftest import recording
 
 TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed: no real terminal to drive")
+COST = r"(unpriced|no usage|\$[0-9.,]+)"
+"""A timeline row's cost figure (`short_usd`)."""
 WAIT_S = 40.0
 """Bound on waiting for the screen to show something (a loaded 2-core machine starts Python slowly)."""
 
@@ -57,16 +59,20 @@ class Terminal:
 
 
 @contextmanager
-def terminal(tmp_path: Path, size: tuple[int, int], *args: str) -> Iterator[Terminal]:
+def terminal(
+    tmp_path: Path, size: tuple[int, int], *args: str, env: dict[str, str] | None = None
+) -> Iterator[Terminal]:
     """`ctxscope inspect ARGS` in a fresh tmux server of its own, stopped afterwards. COLUMNS and
-    LINES are unset: Textual takes them over the terminal's size (pytest sets them to 80x24)."""
+    LINES are unset: Textual takes them over the terminal's size (pytest sets them to 80x24);
+    `env`: more variables for the command (a price table)."""
     socket = tmp_path / "tmux.sock"
     term = Terminal(f"inspect-{uuid.uuid4().hex[:8]}", socket)
     command = " ".join([sys.executable, "-m", "ctxscope.cli", "inspect", *args])
     width, height = size
+    variables = " ".join(f"{k}={v}" for k, v in (env or {}).items())
     term.tmux(
         "new-session", "-d", "-s", term.name, "-x", str(width), "-y", str(height),
-        f"env -u COLUMNS -u LINES TERM=xterm-256color {command}",
+        f"env -u COLUMNS -u LINES TERM=xterm-256color {variables} {command}",
     )  # fmt: skip
     try:
         yield term
@@ -105,7 +111,7 @@ def test_at_200_columns_a_mode_switch_is_in_words_on_its_row(tmp_path: Path) -> 
         switch = next(n for n in (1, 2, 3) if "mode default → plan" in _timeline_row(screen, n))
         row = _timeline_row(screen, switch)
         # the words (then the answer in short), then the figures: tokens, the fill bar, the duration
-        assert re.search(r"mode default → plan.* [0-9.]+k rep [#.]{4} +(-|[0-9.]+s) │", row), row
+        assert re.search(rf"mode default → plan.* [0-9.]+k rep [#.]{{4}} +{COST} +(-|[0-9.]+s) │", row), row
         assert "goal set: ship the parser" in screen
 
 
@@ -116,10 +122,10 @@ def test_at_80x24_one_pane_with_its_figures_and_the_footer_keeps_help_and_quit(t
         # the key bar: every label whole (Textual's Footer squeezed them: `^pale tte`)
         words = set(screen.splitlines()[-1].split())
         labels = {"tab", "Pane", "?", "Help", "q", "Quit", "m", "Mark", "d", "Diff", "c", "Compaction"}
-        labels |= {"t", "Tokens", "/", "Search", "f", "Filter", "^p", "palette"}
+        labels |= {"t", "Tokens", "$", "Cost", "a", "Agents", "/", "Search", "f", "Filter", "^p", "palette"}
         assert words <= labels and {"^p", "palette"} <= words, screen.splitlines()[-1]
         row = _timeline_row(screen, 1)
-        assert re.search(r"initial .* [0-9.]+k rep [#.]{4} +(-|[0-9.]+s) │", row), row  # no figure cut
+        assert re.search(rf"initial .* [0-9.]+k rep [#.]{{4}} +{COST} +(-|[0-9.]+s) │", row), row  # no figure cut
         assert "Turn 1 " not in screen  # one pane: the timeline alone
         term.keys("Tab")
         term.wait_for(lambda s: "Turn 1 " in s, "the turn pane after Tab")
@@ -211,3 +217,40 @@ def test_the_compare_screen_of_two_codex_runs_shows_the_sandbox_modes(tmp_path: 
         term.wait_for(lambda s: "No filesystem sandboxing" in s.replace("\n", " "), "the wrapped lines")
         term.keys("Tab", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "Enter")
         term.wait_for(lambda s: "characters)" in s, "both texts opened with Enter")
+
+
+def test_the_agents_tree_and_the_costs_of_a_real_codex_subagent_session(tmp_path: Path) -> None:
+    """The real Codex 0.171 session that spawned an agent, priced with the tests' table: each
+    timeline row's cost (under the duration in the three-pane timeline, beside the tokens at 80
+    columns), the agents tree (`a`; Enter on the child moves the timeline) and the cost view (`$`)."""
+    from ctxscope.inspector.tui.loader import load
+    from ctxscope.inspector.tui.viewmodel import Inspector
+    from ctxscope.inspector.tui.viewmodel.lines import short_usd
+
+    subagent, prices = recording("subagent"), Path(__file__).resolve().parent / "prices.toml"
+    env = {"CTXSCOPE_PRICES": str(prices)}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CTXSCOPE_PRICES", str(prices))
+        doc = Inspector(load(subagent).analysis).cost_document
+    usd = {t["turn"]: short_usd(t["usd"]) for t in doc["turns"]}
+    agents = {a["agent"]: short_usd(a["usd"]) for a in doc["agents"]}
+    with terminal(tmp_path, (120, 40), str(subagent), env=env) as term:
+        screen = term.wait_for(lambda s: "turn 1 of 3" in s, "the loaded timeline")
+        for number, money in usd.items():
+            assert money in _row_text(screen, number), screen
+        term.keys("a")
+        screen = term.wait_for(lambda s: "Agents  2 agents, 1 spawned agent" in s, "the agents view")
+        assert "└ Bacon  T2  1 request" in screen and "spawned by main in turn 1, result in turn 2" in screen
+        assert agents["main"] in screen and agents["Bacon"] in screen and "(spawns Bacon)" in screen
+        term.keys("Tab", "Down", "Down", "Enter")  # the turn pane: from turn 1's line down to Bacon
+        term.wait_for(lambda s: "turn 3 of 3 | view agents" in s, "the timeline moved to Bacon's turn")
+        term.keys("$")
+        screen = term.wait_for(lambda s: "Cost  $" in s and "view cost" in s, "the cost view")
+        assert f"Cost  ${doc['total']['usd']:,.4f}" in screen and "Turn 3  T2, agent Bacon, gpt-5-codex" in screen
+        assert "Per agent" in screen
+    narrow = tmp_path / "narrow"  # a tmux server (and socket) of its own
+    narrow.mkdir()
+    with terminal(narrow, (80, 24), str(subagent), env=env) as term:
+        screen = term.wait_for(lambda s: "turn 1 of 3" in s, "the loaded timeline")
+        for number, money in usd.items():
+            assert re.search(rf" rep [#.]{{4}} +{re.escape(money)} +[0-9.]+s │", _timeline_row(screen, number)), screen

@@ -7,6 +7,8 @@ the recording holds.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.inspector.tui.conftest import recording
@@ -58,6 +60,66 @@ async def test_screen(
 ) -> None:
     svg = await take(recording(source), size=size, turn=turn, view=view, keys=keys)
     compare(name, svg)
+
+
+PRICES = Path(__file__).resolve().parent / "prices.toml"
+COST_CASES = [
+    # name, recording, size, turn, view, keys: the real Codex 0.171 session that spawned an agent
+    # (and a ChatGPT login's, API-equivalent), priced with the tests' table (`$CTXSCOPE_PRICES`,
+    # named relative so no path of this machine is drawn)
+    ("subagent-timeline-small", "subagent", SMALL, 3, "timeline", ()),
+    ("subagent-timeline-wide", "subagent", WIDE, 3, "timeline", ()),
+    ("subagent-timeline-xwide", "subagent", XWIDE, 3, "timeline", ()),
+    ("subagent-cost-small", "subagent", SMALL, 3, "cost", ()),
+    ("subagent-cost-medium", "subagent", (100, 30), 3, "cost", ()),
+    ("subagent-cost-wide", "subagent", WIDE, 1, "cost", ()),
+    ("subagent-agents-wide", "subagent", WIDE, 3, "agents", ()),
+    ("subagent-agents-small", "subagent", SMALL, 2, "agents", ()),
+    ("subagent-agents-xwide", "subagent", XWIDE, 2, "agents", ()),
+    ("subagent-help-wide", "subagent", WIDE, 1, "timeline", ("question_mark",)),
+    ("chatgpt-cost-wide", "backend_chatgpt", WIDE, 1, "cost", ()),
+]
+
+
+@pytest.mark.parametrize(("name", "source", "size", "turn", "view", "keys"), COST_CASES, ids=[c[0] for c in COST_CASES])
+async def test_cost_screen(
+    name: str,
+    source: str,
+    size: tuple[int, int],
+    turn: int,
+    view: str,
+    keys: tuple[str, ...],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(PRICES.parent)
+    monkeypatch.setenv("CTXSCOPE_PRICES", PRICES.name)
+    compare(name, await take(recording(source), size=size, turn=turn, view=view, keys=keys))
+
+
+DOCS = Path(__file__).resolve().parents[3] / "docs"
+DOC_SHOTS = [
+    # the README's screenshots: name, recording, size, turn, view (`ctxscope inspect REC --snapshot
+    # docs/NAME.svg --turn N --view V --size WxH` in this folder, with CTXSCOPE_PRICES=prices.toml)
+    ("inspect-main", "codex", (160, 40), 4, "turn"),
+    ("inspect-compaction", "codex", (160, 40), 3, "compaction"),
+    ("inspect-agents", "subagent", (160, 32), 3, "agents"),
+    ("inspect-cost", "subagent", (160, 40), 3, "cost"),
+]
+
+
+@pytest.mark.parametrize(("name", "source", "size", "turn", "view"), DOC_SHOTS, ids=[c[0] for c in DOC_SHOTS])
+async def test_the_readme_screenshots_are_the_current_screens(
+    name: str, source: str, size: tuple[int, int], turn: int, view: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/*.svg are screens of today's inspector (redrawn with CTXSCOPE_UPDATE_SNAPSHOTS=1)."""
+    monkeypatch.chdir(PRICES.parent)
+    monkeypatch.setenv("CTXSCOPE_PRICES", PRICES.name)
+    compare(name, await take(recording(source), size=size, turn=turn, view=view), DOCS)
+
+
+async def test_the_readme_compare_screenshot_is_the_current_screen() -> None:
+    a, b = recording("codex_workspace_write"), recording("codex_full_access")
+    compare("inspect-compare", await take_compare(a, b, size=WIDE, keys=("down",)), DOCS)
 
 
 COMPARE_CASES = [

@@ -44,10 +44,10 @@ def test_a_timeline_row_is_its_width_with_the_words_before_the_figures(
         assert "goal set: ship the parser" in goal  # wrapped under the figures where it does not fit beside them
         assert goal.index("1.2k") < goal.index("#...")
     inspector = Inspector(analysed("world"))
-    narrow, wide = texts(inspector.timeline(50)), texts(inspector.timeline(100))
+    narrow, wide = texts(inspector.timeline(50)), texts(inspector.timeline(110))
     assert "gpt-5" not in narrow[0] and "gpt-5" in wide[0]  # the model gives way to the event words
-    switch = next(row for row in wide if "mode default → plan" in row)
-    assert "\n" not in switch  # the words fit beside the figures at 100 columns: one row
+    switch = next(row for row in texts(inspector.timeline(100)) if "mode default → plan" in row)
+    assert "\n" not in switch  # the words fit beside the figures (and the cost) at 100 columns: one row
     assert short_model("gpt-5.1-codex-mini", 12) == "gpt-5.1-cod…"  # shortened with an ellipsis, never cut bare
     assert short_model("gpt-5-codex", 12) == "gpt-5-codex"
     failed = texts(Inspector(analysed("failed_stream")).timeline(80))

@@ -173,3 +173,20 @@ def test_an_opaque_bearer_token_from_a_header_is_found_when_quoted() -> None:
     token = "opaque" + samples.BEARER_OPAQUE
     assert red.header_value("Authorization", f"Bearer {token}") == "Bearer <redacted:bearer:1>"
     assert red.text(f"the token was {token}") == "the token was <redacted:bearer:1>"
+
+
+def test_a_redactor_sent_to_another_process_keeps_what_it_learnt() -> None:
+    # The recording process hands its redactor back (pickled, over a pipe) so that `ctxscope run`
+    # redacts Codex's trace with the recording's placeholders: the same secret, the same placeholder,
+    # and a new secret numbered after the ones already met.
+    import pickle
+
+    learnt = Redactor()
+    key = "sk-proj-" + "Zq8vN2xL5kR7" * 4
+    learnt.learn_environment({"MY_SERVICE_TOKEN": "tok_" + "a1B2c3D4e5F6g7H8" * 2})
+    first = learnt.text(f"Authorization: Bearer {key}")
+    copy = pickle.loads(pickle.dumps(learnt))
+    assert copy.text(f"again {key}") == "again " + first.split("Bearer ")[1]
+    assert copy.text("tok_" + "a1B2c3D4e5F6g7H8" * 2) == learnt.text("tok_" + "a1B2c3D4e5F6g7H8" * 2)
+    other = "sk-ant-api03-" + "Qw3rTy7uIo9p" * 7
+    assert copy.text(other) == learnt.text(other)  # numbered alike: the numbering came along

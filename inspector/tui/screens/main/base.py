@@ -19,11 +19,13 @@ from ctxscope.inspector.tui.open_clock import note
 from ctxscope.inspector.tui.screens.main.header import HeaderState, header_text
 from ctxscope.inspector.tui.screens.main.layout import PANES, THREE_PANES, Pane, layout_for
 from ctxscope.inspector.tui.viewmodel import VIEWS, Inspector, Line, View
-from ctxscope.inspector.tui.viewmodel.actions import OpenItem
+from ctxscope.inspector.tui.viewmodel.actions import OpenItem, ShowTurn
 from ctxscope.inspector.tui.widgets.lines_view import LinesView
 from ctxscope.inspector.tui.widgets.timeline import Timeline
 from ctxscope.proxy.errors import CtxscopeError
 
+TURN_LISTS: frozenset[View] = frozenset({"cost", "agents"})
+"""The views that list every turn: their cursor follows the timeline's turn."""
 HEADER_STATE = ("current", "view", "following", "hit_index", "pending", "new_turns", "note")
 """The screen's vars the header is drawn from (besides the inspector's marks, filter and search)."""
 
@@ -162,11 +164,22 @@ class MainBase(Screen[None]):
         if number == self.current and view == self.view:  # never a stale diff on screen
             pane = self.query_one("#turn", LinesView)
             pane.needle = self.inspector.needle
-            pane.show_lines(lines)
+            pane.show_lines(lines, keep=view not in TURN_LISTS)
+            if view in TURN_LISTS:
+                self._land_on_turn(number, pane)
             self._land_on_hit(number, pane)
             if not self.turn_shown:
                 self.turn_shown = True
                 note("first-turn")
+
+    def _land_on_turn(self, number: int, pane: LinesView) -> None:
+        """Put the pane's cursor on the line of turn `number` (its request in the cost view, its
+        line under its agent in the agents tree: the last line that stands for it)."""
+        want = ShowTurn(number)
+        found = [index for index, line in enumerate(pane.lines) if line.action == want]
+        if found:
+            pane.highlighted = found[-1]
+            pane.scroll_to_highlight()
 
     def _land_on_hit(self, number: int, pane: LinesView) -> None:
         """Put the turn pane's cursor on the search hit being visited, when it is this turn's."""

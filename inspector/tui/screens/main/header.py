@@ -25,6 +25,8 @@ class HeaderState:
 def header_text(inspector: Inspector, state: HeaderState) -> str:
     """`ctxscope inspect  FILE | turn 3 of 9 | view turn | following`, ..."""
     parts = [f"ctxscope inspect  {state.name}", inspector.timeline_title(state.current), f"view {state.view}"]
+    if inspector.api_equivalent():
+        parts.append("costs API-equivalent (ChatGPT login)")
     if inspector.marked is not None:
         parts.append(f"diff vs marked turn {inspector.marked}")
     if inspector.hits:

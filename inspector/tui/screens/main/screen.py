@@ -20,7 +20,7 @@ from textual.widgets import Static
 
 from ctxscope.inspector.live import LiveFeed
 from ctxscope.inspector.tui.loader import Loaded
-from ctxscope.inspector.tui.messages import TimelineResized, TurnHighlighted
+from ctxscope.inspector.tui.messages import TimelineResized, TurnChosen, TurnHighlighted
 from ctxscope.inspector.tui.screens.help import HelpScreen
 from ctxscope.inspector.tui.screens.main.follow import Following
 from ctxscope.inspector.tui.screens.main.layout import THREE_PANES, Pane, next_pane
@@ -47,6 +47,8 @@ class MainScreen(Stages, Following, Finding, Reading):
         Binding("c", "view('compaction')", "Compaction"),
         Binding("t", "view('tokens')", "Tokens"),
         Binding("x", "view('composition')", "Composition", show=False),
+        Binding("dollar_sign", "view('cost')", "Cost"),
+        Binding("a", "view('agents')", "Agents"),
         Binding("s", "sort_tokens", "Sort", show=False),
         Binding("w", "focus_pane('world')", "World", show=False),
         Binding("left_square_bracket", "world_jump(False)", "World change", show=False),
@@ -111,6 +113,12 @@ class MainScreen(Stages, Following, Finding, Reading):
         # a highlight posted before a redraw moved the cursor again is stale: never act on it
         if event.number == self.query_one(Timeline).highlighted_turn():
             self.select(event.number)
+
+    def on_turn_chosen(self, event: TurnChosen) -> None:
+        """Enter on an agent or a request (agents and cost views): the timeline moves to its turn
+        (Enter on a timeline row is the turn it is on already)."""
+        if event.number != self.current:
+            self.go_to_turn(event.number)
 
     def on_timeline_resized(self, event: TimelineResized) -> None:
         """Draw the rows again at the pane's new width (the cursor stays on its turn)."""
