@@ -21,7 +21,7 @@ import json
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +113,7 @@ def build(turns: int) -> list[dict[str, Any]]:
     return bodies
 
 
-def write(bodies: list[dict[str, Any]], path: Path) -> None:
+def write(bodies: Iterable[dict[str, Any]], path: Path) -> None:
     """Write the session as a real recording."""
     with RecordingWriter(path, meta={"mode": "benchmark"}) as writer:
         for n, body in enumerate(bodies):

@@ -7,8 +7,12 @@ inside the feed. `RecordingFollower` (`ctxscope.proxy.store.follow`) reads only 
 and `IncrementalAnalysis` analyses only the new exchanges, so an update costs what was appended
 plus the cache forensics of the whole recording (`cache_report`, about 0.6 s on 1,000 turns).
 
+A file that is already long is read the same way, in parts (`read(limit)`, then `catch_up`): the
+first turns are shown from the file's first lines while the rest is read and analysed behind them,
+so `ctxscope inspect` opens a recording of any size at once (`tui/loader.load_in_stages`).
+
     feed = LiveFeed(path)
-    first = feed.read()                  # what the file holds now
+    first = feed.read()                  # what the file holds now (`read(20)`: its first 20 requests)
     feed.subscribe(print)                # LiveUpdate for each batch of new turns, FeedStopped at the end
     feed.run(stop)                       # blocks until `stop` is set or the file goes away
 """
@@ -16,8 +20,9 @@ plus the cache forensics of the whole recording (`cache_report`, about 0.6 s on 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from bisect import bisect_left
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +30,16 @@ from ctxscope.inspector.analysis.analyse import Analysis, IncrementalAnalysis, T
 from ctxscope.inspector.analysis.cache import CacheTurn, cache_report
 from ctxscope.proxy.errors import CtxscopeError, RecordingError
 from ctxscope.proxy.store.follow import RecordingFollower
+from ctxscope.proxy.store.offsets import exchange_offsets
 
 POLL_INTERVAL_S = 0.25
 """How often the file is looked at where no file watcher is installed (the poll lives here only)."""
 WATCH_TIMEOUT_MS = 1_000
 """The longest the watcher waits before the feed looks at the file anyway (a missed event, a file
 deleted in a way the watcher does not report)."""
+PART_BYTES = 8 << 20
+"""The most of a long file `catch_up` reads into one part (about 80 turns of 100 KB bodies: seconds
+of analysis, which is what quitting the app mid-way waits for)."""
 DEBOUNCE_MS = 30
 """Events this close together are one change (a writer's exchange is one write, its blobs just before)."""
 
@@ -47,6 +56,8 @@ class LiveUpdate:
     """`cache_report` of the analysis by turn number: where each turn's cached prefix broke."""
     other_requests: int = 0
     """Requests read that are not model turns."""
+    pending: int = 0
+    """Requests the file holds beyond this update (a large file read in parts); 0 when caught up."""
 
     @property
     def cache_breaks(self) -> frozenset[int]:
@@ -88,6 +99,8 @@ class LiveFeed:
         self._lock = threading.Lock()
         self._read_once = False
         self.last: LiveUpdate | None = None
+        self._ahead: list[int] = []
+        """Where the exchange lines not read yet start (`pending` counts them)."""
 
     # -- subscribers ---------------------------------------------------------------------------
 
@@ -112,31 +125,87 @@ class LiveFeed:
 
     # -- reading -------------------------------------------------------------------------------
 
-    def read(self) -> LiveUpdate | None:
+    def read(
+        self, limit: int | None = None, *, cache: bool = True, count: bool = True, max_bytes: int | None = None
+    ) -> LiveUpdate | None:
         """Read what was appended and analyse it: the update, or None when nothing was added since
         the last read (the first read always answers, with no turns when the file has none yet).
+        `limit`: read at most that many exchanges (`backlog` says what is left), so a large file is
+        shown from its first part on, and `max_bytes`: stop once that many bytes are read;
+        `cache=False` leaves the cache forensics (a pass over every turn) to a later read;
+        `count=False` estimates the requests still to come from the bytes left instead of counting
+        them (a pass over the whole file: about 3 s on 1 GB, too long before a first screen).
         `RecordingError` when the file went away, shrank or is not a recording."""
-        exchanges = self.follower.poll()
+        exchanges = self.follower.poll(limit, max_bytes)
         if not exchanges and self._read_once:
             return None
         self._read_once = True
         before = len(self.last.analysis.turns) if self.last is not None else 0
         self.analysis.header = self.follower.header
         analysis = self.analysis.extend(exchanges, warnings=self.follower.warnings)
-        cache = {entry.turn: entry for entry in cache_report(analysis)}
+        report = {entry.turn: entry for entry in cache_report(analysis)} if cache else {}
         update = LiveUpdate(
             analysis,
             tuple(analysis.turns[before:]),
-            cache,
+            report,
             analysis.other_requests,
+            pending=self.pending() if count else self._estimate(),
         )
         self.last = update
         return update
 
-    def run(self, stop: threading.Event) -> None:
+    @property
+    def backlog(self) -> int:
+        """Bytes the file held at the last read that are not analysed yet (after a `limit`ed read)."""
+        return self.follower.unread
+
+    def pending(self) -> int:
+        """Requests of the file not read yet, counted without decoding them (`exchange_offsets`,
+        one pass over the file, repeated only when the file grew past it); 0 once caught up."""
+        if self.follower.unread == 0:
+            return 0
+        offset = self.follower.offset
+        if not self._ahead or self._ahead[-1] < offset:
+            self._ahead = exchange_offsets(self.path, offset)
+        return len(self._ahead) - bisect_left(self._ahead, offset)
+
+    def _estimate(self) -> int:
+        """The requests still to come if the rest of the file is like what was read (at least 1
+        while bytes are left)."""
+        unread, offset = self.follower.unread, self.follower.offset
+        if not unread:
+            return 0
+        return max(1, round(unread * len(self.analysis.exchanges) / max(offset, 1)))
+
+    def catch_up(
+        self, batch: int, stop: threading.Event | None = None, *, cache: bool = True
+    ) -> Iterator[LiveUpdate]:
+        """Read the rest of what the file holds in growing parts (`batch` exchanges, then as many
+        as were read so far: each analysis of everything costs about as much as all the parts
+        before it; at most `PART_BYTES` of the file each, so large bodies come in parts a viewer
+        that quits waits for), yielding each update; the last one (`pending` 0) has the cache
+        forensics unless `cache` is False."""
+        while self.follower.unread and not (stop is not None and stop.is_set()):
+            size = max(batch, len(self.analysis.exchanges))
+            update = self.read(size, cache=False, max_bytes=PART_BYTES)
+            if update is None:
+                return
+            if update.pending:
+                yield update
+        if self.last is not None and not (stop is not None and stop.is_set()):
+            report = {entry.turn: entry for entry in cache_report(self.last.analysis)} if cache else {}
+            self.last = replace(self.last, cache=report, pending=0)
+            yield self.last
+
+    def run(self, stop: threading.Event, *, batch: int | None = None) -> None:
         """Wait for the file to change and publish each update that adds turns, until `stop` is set
-        or the file cannot be read any more (then `FeedStopped`). Blocks: run it in a thread."""
+        or the file cannot be read any more (then `FeedStopped`). Blocks: run it in a thread.
+        `batch`: what an earlier `limit`ed read left is read first, in parts of at least that many
+        exchanges, each published."""
         try:
+            if batch is not None and self.backlog:
+                for part in self.catch_up(batch, stop):
+                    self._publish(part)
             for _ in self._changes(stop):
                 if stop.is_set():
                     return
@@ -170,4 +239,4 @@ class LiveFeed:
         )
 
 
-__all__ = ["FeedStopped", "LiveEvent", "LiveFeed", "LiveUpdate", "Subscriber"]
+__all__ = ["PART_BYTES", "FeedStopped", "LiveEvent", "LiveFeed", "LiveUpdate", "Subscriber"]

@@ -11,6 +11,7 @@ from textual.app import App
 from ctxscope.inspector.live import LiveFeed
 from ctxscope.inspector.tui.commands import InspectorCommands
 from ctxscope.inspector.tui.loader import Loaded
+from ctxscope.inspector.tui.open_clock import note
 from ctxscope.inspector.tui.screens.compare import CompareScreen
 from ctxscope.inspector.tui.screens.loading import LoadingScreen
 from ctxscope.inspector.tui.screens.main import MainScreen, Pane
@@ -40,6 +41,7 @@ class InspectorApp(App[None]):
         self.turn, self.view, self.pane, self.right, self.follow = turn, view, pane, right, follow
 
     def on_mount(self) -> None:
+        note("started")
         if self.other is not None:
             self.push_screen(CompareScreen(self.path, self.other))
             return

@@ -11,10 +11,11 @@ from pathlib import Path
 
 from ctxscope.inspector.analysis.analyse import Analysis, IncrementalAnalysis, analyse_exchanges
 from ctxscope.inspector.analysis.cache import CacheTurn
-from ctxscope.inspector.live import LiveUpdate
+from ctxscope.inspector.live import LiveFeed, LiveUpdate
 from ctxscope.proxy.errors import ConfigError, RecordingError
 from ctxscope.proxy.home import recordings_dir
 from ctxscope.proxy.store import read_recording
+from ctxscope.proxy.store.embedded import is_html
 
 
 @dataclass(frozen=True)
@@ -42,17 +43,42 @@ def load(path: Path) -> Loaded:
 
 
 FIRST_STAGE = 20
-"""Requests analysed before the app draws the first turns (the rest follows in the same worker)."""
+"""Requests analysed before the app draws the first turns (the rest follows in the same worker, in
+parts that double: `LiveFeed.catch_up`)."""
 
 
 def load_in_stages(path: Path, first: int | None = None) -> Iterator[Loaded]:
-    """Read `path`, then analyse it in two stages, yielding the analysis of the first `first`
-    requests (so the timeline is drawn at once) and then of all; one stage for a short recording.
-    The analysis is incremental (`IncrementalAnalysis`): the second stage only adds turns, and its
-    result equals `load`'s."""
+    """Analyse `path` in stages: the analysis of its first `first` requests (so the timeline is
+    drawn at once, whatever the file's size), then of more and more, each with how many requests
+    are still to come, the last of all (`pending` 0); one stage for a short recording.
+
+    The file is read as the live feed reads a growing one (`LiveFeed.read` with a limit, then
+    `catch_up`): memory-mapped, line by line, never read or decoded ahead of the stage being
+    analysed. The analysis is incremental, so the last stage equals `load`'s."""
     if not path.exists():
         raise RecordingError(f"{path}: no such file")
     first = FIRST_STAGE if first is None else first
+    if _is_report(path):
+        yield from _report_in_stages(path, first)
+        return
+    feed = LiveFeed(path)
+    update = feed.read(first, cache=False, count=False)
+    # a recording may open with requests that are no turns (a models list): read on to a turn
+    while update is not None and not update.analysis.turns and update.pending:
+        update = feed.read(first, cache=False, count=False) or update
+    if update is not None and update.pending:
+        yield live_loaded(update)
+    for update in feed.catch_up(first, cache=False):
+        yield Loaded(update.analysis, update.other_requests, pending=update.pending)
+
+
+def _is_report(path: Path) -> bool:
+    """An HTML report that embeds its recording (read whole: it is one compressed blob)."""
+    with path.open("rb") as stream:
+        return is_html(stream.read(64))
+
+
+def _report_in_stages(path: Path, first: int) -> Iterator[Loaded]:
     recording = read_recording(path)
     exchanges = recording.exchanges
     incremental = IncrementalAnalysis(source=path.name, header=recording.header)
@@ -67,8 +93,8 @@ def load_in_stages(path: Path, first: int | None = None) -> Iterator[Loaded]:
 
 
 def live_loaded(update: LiveUpdate) -> Loaded:
-    """A live feed's update as the screen's `Loaded` (its cache forensics included)."""
-    return Loaded(update.analysis, update.other_requests, cache=update.cache)
+    """A live feed's update as the screen's `Loaded` (its cache forensics included, where it has them)."""
+    return Loaded(update.analysis, update.other_requests, update.pending, cache=update.cache or None)
 
 
 def newest_recording(folder: Path | None = None) -> Path:

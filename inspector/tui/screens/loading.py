@@ -16,7 +16,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ctxscope.inspector.live import LiveFeed
-from ctxscope.inspector.tui.loader import Loaded, live_loaded, load_in_stages
+from ctxscope.inspector.tui.loader import FIRST_STAGE, Loaded, live_loaded, load_in_stages
 from ctxscope.inspector.tui.widgets.key_bar import KeyBar
 from ctxscope.proxy.errors import CtxscopeError, RecordingError
 
@@ -50,7 +50,9 @@ class LoadingScreen(Screen[None]):
         try:
             if self.follow:
                 live = LiveFeed(self.path)
-                update = live.read()  # the first read always answers, with no turns if none yet
+                # the first read always answers, with no turns if none yet; a long file's first
+                # part only (the feed reads the rest before it waits for new lines)
+                update = live.read(FIRST_STAGE, cache=False, count=False)
                 if update is None:
                     raise RecordingError(f"{self.path.name}: nothing could be read")
                 first = live_loaded(update)

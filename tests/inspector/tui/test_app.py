@@ -300,16 +300,16 @@ async def test_x_shows_the_context_composition_of_the_turn() -> None:
         assert any(line.startswith(">    2 ") and "|" in line for line in shown)  # the bar, threshold drawn
 
 
-def test_a_long_recording_is_analysed_in_two_stages_that_end_as_one_load() -> None:
+def test_a_long_recording_is_analysed_in_stages_that_end_as_one_load() -> None:
     from ctxscope.inspector.tui.loader import load, load_in_stages
 
     path = recording("compaction")
     stages = list(load_in_stages(path, first=2))
-    assert [len(s.analysis.turns) for s in stages] == [2, 5] and stages[0].pending == 3
-    whole = load(path).analysis
-    assert [(t.turn.number, t.change.kind) for t in stages[-1].analysis.turns] == [
-        (t.turn.number, t.change.kind) for t in whole.turns
-    ]
+    # the first two requests, then parts that double (2, then as many as were read), then the rest;
+    # the first part estimates what is left from the bytes left, the next ones count the requests
+    assert [len(s.analysis.turns) for s in stages] == [2, 4, 5] and [s.pending for s in stages][1:] == [1, 0]
+    assert stages[0].pending >= 1
+    assert stages[-1].analysis == load(path).analysis
     assert len(list(load_in_stages(path))) == 1  # a short recording: one stage
 
 

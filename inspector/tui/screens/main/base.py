@@ -15,6 +15,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ctxscope.inspector.tui.loader import Loaded
+from ctxscope.inspector.tui.open_clock import note
 from ctxscope.inspector.tui.screens.main.header import HeaderState, header_text
 from ctxscope.inspector.tui.screens.main.layout import PANES, THREE_PANES, Pane, layout_for
 from ctxscope.inspector.tui.viewmodel import VIEWS, Inspector, Line, View
@@ -62,6 +63,8 @@ class MainBase(Screen[None]):
         self.path = path
         self.first = first
         self.inspector = Inspector(first.analysis, other_requests=first.other_requests, cache=first.cache)
+        self.turn_shown = False
+        """A turn's view has been on screen (the benchmark's `first-turn`)."""
         self.opened = False
         """The first analysis is drawn (after the first layout, so rows fit the timeline's width)."""
         self.start_turn = turn
@@ -122,6 +125,8 @@ class MainBase(Screen[None]):
         if not timeline.go_to(start):
             timeline.go_to(1)
         self.select(timeline.highlighted_turn() or 1)
+        if not loaded.pending:
+            note("complete")
         if not loaded.pending and loaded.cache is None:
             self.find_cache_breaks(self.inspector)
 
@@ -163,6 +168,9 @@ class MainBase(Screen[None]):
             if view in TURN_LISTS:
                 self._land_on_turn(number, pane)
             self._land_on_hit(number, pane)
+            if not self.turn_shown:
+                self.turn_shown = True
+                note("first-turn")
 
     def _land_on_turn(self, number: int, pane: LinesView) -> None:
         """Put the pane's cursor on the line of turn `number` (its request in the cost view, its

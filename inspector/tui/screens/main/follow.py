@@ -10,7 +10,7 @@ import threading
 from textual import work
 
 from ctxscope.inspector.live import FeedStopped, LiveEvent, LiveFeed
-from ctxscope.inspector.tui.loader import live_loaded
+from ctxscope.inspector.tui.loader import FIRST_STAGE, live_loaded
 from ctxscope.inspector.tui.messages import LiveArrived
 from ctxscope.inspector.tui.screens.main.base import MainBase
 
@@ -38,7 +38,7 @@ class Following(MainBase):
 
     @work(thread=True, exclusive=True, group=FOLLOW_GROUP)
     def run_feed(self, feed: LiveFeed, stop: threading.Event) -> None:
-        feed.run(stop)
+        feed.run(stop, batch=FIRST_STAGE)  # the rest of a long file first, in parts
 
     def on_unmount(self) -> None:
         if self._stop is not None:
@@ -50,6 +50,7 @@ class Following(MainBase):
             self.follow_failed(event.reason)
             return
         loaded = live_loaded(event)
+        self.pending = loaded.pending
         if not self.inspector.analysis.turns:
             self.show_loaded(loaded)
             if self.following and loaded.analysis.turns:

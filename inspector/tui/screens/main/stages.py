@@ -9,6 +9,7 @@ from textual import work
 from textual.worker import get_current_worker
 
 from ctxscope.inspector.tui.loader import Loaded
+from ctxscope.inspector.tui.open_clock import note
 from ctxscope.inspector.tui.screens.main.base import MainBase
 from ctxscope.inspector.tui.widgets.timeline import Timeline
 from ctxscope.proxy.errors import CtxscopeError
@@ -44,6 +45,7 @@ class Stages(MainBase):
         if self.start_turn and self.current != self.start_turn and timeline.go_to(self.start_turn):
             self.select(self.start_turn)
         if not loaded.pending:
+            note("complete")
             self.find_cache_breaks(self.inspector)
 
 
