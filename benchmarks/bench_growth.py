@@ -1,13 +1,16 @@
 """Benchmark: how reading and `ctxscope diff --format json` grow with a growing session's length.
 
-Writes the growing session of `bench_analysis` (every turn adds a user message, a tool call and its
-output, an assistant message) at two lengths (default 1,000 and 5,000 turns), then per round runs, as
-fresh processes, `read_recording` of each file and `ctxscope diff --format json` of each, one after the
-other (interleaved; with `--baseline DIR` the same commands from another checkout too). Prints the
-median wall time of each and the ratio long / short: linear growth is the ratio of the lengths (5×;
-target ≤ 5.5× for diff, issue 36).
+Takes the growing session of `bench_analysis` (every turn adds a user message, a tool call and its
+output, an assistant message) at two lengths (default 1,000 and 5,000 turns; written once with the
+real writer and kept under ~/.cache/ctxscope-bench, `bench_analysis.cached_session`), then per round
+runs, as fresh processes, `read_recording` of each file, `ctxscope diff --format json`, `ctxscope
+report` (the HTML report) and a cold `ctxscope index` of each, one after the other (interleaved; with
+`--baseline DIR` the same commands from another checkout too). Prints the median wall time of each
+and the ratio long / short: linear growth is the ratio of the lengths (5×; target ≤ 5.5× for diff,
+issue 36).
 
-Run: .venv/bin/python -m benchmarks.bench_growth [--turns 1000 5000] [--rounds 5] [--baseline DIR] [--no-diff]
+Run: .venv/bin/python -m benchmarks.bench_growth [--turns 1000 5000] [--rounds 5] [--baseline DIR]
+     [--only read diff report index]
 A benchmark, not a test: it prints numbers and asserts nothing.
 """
 
@@ -20,12 +23,17 @@ import subprocess
 import sys
 import tempfile
 import time
+from itertools import count
 from pathlib import Path
 
-from benchmarks.bench_analysis import build, write
+from benchmarks.bench_analysis import cached_session
+
+STEPS = ("read", "diff", "report", "index")
 
 
 def _run(args: list[str], env: dict[str, str], cwd: Path) -> float:
+    # a cold index each time: a fresh database file
+    args = [a.replace("{fresh}", str(next(_FRESH))) for a in args]
     start = time.perf_counter()
     done = subprocess.run([sys.executable, *args], env=env, cwd=cwd, capture_output=True, check=False)
     if done.returncode != 0:
@@ -33,12 +41,15 @@ def _run(args: list[str], env: dict[str, str], cwd: Path) -> float:
     return time.perf_counter() - start
 
 
+_FRESH = count()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--turns", type=int, nargs=2, default=[1000, 5000])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--baseline", type=Path)
-    parser.add_argument("--no-diff", action="store_true", help="time reading only")
+    parser.add_argument("--only", nargs="+", choices=STEPS, default=list(STEPS), help="the steps to time")
     options = parser.parse_args()
     here = Path(__file__).resolve().parents[1]
     checkouts = {"": here} | ({"base: ": options.baseline} if options.baseline else {})
@@ -46,16 +57,21 @@ def main() -> None:
         env = {**os.environ, "PYTHONPYCACHEPREFIX": f"{tmp}/pycache", "CTXSCOPE_HOME": f"{tmp}/home"}
         files = {}
         for turns in options.turns:
-            files[turns] = Path(tmp) / f"growing-{turns}.jsonl"
-            write(build(turns), files[turns])
-            print(f"{turns} turns: {files[turns].stat().st_size / 1e6:.1f} MB")
+            files[turns] = cached_session(turns)
+            print(f"{turns} turns: {files[turns].stat().st_size / 1e6:.1f} MB ({files[turns]})")
         cases: dict[str, tuple[list[str], Path]] = {}
+        cli = ["-m", "ctxscope.cli"]
         for label, cwd in checkouts.items():
             for turns, path in files.items():
                 read = f"from ctxscope.proxy.store import read_recording; read_recording({str(path)!r})"
-                cases[f"{label}read {turns}"] = (["-c", read], cwd)
-                if not options.no_diff:
-                    cases[f"{label}diff {turns}"] = (["-m", "ctxscope.cli", "diff", "--format", "json", str(path)], cwd)
+                steps = {
+                    "read": ["-c", read],
+                    "diff": [*cli, "diff", "--format", "json", str(path)],
+                    "report": [*cli, "report", str(path), "-o", f"{tmp}/report-{turns}.html"],
+                    "index": [*cli, "index", str(path), "-o", f"{tmp}/index-{turns}-{{fresh}}.duckdb"],
+                }
+                for step in options.only:
+                    cases[f"{label}{step} {turns}"] = (steps[step], cwd)
         for args, cwd in cases.values():  # bytecode and token-count caches
             _run(args, env, cwd)
         times: dict[str, list[float]] = {name: [] for name in cases}
