@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
+from ctxscope.inspector.analysis.changes import ChangeKind
 from ctxscope.proxy.responses.vocabulary import CodexHeader, MetadataKey
 
 __all__ = ["ROOT", "Agent", "agent_of_turns", "agent_tree"]
@@ -46,15 +47,18 @@ def _meta(result: TurnAnalysis) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
-def _spawns(result: TurnAnalysis) -> dict[str, str]:
-    """call_id → the agent id (child thread id) and nickname of each spawn result in the input."""
-    calls = {
+def _spawn_calls(items: Any) -> dict[Any, Any]:
+    return {
         i.get("call_id"): i
-        for i in result.turn.raw_input
+        for i in items
         if isinstance(i, dict) and i.get("type") == "function_call" and i.get("name") == "spawn_agent"
     }
+
+
+def _spawn_results(items: Any, calls: dict[Any, Any]) -> dict[str, str]:
+    """The agent id (child thread id) → nickname of each result among `items` of a call in `calls`."""
     out: dict[str, str] = {}
-    for item in result.turn.raw_input:
+    for item in items:
         if not (isinstance(item, dict) and item.get("type") == "function_call_output"):
             continue
         if item.get("call_id") not in calls:
@@ -68,13 +72,36 @@ def _spawns(result: TurnAnalysis) -> dict[str, str]:
     return out
 
 
+def _nicknames(analysis: Analysis) -> dict[str, tuple[str, int]]:
+    """Agent id → (nickname, the first turn whose input carries its spawn result).
+
+    A turn that appends to its previous turn is read by what it added (with the spawn calls its
+    history holds carried along), so a growing session is read once, not once per turn: an item of
+    the kept history was read at the turn that first sent it, which comes earlier.
+    """
+    nicknames: dict[str, tuple[str, int]] = {}
+    calls_after: dict[int, dict[Any, Any]] = {}
+    for result in analysis.turns:
+        change, raw = result.change, result.turn.raw_input
+        history = calls_after.get(change.previous) if change.previous is not None else None
+        if change.kind == ChangeKind.APPEND and history is not None:
+            items = raw[change.kept :]
+            added = _spawn_calls(items)
+            calls = {**history, **added} if added else history
+        else:
+            items = raw
+            calls = _spawn_calls(items)
+        calls_after[result.turn.number] = calls
+        if calls:
+            for agent_id, nick in _spawn_results(items, calls).items():
+                nicknames.setdefault(agent_id, (nick, result.turn.number))
+    return nicknames
+
+
 def agent_tree(analysis: Analysis) -> list[Agent]:
     """The agents, root first, each with its threads and turns, linked to its parent's spawn call."""
     by_thread: dict[str | None, Agent] = {}
-    nicknames: dict[str, tuple[str, int]] = {}
-    for result in analysis.turns:
-        for agent_id, nick in _spawns(result).items():
-            nicknames.setdefault(agent_id, (nick, result.turn.number))
+    nicknames = _nicknames(analysis)
     for result in analysis.turns:
         meta = _meta(result)
         sub = meta.get("thread_source") == "subagent" and isinstance(meta.get(MetadataKey.THREAD_ID.value), str)
