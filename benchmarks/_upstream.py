@@ -113,7 +113,8 @@ class BenchUpstream:
                 if method == "POST" and target.split("?")[0].endswith("/responses"):
                     spacing = 0.0 if "fast" in target else SPACING_S
                     writer.write(
-                        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                        b"Transfer-Encoding: chunked\r\n\r\n"
                     )
                     for index, event in enumerate(_stream_events(EVENTS, _echo(body), self.compact)):
                         if index and spacing:

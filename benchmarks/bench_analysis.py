@@ -121,7 +121,7 @@ class _SharedItemsWriter(RecordingWriter):
     A proxy gets every request as new bytes, so the writer hashes each input item of each request
     (n² work over a growing session, minutes for 5,000 turns). `build` hands the same item objects
     to every later request, so the stored hash of an object seen before is known; the file written
-    is the same, byte for byte (`tests/benchmarks/test_bench_session.py`).
+    is the same, byte for byte (`tests/proxy/test_bench_session.py`).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

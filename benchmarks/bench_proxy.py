@@ -248,7 +248,10 @@ def side_by_side(name: str, direct: float, proxied: float, unit: str) -> dict[st
         "delta": round(proxied - direct, 3),
         "ratio": round(proxied / direct, 3) if direct else None,
     }
-    print(f"{name:<34} {direct:>10.2f} {proxied:>10.2f} {unit:<6} Δ {proxied - direct:>+8.2f}  ratio {row['ratio']}")
+    print(
+        f"{name:<34} {direct:>10.2f} {proxied:>10.2f} {unit:<6} Δ {proxied - direct:>+8.2f}  "
+        f"ratio {row['ratio']}"
+    )
     return row
 
 
@@ -354,7 +357,9 @@ def _all_benchmarks(upstream_url: str, tmp: Path, quick: bool, runs: int) -> dic
         proxied = bench_streaming(proxied_stack.server.url, n_stream)
     rows.append(side_by_side("time to first SSE event (median)", direct["ttfe_ms"], proxied["ttfe_ms"], "ms"))
     rows.append(side_by_side("full stream (median)", direct["stream_ms"], proxied["stream_ms"], "ms"))
-    rows.append(side_by_side("first→last event spread (median)", direct["spread_ms"], proxied["spread_ms"], "ms"))
+    rows.append(
+        side_by_side("first→last event spread (median)", direct["spread_ms"], proxied["spread_ms"], "ms")
+    )
 
     for workers in (1, 4):
         d = bench_throughput(upstream_url, n_small, workers)

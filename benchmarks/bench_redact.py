@@ -34,7 +34,9 @@ def _body(rng: random.Random, planted: bool) -> dict[str, Any]:
     for i in range(300):
         prose = " ".join(rng.choice(WORDS) for _ in range(300))
         secret = f"sk-proj-{rng.getrandbits(256):064x}Ab" if planted else "example"
-        output = f"{prose}\nPATH=/usr/bin\nHOME=/root\nOPENAI_API_KEY={secret}\n{json.dumps({'n': i, 'ok': True})}"
+        output = (
+            f"{prose}\nPATH=/usr/bin\nHOME=/root\nOPENAI_API_KEY={secret}\n{json.dumps({'n': i, 'ok': True})}"
+        )
         items.append({"type": "function_call_output", "call_id": f"call_{i}", "output": output})
     return {"model": "gpt-5-codex", "input": items}
 

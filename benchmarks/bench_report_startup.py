@@ -33,7 +33,9 @@ import time
 from pathlib import Path
 
 
-def _run(args: list[str], home: Path, command: tuple[str, ...] = ("-m", "ctxscope.cli")) -> tuple[float, float]:
+def _run(
+    args: list[str], home: Path, command: tuple[str, ...] = ("-m", "ctxscope.cli")
+) -> tuple[float, float]:
     """(seconds, peak MB) of one `python COMMAND ARGS` process (by default `ctxscope ARGS`)."""
     env = {**os.environ, "CTXSCOPE_HOME": str(home), "NO_COLOR": "1", "COLUMNS": "100"}
     start = time.perf_counter()
@@ -65,7 +67,9 @@ def _load() -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-bytecode", action="store_true", help="compile from source in every run")
     options = parser.parse_args()

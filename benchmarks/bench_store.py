@@ -90,7 +90,9 @@ def stream_content(events: list[dict[str, Any]]) -> int:
     return items + sum(len(e.get("obfuscation", "")) for e in events)
 
 
-def record_codex_streams(bodies: list[dict[str, Any]], out: Path, version: str, compact: bool) -> tuple[int, float]:
+def record_codex_streams(
+    bodies: list[dict[str, Any]], out: Path, version: str, compact: bool
+) -> tuple[int, float]:
     """Write one exchange per body with a Codex-shaped stream: (SSE bytes received, median ms per write)."""
     received = 0
     writes: list[float] = []
@@ -162,7 +164,8 @@ def run(quick: bool) -> dict[str, Any]:
             upstream.stop()
 
     codex_unique = unique + sum(
-        stream_content(codex_stream(turn, body["instructions"], body["tools"])) for turn, body in enumerate(bodies)
+        stream_content(codex_stream(turn, body["instructions"], body["tools"]))
+        for turn, body in enumerate(bodies)
     )
     report["codex_unique_content_bytes"] = codex_unique
     print(
@@ -170,7 +173,8 @@ def run(quick: bool) -> dict[str, Any]:
         f"{codex_unique / 1e6:.2f} MB (requests' + the streams' output items and obfuscation)"
     )
     print(
-        f"{'SSE JSON':<10} {'format':<7} {'file MB':>8} {'× unique':>9} {'SSE in MB':>9} {'read ms':>8} {'write ms':>8}"
+        f"{'SSE JSON':<10} {'format':<7} {'file MB':>8} {'× unique':>9} {'SSE in MB':>9} {'read ms':>8} "
+        f"{'write ms':>8}"
     )
     for compact in (True, False):
         for version in VERSIONS:

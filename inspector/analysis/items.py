@@ -341,8 +341,8 @@ class ItemList(list[Item]):
     __slots__ = ("base", "keep")
 
     def __init__(self, base: list[Item] | None = None, keep: int = 0) -> None:
-        super().__init__(base if base is not None else ())
-        del self[keep:]
+        # a slice first: a list subclass is copied item by item, a plain list's pointers at once
+        super().__init__(base[:keep] if base is not None else ())
         self.base = base
         self.keep = len(self)
 

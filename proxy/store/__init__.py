@@ -21,7 +21,11 @@ __all__ = [
     "FORMAT_NAME",
     "FORMAT_VERSION",
     "InputList",
-    "Recording", "RecordingWriter", "Redactor", "read_recording"]
+    "Recording",
+    "RecordingWriter",
+    "Redactor",
+    "read_recording",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -217,9 +217,8 @@ class InputList(list[Any]):
     def __init__(self, base: InputList | None = None, keep: Any = 0, added: list[Any] | None = None) -> None:
         """`base`'s first `keep` items (a slice bound: a `keep` that is no index raises TypeError)
         and then `added`."""
-        super().__init__(base if base is not None else ())
-        if base is not None:
-            del self[keep:]  # one copy of the base's pointers, cut where the file says
+        # a slice first: a list subclass is copied item by item, a plain list's pointers at once
+        super().__init__(base[:keep] if base is not None else ())
         self.base = base
         self.keep = len(self)
         self.extend(added or ())
