@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -31,14 +32,18 @@ from benchmarks.bench_analysis import cached_session
 STEPS = ("read", "diff", "report", "index")
 
 
-def _run(args: list[str], env: dict[str, str], cwd: Path) -> float:
+def _run(args: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of one fresh process."""
     # a cold index each time: a fresh database file
     args = [a.replace("{fresh}", str(next(_FRESH))) for a in args]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, *args], env=env, cwd=cwd, capture_output=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"python {' '.join(args)} failed: {done.stderr.decode()[-500:]}")
-    return time.perf_counter() - start
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 _FRESH = count()
@@ -75,20 +80,24 @@ def main() -> None:
         for args, cwd in cases.values():  # bytecode and token-count caches
             _run(args, env, cwd)
         times: dict[str, list[float]] = {name: [] for name in cases}
+        cpu: dict[str, list[float]] = {name: [] for name in cases}
         print(f"load average before {os.getloadavg()[0]:.2f}, {options.rounds} rounds")
         for _ in range(options.rounds):
             for name, (args, cwd) in cases.items():
-                times[name].append(_run(args, env, cwd))
+                wall, used = _run(args, env, cwd)
+                times[name].append(wall)
+                cpu[name].append(used)
         print(f"load average after  {os.getloadavg()[0]:.2f}")
     short, long = options.turns
+    print(f"{'':<20} {'wall':>8}   {'cpu':>8}   (medians)")
     for name, found in times.items():
-        print(f"{name:<20} {statistics.median(found):>8.2f} s")
+        print(f"{name:<20} {statistics.median(found):>8.2f} s {statistics.median(cpu[name]):>8.2f} s")
     for name in times:
         if name.endswith(f" {short}"):
             stem = name[: -len(str(short))]
             ratio = statistics.median(times[f"{stem}{long}"]) / statistics.median(times[name])
-            print(f"{stem}{long} / {short}: {ratio:.2f}× for {long / short:.0f}× the turns")
-
+            cpu_ratio = statistics.median(cpu[f"{stem}{long}"]) / statistics.median(cpu[name])
+            print(f"{stem}{long} / {short}: {ratio:.2f}× wall, {cpu_ratio:.2f}× cpu for {long / short:.0f}× the turns")
 
 if __name__ == "__main__":
     main()

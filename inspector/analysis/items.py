@@ -341,8 +341,10 @@ class ItemList(list[Item]):
     __slots__ = ("base", "keep")
 
     def __init__(self, base: list[Item] | None = None, keep: int = 0) -> None:
-        # a slice first: a list subclass is copied item by item, a plain list's pointers at once
-        super().__init__(base[:keep] if base is not None else ())
+        super().__init__()
+        if base is not None:
+            self += base  # one pass over the base's pointers (cheaper than a slice copied again)
+            del self[keep:]
         self.base = base
         self.keep = len(self)
 

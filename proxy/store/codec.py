@@ -217,8 +217,10 @@ class InputList(list[Any]):
     def __init__(self, base: InputList | None = None, keep: Any = 0, added: list[Any] | None = None) -> None:
         """`base`'s first `keep` items (a slice bound: a `keep` that is no index raises TypeError)
         and then `added`."""
-        # a slice first: a list subclass is copied item by item, a plain list's pointers at once
-        super().__init__(base[:keep] if base is not None else ())
+        super().__init__()
+        if base is not None:
+            self += base  # one pass over the base's pointers (cheaper than a slice copied again)
+            del self[keep:]
         self.base = base
         self.keep = len(self)
         self.extend(added or ())
