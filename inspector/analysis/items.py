@@ -9,6 +9,7 @@ compaction items — is classified here by its wire `type`. Unknown types are ke
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -338,7 +339,7 @@ class ItemList(list[Item]):
     (`base`, its first `keep` items) when the classifier took them from an earlier request, so a
     comparison with that request needs no look at the items (`changes.extends`)."""
 
-    __slots__ = ("base", "keep")
+    __slots__ = ("base", "keep", "_fragments")
 
     def __init__(self, base: list[Item] | None = None, keep: int = 0) -> None:
         super().__init__()
@@ -347,6 +348,37 @@ class ItemList(list[Item]):
             del self[keep:]
         self.base = base
         self.keep = len(self)
+        self._fragments: list[tuple[int, Part]] | None = None
+
+    def fragment_parts(self) -> list[tuple[int, Part]]:
+        """(item position, part) of every context fragment in the list, in order: the base's that
+        lie in the kept prefix plus those of the items after it, worked out once per list."""
+        if self._fragments is not None:
+            return self._fragments
+        chain: list[ItemList] = [self]  # back along the bases to one already known (no recursion)
+        while chain[-1]._fragments is None and isinstance(chain[-1].base, ItemList):
+            chain.append(chain[-1].base)
+        known: list[tuple[int, Part]] | None = chain[-1]._fragments
+        if known is None:
+            head = chain.pop()
+            start = head.keep if head.base is not None else 0
+            known = fragment_parts(head.base[: head.keep]) if head.base is not None else []
+            head._fragments = known + [(i.position, p) for i in head[start:] for p in i.fragments]
+            known = head._fragments
+        else:
+            chain.pop()
+        for items in reversed(chain):
+            kept = known[: bisect_left(known, items.keep, key=lambda e: e[0])]
+            items._fragments = kept + [(i.position, p) for i in items[items.keep :] for p in i.fragments]
+            known = items._fragments
+        return known
+
+
+def fragment_parts(items: list[Item]) -> list[tuple[int, Part]]:
+    """(item position, part) of every context fragment in `items`, in order."""
+    if isinstance(items, ItemList):
+        return items.fragment_parts()
+    return [(item.position, part) for item in items for part in item.fragments]
 
 
 class ItemClassifier:

@@ -25,7 +25,7 @@ from ctxscope.inspector.reports import diff_report
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "fixtures" / "inspector" / "golden"
 FIXTURES = sorted(p.relative_to(ROOT) for p in (ROOT / "tests" / "fixtures").rglob("*.jsonl"))
-DETAIL_ALL_UP_TO = 40
+DETAIL_ALL_UP_TO = 200
 """Recordings with at most this many turns have every turn's detail compared (else a sample)."""
 
 
