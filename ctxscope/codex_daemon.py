@@ -182,12 +182,14 @@ def _live_pid(pid_file: Path, marker: str) -> int | None:
         return None
     except PermissionError:
         pass  # alive, another user's
-    cmdline = Path(f"/proc/{pid}/cmdline")
     try:
-        if marker not in cmdline.read_bytes().decode(errors="replace"):
-            return None  # the pid was reused by another program
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
     except OSError:
-        pass  # no /proc (macOS): trust the pid file
+        return pid  # no /proc (macOS): trust the pid file
+    # An empty cmdline tells nothing (a zombie, or a read that met the process mid-exec or with its
+    # memory map busy, seen once in a loaded test run): only a program named otherwise is a reused pid.
+    if cmdline and marker not in cmdline:
+        return None
     return pid
 
 

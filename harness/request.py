@@ -13,29 +13,22 @@ from __future__ import annotations
 import os
 import platform
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any
 
 from ctxscope.harness.turn_metadata import TurnIds, client_metadata
 from ctxscope.proxy.responses.vocabulary import CodexHeader, RequestKind
+from ctxscope.proxy.version import installed_version
 
 __all__ = ["ORIGINATOR", "RequestOptions", "TurnRequest", "build_request", "user_agent"]
 
 ORIGINATOR = "ctxscope"
 
 
-def _version() -> str:
-    try:
-        return metadata.version("ctxscope")
-    except metadata.PackageNotFoundError:
-        return "0.1.0"
-
-
 def user_agent() -> str:
     """`ctxscope/<version> (<os> <release>; <arch>) <terminal>`, shaped like Codex's."""
     terminal = os.environ.get("TERM_PROGRAM") or os.environ.get("TERM") or "unknown"
     system = f"{platform.system()} {platform.release()}; {platform.machine()}"
-    return f"{ORIGINATOR}/{_version()} ({system}) {terminal}"
+    return f"{ORIGINATOR}/{installed_version()} ({system}) {terminal}"
 
 
 @dataclass(frozen=True)

@@ -153,6 +153,7 @@ def cost_document(rows: list[CostRow], table: PriceTable) -> dict[str, Any]:
         "prices": prices,
         "unpriced": unpriced,
         "dataset": table.dataset,
+        "dataset_date": table.dataset_date,
     }
 
 
@@ -197,8 +198,11 @@ def _text(doc: dict[str, Any], by: By) -> list[str]:
                 f"{g['output_tokens']:>8,}  {_money(g['usd']):>10}"
             )
     lines.append("")
+    dataset = doc["dataset"] or "no dataset (pip install ctxscope[cost])"
+    if doc.get("dataset_date"):
+        dataset += f" (its newest OpenAI price change: {doc['dataset_date']})"
     lines.append(
-        f"prices  {doc['dataset'] or 'no dataset (pip install ctxscope[cost])'}"
+        f"prices  {dataset}"
         + "".join(f"; {m}: {p['source']}" for m, p in doc["prices"].items() if p["source"])
     )
     return lines

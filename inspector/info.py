@@ -56,28 +56,16 @@ def cost_words(total: CostTotal) -> str:
 def _agent_lines(file: Path) -> list[str]:
     """The agent tree with each agent's requests and cost, when the recording has spawned agents."""
     from ctxscope.inspector.analysis import analyse_recording
-    from ctxscope.inspector.analysis.agents import agent_tree
-    from ctxscope.inspector.analysis.cost import turn_cost, usd_text
+    from ctxscope.inspector.reports.agents import agent_docs, agent_link, agent_money
 
-    analysis = analyse_recording(file)
-    agents = agent_tree(analysis)
-    if len(agents) < 2:
-        return []
     lines: list[str] = []
-    for agent in agents:
-        total = CostTotal()
-        for number in agent.turns:
-            total.add(turn_cost(analysis.turn(number)))
-        money = usd_text(total.usd) if total.requests > total.unpriced + total.unreported else "unpriced"
+    for agent in agent_docs(analyse_recording(file)):
         head = "agents      " if not lines else "            "
-        link = (
-            f"  (spawned by {agent.parent} in turn {agent.spawned_in}, result in turn {agent.result_in})"
-            if agent.parent
-            else ""
-        )
-        indent = "└ " if agent.parent else ""
+        link = f"  ({agent_link(agent)})" if agent.parent else ""
+        indent = "  " * (agent.path.count("/") - 1) + "└ " if agent.parent else ""
         lines.append(
-            f"{head}{indent}{agent.name}  {', '.join(agent.threads)}  {total.requests} requests  {money}{link}"
+            f"{head}{indent}{agent.name}  {', '.join(agent.threads)}  {agent.requests} requests  "
+            f"{agent_money(agent)}{link}"
         )
     return lines
 

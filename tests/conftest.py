@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,14 @@ from ctxscope.proxy.testing import CaptureSession, FakeUpstream, capture_proxy
 # shell killed mid-rehash (a timeout test) leaves pyenv's lock behind and every later login shell then
 # waits PYENV_REHASH_TIMEOUT (60 s) for it. One second keeps such a leftover from stalling the suite.
 os.environ.setdefault("PYENV_REHASH_TIMEOUT", "1")
+
+# A suite started in the background by a non-interactive shell (`pytest &` in a CI script) inherits
+# SIGINT and SIGQUIT ignored, and every process it starts keeps them ignored across exec: Ctrl-C tests
+# (a pty, tmux, `send_signal(SIGINT)`) would then test nothing a person can do. Run as from a terminal.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGQUIT) == signal.SIG_IGN:
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,9 @@ A table price is applied as
     (input − cached − cache_write) × input + cached × cached_input + cache_write × cache_write
     + output × output                                                     (per million tokens)
 
-with cache_write 0 where not reported; reasoning tokens are part of `output_tokens` on the wire, so
+with cache_write 0 where not reported. A model the dataset prices in tiers (OpenAI's long-context prices
+above 272K input tokens) is charged at the tier its request's input tokens reach, every token at that
+tier's rates, as the dataset defines tiers. Reasoning tokens are part of `output_tokens` on the wire, so
 they are shown apart and never added a second time. A model neither source knows is unpriced: its
 requests are counted and listed, never guessed at. Traffic of a ChatGPT login is billed by plan, not
 by token: its figure is the API-equivalent cost, and says so.
@@ -25,7 +27,7 @@ from __future__ import annotations
 import functools
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,8 @@ __all__ = [
     "Price",
     "PriceTable",
     "RequestCost",
+    "dataset_date",
+    "dataset_version",
     "default_prices",
     "is_chatgpt_login",
     "load_price_file",
@@ -66,9 +70,23 @@ class Price:
     cache_write: float | None = None
     """None: the table gave none; cache writes are then charged as input."""
     source: str = ""
+    tiers: tuple[tuple[int, Price], ...] = ()
+    """The dataset's tiers, ascending: (start, the rates of a request of more than `start` input
+    tokens). A request's input tokens choose the one tier all its tokens are charged at."""
+
+    def at(self, input_tokens: int) -> Price:
+        """The rates a request of `input_tokens` input tokens (cached ones included) is charged at."""
+        for start, tier in reversed(self.tiers):
+            if input_tokens > start:
+                return tier
+        return self
 
     def of(self, input_tokens: int, cached: int, cache_write: int, output: int) -> float:
-        """The issue's formula: uncached input, cache reads, cache writes and output at their prices."""
+        """The issue's formula: uncached input, cache reads, cache writes and output at their prices
+        (those of the request's tier)."""
+        rates = self.at(input_tokens)
+        if rates is not self:
+            return rates.of(input_tokens, cached, cache_write, output)
         write_price = self.input if self.cache_write is None else self.cache_write
         uncached = input_tokens - cached - cache_write
         return (
@@ -80,6 +98,11 @@ class Price:
         if self.cache_write is not None:
             out["cache_write"] = self.cache_write
         out["source"] = self.source
+        if self.tiers:
+            out["tiers"] = [
+                {"above_input_tokens": start, **{k: v for k, v in tier.as_dict().items() if k != "source"}}
+                for start, tier in self.tiers
+            ]
         return out
 
 
@@ -101,6 +124,26 @@ def dataset_version() -> str | None:
     return f"genai-prices {version('genai-prices')}"
 
 
+@functools.cache
+def dataset_date() -> str | None:
+    """The newest date an OpenAI price of the installed dataset takes effect (ISO), or None.
+
+    genai-prices carries no snapshot date (its package metadata neither); the newest price change it
+    records for the models priced here is the nearest fact about how current it is.
+    """
+    genai_prices = _dataset()
+    if genai_prices is None:
+        return None
+    dates = []
+    for provider in genai_prices.data_snapshot.get_snapshot().providers:
+        if provider.id != "openai":
+            continue
+        for model in provider.models:
+            conditions = [*(model.prices if isinstance(model.prices, list) else []), *(model.price_variants or [])]
+            dates += [d for c in conditions if (d := getattr(c.constraint, "start_date", None)) is not None]
+    return max(dates).isoformat() if dates else None
+
+
 @dataclass
 class PriceTable:
     """A user's prices over the dataset's: `price(model)` is the user's entry, else the dataset's."""
@@ -112,6 +155,11 @@ class PriceTable:
     def dataset(self) -> str | None:
         return dataset_version() if self.use_dataset else None
 
+    @property
+    def dataset_date(self) -> str | None:
+        """`dataset_date()` of the dataset this table prices over (None without one)."""
+        return dataset_date() if self.use_dataset else None
+
     def dataset_price(self, model: str, when: datetime | None = None) -> Price | None:
         """The dataset's standard price for `model` (an OpenAI model) at `when`, or None if unknown."""
         genai_prices = _dataset() if self.use_dataset else None
@@ -122,24 +170,41 @@ class PriceTable:
         except LookupError:
             return None
         prices = found.get_prices(when or datetime.now(tz=UTC))
-
-        def per_m(value: Any) -> float | None:
-            if value is None:
-                return None
-            base = getattr(value, "base", value)  # tiered: the first tier's rate (the request's own is used)
-            return float(base)
-
-        inp, out = per_m(prices.input_mtok), per_m(prices.output_mtok)
-        if inp is None or out is None:
+        keys = (prices.input_mtok, prices.cache_read_mtok, prices.output_mtok, prices.cache_write_mtok)
+        source = f"{dataset_version()} ({found.id})"
+        base = _rates(keys, 0, source)
+        if base is None:
             return None
-        cached = per_m(prices.cache_read_mtok)
-        return Price(
-            input=inp,
-            cached_input=inp if cached is None else cached,
-            output=out,
-            cache_write=per_m(prices.cache_write_mtok),
-            source=f"{dataset_version()} ({found.id})",
-        )
+        # One Price per tier start the dataset names, each key at its rate for a request just past
+        # that start (a key with no tier there keeps the rate of its lower tier).
+        starts = sorted({t.start for value in keys for t in getattr(value, "tiers", None) or []})
+        tiers = [(start, _rates(keys, start + 1, source)) for start in starts]
+        return replace(base, tiers=tuple((start, tier) for start, tier in tiers if tier is not None))
+
+
+def _rate(value: Any, input_tokens: int) -> float | None:
+    """One dataset price (USD per million) for a request of `input_tokens`: a tiered price's rate is
+    that of the last tier whose start the request's input tokens exceed (the dataset's own rule)."""
+    if value is None:
+        return None
+    tiers = getattr(value, "tiers", None)
+    if tiers is None:
+        return float(value)
+    rate = value.base
+    for tier in reversed(tiers):
+        if input_tokens > tier.start:
+            rate = tier.price
+            break
+    return float(rate)
+
+
+def _rates(keys: tuple[Any, Any, Any, Any], input_tokens: int, source: str) -> Price | None:
+    """The flat rates (input, cache read, output, cache write) of a request of `input_tokens`."""
+    inp, cached, out, write = (_rate(k, input_tokens) for k in keys)
+    if inp is None or out is None:
+        return None
+    cached = inp if cached is None else cached
+    return Price(input=inp, cached_input=cached, output=out, cache_write=write, source=source)
 
 
 def load_price_file(path: Path) -> PriceTable:

@@ -87,7 +87,10 @@ def report_data(analysis: Analysis, turns: Iterable[int] | None = None) -> Repor
     composition = {t["turn"]: t for t in composition_json(composition_report(analysis))["turns"]}
     findings = composition_json(composition_report(analysis))["findings"]
     cache = {t["turn"]: t for t in cache_json(cache_report(analysis))["turns"]}
-    agents = {t["turn"]: t.get("agent") for t in report.get("turns") or []}
+    agents = report.get("agents") or []
+    for agent in agents:  # written as every view writes an agent's cost
+        agent["cost_text"] = usd_text(agent["usd"], api_equivalent=agent["api_equivalent"])
+    spawned = {n: a["name"] for a in agents if a["parent"] is not None for n in a["turns"]}
     texts: dict[str, str] = {}
     docs = []
     seen: set[str] = set()
@@ -102,7 +105,7 @@ def report_data(analysis: Analysis, turns: Iterable[int] | None = None) -> Repor
         doc = detail.model_dump(mode="json", by_alias=True)
         doc["composition"] = composition.get(number)
         doc["cache"] = cache.get(number)
-        doc["agent"] = agents.get(number)  # the spawned agent that made it (`analysis.agents`)
+        doc["agent"] = spawned.get(number)  # the spawned agent that made it (the head's `agents`)
         cost = doc.get("cost") or {}
         if cost.get("usd") is not None:  # the turn document's one figure, written as every view writes it
             doc["cost_text"] = usd_text(cost["usd"], api_equivalent=cost["api_equivalent"])
@@ -118,5 +121,6 @@ def report_data(analysis: Analysis, turns: Iterable[int] | None = None) -> Repor
         "findings": findings,
         "turn_count": len(analysis.turns),
         "cost_text": _total_cost(report.get("turns") or []),
+        "agents": agents,  # the tree, root first (`reports.agents.agent_docs`); empty without spawns
     }
     return ReportData(head, docs, texts)

@@ -9,7 +9,7 @@ or change of meaning.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, TypeVar
 
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 from ctxscope.inspector.analysis.answers import Answer
@@ -24,9 +24,11 @@ from ctxscope.inspector.analysis.fragment_diff import FragmentDiff, fragment_dif
 from ctxscope.inspector.analysis.instructions import effective_instructions
 from ctxscope.inspector.analysis.items import Item, Part
 from ctxscope.inspector.analysis.tokens import get_tokenizer
+from ctxscope.inspector.reports.agents import agent_docs
 from ctxscope.inspector.reports.models import (
     AB,
     SCHEMA,
+    AgentDoc,
     AnswerDoc,
     AnswerItemDoc,
     AnswerStepDoc,
@@ -60,6 +62,8 @@ from ctxscope.inspector.reports.models import (
     WorldStateDoc,
 )
 from ctxscope.inspector.reports.world import describe_changes, goal_event_sentence, world_state_doc
+
+TurnDocT = TypeVar("TurnDocT", TurnDoc, TurnDetail)
 
 __all__ = [
     "SCHEMA",
@@ -360,15 +364,11 @@ def _detail(analysis: Analysis, number: int) -> TurnDetail:
     return turn_detail(result, analysis.turn(previous) if previous is not None else None)
 
 
-def _with_agents(analysis: Analysis, docs: list[TurnDoc]) -> list[TurnDoc]:
+def _with_agents(docs: list[TurnDocT], agents: list[AgentDoc]) -> list[TurnDocT]:
     """The turn documents with the spawned agent of each request set (the root's stay None)."""
-    from ctxscope.inspector.analysis.agents import ROOT, agent_of_turns
-
-    agents = agent_of_turns(analysis)
+    spawned = {n: a.name for a in agents if a.parent is not None for n in a.turns}
     for doc in docs:
-        name = agents.get(doc.turn)
-        if name is not None and name != ROOT:
-            doc.agent = name
+        doc.agent = spawned.get(doc.turn)
     return docs
 
 
@@ -384,6 +384,7 @@ def diff_report(
     if thread is not None:
         chosen = analysis.thread(thread)
         rows = [r for r in rows if r.turn.thread == chosen.name]
+    agents = agent_docs(analysis, prices)
     return DiffReport(
         **_head(),
         report="diff",
@@ -400,9 +401,10 @@ def diff_report(
             )
             for t in analysis.threads
         ],
-        turns=_with_agents(analysis, [turn_doc(r, prices) for r in rows]),
-        detail=_detail(analysis, turn) if turn is not None else None,
+        turns=_with_agents([turn_doc(r, prices) for r in rows], agents),
+        detail=_with_agents([_detail(analysis, turn)], agents)[0] if turn is not None else None,
         side_requests=analysis.side_requests,
+        agents=agents,
     )
 
 
@@ -410,11 +412,13 @@ def show_report(analysis: Analysis, number: int) -> ShowReport:
     """The `ctxscope show` document: the full context of one request."""
     result = analysis.turn(number)
     body = result.turn.body
+    agents = agent_docs(analysis)
     return ShowReport(
         **_head(),
         report="show",
         source=analysis.source,
-        turn=turn_doc(result),
+        turn=_with_agents([turn_doc(result)], agents)[0],
+        agent=next((a for a in agents if number in a.turns), None),
         instructions=effective_instructions(body, result.turn.items) or None,
         tools=[tool_name(t) for t in body.get("tools") or []],
         layout=[i.label for i in result.turn.items],

@@ -12,8 +12,10 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ctxscope.inspector.analysis.compare import DIFFERENCE_FIELDS
+from ctxscope.inspector.reports.agents import agent_link, agent_money
 from ctxscope.inspector.reports.build import difference_words, params_to_show
 from ctxscope.inspector.reports.models import (
+    AgentDoc,
     AnswerDoc,
     CompareReport,
     DiffReport,
@@ -144,6 +146,17 @@ def _diff(report: DiffReport) -> list[str]:
     return lines
 
 
+def _agent(agent: AgentDoc | None) -> list[str]:
+    if agent is None:
+        return []
+    link = agent_link(agent) or "the root"
+    return [
+        f"agent **{agent.name}** ({_code(agent.path)}, {', '.join(agent.threads)}, {agent.requests} requests, "
+        f"{agent_money(agent)}; {link})",
+        "",
+    ]
+
+
 def _show(report: ShowReport) -> list[str]:
     turn = report.turn
     lines = [
@@ -153,6 +166,7 @@ def _show(report: ShowReport) -> list[str]:
         f"model {_code(turn.model)}, {turn.transport}, change **{turn.change.kind}**, "
         f"{turn.tokens.total} tokens",
         "",
+        *_agent(report.agent),
         f"tools: {', '.join(report.tools) or 'none'}",
         "",
         "```",

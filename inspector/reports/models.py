@@ -21,6 +21,7 @@ from ctxscope.inspector.reports.world import PUBLISHED_KEYS
 
 __all__ = [
     "SCHEMA",
+    "AgentDoc",
     "AnswerDoc",
     "AnswerItemDoc",
     "AnswerStepDoc",
@@ -353,6 +354,33 @@ class TurnDoc(Doc):
     the session's own agent, in a recording without spawned agents or for the root."""
 
 
+class AgentDoc(Doc):
+    """Added in ctxscope-report/1: one agent of the recording's tree (`ctxscope.inspector.analysis.agents`),
+    with its threads, its requests and what they cost."""
+
+    name: str
+    """`main` (the session's own agent) or the nickname Codex gave the spawned agent."""
+    path: str
+    """The names from the root down, `main/Bohr`."""
+    agent_id: str | None
+    """The spawned agent's id on the wire (its requests' thread id); None for the root."""
+    parent: str | None
+    """The spawning agent's name; None for the root."""
+    threads: list[str]
+    turns: list[int]
+    spawned_in: int | None
+    """The parent's turn whose answer made the spawn call."""
+    result_in: int | None
+    """The parent's turn whose input carries the spawn call's result (the agent id)."""
+    returned_in: int | None
+    """The parent's turn whose input first carries the agent's end (a wait status or a notification)."""
+    requests: int
+    usd: float | None
+    """The priced requests' cost summed; None when none of its requests is priced."""
+    unpriced_requests: int
+    api_equivalent: bool
+
+
 class FragmentReplacedDoc(Doc):
     """An added fragment set against the one it replaces (`ctxscope.inspector.analysis.fragment_diff`)."""
 
@@ -414,6 +442,8 @@ class DiffReport(_Head):
     side_requests: dict[str, int] = Field(default_factory=dict)
     """Requests beside the conversations by kind (`thread_title`, `prewarm`, `models`), counted apart
     from the threads' turns (a models list is not a turn at all)."""
+    agents: list[AgentDoc] = Field(default_factory=list)
+    """Added in ctxscope-report/1: the agent tree, root first (empty without spawned agents)."""
 
 
 class ShowReport(_Head):
@@ -430,6 +460,9 @@ class ShowReport(_Head):
     root: str | None = None
     """Added in ctxscope-report/1: the recording's first working directory; the text report writes
     paths under it as `./…`."""
+    agent: AgentDoc | None = None
+    """Added in ctxscope-report/1: the agent that made this request, in a recording with spawned
+    agents (the root's too); None without them."""
 
 
 class HeadersDoc(Doc):

@@ -12,7 +12,9 @@ from typing import Any
 from pydantic import TypeAdapter
 from rich.console import Console
 
+from ctxscope.inspector.reports.agents import agent_link, agent_money
 from ctxscope.inspector.reports.models import (
+    AgentDoc,
     CompareReport,
     DiffReport,
     ReportDoc,
@@ -145,6 +147,8 @@ def render_show(report: ShowReport, console: Console, *, full: bool = False) -> 
         f"{turn.transport} {turn.endpoint}  {turn.change.kind}  {tokens}",
     )
     paths.header(console)
+    if report.agent is not None:
+        agent_line(console, report.agent)
     if report.instructions:
         first = report.instructions.strip().splitlines()[0] if report.instructions.strip() else ""
         line(
@@ -170,6 +174,21 @@ def render_show(report: ShowReport, console: Console, *, full: bool = False) -> 
             line(console, ("        ! ", "yellow"), (note, "yellow"))
     world_state(console, report.world_state, paths)
     answer_section(console, turn.answer, full=full)
+
+
+def agent_line(console: Console, agent: AgentDoc) -> None:
+    """The agent that made the request: its name and path, its threads, requests and cost, and how
+    it hangs in the tree."""
+    link = agent_link(agent)
+    line(
+        console,
+        ("agent: ", "bold"),
+        (agent.name, "cyan"),
+        f"  {agent.path}" + (" (the root)" if agent.parent is None else "") + f"  {', '.join(agent.threads)}  ",
+        (f"{plural(agent.requests, 'request')}  {agent_money(agent)}", "dim"),
+        (f"  {link}" if link else "", ""),
+        (f"  id {agent.agent_id}" if agent.agent_id else "", "dim"),
+    )
 
 
 def render_text(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tomllib
@@ -71,7 +72,9 @@ def test_completion_offers_the_command_names_without_importing_a_command(tmp_pat
         env={"_CTXSCOPE_COMPLETE": "complete_bash", "COMP_WORDS": "ctxscope diff --fo", "COMP_CWORD": "2"},
     )
     assert options.stdout.split() == ["--format"], options.stdout + options.stderr[-2000:]
-    shown = _run(script, "--show-completion", "bash")
+    # typer finds the shell among the command's parent processes (shellingham), so ask from a real bash:
+    # a test process with no shell above it (a detached CI job) would otherwise get "Shell  not supported"
+    shown = _run("bash", "-c", f"{shlex.quote(script)} --show-completion; exit $?")
     assert shown.returncode == 0 and "_CTXSCOPE_COMPLETE=complete_bash" in shown.stdout, shown.stderr[-2000:]
 
 

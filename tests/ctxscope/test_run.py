@@ -164,6 +164,9 @@ def test_sigterm_is_passed_on_and_the_exit_code_says_so(tmp_path: Path) -> None:
     assert "ctxscope run: no model request recorded: the command sent none through the proxy" in err
 
 
+TERMINAL_SESSION_S = 180.0
+
+
 def _in_a_terminal(
     args: list[str], replies: list[tuple[bytes, bytes]], env: dict[str, str] | None = None
 ) -> tuple[str, int]:
@@ -171,13 +174,21 @@ def _in_a_terminal(
     shows the prompt, in order."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: becomes ctxscope, with the pty as its controlling terminal
+        # as a shell in a terminal starts it: Ctrl-C and Ctrl-\ at their defaults. A test run started in the
+        # background by a non-interactive shell (a CI job's `pytest &`) has them ignored, and an ignored
+        # signal stays ignored across exec: the command would never see the Ctrl-C typed here.
+        for sig in (signal.SIGINT, signal.SIGQUIT):
+            signal.signal(sig, signal.SIG_DFL)
         os.execve(
             sys.executable, [sys.executable, "-m", "ctxscope.cli", *args], {**os.environ, **(env or {})}
         )
     out = b""
     waiting = list(replies)
+    # bounded by the clock, not by a count of polls: on a loaded machine (CI beside other jobs) the proxy's
+    # start alone can take half a minute, and a count of 0.05 s polls ran out before the command's last words
+    deadline = time.monotonic() + TERMINAL_SESSION_S
     try:
-        for _ in range(1200):  # bounded: 60 s at most
+        while time.monotonic() < deadline:
             ready, _, _ = select.select([fd], [], [], 0.05)
             if not ready:
                 continue
@@ -266,3 +277,23 @@ def test_a_codex_that_cannot_leave_a_running_daemon_alone_is_refused_before_it_s
     result = run_cli("run", "--out", str(out), "--", str(codex), env={"CODEX_HOME": str(home)})
     assert result.returncode == 0 and started.exists()
     assert "ctxscope run: no model request recorded: Codex sent none" in result.stderr
+
+
+def test_a_pid_file_naming_another_live_program_is_no_daemon(tmp_path: Path) -> None:
+    # Codex leaves its pid file behind when the daemon dies; the pid may be reused by anything. A live
+    # process whose command line names no app-server is not the daemon (this test's own process).
+    from ctxscope.codex_daemon import running_daemon
+
+    state = tmp_path / "app-server-daemon"
+    state.mkdir()
+    (state / "daemon.pid").write_text(f'{{"pid": {os.getpid()}}}')
+    assert running_daemon(tmp_path) is None
+    daemon = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "app-server"])
+    try:
+        (state / "daemon.pid").write_text(f'{{"pid": {daemon.pid}}}')
+        found = running_daemon(tmp_path)
+        assert found is not None and (found.pid, found.updater_pid, found.home) == (daemon.pid, None, tmp_path)
+    finally:
+        daemon.kill()
+        daemon.wait()
+    assert running_daemon(tmp_path) is None  # dead (reaped): the stale file is ignored

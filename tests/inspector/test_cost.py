@@ -53,10 +53,14 @@ def _usage(inp: int, cached: int, write: int | None, out: int, reasoning: int) -
     }
 
 
-def _recording(path: Path, url: str = "http://127.0.0.1:9/v1/responses") -> Path:
+def _recording(
+    path: Path,
+    url: str = "http://127.0.0.1:9/v1/responses",
+    usages: list[tuple[str, int, int, int | None, int, int]] = USAGES,
+) -> Path:
     script = Script()
     history = initial_context()
-    for n, (model, inp, cached, write, out, reasoning) in enumerate(USAGES):
+    for n, (model, inp, cached, write, out, reasoning) in enumerate(usages):
         history = history + [message("user", f"step {n}")]
         answer = message("assistant", f"done {n}.")
         script.request(
@@ -187,6 +191,56 @@ def test_the_genai_prices_dataset_prices_a_known_model_offline(tmp_path: Path) -
     prices = tmp_path / "prices.toml"
     prices.write_text(PRICES)
     assert turn_cost(analysis.turns[1], load_price_file(prices)).price.source == str(prices)  # type: ignore[union-attr]
+
+
+# Requests at and past the start of the dataset's long-context tier (272,000 input tokens, cached ones
+# included), with cache writes, to a model priced without a cache-write rate and one priced with it.
+TIERED: list[tuple[str, int, int, int | None, int, int]] = [
+    ("gpt-5.5", 272_000, 100_000, None, 1_000, 0),
+    ("gpt-5.5", 272_001, 100_000, 2_000, 1_000, 0),
+    ("gpt-5.5", 120_000, 100_000, None, 500, 100),
+    ("gpt-6-sol", 400_000, 350_000, 20_000, 2_000, 500),
+    ("gpt-6-sol", 50_000, 0, 10_000, 100, 0),
+]
+
+
+def test_a_tiered_dataset_price_charges_the_tier_each_request_reaches(tmp_path: Path) -> None:
+    genai_prices = pytest.importorskip("genai_prices")
+    from datetime import UTC, datetime
+
+    rec = _recording(tmp_path / "tiered.jsonl", usages=TIERED)
+    doc = json.loads(_cost(str(rec), "--format", "json").stdout)
+    for model in ("gpt-5.5", "gpt-6-sol"):
+        tiers = doc["prices"][model]["tiers"]
+        assert [t["above_input_tokens"] for t in tiers] == [272_000], tiers
+        assert tiers[0]["input"] > doc["prices"][model]["input"]  # the long-context rate is the higher one
+    started = [t.turn.exchange.started_at for t in analyse_recording(rec).turns]
+    for turn, (model, inp, cached, write, out, _), at in zip(doc["turns"], TIERED, started, strict=True):
+        theirs = genai_prices.calc_price(
+            genai_prices.Usage(
+                input_tokens=inp, cache_read_tokens=cached, cache_write_tokens=write or 0, output_tokens=out
+            ),
+            model_ref=model,
+            provider_id="openai",
+            genai_request_timestamp=datetime.fromtimestamp(at, tz=UTC),
+        )
+        assert turn["usd"] == pytest.approx(float(theirs.total_price), rel=1e-9), (model, inp)
+    # the tier is the request's: one token past the start changes every rate, not only that token's
+    at_start, past = doc["turns"][0]["usd"], doc["turns"][1]["usd"]
+    base, tier = doc["prices"]["gpt-5.5"], doc["prices"]["gpt-5.5"]["tiers"][0]
+    assert at_start == pytest.approx(
+        (172_000 * base["input"] + 100_000 * base["cached_input"] + 1_000 * base["output"]) / 1e6
+    )
+    assert past == pytest.approx(  # no cache-write rate: the 2,000 written are charged as input
+        (172_001 * tier["input"] + 100_000 * tier["cached_input"] + 1_000 * tier["output"]) / 1e6
+    )
+    assert doc["total"]["usd"] == pytest.approx(sum(t["usd"] for t in doc["turns"]))
+    # the dataset's version, and the newest price change it records as its date
+    assert doc["dataset"] == f"genai-prices {genai_prices.__version__}"
+    assert doc["dataset_date"] is not None and len(doc["dataset_date"]) == 10
+    text = _cost(str(rec)).stdout
+    dated = f"genai-prices {genai_prices.__version__} (its newest OpenAI price change: {doc['dataset_date']})"
+    assert f"prices  {dated}" in text, text
 
 
 def test_a_cache_break_names_what_its_lost_tokens_cost(tmp_path: Path) -> None:

@@ -133,6 +133,50 @@ def test_every_view_says_the_same_cost(path: Path, tmp_path: Path) -> None:
     assert _otel_costs(tmp_path / "spans.json") == pytest.approx(by_cost, rel=1e-12)
 
 
+@pytest.mark.parametrize("path", [FIXTURES / "subagent.jsonl", FIXTURES / "compaction.jsonl"], ids=lambda p: p.stem)
+def test_every_view_names_the_same_agents(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`diff --format json` (its `agents` and each turn's `agent`), `show`, `cost --by agent`, `info` and
+    the HTML report's data name each turn's agent and each agent's requests and cost alike."""
+    from ctxscope.inspector.html.build import report_data
+    from tests.cli_support import run_cli
+
+    prices = tmp_path / "prices.toml"
+    prices.write_text(COST_PRICES)
+    monkeypatch.setenv("CTXSCOPE_PRICES", str(prices))  # every view, the HTML report's data in-process too
+
+    def run(*args: str) -> str:
+        done = run_cli(*args)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    diff = json.loads(run("diff", str(path), "--format", "json"))
+    agents = diff["agents"]
+    root = agents[0]["name"] if agents else None
+    spawned = {n: a["name"] for a in agents if a["parent"] is not None for n in a["turns"]}
+    assert {t["turn"]: t["agent"] for t in diff["turns"]} == {t["turn"]: spawned.get(t["turn"]) for t in diff["turns"]}
+    assert sorted(n for a in agents for n in a["turns"]) == (sorted(t["turn"] for t in diff["turns"]) if agents else [])
+    for turn in diff["turns"]:
+        shown = json.loads(run("show", str(path), "--turn", str(turn["turn"]), "--format", "json"))
+        assert shown["turn"]["agent"] == turn["agent"]
+        assert (shown["agent"] or {}).get("name") == (turn["agent"] or root)
+    cost = json.loads(run("cost", str(path), "--format", "json"))
+    assert {t["turn"]: t["agent"] for t in cost["turns"]} == {
+        t["turn"]: t["agent"] or root or "main" for t in diff["turns"]
+    }
+    by_agent = {a["agent"]: a for a in cost["agents"]}
+    for agent in agents:
+        assert by_agent[agent["name"]]["requests"] == agent["requests"] == len(agent["turns"])
+        assert by_agent[agent["name"]]["usd"] == pytest.approx(agent["usd"], rel=1e-12)
+    data = report_data(analyse_recording(path))
+    assert [{k: v for k, v in a.items() if k != "cost_text"} for a in data.head["agents"]] == agents
+    assert {d["turn"]: d["agent"] for d in data.turns} == {t["turn"]: t["agent"] for t in diff["turns"]}
+    info = run("info", str(path))
+    for agent in agents:
+        money = f"${agent['usd']:,.4f}" if agent["usd"] is not None else "unpriced"
+        assert f"{agent['name']}  {', '.join(agent['threads'])}  {agent['requests']} requests  {money}" in info
+    assert ("agents      " in info) == bool(agents)
+
+
 def _block(page: str, block_id: str) -> Any:
     """A gzip-packed JSON block of the page, decoded as the page's script decodes it."""
     found = re.search(rf'<script type="application/x-ctxscope-json\+gzip" id="{block_id}">(.*?)</script>', page, re.S)

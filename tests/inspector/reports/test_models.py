@@ -48,7 +48,9 @@ def test_published_key_names_and_optional_keys(analysed: Callable[[str], Analysi
         "detail",
         "root",
         "side_requests",
+        "agents",
     ]
+    assert doc["agents"] == []  # no spawned agent: no tree
     assert doc["schema"] == SCHEMA and doc["report"] == "diff"
     detail = doc["detail"]
     assert list(detail)[-5:] == [
