@@ -8,13 +8,26 @@ grows with what changed, not with turns × context.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import orjson
 
 from ..responses.vocabulary import PER_REQUEST_HEADERS
-from .format import AS, ITEMS, MIN_BLOB_CHARS, ORDER, REF, SET, STREAM, canonical_json, content_hash, loads
+from .format import (
+    AS,
+    ITEMS,
+    MIN_BLOB_CHARS,
+    ORDER,
+    REF,
+    SET,
+    STEPS,
+    STREAM,
+    canonical_json,
+    content_hash,
+    loads,
+)
 from .rebuild import rebuild_stream
 
 __all__ = [
@@ -31,6 +44,8 @@ __all__ = [
     "encode_sse_data",
     "key_order",
     "ordered_hash",
+    "ordered_ref",
+    "time_steps",
 ]
 
 # Headers that change on every request; kept inline so the rest of the set dedupes.
@@ -88,7 +103,7 @@ def apply_order(value: Any, order: Any) -> Any:
     return value
 
 
-def _sse_ref(
+def ordered_ref(
     value: Any, sink: BlobSink, stored_order: OrderLookup, allow_order: bool = True
 ) -> dict[str, Any] | None:
     """A blob reference that restores this occurrence's own key order; None if that cannot be checked.
@@ -115,15 +130,24 @@ def blob_of(value: Any, sink: BlobSink) -> dict[str, str]:
     return {REF: sink(value)}
 
 
-def encode_headers(headers: dict[str, str], sink: BlobSink) -> Any:
-    """A header dict as a shared blob plus the per-request volatile values inline."""
+def encode_headers(
+    headers: dict[str, str], sink: BlobSink, value_ref: Callable[[Any], dict[str, Any] | None] | None = None
+) -> Any:
+    """A header dict as a shared blob plus the per-request volatile values inline.
+
+    `value_ref` (1.3) may turn a large volatile value into a blob reference: Codex sends a 1 KB
+    `x-codex-turn-metadata` with every request of a turn, and its body repeats it in `client_metadata`.
+    """
     if not headers:
         return {}
     stable = {k: v for k, v in headers.items() if k.lower() not in VOLATILE_HEADERS}
     volatile = {k: v for k, v in headers.items() if k.lower() in VOLATILE_HEADERS}
     encoded: dict[str, Any] = {REF: sink(stable)}
     if volatile:
-        encoded[SET] = volatile
+        values: dict[str, Any] = volatile
+        if value_ref is not None:
+            values = {k: (value_ref(v) or v) if len(v) >= MIN_BLOB_CHARS else v for k, v in volatile.items()}
+        encoded[SET] = values
     return encoded
 
 
@@ -153,6 +177,38 @@ def encode_body(
     return out
 
 
+def time_steps(times: list[float]) -> list[int] | None:
+    """Event times (ms, as the recorder rounds them: to the microsecond) as integer microsecond steps
+    from 0, each after the one before; None when a time is not a whole microsecond (kept as floats).
+
+    `k / 1000` is the double nearest k thousandths, which is what `round(t, 3)` gave: exact both ways.
+    """
+    steps: list[int] = []
+    last = 0
+    for t in times:
+        # floats only, finite, not negative (nor -0.0, which would come back as 0.0)
+        if type(t) is not float or not math.isfinite(t) or math.copysign(1.0, t) < 0:
+            return None
+        micros = round(t * 1000)
+        if micros / 1000 != t:
+            return None
+        steps.append(micros - last)
+        last = micros
+    return steps
+
+
+def times_of(steps: list[Any]) -> list[float]:
+    """`time_steps` read back."""
+    times: list[float] = []
+    micros = 0
+    for step in steps:
+        if type(step) is not int:
+            raise TypeError("an SSE time step is not an integer")
+        micros += step
+        times.append(micros / 1000)
+    return times
+
+
 def encode_sse_data(
     data: str, sink: BlobSink, stored_order: OrderLookup, allow_order: bool = True
 ) -> dict[str, Any] | None:
@@ -178,7 +234,7 @@ def encode_sse_data(
     refs: list[dict[str, Any] | None] = []
 
     def ref(value: Any) -> Any:
-        refs.append(_sse_ref(value, sink, stored_order, allow_order))
+        refs.append(ordered_ref(value, sink, stored_order, allow_order))
         return refs[-1]
 
     if isinstance(out.get("item"), dict):
@@ -291,6 +347,7 @@ class Decoder:
         self.input_hashes = InputHashes()
         self.input_items: dict[int, InputList] = {}  # each exchange's resolved input (its body's list)
         self.encoded_bodies: dict[int, dict[str, Any]] = {}  # what `$as` refers to
+        self.encoded_responses: dict[int, dict[str, Any]] = {}  # what a response's `$as` refers to (1.3)
 
     def blob(self, h: str) -> Any:
         try:
@@ -304,7 +361,8 @@ class Decoder:
         if REF not in encoded:
             return dict(encoded)
         merged = dict(self.blob(encoded[REF]))
-        merged.update(encoded.get(SET, {}))
+        for key, value in encoded.get(SET, {}).items():  # 1.3: a large value may be a blob
+            merged[key] = self.blob(value[REF]) if isinstance(value, dict) and REF in value else value
         return merged
 
     def body(self, exchange_id: int, encoded: Any) -> Any:
@@ -320,8 +378,8 @@ class Decoder:
         for key, value in encoded.items():
             if isinstance(value, dict) and ITEMS in value:
                 out[key] = self._input(exchange_id, value[ITEMS])
-            elif isinstance(value, dict) and len(value) == 1 and REF in value:
-                out[key] = self.blob(value[REF])
+            elif isinstance(value, dict) and REF in value and len(value) == 1 + (ORDER in value):
+                out[key] = self._ref(value)
             else:
                 out[key] = value
         return out
@@ -377,7 +435,7 @@ class Decoder:
         if not isinstance(encoded, dict):
             raise TypeError("sse is neither a list nor a stream")
         stored = self.blob(encoded[STREAM]) if STREAM in encoded else encoded
-        times = encoded["t_ms"]
+        times = times_of(encoded[STEPS]) if STEPS in encoded else encoded["t_ms"]
         events = rebuild_stream(stored, response, literal=lambda form: self.sse_event(dict(form)))
         if len(times) != len(events):
             raise ValueError("sse has not one time per event")
@@ -385,9 +443,16 @@ class Decoder:
             event["t_ms"] = t_ms
         return events
 
-    def response(self, encoded: Any) -> Any:
+    def response(self, encoded: Any, exchange_id: int | None = None) -> Any:
         if not isinstance(encoded, dict):
             return encoded
+        if AS in encoded:  # 1.3: an earlier exchange's response as stored, these keys replaced
+            base = self.encoded_responses.get(encoded[AS])
+            if base is None:
+                raise MissingBlob(f"exchange {encoded[AS]}")
+            encoded = {**base, **{k: v for k, v in encoded.items() if k != AS}}
+        if exchange_id is not None:
+            self.encoded_responses[exchange_id] = encoded
         out = dict(encoded)
         if isinstance(out.get("output"), dict) and ITEMS in out["output"]:
             out["output"] = [self.blob(h) for h in out["output"][ITEMS].get("add", [])]

@@ -17,6 +17,7 @@ The stored forms and markers are described in `sse_forms`.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -63,6 +64,30 @@ def _layouts_of(data: str, value: Any, candidates: tuple[str, ...]) -> tuple[str
         if found:
             break
     return tuple(found)
+
+
+def _style(data: str) -> str:
+    """The JSON style an event's text looks written in, from its first characters (a guess that
+    `_layouts_of` then checks)."""
+    if data.startswith("{\n"):
+        return "indent2"
+    head = data[:48]
+    return "spaced" if '": ' in head or '", "' in head else "compact"
+
+
+def _stream_layouts(events: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The layouts of the style most of the stream's events are written in.
+
+    A stream is written in one style, but the redactor re-serialises (compactly) an event it
+    redacted something in: a spaced stream whose `response.created` echoed a secret must still be
+    derived in its own style, not in the one its first event happens to have.
+    """
+    texts = (event.get("data", "") for event in events)
+    styles = Counter(_style(text) for text in texts if text.startswith("{"))
+    if not styles:
+        return LAYOUTS
+    style = styles.most_common(1)[0][0]
+    return tuple(layout for layout in LAYOUTS if layout.split("-")[0] == style)
 
 
 def _location(event: dict[str, Any]) -> list[Any] | None:
@@ -211,7 +236,7 @@ def derive_stream(
     be derived, or when a derived event would not rebuild to its `data` and `event` exactly (the
     caller then stores the stream as before).
     """
-    layouts = LAYOUTS  # those every derived event so far is written in
+    layouts = _stream_layouts(events)  # those every derived event so far is written in
     builder = _Builder(response)
     forms: list[dict[str, Any]] = []
     previous: dict[str, Any] | None = None

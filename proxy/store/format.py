@@ -15,10 +15,12 @@ from typing import Any
 import orjson
 
 FORMAT_NAME = "ctxscope-recording"
-FORMAT_VERSION = "1.2"
+FORMAT_VERSION = "1.3"
 """1.1 added SSE framing (`wire`) and per-occurrence key order (`$order`); 1.2 SSE events derived from
-the stored response (`derive.py`). Older files read the same, and are appended to in their own version."""
-WRITABLE_VERSIONS = ("1.0", "1.1", "1.2")
+the stored response (`derive.py`); 1.3 event times as integer microsecond steps (`dt`), responses as
+an earlier response plus what changed (`$as`), and large header values and request-body values stored
+once as blobs. Older files read the same, and are appended to in their own version."""
+WRITABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
 MAJOR_VERSION = 1
 
 KIND_HEADER = "header"
@@ -30,8 +32,9 @@ REF = "$blob"  # {"$blob": h}: the blob's value
 ITEMS = "$items"  # {"$items": {"base": id?, "keep": n, "add": [h, ...]}}: an input list
 SET = "$set"  # extra keys merged over a referenced header set
 ORDER = "$order"  # next to "$blob" in an SSE event: this occurrence's key order (see codec.key_order)
-AS = "$as"  # {"$as": id, key: value, ...}: exchange id's request body with these keys replaced (1.2)
+AS = "$as"  # {"$as": id, key: value, ...}: exchange id's request body (1.2) or response (1.3), keys replaced
 STREAM = "$stream"  # {"$stream": h, "t_ms": [...]}: an exchange's SSE events, blob h (see derive.py)
+STEPS = "dt"  # next to "$stream" (1.3): the events' times as integer microseconds after the one before
 
 # Request strings shorter than this stay inline: a reference would cost more than it saves.
 MIN_BLOB_CHARS = 64

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from ..errors import RecordingError
 from ..model import Exchange, RecordingHeader
 from .codec import Decoder, MissingBlob
-from .format import FORMAT_NAME, KIND_BLOB, KIND_EXCHANGE, KIND_HEADER, MAJOR_VERSION, loads
+from .format import FORMAT_NAME, FORMAT_VERSION, KIND_BLOB, KIND_EXCHANGE, KIND_HEADER, MAJOR_VERSION, loads
 
 __all__ = ["LineDecoder", "parse_line"]
 
@@ -90,6 +90,15 @@ def check_header(path: Path, obj: Any) -> RecordingHeader:
         raise RecordingError(f"{path} has a malformed header: {err.errors()[0]['msg']}") from None
 
 
+def _newer_minor(version: str) -> bool:
+    major, _, minor = version.partition(".")
+    known = FORMAT_VERSION.split(".")
+    try:
+        return int(major) == int(known[0]) and int(minor) > int(known[1])
+    except ValueError:
+        return False
+
+
 class LineDecoder:
     """Decodes one recording's lines in file order (see the module docstring)."""
 
@@ -118,6 +127,11 @@ class LineDecoder:
             self.warnings.append(f"line {number}: {repaired}")
         if self.header is None:
             self.header = check_header(self.path, obj)
+            if _newer_minor(self.header.version):  # said once, before any exchange it may not resolve
+                self.warnings.append(
+                    f"format {self.header.version} is newer than this ctxscope reads ({FORMAT_VERSION}): "
+                    "exchanges in forms it does not know are skipped; upgrade ctxscope to read them all"
+                )
             return None
         kind = obj.get("kind") if isinstance(obj, dict) else None
         if kind == KIND_BLOB:
@@ -140,7 +154,7 @@ class LineDecoder:
             if "request_body" in data:
                 data["request_body"] = decoder.body(exchange_id, data["request_body"])
             if "response" in data:
-                data["response"] = decoder.response(data["response"])
+                data["response"] = decoder.response(data["response"], exchange_id)
             if "sse" in data:
                 data["sse"] = decoder.sse_events(data["sse"], data.get("response"))
             return Exchange.model_validate(data)

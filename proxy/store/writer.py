@@ -4,9 +4,12 @@ Nothing reaches the file before the `Redactor` has seen it. Parts already stored
 instructions, tools, header sets) are written once; an input list that extends an earlier exchange's
 list is stored as a reference to it plus what was appended.
 
-Streams are stored in format 1.2's derived form where it rebuilds byte for byte (`derive.py`). An
-existing file is appended to in its own format version (1.0 and 1.1 files stay what they are: a
-1.1 file gets no derived events, a 1.0 file no SSE framing, `$order` or JSON body layout either).
+Streams are stored in format 1.2's derived form where it rebuilds byte for byte (`derive.py`). Format
+1.3 also stores event times as integer microsecond steps, each response as an earlier one plus what
+changed, and large header and body values that repeat (Codex's turn metadata) as blobs. An existing
+file is appended to in its own format version (1.0-1.2 files stay what they are: a 1.2 file gets none
+of 1.3's forms, a 1.1 file no derived events, a 1.0 file no SSE framing, `$order` or JSON body layout
+either).
 
 The file is locked for as long as the writer has it open (`lock.py`): a second writer is refused.
 A write that fails (a full disk, a file-size limit) raises `RecordingWriteError`; the exchange stays
@@ -31,7 +34,7 @@ from ..errors import RecordingError, RecordingWriteError
 from ..model import Exchange, RecordingHeader
 from ..redact import Redactor, redact_events
 from ..responses.sse import wire_has_data, wire_terminated
-from .codec import encode_body, encode_headers, encode_sse_data, ordered_hash
+from .codec import encode_body, encode_headers, encode_sse_data, ordered_hash, ordered_ref, time_steps
 from .derive import derive_stream
 from .format import (
     AS,
@@ -42,6 +45,7 @@ from .format import (
     KIND_HEADER,
     MIN_BLOB_CHARS,
     REF,
+    STEPS,
     STREAM,
     WRITABLE_VERSIONS,
     canonical_json,
@@ -59,6 +63,8 @@ MAX_TEXT_BODY = 1_000_000
 RECENT_INPUTS = 64
 # Exchanges kept in memory while writing fails; beyond this the oldest is dropped (and counted).
 MAX_HELD = 256
+# Large header and body values seen once (by content hash), so a repeat is stored as a blob (1.3).
+SEEN_VALUES = 4096
 
 
 class _Unmatchable:
@@ -122,11 +128,15 @@ class RecordingWriter:
         self._raw_to_stored: dict[str, str] = {}
         self._recent: deque[tuple[int, list[str]]] = deque(maxlen=RECENT_INPUTS)
         self._bodies: dict[int, dict[str, Any]] = {}  # recent exchanges' encoded bodies, for `$as`
+        # the last encoded response of each key list, for a response's `$as` (1.3)
+        self._responses: dict[tuple[str, ...], tuple[int, dict[str, Any]]] = {}
+        self._seen: dict[str, None] = {}  # content hashes of large values written inline (1.3)
         self._next_id = 0
         self._fd: int | None = None
         self._lines: list[str] = []  # the lines of the exchange being written
         self._new_blobs: set[str] = set()  # blobs among them: stored only once the write succeeds
         self._new_raw: list[str] = []  # item cache entries made for them: forgotten if the write fails
+        self._new_response: tuple[tuple[str, ...], tuple[int, dict[str, Any]]] | None = None
         self._torn = False  # a failed write left part of a line: start the next write on a new line
         self._held: deque[Exchange] = deque()
         self.exchanges_written = 0
@@ -285,6 +295,13 @@ class RecordingWriter:
         finally:
             self._lines.clear()
             self._new_blobs.clear()
+            new_response, self._new_response = self._new_response, None
+        if new_response is not None:
+            keys, entry = new_response
+            self._responses.pop(keys, None)  # most recent last: the oldest key list goes first
+            self._responses[keys] = entry
+            while len(self._responses) > RECENT_INPUTS:
+                del self._responses[next(iter(self._responses))]
         self.exchanges_written += 1
         return written
 
@@ -324,6 +341,51 @@ class RecordingWriter:
         changed = {k: v for k, v in encoded.items() if k == "input" or _exact(v) != _exact(previous[k])}
         return {AS: base[0], **changed}
 
+    def _like_previous_response(self, exchange_id: int, response: dict[str, Any]) -> dict[str, Any]:
+        """Format 1.3: a response with the keys of an earlier one (same order) as `$as` + what changed.
+
+        Every response of a session repeats its model, status, tool choice, error, echoed instructions
+        and tools ...; only its id, output and usage are new.
+        """
+        if self._minor < 3 or any(key.startswith("$") for key in response):
+            return response
+        keys = tuple(response)
+        previous = self._responses.get(keys)
+        self._new_response = keys, (exchange_id, response)  # a base only once its line is written
+        if previous is None:
+            return response
+        base_id, base = previous
+        changed = {k: v for k, v in response.items() if _exact(v) != _exact(base[k])}
+        if len(changed) == len(response):
+            return response
+        return {AS: base_id, **changed}
+
+    def _refer_values(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Format 1.3: a body's large top-level values (Codex's `client_metadata`, whose keys come
+        in a new order every request) as blob references once they repeat (`_value_ref`)."""
+        out: dict[str, Any] = {}
+        for key, value in body.items():
+            plain = isinstance(value, str) or (isinstance(value, list | dict) and REF not in value)
+            out[key] = (self._value_ref(value) or value) if plain and key != "input" and value else value
+        return out
+
+    def _value_ref(self, value: Any) -> dict[str, Any] | None:
+        """Format 1.3: a large header or body value as a blob reference once it repeats, else None.
+
+        The first occurrence stays inline (a value seen once costs nothing extra); from the second on
+        it is one blob, referenced with its own key order where the blob has another.
+        """
+        canonical = canonical_json(value)
+        if len(canonical) < MIN_BLOB_CHARS:
+            return None
+        h = content_hash(canonical)
+        if h not in self._stored and h not in self._new_blobs and h not in self._seen:
+            self._seen[h] = None
+            while len(self._seen) > SEEN_VALUES:
+                del self._seen[next(iter(self._seen))]
+            return None
+        return ordered_ref(value, self._sink, self._orders.get)
+
     def _redact_sse(self, events: list[dict[str, Any]]) -> None:
         red = self._redactor
         # deltas are redacted as the text they assemble to: a key streamed in pieces is still a key
@@ -343,8 +405,10 @@ class RecordingWriter:
             times = [event.pop("t_ms") for event in events]
             stream = derive_stream(events, view, literal=self._literal_sse)
             if stream is not None:
+                steps = time_steps(times) if self._minor >= 3 else None
+                timing: dict[str, Any] = {"t_ms": times} if steps is None else {STEPS: steps}
                 h = self._sink_exact(stream)
-                return {STREAM: h, "t_ms": times} if h is not None else {**stream, "t_ms": times}
+                return {STREAM: h, **timing} if h is not None else {**stream, **timing}
             for event, t_ms in zip(events, times, strict=True):
                 event["t_ms"] = t_ms
         return [self._literal_sse(event) for event in events]
@@ -446,8 +510,9 @@ class RecordingWriter:
         if "error" in line:
             line["error"]["message"] = red.text(line["error"]["message"])
 
-        line["request_headers"] = encode_headers(red.headers(exchange.request_headers), self._sink)
-        line["response_headers"] = encode_headers(red.headers(exchange.response_headers), self._sink)
+        value_ref = self._value_ref if self._minor >= 3 else None
+        line["request_headers"] = encode_headers(red.headers(exchange.request_headers), self._sink, value_ref)
+        line["response_headers"] = encode_headers(red.headers(exchange.response_headers), self._sink, value_ref)
 
         if isinstance(body, dict) and isinstance(body.get("input"), list):
             hashes = [self._store_item(item) for item in body["input"]]
@@ -457,6 +522,8 @@ class RecordingWriter:
             ordered = {k: body["input"] if k == "input" else redacted[k] for k in body}
             encoded = encode_body(ordered, hashes, base, self._sink)
             line["request_body"] = self._like_base(encoded, base)
+            if value_ref is not None:  # after `$as`: a value equal to its base's is not written at all
+                line["request_body"] = self._refer_values(line["request_body"])
             self._recent.append((exchange.id, hashes))
             self._bodies[exchange.id] = encoded
             while len(self._bodies) > RECENT_INPUTS:
@@ -483,7 +550,7 @@ class RecordingWriter:
                 ):
                     response[key] = {REF: self._sink(value)}
                     view[key] = self._as_read(value, response[key][REF])
-            line["response"] = response
+            line["response"] = self._like_previous_response(exchange.id, response)
         if "sse" in line:
             line["sse"] = self._encode_sse(line["sse"], view)
         if self._minor < 1:  # 1.0 had no JSON body layout

@@ -75,7 +75,9 @@ def test_every_command_reads_both_forms_the_same_way(command: str, tmp_path: Pat
         result = run_cli_process(*args)
         assert "Traceback" not in result.stderr, result.stderr
         assert result.returncode == 0, result.stderr
-        outputs.append((result.stdout + "\n--\n" + result.stderr).replace(str(where), "<d>"))
+        text = (result.stdout + "\n--\n" + result.stderr).replace(str(where), "<d>")
+        # the two files differ in size by the surrogate's form (6 bytes escaped, 3 raw), nothing else
+        outputs.append(re.sub(r"size +\S+ \S*B on disk", "size <n> on disk", text))
     assert outputs[0] == outputs[1], "the two forms read differently"
     if command in ("info", "diff"):
         assert "line 4: a lone surrogate (not Unicode) shown as U+FFFD" in outputs[0], outputs[0]

@@ -22,7 +22,7 @@ from ctxscope.proxy.responses import (
     sequential_ids,
     text_message,
 )
-from ctxscope.proxy.store import RecordingWriter, read_recording
+from ctxscope.proxy.store import FORMAT_VERSION, RecordingWriter, read_recording
 from ctxscope.proxy.store.derive import derive_stream
 from ctxscope.proxy.store.rebuild import rebuild_stream
 from tests.proxy.store.test_store import SECRET_KEY, _msg, make_exchange
@@ -110,7 +110,7 @@ def test_derived_events_read_back_byte_for_byte(tmp_path: Path, layout: str) -> 
         for turn, events in enumerate(turns):
             writer.write(as_exchange(turn, events, layout))
     recording = read_recording(path)
-    assert recording.header.version == "1.2" and not recording.warnings
+    assert recording.header.version == FORMAT_VERSION and not recording.warnings
     for exchange, events in zip(recording.exchanges, turns, strict=True):
         sent = as_exchange(0, events, layout).sse
         assert [e.encode() for e in exchange.sse] == [e.encode() for e in sent]
@@ -220,3 +220,28 @@ def test_same_events_tell_apart_values_python_calls_equal() -> None:
     stored = derive_stream(datas, {"id": "r"})
     assert stored is not None and all("same" in form for form in stored["events"][1:])
     assert [e["data"] for e in rebuild_stream(stored, {"id": "r"})] == [d["data"] for d in datas]
+
+
+def test_a_spaced_stream_derives_in_its_own_layout_when_a_redacted_event_was_rewritten(tmp_path: Path) -> None:
+    """The redactor re-serialises (compactly) an event it redacted something in: here the response
+    objects, whose echoed instructions hold a key. The other events keep their spaced JSON and are
+    still derived in it, not in the layout of the stream's first event."""
+    events = codex_events()
+    for event in events:
+        if isinstance(event.get("response"), dict):
+            event["response"]["instructions"] = f"{INSTRUCTIONS} deploy with {SECRET_KEY}"
+    path = tmp_path / "rec.jsonl"
+    with RecordingWriter(path) as writer:
+        writer.write(as_exchange(0, events, "spaced-ascii"))
+    assert SECRET_KEY not in path.read_text("utf-8")
+    (exchange,) = read_recording(path).exchanges
+    rewritten = [e for e in exchange.sse if "<redacted:" in e.data]
+    assert rewritten and all('":"' in e.data for e in rewritten)  # compact now
+    kept = [e for e in exchange.sse if "<redacted:" not in e.data]
+    sent = {e.data for e in as_exchange(0, events, "spaced-ascii").sse}
+    assert all(e.data in sent for e in kept)  # byte for byte as received
+    stream = stored_stream(path, 0)
+    assert stream["layout"] == "spaced-ascii"
+    # the rewritten ones in 1.1's compact form with stored parts, every other event derived: no text
+    assert sum(1 for form in stream["events"] if "json" in form) == len(rewritten)
+    assert literal_count(stream) == 0

@@ -92,15 +92,20 @@ def test_appending_to_a_newer_minor_version_is_refused(tmp_path: Path) -> None:
     message = str(caught.value)
     assert "\n" not in message and "format 1.9" in message and "upgrade ctxscope" in message
     assert path.read_bytes() == before
-    assert read_recording(path).header.version == "1.9"  # a newer minor still reads
+    newer = read_recording(path)  # a newer minor still reads, and says what may be missing
+    assert newer.header.version == "1.9"
+    assert newer.warnings == [
+        "format 1.9 is newer than this ctxscope reads (1.3): exchanges in forms it does not know are "
+        "skipped; upgrade ctxscope to read them all"
+    ]
 
 
 def test_new_files_are_written_in_the_current_or_a_chosen_version(tmp_path: Path) -> None:
     with RecordingWriter(tmp_path / "a.jsonl") as writer:
-        assert writer.version == FORMAT_VERSION == "1.2"
+        assert writer.version == FORMAT_VERSION == "1.3"
     with RecordingWriter(tmp_path / "b.jsonl", version="1.1") as writer:
         writer.write(as_exchange(0, codex_events(), "compact"))
     assert read_recording(tmp_path / "b.jsonl").header.version == "1.1"
-    with pytest.raises(RecordingError, match="choose one of 1.0, 1.1, 1.2"):
+    with pytest.raises(RecordingError, match="choose one of 1.0, 1.1, 1.2, 1.3"):
         RecordingWriter(tmp_path / "c.jsonl", version="2.0")
     assert not (tmp_path / "c.jsonl").exists()
