@@ -103,7 +103,8 @@ class _GrowingNames(Mapping[object, object]):
 
     def extended(self, new: list[tuple[object, object]]) -> _GrowingNames:
         keys = {k for k, _ in new}
-        if self._count == len(self._entries) and len(keys) == len(new) and keys.isdisjoint(self._entries):
+        # (`k in` per new key: `set.isdisjoint(dict)` would walk the whole dict)
+        if self._count == len(self._entries) and len(keys) == len(new) and not any(k in self._entries for k in keys):
             for key, name in new:
                 self._entries[key] = (len(self._entries), name)
             return _GrowingNames(self._entries, len(self._entries))
