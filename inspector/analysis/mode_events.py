@@ -25,7 +25,7 @@ previous turn.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -41,6 +41,7 @@ from ctxscope.harness.modes.plan.texts import (
 from ctxscope.harness.tools import recognise_still_planning
 from ctxscope.harness.tools.gate import recognise_update_plan_refused
 from ctxscope.inspector.analysis.answers import Answer
+from ctxscope.inspector.analysis.growing import grown
 from ctxscope.inspector.analysis.items import Item
 
 __all__ = ["CallNames", "ModeEvent", "ModeEventKind", "call_names", "mode_events", "request_mode"]
@@ -77,59 +78,19 @@ CallNames = Mapping[object, object]
 _CALL_TYPES = ("function_call", "custom_tool_call")
 
 
-class _GrowingNames(Mapping[object, object]):
-    """A call-name map that a later turn extends without copying: the turns of a thread share one
-    dict whose entries are numbered, and each turn's map sees the entries before its own count.
-    Only the map with every entry (the newest turn's) extends the dict in place; any other (a fork,
-    a re-analysed turn) or a key seen before is copied, so no map ever changes."""
-
-    __slots__ = ("_entries", "_count")
-
-    def __init__(self, entries: dict[object, tuple[int, object]], count: int) -> None:
-        self._entries = entries
-        self._count = count
-
-    def __getitem__(self, key: object) -> object:
-        entry = self._entries[key]
-        if entry[0] >= self._count:
-            raise KeyError(key)
-        return entry[1]
-
-    def __iter__(self) -> Iterator[object]:
-        return (k for k, (n, _) in self._entries.items() if n < self._count)
-
-    def __len__(self) -> int:
-        return self._count
-
-    def extended(self, new: list[tuple[object, object]]) -> _GrowingNames:
-        keys = {k for k, _ in new}
-        # (`k in` per new key: `set.isdisjoint(dict)` would walk the whole dict)
-        if self._count == len(self._entries) and len(keys) == len(new) and not any(k in self._entries for k in keys):
-            for key, name in new:
-                self._entries[key] = (len(self._entries), name)
-            return _GrowingNames(self._entries, len(self._entries))
-        merged = dict(self.items())
-        merged.update(new)
-        return _GrowingNames({k: (n, v) for n, (k, v) in enumerate(merged.items())}, len(merged))
-
-
 def call_names(items: Iterable[Item], carried: CallNames | None = None) -> CallNames:
     """The call names of `items`, continuing `carried` (the names of the items before them).
 
     A turn that appends to its thread's previous turn adds its own items to the previous turn's
     map instead of re-reading the whole history (which made the analysis O(n²) in the turns), and
-    without copying it (`_GrowingNames`): the carried map never changes, so a carry that two turns
+    without copying it (`growing.grown`): the carried map never changes, so a carry that two turns
     continue from (a fork, a re-analysed turn) stays as it was."""
     new = [
         (i.raw.get("call_id"), i.raw.get("name"))
         for i in items
         if i.type in _CALL_TYPES and isinstance(i.raw, dict)
     ]
-    if not new and carried is not None:
-        return carried
-    if not isinstance(carried, _GrowingNames):
-        carried = _GrowingNames({k: (n, v) for n, (k, v) in enumerate((carried or {}).items())}, len(carried or {}))
-    return carried.extended(new)
+    return grown(carried, new)
 
 
 def _user_text(item: Item) -> str | None:
