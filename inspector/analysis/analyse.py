@@ -467,9 +467,11 @@ def _without_cycle_collection() -> Iterator[None]:
     Reading and analysing make long-lived, acyclic data (the bodies, the classified items: lists as
     long as each turn's input) and no garbage cycles. Each full collection walks all of it, and the
     collector runs one every time the objects made grow by a quarter, so over a long recording it
-    would cost turns² × items; once re-enabled, its first collections would walk it all again. So
-    the objects are moved to the permanent generation (`gc.freeze`): refcounting still frees them,
-    the collector no longer walks them (`gc.unfreeze` undoes it).
+    would cost turns² × items; once re-enabled, its first collections would walk it all again, young
+    generation by generation. So what was made goes straight to the oldest generation (`gc.freeze`
+    then `gc.unfreeze`, two list moves): it is walked again only when that generation has grown by
+    a quarter, and garbage cycles in it stay collectable (a long-running TUI or test run analyses
+    many recordings).
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -477,6 +479,7 @@ def _without_cycle_collection() -> Iterator[None]:
         yield
     finally:
         gc.freeze()
+        gc.unfreeze()
         if enabled:
             gc.enable()
 
