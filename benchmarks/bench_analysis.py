@@ -17,6 +17,7 @@ A benchmark, not a test: it prints numbers and asserts nothing.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import statistics
 import tempfile
@@ -30,6 +31,7 @@ from ctxscope.inspector.analysis import analyse_exchanges
 from ctxscope.inspector.analysis.tokens import get_tokenizer
 from ctxscope.proxy.model import Exchange
 from ctxscope.proxy.store import RecordingWriter, read_recording
+from ctxscope.proxy.store import writer as writer_module
 
 TOOLS = [
     {
@@ -113,9 +115,32 @@ def build(turns: int) -> list[dict[str, Any]]:
     return bodies
 
 
-def write(bodies: Iterable[dict[str, Any]], path: Path) -> None:
-    """Write the session as a real recording."""
-    with RecordingWriter(path, meta={"mode": "benchmark"}) as writer:
+class _SharedItemsWriter(RecordingWriter):
+    """The real writer, told that an item object it has stored is the same item when it comes again.
+
+    A proxy gets every request as new bytes, so the writer hashes each input item of each request
+    (n² work over a growing session, minutes for 5,000 turns). `build` hands the same item objects
+    to every later request, so the stored hash of an object seen before is known; the file written
+    is the same, byte for byte (`tests/proxy/test_bench_session.py`).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._by_object: dict[int, tuple[Any, str]] = {}
+
+    def _store_item(self, item: Any) -> str:
+        known = self._by_object.get(id(item))
+        if known is not None and known[0] is item:
+            return known[1]
+        stored = super()._store_item(item)
+        self._by_object[id(item)] = (item, stored)  # keeps `item` alive: its id is not reused
+        return stored
+
+
+def write(bodies: Iterable[dict[str, Any]], path: Path, *, shared_items: bool = True) -> None:
+    """Write the session as a real recording (`shared_items=False`: hash every item of every request
+    again, as a proxy's writer does)."""
+    with (_SharedItemsWriter if shared_items else RecordingWriter)(path, meta={"mode": "benchmark"}) as writer:
         for n, body in enumerate(bodies):
             writer.write(
                 Exchange(
@@ -137,6 +162,26 @@ def write(bodies: Iterable[dict[str, Any]], path: Path) -> None:
                     },
                 )
             )
+
+
+def cached_session(turns: int) -> Path:
+    """The growing session of `turns` turns as a recording file, written once per version of this
+    module and of the writer, and kept under ~/.cache/ctxscope-bench."""
+    from ctxscope.proxy.store.format import FORMAT_VERSION
+
+    store = Path(writer_module.__file__).parent
+    sources = [Path(__file__), *(store / f"{name}.py" for name in ("writer", "format", "derive", "sse_forms"))]
+    stamp = hashlib.sha256(b"".join(p.read_bytes() for p in sources))  # what decides the bytes written
+    path = (
+        Path.home() / ".cache" / "ctxscope-bench" / f"growing-{turns}-{FORMAT_VERSION}-{stamp.hexdigest()[:12]}.jsonl"
+    )
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial")
+        partial.unlink(missing_ok=True)
+        write(build(turns), partial)
+        partial.rename(path)
+    return path
 
 
 def median_s(fn: Callable[[], object], repeat: int) -> float:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from ctxscope.inspector.analysis.items import Item
+from ctxscope.inspector.analysis.items import Item, ItemList
 from ctxscope.proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS
 
 
@@ -71,6 +71,8 @@ def extends(previous: list[Item], current: list[Item]) -> bool:
     Usually the very same objects (the classifier reuses a recent turn's items), so this is one
     C-level comparison; a False is not final: items echoed back with new ids differ but share keys.
     """
+    if isinstance(current, ItemList) and current.base is previous and current.keep == len(previous):
+        return True  # classified as `previous` plus what was added (the reader's base reference)
     return len(previous) <= len(current) and current[: len(previous)] == previous
 
 

@@ -17,11 +17,12 @@ reported input tokens run a little higher (`TokenReport.unaccounted`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
+from ctxscope.inspector.analysis.growing import grown
 from ctxscope.inspector.analysis.instructions import BASE_PROMPT_KIND
 from ctxscope.inspector.analysis.items import Item
 from ctxscope.inspector.analysis.tokens import count_json
@@ -128,7 +129,7 @@ def tool_sizes(tools: Any) -> list[tuple[str, int]]:
     return sizes
 
 
-def _history_kind(item: Item, tool_names: dict[str, str]) -> str:
+def _history_kind(item: Item, tool_names: Mapping[str, str]) -> str:
     if item.kind in _HISTORY_KINDS:
         return _HISTORY_KINDS[item.kind]
     raw = item.raw if isinstance(item.raw, dict) else {}
@@ -169,18 +170,19 @@ class _Carry:
     by_kind: dict[str, int]
     sized: list[tuple[int, str, str, int]]
     """The largest items so far: (tokens, label, kind, position), largest first, at most LARGEST."""
-    names: dict[str, str]
+    names: Mapping[str, str]
 
 
 def _items_part(items: list[Item], carry: _Carry | None) -> _Carry:
     """Per-kind tokens and largest items of `items`, continuing `carry` when it covers a prefix."""
     if carry is not None and carry.count <= len(items):
-        by_kind, sized, names = dict(carry.by_kind), list(carry.sized), dict(carry.names)
+        # the call names carried as they are (`grown`: no copy per turn), the rest is small
+        by_kind, sized, carried = dict(carry.by_kind), list(carry.sized), carry.names
         start = carry.count
     else:
-        by_kind, sized, names, start = {}, [], {}, 0
+        by_kind, sized, carried, start = {}, [], None, 0
     added = items[start:]
-    names.update(_tool_names(added))
+    names = grown(carried, _tool_names(added).items())
 
     def add(kind: str, tokens: int) -> None:
         if tokens:

@@ -20,7 +20,7 @@ from typing import Any
 
 from ctxscope.harness.context import ChangeStyle, get_spec, world_fields
 from ctxscope.inspector.analysis.item_diff import TextDiff, diff_text
-from ctxscope.inspector.analysis.items import Item, Part
+from ctxscope.inspector.analysis.items import Item, Part, fragment_parts
 
 __all__ = ["FragmentDiff", "fragment_diffs"]
 
@@ -125,11 +125,14 @@ def _replaced(earlier: list[tuple[int, Part]], part: Part) -> tuple[int, Part] |
 def fragment_diffs(previous: list[Item], added: list[Item], *, compaction: bool = False) -> list[FragmentDiff]:
     """Each fragment in `added` that replaces one in `previous` (the last turn's context), diffed;
     with `compaction` (the turn opens a new window), each is marked re-sent."""
-    earlier = [(item.position, part) for item in previous for part in item.fragments]
+    new = [(item, part) for item in added for part in item.fragments]
+    if not new:
+        return []
+    # the previous turn's fragments, worked out once per item list (`ItemList.fragment_parts`)
+    earlier = fragment_parts(previous)
     out: list[FragmentDiff] = []
-    for item in added:
-        for part in item.fragments:
-            match = _replaced(earlier, part)
-            if match is not None and (found := _diff(item.position, part, *match, compaction)) is not None:
-                out.append(found)
+    for item, part in new:
+        match = _replaced(earlier, part)
+        if match is not None and (found := _diff(item.position, part, *match, compaction)) is not None:
+            out.append(found)
     return out

@@ -9,6 +9,7 @@ compaction items — is classified here by its wire `type`. Unknown types are ke
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,7 @@ from ctxscope.harness.context.goal_fragments import goal_objective_of
 from ctxscope.inspector.analysis.normalise import item_key
 from ctxscope.inspector.analysis.tokens import count_text
 from ctxscope.proxy.responses.vocabulary import COMPACTION_TRIGGER
+from ctxscope.proxy.store import InputList
 
 TEXT_PART_TYPES = frozenset({"input_text", "output_text", "text", "summary_text", "refusal"})
 TOOL_ITEM_TYPES = frozenset(
@@ -332,12 +334,60 @@ def classify_item(position: int, item: Any, key: str | None = None) -> Item:
     )
 
 
+class ItemList(list[Item]):
+    """A request's classified items: a real list that names the classified list it starts with
+    (`base`, its first `keep` items) when the classifier took them from an earlier request, so a
+    comparison with that request needs no look at the items (`changes.extends`)."""
+
+    __slots__ = ("base", "keep", "_fragments")
+
+    def __init__(self, base: list[Item] | None = None, keep: int = 0) -> None:
+        super().__init__()
+        if base is not None:
+            self += base  # one pass over the base's pointers (cheaper than a slice copied again)
+            del self[keep:]
+        self.base = base
+        self.keep = len(self)
+        self._fragments: list[tuple[int, Part]] | None = None
+
+    def fragment_parts(self) -> list[tuple[int, Part]]:
+        """(item position, part) of every context fragment in the list, in order: the base's that
+        lie in the kept prefix plus those of the items after it, worked out once per list."""
+        if self._fragments is not None:
+            return self._fragments
+        chain: list[ItemList] = [self]  # back along the bases to one already known (no recursion)
+        while chain[-1]._fragments is None and isinstance(chain[-1].base, ItemList):
+            chain.append(chain[-1].base)
+        known: list[tuple[int, Part]] | None = chain[-1]._fragments
+        if known is None:
+            head = chain.pop()
+            start = head.keep if head.base is not None else 0
+            known = fragment_parts(head.base[: head.keep]) if head.base is not None else []
+            head._fragments = known + [(i.position, p) for i in head[start:] for p in i.fragments]
+            known = head._fragments
+        else:
+            chain.pop()
+        for items in reversed(chain):
+            kept = known[: bisect_left(known, items.keep, key=lambda e: e[0])]
+            items._fragments = kept + [(i.position, p) for i in items[items.keep :] for p in i.fragments]
+            known = items._fragments
+        return known
+
+
+def fragment_parts(items: list[Item]) -> list[tuple[int, Part]]:
+    """(item position, part) of every context fragment in `items`, in order."""
+    if isinstance(items, ItemList):
+        return items.fragment_parts()
+    return [(item.position, part) for item in items for part in item.fragments]
+
+
 class ItemClassifier:
     """Classifies items once per distinct content: later turns repeat earlier items verbatim.
 
-    A turn's input usually starts with the whole input of a recent turn (the same item objects:
-    the reader shares stored parts between requests), so only the items after that prefix are
-    looked at; the prefix check is one C-level list comparison that stops at identical objects.
+    A turn's input usually starts with the input of an earlier turn: the reader says which (an
+    `InputList` names its base), so the base's classified items are taken as they are and only the
+    items it added are looked at. An input without that (built by hand, or a chain rebuilt in) is
+    tried against the recent input lists: one C-level list comparison that stops at identical objects.
     """
 
     RECENT = 4
@@ -348,6 +398,8 @@ class ItemClassifier:
         # id() of an item dict → (the dict, its key); keeps the dict alive so the id is not reused.
         self._keys: dict[int, tuple[Any, str]] = {}
         self._recent: list[tuple[list[Any], list[Item]]] = []
+        # id() of a reader's input list → (the list, its classified items), kept alive likewise
+        self._by_input: dict[int, tuple[list[Any], ItemList]] = {}
 
     def key(self, item: Any) -> str:
         """The normalised key of an item, cached by object identity (readers share resolved bodies)."""
@@ -358,17 +410,22 @@ class ItemClassifier:
         self._keys[id(item)] = (item, key)
         return key
 
-    def _known_prefix(self, items: list[Any]) -> list[Item]:
-        """The classified items of the longest recent input list that `items` starts with."""
+    def _known_prefix(self, items: list[Any]) -> ItemList:
+        """The classified items of the input `items` extends: its base as the reader gives it, else
+        the longest recent input list that `items` starts with."""
+        if isinstance(items, InputList) and items.base is not None:
+            known = self._by_input.get(id(items.base))
+            if known is not None and known[0] is items.base:
+                return ItemList(known[1], items.keep)
         best: list[Item] = []
         for raw, classified in self._recent:
             if len(best) < len(raw) <= len(items) and items[: len(raw)] == raw:
                 best = classified
-        return best
+        return ItemList(best, len(best))
 
     def classify(self, items: list[Any]) -> list[Item]:
         """Classify a whole input list, reusing earlier results for identical items."""
-        out = list(self._known_prefix(items))
+        out = self._known_prefix(items)
         for position in range(len(out), len(items)):
             raw = items[position]
             key = self.key(raw)
@@ -378,6 +435,8 @@ class ItemClassifier:
                 self._cache[key] = cached
             out.append(cached if cached.position == position else _moved(cached, position))
         self._recent = [*self._recent[-(self.RECENT - 1) :], (items, out)]
+        if isinstance(items, InputList):
+            self._by_input[id(items)] = (items, out)
         return out
 
 

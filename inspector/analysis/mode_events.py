@@ -41,6 +41,7 @@ from ctxscope.harness.modes.plan.texts import (
 from ctxscope.harness.tools import recognise_still_planning
 from ctxscope.harness.tools.gate import recognise_update_plan_refused
 from ctxscope.inspector.analysis.answers import Answer
+from ctxscope.inspector.analysis.growing import grown
 from ctxscope.inspector.analysis.items import Item
 
 __all__ = ["CallNames", "ModeEvent", "ModeEventKind", "call_names", "mode_events", "request_mode"]
@@ -81,19 +82,15 @@ def call_names(items: Iterable[Item], carried: CallNames | None = None) -> CallN
     """The call names of `items`, continuing `carried` (the names of the items before them).
 
     A turn that appends to its thread's previous turn adds its own items to the previous turn's
-    map instead of re-reading the whole history (which made the analysis O(n²) in the turns). The
-    carried map is never changed: it is copied when there is something to add, so a carry that two
-    turns continue from (a fork, a re-analysed turn) stays as it was."""
+    map instead of re-reading the whole history (which made the analysis O(n²) in the turns), and
+    without copying it (`growing.grown`): the carried map never changes, so a carry that two turns
+    continue from (a fork, a re-analysed turn) stays as it was."""
     new = [
         (i.raw.get("call_id"), i.raw.get("name"))
         for i in items
         if i.type in _CALL_TYPES and isinstance(i.raw, dict)
     ]
-    if not new and carried is not None:
-        return carried
-    names = dict(carried or {})
-    names.update(new)
-    return names
+    return grown(carried, new)
 
 
 def _user_text(item: Item) -> str | None:

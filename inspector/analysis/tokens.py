@@ -18,6 +18,7 @@ import functools
 import hashlib
 import importlib.util
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -210,14 +211,25 @@ class _CachedCounter:
             self._path = None
 
 
+_CACHE_PATHS: dict[str | None, Path] = {}
+"""`$CTXSCOPE_HOME` → its token-count file: asked for each text not counted in memory yet, so the
+home is found once per value, not once per text."""
+
+
 def cache_path() -> Path | None:
     """Where token counts are kept across runs (None when ctxscope's home cannot be made)."""
+    override = os.environ.get("CTXSCOPE_HOME")
+    known = _CACHE_PATHS.get(override)
+    if known is not None:
+        return known
     try:
         from ctxscope.proxy.home import ctxscope_home
 
-        return ctxscope_home() / "cache" / f"token-counts-{ENCODING}.sqlite3"
+        path = ctxscope_home() / "cache" / f"token-counts-{ENCODING}.sqlite3"
     except OSError:
         return None
+    _CACHE_PATHS[override] = path
+    return path
 
 
 @functools.lru_cache(maxsize=1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from .codec import InputList
 from .format import FORMAT_NAME, FORMAT_VERSION
 from .reader import Recording, read_recording
 
@@ -16,7 +17,15 @@ _WRITING: dict[str, str] = {"Redactor": "ctxscope.proxy.redact", "RecordingWrite
 """The writer's names, imported on first use (PEP 562): a command that only reads a recording
 (`info`, `diff`) does not load the redactor's patterns."""
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "Recording", "RecordingWriter", "Redactor", "read_recording"]
+__all__ = [
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+    "InputList",
+    "Recording",
+    "RecordingWriter",
+    "Redactor",
+    "read_recording",
+]
 
 
 def __getattr__(name: str) -> Any:

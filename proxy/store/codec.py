@@ -9,7 +9,7 @@ grows with what changed, not with turns × context.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -33,6 +33,8 @@ from .rebuild import rebuild_stream
 __all__ = [
     "BlobSink",
     "Decoder",
+    "InputHashes",
+    "InputList",
     "MissingBlob",
     "OrderLookup",
     "VOLATILE_HEADERS",
@@ -257,18 +259,93 @@ class MissingBlob(KeyError):
     """An exchange references a blob the file does not hold (a torn write)."""
 
 
+class InputList(list[Any]):
+    """A resolved request's `input`: a real list (every reader of a body sees a list), that also says
+    what the file says of it: the first `keep` items are those of `base` (the earlier exchange's
+    `InputList` it extends, or None) and the rest were added.
+
+    The analysis follows `base` to reuse what it worked out for the earlier request instead of
+    comparing whole inputs turn by turn (issue 36). Read-only, like every resolved body.
+    """
+
+    __slots__ = ("base", "keep")
+
+    def __init__(self, base: InputList | None = None, keep: Any = 0, added: list[Any] | None = None) -> None:
+        """`base`'s first `keep` items (a slice bound: a `keep` that is no index raises TypeError)
+        and then `added`."""
+        super().__init__()
+        if base is not None:
+            self += base  # one pass over the base's pointers (cheaper than a slice copied again)
+            del self[keep:]
+        self.base = base
+        self.keep = len(self)
+        self.extend(added or ())
+
+    def added(self) -> list[Any]:
+        """The items this input adds to its base (all of them when it has none)."""
+        return self[self.keep :]
+
+
+class InputHashes(Mapping[int, list[str]]):
+    """Each exchange's input as stored hashes, made from the file's `base`/`keep`/`add` references
+    when asked (an exchange's list is not kept: a growing session would hold turns × items)."""
+
+    def __init__(self) -> None:
+        self._refs: dict[int, tuple[int | None, int, list[str]]] = {}
+        self._made: dict[int, list[str]] = {}
+
+    def add(self, exchange_id: int, base: int | None, keep: int, added: list[str]) -> None:
+        self._refs[exchange_id] = (base, keep, added)
+        self._made.pop(exchange_id, None)
+
+    def length(self, exchange_id: int) -> int:
+        """How many items the exchange's input has (without making its list)."""
+        return len(self._refs[exchange_id][2]) + self._refs[exchange_id][1]
+
+    def __getitem__(self, exchange_id: int) -> list[str]:
+        made = self._made.get(exchange_id)
+        if made is not None:
+            return list(made)
+        # walk the base references back, taking from each exchange the added hashes still in view
+        pieces: list[list[str]] = []
+        limit: int | None = None
+        current: int | None = exchange_id
+        while current is not None:
+            made = self._made.get(current)
+            if made is not None:
+                pieces.append(made if limit is None else made[:limit])
+                break
+            base, keep, added = self._refs[current]
+            pieces.append(added if limit is None else added[: max(0, limit - keep)])
+            limit = keep if limit is None else min(limit, keep)
+            current = base
+        out = [h for piece in reversed(pieces) for h in piece]
+        # the last one asked for: reading exchanges in order, the next one's walk stops here
+        self._made = {exchange_id: out}
+        return list(out)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._refs)
+
+    def __len__(self) -> int:
+        return len(self._refs)
+
+    def __contains__(self, exchange_id: object) -> bool:
+        return exchange_id in self._refs
+
+
 class Decoder:
-    """Resolves stored exchanges. Keeps each exchange's input hash list to follow `base` references.
+    """Resolves stored exchanges. Keeps each exchange's resolved input to follow `base` references.
 
     Resolved bodies share blob objects between exchanges (an item present in 300 requests is one
-    Python object), and a body's `input` list is the one later exchanges are sliced from: treat them
-    as read-only.
+    Python object), and a body's `input` is an `InputList` that names the earlier exchange's list it
+    extends: treat them as read-only.
     """
 
     def __init__(self) -> None:
         self.blobs: dict[str, Any] = {}
-        self.input_hashes: dict[int, list[str]] = {}
-        self.input_items: dict[int, list[Any]] = {}  # each exchange's resolved input (its body's list)
+        self.input_hashes = InputHashes()
+        self.input_items: dict[int, InputList] = {}  # each exchange's resolved input (its body's list)
         self.encoded_bodies: dict[int, dict[str, Any]] = {}  # what `$as` refers to
         self.encoded_responses: dict[int, dict[str, Any]] = {}  # what a response's `$as` refers to (1.3)
 
@@ -300,28 +377,28 @@ class Decoder:
         out: dict[str, Any] = {}
         for key, value in encoded.items():
             if isinstance(value, dict) and ITEMS in value:
-                ref = value[ITEMS]
-                hashes: list[str] = []
-                items: list[Any] = []
-                if "base" in ref:
-                    base_hashes = self.input_hashes.get(ref["base"])
-                    if base_hashes is None:
-                        raise MissingBlob(f"exchange {ref['base']}")
-                    hashes = base_hashes[: ref["keep"]]
-                    # the base's resolved items, sliced: only the added items are looked up (a growing
-                    # session's n-th turn costs its new items, not n blob look-ups)
-                    items = self.input_items[ref["base"]][: ref["keep"]]
-                added = list(ref.get("add", []))
-                hashes += added
-                items += [self.blob(h) for h in added]
-                self.input_hashes[exchange_id] = hashes
-                self.input_items[exchange_id] = items
-                out[key] = items
+                out[key] = self._input(exchange_id, value[ITEMS])
             elif isinstance(value, dict) and REF in value and len(value) == 1 + (ORDER in value):
                 out[key] = self._ref(value)
             else:
                 out[key] = value
         return out
+
+    def _input(self, exchange_id: int, ref: dict[str, Any]) -> InputList:
+        """An input list as its base's resolved items (one list slice) plus the added items looked
+        up: a growing session's n-th turn costs its new items, not n look-ups."""
+        added = list(ref.get("add", []))
+        base_items: InputList | None = None
+        if "base" in ref:
+            base_items = self.input_items.get(ref["base"])
+            if base_items is None:
+                raise MissingBlob(f"exchange {ref['base']}")
+        keep = ref["keep"] if base_items is not None else 0
+        items = InputList(base_items, keep, [self.blob(h) for h in added])
+        keep = items.keep
+        self.input_hashes.add(exchange_id, ref["base"] if base_items is not None else None, keep, added)
+        self.input_items[exchange_id] = items
+        return items
 
     def _ref(self, value: Any) -> Any:
         if isinstance(value, dict) and REF in value and len(value) == 1 + (ORDER in value):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,7 +30,7 @@ class Recording:
     exchanges: list[Exchange]
     warnings: list[str] = field(default_factory=list)
     blob_hashes: set[str] = field(default_factory=set)
-    input_hashes: dict[int, list[str]] = field(default_factory=dict)
+    input_hashes: Mapping[int, list[str]] = field(default_factory=dict)
     """Each model request's input as stored hashes (equal hash = equal item)."""
 
     def model_requests(self) -> list[Exchange]:
