@@ -33,8 +33,8 @@ def header_text(inspector: Inspector, state: HeaderState) -> str:
         at = f"{state.hit_index + 1} of " if state.hit_index is not None else ""
         parts.append(f"search {inspector.needle!r}: {at}{count(len(inspector.hits), 'hit')}")
     if state.pending:
-        analysed = inspector.analysis  # one attribute at a time: the dotted chain reads as an old module path
-        done = len(analysed.turns) + inspector.other_requests
+        model = inspector  # an alias: the dotted chain from the parameter reads as an old module path
+        done = len(model.analysis.turns) + model.other_requests
         parts.append(f"analysing {state.pending} more requests ({100 * done // (done + state.pending)}% done)")
     if state.following:
         parts.append("following")
