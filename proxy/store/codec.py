@@ -293,8 +293,21 @@ class InputHashes(Mapping[int, list[str]]):
     def __init__(self) -> None:
         self._refs: dict[int, tuple[int | None, int, list[str]]] = {}
         self._made: dict[int, list[str]] = {}
+        self._pinned: dict[int, list[str]] = {}
+        """Lists made for good: only after a second line with an id already read (below)."""
 
     def add(self, exchange_id: int, base: int | None, keep: int, added: list[str]) -> None:
+        if exchange_id in self._refs:
+            # A second line with an id already read (a file appended to by a writer given preset ids, or
+            # two recordings concatenated). A base names the latest line with that id, as read so far:
+            # every list is made now, so that no walk meets the id again (it could name itself: a cycle).
+            for known in self._refs:
+                self._pinned[known] = self[known]
+            kept = self[base][:keep] if base is not None else []
+            self._refs[exchange_id] = (None, 0, kept + added)
+            self._pinned[exchange_id] = kept + added
+            self._made.clear()
+            return
         self._refs[exchange_id] = (base, keep, added)
         self._made.pop(exchange_id, None)
 
@@ -303,7 +316,9 @@ class InputHashes(Mapping[int, list[str]]):
         return len(self._refs[exchange_id][2]) + self._refs[exchange_id][1]
 
     def __getitem__(self, exchange_id: int) -> list[str]:
-        made = self._made.get(exchange_id)
+        made = self._pinned.get(exchange_id)
+        if made is None:
+            made = self._made.get(exchange_id)
         if made is not None:
             return list(made)
         # walk the base references back, taking from each exchange the added hashes still in view
@@ -311,7 +326,9 @@ class InputHashes(Mapping[int, list[str]]):
         limit: int | None = None
         current: int | None = exchange_id
         while current is not None:
-            made = self._made.get(current)
+            made = self._pinned.get(current)
+            if made is None:
+                made = self._made.get(current)
             if made is not None:
                 pieces.append(made if limit is None else made[:limit])
                 break

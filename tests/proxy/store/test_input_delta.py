@@ -60,3 +60,24 @@ def test_input_hashes_made_from_the_references(tmp_path: Path) -> None:
         got.append("changed by a caller")  # the caller's copy: the map stays as it was
         assert hashes[exchange_id][-1] != "changed by a caller"
     assert read_recording(path).input_hashes[ids[-1]] == hashes[ids[-1]]
+
+
+def test_a_file_with_ids_read_twice_is_read_as_before(tmp_path: Path) -> None:
+    # A writer given exchanges with preset ids appends them as they are (a test's hand-made recording
+    # written twice to one path, two recordings concatenated): a base then names the latest line with
+    # that id, which could be the exchange's own id. Reading ends, and each line's input is what it sent.
+    from ctxscope.proxy.model import Exchange
+    from ctxscope.proxy.store import RecordingWriter
+
+    bodies = build(6)
+    path = tmp_path / "twice.jsonl"
+    for _ in range(2):
+        with RecordingWriter(path, meta={"mode": "hand-made"}) as writer:
+            for n, body in enumerate(bodies):
+                writer.write(Exchange(id=n, started_at=1.0 + n, method="POST", url="http://127.0.0.1:9/v1/responses",
+                                      endpoint="responses", status=200, request_body=body))
+    exchanges = read_recording(path).exchanges
+    assert [e.id for e in exchanges] == [n for n in range(6) for _ in range(2)]  # the reader orders by id
+    assert [e.request_body["input"] for e in exchanges] == [b["input"] for b in bodies for _ in range(2)]
+    decoder = _decode(path).decoder
+    assert [[decoder.blobs[h] for h in decoder.input_hashes[n]] for n in range(6)] == [b["input"] for b in bodies]
