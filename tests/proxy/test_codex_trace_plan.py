@@ -12,7 +12,6 @@ tells both the same plan story. Skipped, saying why, without tmux or the CLI.
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ from ctxscope.proxy.codex_trace import find_bundles
 from ctxscope.proxy.store.reader import read_recording
 from ctxscope.proxy.testing import FakeUpstream, RecordedRequest, SseReply, capture_proxy, response_stream, text_message
 from tests.cli_support import run_cli
-from tests.proxy.replay.codex_support import SCREEN_TIMEOUT_S, CodexTui, codex_binary, processes_with, stop_processes
+from tests.proxy.replay.codex_support import CodexTui, codex_binary, processes_with, stop_processes
 
 pytestmark = pytest.mark.slow
 
@@ -40,25 +39,7 @@ def _model(request: RecordedRequest) -> SseReply:
 
 def _plan_session(tui: CodexTui) -> None:
     """`/plan TASK`, through the first launch's pickers, then Enter on "Implement this plan?"."""
-    tui.wait_for("Ask Codex")
-    tui.keys(f"/plan {TASK}", literal=True)
-    time.sleep(0.5)
-    tui.keys("Enter")
-    deadline = time.monotonic() + SCREEN_TIMEOUT_S
-    while time.monotonic() < deadline:
-        screen = tui.screen()
-        if "Implement this plan?" in screen:
-            break
-        if "Trust this folder?" in screen or "Do you trust" in screen:
-            tui.keys("Enter")
-        elif "Use existing model" in screen:
-            tui.keys("Down")
-            time.sleep(0.3)
-            tui.keys("Enter")
-        elif f"› /plan {TASK}" in screen:
-            tui.keys("Enter")  # a picker kept the typed command: it needs its Enter now
-        time.sleep(0.5)
-    assert "Implement this plan?" in tui.screen(), tui.screen()
+    tui.submit(f"/plan {TASK}", "Implement this plan?")
     tui.keys("Enter")
     tui.wait_for("done")
     tui.quit()
@@ -111,8 +92,12 @@ def test_a_plan_mode_session_is_imported_body_for_body_with_each_turns_mode(vers
         [(t.turn.side, [e.sentence for e in t.mode_events]) for t in analyse_recording(path).turns]
         for path in (capture, out)
     ]
-    assert told[0] == told[1] == [
-        (None, ["plan submitted (revision 1)"]),
-        ("thread_title", []),
-        (None, ["mode plan → default (plan revision 1 approved)"]),
-    ]
+    assert (
+        told[0]
+        == told[1]
+        == [
+            (None, ["plan submitted (revision 1)"]),
+            ("thread_title", []),
+            (None, ["mode plan → default (plan revision 1 approved)"]),
+        ]
+    )

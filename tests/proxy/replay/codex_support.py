@@ -164,22 +164,56 @@ class CodexTui:
                 return screen
             if self.exited():
                 break
-            if "Trust this folder?" in screen or "Do you trust" in screen:
-                self.keys("Enter")
-            elif "Use existing model" in screen:
-                self.keys("Down")
-                time.sleep(0.3)
-                self.keys("Enter")
+            self._answer_pickers(screen)
             time.sleep(0.5)
         pytest.fail(f"the Codex TUI never showed {text!r}; last screen:\n{self.screen()}")
 
+    def _answer_pickers(self, screen: str) -> bool:
+        """Answer a first-launch picker on `screen` (trust, model upgrade); whether there was one."""
+        if "Trust this folder?" in screen or "Do you trust" in screen:
+            self.keys("Enter")
+            return True
+        if "Use existing model" in screen:
+            self.keys("Down")
+            time.sleep(0.3)
+            self.keys("Enter")
+            return True
+        return False
+
     def ask(self, prompt: str, answer: str) -> None:
         """Type `prompt` once the composer shows, submit it, wait for `answer`."""
+        self.submit(prompt, answer)
+
+    def submit(self, prompt: str, until: str) -> str:
+        """Type `prompt` once the composer shows and submit it; the first screen showing `until`.
+
+        Enter is pressed again while the composer still holds the prompt: a picker that opens
+        between typing and Enter (the model-upgrade notice comes once the model list arrives)
+        takes the key, and on a loaded machine the TUI can read the typed text and Enter as one
+        paste. Seen in CI: the prompt left typed, never sent.
+        """
         self.wait_for("Ask Codex")
         self.keys(prompt, literal=True)
-        time.sleep(0.3)
-        self.keys("Enter")
-        self.wait_for(answer)
+        time.sleep(0.5)
+        typed = f"\u203a {prompt}"
+        presses, pressed_at = 0, 0.0
+        deadline = time.monotonic() + SCREEN_TIMEOUT_S
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if until in screen:
+                return screen
+            if self.exited():
+                break
+            if self._answer_pickers(screen):
+                time.sleep(0.5)
+                continue
+            composer = [line.strip() for line in screen.splitlines() if line.strip().startswith("\u203a")]
+            waited = time.monotonic() - pressed_at
+            if composer and composer[-1] == typed and presses < 5 and (presses == 0 or waited > 5):
+                self.keys("Enter")
+                presses, pressed_at = presses + 1, time.monotonic()
+            time.sleep(0.5)
+        pytest.fail(f"the Codex TUI never showed {until!r} (Enter pressed {presses}x); last screen:\n{self.screen()}")
 
     def quit(self) -> str:
         """`/quit`, then wait for the command to exit; its last screen."""
