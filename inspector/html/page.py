@@ -18,17 +18,9 @@ from typing import Any
 
 from ctxscope.inspector.html.build import ReportData
 from ctxscope.proxy.store.embedded import embed_block
+from ctxscope.proxy.version import installed_version
 
 __all__ = ["render_page"]
-
-
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("ctxscope")
-    except Exception:  # noqa: BLE001 - a source checkout without metadata still renders
-        return "dev"
 
 
 def _json_block(block_id: str, value: Any) -> str:
@@ -49,7 +41,7 @@ def render_page(data: ReportData, recording: Path) -> str:
     """The whole HTML file for `data`, carrying `recording`'s bytes."""
     template = resources.files("ctxscope.inspector.html").joinpath("assets/report.html").read_text(encoding="utf-8")
     fills = {
-        "{{VERSION}}": html.escape(_version()),
+        "{{VERSION}}": html.escape(installed_version()),
         "{{TITLE}}": html.escape(recording.name),
         "{{HEAD_JSON}}": _inline_json({**data.head, "recording": recording.name}),
         "{{TURNS_BLOCK}}": _json_block("ctxscope-turns", data.turns),

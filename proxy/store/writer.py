@@ -34,6 +34,7 @@ from ..errors import RecordingError, RecordingWriteError
 from ..model import Exchange, RecordingHeader
 from ..redact import Redactor, redact_events
 from ..responses.sse import wire_has_data, wire_terminated
+from ..version import installed_version
 from .codec import encode_body, encode_headers, encode_sse_data, ordered_hash, ordered_ref, time_steps
 from .derive import derive_stream
 from .format import (
@@ -83,15 +84,6 @@ def _exact(value: Any) -> bytes | None:
 
 def _dispatched(wire: str) -> bool:
     return wire_has_data(wire) and wire_terminated(wire)
-
-
-def _tool_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return f"ctxscope {version('ctxscope')}"
-    except Exception:  # noqa: BLE001 - running from a source tree without metadata
-        return "ctxscope"
 
 
 class RecordingWriter:
@@ -164,7 +156,7 @@ class RecordingWriter:
             header = RecordingHeader(
                 version=self.version,
                 created_at=time.time(),
-                tool=_tool_version(),
+                tool=f"ctxscope {installed_version()}",
                 meta=self._redact_meta(meta),
             )
             self._emit({"kind": KIND_HEADER, **header.model_dump()})
