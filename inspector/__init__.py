@@ -9,8 +9,9 @@ which renders what the analysis returns through a plain view model;
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ctxscope.proxy.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from ctxscope.inspector.analysis import Analysis, TurnAnalysis, analyse_exchanges, analyse_recording
@@ -47,10 +48,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _PUBLIC.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _PUBLIC, __all__, globals())[0]

@@ -20,8 +20,9 @@ field order. The analysis holds no sentences: `ctxscope.inspector.reports.descri
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ctxscope.proxy.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from ctxscope.inspector.analysis.alignment import AlignedPair, align_turns
@@ -122,10 +123,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _PUBLIC.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _PUBLIC, __all__, globals())[0]

@@ -16,8 +16,9 @@ only when a recording is to be analysed (a re-index of unchanged files never imp
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ctxscope.proxy.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from ctxscope.inspector.index.build import BuildStats, build_index
@@ -62,9 +63,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, {n: f".{m}" for n, m in _LAZY.items()}, __all__, globals())[0]
