@@ -1,15 +1,16 @@
 """One figure per fact: every view of every fixture and real capture gives each figure the same number.
 
 The views are the `diff` document (JSON), its text and markdown renderings, `cache` and `context`
-(JSON), the HTML report's embedded data (read back out of the page, as the browser reads it), the
-TUI's timeline rows, token panel and turn view, and `ctxscope run`'s count of other requests. The
-figures: counted and reported tokens, predicted and reported cached tokens and the turn the
-prediction is from, cache breaks and their cost, the items kept/added/removed, the compaction's
-counts (which add up to the history), side-request counts, plan and goal events (none on a side
-request), the like-with-like fragment pairs of `diff --turn N`, and search hits for fixed queries.
-The real captures are the pinned Codex CLI over HTTP (`tui/codex.jsonl`) and over the WebSocket
-(`real/codex_ws.jsonl`), and the tour's recording (`real/tour.jsonl`); the page's own script is
-held to the same hits and figures in headless Chromium on the tour.
+(JSON), the OTel export's request spans, the HTML report's embedded data (read back out of the page,
+as the browser reads it), the TUI's timeline rows, token panel and turn view, and `ctxscope run`'s
+count of other requests. The figures: counted and reported tokens, predicted and reported cached
+tokens and the turn the prediction is from, cache breaks and their cost, the items
+kept/added/removed, the compaction's counts (which add up to the history), side-request counts, plan
+and goal events (none on a side request), the like-with-like fragment pairs of `diff --turn N`, and
+search hits for fixed queries. The real captures are the pinned Codex CLI over HTTP
+(`tui/codex.jsonl`) and over the WebSocket (`real/codex_ws.jsonl`), and the tour's recording
+(`real/tour.jsonl`); the page's own script is held to the same hits and figures in headless Chromium
+on the tour.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ctxscope.inspector.analysis.composition import composition_report
 from ctxscope.inspector.analysis.fragment_diff import _fields_of, _logs, fragment_diffs
 from ctxscope.inspector.analysis.query import search
 from ctxscope.inspector.html.cli import write_report
+from ctxscope.inspector.otel.spans import recording_spans
 from ctxscope.inspector.reports import diff_report, render_markdown, render_text
 from ctxscope.inspector.reports.build import turn_detail
 from ctxscope.inspector.reports.terminal import Paths
@@ -226,7 +228,8 @@ def test_every_view_gives_each_figure_the_same_number(path: Path, tmp_path: Path
     inspector = Inspector(analysis, other_requests=analysis.other_requests)
     inspector.mark_cache_breaks()
     breaks = {n for n, entry in inspector.cache.items() if entry.brk is not None}
-    assert [t["turn"] for t in wire["turns"]] == sorted(page) == sorted(cache)
+    otel = {int(s.attributes["ctxscope.turn"]): s.attributes for s in recording_spans(analysis) if s.client}
+    assert [t["turn"] for t in wire["turns"]] == sorted(page) == sorted(cache) == sorted(otel)
     assert sorted(composition) == [t["turn"] for t in wire["turns"] if not t["side"]]  # a prewarm fills no window
 
     for doc in wire["turns"]:
@@ -244,6 +247,19 @@ def test_every_view_gives_each_figure_the_same_number(path: Path, tmp_path: Path
         assert usage == doc["answer"]["usage"] == shown["tokens"]["usage"] == shown["answer"]["usage"], where
         assert panel["reported input"] == _num(usage["input_tokens"]), where
         assert panel["reported cached"] == _num(usage["cached_tokens"]), where
+        # the OTel span's usage and counts are the turn document's
+        span = otel[n]
+        for key, attribute in (
+            ("input_tokens", "gen_ai.usage.input_tokens"),
+            ("output_tokens", "gen_ai.usage.output_tokens"),
+            ("cached_tokens", "gen_ai.usage.cache_read.input_tokens"),
+        ):
+            assert span.get(attribute) == usage[key], (where, attribute)
+        kinds = {k.removeprefix("ctxscope.tokens."): v for k, v in span.items() if k.startswith("ctxscope.tokens.")}
+        assert kinds == tokens["by_kind"], where
+        spanned = [span["ctxscope.change.kept"], span["ctxscope.change.added"], span["ctxscope.change.removed"]]
+        assert spanned == [change["kept"], change["added"], change["removed"]], where
+        assert span["ctxscope.items"] == doc["items"], where
         # predicted cached: one model of the prefix in diff, cache, the page and the TUI
         predicted = tokens["predicted_cached"]
         assert predicted == cache[n]["predicted_cached"] == shown["cache"]["predicted_cached"], where
