@@ -180,10 +180,13 @@ def test_codex_release_is_captured_explained_and_replayed_elsewhere(
 
 
 @pytest.mark.parametrize("transport", ["http", "websocket"])
-def test_the_promoted_test_of_a_codex_recording_runs_codex_and_catches_a_change(tmp_path: Path, transport: str) -> None:
+@pytest.mark.parametrize("version", CODEX_VERSIONS)
+def test_the_promoted_test_of_a_codex_recording_runs_codex_and_catches_a_change(
+    tmp_path: Path, version: str, transport: str
+) -> None:
     from tests.ctxscope.promote_support import project_pytest
 
-    binary = codex_binary()
+    binary = codex_binary(version)
     recording = tmp_path / "codex.jsonl"
     repo = _checkout(tmp_path / "a" / "w")
     env = _env(tmp_path / "a" / "codex-home", tmp_path / "a" / "user")
