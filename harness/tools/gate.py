@@ -51,8 +51,10 @@ def still_planning(tool: str, submission: str = "") -> str:
     """The refusal text for a tool blocked while planning; `submission` names how to submit a plan."""
     how = f", and submit the plan {submission}" if submission else ""
     return (
-        f"{tool}{_STILL_PLANNING}Only read-only exploration runs until the user approves the plan and "
-        f"leaves Plan mode; describe the change in the plan instead{how}."
+        # Says only what the gate does: this tool waits. Shell commands still run while planning
+        # (reported afterwards), so "only read-only exploration runs" would promise more than it keeps.
+        f"{tool}{_STILL_PLANNING}It waits until the user approves the plan and leaves Plan mode; "
+        f"describe the change in the plan instead{how}."
     )
 
 
