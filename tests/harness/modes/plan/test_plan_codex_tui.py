@@ -15,8 +15,6 @@ import io
 import json
 import os
 import shutil
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -38,13 +36,12 @@ from ctxscope.proxy.testing import (
     text_message,
 )
 from tests.harness.harness_support import PINNED_CONTEXT, make_repo, write_script
-from tests.proxy.replay.codex_support import codex_binary
+from tests.proxy.replay.codex_support import CodexTui, codex_binary
 
 pytestmark = pytest.mark.slow
 
 TASK = "add a greet function"
 ANSWER = "Looked around.\n<proposed_plan>\n# Greet\n1. Add greet() to pkg/greet.py\n</proposed_plan>\n"
-SCREEN_TIMEOUT_S = 120  # generous: the TUI and its daemon start slowly on a loaded machine
 
 
 def _model(request: RecordedRequest) -> SseReply:
@@ -53,45 +50,6 @@ def _model(request: RecordedRequest) -> SseReply:
         return SseReply(response_stream(text_message('{"title": "greet"}')))
     last = json.dumps(request.json().get("input", [])[-1:])
     return SseReply(response_stream(text_message("done" if IMPLEMENT_PROMPT in last else ANSWER)))
-
-
-class Tmux:
-    """One detached tmux session running a command; keys in, screen text out."""
-
-    def __init__(self, name: str, cwd: Path, command: list[str]) -> None:
-        self.name = name
-        subprocess.run(
-            ["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", "-c", str(cwd), *command],
-            check=True,
-        )
-
-    def keys(self, *keys: str, literal: bool = False) -> None:
-        subprocess.run(
-            ["tmux", "send-keys", "-t", self.name, *(["-l"] if literal else []), *keys], check=True
-        )
-
-    def screen(self) -> str:
-        done = subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True)
-        return done.stdout
-
-    def wait_for(self, text: str) -> str:
-        """Poll until `text` is on screen, answering the first-launch pickers on the way."""
-        deadline = time.monotonic() + SCREEN_TIMEOUT_S
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if text in screen:
-                return screen
-            if "Trust this folder?" in screen:
-                self.keys("Enter")
-            elif "Use existing model" in screen:
-                self.keys("Down")
-                time.sleep(0.3)
-                self.keys("Enter")
-            time.sleep(0.5)
-        pytest.fail(f"the Codex TUI never showed {text!r}; last screen:\n{self.screen()}")
-
-    def close(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
 
 
 def _daemons(codex_home: Path) -> list[int]:
@@ -164,16 +122,13 @@ def test_the_harness_plan_layout_matches_the_codex_tui(
             f'base_url = "{proxy.url}/v1"\nwire_api = "responses"\nenv_key = "LOCAL_KEY"\n'
             "request_max_retries = 0\nstream_max_retries = 0\n"
         )
-        env = [f"CODEX_HOME={codex_home}", f"HOME={tmp_path / 'home'}", "LOCAL_KEY=x", "TERM=xterm-256color"]
-        tui = Tmux(f"ctxscope-plan-{os.getpid()}", repo, ["env", *env, str(binary)])
+        env = {"CODEX_HOME": str(codex_home), "HOME": str(tmp_path / "home"), "LOCAL_KEY": "x"}
+        env["TERM"] = "xterm-256color"
+        tui = CodexTui(f"ctxscope-plan-{os.getpid()}", repo, [str(binary)], env)
         try:
-            tui.wait_for("Ask Codex to do anything")
-            tui.keys(f"/plan {TASK}", literal=True)
-            time.sleep(0.5)
-            tui.keys("Enter")
-            # A first launch shows the pickers after the command was typed: it is submitted then.
-            _submit_through_pickers(tui)
-            screen = tui.wait_for("Implement this plan?")
+            # A first launch shows its pickers after the command was typed: `submit` answers them
+            # and presses Enter again while the composer still holds the command.
+            screen = tui.submit(f"/plan {TASK}", "Implement this plan?")
             assert "Proposed Plan" in screen
             tui.keys("Enter")
             tui.wait_for("done")
@@ -217,21 +172,3 @@ def test_the_harness_plan_layout_matches_the_codex_tui(
             ["plan submitted (revision 1)"],
             ["mode plan → default (plan revision 1 approved)"],
         ]
-
-
-def _submit_through_pickers(tui: Tmux) -> None:
-    """Answer the first launch's pickers; they keep the typed command, which then needs an Enter."""
-    deadline = time.monotonic() + SCREEN_TIMEOUT_S
-    while time.monotonic() < deadline:
-        screen = tui.screen()
-        if "Implement this plan?" in screen:
-            return
-        if "Trust this folder?" in screen:
-            tui.keys("Enter")
-        elif "Use existing model" in screen:
-            tui.keys("Down")
-            time.sleep(0.3)
-            tui.keys("Enter")
-        elif f"› /plan {TASK}" in screen:
-            tui.keys("Enter")
-        time.sleep(0.5)
