@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -151,28 +151,73 @@ def _item_rows(item: Item, head: Row, with_text: bool) -> list[Row]:
     ]
 
 
+class _Entry:
+    """One item a turn added, as a node of the tree every context is a path of: a turn's context is
+    its base's cut to `kept` (an ancestor of the base's last entry) plus its own entries chained
+    below, so "entry e is in turn t's context" is "e is an ancestor-or-self of t's last entry"."""
+
+    __slots__ = ("depth", "jump", "last", "other", "parent", "rows", "same", "thread")
+
+    def __init__(self, parent: _Entry | None, thread: object, rows: list[Row], last: int) -> None:
+        self.parent, self.thread, self.rows, self.last = parent, thread, rows, last
+        # Myers' skew-binary jump pointers: set with O(1) work here, they reach the entry a cut keeps
+        # in O(log depth) steps (walking up parents would cost every item the cut drops, per turn).
+        self.depth: int = 0 if parent is None else parent.depth + 1
+        self.jump: _Entry = self
+        if parent is not None:
+            up = parent.jump
+            self.jump = up.jump if parent.depth - up.depth == up.depth - up.jump.depth else parent
+        # The nearest ancestor of another thread: a run of one thread's entries is crossed in one step.
+        self.other: _Entry | None = parent if parent is None or parent.thread != thread else parent.other
+        self.same = _nearest(parent, thread)
+        """The nearest ancestor of this thread: a context's entries of one thread form this chain."""
+
+    def ancestor(self, depth: int) -> _Entry:
+        entry = self
+        while entry.depth > depth:
+            entry = entry.jump if entry.jump.depth >= depth else cast(_Entry, entry.parent)
+        return entry
+
+
+def _nearest(entry: _Entry | None, thread: object) -> _Entry | None:
+    """The deepest entry of `thread` at or above `entry` (steps: the thread changes on the way)."""
+    while entry is not None and entry.thread != thread:
+        entry = entry.other
+    return entry  # never the root: its thread is no turn's
+
+
 def _items(analysis: Analysis, rec: str, day: date, with_text: bool) -> list[Row]:
-    """Items each turn added, with the last turn of its thread whose context still held them."""
-    open_by_turn: dict[int, list[list[Any]]] = {}
-    """Turn → the rows (mutable: last_turn is filled in) of the items in its context, by position."""
-    rows: list[list[Any]] = []
-    for result in analysis.turns:
+    """Items each turn added, with the last turn of its thread whose context still held them.
+
+    Linear (issue 36: copying each kept prefix and rewriting its rows was quadratic): a turn of thread
+    X marks only the deepest X entry of its context (`same` chains lead from it to every other X entry
+    there), and one pass from the newest entry up carries each mark to the entries above it: an entry's
+    last turn is the latest turn of its thread that marked it or an entry below it on its chain.
+    """
+    root = _Entry(None, object(), [], -1)  # depth 0: the empty context; its thread matches none
+    last_of: dict[int, _Entry] = {}
+    """Turn → the last entry of its context."""
+    entries: list[_Entry] = []
+    numbers: list[int] = []
+    """Turn number by processing index (marks are indices: the latest in processing order wins)."""
+    for at, result in enumerate(analysis.turns):
         turn, change = result.turn, result.change
-        base = open_by_turn.get(change.previous) if change.previous is not None else None
-        kept = base[: change.kept] if base is not None else []
-        here: list[list[Any]] = []
-        for entry in kept:
-            if entry[0][2] == turn.thread:  # a fork shares its source's rows; they stay the source's
-                for row in entry:
-                    row[4] = turn.number
-            here.append(entry)
-        for item in turn.items[len(kept) :]:
+        numbers.append(turn.number)
+        base = last_of.get(change.previous) if change.previous is not None else None
+        # as long as the slice `base's entries[: kept]` is, for any `kept` (more than the base holds: all)
+        end = root if base is None else base.ancestor(len(range(base.depth)[: change.kept]))
+        for item in turn.items[end.depth :]:
             head: Row = (rec, day, turn.thread, turn.number, turn.number)
-            entry = [list(r) for r in _item_rows(item, head, with_text)]
-            rows.extend(entry)
-            here.append(entry)
-        open_by_turn[turn.number] = here
-    return [tuple(r) for r in rows]
+            end = _Entry(end, turn.thread, _item_rows(item, head, with_text), at)
+            entries.append(end)
+        last_of[turn.number] = end
+        mark = _nearest(end, turn.thread)
+        if mark is not None:
+            mark.last = at
+    for entry in reversed(entries):  # children were made after their parents
+        if entry.same is not None and entry.same.last < entry.last:
+            entry.same.last = entry.last
+    return [(*row[:4], numbers[entry.last], *row[5:]) for entry in entries for row in entry.rows]
 
 
 def _agent_row(agent: Agent, tree: list[Agent], figures: dict[int, Row], rec: str, day: date) -> Row:
