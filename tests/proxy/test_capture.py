@@ -27,7 +27,9 @@ from ctxscope.proxy.testing import (
 TIMEOUT = 20.0
 
 
-def test_request_and_response_are_recorded_completely(upstream: FakeUpstream, capture: CaptureSession) -> None:
+def test_request_and_response_are_recorded_completely(
+    upstream: FakeUpstream, capture: CaptureSession
+) -> None:
     body = {
         "model": "gpt-5",
         "instructions": "be brief",
@@ -36,11 +38,15 @@ def test_request_and_response_are_recorded_completely(upstream: FakeUpstream, ca
     }
     upstream.reply(
         SseReply(
-            response_stream(text_message("hi there"), model="gpt-5", usage=usage(1234, 56, cached_tokens=1024)),
+            response_stream(
+                text_message("hi there"), model="gpt-5", usage=usage(1234, 56, cached_tokens=1024)
+            ),
             headers={"x-request-id": "req_1", "openai-model": "gpt-5"},
         )
     )
-    r = httpx.post(f"{capture.url}/v1/responses?trace=1", json=body, headers={"session-id": "s-1"}, timeout=TIMEOUT)
+    r = httpx.post(
+        f"{capture.url}/v1/responses?trace=1", json=body, headers={"session-id": "s-1"}, timeout=TIMEOUT
+    )
     assert r.status_code == 200
     (live,) = capture.wait_for(1)
     (ex,) = read_recording(capture.path).exchanges
@@ -114,7 +120,9 @@ def test_compressed_request_bodies_are_decoded(
 def test_non_json_and_malformed_json_bodies_are_recorded_as_text(
     upstream: FakeUpstream, capture: CaptureSession
 ) -> None:
-    upstream.reply(JsonReply({"error": "bad json"}, status=400), RawReply(b"<html>bad gateway</html>", status=502))
+    upstream.reply(
+        JsonReply({"error": "bad json"}, status=400), RawReply(b"<html>bad gateway</html>", status=502)
+    )
     with httpx.Client(base_url=f"{capture.url}/v1", timeout=TIMEOUT) as client:
         assert (
             client.post(
@@ -165,10 +173,14 @@ def test_a_20_mb_request_and_response_pass_through_and_are_recorded(
     assert exchanges[1].meta["response_size"] == len(blob)
 
 
-def test_openai_python_non_streaming_response_is_recorded(upstream: FakeUpstream, capture: CaptureSession) -> None:
+def test_openai_python_non_streaming_response_is_recorded(
+    upstream: FakeUpstream, capture: CaptureSession
+) -> None:
     final = response_stream(text_message("plain json answer"), model="gpt-json")[-1]["response"]
     upstream.reply(JsonReply(final))
-    client = OpenAI(base_url=f"{capture.url}/v1", api_key="sk-test-not-a-real-key", max_retries=0, timeout=TIMEOUT)
+    client = OpenAI(
+        base_url=f"{capture.url}/v1", api_key="sk-test-not-a-real-key", max_retries=0, timeout=TIMEOUT
+    )
     result = client.responses.create(model="gpt-json", input="hi")
     client.close()
     assert result.output_text == "plain json answer"

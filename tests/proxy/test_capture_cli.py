@@ -56,7 +56,9 @@ class Proc:
             except queue.Empty:
                 raise AssertionError(f"no line matching {pattern!r}; saw {self.seen}") from None
             if line is None:
-                raise AssertionError(f"process ended before {pattern!r}; saw {self.seen}, stderr {self.stderr()}")
+                raise AssertionError(
+                    f"process ended before {pattern!r}; saw {self.seen}, stderr {self.stderr()}"
+                )
             self.seen.append(line)
             if m := re.search(pattern, line):
                 return m
@@ -124,7 +126,9 @@ def test_the_hint_gives_the_base_url_that_fits_the_upstream_path(
     upstream: FakeUpstream, run: list[Proc], env: dict[str, str]
 ) -> None:
     """A ChatGPT-backend upstream has no /v1: the printed base URL reaches its /responses."""
-    proc = Proc(_ctxscope("proxy", "--listen", "127.0.0.1:0", "--upstream", f"{upstream.url}/backend-api/codex"), env)
+    proc = Proc(
+        _ctxscope("proxy", "--listen", "127.0.0.1:0", "--upstream", f"{upstream.url}/backend-api/codex"), env
+    )
     run.append(proc)
     base = proc.expect(r"^listening on \S+ → \S+ \(point clients at (\S+)\)$").group(1)
     assert not base.endswith("/v1")
@@ -154,7 +158,9 @@ def test_bad_listen_value_is_a_one_line_error() -> None:
     assert done.stderr.startswith("error: bad --listen") and len(done.stderr.strip().splitlines()) == 1
 
 
-def test_forward_mode_prints_ca_and_env_lines(run: list[Proc], env: dict[str, str], ctxscope_home: Path) -> None:
+def test_forward_mode_prints_ca_and_env_lines(
+    run: list[Proc], env: dict[str, str], ctxscope_home: Path
+) -> None:
     proc = Proc(_ctxscope("proxy", "--mode", "forward", "--listen", "127.0.0.1:0"), env)
     run.append(proc)
     proc.expect(r"^recording to ")

@@ -39,7 +39,9 @@ def test_twenty_concurrent_streams_are_recorded_once_each_and_unmixed(
         marker = f"m{n:02d}"
         text = ""
         with httpx.Client(timeout=30) as client:
-            with client.stream("POST", f"{capture.url}/v1/responses", json={"model": "m", "input": marker}) as r:
+            with client.stream(
+                "POST", f"{capture.url}/v1/responses", json={"model": "m", "input": marker}
+            ) as r:
                 for line in r.iter_lines():
                     if line.startswith("data:"):
                         event = json.loads(line[5:])

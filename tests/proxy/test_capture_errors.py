@@ -31,7 +31,9 @@ def _still_serving(capture: CaptureSession) -> None:
 
 
 @pytest.mark.parametrize("status", [429, 500])
-def test_error_status_is_relayed_and_recorded(upstream: FakeUpstream, capture: CaptureSession, status: int) -> None:
+def test_error_status_is_relayed_and_recorded(
+    upstream: FakeUpstream, capture: CaptureSession, status: int
+) -> None:
     error = {"error": {"type": "rate_limit" if status == 429 else "server_error", "message": "try later"}}
     upstream.reply(JsonReply(error, status=status, headers={"retry-after": "7"}))
     r = httpx.post(f"{capture.url}/v1/responses", json={"model": "m"}, timeout=TIMEOUT)
@@ -82,7 +84,9 @@ def test_stream_cut_midway(upstream: FakeUpstream, capture: CaptureSession) -> N
 def test_stalled_upstream_client_times_out(upstream: FakeUpstream, capture: CaptureSession) -> None:
     upstream.reply(StallReply())
     with pytest.raises(httpx.ReadTimeout):
-        httpx.post(f"{capture.url}/v1/responses", json={"model": "stalled"}, timeout=httpx.Timeout(20, read=0.5))
+        httpx.post(
+            f"{capture.url}/v1/responses", json={"model": "stalled"}, timeout=httpx.Timeout(20, read=0.5)
+        )
     (ex,) = capture.wait_for(1)
     assert ex.status is None
     assert ex.error is not None and ex.error.kind == "client_abort"
@@ -95,7 +99,9 @@ def test_stream_stalled_midway_client_times_out(upstream: FakeUpstream, capture:
     upstream.reply(SseReply(response_stream(text_message("slow")), stall_after=3))
     got = 0
     with pytest.raises(httpx.ReadTimeout):
-        with httpx.stream("POST", f"{capture.url}/v1/responses", json={}, timeout=httpx.Timeout(20, read=0.5)) as r:
+        with httpx.stream(
+            "POST", f"{capture.url}/v1/responses", json={}, timeout=httpx.Timeout(20, read=0.5)
+        ) as r:
             for line in r.iter_lines():
                 got += line.startswith("data:")
     assert got == 3

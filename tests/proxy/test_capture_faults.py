@@ -44,7 +44,10 @@ def test_a_second_proxy_on_the_same_file_is_refused_naming_the_holder(
 ) -> None:
     out = tmp_path / "same.jsonl"
     proc, url, _ = _start(run, env, "--upstream", upstream.url, "--out", str(out))
-    assert httpx.post(f"{url}/v1/responses", json={"model": "m", "input": "first"}, timeout=20).status_code == 200
+    assert (
+        httpx.post(f"{url}/v1/responses", json={"model": "m", "input": "first"}, timeout=20).status_code
+        == 200
+    )
     proc.expect(r"^exchange 0  POST")
     before = out.read_bytes()
     # another process (the lock is between processes); bounded, since a second writer that is not
@@ -66,7 +69,10 @@ def test_a_second_proxy_on_the_same_file_is_refused_naming_the_holder(
     assert proc.popen.wait(timeout=LINE_TIMEOUT_S) == 0
     # a later run appends to it
     proc2, url2, _ = _start(run, env, "--upstream", upstream.url, "--out", str(out))
-    assert httpx.post(f"{url2}/v1/responses", json={"model": "m", "input": "second"}, timeout=20).status_code == 200
+    assert (
+        httpx.post(f"{url2}/v1/responses", json={"model": "m", "input": "second"}, timeout=20).status_code
+        == 200
+    )
     proc2.expect(r"^exchange 1  POST")
     proc2.popen.send_signal(signal.SIGINT)
     assert proc2.popen.wait(timeout=LINE_TIMEOUT_S) == 0
@@ -81,7 +87,9 @@ class _Stderr:
         self.seen: list[str] = []
         assert proc.popen.stderr is not None
         stream = proc.popen.stderr
-        self._thread = threading.Thread(target=lambda: [self.lines.put(x.rstrip("\n")) for x in stream], daemon=True)
+        self._thread = threading.Thread(
+            target=lambda: [self.lines.put(x.rstrip("\n")) for x in stream], daemon=True
+        )
         self._thread.start()
 
     def expect(self, pattern: str) -> str:

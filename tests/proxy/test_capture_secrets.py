@@ -36,7 +36,9 @@ def test_planted_secrets_never_appear_in_the_file(upstream: FakeUpstream, captur
             {
                 "type": "message",
                 "role": "user",
-                "content": [{"type": "input_text", "text": f"my key is {SECRETS['body_text']} and {SECRETS['jwt']}"}],
+                "content": [
+                    {"type": "input_text", "text": f"my key is {SECRETS['body_text']} and {SECRETS['jwt']}"}
+                ],
             }
         ],
         "client_metadata": {"access_token": SECRETS["jwt"]},
@@ -47,7 +49,9 @@ def test_planted_secrets_never_appear_in_the_file(upstream: FakeUpstream, captur
         "Cookie": f"session={SECRETS['cookie']}; theme=dark",
         "x-api-key": SECRETS["x_api_key"],
     }
-    url = f"{capture.url}/v1/responses?api_key={SECRETS['query_key']}&access_token={SECRETS['query_token']}&x=1"
+    url = (
+        f"{capture.url}/v1/responses?api_key={SECRETS['query_key']}&access_token={SECRETS['query_token']}&x=1"
+    )
     r = httpx.post(url, json=body, headers=headers, timeout=20)
     assert r.status_code == 200 and SECRETS["response_text"] in r.text  # the client still gets everything
     # The upstream got the real values: redaction is only for the file.

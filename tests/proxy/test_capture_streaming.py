@@ -27,7 +27,9 @@ from ctxscope.proxy.testing import (
 READ_TIMEOUT_S = 10.0
 
 
-def test_httpx_client_gets_each_event_before_the_next_is_sent(upstream: FakeUpstream, capture: CaptureSession) -> None:
+def test_httpx_client_gets_each_event_before_the_next_is_sent(
+    upstream: FakeUpstream, capture: CaptureSession
+) -> None:
     events = response_stream(text_message("one two three four five", chunks=5), function_call("f", {"a": 1}))
     upstream.reply(SseReply(events, gated=True))
     received: list[dict[str, Any]] = []

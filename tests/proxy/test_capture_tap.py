@@ -38,7 +38,9 @@ def _zstd(data: bytes) -> bytes:
         ("zstd", _zstd),
     ],
 )
-def test_chunks_pass_unchanged_and_events_are_parsed(encoding: str, compress: Callable[[bytes], bytes]) -> None:
+def test_chunks_pass_unchanged_and_events_are_parsed(
+    encoding: str, compress: Callable[[bytes], bytes]
+) -> None:
     wire = compress(STREAM)
     tap = StreamTap(time.monotonic(), "text/event-stream; charset=utf-8", encoding)
     out = b""

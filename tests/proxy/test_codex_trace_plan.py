@@ -92,12 +92,8 @@ def test_a_plan_mode_session_is_imported_body_for_body_with_each_turns_mode(vers
         [(t.turn.side, [e.sentence for e in t.mode_events]) for t in analyse_recording(path).turns]
         for path in (capture, out)
     ]
-    assert (
-        told[0]
-        == told[1]
-        == [
-            (None, ["plan submitted (revision 1)"]),
-            ("thread_title", []),
-            (None, ["mode plan → default (plan revision 1 approved)"]),
-        ]
-    )
+    assert told[0] == told[1] == [
+        (None, ["plan submitted (revision 1)"]),
+        ("thread_title", []),
+        (None, ["mode plan → default (plan revision 1 approved)"]),
+    ]

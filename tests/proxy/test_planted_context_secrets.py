@@ -118,7 +118,9 @@ def _request_body() -> dict[str, Any]:
 
 def _http_traffic(upstream: FakeUpstream, base: str) -> None:
     answer_text = ANSWER
-    upstream.reply(SseReply(response_stream(text_message(answer_text, chunks=len(answer_text)))), _cut_reply())
+    upstream.reply(
+        SseReply(response_stream(text_message(answer_text, chunks=len(answer_text)))), _cut_reply()
+    )
     headers = {"x-npm-token": VENDOR_KEYS[3], "x-debug": f"key={samples.HF_QUOTED}"}
     with httpx.Client(timeout=30) as client:
         answer = client.post(f"{base}/v1/responses", json=_request_body(), headers=headers)
@@ -153,7 +155,9 @@ def test_every_context_class_in_every_place_leaves_nothing_on_disk(
             ws.send(json.dumps({"type": "session.update", "session": {"token": samples.WS_SESSION_TOKEN}}))
             assert "session.updated" in str(ws.recv(timeout=10))
             ws.send(
-                json.dumps({"type": "response.create", "model": "m", "input": [{"role": "user", "content": NETRC}]})
+                json.dumps(
+                    {"type": "response.create", "model": "m", "input": [{"role": "user", "content": NETRC}]}
+                )
             )
             while json.loads(ws.recv(timeout=10))["type"] != "response.completed":
                 pass
@@ -165,10 +169,14 @@ def test_every_context_class_in_every_place_leaves_nothing_on_disk(
     first = exchanges[0]
     assert first.request_body["input"][0]["content"][0]["text"] == LOOK_ALIKES  # byte-identical
     # the deltas still join to what the done event says, one placeholder per quoted secret
-    deltas = "".join(json.loads(e.data)["delta"] for e in first.sse if e.event == "response.output_text.delta")
+    deltas = "".join(
+        json.loads(e.data)["delta"] for e in first.sse if e.event == "response.output_text.delta"
+    )
     assert deltas.startswith("The netrc password is <redacted:password:") and deltas.count("<redacted:") == 5
     cut = exchanges[1]
-    cut_text = "".join(json.loads(e.data)["delta"] for e in cut.sse if e.event == "response.output_text.delta")
+    cut_text = "".join(
+        json.loads(e.data)["delta"] for e in cut.sse if e.event == "response.output_text.delta"
+    )
     # the key was in the request's tool output: its stub is a piece of a key met before, and gets its name
     only = re.fullmatch(r"here: (<redacted:[a-z_]+:\d+>)", cut_text)
     assert only is not None, cut_text

@@ -54,7 +54,9 @@ def _leaks(data: str) -> list[str]:
     """Secrets found whole, or as any 12-character piece (a key split across stored deltas)."""
     found = []
     for secret in ALL_SECRETS:
-        pieces = {secret[i : i + 12] for i in range(max(1, len(secret) - 11))} if len(secret) > 16 else {secret}
+        pieces = (
+            {secret[i : i + 12] for i in range(max(1, len(secret) - 11))} if len(secret) > 16 else {secret}
+        )
         if any(piece in data for piece in pieces):
             found.append(secret)
     return found
@@ -78,7 +80,9 @@ def _http_traffic(upstream: FakeUpstream, base: str) -> None:
             response_stream(
                 reasoning("thinking", encrypted_content=samples.ENCRYPTED_BLOB),
                 text_message(f"Here it is: {STREAMED_KEY} (keep it safe)", chunks=9),
-                function_call("exec_command", {"cmd": f"OPENAI_API_KEY={samples.OPENAI_KEY} ./run"}, chunks=4),
+                function_call(
+                    "exec_command", {"cmd": f"OPENAI_API_KEY={samples.OPENAI_KEY} ./run"}, chunks=4
+                ),
             ),
             headers={"Set-Cookie": "session=PLANTEDsession0001; HttpOnly"},
         ),
@@ -133,7 +137,11 @@ def test_every_planted_kind_in_every_place_finds_nothing_on_disk(
         with connect(url, additional_headers={"Authorization": f"Bearer {WS_KEY}"}) as ws:
             ws.send(json.dumps({"type": "session.update", "api_key": samples.SERVICE_AUTH}))
             assert "session.updated" in str(ws.recv(timeout=10))
-            ws.send(json.dumps({"type": "response.create", "model": "m", "input": [{"role": "user", "content": "x"}]}))
+            ws.send(
+                json.dumps(
+                    {"type": "response.create", "model": "m", "input": [{"role": "user", "content": "x"}]}
+                )
+            )
             while json.loads(ws.recv(timeout=10))["type"] != "response.completed":
                 pass
         capture.wait_for(2)
@@ -147,7 +155,9 @@ def test_every_planted_kind_in_every_place_finds_nothing_on_disk(
     assert samples.ENCRYPTED_BLOB in data
     assert first.request_headers["session-id"] == "019342f7-8e1c-7a2b-9c3d-4e5f6a7b8c9d"
     # the streamed deltas still join to what the done event says (redacted alike)
-    deltas = "".join(json.loads(e.data)["delta"] for e in first.sse if e.event == "response.output_text.delta")
+    deltas = "".join(
+        json.loads(e.data)["delta"] for e in first.sse if e.event == "response.output_text.delta"
+    )
     assert deltas.startswith("Here it is: <redacted:api_key:") and deltas.endswith("(keep it safe)")
 
     # an export, a replay report and a session file made from it
@@ -166,7 +176,9 @@ def test_every_planted_kind_in_every_place_finds_nothing_on_disk(
     # A session file is the agent's private memory (owner-only): it keeps conversation content exactly,
     # but never the credentials the harness holds itself (here: the key it would send upstream).
     held = [samples.OPENAI_KEY, samples.X_AUTH]
-    store = SessionStore.create({"cwd": str(tmp_path)}, directory=tmp_path / "sessions", credentials=lambda: held)
+    store = SessionStore.create(
+        {"cwd": str(tmp_path)}, directory=tmp_path / "sessions", credentials=lambda: held
+    )
     store.append("message", {"role": "user", "content": f"{TOOL_OUTPUT}\nkey {samples.OPENAI_KEY}"})
     store.append("message", {"role": "tool", "content": f"x-auth-token: {samples.X_AUTH}"})
     session = store.path.read_text()

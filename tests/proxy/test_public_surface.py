@@ -20,7 +20,9 @@ def test_type_checkers_see_the_lazy_names_where_they_load_from() -> None:
 
 
 def test_reading_a_recording_does_not_import_mitmproxy() -> None:
-    code = "import sys, proxy; proxy.read_recording; assert 'mitmproxy' not in sys.modules, 'mitmproxy imported'"
+    code = (
+        "import sys, proxy; proxy.read_recording; assert 'mitmproxy' not in sys.modules, 'mitmproxy imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 

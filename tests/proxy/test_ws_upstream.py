@@ -46,7 +46,9 @@ def test_prewarm_chain_compaction_and_a_lost_chain() -> None:
         rebuilt = upstream.requests[-1].full_input
         assert rebuilt == [base, _user("run pwd"), call, output]
 
-        trigger = _send(ws, previous_response_id=second[-1]["response"]["id"], input=[{"type": "compaction_trigger"}])
+        trigger = _send(
+            ws, previous_response_id=second[-1]["response"]["id"], input=[{"type": "compaction_trigger"}]
+        )
         [item] = trigger[-1]["response"]["output"]
         assert item["type"] == "compaction" and item["encrypted_content"] == upstream.compaction_summary
         assert upstream.requests[-1].compaction and not upstream.requests[-1].prewarm

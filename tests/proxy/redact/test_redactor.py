@@ -110,7 +110,9 @@ def _fragments(secret: str, size: int = 12) -> list[str]:
     return [secret[i : i + size] for i in range(max(1, len(secret) - size + 1))]
 
 
-@pytest.mark.parametrize(("secret", "text"), samples.CONTEXT_IN_TEXT, ids=[t[:28] for _, t in samples.CONTEXT_IN_TEXT])
+@pytest.mark.parametrize(
+    ("secret", "text"), samples.CONTEXT_IN_TEXT, ids=[t[:28] for _, t in samples.CONTEXT_IN_TEXT]
+)
 def test_credentials_known_by_their_context_are_redacted(secret: str, text: str) -> None:
     redacted = Redactor().text(text)
     assert [f for f in _fragments(secret) if f in redacted] == []

@@ -72,7 +72,9 @@ def test_a_stream_cut_inside_a_key_keeps_none_of_it() -> None:
 
 
 def test_a_finished_stream_ending_in_a_name_is_untouched_and_a_cut_prose_ending_too() -> None:
-    done = json.dumps({"type": "response.output_text.done", "item_id": "msg_1", "output_index": 0, "content_index": 0})
+    done = json.dumps(
+        {"type": "response.output_text.done", "item_id": "msg_1", "output_index": 0, "content_index": 0}
+    )
     finished = [_delta(c) for c in "run git checkout sk-fix-1"] + [done]
     assert redact_events(Redactor(), finished) == finished
     prose = [_delta(c) for c in "the answer is interesting"]
@@ -86,4 +88,6 @@ def test_a_key_streamed_one_character_per_delta_leaves_no_piece() -> None:
         )
         out = redact_events(Redactor(), [*(_delta(c) for c in text), done])
         joined = _joined(out)
-        assert "<redacted:" in joined and not any(secret[i : i + 12] in joined for i in range(len(secret) - 11))
+        assert "<redacted:" in joined and not any(
+            secret[i : i + 12] in joined for i in range(len(secret) - 11)
+        )

@@ -44,7 +44,9 @@ class Run:
     ids: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
 
-def codex_body(run: Run, turn: int, prompt: str = "List the files, then summarise README.md.") -> dict[str, Any]:
+def codex_body(
+    run: Run, turn: int, prompt: str = "List the files, then summarise README.md."
+) -> dict[str, Any]:
     """A Codex-shaped `/responses` request body for turn 1 (initial) or 2 (after one tool call)."""
     env = (
         f"<environment_context>\n  <cwd>{run.cwd}</cwd>\n  <shell>bash</shell>\n"
@@ -125,7 +127,11 @@ def headers(run: Run) -> dict[str, str]:
 def turn_replies() -> list[Reply]:
     """What the fake model answers on turns 1 and 2."""
     return [
-        SseReply(response_stream(function_call("exec_command", {"cmd": "ls"}, call_id="call_up1"), usage=usage(50, 5))),
+        SseReply(
+            response_stream(
+                function_call("exec_command", {"cmd": "ls"}, call_id="call_up1"), usage=usage(50, 5)
+            )
+        ),
         SseReply(response_stream(text_message("README.md says hello."), usage=usage(80, 6))),
     ]
 

@@ -208,8 +208,12 @@ def _tools_with_comments() -> CorpusStream:
         {**ctc, "status": "in_progress", "input": ""},
         ctc,
         [
-            *s.deltas("response.custom_tool_call_input.delta", patch, 17, item_id="ctc_corpus_1", output_index=0),
-            s.event("response.custom_tool_call_input.done", item_id="ctc_corpus_1", output_index=0, input=patch),
+            *s.deltas(
+                "response.custom_tool_call_input.delta", patch, 17, item_id="ctc_corpus_1", output_index=0
+            ),
+            s.event(
+                "response.custom_tool_call_input.done", item_id="ctc_corpus_1", output_index=0, input=patch
+            ),
         ],
     )
     events += s.item(
@@ -217,8 +221,12 @@ def _tools_with_comments() -> CorpusStream:
         {**fc, "status": "in_progress", "arguments": ""},
         fc,
         [
-            *s.deltas("response.function_call_arguments.delta", args, 20, item_id="fc_corpus_1", output_index=1),
-            s.event("response.function_call_arguments.done", item_id="fc_corpus_1", output_index=1, arguments=args),
+            *s.deltas(
+                "response.function_call_arguments.delta", args, 20, item_id="fc_corpus_1", output_index=1
+            ),
+            s.event(
+                "response.function_call_arguments.done", item_id="fc_corpus_1", output_index=1, arguments=args
+            ),
         ],
     )
     events.append(s.completed())
@@ -273,7 +281,9 @@ def _refusal() -> CorpusStream:
 def _failed() -> CorpusStream:
     s = Stream("resp_corpus_failed")
     events = s.start() + s.message(0, "msg_corpus_4", "Partial answ")
-    events.append(s.completed("response.failed", error={"code": "server_error", "message": "The server had an error."}))
+    events.append(
+        s.completed("response.failed", error={"code": "server_error", "message": "The server had an error."})
+    )
     spaced = [(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n").encode() for e in events]  # not compact
     return CorpusStream("failed_spaced_json", b"".join(spaced))
 
@@ -354,7 +364,9 @@ def _json_bodies() -> dict[str, tuple[int, bytes]]:
         "id": "resp_corpus_json",
         "object": "response",
         "status": "completed",
-        "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Grüße ✓"}]}],
+        "output": [
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Grüße ✓"}]}
+        ],
         "usage": {"input_tokens": 12, "output_tokens": 3, "total_tokens": 15},
     }
     error = {

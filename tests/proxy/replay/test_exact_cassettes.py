@@ -64,7 +64,9 @@ def _raw(client: httpx.Client, base: str, stream: CorpusStream) -> bytes:
 
 
 def _openai(base: str, stream: CorpusStream, seen: Seen) -> None:
-    client = openai.OpenAI(base_url=f"{base}/v1", api_key="sk-test-not-a-secret", max_retries=0, timeout=TIMEOUT)
+    client = openai.OpenAI(
+        base_url=f"{base}/v1", api_key="sk-test-not-a-secret", max_retries=0, timeout=TIMEOUT
+    )
     events: list[dict[str, Any]] = []
     ending = "end of stream"
     try:
@@ -119,7 +121,9 @@ def _listening(proc: Proc) -> str:
 
 
 @pytest.mark.parametrize("name", list(BY_NAME))
-def test_live_and_replayed_bodies_are_the_bytes_the_upstream_sent(runs: tuple[Seen, Seen, Path], name: str) -> None:
+def test_live_and_replayed_bodies_are_the_bytes_the_upstream_sent(
+    runs: tuple[Seen, Seen, Path], name: str
+) -> None:
     live, replayed, _ = runs
     assert live.raw[name] == BY_NAME[name].body  # the recorder relays without touching a byte
     assert replayed.raw[name] == live.raw[name]
@@ -133,7 +137,9 @@ def test_json_bodies_replay_in_their_own_layout(runs: tuple[Seen, Seen, Path], n
 
 
 @pytest.mark.parametrize("name", list(BY_NAME))
-def test_openai_python_sees_the_same_events_live_and_on_replay(runs: tuple[Seen, Seen, Path], name: str) -> None:
+def test_openai_python_sees_the_same_events_live_and_on_replay(
+    runs: tuple[Seen, Seen, Path], name: str
+) -> None:
     live, replayed, _ = runs
     assert replayed.events[name] == live.events[name]
     assert replayed.ending[name] == live.ending[name]
@@ -158,7 +164,9 @@ def test_what_the_clients_saw_is_what_each_stream_is(runs: tuple[Seen, Seen, Pat
         statuses[name] = (exchange.response or {}).get("status")
     assert statuses["unterminated_last_event"] == "in_progress"  # the unsent terminal event is not folded
     assert statuses["error_event"] == "failed" and statuses["refusal_plain"] == "completed"
-    layouts = {e.request_body["input"]: (e.response_layout, e.response_raw is not None) for e in recording.exchanges}
+    layouts = {
+        e.request_body["input"]: (e.response_layout, e.response_raw is not None) for e in recording.exchanges
+    }
     assert layouts["json_indented"] == ("indent2+nl", False)
     assert layouts["json_compact_ascii"] == ("compact-ascii", False)
     assert layouts["json_odd_layout"] == (None, True)  # no standard layout: the text itself is kept

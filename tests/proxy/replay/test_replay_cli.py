@@ -121,7 +121,9 @@ def test_serves_a_script_and_exits_when_done() -> None:
     served = _Served(str(RECORDINGS / "script-example.json"))
     try:
         with httpx.Client(timeout=30) as client:
-            statuses = [client.post(served.url + "/v1/responses", json={"stream": True}).status_code for _ in range(3)]
+            statuses = [
+                client.post(served.url + "/v1/responses", json={"stream": True}).status_code for _ in range(3)
+            ]
         code, out = served.finish()
     finally:
         served.kill()
@@ -154,7 +156,9 @@ def test_strict_mismatch_is_printed_and_exits_1(tmp_path: Path) -> None:
     [mismatch] = written["mismatches"]
     assert mismatch["served"] is False and mismatch["exchange"] == 0
     assert mismatch["differences"][0].startswith("input[2].content[0].text differs")
-    assert mismatch["live_body"]["input"][2]["content"][0]["text"].startswith("a different prompt, key <redacted:")
+    assert mismatch["live_body"]["input"][2]["content"][0]["text"].startswith(
+        "a different prompt, key <redacted:"
+    )
     assert "sk-proj-A1b2" not in report.read_text()  # the live body is redacted like a recording
 
 

@@ -48,13 +48,18 @@ def test_items_added_and_missing_at_the_end() -> None:
         "input: 2 items added at the end (input[1] function_call exec_command, input[2] message/developer)"
     ]
     assert json_diff(live, rec) == [
-        "input: 2 recorded items missing at the end (input[1] function_call exec_command, input[2] message/developer)"
+        "input: 2 recorded items missing at the end "
+        "(input[1] function_call exec_command, input[2] message/developer)"
     ]
 
 
 def test_tools_are_compared_by_name() -> None:
-    rec = {"tools": [{"type": "function", "name": "a", "description": "x"}, {"type": "function", "name": "b"}]}
-    live = {"tools": [{"type": "function", "name": "a", "description": "y"}, {"type": "custom", "name": "foo"}]}
+    rec = {
+        "tools": [{"type": "function", "name": "a", "description": "x"}, {"type": "function", "name": "b"}]
+    }
+    live = {
+        "tools": [{"type": "function", "name": "a", "description": "y"}, {"type": "custom", "name": "foo"}]
+    }
     assert json_diff(rec, live) == [
         "tools: added foo; removed b",
         "tools[name=a].description differs: at char 0: recorded 'x' vs live 'y'",
@@ -63,7 +68,9 @@ def test_tools_are_compared_by_name() -> None:
 
 def test_tool_order_change_is_reported() -> None:
     a, b = {"type": "function", "name": "a"}, {"type": "function", "name": "b"}
-    assert json_diff({"tools": [a, b]}, {"tools": [b, a]}) == ["tools: order differs: recorded a, b vs live b, a"]
+    assert json_diff({"tools": [a, b]}, {"tools": [b, a]}) == [
+        "tools: order differs: recorded a, b vs live b, a"
+    ]
 
 
 def test_keys_added_removed_and_type_changes() -> None:
@@ -101,8 +108,12 @@ def test_request_path_keeps_the_query() -> None:
 
 
 def test_a_changed_context_fragment_is_named() -> None:
-    rec = {"input": [{"content": [{"text": "<environment_context>\n  <cwd>/a</cwd>\n</environment_context>"}]}]}
-    live = {"input": [{"content": [{"text": "<environment_context>\n  <cwd>/b</cwd>\n</environment_context>"}]}]}
+    rec = {
+        "input": [{"content": [{"text": "<environment_context>\n  <cwd>/a</cwd>\n</environment_context>"}]}]
+    }
+    live = {
+        "input": [{"content": [{"text": "<environment_context>\n  <cwd>/b</cwd>\n</environment_context>"}]}]
+    }
     [line] = json_diff(rec, live)
     assert line.startswith("input[0].content[0].text (environment_context) differs: at char 30:")
     agents = "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>"

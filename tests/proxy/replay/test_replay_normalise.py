@@ -30,7 +30,9 @@ def test_volatile_keys_anywhere_and_inside_json_in_string_metadata() -> None:
         "client_metadata": {
             "x-codex-installation-id": "inst-9",
             "x-codex-window-id": "thread-1:2",
-            "x-codex-turn-metadata": json.dumps({"turn_id": "t-1", "request_kind": "turn", "session_id": "s"}),
+            "x-codex-turn-metadata": json.dumps(
+                {"turn_id": "t-1", "request_kind": "turn", "session_id": "s"}
+            ),
         },
     }
     out = n.body(body)
@@ -106,7 +108,9 @@ def test_the_text_around_a_path_is_kept() -> None:
 
 def test_find_cwds_reads_environment_context_and_metadata() -> None:
     body = {
-        "input": [{"content": [{"text": "<environment_context>\n  <cwd>/repo/one</cwd>\n</environment_context>"}]}],
+        "input": [
+            {"content": [{"text": "<environment_context>\n  <cwd>/repo/one</cwd>\n</environment_context>"}]}
+        ],
         "client_metadata": {"x-codex-turn-metadata": json.dumps({"cwd": "/repo/two/"})},
     }
     assert find_cwds(body) == {"/repo/one", "/repo/two"}
@@ -186,7 +190,9 @@ def test_codex_websocket_frame_times_are_volatile() -> None:
         ],
     }
     out = Normaliser().body(frame)
-    assert out["client_metadata"]["x-codex-ws-stream-request-start-ms"] == "<x-codex-ws-stream-request-start-ms>"
+    assert (
+        out["client_metadata"]["x-codex-ws-stream-request-start-ms"] == "<x-codex-ws-stream-request-start-ms>"
+    )
     passthrough = out["input"][0]["internal_chat_message_metadata_passthrough"]
     assert passthrough == {
         "turn_id": "<turn_id>",

@@ -143,13 +143,17 @@ def test_a_path_split_between_streamed_deltas_is_mapped_and_the_deltas_still_add
     events: list[SseEvent] = []
     for i, event in enumerate(response_stream(custom_tool_call("apply_patch", patch, chunks=1))):
         if event["type"] == "response.custom_tool_call_input.delta":
-            events += [SseEvent(t_ms=i, event=event["type"], data=json.dumps({**event, "delta": c})) for c in cut]
+            events += [
+                SseEvent(t_ms=i, event=event["type"], data=json.dumps({**event, "delta": c})) for c in cut
+            ]
         else:
             events.append(SseEvent(t_ms=i, event=event["type"], data=json.dumps(event)))
 
     served = _learned().events_to_live(events)
     live = patch.replace("/a/w/repo", "/b/w-second/repo")
-    pieces = [json.loads(e.data)["delta"] for e in served if e.event == "response.custom_tool_call_input.delta"]
+    pieces = [
+        json.loads(e.data)["delta"] for e in served if e.event == "response.custom_tool_call_input.delta"
+    ]
     assert pieces == ["*** Begin Patch\n*** Add File: /b/w-second", "/repo/notes.txt\n+hi\n", cut[2]]
     done = [json.loads(e.data) for e in served if e.event == "response.output_item.done"]
     assert done[0]["item"]["input"] == live

@@ -177,7 +177,9 @@ def test_unknown_endpoint_404_and_websocket_upgrade_426(two_turns: Path) -> None
             },
         )
         report = server.report
-    assert missing.status_code == 404 and "has no answer for GET /v1/files" in missing.json()["error"]["message"]
+    assert (
+        missing.status_code == 404 and "has no answer for GET /v1/files" in missing.json()["error"]["message"]
+    )
     assert upgrade.status_code == 426
     assert report.unmatched == ["GET /v1/files"]
 

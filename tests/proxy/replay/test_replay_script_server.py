@@ -132,7 +132,9 @@ def test_script_events_have_deterministic_ids() -> None:
     def run() -> bytes:
         with serve_script([{"text": "a"}, {"function_call": {"name": "f"}}]) as server:
             with httpx.Client(timeout=30) as client:
-                return b"".join(client.post(server.url + "/v1/responses", json=STREAM).content for _ in range(2))
+                return b"".join(
+                    client.post(server.url + "/v1/responses", json=STREAM).content for _ in range(2)
+                )
 
     first, second = run(), run()
     strip = [json.loads(data) for _, data in SseParser().feed(first)]

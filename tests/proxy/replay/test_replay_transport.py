@@ -45,7 +45,9 @@ def test_serves_a_recording_strictly_from_another_checkout_without_a_proxy(two_t
     live = Run(cwd="/srv/ci/w-second/repo")
     transport = CassetteTransport(two_turns, live_cwd="/somewhere/else")
     with _client(transport) as client:
-        answers = [client.post("/v1/responses", json=codex_body(live, t), headers=headers(live)) for t in (1, 2)]
+        answers = [
+            client.post("/v1/responses", json=codex_body(live, t), headers=headers(live)) for t in (1, 2)
+        ]
     assert [a.status_code for a in answers] == [200, 200]
     assert answers[0].headers["content-type"] == "text/event-stream"
     assert answers[1].content == transport.cassette.model_entries[1].render("", None, "fast").stream_bytes()
@@ -98,7 +100,9 @@ def test_the_harness_client_replays_while_a_capture_proxy_runs_in_the_same_proce
     cassette.write_text(json.dumps(script))
     monkeypatch.setenv("T_KEY", "sk-test-0123456789abcdefghij")
     provider = custom_provider("local", {"base_url": "http://cassette.invalid/v1", "env_key": "T_KEY"})
-    request = build_request(model="m", instructions="i", input_items=[], tools=[], session_id="s", turn_id="t")
+    request = build_request(
+        model="m", instructions="i", input_items=[], tools=[], session_id="s", turn_id="t"
+    )
     with FakeUpstream() as upstream, capture_proxy(upstream.url, tmp_path / "other.jsonl") as capture:
         upstream.reply(SseReply(response_stream(text_message("from the upstream"))))
         transport = CassetteTransport(cassette, match="sequential")

@@ -69,7 +69,9 @@ def test_failed_incomplete_and_error_events() -> None:
     assert failed["output"][0]["content"][0]["text"] == "partial"
     incomplete = fold_events(response_stream(text_message("x"), incomplete="max_output_tokens"))
     assert incomplete is not None and incomplete["status"] == "incomplete"
-    err = accumulate(None, {"type": "error", "code": "rate_limit_exceeded", "message": "slow", "sequence_number": 3})
+    err = accumulate(
+        None, {"type": "error", "code": "rate_limit_exceeded", "message": "slow", "sequence_number": 3}
+    )
     assert err["status"] == "failed"
     assert err["error"] == {"code": "rate_limit_exceeded", "message": "slow"}
 

@@ -106,9 +106,12 @@ def test_plain_frames_need_no_wire() -> None:
 def test_encode_sse_compact_is_the_api_form() -> None:
     event = {"type": "response.created", "n": [1, 2]}
     assert (
-        encode_sse(event, compact=True) == b'event: response.created\ndata: {"type":"response.created","n":[1,2]}\n\n'
+        encode_sse(event, compact=True)
+        == b'event: response.created\ndata: {"type":"response.created","n":[1,2]}\n\n'
     )
-    assert encode_sse(event) == b'event: response.created\ndata: {"type": "response.created", "n": [1, 2]}\n\n'
+    assert (
+        encode_sse(event) == b'event: response.created\ndata: {"type": "response.created", "n": [1, 2]}\n\n'
+    )
 
 
 def test_a_stream_ending_in_a_bare_cr_blank_line_completes_its_last_event() -> None:

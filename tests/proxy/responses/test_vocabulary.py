@@ -91,7 +91,10 @@ def test_the_proxy_and_the_store_read_their_sets_from_the_vocabulary() -> None:
 def test_turn_metadata_is_read_from_the_header_or_client_metadata() -> None:
     raw = '{"request_kind": "compaction", "thread_source": "thread_title"}'
     assert turn_metadata({"X-Codex-Turn-Metadata": raw}, {})["request_kind"] == "compaction"
-    assert turn_metadata({}, {"client_metadata": {CodexHeader.TURN_METADATA: raw}})["thread_source"] == "thread_title"
+    assert (
+        turn_metadata({}, {"client_metadata": {CodexHeader.TURN_METADATA: raw}})["thread_source"]
+        == "thread_title"
+    )
     assert turn_metadata({CodexHeader.TURN_METADATA: "not json"}, {}) == {}
 
 

@@ -74,17 +74,8 @@ def test_a_file_with_ids_read_twice_is_read_as_before(tmp_path: Path) -> None:
     for _ in range(2):
         with RecordingWriter(path, meta={"mode": "hand-made"}) as writer:
             for n, body in enumerate(bodies):
-                writer.write(
-                    Exchange(
-                        id=n,
-                        started_at=1.0 + n,
-                        method="POST",
-                        url="http://127.0.0.1:9/v1/responses",
-                        endpoint="responses",
-                        status=200,
-                        request_body=body,
-                    )
-                )
+                writer.write(Exchange(id=n, started_at=1.0 + n, method="POST", url="http://127.0.0.1:9/v1/responses",
+                                      endpoint="responses", status=200, request_body=body))
     exchanges = read_recording(path).exchanges
     assert [e.id for e in exchanges] == [n for n in range(6) for _ in range(2)]  # the reader orders by id
     assert [e.request_body["input"] for e in exchanges] == [b["input"] for b in bodies for _ in range(2)]

@@ -36,7 +36,9 @@ def test_exchange_lines_are_found_whatever_the_chunk(
 
 
 @pytest.mark.parametrize("window", [1 << 12, 1 << 16, offsets.WINDOW])
-def test_lines_come_whole_from_any_offset_with_any_window(written: tuple[Path, bytes, list[int]], window: int) -> None:
+def test_lines_come_whole_from_any_offset_with_any_window(
+    written: tuple[Path, bytes, list[int]], window: int
+) -> None:
     path, data, starts = written
     lines = list(complete_lines(path, 0, len(data), window=window))
     assert [raw for _, raw in lines] == data.split(b"\n")[:-1]  # lines of 30 KB through 4 KB windows

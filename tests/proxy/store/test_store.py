@@ -199,7 +199,8 @@ for turn in range(100000):
         (b"hello world\n", "not a ctxscope recording"),
         (b'{"kind": "header", "format": "other-tool"}\n', "not a ctxscope recording"),
         (
-            b'{"kind": "header", "format": "ctxscope-recording", "version": "7.0", "created_at": 0, "tool": "x"}\n',
+            b'{"kind": "header", "format": "ctxscope-recording", "version": "7.0", '
+            b'"created_at": 0, "tool": "x"}\n',
             "newer ctxscope",
         ),
     ],
@@ -337,7 +338,9 @@ def test_sse_events_round_trip_byte_for_byte_and_echoed_parts_are_stored_once(tm
 
 def test_secrets_in_sse_events_are_redacted(tmp_path: Path) -> None:
     path = tmp_path / "rec.jsonl"
-    data = _compact({"type": "response.output_text.delta", "delta": f"here is {SECRET_KEY} for you " + "x" * 80})
+    data = _compact(
+        {"type": "response.output_text.delta", "delta": f"here is {SECRET_KEY} for you " + "x" * 80}
+    )
     with RecordingWriter(path) as writer:
         writer.write(make_exchange(0, [_msg("user", "q")], sse=[SseEvent(t_ms=1.0, data=data)]))
     assert SECRET_KEY not in path.read_text()

@@ -180,7 +180,10 @@ def test_derive_stream_refuses_what_does_not_rebuild_exactly() -> None:
     event = {"type": "response.completed", "response": {"id": "r", "usage": None}}
     data = json.dumps(event)
     # `null` in the event, NaN in the response: equal as orjson sees them, not as `json.dumps` writes
-    assert derive_stream([{"event": "response.completed", "data": data}], {"id": "r", "usage": float("nan")}) is None
+    assert (
+        derive_stream([{"event": "response.completed", "data": data}], {"id": "r", "usage": float("nan")})
+        is None
+    )
     stored = derive_stream([{"event": "response.completed", "data": data}], {"id": "r", "usage": None})
     assert stored is not None and stored["events"][0]["d"]["response"]["$r"] == []
 
