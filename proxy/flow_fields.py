@@ -5,6 +5,7 @@ Pure helpers used by the Recorder; kept apart so the addon module holds only the
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from mitmproxy import http
@@ -89,7 +90,27 @@ def classify_error(
 
 def headers_dict(headers: Any) -> dict[str, str]:
     """mitmproxy Headers → dict; repeated headers joined with ', ' (cookies too)."""
-    return {name: ", ".join(headers.get_all(name)) for name in headers.keys()}
+    return fields_dict(headers.fields)
+
+
+def fields_dict(fields: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
+    """mitmproxy's `Headers.fields` → the dict `headers_dict` gives, without building a `Headers`.
+
+    The same as `{name: ", ".join(headers.get_all(name)) for name in headers.keys()}` (a test holds them
+    equal): a name as it first came, names matched case-insensitively, bytes decoded as mitmproxy does
+    (UTF-8, surrogateescape). One pass: `get_all` per name scans every field again, which was a seventh of
+    the recording process's time on a short request."""
+    names: dict[bytes, str] = {}
+    values: dict[bytes, list[str]] = {}
+    for raw_name, raw_value in fields:
+        key = raw_name.lower()
+        value = raw_value.decode("utf-8", "surrogateescape")
+        if key in values:
+            values[key].append(value)
+        else:
+            names[key] = raw_name.decode("utf-8", "surrogateescape")
+            values[key] = [value]
+    return {names[key]: ", ".join(parts) for key, parts in values.items()}
 
 
 def decode_body(raw: bytes, encoding: str) -> bytes:

@@ -45,6 +45,7 @@ from ctxscope.proxy.flow_fields import (
     MAX_TEXT,
     classify_error,
     decode_body,
+    fields_dict,
     fold_sse,
     headers_dict,
     json_or_none,
@@ -416,7 +417,7 @@ def _header_dicts(fields: dict[str, Any]) -> dict[str, Any]:
     exchange's endpoint classified (it needs the request headers)."""
     for key in ("request_headers", "response_headers"):
         if isinstance(fields.get(key), tuple):
-            fields[key] = headers_dict(http.Headers(fields[key]))
+            fields[key] = fields_dict(fields[key])
     if "endpoint" not in fields:
         fields["endpoint"] = classify_endpoint(fields["url"], fields["request_headers"])
     return fields
