@@ -166,3 +166,19 @@ def _wait_gone(pid: int) -> None:
             return
         time.sleep(0.05)
     raise AssertionError(f"recording process {pid} still running")
+
+
+@pytest.mark.skipif(not Path("/proc/self/autogroup").exists(), reason="no Linux autogroup on this machine")
+def test_the_recording_process_is_background_work_in_a_scheduling_group_of_its_own(tmp_path: Path) -> None:
+    # Its own session is its own autogroup: nice alone would rank it only against itself (see `_background`).
+    writer = RecordingProcess(tmp_path / "rec.jsonl", {})
+    try:
+        pid = writer._child.pid
+        assert os.getsid(pid) == pid != os.getsid(0)
+        assert Path(f"/proc/{pid}/autogroup").read_text().split()[-1] == "10"
+        assert os.getpriority(os.PRIO_PROCESS, pid) >= 10
+        writer.submit(build_exchange, _fields(writer.next_id()))
+        assert writer.drain(TIMEOUT)
+    finally:
+        writer.close()
+    assert len(read_recording(tmp_path / "rec.jsonl").exchanges) == 1
