@@ -73,8 +73,11 @@ def usage_numbers(usage: dict[str, Any] | None) -> dict[str, int | None]:
 
 
 def item_kind_tokens(item: Item, into: dict[str, int]) -> None:
-    """Add an item's tokens to `into`, per fragment for context messages."""
-    if item.parts:
+    """Add an item's tokens to `into`: a message's per part (fragments by kind, plain text as
+    `<role>_message`), any other item whole under its kind. (A goal call's or a goal objective's part
+    gives its meaning to the world state; it is not a share of its tokens: read as one, the item's
+    tokens went missing from `by_kind`, which then no longer added up to `total`.)"""
+    if item.type == "message" and item.parts:
         for part in item.parts:
             kind = part.kind if part.is_fragment else f"{item.role}_message"
             into[kind] = into.get(kind, 0) + part.tokens

@@ -238,6 +238,7 @@ def test_every_view_gives_each_figure_the_same_number(path: Path, tmp_path: Path
         where = (path.name, n)
         # counted tokens
         assert tokens["total"] == shown["tokens"]["total"], where
+        assert sum(tokens["by_kind"].values()) == tokens["total"], where  # the kinds share the total out
         if n in composition:
             assert composition[n].total == tokens["total"], where
         panel = _panel(analysis, n)
