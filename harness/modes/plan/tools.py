@@ -202,17 +202,23 @@ class AskUserTool:
         return ToolResult(json.dumps({"answer": answer, "assumed": False}, ensure_ascii=False))
 
 
+# Claude Code's bounds; the spec tells the model what the argument check enforces (one pair of numbers).
+_QUESTIONS = (1, 4)
+_OPTIONS = (2, 4)
+_HEADER_MAX = 12
+
+
 class _ClaudeQuestion(BaseModel):
     model_config = ConfigDict(extra="ignore")
     question: str = Field(min_length=1)
-    header: str = Field(min_length=1, max_length=12)
-    options: list[_Option] = Field(min_length=2, max_length=4)
+    header: str = Field(min_length=1, max_length=_HEADER_MAX)
+    options: list[_Option] = Field(min_length=_OPTIONS[0], max_length=_OPTIONS[1])
     multiSelect: bool = False  # noqa: N815 (Claude Code's field name)
 
 
 class _ClaudeAskArgs(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    questions: list[_ClaudeQuestion] = Field(min_length=1, max_length=4)
+    questions: list[_ClaudeQuestion] = Field(min_length=_QUESTIONS[0], max_length=_QUESTIONS[1])
 
 
 class AskUserQuestion:
@@ -233,8 +239,18 @@ class AskUserQuestion:
             "type": "object",
             "properties": {
                 "question": {"type": "string", "description": "The complete question."},
-                "header": {"type": "string", "description": "A short tag, at most 12 characters."},
-                "options": {"type": "array", "description": "2-4 choices, recommended first.", "items": _OPTION},
+                "header": {
+                    "type": "string",
+                    "description": f"A short tag, at most {_HEADER_MAX} characters.",
+                    "maxLength": _HEADER_MAX,
+                },
+                "options": {
+                    "type": "array",
+                    "description": f"{_OPTIONS[0]}-{_OPTIONS[1]} choices, recommended first.",
+                    "items": _OPTION,
+                    "minItems": _OPTIONS[0],
+                    "maxItems": _OPTIONS[1],
+                },
                 "multiSelect": {"type": "boolean", "description": "Allow several choices."},
             },
             "required": ["question", "header", "options", "multiSelect"],
@@ -245,7 +261,7 @@ class AskUserQuestion:
             "Ask the user 1-4 questions when only they can decide (preferences, trade-offs). Each question "
             "has 2-4 options, the recommended one first; set multiSelect to allow several. The user can "
             "always answer in their own words instead.",
-            {"questions": {"type": "array", "items": question}},
+            {"questions": {"type": "array", "items": question, "minItems": _QUESTIONS[0], "maxItems": _QUESTIONS[1]}},
             ["questions"],
         )
 

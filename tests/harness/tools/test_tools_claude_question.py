@@ -114,3 +114,28 @@ def test_the_terminal_takes_comma_separated_numbers_for_a_multi_select(monkeypat
     # '4' is no option and asks again; '3, 1, 3' picks Docs and Code once each; '2' picks Tests
     monkeypatch.setattr("sys.stdin", io.StringIO("4\n3, 1, 3\n2\n"))
     assert terminal_ask([several, one]) == {"q1": ["Docs", "Code"], "q2": "Tests"}
+
+
+def test_the_spec_tells_the_model_the_bounds_the_tool_enforces(tmp_path: Path) -> None:
+    spec = AskUserQuestion(lambda: _Assumptions()).spec()["parameters"]["properties"]["questions"]
+    question = spec["items"]["properties"]
+    bounds = {
+        "questions": (spec["minItems"], spec["maxItems"]),
+        "options": (question["options"]["minItems"], question["options"]["maxItems"]),
+    }
+    assert bounds == {"questions": (1, 4), "options": (2, 4)}  # Claude Code's AskUserQuestion
+    router, _ = _router(tmp_path, ask_user=lambda qs: {f"q{n}": "o0" for n in range(1, 5)})
+
+    def ask(questions: int, options: int) -> str:
+        labels = [f"o{i}" for i in range(options)]
+        asked = [_question(f"Q{n}?", *labels) for n in range(questions)]
+        return call(router, "ask_user_question", {"questions": asked})
+
+    low_q, high_q = bounds["questions"]
+    low_o, high_o = bounds["options"]
+    for n, m in ((low_q, low_o), (high_q, high_o)):  # at the bounds: answered
+        assert json.loads(ask(n, m))["assumed"] is False
+    for n, m in ((low_q - 1, low_o), (high_q + 1, low_o), (low_q, low_o - 1), (low_q, high_o + 1)):  # past them
+        assert ask(n, m).startswith("invalid arguments for ask_user_question")
+    header = question["header"]["maxLength"]
+    assert header == 12 and f"at most {header} characters" in question["header"]["description"]
