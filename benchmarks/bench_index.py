@@ -15,7 +15,12 @@ Builds N small recordings (default 3,000 of 2–5 turns, about 10,500 turns: the
   one appended     the same after one recording grew by one turn (the recorder's append): that file
                    alone analysed, its new turn's rows added
 
-and prints each figure's median and the median of its per-round ratios to its yardstick (paired,
+Every process reads compiled bytecode from a private cache (PYTHONPYCACHEPREFIX in the temporary
+folder, filled before the rounds), as an installed package does; `--no-bytecode` compiles every
+module from source in every process instead (what PYTHONDONTWRITEBYTECODE=1 does to a checkout with
+no `__pycache__`: about +0.2 s on the re-index rows).
+
+It prints each figure's median and the median of its per-round ratios to its yardstick (paired,
 so a round on a busy machine slows both), by wall time and by CPU time (user + system, from
 `os.wait4`: steadier on a loaded machine; targets: cold ≤ 1.3× the analysis and ≤ 300 MB; unchanged
 ≤ 1.5× and one appended ≤ 2× `import duckdb`), then the Parquet files per table and the named
@@ -53,6 +58,12 @@ _ROWS = (
     "[recording_rows(analyse_recording(p), FileFacts('r', p.name, str(p), 'h', 0, 0, 0)) "
     "for p in sorted(Path(sys.argv[1]).rglob('*.jsonl'))]"
 )
+
+_WARM = (
+    "import duckdb, ctxscope.cli, ctxscope.inspector.index.run, ctxscope.inspector.index.build, "
+    "ctxscope.inspector.index.parquet, ctxscope.inspector.index.rows, ctxscope.inspector.analysis.analyse"
+)
+"""What the figures' processes import: compiled into the bytecode cache before the first round."""
 
 
 def _session(turns: int, k: int) -> list[dict[str, Any]]:
@@ -95,10 +106,18 @@ def main() -> None:
     parser.add_argument("--recordings", type=int, default=3000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=5, help="runs per named question")
+    parser.add_argument("--no-bytecode", action="store_true", help="compile from source in every process")
     args = parser.parse_args()
     ctxscope = str(Path(sys.executable).with_name("ctxscope"))
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
+        if args.no_bytecode:
+            os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+            os.environ.pop("PYTHONPYCACHEPREFIX", None)
+        else:  # the child processes inherit this; one process fills the cache before the rounds
+            os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+            os.environ["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+            _run([sys.executable, "-c", _WARM], tmp / "warm-home")
         folder = tmp / "recordings"
         folder.mkdir()
         start = time.perf_counter()
@@ -110,7 +129,8 @@ def main() -> None:
         size = sum(p.stat().st_size for p in folder.iterdir()) / 1e6
         print(
             f"{args.recordings} recordings ({size:.0f} MB, written in {time.perf_counter() - start:.0f} s); "
-            f"{args.rounds} interleaved rounds, one process per figure"
+            f"{args.rounds} interleaved rounds, one process per figure; bytecode "
+            f"{'compiled in every process' if args.no_bytecode else 'cached'}"
         )
         keys = ("analysis", "rows", "index", "index_mb", "duckdb", "unchanged", "unchanged_db", "appended")
         figures: dict[str, list[float]] = {k: [] for k in keys}

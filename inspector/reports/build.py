@@ -9,7 +9,7 @@ or change of meaning.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 from ctxscope.inspector.analysis.answers import Answer
@@ -17,10 +17,8 @@ from ctxscope.inspector.analysis.attribution import usage_numbers
 from ctxscope.inspector.analysis.changes import ChangeKind
 from ctxscope.inspector.analysis.codex_labels import codex_labels, label_checks
 from ctxscope.inspector.analysis.compaction import CompactionReport
-from ctxscope.inspector.analysis.compare import Comparison, TurnComparison
 from ctxscope.inspector.analysis.cost import PriceTable, RequestCost, turn_cost
 from ctxscope.inspector.analysis.diffs import ToolDiff, tool_name
-from ctxscope.inspector.analysis.fragment_diff import FragmentDiff, fragment_diffs
 from ctxscope.inspector.analysis.instructions import effective_instructions
 from ctxscope.inspector.analysis.items import Item, Part
 from ctxscope.inspector.analysis.tokens import get_tokenizer
@@ -62,6 +60,12 @@ from ctxscope.inspector.reports.models import (
     WorldStateDoc,
 )
 from ctxscope.inspector.reports.world import describe_changes, goal_event_sentence, world_state_doc
+
+if TYPE_CHECKING:
+    # Only `show` (turn_detail) and `compare` read these: the index builds its rows from turn_doc alone
+    # and must not pay for the comparison and the fragment diff on every re-index (issue 36).
+    from ctxscope.inspector.analysis.compare import Comparison, TurnComparison
+    from ctxscope.inspector.analysis.fragment_diff import FragmentDiff
 
 TurnDocT = TypeVar("TurnDocT", TurnDoc, TurnDetail)
 
@@ -337,6 +341,8 @@ def _replaced_doc(found: FragmentDiff) -> FragmentReplacedDoc:
 
 def turn_detail(result: TurnAnalysis, previous: TurnAnalysis | None = None) -> TurnDetail:
     """One turn against its predecessor (`previous`, the turn its change is measured against), in full."""
+    from ctxscope.inspector.analysis.fragment_diff import fragment_diffs
+
     compaction = result.change.kind == ChangeKind.COMPACTION
     replaced = (
         fragment_diffs(previous.turn.items, result.change.added, compaction=compaction)

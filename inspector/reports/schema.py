@@ -8,18 +8,69 @@ what the models generate. `docs/report-schema.md` explains the fields in prose.
 from __future__ import annotations
 
 import argparse
+import ast
+import functools
+import inspect
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
 
-from ctxscope.inspector.reports.models import SCHEMA, ReportDoc
+from ctxscope.inspector.reports import models
+from ctxscope.inspector.reports.models import SCHEMA, Doc, ReportDoc
 
 __all__ = ["DEFAULT_PATH", "report_schema", "schema_text"]
 
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "docs" / "report-schema.json"
+
+
+@functools.cache
+def _attribute_docstrings() -> dict[str, dict[str, str]]:
+    """Class name → field → the string right after the field's annotation in `models`, cleaned as pydantic's
+    `use_attribute_docstrings` cleans it (read here, once, rather than at every import of the models)."""
+    out: dict[str, dict[str, str]] = {}
+    for node in ast.parse(inspect.getsource(models)).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        docs = out.setdefault(node.name, {})
+        for field, after in zip(node.body, node.body[1:], strict=False):
+            if (
+                isinstance(field, ast.AnnAssign)
+                and isinstance(field.target, ast.Name)
+                and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)
+            ):
+                docs[field.target.id] = inspect.cleandoc(after.value.value)
+    return out
+
+
+def _field_docstring(cls: type[BaseModel], name: str) -> str | None:
+    """The docstring of field `name` where it is declared: the class itself, else the base it inherits it from."""
+    for owner in cls.__mro__:
+        if name in vars(owner).get("__annotations__", {}):
+            return _attribute_docstrings().get(owner.__name__, {}).get(name)
+    return None
+
+
+class _Documented(GenerateJsonSchema):
+    """Pydantic's schema, each report field described by its docstring (an explicit description wins)."""
+
+    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
+        json_schema = super().model_schema(schema)
+        cls = schema["cls"]
+        properties = json_schema.get("properties", {})
+        if issubclass(cls, Doc):
+            for name, info in cls.model_fields.items():
+                key = info.serialization_alias or info.alias or name
+                doc = _field_docstring(cls, name) if info.description is None else None
+                if doc is not None and key in properties:
+                    properties[key]["description"] = doc
+        return json_schema
 
 
 def report_schema() -> dict[str, Any]:
@@ -29,7 +80,7 @@ def report_schema() -> dict[str, Any]:
     keys, so the published schema leaves objects open: a consumer validating with it keeps working
     when a newer ctxscope adds a field.
     """
-    schema = TypeAdapter(ReportDoc).json_schema(mode="serialization", by_alias=True)
+    schema = TypeAdapter(ReportDoc).json_schema(mode="serialization", by_alias=True, schema_generator=_Documented)
     for definition in schema.get("$defs", {}).values():
         if definition.get("additionalProperties") is False:
             del definition["additionalProperties"]

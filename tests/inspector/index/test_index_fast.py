@@ -68,7 +68,7 @@ def test_a_reindex_with_nothing_changed_imports_neither_typer_nor_duckdb_nor_the
     assert snapshot.exists()  # left for the next run
 
 
-def test_one_appended_file_is_analysed_alone_without_typer(tmp_path: Path) -> None:
+def test_one_appended_file_is_analysed_alone_without_typer_or_the_renderers(tmp_path: Path) -> None:
     folder, db = _folder(tmp_path), tmp_path / "index.duckdb"
     source = (FIXTURES / "chain.jsonl").read_text(encoding="utf-8")
     lines = source.splitlines(keepends=True)
@@ -80,6 +80,9 @@ def test_one_appended_file_is_analysed_alone_without_typer(tmp_path: Path) -> No
     grown, modules = _index([str(folder), "-o", str(db)], tmp_path)
     assert "(0 added, 1 updated, 2 unchanged, 0 removed, 0 skipped; +1 turn rows)" in grown
     assert _loaded(modules, "ctxscope.inspector.analysis") and not _loaded(modules, "typer")
+    # the rows are read from the turn documents: neither rich nor the text and markdown renderers
+    for unused in ("rich", "ctxscope.inspector.reports.text", "ctxscope.inspector.reports.markdown"):
+        assert not _loaded(modules, unused), unused
     fresh = tmp_path / "fresh.duckdb"
     run_cli("index", str(folder), "-o", str(fresh))
     with connect(db) as a, connect(fresh) as b:
