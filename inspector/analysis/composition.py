@@ -271,16 +271,20 @@ def _called_tools(turns: list[TurnAnalysis]) -> set[str]:
 
 def _unused_tools(thread: str, turns: list[TurnAnalysis]) -> list[Finding]:
     """Tools sent on every request of the thread and called in none of them."""
-    offered: dict[str, tuple[int, int]] | None = None
+    offered: dict[str, int] | None = None
+    """Name → tokens (the first request's) of the tools every request so far offered."""
+    last: Any = object()  # no request's tools: the first request is always read
     for turn in turns:
-        here = dict(tool_sizes(turn.turn.body.get("tools")))
-        if offered is None:
-            offered = {name: (tokens, 1) for name, tokens in here.items()}
-        else:
-            offered = {n: (t, c + 1) for n, (t, c) in offered.items() if n in here}
+        tools = turn.turn.body.get("tools")
+        if tools is last:  # the same stored list as the request before (as a recording's requests share it)
+            continue
+        last = tools
+        here = dict(tool_sizes(tools))
+        offered = here if offered is None else {n: t for n, t in offered.items() if n in here}
+    count = len(turns)  # a tool still offered was offered on every request
     called = _called_tools(turns)
     findings = []
-    for name, (tokens, count) in sorted((offered or {}).items(), key=lambda kv: -kv[1][0]):
+    for name, tokens in sorted((offered or {}).items(), key=lambda kv: -kv[1]):
         if name in called:
             continue
         findings.append(
@@ -334,6 +338,8 @@ def composition_report(analysis: Analysis) -> CompositionReport:
     findings: list[Finding] = []
     for thread, turns in by_thread.items():
         first_seen: dict[str, int] = {}
+        offered: Any = object()
+        """The tools list of the thread's turn before (none yet)."""
         previous: Composition | None = None
         carry: _Carry | None = None
         carry_count = -1
@@ -343,8 +349,11 @@ def composition_report(analysis: Analysis) -> CompositionReport:
             # items before the kept prefix were seen by the previous turn already
             for item in turn.turn.items[turn.change.kept if previous is not None else 0 :]:
                 first_seen.setdefault(item.key, turn.turn.number)
-            for name, _ in tool_sizes(turn.turn.body.get("tools")):
-                first_seen.setdefault(f"tool:tool {name}", turn.turn.number)
+            tools = turn.turn.body.get("tools")
+            if tools is not offered:  # the same list as the turn before: its tools are in first_seen
+                for name, _ in tool_sizes(tools):
+                    first_seen.setdefault(f"tool:tool {name}", turn.turn.number)
+                offered = tools
             appended = previous is not None and turn.change.kept == carry_count
             comp, carry = compose(turn, first_seen, carry if appended else None)
             carry_count = carry.count
