@@ -110,6 +110,16 @@ def _row(table: str, **values: Any) -> Row:
     return tuple(values[name] for name in names)
 
 
+def _positional(table: str, *names: str) -> None:
+    """Check, once at import, that rows built as plain tuples for `table` (a table with a row per tool
+    per turn, too many for `_row`'s keywords) list its columns in the schema's order."""
+    if names != _NAMES[table]:
+        raise AssertionError(f"{table}: columns are {_NAMES[table]}, the rows here give {names}")
+
+
+_positional("tools", "recording", "day", "thread", "turn", "name", "offered", "called", "tokens")
+
+
 def _called(doc: TurnDoc) -> list[str]:
     """The tools the turn's answer called, as its turn document names them (a built-in tool by its
     name, `apply_patch`, as `tool_sizes` names the offered one)."""
@@ -296,6 +306,8 @@ def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = Fa
     agent_of = {n: agent.path for agent in agents for n in agent.turns}
     figures: dict[int, Row] = {}
     """Turn → (input, cached, output tokens, cost) as its `turns` row holds them: an agent's sums."""
+    tools: Any = object()  # the tools list of the turn before (none yet), `offered` its sizes by name
+    offered: dict[str, int] = {}
     for result in analysis.turns:
         doc = turn_doc(result)
         turn = result.turn
@@ -384,18 +396,14 @@ def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = Fa
             event("tool_call", name, None)
         if doc.status != "completed" or doc.error:
             event("error", doc.status, doc.error)
-        offered = dict(tool_sizes(turn.body.get("tools")))
-        for name in [*offered, *(n for n in dict.fromkeys(called) if n not in offered)]:
-            out["tools"].append(
-                _row(
-                    "tools",
-                    **where,
-                    name=name,
-                    offered=name in offered,
-                    called=name in called,
-                    tokens=offered.get(name, 0),
-                )
-            )
+        if turn.body.get("tools") is not tools:  # a recording's requests mostly share one stored list
+            tools = turn.body.get("tools")
+            offered = dict(tool_sizes(tools))
+        head = (rec, day, turn.thread, turn.number)
+        out["tools"] += [
+            (*head, name, name in offered, name in called, offered.get(name, 0))  # `_positional` above
+            for name in [*offered, *(n for n in dict.fromkeys(called) if n not in offered)]
+        ]
     out["agents"] = [_agent_row(agent, agents, figures, rec, day) for agent in agents]
     out["items"] = _items(analysis, rec, day, with_text)
     for comp in composition_report(analysis).turns:
@@ -422,6 +430,6 @@ def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = Fa
             )
         )
     for name, rows in out.items():
-        width = len(TABLES[name].columns)
-        assert all(len(r) == width for r in rows), name  # a column added to the schema, not here
+        widths = set(map(len, rows))  # a column added to the schema, not here
+        assert widths <= {len(TABLES[name].columns)}, name
     return out
