@@ -17,6 +17,7 @@ reported input tokens run a little higher (`TokenReport.unaccounted`).
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -129,6 +130,25 @@ def tool_sizes(tools: Any) -> list[tuple[str, int]]:
     return sizes
 
 
+_TOOL_ENTRIES: dict[int, tuple[Any, list[tuple[int, str, str, int]]]] = {}
+"""id(tools list) → (the list, its tools as largest-item candidates), made once per stored list as
+`_TOOL_SIZES` is, not once per turn."""
+_TOKENS = operator.itemgetter(0)
+"""A largest-item candidate's tokens."""
+
+
+def _tool_entries(tools: Any) -> list[tuple[int, str, str, int]]:
+    """(tokens, label, kind, position) of each tool of a request's `tools` list."""
+    cached = _TOOL_ENTRIES.get(id(tools))
+    if cached is not None and cached[0] is tools:
+        return cached[1]
+    entries = [(tokens, f"tool {name}", "tools", -1) for name, tokens in tool_sizes(tools)]
+    if len(_TOOL_ENTRIES) > 4096:
+        _TOOL_ENTRIES.clear()
+    _TOOL_ENTRIES[id(tools)] = (tools, entries)
+    return entries
+
+
 def _history_kind(item: Item, tool_names: Mapping[str, str]) -> str:
     if item.kind in _HISTORY_KINDS:
         return _HISTORY_KINDS[item.kind]
@@ -204,7 +224,7 @@ def _items_part(items: list[Item], carry: _Carry | None) -> _Carry:
             add(kind, item.tokens)
         if len(sized) < LARGEST or item.tokens > sized[-1][0]:
             sized.append((item.tokens, _item_label(item, kind), kind, item.position))
-            sized.sort(key=lambda s: -s[0])
+            sized.sort(key=_TOKENS, reverse=True)
             del sized[LARGEST:]
     return _Carry(len(items), by_kind, sized, names)
 
@@ -226,10 +246,8 @@ def compose(
         by_kind["base_prompt"] = by_kind.get("base_prompt", 0) + report.by_kind["instructions"]
     if report.by_kind.get("tools"):
         by_kind["tools"] = by_kind.get("tools", 0) + report.by_kind["tools"]
-        sized += [
-            (tokens, f"tool {name}", "tools", -1) for name, tokens in tool_sizes(turn.turn.body.get("tools"))
-        ]
-    sized.sort(key=lambda s: -s[0])
+        sized += _tool_entries(turn.turn.body.get("tools"))
+    sized.sort(key=_TOKENS, reverse=True)  # stable (ties keep their order) as with key -tokens
     first = since or {}
     largest = [
         LargeItem(label, tokens, kind, position, first.get(items[position].key, turn.turn.number))
@@ -359,11 +377,8 @@ def composition_report(analysis: Analysis) -> CompositionReport:
             carry_count = carry.count
             if previous is not None:
                 kinds = set(comp.by_kind) | set(previous.by_kind)
-                comp.growth = {
-                    k: comp.by_kind.get(k, 0) - previous.by_kind.get(k, 0)
-                    for k in sorted(kinds)
-                    if comp.by_kind.get(k, 0) != previous.by_kind.get(k, 0)
-                }
+                now, before = comp.by_kind, previous.by_kind
+                comp.growth = {k: d for k in sorted(kinds) if (d := now.get(k, 0) - before.get(k, 0))}
                 if comp.change in ("compaction", "fork"):
                     # A new context window: growth is measured from here (what a compaction
                     # shrank is not still "growing fastest" after it).

@@ -166,10 +166,11 @@ class _Entry:
     its base's cut to `kept` (an ancestor of the base's last entry) plus its own entries chained
     below, so "entry e is in turn t's context" is "e is an ancestor-or-self of t's last entry"."""
 
-    __slots__ = ("depth", "jump", "last", "other", "parent", "rows", "same", "thread")
+    __slots__ = ("depth", "item", "jump", "last", "number", "other", "parent", "same", "thread")
 
-    def __init__(self, parent: _Entry | None, thread: object, rows: list[Row], last: int) -> None:
-        self.parent, self.thread, self.rows, self.last = parent, thread, rows, last
+    def __init__(self, parent: _Entry | None, thread: object, item: Item | None, number: int, last: int) -> None:
+        # `item` added by turn `number`: its rows are made once `last` is known (one tuple per part)
+        self.parent, self.thread, self.item, self.number, self.last = parent, thread, item, number, last
         # Myers' skew-binary jump pointers: set with O(1) work here, they reach the entry a cut keeps
         # in O(log depth) steps (walking up parents would cost every item the cut drops, per turn).
         self.depth: int = 0 if parent is None else parent.depth + 1
@@ -204,7 +205,7 @@ def _items(analysis: Analysis, rec: str, day: date, with_text: bool) -> list[Row
     there), and one pass from the newest entry up carries each mark to the entries above it: an entry's
     last turn is the latest turn of its thread that marked it or an entry below it on its chain.
     """
-    root = _Entry(None, object(), [], -1)  # depth 0: the empty context; its thread matches none
+    root = _Entry(None, object(), None, 0, -1)  # depth 0: the empty context; its thread matches none
     last_of: dict[int, _Entry] = {}
     """Turn → the last entry of its context."""
     entries: list[_Entry] = []
@@ -217,8 +218,7 @@ def _items(analysis: Analysis, rec: str, day: date, with_text: bool) -> list[Row
         # as long as the slice `base's entries[: kept]` is, for any `kept` (more than the base holds: all)
         end = root if base is None else base.ancestor(len(range(base.depth)[: change.kept]))
         for item in turn.items[end.depth :]:
-            head: Row = (rec, day, turn.thread, turn.number, turn.number)
-            end = _Entry(end, turn.thread, _item_rows(item, head, with_text), at)
+            end = _Entry(end, turn.thread, item, turn.number, at)
             entries.append(end)
         last_of[turn.number] = end
         mark = _nearest(end, turn.thread)
@@ -227,7 +227,13 @@ def _items(analysis: Analysis, rec: str, day: date, with_text: bool) -> list[Row
     for entry in reversed(entries):  # children were made after their parents
         if entry.same is not None and entry.same.last < entry.last:
             entry.same.last = entry.last
-    return [(*row[:4], numbers[entry.last], *row[5:]) for entry in entries for row in entry.rows]
+    return [
+        row
+        for entry in entries
+        for row in _item_rows(
+            cast(Item, entry.item), (rec, day, entry.thread, entry.number, numbers[entry.last]), with_text
+        )
+    ]
 
 
 def _agent_row(agent: Agent, tree: list[Agent], figures: dict[int, Row], rec: str, day: date) -> Row:
