@@ -16,9 +16,10 @@ reported input tokens run a little higher (`TokenReport.unaccounted`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import operator
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,10 +102,27 @@ class Finding:
     """What it costs: tokens per request (unused tools, duplicates) or tokens gained (growth)."""
 
 
-@dataclass
+@dataclass(eq=False)
 class CompositionReport:
     turns: list[Composition]
-    findings: list[Finding]
+    found: Callable[[], list[Finding]] = field(default=list, repr=False)
+    """Makes the findings on the first read of `findings`: the index and the TUI's composition pane
+    read the turns alone, and the findings' sentences cost about a fifth of a small recording's turns."""
+    _findings: list[Finding] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Tools offered and never called, texts sent twice, the fastest-growing kind (per thread)."""
+        if self._findings is None:
+            self._findings = self.found()
+        return self._findings
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CompositionReport):
+            return NotImplemented
+        return (self.turns, self.findings) == (other.turns, other.findings)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it was
 
 
 _TOOL_SIZES: dict[int, tuple[Any, list[tuple[str, int]]]] = {}
@@ -353,7 +371,8 @@ def composition_report(analysis: Analysis) -> CompositionReport:
             continue  # title generation and other side requests are not the conversation's context
         by_thread.setdefault(turn.turn.thread, []).append(turn)
     out: dict[int, Composition] = {}
-    findings: list[Finding] = []
+    threads: list[tuple[str, list[TurnAnalysis], dict[str, int], int]] = []
+    """Each thread with its growth since its last compaction and over how many turns: the findings'."""
     for thread, turns in by_thread.items():
         first_seen: dict[str, int] = {}
         offered: Any = object()
@@ -389,6 +408,14 @@ def composition_report(analysis: Analysis) -> CompositionReport:
                         growth_total[k] = growth_total.get(k, 0) + v
             out[turn.turn.number] = comp
             previous = comp
+        threads.append((thread, turns, growth_total, window_turns))
+    return CompositionReport([out[n] for n in sorted(out)], functools.partial(_findings, threads))
+
+
+def _findings(threads: list[tuple[str, list[TurnAnalysis], dict[str, int], int]]) -> list[Finding]:
+    """The findings of `composition_report`, thread by thread."""
+    findings: list[Finding] = []
+    for thread, turns, growth_total, window_turns in threads:
         findings += _unused_tools(thread, turns)
         findings += _duplicates(thread, turns[-1])
         growing = [(v, k) for k, v in growth_total.items() if v > 0]
@@ -404,7 +431,7 @@ def composition_report(analysis: Analysis) -> CompositionReport:
                     gained,
                 )
             )
-    return CompositionReport([out[n] for n in sorted(out)], findings)
+    return findings
 
 
 def composition_json(report: CompositionReport) -> dict[str, Any]:
