@@ -248,12 +248,16 @@ def _items_part(items: list[Item], carry: _Carry | None) -> _Carry:
 
 
 def compose(
-    turn: TurnAnalysis, since: dict[str, int] | None = None, carry: _Carry | None = None
+    turn: TurnAnalysis,
+    since: dict[str, int] | None = None,
+    carry: _Carry | None = None,
+    made: dict[tuple[str, int, str, int, int], LargeItem] | None = None,
 ) -> tuple[Composition, _Carry]:
     """The composition of one turn, and what the next turn continues from.
 
     `since` maps item keys to the turn that first sent them; `carry` is the previous turn's when
-    this turn's input starts with all of that turn's items (an append).
+    this turn's input starts with all of that turn's items (an append); `made` the largest items the
+    thread's earlier turns listed, by their fields (the same item and tool recur turn after turn).
     """
     items = turn.turn.items
     part = _items_part(items, carry)
@@ -267,13 +271,17 @@ def compose(
         sized += _tool_entries(turn.turn.body.get("tools"))
     sized.sort(key=_TOKENS, reverse=True)  # stable (ties keep their order) as with key -tokens
     first = since or {}
-    largest = [
-        LargeItem(label, tokens, kind, position, first.get(items[position].key, turn.turn.number))
-        if position >= 0
-        else LargeItem(label, tokens, kind, position, first.get(f"tool:{label}", turn.turn.number))
-        for tokens, label, kind, position in sized[:LARGEST]
-        if tokens
-    ]
+    made = {} if made is None else made
+    largest: list[LargeItem] = []
+    for tokens, label, kind, position in sized[:LARGEST]:
+        if not tokens:
+            continue
+        key = items[position].key if position >= 0 else f"tool:{label}"
+        fields = (label, tokens, kind, position, first.get(key, turn.turn.number))
+        large = made.get(fields)
+        if large is None:  # frozen: one instance serves every turn that lists it
+            large = made[fields] = LargeItem(*fields)
+        largest.append(large)
     window = context_window(turn.turn.model)
     composition = Composition(
         turn=turn.turn.number,
@@ -377,6 +385,7 @@ def composition_report(analysis: Analysis) -> CompositionReport:
         first_seen: dict[str, int] = {}
         offered: Any = object()
         """The tools list of the thread's turn before (none yet)."""
+        made: dict[tuple[str, int, str, int, int], LargeItem] = {}
         previous: Composition | None = None
         carry: _Carry | None = None
         carry_count = -1
@@ -392,7 +401,7 @@ def composition_report(analysis: Analysis) -> CompositionReport:
                     first_seen.setdefault(f"tool:tool {name}", turn.turn.number)
                 offered = tools
             appended = previous is not None and turn.change.kept == carry_count
-            comp, carry = compose(turn, first_seen, carry if appended else None)
+            comp, carry = compose(turn, first_seen, carry if appended else None, made)
             carry_count = carry.count
             if previous is not None:
                 kinds = set(comp.by_kind) | set(previous.by_kind)
