@@ -125,6 +125,9 @@ class CompositionReport:
     __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it was
 
 
+_LISTS = 64
+"""Tools lists the caches below hold, each kept alive by them (a recording's requests share a few
+lists; an index run over thousands of recordings would otherwise hold thousands)."""
 _TOOL_SIZES: dict[int, tuple[Any, list[tuple[str, int]]]] = {}
 """id(tools list) → (the list, its (name, tokens) per tool): a recording's requests share one
 stored tools list, so each is measured once, not once per turn."""
@@ -142,7 +145,7 @@ def tool_sizes(tools: Any) -> list[tuple[str, int]]:
         for tool in tools
         if isinstance(tool, dict)
     ]
-    if len(_TOOL_SIZES) > 4096:
+    if len(_TOOL_SIZES) > _LISTS:
         _TOOL_SIZES.clear()
     _TOOL_SIZES[id(tools)] = (tools, sizes)
     return sizes
@@ -161,7 +164,7 @@ def _tool_entries(tools: Any) -> list[tuple[int, str, str, int]]:
     if cached is not None and cached[0] is tools:
         return cached[1]
     entries = [(tokens, f"tool {name}", "tools", -1) for name, tokens in tool_sizes(tools)]
-    if len(_TOOL_ENTRIES) > 4096:
+    if len(_TOOL_ENTRIES) > _LISTS:
         _TOOL_ENTRIES.clear()
     _TOOL_ENTRIES[id(tools)] = (tools, entries)
     return entries
