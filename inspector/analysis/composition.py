@@ -16,8 +16,10 @@ reported input tokens run a little higher (`TokenReport.unaccounted`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import Iterable, Mapping
+import operator
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,12 +102,32 @@ class Finding:
     """What it costs: tokens per request (unused tools, duplicates) or tokens gained (growth)."""
 
 
-@dataclass
+@dataclass(eq=False)
 class CompositionReport:
     turns: list[Composition]
-    findings: list[Finding]
+    found: Callable[[], list[Finding]] = field(default=list, repr=False)
+    """Makes the findings on the first read of `findings`: the index and the TUI's composition pane
+    read the turns alone, and the findings' sentences cost about a fifth of a small recording's turns."""
+    _findings: list[Finding] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Tools offered and never called, texts sent twice, the fastest-growing kind (per thread)."""
+        if self._findings is None:
+            self._findings = self.found()
+        return self._findings
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CompositionReport):
+            return NotImplemented
+        return (self.turns, self.findings) == (other.turns, other.findings)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it was
 
 
+_LISTS = 64
+"""Tools lists the caches below hold, each kept alive by them (a recording's requests share a few
+lists; an index run over thousands of recordings would otherwise hold thousands)."""
 _TOOL_SIZES: dict[int, tuple[Any, list[tuple[str, int]]]] = {}
 """id(tools list) → (the list, its (name, tokens) per tool): a recording's requests share one
 stored tools list, so each is measured once, not once per turn."""
@@ -123,10 +145,29 @@ def tool_sizes(tools: Any) -> list[tuple[str, int]]:
         for tool in tools
         if isinstance(tool, dict)
     ]
-    if len(_TOOL_SIZES) > 4096:
+    if len(_TOOL_SIZES) > _LISTS:
         _TOOL_SIZES.clear()
     _TOOL_SIZES[id(tools)] = (tools, sizes)
     return sizes
+
+
+_TOOL_ENTRIES: dict[int, tuple[Any, list[tuple[int, str, str, int]]]] = {}
+"""id(tools list) → (the list, its tools as largest-item candidates), made once per stored list as
+`_TOOL_SIZES` is, not once per turn."""
+_TOKENS = operator.itemgetter(0)
+"""A largest-item candidate's tokens."""
+
+
+def _tool_entries(tools: Any) -> list[tuple[int, str, str, int]]:
+    """(tokens, label, kind, position) of each tool of a request's `tools` list."""
+    cached = _TOOL_ENTRIES.get(id(tools))
+    if cached is not None and cached[0] is tools:
+        return cached[1]
+    entries = [(tokens, f"tool {name}", "tools", -1) for name, tokens in tool_sizes(tools)]
+    if len(_TOOL_ENTRIES) > _LISTS:
+        _TOOL_ENTRIES.clear()
+    _TOOL_ENTRIES[id(tools)] = (tools, entries)
+    return entries
 
 
 def _history_kind(item: Item, tool_names: Mapping[str, str]) -> str:
@@ -204,18 +245,22 @@ def _items_part(items: list[Item], carry: _Carry | None) -> _Carry:
             add(kind, item.tokens)
         if len(sized) < LARGEST or item.tokens > sized[-1][0]:
             sized.append((item.tokens, _item_label(item, kind), kind, item.position))
-            sized.sort(key=lambda s: -s[0])
+            sized.sort(key=_TOKENS, reverse=True)
             del sized[LARGEST:]
     return _Carry(len(items), by_kind, sized, names)
 
 
 def compose(
-    turn: TurnAnalysis, since: dict[str, int] | None = None, carry: _Carry | None = None
+    turn: TurnAnalysis,
+    since: dict[str, int] | None = None,
+    carry: _Carry | None = None,
+    made: dict[tuple[str, int, str, int, int], LargeItem] | None = None,
 ) -> tuple[Composition, _Carry]:
     """The composition of one turn, and what the next turn continues from.
 
     `since` maps item keys to the turn that first sent them; `carry` is the previous turn's when
-    this turn's input starts with all of that turn's items (an append).
+    this turn's input starts with all of that turn's items (an append); `made` the largest items the
+    thread's earlier turns listed, by their fields (the same item and tool recur turn after turn).
     """
     items = turn.turn.items
     part = _items_part(items, carry)
@@ -226,18 +271,20 @@ def compose(
         by_kind["base_prompt"] = by_kind.get("base_prompt", 0) + report.by_kind["instructions"]
     if report.by_kind.get("tools"):
         by_kind["tools"] = by_kind.get("tools", 0) + report.by_kind["tools"]
-        sized += [
-            (tokens, f"tool {name}", "tools", -1) for name, tokens in tool_sizes(turn.turn.body.get("tools"))
-        ]
-    sized.sort(key=lambda s: -s[0])
+        sized += _tool_entries(turn.turn.body.get("tools"))
+    sized.sort(key=_TOKENS, reverse=True)  # stable (ties keep their order) as with key -tokens
     first = since or {}
-    largest = [
-        LargeItem(label, tokens, kind, position, first.get(items[position].key, turn.turn.number))
-        if position >= 0
-        else LargeItem(label, tokens, kind, position, first.get(f"tool:{label}", turn.turn.number))
-        for tokens, label, kind, position in sized[:LARGEST]
-        if tokens
-    ]
+    made = {} if made is None else made
+    largest: list[LargeItem] = []
+    for tokens, label, kind, position in sized[:LARGEST]:
+        if not tokens:
+            continue
+        key = items[position].key if position >= 0 else f"tool:{label}"
+        fields = (label, tokens, kind, position, first.get(key, turn.turn.number))
+        large = made.get(fields)
+        if large is None:  # frozen: one instance serves every turn that lists it
+            large = made[fields] = LargeItem(*fields)
+        largest.append(large)
     window = context_window(turn.turn.model)
     composition = Composition(
         turn=turn.turn.number,
@@ -271,16 +318,20 @@ def _called_tools(turns: list[TurnAnalysis]) -> set[str]:
 
 def _unused_tools(thread: str, turns: list[TurnAnalysis]) -> list[Finding]:
     """Tools sent on every request of the thread and called in none of them."""
-    offered: dict[str, tuple[int, int]] | None = None
+    offered: dict[str, int] | None = None
+    """Name → tokens (the first request's) of the tools every request so far offered."""
+    last: Any = object()  # no request's tools: the first request is always read
     for turn in turns:
-        here = dict(tool_sizes(turn.turn.body.get("tools")))
-        if offered is None:
-            offered = {name: (tokens, 1) for name, tokens in here.items()}
-        else:
-            offered = {n: (t, c + 1) for n, (t, c) in offered.items() if n in here}
+        tools = turn.turn.body.get("tools")
+        if tools is last:  # the same stored list as the request before (as a recording's requests share it)
+            continue
+        last = tools
+        here = dict(tool_sizes(tools))
+        offered = here if offered is None else {n: t for n, t in offered.items() if n in here}
+    count = len(turns)  # a tool still offered was offered on every request
     called = _called_tools(turns)
     findings = []
-    for name, (tokens, count) in sorted((offered or {}).items(), key=lambda kv: -kv[1][0]):
+    for name, tokens in sorted((offered or {}).items(), key=lambda kv: -kv[1]):
         if name in called:
             continue
         findings.append(
@@ -331,9 +382,13 @@ def composition_report(analysis: Analysis) -> CompositionReport:
             continue  # title generation and other side requests are not the conversation's context
         by_thread.setdefault(turn.turn.thread, []).append(turn)
     out: dict[int, Composition] = {}
-    findings: list[Finding] = []
+    threads: list[tuple[str, list[TurnAnalysis], dict[str, int], int]] = []
+    """Each thread with its growth since its last compaction and over how many turns: the findings'."""
     for thread, turns in by_thread.items():
         first_seen: dict[str, int] = {}
+        offered: Any = object()
+        """The tools list of the thread's turn before (none yet)."""
+        made: dict[tuple[str, int, str, int, int], LargeItem] = {}
         previous: Composition | None = None
         carry: _Carry | None = None
         carry_count = -1
@@ -343,18 +398,18 @@ def composition_report(analysis: Analysis) -> CompositionReport:
             # items before the kept prefix were seen by the previous turn already
             for item in turn.turn.items[turn.change.kept if previous is not None else 0 :]:
                 first_seen.setdefault(item.key, turn.turn.number)
-            for name, _ in tool_sizes(turn.turn.body.get("tools")):
-                first_seen.setdefault(f"tool:tool {name}", turn.turn.number)
+            tools = turn.turn.body.get("tools")
+            if tools is not offered:  # the same list as the turn before: its tools are in first_seen
+                for name, _ in tool_sizes(tools):
+                    first_seen.setdefault(f"tool:tool {name}", turn.turn.number)
+                offered = tools
             appended = previous is not None and turn.change.kept == carry_count
-            comp, carry = compose(turn, first_seen, carry if appended else None)
+            comp, carry = compose(turn, first_seen, carry if appended else None, made)
             carry_count = carry.count
             if previous is not None:
                 kinds = set(comp.by_kind) | set(previous.by_kind)
-                comp.growth = {
-                    k: comp.by_kind.get(k, 0) - previous.by_kind.get(k, 0)
-                    for k in sorted(kinds)
-                    if comp.by_kind.get(k, 0) != previous.by_kind.get(k, 0)
-                }
+                now, before = comp.by_kind, previous.by_kind
+                comp.growth = {k: d for k in sorted(kinds) if (d := now.get(k, 0) - before.get(k, 0))}
                 if comp.change in ("compaction", "fork"):
                     # A new context window: growth is measured from here (what a compaction
                     # shrank is not still "growing fastest" after it).
@@ -365,6 +420,14 @@ def composition_report(analysis: Analysis) -> CompositionReport:
                         growth_total[k] = growth_total.get(k, 0) + v
             out[turn.turn.number] = comp
             previous = comp
+        threads.append((thread, turns, growth_total, window_turns))
+    return CompositionReport([out[n] for n in sorted(out)], functools.partial(_findings, threads))
+
+
+def _findings(threads: list[tuple[str, list[TurnAnalysis], dict[str, int], int]]) -> list[Finding]:
+    """The findings of `composition_report`, thread by thread."""
+    findings: list[Finding] = []
+    for thread, turns, growth_total, window_turns in threads:
         findings += _unused_tools(thread, turns)
         findings += _duplicates(thread, turns[-1])
         growing = [(v, k) for k, v in growth_total.items() if v > 0]
@@ -380,7 +443,7 @@ def composition_report(analysis: Analysis) -> CompositionReport:
                     gained,
                 )
             )
-    return CompositionReport([out[n] for n in sorted(out)], findings)
+    return findings
 
 
 def composition_json(report: CompositionReport) -> dict[str, Any]:

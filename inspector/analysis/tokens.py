@@ -249,11 +249,16 @@ def count_text(text: str) -> int:
     return get_tokenizer().count(text) if text else 0
 
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""`json.dumps(value, ensure_ascii=False, separators=(",", ":"))` without a new encoder per call (about
+2 µs each: the composition measures every tool of every recording's tools list)."""
+
+
 def count_json(value: Any) -> int:
     """Tokens of a JSON value as compact text (tools, parameters): an approximation of how it is sent."""
     if value is None:
         return 0
-    return count_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    return count_text(_COMPACT.encode(value))
 
 
 def predicted_cached(shared_prefix_tokens: int) -> int:

@@ -6,6 +6,7 @@ the Codex models (272,000 input tokens) and is marked as assumed.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 # Longest matching prefix wins; numbers are input-token windows as the backends document them.
@@ -28,6 +29,7 @@ class ContextWindow:
     known: bool
 
 
+@functools.lru_cache(maxsize=256)  # asked for every turn (the composition, the index); a few names recur
 def context_window(model: str | None) -> ContextWindow:
     """The window for `model` (a request's `model` field)."""
     name = (model or "").lower()

@@ -48,7 +48,10 @@ class ObservedState(BaseModel):
 
     def values(self) -> dict[str, Any]:
         """Every field by name, None for the unset ones, in field order."""
-        return dict(self)
+        if self.__pydantic_extra__:
+            return dict(self)
+        # what `dict(self)` gives without pydantic's generator over the fields (about 8 µs a turn)
+        return dict(self.__dict__)
 
 
 @dataclass(frozen=True)

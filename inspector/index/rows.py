@@ -110,6 +110,16 @@ def _row(table: str, **values: Any) -> Row:
     return tuple(values[name] for name in names)
 
 
+def _positional(table: str, *names: str) -> None:
+    """Check, once at import, that rows built as plain tuples for `table` (a table with a row per tool
+    per turn, too many for `_row`'s keywords) list its columns in the schema's order."""
+    if names != _NAMES[table]:
+        raise AssertionError(f"{table}: columns are {_NAMES[table]}, the rows here give {names}")
+
+
+_positional("tools", "recording", "day", "thread", "turn", "name", "offered", "called", "tokens")
+
+
 def _called(doc: TurnDoc) -> list[str]:
     """The tools the turn's answer called, as its turn document names them (a built-in tool by its
     name, `apply_patch`, as `tool_sizes` names the offered one)."""
@@ -156,10 +166,11 @@ class _Entry:
     its base's cut to `kept` (an ancestor of the base's last entry) plus its own entries chained
     below, so "entry e is in turn t's context" is "e is an ancestor-or-self of t's last entry"."""
 
-    __slots__ = ("depth", "jump", "last", "other", "parent", "rows", "same", "thread")
+    __slots__ = ("depth", "item", "jump", "last", "number", "other", "parent", "same", "thread")
 
-    def __init__(self, parent: _Entry | None, thread: object, rows: list[Row], last: int) -> None:
-        self.parent, self.thread, self.rows, self.last = parent, thread, rows, last
+    def __init__(self, parent: _Entry | None, thread: object, item: Item | None, number: int, last: int) -> None:
+        # `item` added by turn `number`: its rows are made once `last` is known (one tuple per part)
+        self.parent, self.thread, self.item, self.number, self.last = parent, thread, item, number, last
         # Myers' skew-binary jump pointers: set with O(1) work here, they reach the entry a cut keeps
         # in O(log depth) steps (walking up parents would cost every item the cut drops, per turn).
         self.depth: int = 0 if parent is None else parent.depth + 1
@@ -194,7 +205,7 @@ def _items(analysis: Analysis, rec: str, day: date, with_text: bool) -> list[Row
     there), and one pass from the newest entry up carries each mark to the entries above it: an entry's
     last turn is the latest turn of its thread that marked it or an entry below it on its chain.
     """
-    root = _Entry(None, object(), [], -1)  # depth 0: the empty context; its thread matches none
+    root = _Entry(None, object(), None, 0, -1)  # depth 0: the empty context; its thread matches none
     last_of: dict[int, _Entry] = {}
     """Turn → the last entry of its context."""
     entries: list[_Entry] = []
@@ -207,8 +218,7 @@ def _items(analysis: Analysis, rec: str, day: date, with_text: bool) -> list[Row
         # as long as the slice `base's entries[: kept]` is, for any `kept` (more than the base holds: all)
         end = root if base is None else base.ancestor(len(range(base.depth)[: change.kept]))
         for item in turn.items[end.depth :]:
-            head: Row = (rec, day, turn.thread, turn.number, turn.number)
-            end = _Entry(end, turn.thread, _item_rows(item, head, with_text), at)
+            end = _Entry(end, turn.thread, item, turn.number, at)
             entries.append(end)
         last_of[turn.number] = end
         mark = _nearest(end, turn.thread)
@@ -217,7 +227,13 @@ def _items(analysis: Analysis, rec: str, day: date, with_text: bool) -> list[Row
     for entry in reversed(entries):  # children were made after their parents
         if entry.same is not None and entry.same.last < entry.last:
             entry.same.last = entry.last
-    return [(*row[:4], numbers[entry.last], *row[5:]) for entry in entries for row in entry.rows]
+    return [
+        row
+        for entry in entries
+        for row in _item_rows(
+            cast(Item, entry.item), (rec, day, entry.thread, entry.number, numbers[entry.last]), with_text
+        )
+    ]
 
 
 def _agent_row(agent: Agent, tree: list[Agent], figures: dict[int, Row], rec: str, day: date) -> Row:
@@ -296,6 +312,8 @@ def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = Fa
     agent_of = {n: agent.path for agent in agents for n in agent.turns}
     figures: dict[int, Row] = {}
     """Turn → (input, cached, output tokens, cost) as its `turns` row holds them: an agent's sums."""
+    tools: Any = object()  # the tools list of the turn before (none yet), `offered` its sizes by name
+    offered: dict[str, int] = {}
     for result in analysis.turns:
         doc = turn_doc(result)
         turn = result.turn
@@ -384,18 +402,14 @@ def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = Fa
             event("tool_call", name, None)
         if doc.status != "completed" or doc.error:
             event("error", doc.status, doc.error)
-        offered = dict(tool_sizes(turn.body.get("tools")))
-        for name in [*offered, *(n for n in dict.fromkeys(called) if n not in offered)]:
-            out["tools"].append(
-                _row(
-                    "tools",
-                    **where,
-                    name=name,
-                    offered=name in offered,
-                    called=name in called,
-                    tokens=offered.get(name, 0),
-                )
-            )
+        if turn.body.get("tools") is not tools:  # a recording's requests mostly share one stored list
+            tools = turn.body.get("tools")
+            offered = dict(tool_sizes(tools))
+        head = (rec, day, turn.thread, turn.number)
+        out["tools"] += [
+            (*head, name, name in offered, name in called, offered.get(name, 0))  # `_positional` above
+            for name in [*offered, *(n for n in dict.fromkeys(called) if n not in offered)]
+        ]
     out["agents"] = [_agent_row(agent, agents, figures, rec, day) for agent in agents]
     out["items"] = _items(analysis, rec, day, with_text)
     for comp in composition_report(analysis).turns:
@@ -422,6 +436,6 @@ def recording_rows(analysis: Analysis, facts: FileFacts, *, with_text: bool = Fa
             )
         )
     for name, rows in out.items():
-        width = len(TABLES[name].columns)
-        assert all(len(r) == width for r in rows), name  # a column added to the schema, not here
+        widths = set(map(len, rows))  # a column added to the schema, not here
+        assert widths <= {len(TABLES[name].columns)}, name
     return out

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from ctxscope.harness.context import ChangeStyle, StateField, world_fields
+from ctxscope.harness.context import ChangeStyle, StateField, WorldField, world_fields
 from ctxscope.inspector.analysis.goal_events import GoalEvent, GoalEventKind
 from ctxscope.inspector.analysis.world_state import ObservedState, StateChange
 
@@ -56,26 +56,32 @@ _STYLE_ORDER = (
 )
 
 
-def _marker(name: str) -> StateField:
-    field = world_fields().get(name)
+def _marker(name: str, fields: dict[str, WorldField] | None = None) -> StateField:
+    field = (world_fields() if fields is None else fields).get(name)
     return field.marker if field is not None else StateField(name.replace("_", " "))
+
+
+_PLAIN = frozenset({str, int, float, bool})
+"""Types `to_jsonable_python` returns as they are (exactly these: a str enum is turned into its value)."""
 
 
 def _published_value(marker: StateField, value: Any) -> Any:
     if marker.key is not None and isinstance(value, list):
         return sorted(str(getattr(m, marker.key, m)) for m in value)  # members by name
-    return to_jsonable_python(value)
+    return value if type(value) in _PLAIN else to_jsonable_python(value)
 
 
 def world_state_doc(state: ObservedState) -> dict[str, Any]:
     """The report's `world_state`: the fields the context set, under their published keys."""
     values = state.values()
-    names = [n for n in PUBLISHED_KEYS if n in values] + [n for n in values if n not in PUBLISHED_KEYS]
-    return {
-        PUBLISHED_KEYS.get(name, name): _published_value(_marker(name), values[name])
-        for name in names
-        if values[name] is not None or name in _REQUEST_FIELDS
-    }
+    fields = world_fields()  # once, not once per field: the index builds this for every turn
+    out: dict[str, Any] = {}
+    for name in [n for n in PUBLISHED_KEYS if n in values] + [n for n in values if n not in PUBLISHED_KEYS]:
+        value = values[name]
+        if value is None and name not in _REQUEST_FIELDS:
+            continue
+        out[PUBLISHED_KEYS.get(name, name)] = _published_value(_marker(name, fields), value)
+    return out
 
 
 def _short(value: Any, marker: StateField, limit: int = 200) -> str:
@@ -160,6 +166,9 @@ def goal_event_sentence(event: GoalEvent) -> str:
 
 def describe_changes(changes: Iterable[StateChange]) -> list[str]:
     """The sentences of a turn's changes, in the report's order: by style, then by published key."""
+    changes = list(changes)
+    if not changes:  # most turns: nothing to rank (every view asks, the index for every turn)
+        return []
     order = {name: i for i, name in enumerate(PUBLISHED_KEYS)}
 
     def rank(indexed: tuple[int, StateChange]) -> tuple[int, int, int]:
