@@ -14,7 +14,8 @@ importing any command module.
 Typer itself is imported only when the app is first needed (`app` is built on first use): `ctxscope
 index` first tries its fast path (`ctxscope.inspector.index.run.run_fast`), which reads its few options
 itself, so that a re-index with nothing changed starts without typer, click, rich or pydantic;
-anything it does not know (`--help`, a typo) goes to typer as every other command does.
+anything it does not know (`--help`, a typo) goes to typer as every other command does. `ctxscope info`
+does the same (`ctxscope.inspector.info.run_fast`: typer's argument parsing alone was a third of it).
 """
 
 from __future__ import annotations
@@ -212,7 +213,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-_FAST_PATHS: dict[str, str] = {"index": "ctxscope.inspector.index.run"}
+_FAST_PATHS: dict[str, str] = {"index": "ctxscope.inspector.index.run", "info": "ctxscope.inspector.info"}
 """Command name → the module whose `run_fast(args)` runs that command without typer when it knows every
 argument (and returns True); otherwise it does nothing and typer runs the command."""
 

@@ -1,0 +1,53 @@
+"""`ctxscope info FILE [--json]` runs without the typer app (`ctxscope.inspector.info.run_fast`) and says
+exactly what the typer command says; whatever else it is given goes to typer (real processes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "inspector"
+
+
+def _run(args: list[str], tmp: Path, *, through_typer: bool) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """A real `ctxscope ARGS` process, by the usual entry point or straight through the typer app."""
+    out = tmp / "modules.json"
+    typer_app = "from ctxscope.cli import _build_app as app; app()()"
+    start = typer_app if through_typer else "from ctxscope.cli import main; main()"
+    code = (
+        "import json, sys\n"
+        f"sys.argv = ['ctxscope', *{args!r}]\n"
+        "try:\n"
+        f"    {start}\n"
+        "finally:\n"
+        f"    open({str(out)!r}, 'w').write(json.dumps(sorted(sys.modules)))\n"
+    )
+    env = {**os.environ, "CTXSCOPE_HOME": str(tmp / "home"), "COLUMNS": "100", "NO_COLOR": "1"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    return done, set(json.loads(out.read_text())) if out.exists() else set()
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"]], ids=["text", "json"])
+def test_info_without_typer_says_what_the_typer_command_says(tmp_path: Path, extra: list[str]) -> None:
+    for name in ("chain.jsonl", "subagent.jsonl"):
+        args = ["info", str(FIXTURES / name), *extra]
+        fast, modules = _run(args, tmp_path, through_typer=False)
+        slow, _ = _run(args, tmp_path, through_typer=True)
+        assert fast.returncode == slow.returncode == 0, fast.stderr[-2000:] + slow.stderr[-2000:]
+        assert fast.stdout == slow.stdout and fast.stdout.strip()
+        assert "typer._adapters" not in modules  # typer's argument parsing was not needed
+
+
+def test_what_the_fast_path_does_not_take_goes_to_typer(tmp_path: Path) -> None:
+    done, modules = _run(["info", "--bogus", str(FIXTURES / "chain.jsonl")], tmp_path, through_typer=False)
+    assert done.returncode == 2 and "No such option: --bogus" in done.stderr
+    done, _ = _run(["info", "--help"], tmp_path, through_typer=False)
+    assert done.returncode == 0 and "Summarise a recording" in done.stdout
+    done, _ = _run(["info", str(tmp_path / "missing.jsonl")], tmp_path, through_typer=False)
+    assert done.returncode != 0 and "missing.jsonl does not exist" in done.stderr
+    assert "Traceback" not in done.stderr
