@@ -59,7 +59,9 @@ def main() -> None:
     here = Path(__file__).resolve().parents[1]
     checkouts = {"": here} | ({"base: ": options.baseline} if options.baseline else {})
     with tempfile.TemporaryDirectory(prefix="ctxscope-bench-") as tmp:
-        env = {**os.environ, "PYTHONPYCACHEPREFIX": f"{tmp}/pycache", "CTXSCOPE_HOME": f"{tmp}/home"}
+        # bytecode written to the private cache and read back (PYTHONDONTWRITEBYTECODE would keep it empty)
+        inherited = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env = {**inherited, "PYTHONPYCACHEPREFIX": f"{tmp}/pycache", "CTXSCOPE_HOME": f"{tmp}/home"}
         files = {}
         for turns in options.turns:
             files[turns] = cached_session(turns)
