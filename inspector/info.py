@@ -53,13 +53,17 @@ def cost_words(total: CostTotal) -> str:
     return words
 
 
-def _agent_lines(file: Path) -> list[str]:
-    """The agent tree with each agent's requests and cost, when the recording has spawned agents."""
-    from ctxscope.inspector.analysis import analyse_recording
+def _agent_lines(analysis: IncrementalAnalysis) -> list[str]:
+    """The agent tree with each agent's requests and cost, when the recording has spawned agents (only
+    then are its turns analysed one by one, from the exchanges already read)."""
+    from ctxscope.inspector.analysis.agents import has_spawned_agents
+
+    if not has_spawned_agents(analysis.exchanges):
+        return []
     from ctxscope.inspector.reports.agents import agent_docs, agent_link, agent_money
 
     lines: list[str] = []
-    for agent in agent_docs(analyse_recording(file)):
+    for agent in agent_docs(analysis.result()):
         head = "agents      " if not lines else "            "
         link = f"  ({agent_link(agent)})" if agent.parent else ""
         indent = "  " * (agent.path.count("/") - 1) + "└ " if agent.parent else ""
@@ -127,7 +131,7 @@ def info(
         f"errors      {len(summary.errors)}"
         + (f" (and {summary.summarised_errors} in summarised traffic)" if summary.summarised_errors else ""),
     ]
-    lines += _agent_lines(file)
+    lines += _agent_lines(analysis)
     lines += [f"  {e}" for e in summary.errors[:20]]
     if len(summary.errors) > 20:
         lines.append(f"  … and {len(summary.errors) - 20} more")

@@ -15,10 +15,12 @@ analysed turns only.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
+from ctxscope.proxy.model import Exchange
 from ctxscope.proxy.responses.vocabulary import MetadataKey, turn_metadata
 
 __all__ = ["ROOT", "Agent", "agent_of_turns", "agent_tree", "turn_agents"]
@@ -57,6 +59,20 @@ def _meta(result: TurnAnalysis) -> dict[str, Any]:
     request's own `client_metadata` copy (which a recording imported from Codex's trace has alone)."""
     exchange = result.turn.exchange
     return turn_metadata(exchange.request_headers, exchange.request_body)
+
+
+def _subagent_thread(meta: dict[str, Any]) -> str | None:
+    """The thread id of the spawned agent that made a request with this metadata (None: the root's)."""
+    thread = meta.get(MetadataKey.THREAD_ID.value)
+    return thread if meta.get("thread_source") == "subagent" and isinstance(thread, str) else None
+
+
+def has_spawned_agents(exchanges: Iterable[Exchange]) -> bool:
+    """Whether a spawned agent made any of these requests: if none did, `agent_tree` is the root alone
+    (every turn's agent is the root's), which `ctxscope info` knows without analysing each turn."""
+    return any(
+        _subagent_thread(turn_metadata(e.request_headers, e.request_body)) is not None for e in exchanges
+    )
 
 
 ROOT_PATH = "/root"
@@ -165,8 +181,7 @@ def agent_tree(analysis: Analysis) -> list[Agent]:
             ended.setdefault(agent_id, result.turn.number)
     for result in analysis.turns:
         meta = _meta(result)
-        sub = meta.get("thread_source") == "subagent" and isinstance(meta.get(MetadataKey.THREAD_ID.value), str)
-        key = meta[MetadataKey.THREAD_ID.value] if sub else None
+        key = _subagent_thread(meta)
         agent = by_thread.get(key)
         if agent is None:
             if key is None:

@@ -51,3 +51,28 @@ def test_what_the_fast_path_does_not_take_goes_to_typer(tmp_path: Path) -> None:
     done, _ = _run(["info", str(tmp_path / "missing.jsonl")], tmp_path, through_typer=False)
     assert done.returncode != 0 and "missing.jsonl does not exist" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+ALL_FIXTURES = sorted((FIXTURES.parent).rglob("*.jsonl"))
+
+
+@pytest.mark.parametrize("path", ALL_FIXTURES, ids=lambda p: f"{p.parent.name}-{p.stem}")
+def test_the_spawned_agents_check_agrees_with_the_agent_tree(path: Path) -> None:
+    from ctxscope.inspector.analysis import analyse_recording
+    from ctxscope.inspector.analysis.agents import agent_tree, has_spawned_agents
+    from ctxscope.proxy.errors import CtxscopeError
+    from ctxscope.proxy.store import read_recording
+
+    try:
+        recording = read_recording(path)
+    except CtxscopeError:
+        pytest.skip("not a recording this reader takes (a fixture of a bad file)")
+    assert has_spawned_agents(recording.exchanges) == (len(agent_tree(analyse_recording(path))) > 1)
+
+
+def test_info_without_spawned_agents_analyses_no_turn_and_loads_no_report_model(tmp_path: Path) -> None:
+    done, modules = _run(["info", str(FIXTURES / "chain.jsonl")], tmp_path, through_typer=False)
+    assert done.returncode == 0 and "agents " not in done.stdout
+    assert "ctxscope.inspector.reports.models" not in modules
+    done, modules = _run(["info", str(FIXTURES / "subagent.jsonl")], tmp_path, through_typer=False)
+    assert done.returncode == 0 and "agents      " in done.stdout
