@@ -20,7 +20,8 @@ is a reference, never a secret: `secretName`, `secretKeyRef`, `password_reset_to
 
 Weak names (`is_weak_name`: the single words `key`, `token`, `code`, `sig`, `auth`, `pat`, numbered keys)
 mark a credential only when the value looks like one (`values.credential_like`): `key=timeout.` in prose
-and `key: webhook-secret` in a Kubernetes `secretKeyRef` stay.
+and `key: webhook-secret` in a Kubernetes `secretKeyRef` stay. A header whose last word is `session`
+is weak too (`is_weak_header`).
 
 Identifiers and counters the inspector needs (`session-id`, `thread-id`, `x-request-id`) never match.
 """
@@ -31,7 +32,7 @@ import re
 from functools import lru_cache
 from typing import Literal
 
-__all__ = ["NameContext", "is_secret_name", "is_weak_name", "name_words"]
+__all__ = ["NameContext", "is_secret_name", "is_weak_header", "is_weak_name", "name_words"]
 
 NameContext = Literal["header", "json", "query", "assignment", "env"]
 
@@ -213,6 +214,17 @@ def is_weak_name(name: str) -> bool:
     """A name that marks a credential only beside a credential-looking value (see the module docstring)."""
     words = [w for w in name_words(name) if not w.isdigit()]
     return len(words) == 1 and words[0] in _WEAK
+
+
+_WEAK_HEADER_LAST = frozenset({"session", "sess"})
+
+
+@lru_cache(maxsize=4096)
+def is_weak_header(name: str) -> bool:
+    """A header whose name marks a credential only beside a credential-looking value: the weak names, and
+    a session (`X-Acme-Session: acme_live_9fK2…` is one; Codex's `session_id`, a UUID, is not)."""
+    words = name_words(name)
+    return is_weak_name(name) or (bool(words) and words[-1] in _WEAK_HEADER_LAST)
 
 
 @lru_cache(maxsize=4096)

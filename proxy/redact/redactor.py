@@ -32,7 +32,7 @@ from .environment import credential_values
 from .formats import find_in_formats
 from .known import KnownSecrets
 from .locked_state import LockedState
-from .names import is_secret_name, name_words
+from .names import is_secret_name, is_weak_header, name_words
 from .placeholders import PLACEHOLDER_RE, Placeholders
 from .prose import find_in_prose
 from .shapes import find_secrets, prefixes
@@ -275,6 +275,8 @@ class Redactor(LockedState):
 
     def header_value(self, name: str, value: str) -> str:
         if not self.is_secret_header(name):
+            if is_weak_header(name) and name.lower() not in _PUBLIC_NAMES and credential_like(value):
+                return self._whole(_kind_for_name(name), value)
             return self.text(value)
         if not value or PLACEHOLDER_RE.fullmatch(value.split(" ", 1)[-1]):
             return value

@@ -190,3 +190,23 @@ def test_a_redactor_sent_to_another_process_keeps_what_it_learnt() -> None:
     assert copy.text("tok_" + "a1B2c3D4e5F6g7H8" * 2) == learnt.text("tok_" + "a1B2c3D4e5F6g7H8" * 2)
     other = "sk-ant-api03-" + "Qw3rTy7uIo9p" * 7
     assert copy.text(other) == learnt.text(other)  # numbered alike: the numbering came along
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "redacted"),
+    [
+        ("X-Acme-Session", "acme_live_9fK2mQx7Lw3vR8tZp1Yc", True),  # a vendor's session token, no known shape
+        ("X-Sess", "Qm8vL2xP9kRt4Wz7Yc3N", True),
+        ("session_id", "019342f7-1a2b-7c3d-8e9f-0123456789ab", False),  # Codex's conversation id: a UUID
+        ("session-id", "019342f7-1a2b-7c3d-8e9f-0123456789ab", False),
+        ("X-Session", "default", False),  # a word, not a credential
+    ],
+)
+def test_a_session_header_is_a_credential_only_with_a_generated_looking_value(
+    name: str, value: str, redacted: bool
+) -> None:
+    red = Redactor()
+    out = red.header_value(name, value)
+    assert (out != value) is redacted and (value not in out) is redacted
+    if redacted:  # remembered: quoted later in a tool's output, it goes too
+        assert value not in red.text(f"echo {value} > session.txt")
