@@ -28,6 +28,7 @@ def test_openai_python_chain_through_the_proxy(capture: CaptureSession, upstream
         stream.get_final_response()
     with client.responses.stream(model="gpt-test", input="a plain string prompt") as stream:
         assert stream.get_final_response().output_text == "ok"
+    client.close()  # its pooled connection is not left to the collector
     capture.wait_for(3)
     capture.server.stop()
     capture.writer.close()

@@ -34,12 +34,12 @@ def _other_task(client: OpenAI) -> None:
 
 def _record(upstream: FakeUpstream, path: Path, base_path: str, *, other_first: bool) -> Path:
     with capture_proxy(upstream.url, path) as capture:
-        client = OpenAI(
-            base_url=f"{capture.url}{base_path}", api_key="sk-test-compare-0123456789", max_retries=0
-        )
         steps = [_other_task, _conversation] if other_first else [_conversation, _other_task]
-        for step in steps:
-            step(client)
+        with OpenAI(
+            base_url=f"{capture.url}{base_path}", api_key="sk-test-compare-0123456789", max_retries=0
+        ) as client:
+            for step in steps:
+                step(client)
         capture.wait_for(3)
     return path
 

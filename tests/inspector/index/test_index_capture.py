@@ -37,6 +37,7 @@ def test_reindexing_a_growing_capture_adds_only_the_appended_turns(
     assert (again.updated, again.turns_added, again.turns_deleted) == (1, 1, 0)
     assert again.rows_inserted["turns"] == 1
 
+    client.close()  # its pooled connection is not left to the collector
     capture.server.stop()
     capture.writer.close()
     analysis = analyse_recording(capture.path)

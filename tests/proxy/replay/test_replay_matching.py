@@ -176,10 +176,14 @@ def test_a_clients_responses_metadata_is_bookkeeping_too(tmp_path: Path) -> None
     from ctxscope.proxy.testing import FakeUpstream, capture_proxy
 
     def ask(base_url: str, run: str) -> str:
-        client = OpenAI(api_key="sk-meta-test", base_url=f"{base_url}/v1", max_retries=0, timeout=30)
+        # closed here, not left to the collector: its pooled socket, collected during the proxy's
+        # stop, was an unraisable ResourceWarning that failed this test one run in many
         tags = {"run": run, "git": run * 3}
-        stream = client.responses.create(model="gpt-test", input="hello", metadata=tags, stream=True)
-        return "".join(event.delta for event in stream if event.type == "response.output_text.delta")
+        with (
+            OpenAI(api_key="sk-meta-test", base_url=f"{base_url}/v1", max_retries=0, timeout=30) as client,
+            client.responses.create(model="gpt-test", input="hello", metadata=tags, stream=True) as stream,
+        ):
+            return "".join(event.delta for event in stream if event.type == "response.output_text.delta")
 
     capture = tmp_path / "meta.jsonl"
     with FakeUpstream() as upstream, capture_proxy(upstream.url, capture) as proxy:
