@@ -244,6 +244,15 @@ def get_tokenizer() -> Tokenizer:
     return Tokenizer(name=ENCODING, estimated=False, count=counter)
 
 
+def save_token_counts() -> None:
+    """Write the counts learnt so far to the per-user cache, as exit does (a worker process, which
+    ends without running `atexit`, calls it itself); the counter stays usable."""
+    if get_tokenizer.cache_info().currsize:  # never made: nothing learnt, and nothing to load
+        count = get_tokenizer().count
+        if isinstance(count, _CachedCounter):
+            count.close()
+
+
 def count_text(text: str) -> int:
     """Tokens in one text with the current tokenizer."""
     return get_tokenizer().count(text) if text else 0

@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ctxscope.inspector.index._duckdb import connect
-from ctxscope.inspector.index.files import SCHEMA_VERSION, known_files, recording_files, same_stat
+from ctxscope.inspector.index.analysed import analysed
+from ctxscope.inspector.index.files import SCHEMA_VERSION, FileFacts, known_files, recording_files, same_stat
 from ctxscope.inspector.index.schema import TABLES, TURN_TABLES, create_sql
-from ctxscope.proxy.errors import ConfigError, CtxscopeError
+from ctxscope.proxy.errors import ConfigError
 
 if TYPE_CHECKING:
     from ctxscope.inspector.index.rows import Row, Rows
@@ -223,11 +224,6 @@ def _write_batch(con: Any, batch: Rows, scratch: Path, stats: BuildStats) -> Non
     con.execute("COMMIT")
 
 
-def _skip_line(path: Path, err: Exception) -> str:
-    line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-    return f"skipped {path}: {line}"
-
-
 def build_index(
     db: Path | None,
     paths: Iterable[Path],
@@ -235,8 +231,10 @@ def build_index(
     with_text: bool = False,
     con: Any = None,
     progress: Callable[[str], None] | None = None,
+    jobs: int | None = None,
 ) -> BuildStats:
-    """Index the recordings under `paths` into the database `db` (or the open connection `con`)."""
+    """Index the recordings under `paths` into the database `db` (or the open connection `con`),
+    analysing changed files in `jobs` processes (default: one per CPU; 1: all in this one)."""
     files, roots, missing = recording_files(paths)
     own = con is None
     if own:
@@ -274,39 +272,41 @@ def build_index(
         """Recording id → the file indexed under it (one recording found twice is indexed once)."""
         batch: Rows = {name: [] for name in TABLES}
         pending = 0
+        todo: list[FileFacts] = []
+        olds: dict[str, tuple[Any, ...] | None] = {}
+        for where, name in files:
+            st = os.stat(where)
+            old = known.get(where)
+            if old is not None and same_stat(old[1:4], st):
+                stats.unchanged += 1
+                continue
+            digest, rec = _read_facts(Path(where), name)
+            if old is not None and old[4] == digest and old[0] == rec:
+                con.execute(
+                    "UPDATE recordings SET size = ?, mtime_ns = ?, inode = ? WHERE recording = ?",
+                    [st.st_size, st.st_mtime_ns, st.st_ino, rec],
+                )
+                stats.unchanged += 1
+                continue
+            todo.append(FileFacts(rec, name, where, digest, st.st_size, st.st_mtime_ns, st.st_ino))
+            olds[where] = old
         with tempfile.TemporaryDirectory(prefix="ctxscope-index-") as tmp:
             scratch = Path(tmp)
-            for where, name in files:
-                st = os.stat(where)
-                old = known.get(where)
-                if old is not None and same_stat(old[1:4], st):
-                    stats.unchanged += 1
-                    continue
-                path = Path(where)
-                digest, rec = _read_facts(path, name)
-                if old is not None and old[4] == digest and old[0] == rec:
-                    con.execute(
-                        "UPDATE recordings SET size = ?, mtime_ns = ?, inode = ? WHERE recording = ?",
-                        [st.st_size, st.st_mtime_ns, st.st_ino, rec],
-                    )
-                    stats.unchanged += 1
-                    continue
+            # Every changed file is analysed (in worker processes when there are many); which of two
+            # copies of one recording is indexed is decided here, in the files' order, as it comes back.
+            for done in analysed(todo, with_text=with_text, jobs=jobs):
+                facts = done.facts
+                where, rec, old = facts.path, facts.recording, olds[facts.path]
                 if owner.get(rec, where) != where:
-                    stats.skipped.append(f"skipped {path}: the same recording as {owner[rec]} (indexed once)")
+                    stats.skipped.append(f"skipped {where}: the same recording as {owner[rec]} (indexed once)")
                     continue
-                from ctxscope.inspector.analysis.analyse import analyse_recording
-                from ctxscope.inspector.index.rows import FileFacts, recording_rows
-
-                try:
-                    analysis = analyse_recording(path)
-                except (CtxscopeError, ValueError, OSError) as err:
-                    stats.skipped.append(_skip_line(path, err))
+                if done.rows is None:
+                    stats.skipped.append(done.skipped or f"skipped {where}")
                     if old is not None:
                         _delete_recording(con, old[0])
                         owner.pop(old[0], None)
                     continue
-                facts = FileFacts(rec, name, where, digest, st.st_size, st.st_mtime_ns, st.st_ino)
-                rows = recording_rows(analysis, facts, with_text=with_text)
+                rows = done.rows
                 owner[rec] = where
                 replaced = old is not None and old[0] != rec
                 if replaced:  # the file now holds another recording: the old one's rows go, all of them

@@ -27,9 +27,13 @@ def index_command(
         Path | None, typer.Option("--parquet", help="Also write the tables as Parquet here, a file per month.")
     ] = None,
     with_text: Annotated[bool, typer.Option("--with-text", help="Copy item texts into the index.")] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", min=1, help="Processes analysing changed files (default: one per CPU)."),
+    ] = None,
 ) -> None:
     """Index recordings (incrementally) into an embedded DuckDB database for questions across sessions."""
-    index_run(list(paths or []), output, parquet, with_text)
+    index_run(list(paths or []), output, parquet, with_text, jobs=jobs)
 
 
 def query_command(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,6 +24,7 @@ from ctxscope.inspector.index._duckdb import duckdb
 
 __all__ = [
     "SCHEMA_VERSION",
+    "FileFacts",
     "Known",
     "Stat",
     "counts",
@@ -36,6 +38,21 @@ __all__ = [
 
 SCHEMA_VERSION = "4"  # 3: turns.cost_usd, turns.cache_write_tokens; 4: agents, turns.agent
 """Bumped when a column changes; an index built with another version is rebuilt from the files."""
+
+@dataclass(frozen=True)
+class FileFacts:
+    """What the index keeps about a file to know when it changed."""
+
+    recording: str
+    """The recording's id (sha256 of its header line)."""
+    name: str
+    """Its path relative to the folder indexed."""
+    path: str
+    hash: str
+    size: int
+    mtime_ns: int
+    inode: int
+
 
 Known = tuple[str, int, int, int, str]
 """What the index holds of a file: (recording, size, mtime_ns, inode, hash)."""

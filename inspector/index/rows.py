@@ -13,7 +13,6 @@ asking for).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, cast
 
@@ -24,6 +23,7 @@ from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 from ctxscope.inspector.analysis.cache import cache_report
 from ctxscope.inspector.analysis.composition import composition_report, tool_sizes
 from ctxscope.inspector.analysis.items import Item
+from ctxscope.inspector.index.files import FileFacts
 from ctxscope.inspector.index.schema import TABLES
 from ctxscope.inspector.reports.build import turn_doc
 from ctxscope.inspector.reports.models import TurnDoc
@@ -35,21 +35,6 @@ __all__ = ["FileFacts", "Rows", "recording_rows"]
 Row = tuple[Any, ...]
 Rows = dict[str, list[Row]]
 """Table name → rows, each a tuple in the table's column order."""
-
-
-@dataclass(frozen=True)
-class FileFacts:
-    """What the index keeps about a file to know when it changed."""
-
-    recording: str
-    """The recording's id (sha256 of its header line)."""
-    name: str
-    """Its path relative to the folder indexed."""
-    path: str
-    hash: str
-    size: int
-    mtime_ns: int
-    inode: int
 
 
 def sha256(text: str) -> str:

@@ -2,7 +2,7 @@
 
 `index_run` is the command (the typer command in `cli` calls it). `run_fast(args)` is the same command
 for `ctxscope.cli.main` before typer is imported: it reads the few arguments `ctxscope index` takes
-(`PATH…`, `-o/--output FILE`, `--parquet DIR`, `--with-text`, `--`) and runs `index_run`; anything
+(`PATH…`, `-o/--output FILE`, `--parquet DIR`, `-j/--jobs N`, `--with-text`, `--`) and runs `index_run`; anything
 else (`--help`, a misspelt option, an option without its value) returns False untouched, and typer
 parses it and says what is wrong, as for every command. So a re-index with nothing changed imports
 DuckDB and this package's few modules, never typer, rich, pydantic or the analysis.
@@ -25,8 +25,11 @@ def default_db() -> Path:
     return ctxscope_home() / "index.duckdb"
 
 
-def index_run(paths: list[Path], output: Path | None, parquet: Path | None, with_text: bool) -> None:
-    """Index `paths` (none: the ctxscope home's recordings) into `output` (none: the home's index)."""
+def index_run(
+    paths: list[Path], output: Path | None, parquet: Path | None, with_text: bool, *, jobs: int | None = None
+) -> None:
+    """Index `paths` (none: the ctxscope home's recordings) into `output` (none: the home's index),
+    changed files analysed by `jobs` processes (none: one per CPU)."""
     from ctxscope.inspector.index.files import snapshot_up_to_date
 
     db = output or default_db()
@@ -43,7 +46,7 @@ def index_run(paths: list[Path], output: Path | None, parquet: Path | None, with
     if seen:  # nothing to do, known without opening the database
         _report(db, *seen[1:], (0, 0, seen[0], 0, 0, 0))
         return
-    _index(db, paths, parquet, with_text, changed=seen is False)
+    _index(db, paths, parquet, with_text, changed=seen is False, jobs=jobs)
 
 
 def _report(db: Path, recordings: int, turns: int, done: tuple[int, int, int, int, int, int]) -> None:
@@ -53,7 +56,9 @@ def _report(db: Path, recordings: int, turns: int, done: tuple[int, int, int, in
     )
 
 
-def _index(db: Path, paths: list[Path], parquet: Path | None, with_text: bool, *, changed: bool) -> None:
+def _index(
+    db: Path, paths: list[Path], parquet: Path | None, with_text: bool, *, changed: bool, jobs: int | None
+) -> None:
     """Build (or check, unless the snapshot said something `changed`) the index in DuckDB; leave the
     snapshot the next unchanged re-index reads."""
     from ctxscope.inspector.index._duckdb import connect
@@ -74,7 +79,7 @@ def _index(db: Path, paths: list[Path], parquet: Path | None, with_text: bool, *
         con = connect(db)
     try:
         if unchanged is None:
-            stats = build_index(db, paths, with_text=with_text, con=con)
+            stats = build_index(db, paths, with_text=with_text, con=con, jobs=jobs)
             for line in stats.skipped:
                 print(line, file=sys.stderr)
             done = (stats.added, stats.updated, stats.unchanged, stats.removed, len(stats.skipped), stats.turns_added)
@@ -93,13 +98,13 @@ def _index(db: Path, paths: list[Path], parquet: Path | None, with_text: bool, *
     snapshot()
 
 
-_VALUED = {"-o": "output", "--output": "output", "--parquet": "parquet"}
+_VALUED = {"-o": "output", "--output": "output", "--parquet": "parquet", "-j": "jobs", "--jobs": "jobs"}
 
 
 def run_fast(args: list[str]) -> bool:
     """Run `ctxscope index ARGS` if every argument is one it takes (True); else do nothing (False)."""
     paths: list[Path] = []
-    options: dict[str, Path] = {}
+    options: dict[str, str] = {}
     with_text = False
     rest = iter(args)
     for arg in rest:
@@ -109,15 +114,25 @@ def run_fast(args: list[str]) -> bool:
         elif arg == "--with-text":
             with_text = True
         elif name in _VALUED and name.startswith("--") and eq and inline:
-            options[_VALUED[name]] = Path(inline)
+            options[_VALUED[name]] = inline
         elif arg in _VALUED:
             value = next(rest, None)
             if value is None or value.startswith("-") or not value:
                 return False  # typer says what is missing
-            options[_VALUED[arg]] = Path(value)
+            options[_VALUED[arg]] = value
         elif arg.startswith("-"):
             return False  # --help, or an option typer will name as unknown
         else:
             paths.append(Path(arg))
-    index_run(paths, options.get("output"), options.get("parquet"), with_text)
+    jobs = options.get("jobs")
+    if jobs is not None and not (jobs.isdigit() and int(jobs) >= 1):
+        return False  # typer says what is wrong with it
+    output, parquet = options.get("output"), options.get("parquet")
+    index_run(
+        paths,
+        None if output is None else Path(output),
+        None if parquet is None else Path(parquet),
+        with_text,
+        jobs=None if jobs is None else int(jobs),
+    )
     return True

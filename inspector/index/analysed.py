@@ -1,0 +1,103 @@
+"""The recordings to index, analysed into their rows: in this process for a few, in worker processes
+(one per CPU this process may use) for many.
+
+The analysis and the rows are all the per-turn Python work of a cold index and each recording's are
+its own, so on a machine with more than one core the files are shared out: each worker analyses a file
+and sends its rows back (tuples of plain values), while this process writes them. Results come back in
+the order the files were given, so what is indexed, skipped or reported does not depend on which
+worker was faster; at most a few files per worker are in flight, so memory stays bounded. Workers are
+started fresh (`spawn`), never forked: the process asking already holds DuckDB's threads.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ctxscope.proxy.errors import CtxscopeError
+
+if TYPE_CHECKING:
+    from ctxscope.inspector.index.files import FileFacts
+    from ctxscope.inspector.index.rows import Rows
+
+__all__ = ["Analysed", "analysed", "default_jobs"]
+
+POOL_MIN_FILES = 16
+"""Fewer files than this are analysed here: starting a worker (a fresh interpreter importing the
+analysis, about 0.4 s of CPU) costs more than it saves."""
+_IN_FLIGHT_PER_WORKER = 4
+
+
+@dataclass(frozen=True)
+class Analysed:
+    """One file's outcome: its rows, or the one line saying why it was skipped."""
+
+    facts: FileFacts
+    rows: Rows | None
+    skipped: str | None = None
+
+
+def default_jobs() -> int:
+    """The CPUs this process may run on (its affinity, not the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _skip_line(path: Path, err: Exception) -> str:
+    line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return f"skipped {path}: {line}"
+
+
+def analyse_file(facts: FileFacts, with_text: bool) -> Analysed:
+    """Analyse one recording into its rows; a damaged or foreign file gives its skip line instead."""
+    from ctxscope.inspector.analysis.analyse import analyse_recording
+    from ctxscope.inspector.index.rows import recording_rows
+
+    path = Path(facts.path)
+    try:
+        analysis = analyse_recording(path)
+    except (CtxscopeError, ValueError, OSError) as err:
+        return Analysed(facts, None, _skip_line(path, err))
+    return Analysed(facts, recording_rows(analysis, facts, with_text=with_text))
+
+
+def _start_worker() -> None:
+    # A worker ends with os._exit, which runs no atexit hook: the token counts it learnt are saved by
+    # multiprocessing's own exit finalizers instead (run when the pool is shut down in order).
+    from multiprocessing.util import Finalize
+
+    from ctxscope.inspector.analysis.tokens import save_token_counts
+
+    Finalize(None, save_token_counts, exitpriority=10)
+
+
+def analysed(files: list[FileFacts], *, with_text: bool, jobs: int | None = None) -> Iterator[Analysed]:
+    """Each of `files` analysed, in the order given, by `jobs` processes (default: `default_jobs()`)."""
+    workers = min(jobs or default_jobs(), len(files))
+    if workers <= 1 or len(files) < POOL_MIN_FILES:
+        for facts in files:
+            yield analyse_file(facts, with_text)
+        return
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    pending: deque[Future[Analysed]] = deque()
+    todo = iter(files)
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker) as pool:
+        try:
+            for facts in todo:
+                pending.append(pool.submit(analyse_file, facts, with_text))
+                if len(pending) >= workers * _IN_FLIGHT_PER_WORKER:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:  # stopped early (an error, Ctrl-C): what was not started never is
+                future.cancel()

@@ -1,0 +1,86 @@
+"""Indexing in worker processes gives the index one process gives: the same tables, the same skip
+lines in the same order, the same copy of a recording found twice; the token counts the workers
+learnt are kept for the next run (real worker processes, real DuckDB files, real recordings)."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from ctxscope.inspector.index import build_index
+from ctxscope.inspector.index._duckdb import connect
+from ctxscope.inspector.index.analysed import POOL_MIN_FILES
+from tests.cli_support import run_cli, run_cli_process
+from tests.inspector.index.test_index import FIXTURES, tables
+
+
+def _folder(tmp_path: Path) -> Path:
+    """Every fixture recording and a foreign file: more files than the pool's threshold, so two jobs
+    really use workers."""
+    folder = tmp_path / "recs"
+    for path in sorted(FIXTURES.rglob("*.jsonl")):
+        target = folder / path.relative_to(FIXTURES)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, target)
+    (folder / "aa-notes.jsonl").write_text("not a recording\n")
+    assert len(list(folder.rglob("*.jsonl"))) >= POOL_MIN_FILES
+    return folder
+
+
+def test_two_jobs_index_what_one_job_indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CTXSCOPE_HOME", str(tmp_path / "home"))
+    folder = _folder(tmp_path)
+    # the same recording under the same name in a second folder: indexed once, from the first
+    again = tmp_path / "again" / "inspector" / "chain.jsonl"
+    again.parent.mkdir(parents=True)
+    shutil.copy(folder / "inspector" / "chain.jsonl", again)
+    roots = [folder, tmp_path / "again"]
+    one = build_index(tmp_path / "one.duckdb", roots, jobs=1)
+    two = build_index(tmp_path / "two.duckdb", roots, jobs=2)
+    assert one.skipped == two.skipped
+    assert [line.split(":")[0] for line in two.skipped] == [f"skipped {folder / 'aa-notes.jsonl'}", f"skipped {again}"]
+    assert "the same recording as" in two.skipped[1]
+    assert (one.added, one.turns_added, one.rows_inserted) == (two.added, two.turns_added, two.rows_inserted)
+    with connect(tmp_path / "one.duckdb") as a, connect(tmp_path / "two.duckdb") as b:
+        assert tables(a) == tables(b)
+
+    # an update through the workers: a changed file's new turns only, as in one process
+    grown = folder / "inspector" / "world.jsonl"
+    grown.write_bytes((folder / "inspector" / "chain.jsonl").read_bytes())
+    for db in ("one", "two"):
+        stats = build_index(tmp_path / f"{db}.duckdb", roots, jobs=1 if db == "one" else 2)
+        assert stats.updated == 1 and stats.unchanged == len(list(folder.rglob("*.jsonl"))) - 2
+    with connect(tmp_path / "one.duckdb") as a, connect(tmp_path / "two.duckdb") as b:
+        assert tables(a) == tables(b)
+
+
+def test_the_workers_token_counts_are_kept_for_the_next_run(tmp_path: Path) -> None:
+    # `ctxscope index` itself, in a process of its own: the workers are started by the command a person
+    # runs, and no counts are known in memory beforehand
+    folder = _folder(tmp_path)
+    home = tmp_path / "home"
+    built = run_cli_process(
+        "index", str(folder), "-o", str(tmp_path / "index.duckdb"), "-j", "2", env={"CTXSCOPE_HOME": str(home)}
+    )
+    assert built.returncode == 0, built.stderr
+    assert "skipped" in built.stderr and "Traceback" not in built.stderr
+    [cache] = (home / "cache").glob("token-counts-*.sqlite3")
+    with sqlite3.connect(cache) as db:
+        kept = db.execute("SELECT count(*) FROM counts").fetchone()[0]
+    one = tmp_path / "home-one"
+    alone = run_cli_process(
+        "index", str(folder), "-o", str(tmp_path / "one.duckdb"), "-j", "1", env={"CTXSCOPE_HOME": str(one)}
+    )
+    assert alone.returncode == 0, alone.stderr
+    [cache_one] = (one / "cache").glob("token-counts-*.sqlite3")
+    with sqlite3.connect(cache_one) as db:
+        assert kept == db.execute("SELECT count(*) FROM counts").fetchone()[0] > 0
+
+
+def test_a_bad_jobs_value_is_one_line(tmp_path: Path) -> None:
+    world = str(FIXTURES / "inspector" / "world.jsonl")
+    result = run_cli("index", world, "-o", str(tmp_path / "i.duckdb"), "-j", "0")
+    assert result.returncode == 2 and "--jobs" in result.stderr and "Traceback" not in result.stderr
