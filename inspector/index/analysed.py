@@ -11,9 +11,10 @@ started fresh (`spawn`), never forked: the process asking already holds DuckDB's
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,21 +79,25 @@ def _start_worker() -> None:
     Finalize(None, save_token_counts, exitpriority=10)
 
 
-def analysed(files: list[FileFacts], *, with_text: bool, jobs: int | None = None) -> Iterator[Analysed]:
-    """Each of `files` analysed, in the order given, by `jobs` processes (default: `default_jobs()`)."""
-    workers = min(jobs or default_jobs(), len(files))
-    if workers <= 1 or len(files) < POOL_MIN_FILES:
-        for facts in files:
+def analysed(files: Iterable[FileFacts], *, with_text: bool, jobs: int | None = None) -> Iterator[Analysed]:
+    """Each of `files` analysed, in the order given, by `jobs` processes (default: `default_jobs()`).
+
+    `files` is read as the work goes: the workers start on the first files while the caller is still
+    finding the rest (hashing them, for the index)."""
+    todo = iter(files)
+    first = list(itertools.islice(todo, POOL_MIN_FILES))
+    workers = jobs or default_jobs()
+    if workers <= 1 or len(first) < POOL_MIN_FILES:
+        for facts in itertools.chain(first, todo):
             yield analyse_file(facts, with_text)
         return
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
     pending: deque[Future[Analysed]] = deque()
-    todo = iter(files)
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker) as pool:
         try:
-            for facts in todo:
+            for facts in itertools.chain(first, todo):
                 pending.append(pool.submit(analyse_file, facts, with_text))
                 if len(pending) >= workers * _IN_FLIGHT_PER_WORKER:
                     yield pending.popleft().result()

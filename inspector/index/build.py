@@ -17,7 +17,7 @@ import hashlib
 import os
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -272,29 +272,33 @@ def build_index(
         """Recording id → the file indexed under it (one recording found twice is indexed once)."""
         batch: Rows = {name: [] for name in TABLES}
         pending = 0
-        todo: list[FileFacts] = []
         olds: dict[str, tuple[Any, ...] | None] = {}
-        for where, name in files:
-            st = os.stat(where)
-            old = known.get(where)
-            if old is not None and same_stat(old[1:4], st):
-                stats.unchanged += 1
-                continue
-            digest, rec = _read_facts(Path(where), name)
-            if old is not None and old[4] == digest and old[0] == rec:
-                con.execute(
-                    "UPDATE recordings SET size = ?, mtime_ns = ?, inode = ? WHERE recording = ?",
-                    [st.st_size, st.st_mtime_ns, st.st_ino, rec],
-                )
-                stats.unchanged += 1
-                continue
-            todo.append(FileFacts(rec, name, where, digest, st.st_size, st.st_mtime_ns, st.st_ino))
-            olds[where] = old
+
+        def changed() -> Iterator[FileFacts]:
+            """The files to analyse: a file whose stat facts (or, read, whose bytes) are what the index
+            holds is unchanged. Read as the analysis goes, so workers start on the first ones."""
+            for where, name in files:
+                st = os.stat(where)
+                old = known.get(where)
+                if old is not None and same_stat(old[1:4], st):
+                    stats.unchanged += 1
+                    continue
+                digest, rec = _read_facts(Path(where), name)
+                if old is not None and old[4] == digest and old[0] == rec:
+                    con.execute(
+                        "UPDATE recordings SET size = ?, mtime_ns = ?, inode = ? WHERE recording = ?",
+                        [st.st_size, st.st_mtime_ns, st.st_ino, rec],
+                    )
+                    stats.unchanged += 1
+                    continue
+                olds[where] = old
+                yield FileFacts(rec, name, where, digest, st.st_size, st.st_mtime_ns, st.st_ino)
+
         with tempfile.TemporaryDirectory(prefix="ctxscope-index-") as tmp:
             scratch = Path(tmp)
             # Every changed file is analysed (in worker processes when there are many); which of two
             # copies of one recording is indexed is decided here, in the files' order, as it comes back.
-            for done in analysed(todo, with_text=with_text, jobs=jobs):
+            for done in analysed(changed(), with_text=with_text, jobs=jobs):
                 facts = done.facts
                 where, rec, old = facts.path, facts.recording, olds[facts.path]
                 if owner.get(rec, where) != where:
