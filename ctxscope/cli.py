@@ -41,7 +41,7 @@ COMMANDS: dict[str, str] = {
     "run": "ctxscope.run",
     "proxy": "ctxscope.proxy.capture_cli",
     "replay": "ctxscope.proxy.replay.cli",
-    "info": "ctxscope.inspector.info",
+    "info": "ctxscope.inspector.info_command",
     "export": "ctxscope.proxy.store.cli",
     "import": "ctxscope.import_trace",
     "verify": "ctxscope.import_trace",

@@ -3,15 +3,17 @@
 The exchange counts, sizes, models and errors come from the recording (`ctxscope.proxy.store.summary`); the
 thread and turn counts are the analysis's, the same that `diff`, `show` and the inspector tell:
 conversation threads, their turns, and side requests (titles, prewarms, model lists) counted apart.
+
+This module never imports typer: `ctxscope info FILE` runs through `run_fast` without it (typer and
+click are a fifth of `info` on a small recording); `info_command` holds the typer command.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
-from typing import Annotated, Any
-
-import typer
+from typing import Any
 
 from ctxscope.inspector.analysis.analyse import Grouping, IncrementalAnalysis
 from ctxscope.inspector.analysis.cost import CostTotal, model_request_cost
@@ -19,7 +21,7 @@ from ctxscope.proxy.responses.vocabulary import side_label
 from ctxscope.proxy.store import read_recording
 from ctxscope.proxy.store.summary import RecordingSummary, summarise
 
-__all__ = ["cost_total", "cost_words", "info_document", "register"]
+__all__ = ["cost_total", "cost_words", "info", "info_document", "run_fast"]
 
 
 def _human_bytes(n: int) -> str:
@@ -88,10 +90,7 @@ def info_document(summary: RecordingSummary, grouping: Grouping) -> dict[str, An
     return ordered
 
 
-def info(
-    file: Annotated[Path, typer.Argument(help="A ctxscope recording (.jsonl).")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
-) -> None:
+def info(file: Path, as_json: bool = False) -> None:
     """Summarise a recording: exchanges, threads and turns, models, sizes, errors."""
     recording = read_recording(file)
     summary = summarise(recording)
@@ -102,7 +101,7 @@ def info(
     grouping = analysis.grouping()
     doc = info_document(summary, grouping)
     if as_json:
-        typer.echo(json.dumps(doc, indent=2))
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
         return
     endpoints = ", ".join(f"{k} {v}" for k, v in sorted(summary.by_endpoint.items())) or "none"
     models = ", ".join(f"{k} ×{v}" for k, v in sorted(summary.models.items())) or "none"
@@ -136,11 +135,7 @@ def info(
     if len(summary.errors) > 20:
         lines.append(f"  … and {len(summary.errors) - 20} more")
     lines += [f"warning     {w}" for w in summary.warnings]
-    typer.echo("\n".join(lines))
-
-
-def register(app: typer.Typer) -> None:
-    app.command("info")(info)
+    sys.stdout.write("\n".join(lines) + "\n")
 
 
 def run_fast(args: list[str]) -> bool:
