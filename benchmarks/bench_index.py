@@ -8,7 +8,8 @@ Builds N small recordings (default 3,000 of 2–5 turns, about 10,500 turns: the
   + rows built     the same plus each recording's rows (`recording_rows`: the turn documents, the
                    composition and cache reports), nothing written: what the index adds in Python
   index, cold      `ctxscope index DIR -o NEW --parquet NEW` (cold token cache), time and peak memory
-                   (of the largest process, and of the command and its workers summed from /proc);
+                   (of the largest process, and of the command and its workers together: their
+                   proportional set sizes summed from /proc);
                    its CPU time counts the workers'
   index, -j 1      the same analysed in the one process (no workers)
   import duckdb    `python -c "import duckdb"`: the yardstick of the re-index rows
@@ -89,29 +90,31 @@ def _prefix(path: Path, exchanges: int) -> str:
     return "".join(out)
 
 
-def _tree_rss_mb(pid: int) -> float:
-    """Resident MB of `pid` and every process under it, summed (pages two of them share count twice:
-    an upper bound), read from /proc; 0 once it is gone."""
-    total, todo, page = 0, [pid], os.sysconf("SC_PAGE_SIZE")
+def _tree_pss_mb(pid: int) -> float:
+    """Proportional set size (MB) of `pid` and every process under it, summed: the memory they take
+    together, a page two of them share counted once between them (/proc/PID/smaps_rollup); 0 once
+    it is gone."""
+    total, todo = 0, [pid]
     while todo:
         p = todo.pop()
         try:
-            total += int(Path(f"/proc/{p}/statm").read_text().split()[1]) * page
+            rollup = Path(f"/proc/{p}/smaps_rollup").read_text()
+            total += next(int(line.split()[1]) for line in rollup.splitlines() if line.startswith("Pss:"))
             for task in Path(f"/proc/{p}/task").iterdir():
                 todo += [int(c) for c in (task / "children").read_text().split()]
-        except (OSError, ValueError):
+        except (OSError, ValueError, StopIteration):
             continue
-    return total / 1e6
+    return total / 1024  # smaps_rollup counts KiB
 
 
 def _sample_peak(pid: int, peak: list[float], done: threading.Event) -> None:
     while not done.wait(0.02):
-        peak[0] = max(peak[0], _tree_rss_mb(pid))
+        peak[0] = max(peak[0], _tree_pss_mb(pid))
 
 
 def _run(args: list[str], home: Path) -> tuple[float, float, float, float]:
-    """(wall seconds, peak resident MB of the largest process, CPU seconds: user + system, peak resident
-    MB of the process and its workers together) of one process."""
+    """(wall seconds, peak resident MB of the largest process, CPU seconds: user + system, peak MB of
+    the process and its workers together, by proportional set size) of one process."""
     env = {**os.environ, "CTXSCOPE_HOME": str(home)}
     start = time.perf_counter()
     proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -235,7 +238,7 @@ def main() -> None:
         line("  vs rows built", "index", "rows", "-")
         print(
             f"  {'  peak memory':<22} {med['index_mb']:8.0f} MB the largest process, {med['index_tree_mb']:.0f} MB"
-            " all its processes together (target ≤ 300 MB)"
+            " all its processes together, PSS (target ≤ 300 MB)"
         )
         line("index, cold, -j 1", "index_one", "analysis", "-")
         print(f"  {'  peak memory':<22} {med['index_one_mb']:8.0f} MB")
