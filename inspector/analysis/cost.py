@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import os
-import tomllib
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -210,6 +209,8 @@ def _rates(keys: tuple[Any, Any, Any, Any], input_tokens: int, source: str) -> P
 
 def load_price_file(path: Path) -> PriceTable:
     """A `--prices` TOML table; a file that is not one is a one-line error naming what is wrong."""
+    import tomllib  # only with --prices: every `info` and report would pay for it otherwise
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
