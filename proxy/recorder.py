@@ -8,8 +8,9 @@ Nothing is buffered on the way through. `requestheaders` hangs a `BodyTap` on `f
 mitmproxy forwards each request chunk upstream as it arrives and the tap keeps a copy (a late Codex
 request carries ~660 KB of history; buffered, the upstream would see its first byte only after the
 proxy had the last). `responseheaders` hangs a `StreamTap` on `flow.response.stream`, which returns
-each chunk at once and times the SSE events on the side. When a flow ends, what went through (the
-request's chunks, the headers as mitmproxy holds them, the kept response) is handed to the worker as a
+each chunk at once and keeps it with its arrival time (the events are parsed from those on the
+worker). When a flow ends, what went through (the request's chunks, the headers as mitmproxy holds
+them, the kept response) is handed to the worker as a
 job, a module-level builder (`build_http`, ...) and its plain-data arguments: the builder makes the
 `Exchange` and `RecordingWriter.write` stores it. The worker is a thread (`WriteWorker`), or, given a
 `RecordingProcess` for a writer, a process of its own (`ctxscope proxy` and `ctxscope run` do that).
@@ -456,8 +457,8 @@ def build_http(
     fields["request_size"] = len(body)
     fields["request_body"], fields["request_text"] = parse_body(body)
     if kept is not None and kept.is_sse:
-        fields["sse"] = kept.events
-        fields["response"] = fold_sse(kept.events)
+        fields["sse"] = events = kept.events()
+        fields["response"] = fold_sse(events)
         fields["meta"]["response_size"] = kept.size
     else:
         data = kept.body() if kept is not None else (body_bytes or b"")
