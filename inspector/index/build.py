@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ctxscope.inspector.index._duckdb import connect
-from ctxscope.inspector.index.analysed import analysed
+from ctxscope.inspector.index.analysed import analysed, default_jobs
 from ctxscope.inspector.index.files import SCHEMA_VERSION, FileFacts, known_files, recording_files, same_stat
 from ctxscope.inspector.index.schema import TABLES, TURN_TABLES, create_sql
 from ctxscope.proxy.errors import ConfigError
@@ -226,6 +226,15 @@ def _write_batch(con: Any, batch: Rows, scratch: Path, stats: BuildStats) -> Non
     con.execute("COMMIT")
 
 
+def _one_thread(con: Any) -> int:
+    """Have DuckDB write with one thread while worker processes analyse: they take every core, and
+    DuckDB's own threads for these small inserts only contend with them (3,000 recordings, two
+    workers: 8.1 -> 7.2 s, the workers' CPU 12.6 -> 11.1 s). Returns the setting it had."""
+    row = con.execute("SELECT current_setting('threads')").fetchone()
+    con.execute("SET threads = 1")
+    return int(row[0]) if row is not None else 1
+
+
 def build_index(
     db: Path | None,
     paths: Iterable[Path],
@@ -244,6 +253,7 @@ def build_index(
             db.parent.mkdir(parents=True, exist_ok=True)
         con = connect(db)
     stats = BuildStats()
+    threads = _one_thread(con) if (jobs or default_jobs()) > 1 else None
     try:
         ensure_schema(con)
         text_flag = "1" if with_text else "0"
@@ -340,6 +350,8 @@ def build_index(
                     progress(where)
             _write_batch(con, batch, scratch, stats)
     finally:
+        if threads is not None and not own:
+            con.execute(f"SET threads = {threads}")
         if own:
             con.close()
             if db is not None and db.exists():

@@ -84,3 +84,29 @@ def test_a_bad_jobs_value_is_one_line(tmp_path: Path) -> None:
     world = str(FIXTURES / "inspector" / "world.jsonl")
     result = run_cli("index", world, "-o", str(tmp_path / "i.duckdb"), "-j", "0")
     assert result.returncode == 2 and "--jobs" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_files_go_to_the_workers_in_chunks_in_their_order(tmp_path: Path) -> None:
+    from ctxscope.inspector.index.analysed import _CHUNK_BYTES, _CHUNK_FILES, _chunks
+    from ctxscope.inspector.index.files import FileFacts
+
+    def facts(k: int, size: int) -> FileFacts:
+        return FileFacts(f"r{k}", f"{k}.jsonl", str(tmp_path / f"{k}.jsonl"), "h", size, 0, k)
+
+    small = [facts(k, 1000) for k in range(_CHUNK_FILES + 3)]
+    big = facts(999, 3 * _CHUNK_BYTES)  # larger than a chunk: alone in its own
+    chunks = list(_chunks([*small[:2], big, *small[2:]]))
+    assert [f for chunk in chunks for f in chunk] == [*small[:2], big, *small[2:]]
+    assert chunks[0] == small[:2] and chunks[1] == [big]
+    assert [len(c) for c in chunks[2:]] == [_CHUNK_FILES, 1]
+    assert all(sum(f.size for f in c) <= _CHUNK_BYTES for c in chunks if len(c) > 1)
+
+
+def test_a_given_connection_gets_its_threads_setting_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # DuckDB writes with one thread while workers analyse; a caller's connection keeps its own setting
+    monkeypatch.setenv("CTXSCOPE_HOME", str(tmp_path / "home"))
+    with connect(tmp_path / "given.duckdb") as con:
+        con.execute("SET threads = 3")
+        build_index(None, [_folder(tmp_path)], con=con, jobs=2)
+        assert con.execute("SELECT current_setting('threads')").fetchone() == (3,)
+        assert con.execute("SELECT count(*) FROM recordings").fetchone()[0] > 0
