@@ -23,14 +23,9 @@ Names are loaded on first use, so `import ctxscope.harness.context` does not sta
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 from ctxscope.proxy.lazy import lazy_attributes
-
-# Problems the harness logs (a skipped SKILL.md ...) also reach the person once, as a notice; with
-# no logging configured, Python's last-resort handler would print them again on every request.
-logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:  # what the names resolve to, for type checkers and editors
     from ctxscope.harness.agent import Agent, TurnResult

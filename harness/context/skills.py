@@ -22,6 +22,11 @@ from .world_state import SkillInfo
 __all__ = ["discover_skills", "mentioned_skill_names", "parse_front_matter", "selected_skill_items"]
 
 log = logging.getLogger(__name__)
+# What is logged here (a skipped SKILL.md ...) also reaches the person once, as a notice; with no
+# logging configured, Python's last-resort handler would print it again on every request. Set where
+# the harness's only logger is, not in `ctxscope.harness` itself: every analysis imports that package,
+# and logging is 5 ms of its start-up.
+logging.getLogger("ctxscope.harness").addHandler(logging.NullHandler())
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _MENTION_RE = re.compile(r"(?<![\w$])\$([A-Za-z0-9][A-Za-z0-9._-]*)")

@@ -15,7 +15,6 @@ import itertools
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +22,8 @@ from typing import TYPE_CHECKING
 from ctxscope.proxy.errors import CtxscopeError
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from ctxscope.inspector.index.files import FileFacts
     from ctxscope.inspector.index.rows import Rows
 
@@ -115,7 +116,10 @@ def analysed(files: Iterable[FileFacts], *, with_text: bool, jobs: int | None = 
         for facts in itertools.chain(first, todo):
             yield analyse_file(facts, with_text)
         return
+    # imported only for a pool: concurrent.futures and multiprocessing (with logging) are about 30 ms of
+    # start-up that re-indexing one appended recording would pay for nothing
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("spawn")
     pending: deque[Future[list[Analysed]]] = deque()

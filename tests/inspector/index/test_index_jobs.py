@@ -4,8 +4,12 @@ learnt are kept for the next run (real worker processes, real DuckDB files, real
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -110,3 +114,23 @@ def test_a_given_connection_gets_its_threads_setting_back(tmp_path: Path, monkey
         build_index(None, [_folder(tmp_path)], con=con, jobs=2)
         assert con.execute("SELECT current_setting('threads')").fetchone() == (3,)
         assert con.execute("SELECT count(*) FROM recordings").fetchone()[0] > 0
+
+
+def test_indexing_a_few_files_starts_no_pool(tmp_path: Path) -> None:
+    # below the pool's threshold the files are analysed in the command's process: neither
+    # concurrent.futures nor multiprocessing is imported (re-indexing one appended recording pays
+    # for neither)
+    out, db = tmp_path / "modules.json", tmp_path / "few.duckdb"
+    code = (
+        "import atexit, json, sys\n"
+        f"atexit.register(lambda: open({str(out)!r}, 'w').write(json.dumps(sorted(sys.modules))))\n"
+        f"sys.argv = ['ctxscope', 'index', {str(FIXTURES / 'inspector' / 'chain.jsonl')!r}, '-o', {str(db)!r}]\n"
+        "from ctxscope.cli import main\n"
+        "main()\n"
+    )
+    env = {**os.environ, "CTXSCOPE_HOME": str(tmp_path / "home")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "1 recordings" in done.stdout
+    modules = set(json.loads(out.read_text()))
+    assert "duckdb" in modules and not {"concurrent.futures", "multiprocessing"} & modules
