@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -120,17 +121,45 @@ def analysed(files: Iterable[FileFacts], *, with_text: bool, jobs: int | None = 
     # start-up that re-indexing one appended recording would pay for nothing
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     context = multiprocessing.get_context("spawn")
-    pending: deque[Future[list[Analysed]]] = deque()
+    pending: deque[tuple[list[FileFacts], Future[list[Analysed]] | None]] = deque()
+    """Chunks in the files' order, each with its worker's future (None: analysed here, the pool broke)."""
+    broken = False
+
+    def give_up(err: BaseException) -> None:
+        nonlocal broken
+        broken = True
+        print(
+            f"ctxscope: the index's worker processes stopped ({err}); the rest is analysed in this process",
+            file=sys.stderr,
+        )
+
+    def take(chunk: list[FileFacts], future: Future[list[Analysed]] | None) -> list[Analysed]:
+        if future is not None:
+            try:
+                return future.result()  # one that finished before the pool broke still counts
+            except BrokenProcessPool as err:  # a worker killed (out of memory), or it could not start
+                if not broken:
+                    give_up(err)
+        return analyse_files(chunk, with_text)
+
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker) as pool:
         try:
             for chunk in _chunks(itertools.chain(first, todo)):
-                pending.append(pool.submit(analyse_files, chunk, with_text))
-                if len(pending) >= workers * _IN_FLIGHT_PER_WORKER:
-                    yield from pending.popleft().result()
+                future = None
+                if not broken:
+                    try:
+                        future = pool.submit(analyse_files, chunk, with_text)
+                    except BrokenProcessPool as err:
+                        give_up(err)
+                pending.append((chunk, future))
+                while pending and (broken or len(pending) >= workers * _IN_FLIGHT_PER_WORKER):
+                    yield from take(*pending.popleft())
             while pending:
-                yield from pending.popleft().result()
+                yield from take(*pending.popleft())
         finally:
-            for future in pending:  # stopped early (an error, Ctrl-C): what was not started never is
-                future.cancel()
+            for _, left in pending:  # stopped early (an error, Ctrl-C): what was not started never is
+                if left is not None:
+                    left.cancel()

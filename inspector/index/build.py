@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ctxscope.inspector.index._duckdb import connect
-from ctxscope.inspector.index.analysed import analysed, default_jobs
+from ctxscope.inspector.index.analysed import analysed
 from ctxscope.inspector.index.files import SCHEMA_VERSION, FileFacts, known_files, recording_files, same_stat
 from ctxscope.inspector.index.schema import TABLES, TURN_TABLES, create_sql
 from ctxscope.proxy.errors import ConfigError
@@ -242,10 +242,15 @@ def build_index(
     with_text: bool = False,
     con: Any = None,
     progress: Callable[[str], None] | None = None,
-    jobs: int | None = None,
+    jobs: int = 1,
 ) -> BuildStats:
     """Index the recordings under `paths` into the database `db` (or the open connection `con`),
-    analysing changed files in `jobs` processes (default: one per CPU; 1: all in this one)."""
+    analysing changed files in `jobs` processes (1, the default: all in this one; `ctxscope index`
+    asks for one per CPU, `default_jobs()`).
+
+    Workers are started fresh (spawn), and each first runs the caller's main module as
+    multiprocessing does: a script asking for more than one job must keep its work under
+    `if __name__ == "__main__":`, or its workers would run it again (open, even delete, the index)."""
     files, roots, missing = recording_files(paths)
     own = con is None
     if own:
@@ -253,7 +258,7 @@ def build_index(
             db.parent.mkdir(parents=True, exist_ok=True)
         con = connect(db)
     stats = BuildStats()
-    threads = _one_thread(con) if (jobs or default_jobs()) > 1 else None
+    threads = _one_thread(con) if jobs > 1 else None
     try:
         ensure_schema(con)
         text_flag = "1" if with_text else "0"

@@ -74,12 +74,13 @@ def _index(
             con.close()
             con = None
     if con is None:
+        from ctxscope.inspector.index.analysed import default_jobs
         from ctxscope.inspector.index.build import build_index
 
         con = connect(db)
     try:
         if unchanged is None:
-            stats = build_index(db, paths, with_text=with_text, con=con, jobs=jobs)
+            stats = build_index(db, paths, with_text=with_text, con=con, jobs=jobs or default_jobs())
             for line in stats.skipped:
                 print(line, file=sys.stderr)
             done = (stats.added, stats.updated, stats.unchanged, stats.removed, len(stats.skipped), stats.turns_added)

@@ -134,3 +134,30 @@ def test_indexing_a_few_files_starts_no_pool(tmp_path: Path) -> None:
     assert "1 recordings" in done.stdout
     modules = set(json.loads(out.read_text()))
     assert "duckdb" in modules and not {"concurrent.futures", "multiprocessing"} & modules
+
+
+def test_workers_that_cannot_start_leave_the_work_to_the_command(tmp_path: Path) -> None:
+    # A script with no `if __name__ == "__main__":` guard: each spawned worker runs it again, finds the
+    # index locked by the script itself and dies before analysing anything. The pool breaks; the
+    # command says so in one line and analyses every file itself: the same index as one job builds.
+    folder = _folder(tmp_path)
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from ctxscope.inspector.index import build_index\n"
+        "stats = build_index(Path(sys.argv[1]), [Path(sys.argv[2])], jobs=2)\n"
+        "print('added', stats.added, 'skipped', len(stats.skipped))\n"
+    )
+    env = {**os.environ, "CTXSCOPE_HOME": str(tmp_path / "home")}
+    db = tmp_path / "broken.duckdb"
+    done = subprocess.run(
+        [sys.executable, str(script), str(db), str(folder)], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line for line in done.stderr.splitlines() if line.startswith("ctxscope: the index's worker")]
+    assert len(lines) == 1 and lines[0].endswith("the rest is analysed in this process")
+    one = build_index(tmp_path / "one.duckdb", [folder], jobs=1)
+    assert done.stdout.split() == ["added", str(one.added), "skipped", str(len(one.skipped))]
+    with connect(db) as a, connect(tmp_path / "one.duckdb") as b:
+        assert tables(a) == tables(b)
