@@ -11,7 +11,9 @@ DuckDB and this package's few modules, never typer, rich, pydantic or the analys
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
+from typing import TextIO
 
 from ctxscope.proxy.errors import ConfigError
 
@@ -56,6 +58,35 @@ def _report(db: Path, recordings: int, turns: int, done: tuple[int, int, int, in
     )
 
 
+class _Progress:
+    """`ctxscope index: 1,234 files indexed (12 s)` on one line of a terminal while a long index runs:
+    drawn once a second has passed or 200 files are done, redrawn at most five times a second, and
+    cleared before the summary. Only on a terminal: a log or a pipe gets the summary alone."""
+
+    FIRST_S, FIRST_FILES, EVERY_S = 1.0, 200, 0.2
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream, self.count, self.shown = stream, 0, False
+        self.start = self.drawn = time.monotonic()
+
+    def __call__(self, where: str) -> None:
+        self.count += 1
+        now = time.monotonic()
+        if not self.shown and now - self.start < self.FIRST_S and self.count < self.FIRST_FILES:
+            return
+        if self.shown and now - self.drawn < self.EVERY_S:
+            return
+        self.drawn, self.shown = now, True
+        self.stream.write(f"\rctxscope index: {self.count:,} files indexed ({now - self.start:.0f} s)")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")  # back to the line's start, the line erased
+            self.stream.flush()
+            self.shown = False
+
+
 def _index(
     db: Path, paths: list[Path], parquet: Path | None, with_text: bool, *, changed: bool, jobs: int | None
 ) -> None:
@@ -80,7 +111,14 @@ def _index(
         con = connect(db)
     try:
         if unchanged is None:
-            stats = build_index(db, paths, with_text=with_text, con=con, jobs=jobs or default_jobs())
+            progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
+            try:
+                stats = build_index(
+                    db, paths, with_text=with_text, con=con, jobs=jobs or default_jobs(), progress=progress
+                )
+            finally:
+                if progress is not None:
+                    progress.close()
             for line in stats.skipped:
                 print(line, file=sys.stderr)
             done = (stats.added, stats.updated, stats.unchanged, stats.removed, len(stats.skipped), stats.turns_added)

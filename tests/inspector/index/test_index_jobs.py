@@ -161,3 +161,44 @@ def test_workers_that_cannot_start_leave_the_work_to_the_command(tmp_path: Path)
     assert done.stdout.split() == ["added", str(one.added), "skipped", str(len(one.skipped))]
     with connect(db) as a, connect(tmp_path / "one.duckdb") as b:
         assert tables(a) == tables(b)
+
+
+def test_a_long_index_shows_its_progress_on_a_terminal_and_clears_it(tmp_path: Path) -> None:
+    # the real command with its stderr on a pseudo-terminal: a progress line, redrawn in place, erased
+    # before the summary; on a pipe (every other test here) the summary alone
+    import pty
+    import re
+    import select
+
+    folder = tmp_path / "many"
+    fixtures = sorted(FIXTURES.rglob("*.jsonl"))
+    for n in range(240):  # more than the 200 files after which the line is drawn however fast they go
+        target = folder / f"c{n:03d}" / fixtures[n % len(fixtures)].name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(fixtures[n % len(fixtures)], target)
+    master, slave = pty.openpty()
+    env = {**os.environ, "CTXSCOPE_HOME": str(tmp_path / "home")}
+    command = [sys.executable, "-m", "ctxscope.cli", "index", str(folder), "-o", str(tmp_path / "p.duckdb"), "-j", "1"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=slave, env=env) as proc:
+        os.close(slave)
+        seen = b""
+        while True:  # bounded: the process ends, and the pty then reads as closed
+            ready, _, _ = select.select([master], [], [], 120)
+            if not ready:
+                break
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: every writer of the pty is gone
+                break
+            if not chunk:
+                break
+            seen += chunk
+        out = proc.stdout.read().decode() if proc.stdout else ""
+        assert proc.wait(120) == 0
+    os.close(master)
+    text = seen.decode()
+    drawn = re.findall(r"\rctxscope index: ([\d,]+) files indexed \(\d+ s\)", text)
+    assert drawn, text[-2000:]
+    assert text.rindex("\r\x1b[K") > text.rindex("files indexed")  # erased after its last redraw
+    assert [int(n.replace(",", "")) for n in drawn] == sorted(int(n.replace(",", "")) for n in drawn)
+    assert "recordings" in out and "added" in out and "\r" not in out
