@@ -128,11 +128,11 @@ def analysed(files: Iterable[FileFacts], *, with_text: bool, jobs: int | None = 
     """Chunks in the files' order, each with its worker's future (None: analysed here, the pool broke)."""
     broken = False
 
-    def give_up(err: BaseException) -> None:
+    def give_up(err: BaseException, what: str = "stopped") -> None:
         nonlocal broken
         broken = True
         print(
-            f"ctxscope: the index's worker processes stopped ({err}); the rest is analysed in this process",
+            f"ctxscope: the index's worker processes {what} ({err}); the rest is analysed in this process",
             file=sys.stderr,
         )
 
@@ -145,7 +145,14 @@ def analysed(files: Iterable[FileFacts], *, with_text: bool, jobs: int | None = 
                     give_up(err)
         return analyse_files(chunk, with_text)
 
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker) as pool:
+    try:
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker)
+    except (OSError, ImportError) as err:  # no working semaphores here (no /dev/shm, some sandboxes)
+        give_up(err, "could not start")
+        for facts in itertools.chain(first, todo):
+            yield analyse_file(facts, with_text)
+        return
+    with pool:
         try:
             for chunk in _chunks(itertools.chain(first, todo)):
                 future = None

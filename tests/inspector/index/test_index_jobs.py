@@ -202,3 +202,25 @@ def test_a_long_index_shows_its_progress_on_a_terminal_and_clears_it(tmp_path: P
     assert text.rindex("\r\x1b[K") > text.rindex("files indexed")  # erased after its last redraw
     assert [int(n.replace(",", "")) for n in drawn] == sorted(int(n.replace(",", "")) for n in drawn)
     assert "recordings" in out and "added" in out and "\r" not in out
+
+
+def test_a_machine_without_process_pools_indexes_in_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Where multiprocessing has no working semaphores (no /dev/shm, some sandboxes) the pool cannot be
+    # made: Python raises as it does there, and the command says so once and indexes everything itself.
+    import concurrent.futures
+
+    def no_semaphores(*args: object, **kwargs: object) -> None:
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setenv("CTXSCOPE_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_semaphores)
+    folder = _folder(tmp_path)
+    two = build_index(tmp_path / "two.duckdb", [folder], jobs=2)
+    err = capsys.readouterr().err
+    assert err.count("ctxscope: the index's worker processes could not start ([Errno 38]") == 1
+    one = build_index(tmp_path / "one.duckdb", [folder], jobs=1)
+    assert (one.added, one.skipped) == (two.added, two.skipped)
+    with connect(tmp_path / "one.duckdb") as a, connect(tmp_path / "two.duckdb") as b:
+        assert tables(a) == tables(b)
