@@ -10,6 +10,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -72,7 +73,7 @@ def test_the_workers_token_counts_are_kept_for_the_next_run(tmp_path: Path) -> N
     assert built.returncode == 0, built.stderr
     assert "skipped" in built.stderr and "Traceback" not in built.stderr
     [cache] = (home / "cache").glob("token-counts-*.sqlite3")
-    with sqlite3.connect(cache) as db:
+    with closing(sqlite3.connect(cache)) as db:  # sqlite3's own `with` commits, it does not close
         kept = db.execute("SELECT count(*) FROM counts").fetchone()[0]
     one = tmp_path / "home-one"
     alone = run_cli_process(
@@ -80,7 +81,7 @@ def test_the_workers_token_counts_are_kept_for_the_next_run(tmp_path: Path) -> N
     )
     assert alone.returncode == 0, alone.stderr
     [cache_one] = (one / "cache").glob("token-counts-*.sqlite3")
-    with sqlite3.connect(cache_one) as db:
+    with closing(sqlite3.connect(cache_one)) as db:
         assert kept == db.execute("SELECT count(*) FROM counts").fetchone()[0] > 0
 
 
