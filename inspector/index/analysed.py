@@ -131,8 +131,11 @@ def analysed(files: Iterable[FileFacts], *, with_text: bool, jobs: int | None = 
     def give_up(err: BaseException, what: str = "stopped") -> None:
         nonlocal broken
         broken = True
+        # on a terminal the command's progress line may be showing: erased first, redrawn after
+        erase = "\r\x1b[K" if sys.stderr.isatty() else ""
         print(
-            f"ctxscope: the index's worker processes {what} ({err}); the rest is analysed in this process",
+            f"{erase}ctxscope: the index's worker processes {what} ({str(err).rstrip('.')}); the rest is analysed in "
+            "this process",
             file=sys.stderr,
         )
 
