@@ -2,11 +2,13 @@
 (one per CPU this process may use) for many.
 
 The analysis and the rows are all the per-turn Python work of a cold index and each recording's are
-its own, so on a machine with more than one core the files are shared out: each worker analyses a file
-and sends its rows back (tuples of plain values), while this process writes them. Results come back in
-the order the files were given, so what is indexed, skipped or reported does not depend on which
-worker was faster; at most a few files per worker are in flight, so memory stays bounded. Workers are
-started fresh (`spawn`), never forked: the process asking already holds DuckDB's threads.
+its own, so on a machine with more than one core the files are shared out: each worker analyses a
+chunk of files (small ones go together) and sends their rows back (tuples of plain values), while this
+process writes them. Results come back in the order the files were given, so what is indexed, skipped
+or reported does not depend on which worker was faster; at most a few chunks per worker are in
+flight, so memory stays bounded. Workers are started fresh (`spawn`), never forked: the process asking
+already holds DuckDB's threads. If the pool cannot be made or breaks (a worker killed), this process
+says so in one line and analyses the rest itself.
 """
 
 from __future__ import annotations
