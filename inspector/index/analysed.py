@@ -17,7 +17,7 @@ import itertools
 import os
 import sys
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from ctxscope.proxy.errors import CtxscopeError
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
+    from concurrent.futures import Future, ProcessPoolExecutor
 
     from ctxscope.inspector.index.files import FileFacts
     from ctxscope.inspector.index.rows import Rows
@@ -79,6 +79,20 @@ def analyse_file(facts: FileFacts, with_text: bool) -> Analysed:
     return Analysed(facts, recording_rows(analysis, facts, with_text=with_text))
 
 
+def _pool(workers: int, give_up: Callable[[BaseException, str], None]) -> ProcessPoolExecutor | None:
+    """`workers` fresh processes, or None (said through `give_up`) where none can be made."""
+    # imported only for a pool: concurrent.futures and multiprocessing (with logging) are about 30 ms of
+    # start-up that re-indexing one appended recording would pay for nothing
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    try:
+        return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker)
+    except (OSError, ImportError) as err:  # no working semaphores here (no /dev/shm, some sandboxes)
+        give_up(err, "could not start")
+        return None
+
+
 def analyse_files(chunk: list[FileFacts], with_text: bool) -> list[Analysed]:
     return [analyse_file(facts, with_text) for facts in chunk]
 
@@ -107,39 +121,46 @@ def _start_worker() -> None:
     Finalize(None, save_token_counts, exitpriority=10)
 
 
-def analysed(files: Iterable[FileFacts], *, with_text: bool, jobs: int | None = None) -> Iterator[Analysed]:
+def _say(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def analysed(
+    files: Iterable[FileFacts],
+    *,
+    with_text: bool,
+    jobs: int | None = None,
+    notice: Callable[[str], None] | None = None,
+) -> Iterator[Analysed]:
     """Each of `files` analysed, in the order given, by `jobs` processes (default: `default_jobs()`).
 
     `files` is read as the work goes: the workers start on the first files while the caller is still
-    finding the rest (hashing them, for the index)."""
+    finding the rest (hashing them, for the index). `notice` gets the one line said when the workers
+    cannot start or stop (default: printed to stderr)."""
     todo = iter(files)
     first = list(itertools.islice(todo, POOL_MIN_FILES))
     workers = jobs or default_jobs()
-    if workers <= 1 or len(first) < POOL_MIN_FILES:
-        for facts in itertools.chain(first, todo):
-            yield analyse_file(facts, with_text)
-        return
-    # imported only for a pool: concurrent.futures and multiprocessing (with logging) are about 30 ms of
-    # start-up that re-indexing one appended recording would pay for nothing
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    context = multiprocessing.get_context("spawn")
-    pending: deque[tuple[list[FileFacts], Future[list[Analysed]] | None]] = deque()
-    """Chunks in the files' order, each with its worker's future (None: analysed here, the pool broke)."""
+    pool = None
     broken = False
 
     def give_up(err: BaseException, what: str = "stopped") -> None:
         nonlocal broken
         broken = True
-        # on a terminal the command's progress line may be showing: erased first, redrawn after
-        erase = "\r\x1b[K" if sys.stderr.isatty() else ""
-        print(
-            f"{erase}ctxscope: the index's worker processes {what} ({str(err).rstrip('.')}); the rest is analysed in "
-            "this process",
-            file=sys.stderr,
+        (notice or _say)(
+            f"ctxscope: the index's worker processes {what} ({str(err).rstrip('.')}); "
+            "the rest is analysed in this process"
         )
+
+    if workers > 1 and len(first) >= POOL_MIN_FILES:
+        pool = _pool(workers, give_up)
+    if pool is None:
+        for facts in itertools.chain(first, todo):
+            yield analyse_file(facts, with_text)
+        return
+    from concurrent.futures.process import BrokenProcessPool
+
+    pending: deque[tuple[list[FileFacts], Future[list[Analysed]] | None]] = deque()
+    """Chunks in the files' order, each with its worker's future (None: analysed here, the pool broke)."""
 
     def take(chunk: list[FileFacts], future: Future[list[Analysed]] | None) -> list[Analysed]:
         if future is not None:
@@ -150,13 +171,6 @@ def analysed(files: Iterable[FileFacts], *, with_text: bool, jobs: int | None = 
                     give_up(err)
         return analyse_files(chunk, with_text)
 
-    try:
-        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker)
-    except (OSError, ImportError) as err:  # no working semaphores here (no /dev/shm, some sandboxes)
-        give_up(err, "could not start")
-        for facts in itertools.chain(first, todo):
-            yield analyse_file(facts, with_text)
-        return
     with pool:
         try:
             for chunk in _chunks(itertools.chain(first, todo)):

@@ -243,10 +243,12 @@ def build_index(
     con: Any = None,
     progress: Callable[[str], None] | None = None,
     jobs: int = 1,
+    notice: Callable[[str], None] | None = None,
 ) -> BuildStats:
     """Index the recordings under `paths` into the database `db` (or the open connection `con`),
     analysing changed files in `jobs` processes (1, the default: all in this one; `ctxscope index`
-    asks for one per CPU, `default_jobs()`).
+    asks for one per CPU, `default_jobs()`); `notice` gets the line said if the workers cannot start
+    or stop (default: printed to stderr).
 
     Workers are started fresh (spawn), and each first runs the caller's main module as
     multiprocessing does: a script asking for more than one job must keep its work under
@@ -315,7 +317,7 @@ def build_index(
             scratch = Path(tmp)
             # Every changed file is analysed (in worker processes when there are many); which of two
             # copies of one recording is indexed is decided here, in the files' order, as it comes back.
-            for done in analysed(changed(), with_text=with_text, jobs=jobs):
+            for done in analysed(changed(), with_text=with_text, jobs=jobs, notice=notice):
                 facts = done.facts
                 where, rec, old = facts.path, facts.recording, olds[facts.path]
                 if owner.get(rec, where) != where:

@@ -80,6 +80,11 @@ class _Progress:
         self.stream.write(f"\rctxscope index: {self.count:,} files indexed ({now - self.start:.0f} s)")
         self.stream.flush()
 
+    def notice(self, line: str) -> None:
+        """A line for the person (the workers' trouble): on a line of its own, the count redrawn below it."""
+        self.close()
+        print(line, file=self.stream, flush=True)
+
     def close(self) -> None:
         if self.shown:
             self.stream.write("\r\x1b[K")  # back to the line's start, the line erased
@@ -114,7 +119,13 @@ def _index(
             progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
             try:
                 stats = build_index(
-                    db, paths, with_text=with_text, con=con, jobs=jobs or default_jobs(), progress=progress
+                    db,
+                    paths,
+                    with_text=with_text,
+                    con=con,
+                    jobs=jobs or default_jobs(),
+                    progress=progress,
+                    notice=progress.notice if progress is not None else None,
                 )
             finally:
                 if progress is not None:
