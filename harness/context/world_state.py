@@ -19,7 +19,7 @@ __all__ = ["SkillInfo", "WorldState", "diff_world_state", "environment_values", 
 class SkillInfo(BaseModel):
     """A discovered skill: what the catalog shows and where its SKILL.md lives."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     """The `$name` users mention; also the catalog entry name."""
@@ -38,7 +38,7 @@ class WorldState(BaseModel):
     """
 
     # Unknown keys from newer session files are dropped, so an old ctxscope can still resume.
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     cwd: Annotated[str, StateField("cwd")]
     shell: Annotated[str, StateField("shell")] = "bash"
