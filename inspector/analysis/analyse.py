@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,7 +149,7 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def _unknown_labels(items: list[Item]) -> list[str]:
+def _unknown_labels(items: Sequence[Item]) -> list[str]:
     labels = [i.label for i in items if i.kind == "unknown"]
     return labels + [p.label for i in items for p in i.parts if p.kind == "unknown_part"]
 
@@ -334,7 +334,7 @@ class IncrementalAnalysis:
         self.warnings: list[str] = []
         """Warnings of the reader (a torn line); the analysis adds its own about skipped exchanges."""
         self._classifier = ItemClassifier()
-        self._items: dict[int, list[Item]] = {}
+        self._items: dict[int, Sequence[Item]] = {}
         """Exchange id → its turn's classified items (base prompt marked)."""
         self._results: dict[int, TurnAnalysis] = {}
         self._carries: dict[int, _Carry] = {}

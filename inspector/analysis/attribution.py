@@ -8,6 +8,7 @@ prefix shared with the best earlier request of the same cache key.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -94,7 +95,7 @@ class ItemTotals:
     count: int
 
 
-def item_totals(items: list[Item], prior: ItemTotals | None = None) -> ItemTotals:
+def item_totals(items: Sequence[Item], prior: ItemTotals | None = None) -> ItemTotals:
     """Totals of `items`, continuing from `prior` when it covers a prefix of them."""
     by_kind: dict[str, int] = {}
     start = tokens = 0

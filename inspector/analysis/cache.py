@@ -20,7 +20,7 @@ cache (evicted, or keyed differently).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -79,7 +79,7 @@ class _Layout:
     instructions_tokens: int
     tools: list[Any]
     tools_tokens: int
-    items: list[Item]
+    items: Sequence[Item]
     items_tokens: int
     appended_to: int | None
     """The turn this one only appended to (its input starts with that turn's whole input)."""

@@ -7,6 +7,7 @@ an item echoed back with a new id is the same item, and a changed date is a real
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -65,7 +66,7 @@ def common_prefix(a: list[str], b: list[str]) -> int:
     return lo
 
 
-def extends(previous: list[Item], current: list[Item]) -> bool:
+def extends(previous: Sequence[Item], current: Sequence[Item]) -> bool:
     """True when `current` starts with exactly the items of `previous` (then their keys match too).
 
     Usually the very same objects (the classifier reuses a recent turn's items), so this is one
@@ -76,7 +77,7 @@ def extends(previous: list[Item], current: list[Item]) -> bool:
     return len(previous) <= len(current) and current[: len(previous)] == previous
 
 
-def carries_compaction(items: list[Item], before: set[str]) -> bool:
+def carries_compaction(items: Sequence[Item], before: set[str]) -> bool:
     """True when `items` has a compaction item or summary fragment that `before` did not have."""
     for item in items:
         if item.key in before:
@@ -88,7 +89,7 @@ def carries_compaction(items: list[Item], before: set[str]) -> bool:
     return False
 
 
-def is_fork_shape(previous: list[Item], current: list[Item], kept: int) -> bool:
+def is_fork_shape(previous: Sequence[Item], current: Sequence[Item], kept: int) -> bool:
     """A divergence that keeps none of the conversation the previous turn had beyond the split."""
     dropped = {i.key for i in previous[kept:] if i.is_conversation}
     if not dropped:
@@ -97,8 +98,8 @@ def is_fork_shape(previous: list[Item], current: list[Item], kept: int) -> bool:
 
 
 def compare_turns(
-    previous: list[Item] | None,
-    current: list[Item],
+    previous: Sequence[Item] | None,
+    current: Sequence[Item],
     *,
     previous_number: int | None,
     previous_request_kind: str | None = None,
@@ -108,7 +109,7 @@ def compare_turns(
     if previous is None:
         return TurnChange("initial", None, 0, list(current), [])
     if not fork and extends(previous, current):
-        return TurnChange("append", previous_number, len(previous), current[len(previous) :], [])
+        return TurnChange("append", previous_number, len(previous), list(current[len(previous) :]), [])
     prev_keys = [i.key for i in previous]
     cur_keys = [i.key for i in current]
     kept = common_prefix(prev_keys, cur_keys)

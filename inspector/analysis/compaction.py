@@ -9,6 +9,7 @@ Both Codex forms are recognised: local compaction (an ordinary request marked `r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ctxscope.inspector.analysis.items import Item, Part
@@ -147,7 +148,7 @@ def _is_summary(item: Item) -> bool:
     )
 
 
-def compaction_report(history: list[Item], previous: Turn, current: Turn, kept: int) -> CompactionReport:
+def compaction_report(history: Sequence[Item], previous: Turn, current: Turn, kept: int) -> CompactionReport:
     """Describe the compaction between `previous` (the request before) and `current`.
 
     `history` is the context that was compacted: a compaction request's items without the

@@ -334,8 +334,8 @@ def _line_diff(a: str, b: str) -> tuple[tuple[str, ...], int]:
 
 
 def _content_diffs(
-    items_a: list[Item],
-    items_b: list[Item],
+    items_a: Sequence[Item],
+    items_b: Sequence[Item],
     labels_a: list[str],
     labels_b: list[str],
     texts_a: _ItemTexts,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import operator
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -214,7 +214,7 @@ class _Carry:
     names: Mapping[str, str]
 
 
-def _items_part(items: list[Item], carry: _Carry | None) -> _Carry:
+def _items_part(items: Sequence[Item], carry: _Carry | None) -> _Carry:
     """Per-kind tokens and largest items of `items`, continuing `carry` when it covers a prefix."""
     if carry is not None and carry.count <= len(items):
         # the call names carried as they are (`grown`: no copy per turn), the rest is small
@@ -300,7 +300,7 @@ def compose(
     return composition, part
 
 
-def _marked(items: list[Item]) -> bool:
+def _marked(items: Sequence[Item]) -> bool:
     return bool(items) and items[0].kind == BASE_PROMPT_KIND
 
 

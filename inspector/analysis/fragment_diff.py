@@ -14,7 +14,7 @@ multi-line text) is compared field by field; any other by its text, line by line
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,7 +122,7 @@ def _replaced(earlier: list[tuple[int, Part]], part: Part) -> tuple[int, Part] |
     return None
 
 
-def fragment_diffs(previous: list[Item], added: list[Item], *, compaction: bool = False) -> list[FragmentDiff]:
+def fragment_diffs(previous: Sequence[Item], added: Sequence[Item], *, compaction: bool = False) -> list[FragmentDiff]:
     """Each fragment in `added` that replaces one in `previous` (the last turn's context), diffed;
     with `compaction` (the turn opens a new window), each is marked re-sent."""
     new = [(item, part) for item in added for part in item.fragments]

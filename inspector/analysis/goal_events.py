@@ -9,6 +9,7 @@ way: goal set, continuation #N, paused, resumed, cleared, completed, blocked, bu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ctxscope.harness.context.goal_fragments import GOAL_STATUS_MEANING, GoalEventKind, goal_event_of
@@ -56,7 +57,7 @@ def _call_events(values: dict[str, object]) -> list[GoalEvent]:
     return goal_events([StateChange(name, None, value) for name, value in update.items()])
 
 
-def goal_echoes(events: list[GoalEvent], added: list[Item]) -> list[GoalEvent]:
+def goal_echoes(events: list[GoalEvent], added: Sequence[Item]) -> list[GoalEvent]:
     """The events of `events` that echo a goal call of an earlier answer (the call is in `added`, as
     history): told on the turn that made the call, so this turn's views leave them out."""
     left, out = list(events), []
@@ -70,7 +71,7 @@ def goal_echoes(events: list[GoalEvent], added: list[Item]) -> list[GoalEvent]:
 
 
 def goal_events_by_answer(
-    events: list[GoalEvent], added: list[Item], answer: Answer | None
+    events: list[GoalEvent], added: Sequence[Item], answer: Answer | None
 ) -> list[GoalEvent]:
     """A turn's goal events with the model's own goal changes moved to the turn that made them.
 

@@ -10,7 +10,7 @@ each of them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ctxscope.inspector.analysis.instructions import mark_base_prompt
@@ -31,7 +31,9 @@ def input_list(body: Mapping[str, Any]) -> list[Any]:
     return list(value) if isinstance(value, list) else []
 
 
-def classify_input(items: list[Any], body: Mapping[str, Any], classifier: ItemClassifier | None = None) -> list[Item]:
+def classify_input(
+    items: list[Any], body: Mapping[str, Any], classifier: ItemClassifier | None = None
+) -> Sequence[Item]:
     """`items` (a request's whole input: a chain rebuilt in, if it had one) classified, the base prompt
     marked. `classifier` keeps its cache across the requests of one recording."""
     return mark_base_prompt(
@@ -39,6 +41,6 @@ def classify_input(items: list[Any], body: Mapping[str, Any], classifier: ItemCl
     )
 
 
-def classify_request(body: Mapping[str, Any], classifier: ItemClassifier | None = None) -> list[Item]:
+def classify_request(body: Mapping[str, Any], classifier: ItemClassifier | None = None) -> Sequence[Item]:
     """The body's own input (`input_list`) classified (`classify_input`)."""
     return classify_input(input_list(body), body, classifier)

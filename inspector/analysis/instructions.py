@@ -13,6 +13,7 @@ message.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -63,7 +64,7 @@ def _as_instructions(item: Item) -> Item:
     )
 
 
-def mark_base_prompt(items: list[Item], body: dict[str, Any]) -> list[Item]:
+def mark_base_prompt(items: Sequence[Item], body: dict[str, Any]) -> Sequence[Item]:
     """`items` with input[0] marked as the base prompt when the request sends no `instructions`.
 
     Only input[0] qualifies: it is where a window's base prompt sits (kept there across
@@ -74,7 +75,7 @@ def mark_base_prompt(items: list[Item], body: dict[str, Any]) -> list[Item]:
     return [_as_instructions(items[0]), *items[1:]]
 
 
-def effective_instructions(body: dict[str, Any], items: list[Item]) -> str:
+def effective_instructions(body: dict[str, Any], items: Sequence[Item]) -> str:
     """The base instructions in effect for a request (see the module docstring); "" when none."""
     if body.get("instructions"):
         return instructions_text(body.get("instructions"))

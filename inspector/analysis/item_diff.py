@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -63,7 +64,7 @@ class TextDiff:
         return any(line.op != "same" for line in self.lines)
 
 
-def diff_items(before: list[Item], after: list[Item]) -> list[ItemChange]:
+def diff_items(before: Sequence[Item], after: Sequence[Item]) -> list[ItemChange]:
     """Align two item lists by key; a replaced block pairs items of the same kind as `changed`."""
     matcher = difflib.SequenceMatcher(None, [i.key for i in before], [i.key for i in after], autojunk=False)
     out: list[ItemChange] = []
@@ -79,7 +80,7 @@ def diff_items(before: list[Item], after: list[Item]) -> list[ItemChange]:
     return out
 
 
-def _pair_block(old: list[Item], new: list[Item]) -> list[ItemChange]:
+def _pair_block(old: Sequence[Item], new: Sequence[Item]) -> list[ItemChange]:
     """A replaced block: items at the same offset with the same kind changed, the rest removed/added."""
     out: list[ItemChange] = []
     for offset in range(max(len(old), len(new))):

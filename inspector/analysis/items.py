@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,7 @@ from ctxscope.inspector.analysis.normalise import item_key
 from ctxscope.inspector.analysis.tokens import count_text
 from ctxscope.proxy.responses.vocabulary import COMPACTION_TRIGGER
 from ctxscope.proxy.store import InputList
+from ctxscope.proxy.store.prefix_list import PrefixList
 
 TEXT_PART_TYPES = frozenset({"input_text", "output_text", "text", "summary_text", "refusal"})
 TOOL_ITEM_TYPES = frozenset(
@@ -334,20 +336,16 @@ def classify_item(position: int, item: Any, key: str | None = None) -> Item:
     )
 
 
-class ItemList(list[Item]):
-    """A request's classified items: a real list that names the classified list it starts with
-    (`base`, its first `keep` items) when the classifier took them from an earlier request, so a
-    comparison with that request needs no look at the items (`changes.extends`)."""
+class ItemList(PrefixList[Item]):
+    """A request's classified items. Built on the classified list of the request it extends (`base`,
+    its first `keep` items) it shares that list's storage (`PrefixList`: a thread of n turns holds
+    its items once, not n²/2 times), and a comparison with that request needs no look at the items
+    (`changes.extends`)."""
 
-    __slots__ = ("base", "keep", "_fragments")
+    __slots__ = ("_fragments",)
 
-    def __init__(self, base: list[Item] | None = None, keep: int = 0) -> None:
-        super().__init__()
-        if base is not None:
-            self += base  # one pass over the base's pointers (cheaper than a slice copied again)
-            del self[keep:]
-        self.base = base
-        self.keep = len(self)
+    def __init__(self, base: Sequence[Item] | None = None, keep: int = 0) -> None:
+        super().__init__(base, keep)
         self._fragments: list[tuple[int, Part]] | None = None
 
     def fragment_parts(self) -> list[tuple[int, Part]]:
@@ -374,7 +372,7 @@ class ItemList(list[Item]):
         return known
 
 
-def fragment_parts(items: list[Item]) -> list[tuple[int, Part]]:
+def fragment_parts(items: Sequence[Item]) -> list[tuple[int, Part]]:
     """(item position, part) of every context fragment in `items`, in order."""
     if isinstance(items, ItemList):
         return items.fragment_parts()
@@ -397,7 +395,7 @@ class ItemClassifier:
         self._cache: dict[str, Item] = {}
         # id() of an item dict → (the dict, its key); keeps the dict alive so the id is not reused.
         self._keys: dict[int, tuple[Any, str]] = {}
-        self._recent: list[tuple[list[Any], list[Item]]] = []
+        self._recent: list[tuple[list[Any], ItemList]] = []
         # id() of a reader's input list → (the list, its classified items), kept alive likewise
         self._by_input: dict[int, tuple[list[Any], ItemList]] = {}
 
@@ -417,13 +415,13 @@ class ItemClassifier:
             known = self._by_input.get(id(items.base))
             if known is not None and known[0] is items.base:
                 return ItemList(known[1], items.keep)
-        best: list[Item] = []
+        best: Sequence[Item] = ()
         for raw, classified in self._recent:
             if len(best) < len(raw) <= len(items) and items[: len(raw)] == raw:
                 best = classified
         return ItemList(best, len(best))
 
-    def classify(self, items: list[Any]) -> list[Item]:
+    def classify(self, items: list[Any]) -> ItemList:
         """Classify a whole input list, reusing earlier results for identical items."""
         out = self._known_prefix(items)
         for position in range(len(out), len(items)):

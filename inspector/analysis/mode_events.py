@@ -25,7 +25,7 @@ previous turn.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -107,7 +107,7 @@ def _outputs(item: Item) -> str | None:
 _MODEL_OUTPUT_TYPES = frozenset({"reasoning", "function_call", "custom_tool_call"})
 
 
-def _fresh_tail(items: list[Item]) -> list[Item]:
+def _fresh_tail(items: Sequence[Item]) -> list[Item]:
     """The items after the last one the model produced: what a thread's first request brought itself.
 
     The first request of a capture may carry a whole session's history (a resumed session, a
@@ -120,10 +120,10 @@ def _fresh_tail(items: list[Item]) -> list[Item]:
             or item.type.endswith("_call")
         ):
             last = n
-    return items[last + 1 :]
+    return list(items[last + 1 :])
 
 
-def _history_revisions(items: list[Item], revisions: int, submit_tool: str | None) -> int:
+def _history_revisions(items: Sequence[Item], revisions: int, submit_tool: str | None) -> int:
     """The plan revisions submitted in history the capture did not see happen."""
     mode: str | None = None
     for item in items:
@@ -137,7 +137,7 @@ def _history_revisions(items: list[Item], revisions: int, submit_tool: str | Non
     return revisions
 
 
-def _history_mode(items: list[Item], mode: str | None) -> str | None:
+def _history_mode(items: Sequence[Item], mode: str | None) -> str | None:
     for item in items:
         for part in item.fragments:
             if part.kind == "collaboration_mode":
@@ -145,13 +145,13 @@ def _history_mode(items: list[Item], mode: str | None) -> str | None:
     return mode
 
 
-def request_mode(items: list[Item], mode: str | None) -> str | None:
+def request_mode(items: Sequence[Item], mode: str | None) -> str | None:
     """The collaboration mode a request was sent in: `mode` (where its thread stood) changed by the
     mode fragments of `items` (what it added; a thread's first request: its whole input)."""
     return _history_mode(items, mode)
 
 
-def _block_this_turn(items: list[Item]) -> bool:
+def _block_this_turn(items: Sequence[Item]) -> bool:
     """Whether the harness turn a request continues (the items since its last user message) already
     held a `<proposed_plan>` block: the first block of a turn is its plan, later ones are not."""
     for item in reversed(items):
@@ -163,7 +163,7 @@ def _block_this_turn(items: list[Item]) -> bool:
 
 
 def _submission(
-    answer: Answer | None, planning: bool, submit_tool: str | None, all_items: list[Item]
+    answer: Answer | None, planning: bool, submit_tool: str | None, all_items: Sequence[Item]
 ) -> bool:
     """Whether the answer submitted a plan in the request's protocol (see the module docstring)."""
     entered = False
@@ -178,8 +178,8 @@ def _submission(
 
 
 def mode_events(
-    added: list[Item],
-    all_items: list[Item],
+    added: Sequence[Item],
+    all_items: Sequence[Item],
     mode: str | None,
     revisions: int,
     *,
@@ -248,7 +248,7 @@ def mode_events(
     return events, mode, revisions
 
 
-def _approved(rest: list[Item], old: str, revisions: int) -> str:
+def _approved(rest: Sequence[Item], old: str, revisions: int) -> str:
     """`(plan revision N approved)` when leaving plan mode is followed by the implement request."""
     if old != "plan" or revisions == 0:
         return ""

@@ -9,6 +9,7 @@ Exchanges that are not Responses requests are skipped with a one-line warning, n
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,7 +64,7 @@ class Turn:
     None for the conversation's own requests."""
     beside: str | None = None
     """For a side request: the conversation thread it was made beside (the latest one before it)."""
-    items: list[Item] = field(default_factory=list)
+    items: Sequence[Item] = field(default_factory=list)
     thread: str = ""
 
     @property

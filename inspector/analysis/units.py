@@ -35,7 +35,7 @@ import difflib
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -222,7 +222,7 @@ def _fragment_key(kind: str, values: Mapping[str, Any]) -> str:
     return f"fragment:{kind}"
 
 
-def _history_groups(items: list[Item]) -> dict[int, int]:
+def _history_groups(items: Sequence[Item]) -> dict[int, int]:
     """Input position → the position of its group's first item (call + output, reasoning + next)."""
     group: dict[int, int] = {}
     calls: dict[str, int] = {}

@@ -10,7 +10,7 @@ means the context never said. A change is a `StateChange` record; the reports wo
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, cast
 
@@ -169,7 +169,7 @@ def _same(field: WorldField, old: Any, new: Any) -> bool:
     return bool(old == new)
 
 
-def state_changes(before: ObservedState | None, after: ObservedState, added: list[Item]) -> list[StateChange]:
+def state_changes(before: ObservedState | None, after: ObservedState, added: Sequence[Item]) -> list[StateChange]:
     """Every field that differs between two states, in field order (`before` None: a first turn,
     where only the fields marked `on_first_turn` are changes; the rest is listed as fragments)."""
     fields = world_fields()

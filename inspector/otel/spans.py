@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -165,7 +166,7 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def _raw(items: list[Item]) -> list[Any]:
+def _raw(items: Sequence[Item]) -> list[Any]:
     return [i.raw for i in items]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ctxscope.inspector.analysis.analyse import TurnAnalysis
 from ctxscope.inspector.analysis.cost import turn_cost, usd_text
 from ctxscope.inspector.analysis.items import Item
@@ -12,7 +14,7 @@ from ctxscope.inspector.tui.viewmodel.lines import Line, Run, bar, clip, count
 TOKEN_SORTS = ("tokens", "name")
 
 
-def _items(title: str, items: list[Item], style: str, turn: int, side: str) -> list[Line]:
+def _items(title: str, items: Sequence[Item], style: str, turn: int, side: str) -> list[Line]:
     """A titled list of items; `side` (`old`, `new`) says whose positions the `#` are (`turn`'s)."""
     out = [Line.plain(f"{title}  ({count(len(items), 'item')}, {side} #: turn {turn}'s positions)", "title")]
     out += [

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args
 
@@ -89,7 +89,7 @@ CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "cust
 """A tool call's item type → its output's."""
 
 
-def _call_partner(item: Item, items: list[Item]) -> Item | None:
+def _call_partner(item: Item, items: Sequence[Item]) -> Item | None:
     """The output of a tool call item, or the call of an output item (by `call_id`)."""
     raw = item.raw if isinstance(item.raw, dict) else {}
     call_id = raw.get("call_id")
