@@ -92,7 +92,8 @@ class LiveFeed:
     def __init__(self, path: Path, *, poll: bool = False, poll_interval: float = POLL_INTERVAL_S) -> None:
         """`poll`: look at the file every `poll_interval` seconds even where a watcher is installed."""
         self.path = path
-        self.follower = RecordingFollower(path)
+        # the analysis is the only reader of these bodies: inputs share their storage (`SharedInput`)
+        self.follower = RecordingFollower(path, shared_inputs=True)
         self.analysis = IncrementalAnalysis(source=path.name)
         self.poll_interval = poll_interval
         self.watch = None if poll else _watcher()

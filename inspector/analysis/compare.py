@@ -46,6 +46,7 @@ from ctxscope.proxy.errors import ConfigError
 from ctxscope.proxy.replay.paths import PathMap
 from ctxscope.proxy.replay.tool_diff import line_diff
 from ctxscope.proxy.responses.vocabulary import PER_REQUEST_HEADERS, THREAD_HEADERS
+from ctxscope.proxy.store import SharedInput
 
 __all__ = [
     "DIFFERENCE_FIELDS",
@@ -484,7 +485,7 @@ def _fresh(body: dict[str, Any], seen: set[int]) -> dict[str, Any]:
     this stays linear in the session's length, as `cross_run` does."""
     out: dict[str, Any] = {}
     for key, value in body.items():
-        if key == "input" and isinstance(value, list):
+        if key == "input" and isinstance(value, list | SharedInput):
             ids = list(map(id, value))
             out[key] = [item for item, ident in zip(value, ids, strict=True) if ident not in seen]
             seen.update(ids)

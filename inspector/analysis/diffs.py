@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ctxscope.proxy.replay.tool_diff import ToolDiff, tool_name, tools_by_name
@@ -74,7 +74,7 @@ def instructions_diff(before: Any, after: Any, context: int = 2) -> list[str]:
     )
 
 
-def params_of(body: dict[str, Any], items: list[Any] | None = None) -> dict[str, Any]:
+def params_of(body: dict[str, Any], items: Sequence[Any] | None = None) -> dict[str, Any]:
     """The request parameters that shape behaviour (not the context), with the `configuration_update`
     items of `items` (the full input) applied in order over the body's."""
     params = {k: body[k] for k in PARAM_KEYS if k in body}
@@ -92,8 +92,8 @@ def params_of(body: dict[str, Any], items: list[Any] | None = None) -> dict[str,
 def params_diff(
     before: dict[str, Any],
     after: dict[str, Any],
-    before_items: list[Any] | None = None,
-    after_items: list[Any] | None = None,
+    before_items: Sequence[Any] | None = None,
+    after_items: Sequence[Any] | None = None,
 ) -> dict[str, tuple[Any, Any]]:
     """Parameter name → (before, after) for every effective parameter that differs."""
     old, new = params_of(before, before_items), params_of(after, after_items)
@@ -113,7 +113,7 @@ def in_band_items(items: Iterable[Any]) -> list[Any]:
     return [i for i in items if isinstance(i, dict) and i.get("type") in IN_BAND_ITEM_TYPES]
 
 
-def effective_tools(body: dict[str, Any], items: list[Any] | None = None) -> list[Any]:
+def effective_tools(body: dict[str, Any], items: Sequence[Any] | None = None) -> list[Any]:
     """The body's tools, then the tools of each `additional_tools` item of `items` (the full input) in
     order; a later definition of a name replaces the earlier one."""
     by_name: dict[str, Any] = {}

@@ -15,24 +15,24 @@ from typing import Any
 
 from ctxscope.inspector.analysis.instructions import mark_base_prompt
 from ctxscope.inspector.analysis.items import Item, ItemClassifier
-from ctxscope.proxy.store import InputList
+from ctxscope.proxy.store import InputList, SharedInput
 
 __all__ = ["classify_input", "classify_request", "input_list"]
 
 
-def input_list(body: Mapping[str, Any]) -> list[Any]:
+def input_list(body: Mapping[str, Any]) -> Sequence[Any]:
     """The request's `input` as a list of items: a plain string is one user message; anything else
     that is not a list, none."""
     value = body.get("input")
     if isinstance(value, str):
         return [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": value}]}]
-    if isinstance(value, InputList):
+    if isinstance(value, InputList | SharedInput):
         return value  # the reader's list, read-only, naming the input it extends (`InputList.base`)
     return list(value) if isinstance(value, list) else []
 
 
 def classify_input(
-    items: list[Any], body: Mapping[str, Any], classifier: ItemClassifier | None = None
+    items: Sequence[Any], body: Mapping[str, Any], classifier: ItemClassifier | None = None
 ) -> Sequence[Item]:
     """`items` (a request's whole input: a chain rebuilt in, if it had one) classified, the base prompt
     marked. `classifier` keeps its cache across the requests of one recording."""

@@ -19,7 +19,7 @@ from ctxscope.harness.context.goal_fragments import goal_objective_of
 from ctxscope.inspector.analysis.normalise import item_key
 from ctxscope.inspector.analysis.tokens import count_text
 from ctxscope.proxy.responses.vocabulary import COMPACTION_TRIGGER
-from ctxscope.proxy.store import InputList
+from ctxscope.proxy.store import InputList, SharedInput
 from ctxscope.proxy.store.prefix_list import PrefixList
 
 TEXT_PART_TYPES = frozenset({"input_text", "output_text", "text", "summary_text", "refusal"})
@@ -395,9 +395,9 @@ class ItemClassifier:
         self._cache: dict[str, Item] = {}
         # id() of an item dict → (the dict, its key); keeps the dict alive so the id is not reused.
         self._keys: dict[int, tuple[Any, str]] = {}
-        self._recent: list[tuple[list[Any], ItemList]] = []
+        self._recent: list[tuple[Sequence[Any], ItemList]] = []
         # id() of a reader's input list → (the list, its classified items), kept alive likewise
-        self._by_input: dict[int, tuple[list[Any], ItemList]] = {}
+        self._by_input: dict[int, tuple[Sequence[Any], ItemList]] = {}
 
     def key(self, item: Any) -> str:
         """The normalised key of an item, cached by object identity (readers share resolved bodies)."""
@@ -408,10 +408,10 @@ class ItemClassifier:
         self._keys[id(item)] = (item, key)
         return key
 
-    def _known_prefix(self, items: list[Any]) -> ItemList:
+    def _known_prefix(self, items: Sequence[Any]) -> ItemList:
         """The classified items of the input `items` extends: its base as the reader gives it, else
         the longest recent input list that `items` starts with."""
-        if isinstance(items, InputList) and items.base is not None:
+        if isinstance(items, InputList | SharedInput) and items.base is not None:
             known = self._by_input.get(id(items.base))
             if known is not None and known[0] is items.base:
                 return ItemList(known[1], items.keep)
@@ -421,7 +421,7 @@ class ItemClassifier:
                 best = classified
         return ItemList(best, len(best))
 
-    def classify(self, items: list[Any]) -> ItemList:
+    def classify(self, items: Sequence[Any]) -> ItemList:
         """Classify a whole input list, reusing earlier results for identical items."""
         out = self._known_prefix(items)
         for position in range(len(out), len(items)):
@@ -433,7 +433,7 @@ class ItemClassifier:
                 self._cache[key] = cached
             out.append(cached if cached.position == position else _moved(cached, position))
         self._recent = [*self._recent[-(self.RECENT - 1) :], (items, out)]
-        if isinstance(items, InputList):
+        if isinstance(items, InputList | SharedInput):
             self._by_input[id(items)] = (items, out)
         return out
 

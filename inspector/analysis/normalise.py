@@ -14,6 +14,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ctxscope.proxy.responses.vocabulary import ITEM_PASSTHROUGH
+from ctxscope.proxy.store import SharedInput
 
 if TYPE_CHECKING:
     from ctxscope.proxy.replay.normalise import Normaliser
@@ -57,7 +58,7 @@ def cross_run(bodies: list[Any]) -> Normaliser:
     normaliser = Normaliser()
     seen: set[int] = set()
     for body in bodies:
-        if isinstance(body, dict) and isinstance(body.get("input"), list):
+        if isinstance(body, dict) and isinstance(body.get("input"), list | SharedInput):
             # Each turn repeats the history: learn from the items not seen in an earlier body (the
             # reader shares one object per stored item), so learning stays linear in the session.
             fresh = [item for item in body["input"] if id(item) not in seen]

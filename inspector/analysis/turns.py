@@ -42,7 +42,7 @@ class Turn:
     endpoint: str
     """`responses` or `responses/compact` (remote compaction)."""
     body: dict[str, Any]
-    raw_input: list[Any]
+    raw_input: Sequence[Any]
     """The full context: rebuilt from the `previous_response_id` chain when the request was partial."""
     sent_items: int
     """How many items the request itself carried (the rest came from the chain)."""
@@ -174,7 +174,7 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
                     "its context starts at the items it sent"
                 )
             else:
-                full = parent.raw_input + parent.output + sent
+                full = [*parent.raw_input, *parent.output, *sent]
         status, error, rid, output, usage = _outcome(exchange)
         meta = turn_metadata(exchange.request_headers, body)
         kind = meta.get("request_kind")

@@ -12,7 +12,7 @@ threads, comparison) read these names from here, so a new event or header is add
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
@@ -245,7 +245,7 @@ COMPACTION_TRIGGER = "compaction_trigger"
 def is_compaction_trigger(body: Any) -> bool:
     """True for a remote compaction v2 request: its input ends in a `compaction_trigger` item."""
     items = body.get("input") if isinstance(body, dict) else None
-    if not isinstance(items, list) or not items:
+    if not isinstance(items, Sequence) or isinstance(items, str) or not items:
         return False
     last = items[-1]
     return isinstance(last, dict) and last.get("type") == COMPACTION_TRIGGER

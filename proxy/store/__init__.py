@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ctxscope.proxy.lazy import lazy_attributes
 
-from .codec import InputList
+from .codec import InputList, SharedInput
 from .format import FORMAT_NAME, FORMAT_VERSION
 from .reader import Recording, read_recording
 
@@ -25,6 +25,7 @@ __all__ = [
     "Recording",
     "RecordingWriter",
     "Redactor",
+    "SharedInput",
     "read_recording",
 ]
 

@@ -28,6 +28,7 @@ from .format import (
     content_hash,
     loads,
 )
+from .prefix_list import PrefixList
 from .rebuild import rebuild_stream
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "InputList",
     "MissingBlob",
     "OrderLookup",
+    "SharedInput",
     "VOLATILE_HEADERS",
     "apply_order",
     "encode_body",
@@ -286,6 +288,24 @@ class InputList(list[Any]):
         return self[self.keep :]
 
 
+class SharedInput(PrefixList[Any]):
+    """A resolved request's `input` as an `InputList` says it, but sharing its base's storage
+    (`PrefixList`) rather than copying it: a thread of n requests holds its items once, not n²/2
+    times. Not a `list`: JSON encoders are handed `list(x)`. What a reader asked for it gets
+    (`Decoder(shared_inputs=True)`): the inspector's long-lived reader of a recording, whose
+    analysis alone sees the bodies; `read_recording` gives real lists."""
+
+    __slots__ = ()
+
+    def added(self) -> list[Any]:
+        """The items this input adds to its base (all of them when it has none)."""
+        return self[self.keep :]
+
+
+ResolvedInput = InputList | SharedInput
+"""A body's `input` as a reader resolves it: naming the earlier input it extends (`base`, `keep`)."""
+
+
 class InputHashes(Mapping[int, list[str]]):
     """Each exchange's input as stored hashes, made from the file's `base`/`keep`/`add` references
     when asked (an exchange's list is not kept: a growing session would hold turns × items)."""
@@ -359,10 +379,12 @@ class Decoder:
     extends: treat them as read-only.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, shared_inputs: bool = False) -> None:
+        """`shared_inputs`: each body's `input` a `SharedInput` (else an `InputList`, a real list)."""
         self.blobs: dict[str, Any] = {}
         self.input_hashes = InputHashes()
-        self.input_items: dict[int, InputList] = {}  # each exchange's resolved input (its body's list)
+        self.input_items: dict[int, ResolvedInput] = {}  # each exchange's resolved input (its body's list)
+        self._input_type: type[InputList] | type[SharedInput] = SharedInput if shared_inputs else InputList
         self.encoded_bodies: dict[int, dict[str, Any]] = {}  # what `$as` refers to
         self.encoded_responses: dict[int, dict[str, Any]] = {}  # what a response's `$as` refers to (1.3)
 
@@ -401,17 +423,17 @@ class Decoder:
                 out[key] = value
         return out
 
-    def _input(self, exchange_id: int, ref: dict[str, Any]) -> InputList:
+    def _input(self, exchange_id: int, ref: dict[str, Any]) -> ResolvedInput:
         """An input list as its base's resolved items (one list slice) plus the added items looked
         up: a growing session's n-th turn costs its new items, not n look-ups."""
         added = list(ref.get("add", []))
-        base_items: InputList | None = None
+        base_items: ResolvedInput | None = None
         if "base" in ref:
             base_items = self.input_items.get(ref["base"])
             if base_items is None:
                 raise MissingBlob(f"exchange {ref['base']}")
         keep = ref["keep"] if base_items is not None else 0
-        items = InputList(base_items, keep, [self.blob(h) for h in added])
+        items = self._input_type(base_items, keep, [self.blob(h) for h in added])  # type: ignore[arg-type]
         keep = items.keep
         self.input_hashes.add(exchange_id, ref["base"] if base_items is not None else None, keep, added)
         self.input_items[exchange_id] = items

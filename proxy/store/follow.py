@@ -20,10 +20,12 @@ from .offsets import complete_lines, line_waiting
 class RecordingFollower:
     """Incremental reader of one growing recording file."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, shared_inputs: bool = False) -> None:
+        """`shared_inputs`: bodies' `input` as `SharedInput`s (see `Decoder`), for a reader whose
+        analysis is the only one to look at the bodies."""
         self.path = Path(path)
         self.exchanges: list[Exchange] = []
-        self._lines = LineDecoder(self.path)
+        self._lines = LineDecoder(self.path, shared_inputs=shared_inputs)
         self._offset = 0
         """Where the next line starts: every byte before it is decoded."""
         self._size = 0

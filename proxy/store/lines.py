@@ -102,11 +102,11 @@ def _newer_minor(version: str) -> bool:
 class LineDecoder:
     """Decodes one recording's lines in file order (see the module docstring)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, shared_inputs: bool = False) -> None:
         self.path = path
         self.header: RecordingHeader | None = None
         self.warnings: list[str] = []
-        self.decoder = Decoder()
+        self.decoder = Decoder(shared_inputs=shared_inputs)
 
     def take(self, number: int, raw: bytes, *, is_last: bool = False) -> Exchange | None:
         """Decode line `number`; the exchange it completes, if any. `is_last`: the file ends here, so a

@@ -78,7 +78,9 @@ class PrefixList(Sequence[T], Generic[T]):
     def __getitem__(self, index: int | slice) -> T | list[T]:
         if isinstance(index, slice):
             start, stop, step = index.indices(self._length)
-            return self._backing[start:stop:step]
+            if step > 0:
+                return self._backing[start:stop:step]
+            return self._backing[: self._length][index]  # backwards: bounds past the backing's end
         position = index.__index__()
         if position < 0:
             position += self._length
