@@ -84,7 +84,7 @@ def diff(
 ) -> None:
     """The timeline: per turn its change kind, fragments and world state changed, tools, tokens; with
     --turn, that turn against its predecessor and the answer it got."""
-    _emit(diff_report(analyse_recording(file), turn=turn, thread=thread), fmt, color, full=full)
+    _emit(diff_report(analyse_recording(file, shared_inputs=True), turn=turn, thread=thread), fmt, color, full=full)
 
 
 def compare(
@@ -110,7 +110,9 @@ def compare(
     color: ColorOpt = None,
 ) -> None:
     """Two recordings of the same task aligned turn by turn: endpoint, headers, defaults, tools, items."""
-    comparison = compare_analyses(analyse_recording(a), analyse_recording(b), thread=thread, raw=raw)
+    comparison = compare_analyses(
+        analyse_recording(a, shared_inputs=True), analyse_recording(b, shared_inputs=True), thread=thread, raw=raw
+    )
     _emit(compare_report(comparison), fmt, color)
 
 

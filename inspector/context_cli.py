@@ -110,7 +110,7 @@ def render_cache(
 def _analysis(file: Path) -> Analysis:
     from ctxscope.inspector.analysis import analyse_recording
 
-    return analyse_recording(file)
+    return analyse_recording(file, shared_inputs=True)
 
 
 def context_command(

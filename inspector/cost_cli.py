@@ -60,7 +60,7 @@ class CostRow:
 def _rows(path: Path, table: PriceTable) -> list[CostRow]:
     from ctxscope.inspector.analysis import analyse_recording
 
-    return cost_rows(analyse_recording(path), str(path), table)
+    return cost_rows(analyse_recording(path, shared_inputs=True), str(path), table)
 
 
 def cost_rows(

@@ -484,10 +484,12 @@ def _without_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def analyse_recording(path: Path | str) -> Analysis:
-    """Read and analyse a recording file; `RecordingError` (one line) when it is not one."""
+def analyse_recording(path: Path | str, *, shared_inputs: bool = False) -> Analysis:
+    """Read and analyse a recording file; `RecordingError` (one line) when it is not one.
+    `shared_inputs`: the turns' bodies hold `SharedInput`s (see `read_recording`), for a command
+    that reports on the analysis and hands no body on."""
     with _without_cycle_collection():
-        recording = read_recording(path)
+        recording = read_recording(path, shared_inputs=shared_inputs)
         return analyse_exchanges(
             recording.exchanges, source=str(path), header=recording.header, warnings=list(recording.warnings)
         )

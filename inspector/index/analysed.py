@@ -73,7 +73,7 @@ def analyse_file(facts: FileFacts, with_text: bool) -> Analysed:
 
     path = Path(facts.path)
     try:
-        analysis = analyse_recording(path)
+        analysis = analyse_recording(path, shared_inputs=True)
     except (CtxscopeError, ValueError, OSError) as err:
         return Analysed(facts, None, _skip_line(path, err))
     return Analysed(facts, recording_rows(analysis, facts, with_text=with_text))

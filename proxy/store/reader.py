@@ -58,8 +58,12 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
             yield previous[0], previous[1], True
 
 
-def read_recording(path: Path | str) -> Recording:
-    """Load a recording; raises `RecordingError` with a one-line message if it is not one."""
+def read_recording(path: Path | str, *, shared_inputs: bool = False) -> Recording:
+    """Load a recording; raises `RecordingError` with a one-line message if it is not one.
+
+    `shared_inputs`: each body's `input` a `SharedInput` on its base's storage rather than a real list
+    (`InputList`): a long session's inputs then cost what was added, not turns × context. For a
+    caller that only reads the bodies (no JSON encoder is handed one without `list()`)."""
     path = Path(path)
     info = input_stat(path)
     if info is None:
@@ -69,7 +73,7 @@ def read_recording(path: Path | str) -> Recording:
         raise RecordingError(f"{path} is a directory, not a recording file")
     if not stat.S_ISREG(mode):  # /dev/zero, a FIFO: a read that may never end
         raise RecordingError(f"{path} is not a regular file; give a recording file")
-    lines = LineDecoder(path)
+    lines = LineDecoder(path, shared_inputs=shared_inputs)
     exchanges: list[Exchange] = []
     for number, raw, is_last in iter_lines(path):
         exchange = lines.take(number, raw, is_last=is_last)

@@ -38,3 +38,26 @@ def test_branches_fall_back_to_comparing(tmp_path: Path) -> None:
     for result in turns:
         items = result.turn.items
         assert fragment_parts(items) == [(i.position, p) for i in items for p in i.fragments]
+
+
+_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def test_the_analysis_of_shared_inputs_equals_the_analysis_of_real_lists(tmp_path: Path) -> None:
+    """What `diff`, `context`, `cost`, `compare` and the index read (`shared_inputs`: each input on its
+    base's storage) is analysed exactly as `read_recording`'s real lists are: whole analyses equal, on
+    every recording fixture (real Codex captures among them) and on a growing and a branching session;
+    and a growing thread's items and inputs are each one backing list."""
+    write(build(80), tmp_path / "growing.jsonl")
+    write(_branching(40), tmp_path / "branching.jsonl")
+    paths = sorted([*(_FIXTURES / "inspector").glob("*.jsonl"), *(_FIXTURES / "codex").glob("*.jsonl")])
+    paths += [tmp_path / "growing.jsonl", tmp_path / "branching.jsonl"]
+    assert len(paths) > 15
+    for path in paths:
+        shared, plain = analyse_recording(path, shared_inputs=True), analyse_recording(path)
+        assert shared == plain, path.name
+    growing = analyse_recording(tmp_path / "growing.jsonl", shared_inputs=True).turns
+    first_items, first_input = growing[0].turn.items, growing[0].turn.raw_input
+    for result in growing[1:]:
+        assert isinstance(result.turn.items, ItemList) and result.turn.items.shares_with(first_items)
+        assert result.turn.raw_input.shares_with(first_input)  # type: ignore[attr-defined]
