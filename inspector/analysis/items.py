@@ -19,7 +19,7 @@ from ctxscope.harness.context.goal_fragments import goal_objective_of
 from ctxscope.inspector.analysis.normalise import item_key
 from ctxscope.inspector.analysis.tokens import count_text
 from ctxscope.proxy.responses.vocabulary import COMPACTION_TRIGGER
-from ctxscope.proxy.store import InputList, SharedInput
+from ctxscope.proxy.store import InputList
 from ctxscope.proxy.store.prefix_list import PrefixList
 
 TEXT_PART_TYPES = frozenset({"input_text", "output_text", "text", "summary_text", "refusal"})
@@ -411,7 +411,7 @@ class ItemClassifier:
     def _known_prefix(self, items: Sequence[Any]) -> ItemList:
         """The classified items of the input `items` extends: its base as the reader gives it, else
         the longest recent input list that `items` starts with."""
-        if isinstance(items, InputList | SharedInput) and items.base is not None:
+        if isinstance(items, InputList | PrefixList) and items.base is not None:
             known = self._by_input.get(id(items.base))
             if known is not None and known[0] is items.base:
                 return ItemList(known[1], items.keep)
@@ -433,7 +433,7 @@ class ItemClassifier:
                 self._cache[key] = cached
             out.append(cached if cached.position == position else _moved(cached, position))
         self._recent = [*self._recent[-(self.RECENT - 1) :], (items, out)]
-        if isinstance(items, InputList | SharedInput):
+        if isinstance(items, InputList | PrefixList):
             self._by_input[id(items)] = (items, out)
         return out
 

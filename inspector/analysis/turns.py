@@ -26,6 +26,7 @@ from ctxscope.proxy.responses.vocabulary import (
     is_compaction_trigger,
     turn_metadata,
 )
+from ctxscope.proxy.store.prefix_list import PrefixList
 
 _SKIP_QUIETLY = ("models",)
 
@@ -149,6 +150,15 @@ def makes_turn(exchange: Exchange) -> bool:
     return _turn_body(exchange)[0] is not None
 
 
+def _chained(context: Sequence[Any], added: list[Any]) -> Sequence[Any]:
+    """A `previous_response_id` chain's context: the parent's context and what followed it. Where the
+    reader shares inputs (`PrefixList`), the chain shares its parent's storage too, so a long
+    WebSocket session holds its items once; else a real list, as the reader's."""
+    if isinstance(context, PrefixList):
+        return PrefixList(context, len(context), added)
+    return [*context, *added]
+
+
 def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
     """Model-request turns in request order, and warnings about exchanges that were skipped."""
     warnings: list[str] = []
@@ -174,7 +184,7 @@ def extract_turns(exchanges: list[Exchange]) -> tuple[list[Turn], list[str]]:
                     "its context starts at the items it sent"
                 )
             else:
-                full = [*parent.raw_input, *parent.output, *sent]
+                full = _chained(parent.raw_input, [*parent.output, *sent])
         status, error, rid, output, usage = _outcome(exchange)
         meta = turn_metadata(exchange.request_headers, body)
         kind = meta.get("request_kind")

@@ -50,9 +50,9 @@ def test_the_analysis_of_shared_inputs_equals_the_analysis_of_real_lists(tmp_pat
     and a growing thread's items and inputs are each one backing list."""
     write(build(80), tmp_path / "growing.jsonl")
     write(_branching(40), tmp_path / "branching.jsonl")
-    paths = sorted([*(_FIXTURES / "inspector").glob("*.jsonl"), *(_FIXTURES / "codex").glob("*.jsonl")])
+    paths = sorted([*(_FIXTURES / "inspector").rglob("*.jsonl"), *(_FIXTURES / "codex").rglob("*.jsonl")])
     paths += [tmp_path / "growing.jsonl", tmp_path / "branching.jsonl"]
-    assert len(paths) > 15
+    assert len(paths) > 20 and any(p.name == "codex_ws.jsonl" for p in paths)
     for path in paths:
         shared, plain = analyse_recording(path, shared_inputs=True), analyse_recording(path)
         assert shared == plain, path.name
