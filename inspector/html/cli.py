@@ -36,7 +36,7 @@ def write_report(recording: Path, output: Path, *, turns: str | None = None) -> 
         raise ConfigError(f"-o {output} is the recording itself; write the report to another file")
     if output.exists() and recording.exists() and os.path.samefile(output, recording):
         raise ConfigError(f"-o {output} is the recording itself; write the report to another file")
-    analysis = analyse_recording(recording)
+    analysis = analyse_recording(recording, shared_inputs=True)
     chosen = parse_turns(turns, len(analysis.turns)) if turns else None
     data = report_data(analysis, chosen)
     page = render_page(data, recording)
