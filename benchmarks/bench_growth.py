@@ -6,7 +6,7 @@ real writer and kept under ~/.cache/ctxscope-bench, `bench_analysis.cached_sessi
 runs, as fresh processes, `read_recording` of each file, `ctxscope diff --format json`, `ctxscope
 report` (the HTML report) and a cold `ctxscope index` of each, one after the other (interleaved; with
 `--baseline DIR` the same commands from another checkout too). Prints the median wall time of each
-and the ratio long / short: linear growth is the ratio of the lengths (5×; target ≤ 5.5× for diff,
+and peak memory, and the ratio long / short: linear growth is the ratio of the lengths (5×; target ≤ 5.5× for diff,
 issue 36).
 
 Run: .venv/bin/python -m benchmarks.bench_growth [--turns 1000 5000] [--rounds 5] [--baseline DIR]
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -32,18 +31,38 @@ from benchmarks.bench_analysis import cached_session
 STEPS = ("read", "diff", "report", "index")
 
 
-def _run(args: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
-    """Wall time and CPU time (user + system) of one fresh process."""
+def _hwm_mb(pid: int) -> float:
+    """The process's peak resident set so far (VmHWM), 0 once it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def _run(args: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
+    """Wall time, CPU time (user + system) and peak resident memory (MB; VmHWM read every 20 ms
+    until it exits: of the process itself, not of an index's workers) of one fresh process."""
     # a cold index each time: a fresh database file
     args = [a.replace("{fresh}", str(next(_FRESH))) for a in args]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, *args], env=env, cwd=cwd, capture_output=True, check=False)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"python {' '.join(args)} failed: {done.stderr.decode()[-500:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    with tempfile.TemporaryFile() as errors:
+        start = time.perf_counter()
+        child = subprocess.Popen([sys.executable, *args], env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors)
+        peak = 0.0
+        while True:
+            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+            if pid:
+                break
+            peak = max(peak, _hwm_mb(child.pid))
+            time.sleep(0.02)
+        wall = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            errors.seek(0)
+            raise SystemExit(f"python {' '.join(args)} failed: {errors.read().decode()[-500:]}")
+    return wall, usage.ru_utime + usage.ru_stime, peak
 
 
 _FRESH = count()
@@ -83,23 +102,29 @@ def main() -> None:
             _run(args, env, cwd)
         times: dict[str, list[float]] = {name: [] for name in cases}
         cpu: dict[str, list[float]] = {name: [] for name in cases}
+        peak: dict[str, list[float]] = {name: [] for name in cases}
         print(f"load average before {os.getloadavg()[0]:.2f}, {options.rounds} rounds")
         for _ in range(options.rounds):
             for name, (args, cwd) in cases.items():
-                wall, used = _run(args, env, cwd)
+                wall, used, most = _run(args, env, cwd)
                 times[name].append(wall)
                 cpu[name].append(used)
+                peak[name].append(most)
         print(f"load average after  {os.getloadavg()[0]:.2f}")
     short, long = options.turns
-    print(f"{'':<20} {'wall':>8}   {'cpu':>8}   (medians)")
+    print(f"{'':<20} {'wall':>8}   {'cpu':>8}   {'peak':>8}    (medians)")
     for name, found in times.items():
-        print(f"{name:<20} {statistics.median(found):>8.2f} s {statistics.median(cpu[name]):>8.2f} s")
+        print(
+            f"{name:<20} {statistics.median(found):>8.2f} s {statistics.median(cpu[name]):>8.2f} s "
+            f"{statistics.median(peak[name]):>8.0f} MB"
+        )
     for name in times:
         if name.endswith(f" {short}"):
             stem = name[: -len(str(short))]
             ratio = statistics.median(times[f"{stem}{long}"]) / statistics.median(times[name])
             cpu_ratio = statistics.median(cpu[f"{stem}{long}"]) / statistics.median(cpu[name])
             print(f"{stem}{long} / {short}: {ratio:.2f}× wall, {cpu_ratio:.2f}× cpu for {long / short:.0f}× the turns")
+
 
 if __name__ == "__main__":
     main()
