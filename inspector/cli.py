@@ -27,6 +27,7 @@ from ctxscope.inspector.reports import (
     render_text,
     show_report,
 )
+from ctxscope.proxy.store.prefix_list import json_default
 
 __all__ = ["register"]
 
@@ -125,11 +126,10 @@ def show(
     full: FullOpt = False,
 ) -> None:
     """The full context of one request as a compact labelled layout, then the answer it got."""
-    analysis = analyse_recording(file)
+    analysis = analyse_recording(file, shared_inputs=True)
     if raw:
-        sys.stdout.write(
-            json.dumps(analysis.turn(turn).turn.exchange.request_body, indent=2, ensure_ascii=False) + "\n"
-        )
+        body = analysis.turn(turn).turn.exchange.request_body
+        sys.stdout.write(json.dumps(body, indent=2, ensure_ascii=False, default=json_default) + "\n")
         return
     _emit(show_report(analysis, turn), fmt, color, full=full)
 

@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar, overload
 
 T = TypeVar("T")
 
-__all__ = ["PrefixList"]
+__all__ = ["PrefixList", "json_default"]
 
 
 class PrefixList(Sequence[T], Generic[T]):
@@ -119,3 +119,11 @@ class PrefixList(Sequence[T], Generic[T]):
     def shares_with(self, other: PrefixList[Any]) -> bool:
         """Whether the two read one backing list (for tests and measurements)."""
         return self._backing is other._backing
+
+
+def json_default(value: object) -> list[Any]:
+    """A JSON encoder's `default=`: a `PrefixList` as the list it reads as; anything else refused, as
+    the encoder itself would."""
+    if isinstance(value, PrefixList):
+        return list(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from ctxscope.inspector.analysis import analyse_recording
 from tests.cli_support import run_cli, run_cli_process
 
 
@@ -106,6 +107,9 @@ def test_show_layout_and_raw(edge: Callable[[str], Path]) -> None:
     assert any("user[<selected_skill:demo-skill>]" in line for line in lines)
     raw = run_cli("show", str(path), "--turn", "2", "--raw")
     assert json.loads(raw.stdout)["model"] == "gpt-5.1-codex"
+    # the body as sent, its input whole (read as a shared input, written as the list it reads as)
+    sent = analyse_recording(path).turn(2).turn.exchange.request_body
+    assert raw.stdout == json.dumps(sent, indent=2, ensure_ascii=False) + "\n" and json.loads(raw.stdout)["input"]
     doc = json.loads(run_cli("show", str(path), "--turn", "1", "--format", "json").stdout)
     assert doc["report"] == "show" and doc["layout"][0] == "developer[<permissions>, <skills_catalog>]"
 
