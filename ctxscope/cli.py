@@ -213,7 +213,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-_FAST_PATHS: dict[str, str] = {"index": "ctxscope.inspector.index.run", "info": "ctxscope.inspector.info"}
+_FAST_PATHS: dict[str, str] = {
+    "index": "ctxscope.inspector.index.run",
+    "info": "ctxscope.inspector.info",
+    "inspect": "ctxscope.inspector.tui.launch",
+}
 """Command name → the module whose `run_fast(args)` runs that command without typer when it knows every
 argument (and returns True); otherwise it does nothing and typer runs the command."""
 

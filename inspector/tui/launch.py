@@ -16,6 +16,8 @@ from ctxscope.proxy.errors import ConfigError, RecordingError
 from ctxscope.proxy.files import input_stat
 
 WAIT_POLL_S = 0.2
+SNAPSHOT_SIZE = "120x40"
+"""`--snapshot`'s screen when `--size` is not given."""
 
 
 def _check_file(path: Path, *, follow: bool = False) -> Path:
@@ -36,7 +38,7 @@ def launch(
     snapshot: Path | None = None,
     turn: int | None = None,
     view: str | None = None,
-    size: str = "120x40",
+    size: str = SNAPSHOT_SIZE,
 ) -> None:
     """Run `ctxscope inspect`. The app opens with the focus on the timeline whatever `view` is:
     the view only says what is shown beside it."""
@@ -76,4 +78,49 @@ def _wait_for(path: Path) -> Path:
         time.sleep(WAIT_POLL_S)
 
 
-__all__ = ["launch"]
+_VALUES = {"--turn": "turn", "-t": "turn", "--view": "view", "--snapshot": "snapshot", "--size": "size"}
+"""`inspect`'s options that take a value, by every name the typer command gives them."""
+
+
+def run_fast(args: list[str]) -> bool:
+    """Run `ctxscope inspect ARGS` without the typer app when every argument is one it takes (up to
+    two recordings, `--follow`, `--turn`/`-t N`, `--view V`, `--snapshot FILE`, `--size CxR`, as
+    `--name value` or `--name=value`): True. Anything else (`--help`, a mistake, a value that is not
+    one) does nothing (False) and typer runs the command with its own words. The typer route imports
+    click, typer's adapters and every `ctxscope.inspector.cli` command's renderers before the app starts."""
+    files: list[Path] = []
+    given: dict[str, str] = {}
+    follow = False
+    rest = iter(args)
+    for arg in rest:
+        name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        if arg == "--":
+            files += map(Path, rest)
+        elif name == "--follow" and not eq:
+            follow = True
+        elif name in _VALUES:
+            value = inline if eq else next(rest, None)
+            if value is None or (not eq and value.startswith("-")):
+                return False
+            given[_VALUES[name]] = value
+        elif arg.startswith("-"):
+            return False
+        else:
+            files.append(Path(arg))
+    try:
+        turn = int(given["turn"]) if "turn" in given else None
+    except ValueError:
+        return False
+    snapshot = Path(given["snapshot"]) if "snapshot" in given else None
+    launch(
+        files,
+        follow=follow,
+        snapshot=snapshot,
+        turn=turn,
+        view=given.get("view"),
+        size=given.get("size", SNAPSHOT_SIZE),
+    )
+    return True
+
+
+__all__ = ["launch", "run_fast"]

@@ -20,7 +20,7 @@ from ctxscope.inspector.analysis.item_diff import item_text
 from ctxscope.inspector.analysis.items import Item
 from ctxscope.inspector.analysis.query import Hit, filter_turns, search
 from ctxscope.inspector.analysis.world_history import WorldHistory, world_history
-from ctxscope.inspector.cost_cli import cost_document, cost_rows
+from ctxscope.inspector.cost_report import cost_document, cost_rows
 from ctxscope.inspector.reports import render_markdown, show_report
 from ctxscope.inspector.reports.agents import agent_docs
 from ctxscope.inspector.reports.build import first_cwd

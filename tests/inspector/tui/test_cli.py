@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -78,3 +81,60 @@ def test_the_readme_key_table_is_the_help_screen() -> None:
     readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
     assert all(f"| {action} |" in readme for _, action in KEYS)
     assert "docs/inspect-main.svg" in readme and "docs/inspect-compaction.svg" in readme
+
+
+def _inspect(args: list[str], tmp: Path, *, through_typer: bool) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """A real `ctxscope inspect ARGS` process, by the usual entry point (the fast path) or straight
+    through the typer app; with the modules it had loaded when it ended."""
+    out = tmp / "modules.json"
+    start = (
+        "from ctxscope.cli import _build_app as app; app()()"
+        if through_typer
+        else "from ctxscope.cli import main; main()"
+    )
+    code = (
+        "import json, sys\n"
+        f"sys.argv = ['ctxscope', 'inspect', *{args!r}]\n"
+        "try:\n"
+        f"    {start}\n"
+        "finally:\n"
+        f"    open({str(out)!r}, 'w').write(json.dumps(sorted(sys.modules)))\n"
+    )
+    env = {**os.environ, "CTXSCOPE_HOME": str(tmp / "home"), "COLUMNS": "100", "NO_COLOR": "1"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=180)
+    return done, set(json.loads(out.read_text())) if out.exists() else set()
+
+
+def test_inspect_without_typer_draws_what_the_typer_command_draws(tmp_path: Path) -> None:
+    """`inspect` starts the app without typer, click or the report renderers (`run_fast`): the same
+    screen, option for option, as the typer command draws."""
+    world, other = recording("world"), recording("chain")
+    cases = [
+        [str(world), "--turn", "2", "--view", "world", "--size", "100x30"],
+        [f"--turn={3}", "--view=tokens", str(world)],
+        ["-t", "1", str(world), str(other), "--size=90x24"],
+    ]
+    for n, args in enumerate(cases):
+        fast_svg, slow_svg = tmp_path / f"fast-{n}.svg", tmp_path / f"slow-{n}.svg"
+        fast, modules = _inspect([*args, "--snapshot", str(fast_svg)], tmp_path, through_typer=False)
+        slow, _ = _inspect([*args, "--snapshot", str(slow_svg)], tmp_path, through_typer=True)
+        assert fast.returncode == slow.returncode == 0, fast.stderr[-2000:] + slow.stderr[-2000:]
+        assert fast_svg.read_text() == slow_svg.read_text() and "<svg" in fast_svg.read_text()
+        assert not {"typer", "click", "ctxscope.inspector.cli", "ctxscope.inspector.reports.text"} & modules
+
+
+def test_what_the_inspect_fast_path_does_not_take_goes_to_typer(tmp_path: Path) -> None:
+    world = str(recording("world"))
+    done, modules = _inspect(["--bogus", world], tmp_path, through_typer=False)
+    assert done.returncode == 2 and "No such option: --bogus" in done.stderr and "typer" in modules
+    done, _ = _inspect(["--help"], tmp_path, through_typer=False)
+    assert done.returncode == 0 and "The inspector TUI" in done.stdout
+    done, _ = _inspect(["--turn", "two", world, "--snapshot", str(tmp_path / "x.svg")], tmp_path, through_typer=False)
+    assert done.returncode == 2 and "Invalid value for '--turn'" in done.stderr
+    for args in (["--turn", "0", world], [str(tmp_path / "missing.jsonl")], [world, world, world]):
+        fast, _ = _inspect([*args, "--snapshot", str(tmp_path / "y.svg")], tmp_path, through_typer=False)
+        slow, _ = _inspect([*args, "--snapshot", str(tmp_path / "y.svg")], tmp_path, through_typer=True)
+        assert fast.returncode != 0 and "Traceback" not in fast.stderr, fast.stderr
+        # one line, the message the typer command raises (there with no `main` to print it)
+        line = fast.stderr.strip().splitlines()[-1]
+        assert line.startswith("error: ") and line.removeprefix("error: ") in slow.stderr, (fast.stderr, slow.stderr)
