@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-__all__ = ["CliResult", "run_cli", "run_cli_process"]
+__all__ = ["CliResult", "run_cli", "run_cli_process", "run_routed"]
 
 TIMEOUT_S = 120
 """In-process runs are bounded: a command that should refuse its input but serves or waits fails the
@@ -132,3 +132,26 @@ def run_cli_process(
         check=False,
     )
     return CliResult(tuple(args), proc.returncode, proc.stdout, proc.stderr)
+
+
+def run_routed(
+    args: list[str], tmp: Path, *, through_typer: bool, timeout: int = 180
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """A real `ctxscope ARGS` process, by the usual entry point (`main`: a command's fast path where it
+    has one) or straight through the typer app; with the modules it had loaded when it ended."""
+    import json
+
+    out = tmp / "modules.json"
+    typer_app = "from ctxscope.cli import _build_app as app; app()()"
+    start = typer_app if through_typer else "from ctxscope.cli import main; main()"
+    code = (
+        "import json, sys\n"
+        f"sys.argv = ['ctxscope', *{args!r}]\n"
+        "try:\n"
+        f"    {start}\n"
+        "finally:\n"
+        f"    open({str(out)!r}, 'w').write(json.dumps(sorted(sys.modules)))\n"
+    )
+    env = {**os.environ, "CTXSCOPE_HOME": str(tmp / "home"), "COLUMNS": "100", "NO_COLOR": "1"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=timeout)
+    return done, set(json.loads(out.read_text())) if out.exists() else set()

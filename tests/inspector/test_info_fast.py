@@ -3,33 +3,19 @@ exactly what the typer command says; whatever else it is given goes to typer (re
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.cli_support import run_routed
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "inspector"
 
 
 def _run(args: list[str], tmp: Path, *, through_typer: bool) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     """A real `ctxscope ARGS` process, by the usual entry point or straight through the typer app."""
-    out = tmp / "modules.json"
-    typer_app = "from ctxscope.cli import _build_app as app; app()()"
-    start = typer_app if through_typer else "from ctxscope.cli import main; main()"
-    code = (
-        "import json, sys\n"
-        f"sys.argv = ['ctxscope', *{args!r}]\n"
-        "try:\n"
-        f"    {start}\n"
-        "finally:\n"
-        f"    open({str(out)!r}, 'w').write(json.dumps(sorted(sys.modules)))\n"
-    )
-    env = {**os.environ, "CTXSCOPE_HOME": str(tmp / "home"), "COLUMNS": "100", "NO_COLOR": "1"}
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-    return done, set(json.loads(out.read_text())) if out.exists() else set()
+    return run_routed(args, tmp, through_typer=through_typer, timeout=120)
 
 
 @pytest.mark.parametrize("extra", [[], ["--json"]], ids=["text", "json"])

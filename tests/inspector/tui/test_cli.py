@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +12,7 @@ import pytest
 from ctxscope.inspector.tui.launch import launch
 from ctxscope.inspector.tui.loader import newest_recording
 from ctxscope.proxy.errors import ConfigError, RecordingError
-from tests.cli_support import run_cli, run_cli_process
+from tests.cli_support import run_cli, run_cli_process, run_routed
 from tests.inspector.tui.conftest import recording
 
 
@@ -84,25 +82,7 @@ def test_the_readme_key_table_is_the_help_screen() -> None:
 
 
 def _inspect(args: list[str], tmp: Path, *, through_typer: bool) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    """A real `ctxscope inspect ARGS` process, by the usual entry point (the fast path) or straight
-    through the typer app; with the modules it had loaded when it ended."""
-    out = tmp / "modules.json"
-    start = (
-        "from ctxscope.cli import _build_app as app; app()()"
-        if through_typer
-        else "from ctxscope.cli import main; main()"
-    )
-    code = (
-        "import json, sys\n"
-        f"sys.argv = ['ctxscope', 'inspect', *{args!r}]\n"
-        "try:\n"
-        f"    {start}\n"
-        "finally:\n"
-        f"    open({str(out)!r}, 'w').write(json.dumps(sorted(sys.modules)))\n"
-    )
-    env = {**os.environ, "CTXSCOPE_HOME": str(tmp / "home"), "COLUMNS": "100", "NO_COLOR": "1"}
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=180)
-    return done, set(json.loads(out.read_text())) if out.exists() else set()
+    return run_routed(["inspect", *args], tmp, through_typer=through_typer)
 
 
 def test_inspect_without_typer_draws_what_the_typer_command_draws(tmp_path: Path) -> None:
