@@ -15,7 +15,7 @@ from typing import Any
 
 from ctxscope.inspector.analysis.instructions import mark_base_prompt
 from ctxscope.inspector.analysis.items import Item, ItemClassifier
-from ctxscope.proxy.store import InputList, SharedInput
+from ctxscope.proxy.store.codec import ResolvedInput
 
 __all__ = ["classify_input", "classify_request", "input_list"]
 
@@ -26,7 +26,7 @@ def input_list(body: Mapping[str, Any]) -> Sequence[Any]:
     value = body.get("input")
     if isinstance(value, str):
         return [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": value}]}]
-    if isinstance(value, InputList | SharedInput):
+    if isinstance(value, ResolvedInput):
         return value  # the reader's list, read-only, naming the input it extends (`InputList.base`)
     return list(value) if isinstance(value, list) else []
 

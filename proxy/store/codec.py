@@ -292,8 +292,8 @@ class SharedInput(PrefixList[Any]):
     """A resolved request's `input` as an `InputList` says it, but sharing its base's storage
     (`PrefixList`) rather than copying it: a thread of n requests holds its items once, not n²/2
     times. Not a `list`: JSON encoders are handed `list(x)`. What a reader asked for it gets
-    (`Decoder(shared_inputs=True)`): the inspector's long-lived reader of a recording, whose
-    analysis alone sees the bodies; `read_recording` gives real lists."""
+    (`Decoder(shared_inputs=True)`): the TUI's live feed and the commands that only report on the
+    analysis; `read_recording` gives real lists by default."""
 
     __slots__ = ()
 
