@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from ctxscope.inspector.analysis.agents import Agent, agent_tree, turn_agents
@@ -24,7 +24,7 @@ from ctxscope.inspector.cost_report import cost_document, cost_rows
 from ctxscope.inspector.reports import render_markdown, show_report
 from ctxscope.inspector.reports.agents import agent_docs
 from ctxscope.inspector.reports.build import first_cwd
-from ctxscope.inspector.reports.models import AgentDoc, CostDoc
+from ctxscope.inspector.reports.models import AgentDoc
 from ctxscope.inspector.tui.viewmodel.actions import OpenItem, OpenSummary
 from ctxscope.inspector.tui.viewmodel.agents import agents_lines
 from ctxscope.inspector.tui.viewmodel.composition import cache_break_sentence, composition_lines
@@ -35,8 +35,8 @@ from ctxscope.inspector.tui.viewmodel.timeline import (
     ROW_WIDTH,
     TimelineRow,
     other_requests_line,
-    timeline_row,
 )
+from ctxscope.inspector.tui.viewmodel.timeline_rows import TimelineRows
 from ctxscope.inspector.tui.viewmodel.turn import turn_view
 from ctxscope.inspector.tui.viewmodel.world import world_lines
 
@@ -121,8 +121,8 @@ class Inspector:
         self.root = first_cwd(analysis)
         """The first turn's working directory: paths under it are shown `./…`, as in `diff`."""
         self._rows: list[TimelineRow] = []
-        self._costs: dict[tuple[int, int], CostDoc] = {}
-        """Each row's cost by (turn, exchange): what `_refresh_rows` does not work out again."""
+        self._made = TimelineRows()
+        """The rows and lines drawn so far, reused by the next analysis of a growing recording."""
         self._composition: CompositionReport | None = None
         self._connections: dict[int, tuple[int, int]] | None = None
         self._cache: dict[int, CacheTurn] | None = dict(cache) if cache is not None else None
@@ -145,22 +145,14 @@ class Inspector:
     # -- loading -------------------------------------------------------------------------------
 
     def _refresh_rows(self) -> None:
-        changes = set(self.history.change_turns)
-        costs = self._costs
-        self._rows = [
-            timeline_row(r, world_changed=r.turn.number in changes, cost=costs.get((r.turn.number, r.turn.exchange.id)))
-            for r in self.analysis.turns
-        ]
-        # a turn's cost depends on its own request and response only: kept for the next analysis of
-        # a growing recording (stages, follow) and for the redraw with the cache flags
-        self._costs = {
-            (row.number, r.turn.exchange.id): row.cost
-            for row, r in zip(self._rows, self.analysis.turns, strict=True)
-            if row.cost
-        }
-        if self._cache is not None:  # the `c` flags, where the cache forensics are known
-            breaks = {number for number, entry in self._cache.items() if entry.brk is not None}
-            self._rows = [replace(row, cache_break=row.number in breaks) for row in self._rows]
+        breaks = (
+            {number for number, entry in self._cache.items() if entry.brk is not None}
+            if self._cache is not None  # the `c` flags, where the cache forensics are known
+            else set()
+        )
+        self._rows = self._made.rows(
+            self.analysis.turns, world_changes=set(self.history.change_turns), cache_breaks=breaks
+        )
         self.visible = filter_turns(self.analysis, self.filter) if self.filter else self.numbers
 
     def replace(self, analysis: Analysis, *, other_requests: int, cache: Mapping[int, CacheTurn] | None = None) -> int:
@@ -192,11 +184,8 @@ class Inspector:
         """One line per visible turn drawn `width` columns wide, then the folded line for non-turn
         requests. Side requests are left out while they are folded (`toggle_side`)."""
         digits = max(4, len(str(len(self._rows))))
-        lines = [
-            self._rows[n - 1].line(width=width, marked=n == self.marked, number_width=digits)
-            for n in self.visible
-            if not (self.side_folded and self._rows[n - 1].side is not None)
-        ]
+        shown = (n for n in self.visible if not (self.side_folded and self._rows[n - 1].side is not None))
+        lines = self._made.lines(self._rows, shown, width=width, marked=self.marked, number_width=digits)
         if self.side_folded and (hidden := self.counts().side_requests):
             folded = f"  {count(hidden, 'side request')} folded (h shows them)"
             lines.append(Line.plain(folded, "dim", OpenSummary("side")))
