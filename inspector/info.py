@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ctxscope.inspector.analysis.analyse import Grouping, IncrementalAnalysis
 from ctxscope.inspector.analysis.cost import CostTotal, model_request_cost
+from ctxscope.inspector.analysis.grouping import Grouper, Grouping
 from ctxscope.proxy.responses.vocabulary import side_label
 from ctxscope.proxy.store import read_recording
 from ctxscope.proxy.store.summary import RecordingSummary, summarise
@@ -55,17 +55,19 @@ def cost_words(total: CostTotal) -> str:
     return words
 
 
-def _agent_lines(analysis: IncrementalAnalysis) -> list[str]:
+def _agent_lines(grouper: Grouper) -> list[str]:
     """The agent tree with each agent's requests and cost, when the recording has spawned agents (only
     then are its turns analysed one by one, from the exchanges already read)."""
     from ctxscope.inspector.analysis.agents import has_spawned_agents
 
-    if not has_spawned_agents(analysis.exchanges):
+    if not has_spawned_agents(grouper.exchanges):
         return []
+    from ctxscope.inspector.analysis.analyse import analyse_exchanges
     from ctxscope.inspector.reports.agents import agent_docs, agent_link, agent_money
 
+    analysis = analyse_exchanges(grouper.exchanges, source=grouper.source, header=grouper.header)
     lines: list[str] = []
-    for agent in agent_docs(analysis.result()):
+    for agent in agent_docs(analysis):
         head = "agents      " if not lines else "            "
         link = f"  ({agent_link(agent)})" if agent.parent else ""
         indent = "  " * (agent.path.count("/") - 1) + "└ " if agent.parent else ""
@@ -95,10 +97,10 @@ def info(file: Path, as_json: bool = False) -> None:
     recording = read_recording(file)
     summary = summarise(recording)
     # The analysis's own thread assignment, without the per-turn work `info` does not show.
-    analysis = IncrementalAnalysis(source=str(file), header=recording.header)
+    grouper = Grouper(source=str(file), header=recording.header)
     for exchange in recording.exchanges:
-        analysis.add(exchange)
-    grouping = analysis.grouping()
+        grouper.add(exchange)
+    grouping = grouper.grouping()
     doc = info_document(summary, grouping)
     if as_json:
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
@@ -130,7 +132,7 @@ def info(file: Path, as_json: bool = False) -> None:
         f"errors      {len(summary.errors)}"
         + (f" (and {summary.summarised_errors} in summarised traffic)" if summary.summarised_errors else ""),
     ]
-    lines += _agent_lines(analysis)
+    lines += _agent_lines(grouper)
     lines += [f"  {e}" for e in summary.errors[:20]]
     if len(summary.errors) > 20:
         lines.append(f"  … and {len(summary.errors) - 20} more")

@@ -17,11 +17,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 from ctxscope.proxy.model import Exchange
 from ctxscope.proxy.responses.vocabulary import MetadataKey, turn_metadata
+
+if TYPE_CHECKING:  # types only: `info` asks `has_spawned_agents` without importing the per-turn analysis
+    from ctxscope.inspector.analysis.analyse import Analysis, TurnAnalysis
 
 __all__ = ["ROOT", "Agent", "agent_of_turns", "agent_tree", "turn_agents"]
 

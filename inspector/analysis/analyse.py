@@ -9,7 +9,6 @@ costs about as much as reading it.
 from __future__ import annotations
 
 import gc
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -32,12 +31,12 @@ from ctxscope.inspector.analysis.diffs import (
     tools_diff,
 )
 from ctxscope.inspector.analysis.goal_events import GoalEvent, goal_echoes, goal_events, goal_events_by_answer
-from ctxscope.inspector.analysis.inputs import classify_input
+from ctxscope.inspector.analysis.grouping import Grouper, Grouping, is_handshake, other_requests
 from ctxscope.inspector.analysis.instructions import effective_instructions
-from ctxscope.inspector.analysis.items import Item, ItemClassifier
+from ctxscope.inspector.analysis.items import Item
 from ctxscope.inspector.analysis.mode_events import CallNames, ModeEvent, call_names, mode_events, request_mode
-from ctxscope.inspector.analysis.threads import Thread, assign_threads
-from ctxscope.inspector.analysis.turns import Turn, extract_turns
+from ctxscope.inspector.analysis.threads import Thread
+from ctxscope.inspector.analysis.turns import Turn
 from ctxscope.inspector.analysis.world_state import (
     ObservedState,
     StateChange,
@@ -48,7 +47,7 @@ from ctxscope.inspector.analysis.world_state import (
 )
 from ctxscope.proxy.errors import ConfigError, RecordingError
 from ctxscope.proxy.model import Exchange, RecordingHeader
-from ctxscope.proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS, COMPACTION_TRIGGER, RequestKind, SideKind
+from ctxscope.proxy.responses.vocabulary import COMPACTION_REQUEST_KINDS, COMPACTION_TRIGGER, RequestKind
 from ctxscope.proxy.store import read_recording
 
 
@@ -298,24 +297,7 @@ def _analyse_turn(
     return result, _Carry(turn, items_state, state, totals, unknown, mode, revisions, names, in_band)
 
 
-@dataclass
-class Grouping:
-    """The turns of a recording put in threads: the first half of the analysis."""
-
-    turns: list[Turn]
-    threads: list[Thread]
-    skipped: list[str]
-    """Warnings about exchanges that are not model requests."""
-    side_requests: dict[str, int]
-    """Side requests by kind (see `Analysis.side_requests`)."""
-
-    @property
-    def conversations(self) -> list[Thread]:
-        """The conversation threads (side requests left out)."""
-        return [t for t in self.threads if t.side is None]
-
-
-class IncrementalAnalysis:
+class IncrementalAnalysis(Grouper):
     """The analysis: `add(exchange)` takes one exchange at a time, `result()` is the analysis of all
     so far. A batch analysis is this fold over a recording's exchanges (`analyse_exchanges`), and
     `ctxscope inspect --follow` feeds it as a recording grows, so every view reads one result.
@@ -328,14 +310,7 @@ class IncrementalAnalysis:
     """
 
     def __init__(self, *, source: str = "", header: RecordingHeader | None = None) -> None:
-        self.source = source
-        self.header = header
-        self.exchanges: list[Exchange] = []
-        self.warnings: list[str] = []
-        """Warnings of the reader (a torn line); the analysis adds its own about skipped exchanges."""
-        self._classifier = ItemClassifier()
-        self._items: dict[int, Sequence[Item]] = {}
-        """Exchange id → its turn's classified items (base prompt marked)."""
+        super().__init__(source=source, header=header)
         self._results: dict[int, TurnAnalysis] = {}
         self._carries: dict[int, _Carry] = {}
         self._placed: dict[int, tuple[int, str, str | None]] = {}
@@ -348,7 +323,7 @@ class IncrementalAnalysis:
 
     def add(self, exchange: Exchange) -> None:
         """Take one more exchange of the recording."""
-        self.exchanges.append(exchange)
+        super().add(exchange)
         self._result = None
 
     def extend(self, exchanges: Iterable[Exchange], *, warnings: Iterable[str] = ()) -> Analysis:
@@ -365,21 +340,6 @@ class IncrementalAnalysis:
         if self._result is None:
             self._result = self._analyse()
         return self._result
-
-    def grouping(self) -> Grouping:
-        """The turns and threads of every exchange so far, without analysing each turn: what the
-        analysis's threads are (`ctxscope info` counts them without paying for the rest)."""
-        turns, skipped = extract_turns(self.exchanges)
-        for turn in turns:
-            items = self._items.get(turn.exchange.id)
-            if items is None:
-                items = classify_input(turn.raw_input, turn.body, self._classifier)
-                self._items[turn.exchange.id] = items
-            turn.items = items
-        threads = assign_threads(turns)
-        sides = Counter(t.side for t in turns if t.side is not None)
-        sides.update(SideKind.MODELS.value for e in self.exchanges if e.endpoint == SideKind.MODELS.value)
-        return Grouping(turns, threads, skipped, dict(sides))
 
     def _analyse(self) -> Analysis:
         grouping = self.grouping()
@@ -431,16 +391,6 @@ class IncrementalAnalysis:
         self._results[turn.number] = result
         self._carries[turn.number] = next_carry
         self._placed[turn.number] = _placement(turn)
-
-
-def is_handshake(exchange: Exchange) -> bool:
-    """A WebSocket's opening exchange: not a request of its own (its frames are the requests)."""
-    return exchange.endpoint == "websocket" and not isinstance(exchange.request_body, dict)
-
-
-def other_requests(exchanges: list[Exchange], turns: int) -> int:
-    """How many of `exchanges` are requests but not one of the `turns` model turns made of them."""
-    return sum(1 for e in exchanges if not is_handshake(e)) - turns
 
 
 def _placement(turn: Turn) -> tuple[int, str, str | None]:

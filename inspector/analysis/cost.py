@@ -29,12 +29,14 @@ import os
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ctxscope.inspector.analysis.analyse import TurnAnalysis
 from ctxscope.inspector.analysis.attribution import usage_numbers
 from ctxscope.inspector.analysis.turns import Turn
 from ctxscope.proxy.errors import CtxscopeError
+
+if TYPE_CHECKING:
+    from ctxscope.inspector.analysis.analyse import TurnAnalysis
 
 __all__ = [
     "PRICES_ENV",

@@ -62,5 +62,9 @@ def test_info_without_spawned_agents_analyses_no_turn_and_loads_no_report_model(
     done, modules = _run(["info", str(FIXTURES / "chain.jsonl")], tmp_path, through_typer=False)
     assert done.returncode == 0 and "agents " not in done.stdout
     assert "ctxscope.inspector.reports.models" not in modules
+    # the grouping only: none of the per-turn analysis is imported (answers, world state, cache)
+    assert "ctxscope.inspector.analysis.grouping" in modules
+    per_turn = {"analyse", "answers", "cache", "world_state", "mode_events", "compaction"}
+    assert not {f"ctxscope.inspector.analysis.{name}" for name in per_turn} & modules
     done, modules = _run(["info", str(FIXTURES / "subagent.jsonl")], tmp_path, through_typer=False)
     assert done.returncode == 0 and "agents      " in done.stdout
