@@ -10,7 +10,7 @@ for CPU time (user + system of the child, from `os.wait4`; steadier than wall ti
 Bytecode comes from a private cache (PYTHONPYCACHEPREFIX in a temporary directory, warmed by one
 untimed round), as an installed package has it. Target (issue 36): both ≤ 2× the yardstick.
 
-Run: .venv/bin/python -m benchmarks.bench_startup [--rounds 7]
+Run: .venv/bin/python -m benchmarks.bench_startup [--rounds 7] [--floors] [--baseline DIR]
 A benchmark, not a test: it prints numbers and asserts nothing.
 """
 
@@ -32,6 +32,20 @@ CASES: dict[str, list[str]] = {
     "ctxscope --help": ["-m", "ctxscope.cli", "--help"],
     "ctxscope info (4 turns)": ["-m", "ctxscope.cli", "info", str(CAPTURE)],
 }
+FLOORS: dict[str, list[str]] = {
+    "floor: one pydantic model validated": [
+        "-c",
+        "from pydantic import BaseModel\nclass A(BaseModel):\n    x: int\nA(x=1)",
+    ],
+    "floor: the capture read, summarised": [
+        "-c",
+        "from ctxscope.proxy.store import read_recording\n"
+        "from ctxscope.proxy.store.summary import summarise\n"
+        f"summarise(read_recording({str(CAPTURE)!r}))",
+    ],
+}
+"""What `info` cannot go below while the reader's record types are pydantic models (`--floors`): the
+yardstick's `import pydantic` is lazy and builds no model; a recording read builds and validates them."""
 
 
 def _run(args: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[float, float]:
@@ -61,9 +75,12 @@ def main() -> None:
         help="another checkout (e.g. `git worktree add --detach /tmp/base main`): its commands run "
         "interleaved with this one's, as `base: …` rows",
     )
+    parser.add_argument("--floors", action="store_true", help="also time what `info` cannot go below (FLOORS)")
     options = parser.parse_args()
     here = Path(__file__).resolve().parents[1]
     cases = {name: (args, here) for name, args in CASES.items()}
+    if options.floors:
+        cases |= {name: (args, here) for name, args in FLOORS.items()}
     if options.baseline is not None:
         cases |= {f"base: {name}": (args, options.baseline) for name, args in CASES.items() if "ctxscope" in name}
     with tempfile.TemporaryDirectory(prefix="ctxscope-bench-") as tmp:
