@@ -11,7 +11,9 @@ from textual.pilot import Pilot
 from ctxscope.inspector.tui.app import InspectorApp
 from ctxscope.inspector.tui.screens.main import MainScreen
 from ctxscope.inspector.tui.snapshot import settle
+from ctxscope.inspector.tui.viewmodel.actions import ShowTurn
 from ctxscope.inspector.tui.widgets import Timeline
+from ctxscope.inspector.tui.widgets.lines_view import LinesView
 from tests.inspector.tui.conftest import recording
 
 pytestmark = pytest.mark.anyio
@@ -140,3 +142,27 @@ def test_follow_on_a_file_not_written_yet_waits_for_it(tmp_path: Path) -> None:
     missing_dir = tmp_path / "nowhere" / "x.jsonl"
     gone = subprocess.run([*command[:4], str(missing_dir)], capture_output=True, text=True, timeout=60)
     assert gone.returncode == 2 and gone.stderr == f"error: {missing_dir}: no such file\n"
+
+
+async def test_a_view_of_every_turn_takes_in_the_turns_that_land(tmp_path: Path) -> None:
+    """The cost view lists every request: turns that land while it is shown are listed, though the
+    cursor stays where it was (follow off) and the timeline only grew."""
+    head, rest = split_after_turn(recording("compaction"), 2)
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(head)
+    app = InspectorApp(live, follow=True)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("F")  # follow off
+        await pilot.press("dollar_sign")
+        await settle(pilot)
+
+        def listed() -> set[int]:
+            actions = (line.action for line in screen.query_one("#turn", LinesView).lines)
+            return {action.number for action in actions if isinstance(action, ShowTurn)}
+
+        assert listed() == {1, 2}
+        with live.open("ab") as fh:
+            fh.write(b"".join(rest))
+        await wait_for(pilot, screen, 5)
+        assert screen.current == 2 and listed() == {1, 2, 3, 4, 5}

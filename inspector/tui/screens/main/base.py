@@ -90,8 +90,11 @@ class MainBase(Screen[None]):
     def _draw_timeline(self) -> None:
         timeline = self.query_one(Timeline)
         timeline.show_lines(self.inspector.timeline(timeline.row_width))
-        if self.current is not None:
-            timeline.go_to(self.current)
+        if self.current is not None and timeline.go_to(self.current):
+            # Drawn again with the newer analysis: views of every turn (cost, agents) list the turns
+            # that landed, a turn's WebSocket connection counts the connections now known. (The
+            # timeline grows in place, so the cursor staying put posts no highlight that did this.)
+            self.select(self.current)
 
     def redraw(self) -> None:
         """Redraw the timeline (marks, filter) and the current turn; a turn the filter hides gives
