@@ -381,6 +381,10 @@ async def test_s_sorts_only_in_the_tokens_view() -> None:
         await pilot.press("s")
         await settle(pilot)
         assert screen.inspector.token_sort == sort
-        await pilot.press("t", "s")
+        await pilot.press("t")
+        await settle(pilot)
+        unsorted = lines(screen, "turn")
+        await pilot.press("s")
         await settle(pilot)
         assert screen.check_action("sort_tokens", ()) is True and screen.inspector.token_sort != sort
+        assert lines(screen, "turn") != unsorted  # the view drawn again in the new order

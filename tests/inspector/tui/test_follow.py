@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -53,13 +55,22 @@ async def started(pilot: Pilot[None]) -> MainScreen:
     raise AssertionError("the app did not load")
 
 
-async def test_following_moves_the_cursor_to_each_new_turn(tmp_path: Path) -> None:
+@asynccontextmanager
+async def following(
+    tmp_path: Path, *, size: tuple[int, int] = (120, 40)
+) -> AsyncIterator[tuple[Pilot[None], MainScreen, Path, list[bytes]]]:
+    """The app following a copy of the compaction recording cut after its second turn; yields
+    (pilot, screen, the copy, the lines still to append)."""
     head, rest = split_after_turn(recording("compaction"), 2)
     live = tmp_path / "live.jsonl"
     live.write_bytes(head)
     app = InspectorApp(live, follow=True)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await started(pilot)
+    async with app.run_test(size=size) as pilot:
+        yield pilot, await started(pilot), live, rest
+
+
+async def test_following_moves_the_cursor_to_each_new_turn(tmp_path: Path) -> None:
+    async with following(tmp_path) as (pilot, screen, live, rest):
         assert len(screen.query_one(Timeline).lines) == 2
         assert screen.current == 2  # following: the newest turn from the start
         with live.open("ab") as fh:
@@ -69,12 +80,7 @@ async def test_following_moves_the_cursor_to_each_new_turn(tmp_path: Path) -> No
 
 
 async def test_with_follow_off_new_turns_are_announced_not_jumped_to(tmp_path: Path) -> None:
-    head, rest = split_after_turn(recording("compaction"), 2)
-    live = tmp_path / "live.jsonl"
-    live.write_bytes(head)
-    app = InspectorApp(live, follow=True)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await started(pilot)
+    async with following(tmp_path) as (pilot, screen, live, rest):
         await pilot.press("F")  # follow off
         assert not screen.following
         torn = rest[0][: len(rest[0]) // 2]
@@ -93,12 +99,7 @@ async def test_with_follow_off_new_turns_are_announced_not_jumped_to(tmp_path: P
 
 
 async def test_a_deleted_file_stops_following_with_a_message(tmp_path: Path) -> None:
-    head, _ = split_after_turn(recording("compaction"), 2)
-    live = tmp_path / "live.jsonl"
-    live.write_bytes(head)
-    app = InspectorApp(live, follow=True)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await started(pilot)
+    async with following(tmp_path) as (pilot, screen, live, _):
         live.unlink()
         for _ in range(ROUNDS):
             await pilot.pause(INTERVAL * 2)
@@ -147,12 +148,7 @@ def test_follow_on_a_file_not_written_yet_waits_for_it(tmp_path: Path) -> None:
 async def test_a_view_of_every_turn_takes_in_the_turns_that_land(tmp_path: Path) -> None:
     """The cost view lists every request: turns that land while it is shown are listed, though the
     cursor stays where it was (follow off) and the timeline only grew."""
-    head, rest = split_after_turn(recording("compaction"), 2)
-    live = tmp_path / "live.jsonl"
-    live.write_bytes(head)
-    app = InspectorApp(live, follow=True)
-    async with app.run_test(size=(160, 40)) as pilot:
-        screen = await started(pilot)
+    async with following(tmp_path, size=(160, 40)) as (pilot, screen, live, rest):
         await pilot.press("F")  # follow off
         await pilot.press("dollar_sign")
         await settle(pilot)

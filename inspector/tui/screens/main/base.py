@@ -99,15 +99,10 @@ class MainBase(Screen[None]):
     def redraw(self) -> None:
         """Redraw the timeline (marks, filter) and the current turn; a turn the filter hides gives
         its place to the turn now under the cursor."""
-        self.timeline_changed()
+        self.timeline_changed()  # its watcher shows the current turn again where the timeline lists it
         timeline = self.query_one(Timeline)
         if self.current is not None and timeline.highlighted_turn() != self.current:
-            number = timeline.highlighted_turn()
-            if number is not None:
-                self.select(number)
-                return
-        if self.current is not None:
-            self.select(self.current)
+            self.select(timeline.highlighted_turn() or self.current)
 
     def show_loaded(self, loaded: Loaded) -> None:
         """First draw (and a followed recording's first turns): fill the timeline, show the start turn."""
